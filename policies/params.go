@@ -1,0 +1,89 @@
+package policies
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// resolve merges defaults, a preset (parameter "preset"), environment
+// variables and explicit parameters, in rising precedence, and rejects
+// unknown names.
+func (s *Spec) resolve(p Params) (Params, error) {
+	out := Params{}
+	known := map[string]bool{"preset": true}
+	for _, ps := range s.Params {
+		known[ps.Name] = true
+		out[ps.Name] = ps.Default
+	}
+	if name, ok := p["preset"]; ok {
+		pre, ok := s.Presets[name]
+		if !ok {
+			return nil, fmt.Errorf("%s %s: unknown preset %q", s.Kind, s.Name, name)
+		}
+		for k, v := range pre {
+			out[k] = v
+		}
+	}
+	for _, ps := range s.Params {
+		if ps.Env == "" {
+			continue
+		}
+		if v, ok := os.LookupEnv(ps.Env); ok {
+			out[ps.Name] = v
+		}
+	}
+	for k, v := range p {
+		if !known[k] {
+			return nil, fmt.Errorf("%s %s: unknown parameter %q", s.Kind, s.Name, k)
+		}
+		if k != "preset" {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// Int parses parameter name as an integer in [min, max].
+func (p Params) Int(name string, min, max int) (int, error) {
+	v, err := strconv.Atoi(p[name])
+	if err != nil {
+		return 0, fmt.Errorf("parameter %s: %q is not an integer", name, p[name])
+	}
+	if v < min || v > max {
+		return 0, fmt.Errorf("parameter %s: %d is outside [%d, %d]", name, v, min, max)
+	}
+	return v, nil
+}
+
+// Float parses parameter name as a float in [min, max].
+func (p Params) Float(name string, min, max float64) (float64, error) {
+	v, err := strconv.ParseFloat(p[name], 64)
+	if err != nil {
+		return 0, fmt.Errorf("parameter %s: %q is not a number", name, p[name])
+	}
+	if v < min || v > max {
+		return 0, fmt.Errorf("parameter %s: %g is outside [%g, %g]", name, v, min, max)
+	}
+	return v, nil
+}
+
+// Duration parses parameter name as a Go duration (e.g. "20m") > 0.
+func (p Params) Duration(name string) (time.Duration, error) {
+	v, err := time.ParseDuration(p[name])
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("parameter %s: %q is not a positive duration like 20m", name, p[name])
+	}
+	return v, nil
+}
+
+// OneOf checks that parameter name is one of the allowed values.
+func (p Params) OneOf(name string, allowed ...string) (string, error) {
+	for _, a := range allowed {
+		if p[name] == a {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("parameter %s: %q is not one of %v", name, p[name], allowed)
+}

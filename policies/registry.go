@@ -1,0 +1,131 @@
+package policies
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+)
+
+// Params are policy parameters by name, as strings from flags, a YAML file
+// or environment variables. Constructors parse and validate them.
+type Params map[string]string
+
+// ParamSpec documents one policy parameter.
+type ParamSpec struct {
+	// Name is the parameter name used in flags and YAML (snake_case).
+	Name string
+	// Default is the default value as text.
+	Default string
+	// Env is the environment variable that sets it, if any.
+	Env string
+	// Doc says what it does, with units.
+	Doc string
+}
+
+// Spec describes a registered policy.
+type Spec struct {
+	// Name is the kebab-case registry name.
+	Name string
+	// Kind is "router" or "queue".
+	Kind string
+	// Doc is a one-line rule.
+	Doc string
+	// Needs lists what the policy reads: "prompt", "scrape", "session", ...
+	Needs []string
+	// Source cites where the rule comes from.
+	Source string
+	// Params lists the parameters with defaults.
+	Params []ParamSpec
+	// Presets are named parameter sets (e.g. "aibrix-code").
+	Presets   map[string]Params
+	newRouter func(Params, *rand.Rand) (Router, error)
+	newQueue  func(Params, *rand.Rand) (Queue, error)
+}
+
+var registry = map[string]*Spec{}
+
+// RegisterRouter adds a Router constructor under s.Name. It is called from
+// init functions; a duplicate name is a programming error reported by
+// Specs' consistency test.
+func RegisterRouter(s Spec, f func(Params, *rand.Rand) (Router, error)) {
+	s.Kind, s.newRouter = "router", f
+	registry["router/"+s.Name] = &s
+}
+
+// RegisterQueue adds a Queue constructor under s.Name.
+func RegisterQueue(s Spec, f func(Params, *rand.Rand) (Queue, error)) {
+	s.Kind, s.newQueue = "queue", f
+	registry["queue/"+s.Name] = &s
+}
+
+// Specs returns every registered policy, routers first, by name.
+func Specs() []Spec {
+	out := make([]Spec, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind == "router"
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Names returns the registered names of one kind ("router" or "queue").
+func Names(kind string) []string {
+	var out []string
+	for _, s := range Specs() {
+		if s.Kind == kind {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// Lookup returns the Spec of a router or queue by name.
+func Lookup(kind, name string) (*Spec, error) {
+	s, ok := registry[kind+"/"+name]
+	if !ok {
+		return nil, fmt.Errorf("unknown %s %q (known: %s)", kind, name, strings.Join(Names(kind), ", "))
+	}
+	return s, nil
+}
+
+// NewRouter builds the named Router. Parameters not given take their
+// defaults (after environment variables); unknown parameter names and
+// invalid values are errors naming the parameter.
+func NewRouter(name string, p Params, rng *rand.Rand) (Router, error) {
+	s, err := Lookup("router", name)
+	if err != nil {
+		return nil, err
+	}
+	full, err := s.resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.newRouter(full, rng)
+	if err != nil {
+		return nil, fmt.Errorf("router %s: %w", name, err)
+	}
+	return r, nil
+}
+
+// NewQueue builds the named Queue (see NewRouter).
+func NewQueue(name string, p Params, rng *rand.Rand) (Queue, error) {
+	s, err := Lookup("queue", name)
+	if err != nil {
+		return nil, err
+	}
+	full, err := s.resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	q, err := s.newQueue(full, rng)
+	if err != nil {
+		return nil, fmt.Errorf("queue %s: %w", name, err)
+	}
+	return q, nil
+}

@@ -1,0 +1,59 @@
+package policies
+
+import (
+	"time"
+
+	"github.com/tracebench/tracebench/traces"
+)
+
+// Choice is a Router's decision for one Request.
+type Choice struct {
+	// Backend is the Index of the chosen Backend (State.Backends[i].Index;
+	// the slice may be a filtered subset, so this is not a slice position).
+	Backend int
+	// PredictedHitTokens is the number of prompt tokens the Router's own
+	// prefix model expects the chosen Backend to have cached (0 for
+	// routers without one).
+	PredictedHitTokens int
+	// Reason is a short label of the branch taken ("prefix", "imbalance",
+	// "least-request", ...), for debugging and reports.
+	Reason string
+}
+
+// Outcome is what the replay learned about a finished Request, fed back to
+// policies that implement Feedback.
+type Outcome struct {
+	// Backend is the index of the Backend that served the Request.
+	Backend int
+	// PromptTokens and OutputTokens are the server-reported token counts
+	// (the trace's when the server sent no usage).
+	PromptTokens, OutputTokens int
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens.
+	CachedTokens int
+	// TTFT is measured from the intended arrival; TBT is the mean gap
+	// between content chunks (decode TBT).
+	TTFT, TBT time.Duration
+	// Failed is true when the Request ended in an error.
+	Failed bool
+}
+
+// Router picks a Backend for a Request.
+type Router interface {
+	// Name returns the registry name (kebab-case).
+	Name() string
+	// Pick chooses one of st.Backends for req. It returns an error only
+	// when no Backend can be chosen (for example, none is given).
+	Pick(req *traces.Request, st State) (Choice, error)
+}
+
+// Feedback is implemented by policies that learn from finished Requests.
+// The replay calls Done once per Request dispatched to a Backend.
+type Feedback interface {
+	Done(now time.Duration, req *traces.Request, out Outcome)
+}
+
+// TokenFeedback is implemented by policies that account tokens as they
+// stream back; the replay calls Tokens with the count of new output tokens.
+type TokenFeedback interface {
+	Tokens(now time.Duration, req *traces.Request, n int)
+}

@@ -1,0 +1,86 @@
+package policies
+
+import (
+	"errors"
+	"math/rand/v2"
+
+	"github.com/tracebench/tracebench/traces"
+)
+
+// errNoBackends is returned by Routers given an empty State.
+var errNoBackends = errors.New("no backends to pick from")
+
+func init() {
+	RegisterRouter(Spec{Name: "random", Doc: "uniform random backend, seeded", Source: "baseline"},
+		func(_ Params, rng *rand.Rand) (Router, error) { return &randomRouter{rng: rng}, nil })
+	RegisterRouter(Spec{Name: "round-robin", Doc: "cycle over backends in index order", Source: "baseline"},
+		func(_ Params, _ *rand.Rand) (Router, error) { return &roundRobin{}, nil })
+	RegisterRouter(Spec{Name: "least-request", Doc: "fewest client-side in-flight requests; ties broken by seeded RNG",
+		Needs: []string{"in-flight"}, Source: "AIBrix least-request; vLLM production-stack"},
+		func(_ Params, rng *rand.Rand) (Router, error) { return &leastRequest{rng: rng}, nil })
+}
+
+// randomRouter picks uniformly at random.
+type randomRouter struct{ rng *rand.Rand }
+
+func (r *randomRouter) Name() string { return "random" }
+
+func (r *randomRouter) Pick(_ *traces.Request, st State) (Choice, error) {
+	if len(st.Backends) == 0 {
+		return Choice{}, errNoBackends
+	}
+	return Choice{Backend: st.Backends[r.rng.IntN(len(st.Backends))].Index, Reason: "random"}, nil
+}
+
+// roundRobin cycles over backends by Index; with a filtered State it takes
+// the first backend at or after the cursor.
+type roundRobin struct{ next int }
+
+func (r *roundRobin) Name() string { return "round-robin" }
+
+func (r *roundRobin) Pick(_ *traces.Request, st State) (Choice, error) {
+	if len(st.Backends) == 0 {
+		return Choice{}, errNoBackends
+	}
+	best := st.Backends[0]
+	for _, b := range st.Backends {
+		if b.Index >= r.next {
+			best = b
+			break
+		}
+	}
+	r.next = best.Index + 1
+	return Choice{Backend: best.Index, Reason: "round-robin"}, nil
+}
+
+// leastRequest picks the fewest in-flight requests.
+type leastRequest struct{ rng *rand.Rand }
+
+func (r *leastRequest) Name() string { return "least-request" }
+
+func (r *leastRequest) Pick(_ *traces.Request, st State) (Choice, error) {
+	i, err := LeastLoaded(st.Backends, r.rng)
+	return Choice{Backend: i, Reason: "least-request"}, err
+}
+
+// LeastLoaded returns the Index of the Backend with the fewest in-flight
+// requests, breaking ties uniformly with rng (reservoir sampling, so one
+// pass and no allocation).
+func LeastLoaded(bs []Backend, rng *rand.Rand) (int, error) {
+	if len(bs) == 0 {
+		return 0, errNoBackends
+	}
+	best, ties := bs[0], 1
+	for _, b := range bs[1:] {
+		switch {
+		case b.InFlight < best.InFlight:
+			best, ties = b, 1
+		case b.InFlight == best.InFlight:
+			ties++
+			if rng.IntN(ties) == 0 {
+				best = b
+			}
+		}
+	}
+	return best.Index, nil
+}

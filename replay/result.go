@@ -1,0 +1,111 @@
+package replay
+
+import "time"
+
+// Error classes of a Result (Result.ErrClass). Empty means success.
+const (
+	ErrConnect      = "connect"       // dial failed or connection refused
+	ErrTimeout      = "timeout"       // connect, first-byte or idle-stream timeout
+	ErrHTTP4xx      = "http-4xx"      // server answered 4xx (429 included)
+	ErrHTTP5xx      = "http-5xx"      // server answered 5xx
+	ErrStreamBroken = "stream-broken" // connection cut or stream ended without [DONE] and finish
+	ErrStreamError  = "stream-error"  // server sent an error frame inside the stream
+	ErrBadPayload   = "bad-payload"   // unparseable JSON or SSE
+	ErrRejected     = "rejected"      // a client-side Queue rejected the Request (rpm)
+	ErrCanceled     = "canceled"      // the Run was stopped before the Request finished
+)
+
+// GapBin counts inter-chunk gaps of one value: V microseconds (rounded to
+// two significant digits), N occurrences. A Result's TBT distribution is a
+// short list of GapBins, so results files carry every gap without growing
+// with tokens.
+type GapBin struct {
+	V int64 `json:"v"`
+	N int64 `json:"n"`
+}
+
+// Result is the outcome of one Request. Times are offsets from the start
+// of the Run; durations marshal as integer nanoseconds.
+type Result struct {
+	// Seq is the dispatch order of the Request within the Run (0-based).
+	Seq int64 `json:"seq"`
+	// ID, User and Session are copied from the Request.
+	ID      string `json:"id"`
+	User    string `json:"user,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Backend is the Index of the Backend that served it (-1: none).
+	Backend int `json:"backend"`
+	// Intended is the trace arrival time; every latency counts from it.
+	Intended time.Duration `json:"intended"`
+	// Released is when the Queue let the Request go (= Intended for fcfs
+	// without a capacity limit).
+	Released time.Duration `json:"released"`
+	// Sent is when the HTTP request was written.
+	Sent time.Duration `json:"sent"`
+	// Headers is when response headers arrived (0 when none).
+	Headers time.Duration `json:"headers,omitempty"`
+	// FirstToken is when the first content-bearing chunk arrived (0: none).
+	FirstToken time.Duration `json:"first_token,omitempty"`
+	// Done is when the response ended (success or error).
+	Done time.Duration `json:"done"`
+	// Chunks counts content-bearing chunks.
+	Chunks int `json:"chunks"`
+	// Gaps is the distribution of gaps between successive content chunks.
+	Gaps []GapBin `json:"gaps,omitempty"`
+	// TBTMax is the largest gap.
+	TBTMax time.Duration `json:"tbt_max,omitempty"`
+	// InputTokens and OutputTokens are the trace's intended lengths.
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	// PromptTokens, CompletionTokens and CachedTokens come from usage
+	// (CompletionTokens falls back to the count of streamed tokens).
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	// PredictedHitTokens is the Router's expected prefix hit.
+	PredictedHitTokens int `json:"predicted_hit_tokens,omitempty"`
+	// Status is the HTTP status (0 when no response).
+	Status int `json:"status,omitempty"`
+	// ErrClass is one of the Err* constants; empty on success.
+	ErrClass string `json:"err_class,omitempty"`
+	// Err is the error text (never contains credentials).
+	Err string `json:"err,omitempty"`
+}
+
+// OK reports whether the Request succeeded.
+func (r *Result) OK() bool { return r.ErrClass == "" }
+
+// TTFT is FirstToken − Intended (0 when no token arrived).
+func (r *Result) TTFT() time.Duration {
+	if r.FirstToken == 0 {
+		return 0
+	}
+	return r.FirstToken - r.Intended
+}
+
+// ServerTTFT is FirstToken − Sent.
+func (r *Result) ServerTTFT() time.Duration {
+	if r.FirstToken == 0 {
+		return 0
+	}
+	return r.FirstToken - r.Sent
+}
+
+// E2E is Done − Intended.
+func (r *Result) E2E() time.Duration { return r.Done - r.Intended }
+
+// QueueWait is Released − Intended.
+func (r *Result) QueueWait() time.Duration { return r.Released - r.Intended }
+
+// ScheduleLag is Sent − Released: how late the client sent.
+func (r *Result) ScheduleLag() time.Duration { return r.Sent - r.Released }
+
+// TPOT is (Done − FirstToken) / (output tokens − 1); 0 when fewer than two
+// tokens were generated.
+func (r *Result) TPOT() time.Duration {
+	n := r.CompletionTokens
+	if n < 2 || r.FirstToken == 0 {
+		return 0
+	}
+	return (r.Done - r.FirstToken) / time.Duration(n-1)
+}

@@ -1,0 +1,64 @@
+package traces
+
+import "time"
+
+// Message is one chat message of a Request sent to a chat endpoint.
+type Message struct {
+	// Role is "system", "user" or "assistant".
+	Role string `json:"role"`
+	// Content is the message text.
+	Content string `json:"content"`
+}
+
+// Request is one trace record: what to send and when.
+//
+// The prompt is given in one of three forms, checked in this order by
+// renderers: BlockIDs (token-exact replay, each id one block of BlockSize
+// tokens), Messages (chat), Prompt (plain text). InputTokens is the prompt
+// length in tokens as the trace states it; OutputTokens is the number of
+// tokens the server is asked to generate (max_tokens, with ignore_eos).
+type Request struct {
+	// ID is unique within a trace (a line number when the trace has none).
+	ID string `json:"id"`
+	// Arrival is the offset from the start of the trace at which the
+	// Request should be sent (after time scaling).
+	Arrival time.Duration `json:"arrival_ns"`
+	// User identifies the tenant; empty when the trace has none.
+	User string `json:"user,omitempty"`
+	// Session groups the turns of one conversation; empty when none.
+	Session string `json:"session,omitempty"`
+	// Turn is the 0-based turn index within Session.
+	Turn int `json:"turn,omitempty"`
+	// Model names the model to request; empty means the run's default.
+	Model string `json:"model,omitempty"`
+	// LoRA names an adapter; requests for different adapters never share
+	// a prefix cache.
+	LoRA string `json:"lora,omitempty"`
+	// Prompt is the prompt text for completions endpoints.
+	Prompt string `json:"prompt,omitempty"`
+	// Messages is the conversation for chat endpoints.
+	Messages []Message `json:"messages,omitempty"`
+	// BlockIDs stands for the prompt as blocks of BlockSize tokens; equal
+	// ids at equal positions mean equal prefix blocks (Mooncake hash_ids).
+	BlockIDs []uint64 `json:"block_ids,omitempty"`
+	// BlockSize is the number of tokens per block id (Mooncake: 512).
+	BlockSize int `json:"block_size,omitempty"`
+	// InputTokens is the prompt length in tokens (0 when unknown).
+	InputTokens int `json:"input_tokens"`
+	// OutputTokens is the number of tokens to generate.
+	OutputTokens int `json:"output_tokens"`
+	// PredictedOutput is a length predictor's estimate of OutputTokens,
+	// filled by a Queue that needs one (0 when unset).
+	PredictedOutput int `json:"-"`
+}
+
+// Key returns the affinity key of r: its session, else its user, else its ID.
+func (r *Request) Key() string {
+	switch {
+	case r.Session != "":
+		return r.Session
+	case r.User != "":
+		return r.User
+	}
+	return r.ID
+}
