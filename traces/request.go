@@ -41,6 +41,8 @@ type Request struct {
 	// BlockIDs stands for the prompt as blocks of BlockSize tokens; equal
 	// ids at equal positions mean equal prefix blocks (Mooncake hash_ids).
 	BlockIDs []uint64 `json:"block_ids,omitempty"`
+	// TokenIDs is the prompt as token ids, when the trace gives them.
+	TokenIDs []int `json:"token_ids,omitempty"`
 	// BlockSize is the number of tokens per block id (Mooncake: 512).
 	BlockSize int `json:"block_size,omitempty"`
 	// InputTokens is the prompt length in tokens (0 when unknown).
