@@ -100,20 +100,21 @@ func exitCode(err error, errOut io.Writer) int {
 // is flushed as it is written).
 func interruptContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
 		case <-ch:
-		case <-ctx.Done():
+		case <-done:
 			return
 		}
 		cancel()
 		select {
 		case <-ch:
 			os.Exit(ExitInterrupted)
-		case <-ctx.Done():
+		case <-done:
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	return ctx, func() { signal.Stop(ch); close(done); cancel() }
 }
