@@ -1,0 +1,157 @@
+//go:build wip
+
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/reports"
+)
+
+func init() { register(newBenchCmd) }
+
+// benchDefaultPolicies are compared by bench when --policies is not given
+// (those registered, in this order).
+var benchDefaultPolicies = []string{"random", "round-robin", "least-request", "power-of-two",
+	"session-affinity", "prefix-cache", "approx-prefix", "chwbl", "cache-aware"}
+
+// benchOptions are the flags of `tracebench bench`.
+type benchOptions struct {
+	wf       workloadFlags
+	pf       policyFlags
+	cf       clientFlags
+	so       sloFlags
+	mf       fleetFlags
+	quick    bool
+	policies string
+	targets  []string
+	out      string
+}
+
+func newBenchCmd() *cobra.Command {
+	o := &benchOptions{}
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Compare policies on a workload: one replay per policy, one table, a report",
+		Long: `bench replays one workload once per policy and prints a comparison table.
+With no flags it starts a 4-replica mock fleet in-process (fresh for every
+policy, so each starts with cold caches), generates the default mixed
+workload, and writes report.md, summary.csv, plots and the results files
+into --out.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
+	}
+	fs := cmd.Flags()
+	o.wf.bind(fs, "mixed")
+	o.pf.bind(fs, false)
+	o.cf.bind(fs)
+	o.so.bind(fs)
+	o.mf.bind(fs)
+	fs.BoolVar(&o.quick, "quick", false, "a short run (a few hundred requests, well under a minute)")
+	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every bundled router)")
+	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
+	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
+	return cmd
+}
+
+// benchPolicies resolves --policies, checking every name.
+func benchPolicies(list string) ([]string, error) {
+	if list == "" {
+		var out []string
+		for _, p := range benchDefaultPolicies {
+			if _, err := policies.Lookup("router", p); err == nil {
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	}
+	var out []string
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if _, err := policies.Lookup("router", p); err != nil {
+			return nil, usagef("--policies: %v", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func runBench(cmd *cobra.Command, o *benchOptions) error {
+	names, err := benchPolicies(o.policies)
+	if err != nil {
+		return err
+	}
+	if o.quick && !cmd.Flags().Changed("max-requests") {
+		o.wf.MaxRequests = 240
+	}
+	ro, err := o.so.options()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	var runs []*reports.Summary
+	for _, name := range names {
+		sum, err := benchOne(cmd.Context(), cmd, o, ro, name)
+		if sum != nil {
+			runs = append(runs, sum)
+		}
+		if err != nil {
+			if errors.Is(err, ErrInterrupted) {
+				break
+			}
+			return writeBench(cmd, o, runs, err)
+		}
+	}
+	return writeBench(cmd, o, runs, cmd.Context().Err())
+}
+
+// benchOne runs one policy on a fresh fleet (or the given targets).
+func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string) (*reports.Summary, error) {
+	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: router, backends: o.targets, mode: "target",
+		results: resultsPath(o.out, policyName(router, o.pf.Queue)), errOut: cmd.ErrOrStderr()}
+	if len(o.targets) == 0 {
+		fleet, err := o.mf.start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer fleet.Close()
+		rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
+	}
+	return execute(ctx, rs)
+}
+
+// writeBench prints the table and writes the report files for what ran,
+// then returns cause (nil, an error, or the interrupt).
+func writeBench(cmd *cobra.Command, o *benchOptions, runs []*reports.Summary, cause error) error {
+	if len(runs) > 0 {
+		if err := writeReports(cmd, o.out, runs); err != nil {
+			return err
+		}
+	}
+	if cause != nil && errors.Is(cause, context.Canceled) {
+		return ErrInterrupted
+	}
+	return cause
+}
+
+// writeReports prints the comparison table and writes report.md and
+// summary.csv into dir.
+func writeReports(cmd *cobra.Command, dir string, runs []*reports.Summary) error {
+	if err := reports.WriteTable(cmd.OutOrStdout(), runs); err != nil {
+		return err
+	}
+	if err := writeReportFiles(dir, runs); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\n", filepath.Join(dir, "report.md"))
+	return nil
+}

@@ -1,0 +1,103 @@
+//go:build wip
+
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/reports"
+)
+
+func init() { register(newReplayCmd) }
+
+// replayOptions are the flags of `tracebench replay`.
+type replayOptions struct {
+	wf      workloadFlags
+	pf      policyFlags
+	cf      clientFlags
+	so      sloFlags
+	mf      fleetFlags
+	targets []string
+	out     string
+	report  string
+}
+
+func newReplayCmd() *cobra.Command {
+	o := &replayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay",
+		Short: "Replay a trace or workload against a fleet with one policy",
+		Long: `replay sends a trace (--trace) or a generated workload (--workload) to
+live backends (--target, repeatable) or to an in-process mock fleet (--mock N),
+acting as the gateway with one policy (--policy and optional --queue). It
+streams every Result to --out and prints the summary. Ctrl-C stops dispatch,
+lets in-flight requests finish for --grace, writes what was measured and
+exits 130.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runReplay(cmd, o) },
+	}
+	fs := cmd.Flags()
+	o.wf.bind(fs, "mixed")
+	o.pf.bind(fs, true)
+	o.cf.bind(fs)
+	o.so.bind(fs)
+	o.mf.bind(fs)
+	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a backend (repeatable); without it --mock N starts a mock fleet")
+	fs.StringVar(&o.out, "out", "results.jsonl", "results file (JSONL)")
+	fs.StringVar(&o.report, "report-dir", "", "also write report.md and summary.csv into this directory")
+	return cmd
+}
+
+func runReplay(cmd *cobra.Command, o *replayOptions) error {
+	ro, err := o.so.options()
+	if err != nil {
+		return err
+	}
+	if dir := filepath.Dir(o.out); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--out %s: %w", o.out, err)
+		}
+	}
+	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: o.pf.Router, backends: o.targets, mode: "target",
+		results: o.out, errOut: cmd.ErrOrStderr()}
+	if len(o.targets) == 0 {
+		fleet, err := o.mf.start(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer fleet.Close()
+		rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
+	}
+	sum, runErr := execute(cmd.Context(), rs)
+	if sum != nil {
+		if err := reports.WriteTable(cmd.OutOrStdout(), []*reports.Summary{sum}); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "results: %s\n", o.out)
+		if o.report != "" {
+			if err := writeReportFiles(o.report, []*reports.Summary{sum}); err != nil {
+				return err
+			}
+		}
+	}
+	return runErr
+}
+
+// writeReportFiles writes report.md and summary.csv into dir.
+func writeReportFiles(dir string, runs []*reports.Summary) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report dir %s: %w", dir, err)
+	}
+	if err := reports.WriteMarkdown(dir, runs, reports.RenderOptions{}); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	f, err := os.Create(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	defer f.Close()
+	return reports.WriteCSV(f, runs)
+}

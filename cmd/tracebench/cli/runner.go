@@ -1,0 +1,232 @@
+//go:build wip
+
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/traces"
+	"golang.org/x/term"
+)
+
+// runSpec is everything one Run needs once flags are parsed.
+type runSpec struct {
+	wf       workloadFlags
+	pf       policyFlags
+	cf       clientFlags
+	ro       reports.Options
+	router   string
+	backends []string
+	mode     string
+	results  string
+	// extra returns run-level figures measured outside Results (the mock
+	// fleet's step lateness); may be nil.
+	extra  func() map[string]float64
+	errOut io.Writer
+	quiet  bool
+}
+
+// openSource builds the paced, sharded Request source and its identity.
+func openSource(wf workloadFlags) (traces.Source, string, func(), error) {
+	var src traces.Source
+	var ident string
+	closer := func() {}
+	if wf.Trace != "" {
+		fs, err := traces.Open(wf.Trace, traces.ReadOptions{Format: wf.Format, BlockSize: wf.BlockSize, SkipInvalid: wf.SkipInvalid})
+		if err != nil {
+			return nil, "", nil, err
+		}
+		src, ident, closer = fs, fmt.Sprintf("%s (%s)", wf.Trace, fs.Format()), func() { fs.Close() }
+	} else {
+		params, err := parseKV("workload-param", wf.WorkloadArgs)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		g, err := traces.NewWorkload(wf.Workload, params, wf.Seed)
+		if err != nil {
+			return nil, "", nil, usagef("--workload: %v", err)
+		}
+		src, ident = g, fmt.Sprintf("workload %s %v seed %d", wf.Workload, map[string]string(params), wf.Seed)
+	}
+	i, n, err := parseShard(wf.Shard)
+	if err != nil {
+		closer()
+		return nil, "", nil, err
+	}
+	src = traces.WithArrivals(replay.ShardSource(src, i, n), traces.ArrivalOptions{
+		TimeScale: wf.TimeScale, Rate: wf.Rate, Process: wf.Arrival, CV: wf.CV,
+		MaxRequests: wf.MaxRequests, Duration: wf.Duration, Start: wf.Start, Seed: wf.Seed})
+	return src, ident, closer, nil
+}
+
+// buildPolicy constructs the Router and Queue, flags over the YAML file.
+func buildPolicy(pf policyFlags, router string, seed uint64) (policies.Router, policies.Queue, error) {
+	rp, qp := policies.Params{}, policies.Params{}
+	if pf.PolicyConfig != "" {
+		var err error
+		if rp, qp, err = policies.LoadPolicyConfig(pf.PolicyConfig); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := mergeKV(rp, "router-param", pf.RouterArgs); err != nil {
+		return nil, nil, err
+	}
+	if err := mergeKV(qp, "queue-param", pf.QueueArgs); err != nil {
+		return nil, nil, err
+	}
+	r, err := policies.NewRouter(router, rp, rand.New(rand.NewPCG(seed, 0x7261)))
+	if err != nil {
+		return nil, nil, usagef("--policy: %v", err)
+	}
+	q, err := policies.NewQueue(pf.Queue, qp, rand.New(rand.NewPCG(seed, 0x7175)))
+	if err != nil {
+		return nil, nil, usagef("--queue: %v", err)
+	}
+	return r, q, nil
+}
+
+func mergeKV(dst policies.Params, flag string, pairs []string) error {
+	p, err := parseKV(flag, pairs)
+	for k, v := range p {
+		dst[k] = v
+	}
+	return err
+}
+
+// policyName is the Run's display name: router, plus +queue unless fcfs.
+func policyName(router, queue string) string {
+	if queue == "" || queue == "fcfs" {
+		return router
+	}
+	return router + "+" + queue
+}
+
+// execute runs one Run and returns its Summary.
+func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
+	src, ident, closeSrc, err := openSource(rs.wf)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSrc()
+	router, queue, err := buildPolicy(rs.pf, rs.router, rs.wf.Seed)
+	if err != nil {
+		return nil, err
+	}
+	client, err := newClient(ctx, rs.cf, rs.backends)
+	if err != nil {
+		return nil, err
+	}
+	h := header(rs, ident, router, queue)
+	w, err := replay.Create(rs.results, h)
+	if err != nil {
+		return nil, err
+	}
+	acc := reports.NewAccumulator(h, rs.ro)
+	counters := &replay.Counters{}
+	stopProgress := rs.progress(ctx, h.Policy, counters)
+	stop, runErr := replay.Run(ctx, replay.Options{Source: src, Router: router, Queue: queue,
+		Capacity:    policies.Capacity{Requests: rs.pf.Capacity, Tokens: rs.pf.TokenBudget},
+		MaxInflight: rs.pf.MaxInflight, Backends: rs.backends, Client: client, Results: w,
+		OnResult: acc.Add, Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), Counters: counters})
+	stopProgress()
+	if rs.extra != nil {
+		stop.Extra = mergeExtra(stop.Extra, rs.extra())
+	}
+	if err := w.Close(stop); err != nil && runErr == nil {
+		runErr = err
+	}
+	sum := acc.Finish(&stop)
+	if runErr != nil {
+		return sum, runErr
+	}
+	if stop.Reason == "interrupted" {
+		return sum, ErrInterrupted
+	}
+	return sum, nil
+}
+
+func scrapeEvery(cf clientFlags) time.Duration {
+	if !cf.Scrape {
+		return 0
+	}
+	return cf.ScrapeInt
+}
+
+func mergeExtra(a, b map[string]float64) map[string]float64 {
+	if a == nil {
+		a = map[string]float64{}
+	}
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+// progress starts the progress display on stderr unless quiet.
+func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters) func() {
+	if rs.quiet || rs.errOut == nil {
+		return func() {}
+	}
+	tty := false
+	if f, ok := rs.errOut.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	return replay.ShowProgress(ctx, rs.errOut, tty, name, int64(rs.wf.MaxRequests), c, 5*time.Second)
+}
+
+// header builds the results file's run header (credentials never included).
+func header(rs runSpec, ident string, r policies.Router, q policies.Queue) replay.Header {
+	return replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: policyName(r.Name(), q.Name()),
+		Router: r.Name(), RouterParams: kvMap(rs.pf.RouterArgs), Queue: q.Name(), QueueParams: kvMap(rs.pf.QueueArgs),
+		Seed: rs.wf.Seed, Trace: ident, Mode: rs.mode, Backends: rs.backends, Shard: rs.wf.Shard,
+		Config: map[string]any{"workload": rs.wf, "policy": rs.pf, "api": rs.cf.API, "model": rs.cf.Model,
+			"stream": !rs.cf.NoStream, "scrape": rs.cf.Scrape}}
+}
+
+func kvMap(pairs []string) map[string]string {
+	p, _ := parseKV("", pairs)
+	return p
+}
+
+// newClient builds the HTTP client, checking every backend answers and
+// resolving the model name from the first backend's /v1/models.
+func newClient(ctx context.Context, cf clientFlags, backends []string) (*replay.Client, error) {
+	headers, err := parseHeaders(cf.Headers)
+	if err != nil {
+		return nil, err
+	}
+	c := replay.NewClient(replay.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
+		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
+		TokenExact: true})
+	model := cf.Model
+	for _, b := range backends {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		models, err := replay.ListModels(pctx, c, b)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("target %s: %w", b, err)
+		}
+		if model == "" && len(models) > 0 {
+			model = models[0]
+		}
+	}
+	if model != cf.Model {
+		cf.Model = model
+		return newClient(ctx, cf, nil)
+	}
+	return c, nil
+}
+
+// resultsPath is dir/results-<policy>.jsonl.
+func resultsPath(dir, policy string) string {
+	return filepath.Join(dir, "results-"+policy+".jsonl")
+}

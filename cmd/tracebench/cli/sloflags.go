@@ -1,0 +1,40 @@
+//go:build wip
+
+package cli
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// sloFlags set the SLA and the measured window of reports.
+type sloFlags struct {
+	TTFT, TPOT, E2E time.Duration
+	File            string
+	Warmup          time.Duration
+}
+
+func (s *sloFlags) bind(fs *pflag.FlagSet) {
+	fs.DurationVar(&s.TTFT, "slo-ttft", 2*time.Second, "SLA bound on TTFT (from intended arrival)")
+	fs.DurationVar(&s.TPOT, "slo-tpot", 100*time.Millisecond, "SLA bound on TPOT")
+	fs.DurationVar(&s.E2E, "slo-e2e", 0, "SLA bound on end-to-end latency (0 = none)")
+	fs.StringVar(&s.File, "slo-file", "", "YAML file of per-user SLOs")
+	fs.DurationVar(&s.Warmup, "warmup", 0, "leave out requests that arrive in the first D of the run")
+}
+
+// options builds the report options.
+func (s *sloFlags) options() (reports.Options, error) {
+	o := reports.DefaultOptions()
+	o.SLO.TTFT, o.SLO.TPOT, o.SLO.E2E = s.TTFT, s.TPOT, s.E2E
+	o.Warmup = s.Warmup
+	if s.File != "" {
+		per, err := reports.LoadSLOFile(s.File)
+		if err != nil {
+			return o, usagef("--slo-file: %v", err)
+		}
+		o.SLO.PerUser = per
+	}
+	return o, nil
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/tracebench/tracebench/"
+
+// allowed lists, for each top-level package, which of our packages it may
+// import (DESIGN.md section 1: traces ← policies ← replay ← reports ← cmd;
+// mockserver stands alone but for the tokenizer).
+var allowed = map[string][]string{
+	"traces":            {"traces"},
+	"policies":          {"traces", "policies"},
+	"replay":            {"traces", "policies", "replay", "mockserver/engine"},
+	"reports":           {"traces", "policies", "replay", "reports"},
+	"mockserver":        {"mockserver", "traces/tokenizer"},
+	"mockserver/engine": {"mockserver/engine", "traces/tokenizer"},
+}
+
+func TestImportDirection(t *testing.T) {
+	for pkg, ok := range allowed {
+		t.Run(pkg, func(t *testing.T) {
+			out, err := exec.Command("go", "list", "-deps", module+pkg).Output()
+			if err != nil {
+				t.Fatalf("go list %s: %v", pkg, err)
+			}
+			for _, dep := range strings.Fields(string(out)) {
+				rel, ours := strings.CutPrefix(dep, module)
+				if ours && !permitted(rel, ok) {
+					t.Errorf("%s imports %s, against the dependency direction", pkg, rel)
+				}
+			}
+		})
+	}
+}
+
+// permitted reports whether rel is one of ok or below one of them.
+func permitted(rel string, ok []string) bool {
+	for _, p := range ok {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
