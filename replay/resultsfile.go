@@ -40,6 +40,10 @@ type Header struct {
 	Backends []string `json:"backends"`
 	// Shard is "i/n" when the Run replayed one shard.
 	Shard string `json:"shard,omitempty"`
+	// Shards is the number of shard results files merged into this one
+	// (0: not merged). Each shard ran its own Router and Queue state, like
+	// separate gateway replicas.
+	Shards int `json:"shards,omitempty"`
 	// Config is the full run configuration (flags), credentials removed.
 	Config map[string]any `json:"config,omitempty"`
 }

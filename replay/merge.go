@@ -1,0 +1,124 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// MergeStats describes a merge.
+type MergeStats struct {
+	// Shards is the number of files merged; Results and Events the lines
+	// written; Truncated the shards whose last line was cut off.
+	Shards, Results, Events, Truncated int
+}
+
+// Merge combines shard results files into one at out, streaming (memory
+// does not grow with requests): the first shard's header with Shards set
+// and Shard cleared, every shard's Results (Seq renumbered) and Events in
+// shard order, and a stop line whose reason is "done" only when every
+// shard finished. Reports rebuild their histograms from the merged
+// Results, so percentiles cover all requests and are never averaged
+// across shards.
+func Merge(out string, paths []string) (MergeStats, error) {
+	st := MergeStats{Shards: len(paths)}
+	if len(paths) == 0 {
+		return st, errors.New("merge: no shard files")
+	}
+	h, err := readHeader(paths[0])
+	if err != nil {
+		return st, err
+	}
+	h.Shard, h.Shards = "", len(paths)
+	w, err := Create(out, h)
+	if err != nil {
+		return st, err
+	}
+	stop := Stop{Reason: "done"}
+	for _, p := range paths {
+		s, err := copyShard(w, p, &st)
+		if err != nil {
+			w.Close(Stop{Reason: "error: " + err.Error()})
+			return st, err
+		}
+		stop = mergeStop(stop, s)
+	}
+	return st, w.Close(stop)
+}
+
+func openResults(path string) (*Reader, *os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("merge: %w", err)
+	}
+	rd, err := NewReader(path, f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("merge: %w", err)
+	}
+	return rd, f, nil
+}
+
+func readHeader(path string) (Header, error) {
+	rd, f, err := openResults(path)
+	if err != nil {
+		return Header{}, err
+	}
+	f.Close()
+	return rd.Header, nil
+}
+
+// copyShard streams one shard's lines into w and returns its reader (for
+// its stop line).
+func copyShard(w *Writer, path string, st *MergeStats) (*Reader, error) {
+	rd, f, err := openResults(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	for {
+		r, e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if r != nil {
+			r.Seq = int64(st.Results)
+			st.Results++
+			err = w.WriteResult(r)
+		} else {
+			st.Events++
+			err = w.WriteEvent(e)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if rd.Truncated {
+		st.Truncated++
+	}
+	return rd, nil
+}
+
+// mergeStop keeps the longest elapsed time and the first reason other
+// than "done", and sums numeric extras.
+func mergeStop(acc Stop, rd *Reader) Stop {
+	if rd.Stop == nil {
+		acc.Reason = "incomplete: a shard has no stop line"
+		return acc
+	}
+	if rd.Stop.Reason != "done" && acc.Reason == "done" {
+		acc.Reason = rd.Stop.Reason
+	}
+	acc.Elapsed = max(acc.Elapsed, rd.Stop.Elapsed)
+	for k, v := range rd.Stop.Extra {
+		if acc.Extra == nil {
+			acc.Extra = map[string]float64{}
+		}
+		acc.Extra[k] += v
+	}
+	return acc
+}
