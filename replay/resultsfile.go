@@ -195,11 +195,12 @@ func (rd *Reader) next() (line, error) {
 	var l line
 	b := bytes.TrimSpace(rd.sc.Bytes())
 	if err := json.Unmarshal(b, &l); err != nil {
+		bad := rd.lineNo
 		if rd.isLast() {
 			rd.Truncated = true
 			return line{}, io.EOF
 		}
-		return line{}, fmt.Errorf("results file %s line %d: %w", rd.name, rd.lineNo, err)
+		return line{}, fmt.Errorf("results file %s line %d: %w", rd.name, bad, err)
 	}
 	return l, nil
 }
