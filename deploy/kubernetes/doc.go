@@ -1,0 +1,4 @@
+// Package kubernetes holds the manifests that run a sharded replay as a
+// Kubernetes Indexed Job, and a test that checks the fields that must
+// agree across them (shard count, completion index, volume names, paths).
+package kubernetes
