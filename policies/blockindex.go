@@ -1,0 +1,169 @@
+package policies
+
+// blockIndex is an approximate model of every Backend's prefix cache, as
+// the GIE proposal describes (prefix-cache-aware-routing-proposal.md): each
+// Backend holds an LRU list of block hashes of bounded capacity (the
+// server's num_gpu_blocks when known), and a table maps a hash to the
+// Backends holding it. Nodes live in an arena linked twice (per-Backend
+// LRU, per-hash chain), so steady-state updates do not allocate.
+type blockIndex struct {
+	defaultCap int
+	table      map[uint64]int32 // hash -> first node of its chain
+	nodes      []bnode
+	lists      []blist // by Backend.Index
+	free       []int32
+}
+
+type bnode struct {
+	hash         uint64
+	backend      int32
+	prev, next   int32 // per-Backend LRU list, head most recent
+	hprev, hnext int32 // chain of the nodes of one hash
+}
+
+type blist struct {
+	head, tail int32
+	n          int
+}
+
+func newBlockIndex(defaultCap int) *blockIndex {
+	return &blockIndex{defaultCap: defaultCap, table: make(map[uint64]int32)}
+}
+
+// holders implements holdersFunc.
+func (x *blockIndex) holders(h uint64, buf []int32) []int32 {
+	n, ok := x.table[h]
+	for ok && n >= 0 {
+		buf = append(buf, x.nodes[n].backend)
+		n = x.nodes[n].hnext
+	}
+	return buf
+}
+
+// find returns the node of (h, backend) or -1.
+func (x *blockIndex) find(h uint64, backend int32) int32 {
+	n, ok := x.table[h]
+	for ok && n >= 0 {
+		if x.nodes[n].backend == backend {
+			return n
+		}
+		n = x.nodes[n].hnext
+	}
+	return -1
+}
+
+// leading returns how many leading hashes Backend idx holds.
+func (x *blockIndex) leading(hashes []uint64, idx int) int {
+	for i, h := range hashes {
+		if x.find(h, int32(idx)) < 0 {
+			return i
+		}
+	}
+	return len(hashes)
+}
+
+// capacity returns the LRU capacity of b: its num_gpu_blocks when the
+// server reported it, else the default.
+func (x *blockIndex) capacity(b Backend) int {
+	if b.NumGPUBlocks > 0 {
+		return b.NumGPUBlocks
+	}
+	return x.defaultCap
+}
+
+// add records that Backend b was sent a prompt with these block hashes,
+// making them its most recent and evicting its least recent beyond
+// capacity.
+func (x *blockIndex) add(hashes []uint64, b Backend) {
+	l := x.list(b.Index)
+	limit := x.capacity(b)
+	for _, h := range hashes {
+		n := x.find(h, int32(b.Index))
+		if n >= 0 {
+			x.unlinkLRU(l, n)
+		} else {
+			for l.n >= limit && l.tail >= 0 {
+				x.evict(l, l.tail)
+			}
+			n = x.alloc(h, int32(b.Index))
+		}
+		x.pushFront(l, n)
+	}
+	for l.n > limit && l.tail >= 0 {
+		x.evict(l, l.tail)
+	}
+}
+
+func (x *blockIndex) list(idx int) *blist {
+	for idx >= len(x.lists) {
+		x.lists = append(x.lists, blist{head: -1, tail: -1})
+	}
+	return &x.lists[idx]
+}
+
+func (x *blockIndex) alloc(h uint64, backend int32) int32 {
+	var n int32
+	if k := len(x.free); k > 0 {
+		n, x.free = x.free[k-1], x.free[:k-1]
+	} else {
+		x.nodes = append(x.nodes, bnode{})
+		n = int32(len(x.nodes) - 1)
+	}
+	first, ok := x.table[h]
+	if !ok {
+		first = -1
+	}
+	x.nodes[n] = bnode{hash: h, backend: backend, prev: -1, next: -1, hprev: -1, hnext: first}
+	if first >= 0 {
+		x.nodes[first].hprev = n
+	}
+	x.table[h] = n
+	return n
+}
+
+// evict removes node n from Backend list l and from its hash chain.
+func (x *blockIndex) evict(l *blist, n int32) {
+	x.unlinkLRU(l, n)
+	nd := &x.nodes[n]
+	switch {
+	case nd.hprev >= 0:
+		x.nodes[nd.hprev].hnext = nd.hnext
+	case nd.hnext >= 0:
+		x.table[nd.hash] = nd.hnext
+	default:
+		delete(x.table, nd.hash)
+	}
+	if nd.hnext >= 0 {
+		x.nodes[nd.hnext].hprev = nd.hprev
+	}
+	x.free = append(x.free, n)
+}
+
+func (x *blockIndex) unlinkLRU(l *blist, n int32) {
+	nd := &x.nodes[n]
+	if nd.prev >= 0 {
+		x.nodes[nd.prev].next = nd.next
+	} else {
+		l.head = nd.next
+	}
+	if nd.next >= 0 {
+		x.nodes[nd.next].prev = nd.prev
+	} else {
+		l.tail = nd.prev
+	}
+	nd.prev, nd.next = -1, -1
+	l.n--
+}
+
+func (x *blockIndex) pushFront(l *blist, n int32) {
+	nd := &x.nodes[n]
+	nd.prev, nd.next = -1, l.head
+	if l.head >= 0 {
+		x.nodes[l.head].prev = n
+	}
+	l.head = n
+	if l.tail < 0 {
+		l.tail = n
+	}
+	l.n++
+}
