@@ -87,3 +87,25 @@ func (p Params) OneOf(name string, allowed ...string) (string, error) {
 	}
 	return "", fmt.Errorf("parameter %s: %q is not one of %v", name, p[name], allowed)
 }
+
+// Bool parses parameter name as true or false.
+func (p Params) Bool(name string) (bool, error) {
+	v, err := strconv.ParseBool(p[name])
+	if err != nil {
+		return false, fmt.Errorf("parameter %s: %q is not true or false", name, p[name])
+	}
+	return v, nil
+}
+
+// DurationOrZero parses parameter name as a Go duration >= 0 ("0" turns
+// the feature it controls off).
+func (p Params) DurationOrZero(name string) (time.Duration, error) {
+	if p[name] == "0" {
+		return 0, nil
+	}
+	v, err := time.ParseDuration(p[name])
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("parameter %s: %q is not a duration like 30s (0 = off)", name, p[name])
+	}
+	return v, nil
+}

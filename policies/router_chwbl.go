@@ -1,0 +1,218 @@
+package policies
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/tracebench/tracebench/traces"
+)
+
+func init() {
+	RegisterRouter(chwblSpec(), newCHWBL)
+}
+
+// chwblSpec documents chwbl. Defaults are KubeAI's (prefixCharLength 100,
+// replication 256, load factor 1.25). By default the bound tests the
+// backend's current in-flight; KubeAI's code (balance_chwbl.go,
+// chwblLoadOK) tests in-flight+1 and accepts any backend while nothing is
+// in flight: preset kubeai-code.
+func chwblSpec() Spec {
+	return Spec{
+		Name: "chwbl",
+		Doc: "KubeAI consistent hashing with bounded loads: hash adapter + first prefix_chars characters of the " +
+			"first user message onto a ring of replication virtual nodes per backend; walk clockwise to the first " +
+			"backend with in-flight <= load_factor*(total in-flight+1)/n",
+		Needs:  []string{"prompt", "in-flight"},
+		Source: "KubeAI CHWBL load balancing (kubeai.org blog 2025-02-26; substratusai/kubeai internal/loadbalancer/balance_chwbl.go)",
+		Params: []ParamSpec{
+			{Name: "prefix_chars", Default: "100", Doc: "characters of the first user message (or prompt) in the key; token-exact prompts: prefix_chars/4 tokens"},
+			{Name: "replication", Default: "256", Doc: "virtual nodes per backend on the ring"},
+			{Name: "load_factor", Default: "1.25", Doc: "bound on a backend's load relative to the mean (total+1)/n; >= 1"},
+			{Name: "count_new_request", Default: "false", Doc: "true: test in-flight+1 against the bound and accept any backend while nothing is in flight (KubeAI's code)"},
+		},
+		Presets: map[string]Params{"kubeai-code": {"count_new_request": "true"}},
+	}
+}
+
+// chwbl is KubeAI's consistent hashing with bounded loads. The ring is
+// keyed by Backend.ID, so removing a Backend moves only its keys; it is
+// rebuilt when the set of Backends changes.
+type chwbl struct {
+	prefixChars, replication int
+	loadFactor               float64
+	countNew                 bool
+
+	ring    []ringPoint
+	members []ringMember
+	set     backendSet
+	visited []bool
+	hits    *hitModel
+}
+
+type ringPoint struct {
+	hash  uint64
+	index int32 // Backend.Index
+}
+
+type ringMember struct {
+	index int
+	id    string
+}
+
+func newCHWBL(p Params, _ *rand.Rand) (Router, error) {
+	r := &chwbl{hits: newHitModel()}
+	var err error
+	if r.prefixChars, err = p.Int("prefix_chars", 1, 1<<20); err != nil {
+		return nil, err
+	}
+	if r.replication, err = p.Int("replication", 1, 1<<16); err != nil {
+		return nil, err
+	}
+	if r.loadFactor, err = p.Float("load_factor", 1, 1e6); err != nil {
+		return nil, err
+	}
+	if r.countNew, err = p.Bool("count_new_request"); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *chwbl) Name() string { return "chwbl" }
+
+// Pick implements Router.
+func (r *chwbl) Pick(req *traces.Request, st State) (Choice, error) {
+	if len(st.Backends) == 0 {
+		return Choice{}, errNoBackends
+	}
+	r.syncRing(st.Backends)
+	r.set.load(st.Backends)
+	stats := inFlightStats(st.Backends)
+	bound := r.loadFactor * float64(stats.Total+1) / float64(len(st.Backends))
+	key := chwblKey(req, r.prefixChars)
+	start, _ := slices.BinarySearchFunc(r.ring, key, func(p ringPoint, k uint64) int {
+		switch {
+		case p.hash < k:
+			return -1
+		case p.hash > k:
+			return 1
+		}
+		return 0
+	})
+	r.visited = slices.Grow(r.visited[:0], len(st.Backends))[:len(st.Backends)]
+	clear(r.visited)
+	first, seen := -1, 0
+	for k := 0; k < len(r.ring) && seen < len(st.Backends); k++ {
+		pos, _ := r.set.lookup(int(r.ring[(start+k)%len(r.ring)].index))
+		if r.visited[pos] {
+			continue
+		}
+		r.visited[pos], seen = true, seen+1
+		if first < 0 {
+			first = pos
+		}
+		if r.loadOK(st.Backends[pos].InFlight, stats.Total, bound) {
+			return r.choose(req, st.Backends[pos], pos == first), nil
+		}
+	}
+	ch := r.choose(req, st.Backends[first], true)
+	ch.Reason = "default"
+	return ch, nil
+}
+
+func (r *chwbl) choose(req *traces.Request, b Backend, home bool) Choice {
+	ch := Choice{Backend: b.Index, Reason: "hash", PredictedHitTokens: r.hits.observe(req, b)}
+	if !home {
+		ch.Reason = "overflow"
+	}
+	return ch
+}
+
+// loadOK is the bounded-load test.
+func (r *chwbl) loadOK(inFlight, total int, bound float64) bool {
+	if r.countNew {
+		return total == 0 || float64(inFlight+1) <= bound
+	}
+	return float64(inFlight) <= bound
+}
+
+// syncRing rebuilds the ring when the Backends (Index and ID) changed.
+func (r *chwbl) syncRing(bs []Backend) {
+	same := len(bs) == len(r.members)
+	for i := 0; same && i < len(bs); i++ {
+		same = bs[i].Index == r.members[i].index && bs[i].ID == r.members[i].id
+	}
+	if same {
+		return
+	}
+	r.members, r.ring = r.members[:0], r.ring[:0]
+	var buf []byte
+	for _, b := range bs {
+		r.members = append(r.members, ringMember{index: b.Index, id: b.ID})
+		for i := 0; i < r.replication; i++ {
+			buf = strconv.AppendInt(append(buf[:0], b.ID...), int64(i), 10)
+			r.ring = append(r.ring, ringPoint{hash: xxhash.Sum64(buf), index: int32(b.Index)})
+		}
+	}
+	slices.SortFunc(r.ring, func(a, b ringPoint) int {
+		if a.hash != b.hash {
+			if a.hash < b.hash {
+				return -1
+			}
+			return 1
+		}
+		return int(a.index - b.index)
+	})
+}
+
+// chwblKey hashes the LoRA adapter and the first prefixChars characters of
+// the first user message (chat) or the prompt; on token-exact Requests the
+// first prefixChars/4 tokens (the block ids that cover them).
+func chwblKey(req *traces.Request, prefixChars int) uint64 {
+	var d xxhash.Digest
+	d.Reset()
+	_, _ = d.WriteString(req.LoRA)
+	_, _ = d.WriteString("\x00")
+	toks := (prefixChars + CharsPerToken - 1) / CharsPerToken
+	var buf [8]byte
+	switch {
+	case len(req.Messages) > 0:
+		_, _ = d.WriteString(cut(firstUserMessage(req.Messages), prefixChars))
+	case req.Prompt != "":
+		_, _ = d.WriteString(cut(req.Prompt, prefixChars))
+	case len(req.TokenIDs) > 0:
+		for _, t := range req.TokenIDs[:min(toks, len(req.TokenIDs))] {
+			binary.LittleEndian.PutUint32(buf[:4], uint32(t))
+			_, _ = d.Write(buf[:4])
+		}
+	case len(req.BlockIDs) > 0:
+		bs := max(req.BlockSize, 1)
+		for _, id := range req.BlockIDs[:min((toks+bs-1)/bs, len(req.BlockIDs))] {
+			binary.LittleEndian.PutUint64(buf[:], id)
+			_, _ = d.Write(buf[:])
+		}
+	default:
+		_, _ = d.WriteString(req.ID)
+	}
+	return d.Sum64()
+}
+
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// firstUserMessage returns the content of the first user message, else of
+// the first message.
+func firstUserMessage(ms []traces.Message) string {
+	for _, m := range ms {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ms[0].Content
+}
