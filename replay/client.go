@@ -1,0 +1,199 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/tracebench/tracebench/traces"
+)
+
+// ClientOptions configure a Client. Zero durations take the Default*
+// timeouts; the CLI's defaults are Stream and TokenExact true.
+type ClientOptions struct {
+	// API is APICompletions ("completions", the default) or APIChat.
+	API string
+	// Model is the model name sent when a Request names none (the caller
+	// resolves a default with ListModels).
+	Model string
+	// APIKey is sent as "Authorization: Bearer"; it never appears in
+	// Result.Err, logs or results files.
+	APIKey string
+	// Headers are extra request headers.
+	Headers map[string]string
+	// Stream asks for SSE streaming; a non-streamed response counts as
+	// one chunk.
+	Stream bool
+	// ConnectTimeout bounds connection setup (default 5 s).
+	ConnectTimeout time.Duration
+	// FirstByteTimeout bounds the wait for response headers (default 60 s).
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds the gap between reads of a response body, the
+	// wait for the first token included (default 60 s).
+	IdleTimeout time.Duration
+	// MaxConnsPerHost caps connections per Backend (0: unlimited).
+	MaxConnsPerHost int
+	// TokenExact sends Requests that have block or token ids as token-id
+	// arrays to completions endpoints (vLLM accepts prompt: []int).
+	TokenExact bool
+	// HTTP2 allows HTTP/2 (TLS ALPN); the default is HTTP/1.1 only, one
+	// stream per connection, as vLLM's uvicorn server speaks.
+	HTTP2 bool
+}
+
+// Client sends Requests to OpenAI-compatible (vLLM) servers and measures
+// their responses. It is safe for concurrent use by many workers.
+type Client struct {
+	o  ClientOptions
+	tr *http.Transport
+	hc *http.Client
+}
+
+// NewClient returns a Client with its own connection pool.
+func NewClient(o ClientOptions) *Client {
+	return newClientDial(o, (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext)
+}
+
+// newClientDial is NewClient with a given dial function (tests use it to
+// stall a connect).
+func newClientDial(o ClientOptions, dial dialFunc) *Client {
+	if o.API == "" {
+		o.API = APICompletions
+	}
+	o.ConnectTimeout = orDefault(o.ConnectTimeout, DefaultConnectTimeout)
+	o.FirstByteTimeout = orDefault(o.FirstByteTimeout, DefaultFirstByteTimeout)
+	o.IdleTimeout = orDefault(o.IdleTimeout, DefaultIdleTimeout)
+	tr := newTransport(o, dial)
+	hc := &http.Client{
+		Transport: tr,
+		// A load generator reports a redirect; it does not follow it.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &Client{o: o, tr: tr, hc: hc}
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// Options returns the Client's options with defaults applied.
+func (c *Client) Options() ClientOptions { return c.o }
+
+// Close releases the Client's idle connections.
+func (c *Client) Close() { c.tr.CloseIdleConnections() }
+
+// Do sends req to base (e.g. "http://127.0.0.1:8000") and fills res:
+// Sent, Headers, FirstToken, Done, Chunks, Gaps, TBTMax, PromptTokens,
+// CompletionTokens, CachedTokens, Status, ErrClass and Err. now returns
+// the Run clock (offset since the Run started); every stamp uses it.
+// onTokens(n), if not nil, is called from the calling goroutine as output
+// tokens arrive (n new tokens in a chunk). Do never panics and never
+// hangs: every phase has a timeout, and ctx's end stops it with
+// ErrCanceled. A failure is recorded in res, never returned.
+func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *Result,
+	now func() time.Duration, onTokens func(n int)) {
+	body, err := c.body(req)
+	if err != nil {
+		res.Sent = now()
+		c.fail(res, now, ErrBadPayload, err.Error())
+		return
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, baseURL(base)+c.endpoint(), bytes.NewReader(body))
+	if err != nil {
+		res.Sent = now()
+		c.fail(res, now, ErrConnect, fmt.Sprintf("backend address %q: %v", base, err))
+		return
+	}
+	c.setHeaders(hreq)
+	pt := startPhaseTimer(cancel, c.o.FirstByteTimeout)
+	defer pt.stop()
+	res.Sent = now()
+	resp, err := c.hc.Do(hreq)
+	if err != nil {
+		c.fail(res, now, classify(ctx, rctx, err), errText(rctx, err))
+		return
+	}
+	defer resp.Body.Close()
+	res.Headers = now()
+	res.Status = resp.StatusCode
+	pt.idle(c.o.IdleTimeout)
+	rd := &idleReader{r: resp.Body, p: pt, d: c.o.IdleTimeout}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		c.fail(res, now, statusClass(resp.StatusCode), httpErrorText(resp, rd))
+	} else if !c.read(ctx, rctx, resp, rd, res, now, onTokens) {
+		return
+	}
+	// Read the end of the body so the connection returns to the pool,
+	// but never wait long for a server that keeps it open.
+	pt.reset(drainTimeout)
+	drain(resp.Body)
+}
+
+// drainTimeout bounds the read of what follows the end of a response.
+const drainTimeout = 250 * time.Millisecond
+
+// read consumes a 2xx response body, streamed or not, and reports
+// whether it succeeded.
+func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Reader, res *Result,
+	now func() time.Duration, onTokens func(n int)) bool {
+	st := &tokenStats{res: res, now: now, onTokens: onTokens}
+	var err error
+	if isEventStream(resp.Header.Get("Content-Type")) {
+		err = consumeSSE(rd, st)
+	} else {
+		err = consumeJSON(rd, st)
+	}
+	st.close()
+	if err != nil {
+		c.fail(res, now, classify(ctx, rctx, err), errText(rctx, err))
+		return false
+	}
+	res.Done = now()
+	return true
+}
+
+// fail records an error outcome; the API key is removed from the text.
+func (c *Client) fail(res *Result, now func() time.Duration, class, msg string) {
+	res.Done = now()
+	res.ErrClass = class
+	res.Err = redact(msg, c.o.APIKey)
+}
+
+// setHeaders sets content negotiation, credentials and extra headers.
+func (c *Client) setHeaders(r *http.Request) {
+	r.Header.Set("Content-Type", "application/json")
+	if c.o.Stream {
+		r.Header.Set("Accept", "text/event-stream")
+	} else {
+		r.Header.Set("Accept", "application/json")
+	}
+	r.Header.Set("User-Agent", "tracebench")
+	for k, v := range c.o.Headers {
+		r.Header.Set(k, v)
+	}
+	if c.o.APIKey != "" {
+		r.Header.Set("Authorization", "Bearer "+c.o.APIKey)
+	}
+}
+
+// isEventStream reports a text/event-stream content type.
+func isEventStream(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "text/event-stream"
+}
+
+// drain reads what is left of a finished response (the end of a chunked
+// body) so its connection returns to the pool; at most 64 KiB.
+func drain(r io.Reader) {
+	_, _ = io.CopyN(io.Discard, r, 64<<10)
+}

@@ -1,0 +1,115 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"unicode"
+)
+
+// maxErrBody is how much of a 4xx/5xx response body goes into Result.Err.
+const maxErrBody = 200
+
+// classify maps an error of one exchange to its error class. ctx is the
+// caller's context (its end means the Run stopped: canceled); rctx is the
+// request's own context, whose cause tells a first-byte or idle timeout.
+func classify(ctx, rctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return ErrCanceled
+	}
+	var ce *classedError
+	if errors.As(err, &ce) {
+		return ce.class
+	}
+	if c := context.Cause(rctx); errors.Is(c, errFirstByte) || errors.Is(c, errIdle) {
+		return ErrTimeout
+	}
+	var cte *connectTimeoutError
+	if errors.As(err, &cte) {
+		return ErrTimeout
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		if op.Timeout() {
+			return ErrTimeout
+		}
+		return ErrConnect
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return ErrTimeout
+	}
+	if isURLParse(err) {
+		return ErrConnect
+	}
+	return ErrStreamBroken
+}
+
+// isURLParse reports an unusable Backend address (no connection tried).
+func isURLParse(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "unsupported protocol scheme") || strings.Contains(s, "no Host in request URL")
+}
+
+// errText is the Err text for err with the request's own timeout cause
+// spelled out (a bare "context canceled" says nothing).
+func errText(rctx context.Context, err error) string {
+	if c := context.Cause(rctx); errors.Is(c, errFirstByte) || errors.Is(c, errIdle) {
+		return fmt.Sprintf("%v: %v", c, err)
+	}
+	return err.Error()
+}
+
+// httpErrorText reads at most maxErrBody bytes of an error response body
+// and returns "HTTP 503 Service Unavailable: <body>".
+func httpErrorText(resp *http.Response, body io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(body, maxErrBody))
+	msg := fmt.Sprintf("HTTP %s", resp.Status)
+	if s := printable(b); s != "" {
+		msg += ": " + s
+	}
+	return msg
+}
+
+// printable makes b a one-line valid UTF-8 string.
+func printable(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "�")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+// statusClass is the error class of a non-2xx HTTP status.
+func statusClass(code int) string {
+	switch {
+	case code >= 500:
+		return ErrHTTP5xx
+	case code >= 400:
+		return ErrHTTP4xx
+	}
+	return ErrBadPayload // 1xx/3xx: not an answer the API gives
+}
+
+// clipString returns at most n bytes of s, with "…" when cut.
+func clipString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// redact removes the API key from s (a server may echo headers back).
+func redact(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
+}

@@ -1,0 +1,196 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// classedError carries the error class decided where the error arose
+// (the stream parser knows a bad payload from an error frame).
+type classedError struct {
+	class string
+	err   error
+}
+
+func (e *classedError) Error() string { return e.err.Error() }
+func (e *classedError) Unwrap() error { return e.err }
+
+func classed(class string, format string, a ...any) error {
+	return &classedError{class: class, err: fmt.Errorf(format, a...)}
+}
+
+// tokenStats accumulates the measures of one response as chunks arrive:
+// stamps, chunk count, the gap distribution and usage. It keeps no
+// per-token state, so memory does not grow with the output.
+type tokenStats struct {
+	res      *Result
+	now      func() time.Duration
+	onTokens func(n int)
+	last     time.Duration
+	gaps     gapBins
+	streamed int  // output tokens counted from content chunks
+	usage    bool // a usage object was seen
+	finished bool // a finish_reason was seen
+}
+
+// chunk applies one decoded chunk: content first (stamped now), then
+// usage, so a chunk carrying both counts its tokens from the usage delta.
+func (s *tokenStats) chunk(c *apiChunk) {
+	if c.hasContent() {
+		s.content(c.Usage)
+	}
+	if c.Usage != nil {
+		s.usage = true
+		s.res.PromptTokens = c.Usage.PromptTokens
+		s.res.CompletionTokens = c.Usage.CompletionTokens
+		if d := c.Usage.PromptTokensDetails; d != nil {
+			s.res.CachedTokens = d.CachedTokens
+		}
+	}
+	if c.finished() {
+		s.finished = true
+	}
+}
+
+// content stamps a content-bearing chunk. It counts one token per chunk
+// unless the chunk carries cumulative usage (vLLM continuous usage stats),
+// whose completion_tokens delta is then the exact count.
+func (s *tokenStats) content(u *apiUsage) {
+	t := s.now()
+	if s.res.Chunks == 0 {
+		s.res.FirstToken = t
+	} else {
+		gap := t - s.last
+		s.gaps.add(gap)
+		s.res.TBTMax = max(s.res.TBTMax, gap)
+	}
+	s.last = t
+	s.res.Chunks++
+	n := 1 // res.CompletionTokens is the last usage figure (0 before any)
+	if u != nil && u.CompletionTokens-s.res.CompletionTokens > 1 {
+		n = u.CompletionTokens - s.res.CompletionTokens
+	}
+	s.streamed += n
+	if s.onTokens != nil {
+		s.onTokens(n)
+	}
+}
+
+// close writes the summaries into the Result.
+func (s *tokenStats) close() {
+	if !s.usage {
+		s.res.CompletionTokens = s.streamed
+	}
+	s.res.Gaps = s.gaps.bins()
+}
+
+// consumeSSE reads a text/event-stream response to its end. It returns
+// nil after "data: [DONE]", or after a clean end of stream that followed
+// a finish_reason (some servers omit [DONE]); otherwise an error, classed
+// when the stream itself decided it (error frame, bad payload, broken).
+func consumeSSE(body io.Reader, s *tokenStats) error {
+	rd := newSSEReader(body)
+	var c apiChunk
+	for {
+		typ, data, err := rd.Next()
+		if err != nil {
+			return s.endOfStream(err)
+		}
+		if bytes.Equal(bytes.TrimSpace(data), []byte("[DONE]")) {
+			return nil
+		}
+		if string(typ) == "error" {
+			return classed(ErrStreamError, "error event in stream: %s", clip(data, 200))
+		}
+		if err := decodeChunk(data, &c); err != nil {
+			return &classedError{class: ErrBadPayload, err: err}
+		}
+		if msg := c.errorText(); msg != "" {
+			return classed(ErrStreamError, "error in stream: %s", clipString(msg, 200))
+		}
+		s.chunk(&c)
+	}
+}
+
+// endOfStream classes the way a stream ended without [DONE].
+func (s *tokenStats) endOfStream(err error) error {
+	switch {
+	case errors.Is(err, io.EOF) && s.finished:
+		return nil
+	case errors.Is(err, io.EOF):
+		return classed(ErrStreamBroken, "stream ended without [DONE] or finish_reason after %d chunks", s.res.Chunks)
+	case errors.Is(err, errSSETruncated):
+		return classed(ErrStreamBroken, "stream cut inside an event after %d chunks", s.res.Chunks)
+	case errors.Is(err, errSSETooLarge):
+		return classed(ErrBadPayload, "stream: %v", err)
+	}
+	return fmt.Errorf("read stream after %d chunks: %w", s.res.Chunks, err)
+}
+
+// maxJSONBody bounds a non-streamed response body (64 MiB).
+const maxJSONBody = 64 << 20
+
+// consumeJSON reads a non-streamed response: the whole body is one chunk.
+func consumeJSON(body io.Reader, s *tokenStats) error {
+	b, err := io.ReadAll(io.LimitReader(body, maxJSONBody+1))
+	if err != nil {
+		return fmt.Errorf("read response body: %w", err)
+	}
+	if len(b) > maxJSONBody {
+		return classed(ErrBadPayload, "response body larger than %d bytes", maxJSONBody)
+	}
+	var c apiChunk
+	if err := decodeChunk(b, &c); err != nil {
+		return &classedError{class: ErrBadPayload, err: err}
+	}
+	if msg := c.errorText(); msg != "" {
+		return classed(ErrStreamError, "error in response: %s", clipString(msg, 200))
+	}
+	s.chunk(&c)
+	return nil
+}
+
+// gapBins is a sorted list of GapBins; its length is bounded by the number
+// of two-significant-digit values (90 per decade of microseconds).
+type gapBins []GapBin
+
+// add counts one gap, rounded to two significant digits in µs.
+func (g *gapBins) add(d time.Duration) {
+	v := round2(d.Microseconds())
+	bins := *g
+	i := sort.Search(len(bins), func(i int) bool { return bins[i].V >= v })
+	if i < len(bins) && bins[i].V == v {
+		bins[i].N++
+		return
+	}
+	bins = append(bins, GapBin{})
+	copy(bins[i+1:], bins[i:])
+	bins[i] = GapBin{V: v, N: 1}
+	*g = bins
+}
+
+// bins returns the list (nil when empty).
+func (g gapBins) bins() []GapBin {
+	if len(g) == 0 {
+		return nil
+	}
+	return []GapBin(g)
+}
+
+// round2 rounds v to two significant digits, halves away from zero
+// (12345 → 12000, 995 → 1000); values under 100 are already exact and
+// negative values (a clock step) count as 0.
+func round2(v int64) int64 {
+	if v < 100 {
+		return max(v, 0)
+	}
+	p := int64(1)
+	for v/p >= 100 {
+		p *= 10
+	}
+	return (v + p/2) / p * p
+}
