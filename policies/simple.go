@@ -11,11 +11,13 @@ import (
 var errNoBackends = errors.New("no backends to pick from")
 
 func init() {
-	RegisterRouter(Spec{Name: "random", Doc: "uniform random backend, seeded", Source: "baseline"},
+	RegisterRouter(Spec{Name: "random", Doc: "uniform random backend from the seeded RNG",
+		Source: "baseline (AIBrix random, SGLang router random)"},
 		func(_ Params, rng *rand.Rand) (Router, error) { return &randomRouter{rng: rng}, nil })
-	RegisterRouter(Spec{Name: "round-robin", Doc: "cycle over backends in index order", Source: "baseline"},
+	RegisterRouter(Spec{Name: "round-robin", Doc: "cycle over backends in index order, skipping absent ones",
+		Source: "baseline (vLLM production-stack roundrobin, SGLang router round_robin)"},
 		func(_ Params, _ *rand.Rand) (Router, error) { return &roundRobin{}, nil })
-	RegisterRouter(Spec{Name: "least-request", Doc: "fewest client-side in-flight requests; ties broken by seeded RNG",
+	RegisterRouter(Spec{Name: "least-request", Doc: "fewest client-side in-flight requests; ties broken by the seeded RNG",
 		Needs: []string{"in-flight"}, Source: "AIBrix least-request; vLLM production-stack"},
 		func(_ Params, rng *rand.Rand) (Router, error) { return &leastRequest{rng: rng}, nil })
 }

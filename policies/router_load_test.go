@@ -1,0 +1,98 @@
+package policies
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLoadRouters(t *testing.T) {
+	tokensSkew := fleet(2, 2, 2)
+	tokensSkew[0].InFlightTokens, tokensSkew[1].InFlightTokens, tokensSkew[2].InFlightTokens = 900, 300, 600
+	kv := scraped([]float64{0, 0, 0}, []float64{.7, .2, .5})
+	partial := fleet(1, 3, 2) // tokens 100, 300, 200
+	partial[1].Scraped, partial[1].KVUsage = true, 0
+	tests := []struct {
+		name   string
+		router string
+		params Params
+		bs     []Backend
+		want   int
+		reason string
+	}{
+		// in-flight {3,1,2}: min 1 at b1.
+		{"least-request", "least-request", nil, fleet(3, 1, 2), 1, "least-request"},
+		// kv usage {.7,.2,.5}: min .2 at b1.
+		{"least-kv-cache scraped", "least-kv-cache", nil, kv, 1, "kv-cache"},
+		// b1 scraped (kv 0) but b0, b2 not: fall back to tokens {100,300,200}: b0.
+		{"least-kv-cache partial scrape falls back", "least-kv-cache", nil, partial, 0, "in-flight-tokens"},
+		// no scrape, tokens {900,300,600}: b1.
+		{"least-kv-cache without scrape", "least-kv-cache", nil, tokensSkew, 1, "in-flight-tokens"},
+		// two backends, one draw: the only other one.
+		{"power-of-two of two picks the lighter", "power-of-two", nil, fleet(5, 1), 1, "two-choices"},
+		{"power-of-two single backend", "power-of-two", nil, fleet(7), 0, "only"},
+		// metric requests: {2,0} requests beat tokens (b1 tokens set high).
+		{"power-of-two by requests", "power-of-two", Params{"metric": "requests"}, func() []Backend {
+			bs := fleet(2, 0)
+			bs[1].InFlightTokens = 10000
+			return bs
+		}(), 1, "two-choices"},
+		// metric tokens: b1 has 0 requests but 10000 tokens > b0's 200.
+		{"power-of-two by tokens", "power-of-two", nil, func() []Backend {
+			bs := fleet(2, 0)
+			bs[1].InFlightTokens = 10000
+			return bs
+		}(), 0, "two-choices"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustRouter(t, tc.router, tc.params, 1)
+			ch := mustPick(t, r, textReq("r", "x", 1), State{Backends: tc.bs})
+			if diff := cmp.Diff(Choice{Backend: tc.want, Reason: tc.reason}, ch); diff != "" {
+				t.Errorf("pick (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPowerOfTwoNeverPicksTheHeaviest: with distinct loads the most loaded
+// backend loses every comparison, and every other backend is reachable.
+func TestPowerOfTwoNeverPicksTheHeaviest(t *testing.T) {
+	r := mustRouter(t, "power-of-two", nil, 3)
+	st := State{Backends: fleet(1, 2, 3, 9)}
+	seen := map[int]int{}
+	for i := 0; i < 2000; i++ {
+		seen[mustPick(t, r, textReq("r", "x", 1), st).Backend]++
+	}
+	if seen[3] != 0 || seen[0] == 0 || seen[1] == 0 || seen[2] == 0 {
+		t.Errorf("picks per backend %v: want b3 never, b0..b2 sometimes", seen)
+	}
+	// b0 wins whenever drawn: P = 1 - P(not drawn) = 1 - (3/4)(2/3) = 1/2.
+	if seen[0] < 900 || seen[0] > 1100 {
+		t.Errorf("b0 picked %d of 2000, want about 1000", seen[0])
+	}
+}
+
+func TestRoundRobinAndRandom(t *testing.T) {
+	rr := mustRouter(t, "round-robin", nil, 1)
+	var got []int
+	bs := fleet(0, 0, 0)
+	for i := 0; i < 5; i++ {
+		got = append(got, mustPick(t, rr, textReq("r", "x", 1), State{Backends: bs}).Backend)
+	}
+	// b1 absent on the 5th pick: after b0 comes b2.
+	got = append(got, mustPick(t, rr, textReq("r", "x", 1), State{Backends: []Backend{bs[0], bs[2]}}).Backend)
+	if diff := cmp.Diff([]int{0, 1, 2, 0, 1, 2}, got); diff != "" {
+		t.Errorf("round-robin order (-want +got):\n%s", diff)
+	}
+	rnd := mustRouter(t, "random", nil, 1)
+	counts := make([]int, 4)
+	for i := 0; i < 4000; i++ {
+		counts[mustPick(t, rnd, textReq("r", "x", 1), State{Backends: fleet(0, 0, 0, 0)}).Backend]++
+	}
+	for b, c := range counts {
+		if c < 850 || c > 1150 {
+			t.Errorf("random picked b%d %d of 4000 times, want about 1000", b, c)
+		}
+	}
+}
