@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -107,4 +108,17 @@ func isContent(t *testing.T, ev []byte) bool {
 		t.Fatalf("capture event %q: %v", ev, err)
 	}
 	return c.hasContent()
+}
+
+// closedAddr returns a loopback address nothing listens on (a port that
+// was just bound and released), so a dial is refused.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
