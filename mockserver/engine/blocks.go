@@ -1,0 +1,110 @@
+package engine
+
+import "time"
+
+// block is one KV cache block.
+type block struct {
+	ref      int32         // requests using the block
+	hashed   bool          // registered in the prefix table under hash
+	hash     uint64        // chained hash of the block's tokens
+	depth    int32         // 1-based position of the block in its chain
+	pos      int32         // index in the evictor heap, −1 when not there
+	lastUsed time.Duration // when the last user released it
+}
+
+// blockPool is the paged KV cache with prefix caching: free uncached
+// blocks, cached blocks with users, cached blocks without users (the
+// evictor), and the hash table from chained block hash to block.
+type blockPool struct {
+	blocks    []block
+	free      []int32 // unreferenced blocks holding no cached prefix
+	evict     evictor
+	table     map[uint64]int32
+	evictions int64
+}
+
+func newBlockPool(n int) *blockPool {
+	p := &blockPool{blocks: make([]block, n), free: make([]int32, n), table: make(map[uint64]int32)}
+	for i := range n {
+		p.free[i] = int32(n - 1 - i) // pop from the end gives block 0 first
+		p.blocks[i].pos = -1
+	}
+	p.evict.pool = p
+	return p
+}
+
+// available is the number of blocks that can be handed out now.
+func (p *blockPool) available() int { return len(p.free) + p.evict.Len() }
+
+// used is the number of blocks with at least one user.
+func (p *blockPool) used() int { return len(p.blocks) - p.available() }
+
+// lookup returns the ids of the cached blocks matching the leading
+// hashes, stopping at the first miss.
+func (p *blockPool) lookup(hashes []uint64) []int32 {
+	var ids []int32
+	for _, h := range hashes {
+		id, ok := p.table[h]
+		if !ok {
+			break
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// idle reports whether block id is cached without users (in the evictor).
+func (p *blockPool) idle(id int32) bool { return p.blocks[id].ref == 0 }
+
+// acquire adds a user to a cached block found by lookup.
+func (p *blockPool) acquire(id int32) {
+	b := &p.blocks[id]
+	if b.ref == 0 {
+		p.evict.remove(id)
+	}
+	b.ref++
+}
+
+// allocate hands out a fresh block, evicting the next cached block when
+// no uncached one is free. The caller checks available first.
+func (p *blockPool) allocate() int32 {
+	var id int32
+	if n := len(p.free); n > 0 {
+		id, p.free = p.free[n-1], p.free[:n-1]
+	} else {
+		id = p.evict.pop()
+		b := &p.blocks[id]
+		delete(p.table, b.hash)
+		b.hashed, b.hash, b.depth = false, 0, 0
+		p.evictions++
+	}
+	p.blocks[id].ref = 1
+	return id
+}
+
+// release drops one user of block id at time now; a cached block without
+// users moves to the evictor, an uncached one to the free list.
+func (p *blockPool) release(id int32, now time.Duration) {
+	b := &p.blocks[id]
+	b.ref--
+	if b.ref > 0 {
+		return
+	}
+	if b.hashed {
+		p.evict.push(id, now)
+		return
+	}
+	p.free = append(p.free, id)
+}
+
+// register caches full block id under hash at chain position depth. When
+// another block already holds that hash (two requests computed the same
+// prefix at once) the first stays the cached one, as in vLLM.
+func (p *blockPool) register(id int32, hash uint64, depth int) {
+	if _, dup := p.table[hash]; dup {
+		return
+	}
+	b := &p.blocks[id]
+	b.hashed, b.hash, b.depth = true, hash, int32(depth)
+	p.table[hash] = id
+}

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Batching modes of Config.Batching.
+const (
+	// Continuous is iteration-level batching: requests join and leave the
+	// running batch at every step (vLLM).
+	Continuous = "continuous"
+	// Static runs a batch until its longest member finishes; nothing joins
+	// a running batch (the multi-bin paper's setting).
+	Static = "static"
+)
+
+// Config configures an Engine. The zero value is not valid; start from
+// DefaultConfig or Preset.
+type Config struct {
+	// BlockSize is the number of tokens per KV cache block (default 16,
+	// vLLM's default block size on GPUs).
+	BlockSize int
+	// NumGPUBlocks is the KV cache capacity in blocks (default 16384 =
+	// 262,144 tokens: 32 GiB of fp16 KV cache for an 8B Llama-class model
+	// at 128 KiB per token, 32 layers × 8 KV heads × 128 dims × 2 × 2 B).
+	NumGPUBlocks int
+	// MaxNumSeqs bounds the running batch (default 256, vLLM V1's default
+	// for the OpenAI server on GPUs other than ≥70 GiB non-A100 ones;
+	// vllm/engine/arg_utils.py).
+	MaxNumSeqs int
+	// MaxNumBatchedTokens is the per-step token budget shared by prefill
+	// chunks and decode tokens (default 2048, vLLM V1's OpenAI-server
+	// default with chunked prefill on the same GPUs; 8192 on H100-class).
+	MaxNumBatchedTokens int
+	// MaxModelLen bounds prompt plus output tokens of one request (default
+	// 8192, Llama 3 8B's context). Longer requests are rejected by Add.
+	MaxModelLen int
+	// Batching is Continuous (default) or Static.
+	Batching string
+	// Latency maps a step's work to its duration.
+	Latency LatencyModel
+	// EOSProbability is the chance that a generated token is end-of-
+	// sequence, for requests without IgnoreEOS once MinTokens are out
+	// (default 0: outputs run to MaxTokens, like a trace replay with
+	// ignore_eos). Draws are a hash of Seed, request ID and token index,
+	// so they do not depend on scheduling.
+	EOSProbability float64
+	// OutputVocab, when set, lists the token ids generated tokens are drawn
+	// from (a server sets it to the ids of the words it prints, so text
+	// sent back in a later turn tokenises to the same ids). Empty: ids are
+	// drawn uniformly from [0, VocabSize).
+	OutputVocab []int
+	// Seed seeds the latency jitter and generated tokens (default 1).
+	Seed int64
+}
+
+// VocabSize is the vocabulary assumed for generated token ids (100,256,
+// tiktoken cl100k_base).
+const VocabSize = 100256
+
+// DefaultConfig returns the "default" preset: vLLM V1 scheduler defaults
+// and the multi-bin seed's decode latency model (see DefaultLatency).
+func DefaultConfig() Config {
+	return Config{
+		BlockSize:           16,
+		NumGPUBlocks:        16384,
+		MaxNumSeqs:          256,
+		MaxNumBatchedTokens: 2048,
+		MaxModelLen:         8192,
+		Batching:            Continuous,
+		Latency:             DefaultLatency(),
+		Seed:                1,
+	}
+}
+
+// presets are the named configurations; each starts from DefaultConfig.
+var presets = map[string]struct {
+	doc   string
+	apply func(*Config)
+}{
+	"default": {"vLLM V1 defaults, multi-bin latency model (β 5.74 ms, γ 0.316, 0.1 ms per prefill token)", func(*Config) {}},
+	"linear": {"the multi-bin paper's linear token-time model: β per step, no prefill cost, no batch growth, no jitter",
+		func(c *Config) { c.Latency = LinearLatency() }},
+	"linear-static": {"linear with static batching (a batch runs until its longest member finishes)",
+		func(c *Config) { c.Latency, c.Batching = LinearLatency(), Static }},
+	"h100": {"vLLM V1 defaults for ≥70 GiB GPUs other than A100: 1024 seqs, 8192 batched tokens, 4× the KV blocks",
+		func(c *Config) { c.MaxNumSeqs, c.MaxNumBatchedTokens, c.NumGPUBlocks = 1024, 8192, 65536 }},
+	"small-kv": {"default with 512 KV blocks (8,192 tokens), for cache pressure, evictions and preemptions",
+		func(c *Config) { c.NumGPUBlocks = 512 }},
+	"fast": {"default with a 10× faster model (β 0.574 ms), for quick runs",
+		func(c *Config) { c.Latency = c.Latency.Scaled(0.1) }},
+}
+
+// PresetNames returns the preset names, sorted.
+func PresetNames() []string {
+	names := make([]string, 0, len(presets))
+	for n := range presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// PresetDoc returns a one-line description of the named preset.
+func PresetDoc(name string) string { return presets[name].doc }
+
+// Preset returns the named configuration (see PresetNames).
+func Preset(name string) (Config, error) {
+	p, ok := presets[name]
+	if !ok {
+		return Config{}, fmt.Errorf("unknown preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
+	}
+	cfg := DefaultConfig()
+	p.apply(&cfg)
+	return cfg, nil
+}
+
+// Validate reports the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.BlockSize < 1:
+		return fmt.Errorf("engine config: BlockSize %d: want ≥ 1", c.BlockSize)
+	case c.NumGPUBlocks < 1:
+		return fmt.Errorf("engine config: NumGPUBlocks %d: want ≥ 1", c.NumGPUBlocks)
+	case c.MaxNumSeqs < 1:
+		return fmt.Errorf("engine config: MaxNumSeqs %d: want ≥ 1", c.MaxNumSeqs)
+	case c.MaxNumBatchedTokens < 1:
+		return fmt.Errorf("engine config: MaxNumBatchedTokens %d: want ≥ 1", c.MaxNumBatchedTokens)
+	case c.MaxModelLen < 2:
+		return fmt.Errorf("engine config: MaxModelLen %d: want ≥ 2", c.MaxModelLen)
+	case c.Batching != Continuous && c.Batching != Static:
+		return fmt.Errorf("engine config: Batching %q: want %q or %q", c.Batching, Continuous, Static)
+	case c.EOSProbability < 0 || c.EOSProbability > 1:
+		return fmt.Errorf("engine config: EOSProbability %g: want in [0, 1]", c.EOSProbability)
+	}
+	for i, id := range c.OutputVocab {
+		if id < 0 || id >= VocabSize {
+			return fmt.Errorf("engine config: OutputVocab[%d] = %d: want in [0, %d)", i, id, VocabSize)
+		}
+	}
+	return c.Latency.Validate()
+}
+
+// blocksFor returns the number of blocks that hold n tokens.
+func (c Config) blocksFor(n int) int { return (n + c.BlockSize - 1) / c.BlockSize }
+
+// stepFloor is the smallest duration a step that emits tokens may take,
+// so a zero-cost latency model cannot make the real-time driver spin.
+const stepFloor = time.Microsecond

@@ -1,0 +1,23 @@
+// Package engine is the mock GPU model server's step engine: a
+// deterministic, clock-free state machine that schedules requests the way
+// vLLM V1 does and returns how long each iteration takes.
+//
+// Each Step admits waiting requests under Config.MaxNumSeqs and a
+// Config.MaxNumBatchedTokens budget (chunked prefill), computes one token
+// for every running sequence whose prompt is done, and returns the step's
+// Duration from the LatencyModel together with the per-request Events that
+// become visible at Start+Duration. A paged KV cache of Config.NumGPUBlocks
+// blocks of Config.BlockSize tokens holds prompt and generated tokens; full
+// blocks are identified by chained xxhash hashes and stay cached after their
+// last user releases them, until evicted least-recently-used first and,
+// among blocks released at the same time, longest prefix first (the policy
+// of the hash-prefix-caching report in the seeds). Prefix hits follow vLLM:
+// whole blocks only, and the last prompt token is always recomputed. When
+// blocks run out the newest running request is preempted and later
+// recomputed, as vLLM's recompute preemption does.
+//
+// The engine never reads a clock: every method takes the current time as a
+// time.Duration from an arbitrary origin, so the same engine runs in real
+// time (package mockserver's driver) and in virtual time (a simulator).
+// An Engine is not safe for concurrent use.
+package engine

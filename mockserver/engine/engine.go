@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Engine is the step engine. Create it with New.
+type Engine struct {
+	cfg     Config
+	pool    *blockPool
+	rng     *rand.Rand
+	waiting []*seq // FCFS; preempted requests go back to the front
+	running []*seq // admission order; the newest is preempted first
+	live    map[string]*seq
+	stats   Stats
+}
+
+// New returns an engine for cfg after validating it.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.OutputVocab = append([]int(nil), cfg.OutputVocab...)
+	return &Engine{
+		cfg:   cfg,
+		pool:  newBlockPool(cfg.NumGPUBlocks),
+		rng:   rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
+		live:  make(map[string]*seq),
+		stats: Stats{NumGPUBlocks: cfg.NumGPUBlocks, BlockSize: cfg.BlockSize, Finished: map[FinishReason]int64{}},
+	}, nil
+}
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// ErrTooLong is returned (wrapped in a *LengthError) by Add for a request
+// that can never run: prompt plus MaxTokens over MaxModelLen or over the
+// whole KV cache.
+var ErrTooLong = errors.New("request too long")
+
+// LengthError details a request rejected as too long.
+type LengthError struct {
+	// PromptTokens and MaxTokens are the request's.
+	PromptTokens, MaxTokens int
+	// Limit is the bound exceeded, in tokens; Cache tells whether it is
+	// the KV cache capacity (else MaxModelLen).
+	Limit int
+	Cache bool
+}
+
+// Error gives vLLM's wording for the model-length case.
+func (e *LengthError) Error() string {
+	if e.Cache {
+		return fmt.Sprintf("the request needs %d tokens (%d in the prompt, %d in the completion) "+
+			"but the KV cache holds %d tokens", e.PromptTokens+e.MaxTokens, e.PromptTokens, e.MaxTokens, e.Limit)
+	}
+	return fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens "+
+		"(%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+		e.Limit, e.PromptTokens+e.MaxTokens, e.PromptTokens, e.MaxTokens)
+}
+
+// Unwrap makes errors.Is(err, ErrTooLong) hold.
+func (e *LengthError) Unwrap() error { return ErrTooLong }
+
+// Add queues request r, arriving at now. It rejects an empty prompt, a
+// MaxTokens below 1, a duplicate live ID, and a request that can never
+// fit (a *LengthError wrapping ErrTooLong). The engine keeps r.Prompt.
+func (e *Engine) Add(now time.Duration, r *Request) error {
+	switch {
+	case len(r.Prompt) == 0:
+		return fmt.Errorf("add request %q: empty prompt", r.ID)
+	case r.MaxTokens < 1:
+		return fmt.Errorf("add request %q: max tokens %d: want ≥ 1", r.ID, r.MaxTokens)
+	case r.MinTokens < 0:
+		return fmt.Errorf("add request %q: min tokens %d: want ≥ 0", r.ID, r.MinTokens)
+	}
+	if _, dup := e.live[r.ID]; dup {
+		return fmt.Errorf("add request %q: id already live", r.ID)
+	}
+	n := len(r.Prompt) + r.MaxTokens
+	if n > e.cfg.MaxModelLen {
+		return &LengthError{PromptTokens: len(r.Prompt), MaxTokens: r.MaxTokens, Limit: e.cfg.MaxModelLen}
+	}
+	if e.cfg.blocksFor(n) > e.cfg.NumGPUBlocks {
+		return &LengthError{PromptTokens: len(r.Prompt), MaxTokens: r.MaxTokens,
+			Limit: e.cfg.NumGPUBlocks * e.cfg.BlockSize, Cache: true}
+	}
+	s := &seq{req: *r, promptLen: len(r.Prompt), arrival: now,
+		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID)}
+	s.tokens = make([]int, len(r.Prompt), n)
+	copy(s.tokens, r.Prompt)
+	e.live[r.ID] = s
+	e.waiting = append(e.waiting, s)
+	return nil
+}
+
+// Abort removes a live request and frees its blocks at now, counting it
+// as finished with FinishAbort. It reports whether the request was live.
+func (e *Engine) Abort(now time.Duration, id string) bool {
+	s, ok := e.live[id]
+	if !ok {
+		return false
+	}
+	if s.running {
+		e.running = removeSeq(e.running, s)
+	} else {
+		e.waiting = removeSeq(e.waiting, s)
+	}
+	e.freeBlocks(s, now)
+	delete(e.live, id)
+	e.stats.Finished[FinishAbort]++
+	return true
+}
+
+// removeSeq deletes s from list, keeping the order.
+func removeSeq(list []*seq, s *seq) []*seq {
+	for i, x := range list {
+		if x == s {
+			return append(list[:i], list[i+1:]...)
+		}
+	}
+	return list
+}
+
+// Idle reports whether the engine has no live request.
+func (e *Engine) Idle() bool { return len(e.live) == 0 }
+
+// Stats returns a snapshot of gauges and counters.
+func (e *Engine) Stats() Stats {
+	st := e.stats
+	st.Running, st.Waiting = len(e.running), len(e.waiting)
+	st.UsedBlocks = e.pool.used()
+	st.CachedBlocks = e.pool.evict.Len()
+	st.KVUsage = float64(st.UsedBlocks) / float64(e.cfg.NumGPUBlocks)
+	st.Evictions = e.pool.evictions
+	st.Finished = make(map[FinishReason]int64, len(e.stats.Finished))
+	for k, v := range e.stats.Finished {
+		st.Finished[k] = v
+	}
+	return st
+}

@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// LatencyModel gives the duration of one engine step:
+//
+//	t = StepOverhead + PrefillPerToken·prefill_tokens + Beta·(1 + Gamma·(b−1)/b)
+//
+// where b ≥ 1 sequences emit a token in the step (the last term is absent
+// when b = 0), then multiplied by a seeded log-normal jitter factor of mean
+// 1 and coefficient of variation Jitter. The decode term is the multi-bin
+// seed's calibrated decode TBT model, ComputeDecodeTBT (β = 5.74 ms,
+// γ = 0.316).
+type LatencyModel struct {
+	// StepOverhead is c_step, a fixed cost of every step that runs work
+	// (default 0: the seed's β already includes per-step overhead).
+	StepOverhead time.Duration
+	// PrefillPerToken is c_prefill, the cost of each prompt token computed
+	// (cache hits are not computed). Default 100 µs, about 10k prefill
+	// tokens/s for an 8B model on one A100; an assumption, not a seed figure.
+	PrefillPerToken time.Duration
+	// Beta is β, the decode step time of a batch of one (default 5.74 ms,
+	// multi-bin seed).
+	Beta time.Duration
+	// Gamma is γ, the relative growth of the decode step from batch 1 to a
+	// large batch (default 0.316, multi-bin seed).
+	Gamma float64
+	// Jitter is the coefficient of variation of the per-step log-normal
+	// factor (default 0.05; 0 disables jitter).
+	Jitter float64
+}
+
+// DefaultLatency returns the default model: β 5.74 ms, γ 0.316 (multi-bin
+// seed), 100 µs per prefill token, no step overhead, 5 % jitter.
+func DefaultLatency() LatencyModel {
+	return LatencyModel{
+		PrefillPerToken: 100 * time.Microsecond,
+		Beta:            5740 * time.Microsecond,
+		Gamma:           0.316,
+		Jitter:          0.05,
+	}
+}
+
+// LinearLatency returns the multi-bin paper's linear token-time model: a
+// constant β = 5.74 ms per step that emits tokens, whatever the batch,
+// and no prefill cost or jitter.
+func LinearLatency() LatencyModel {
+	return LatencyModel{Beta: 5740 * time.Microsecond}
+}
+
+// Scaled returns the model with every time multiplied by f.
+func (m LatencyModel) Scaled(f float64) LatencyModel {
+	s := func(d time.Duration) time.Duration { return time.Duration(float64(d) * f) }
+	m.StepOverhead, m.PrefillPerToken, m.Beta = s(m.StepOverhead), s(m.PrefillPerToken), s(m.Beta)
+	return m
+}
+
+// Validate reports the first invalid field.
+func (m LatencyModel) Validate() error {
+	switch {
+	case m.StepOverhead < 0:
+		return fmt.Errorf("latency model: StepOverhead %v: want ≥ 0", m.StepOverhead)
+	case m.PrefillPerToken < 0:
+		return fmt.Errorf("latency model: PrefillPerToken %v: want ≥ 0", m.PrefillPerToken)
+	case m.Beta < 0:
+		return fmt.Errorf("latency model: Beta %v: want ≥ 0", m.Beta)
+	case m.Gamma < 0 || math.IsNaN(m.Gamma):
+		return fmt.Errorf("latency model: Gamma %g: want ≥ 0", m.Gamma)
+	case m.Jitter < 0 || m.Jitter > 1 || math.IsNaN(m.Jitter):
+		return fmt.Errorf("latency model: Jitter %g: want in [0, 1]", m.Jitter)
+	}
+	return nil
+}
+
+// Mean returns the expected step duration (jitter has mean 1) for
+// prefill computed prompt tokens and b sequences emitting a token.
+func (m LatencyModel) Mean(prefill, b int) time.Duration {
+	t := float64(m.StepOverhead) + float64(m.PrefillPerToken)*float64(prefill)
+	if b > 0 {
+		t += float64(m.Beta) * (1 + m.Gamma*float64(b-1)/float64(b))
+	}
+	return time.Duration(math.Round(t))
+}
+
+// DecodeTBT returns the mean time between tokens of a steady batch of b
+// decoding sequences (no prefill in the step).
+func (m LatencyModel) DecodeTBT(b int) time.Duration { return m.Mean(0, b) }
+
+// sample draws a step duration with jitter from rng.
+func (m LatencyModel) sample(rng *rand.Rand, prefill, b int) time.Duration {
+	mean := m.Mean(prefill, b)
+	if m.Jitter == 0 || mean == 0 {
+		return mean
+	}
+	// Log-normal with E = 1 and CV = Jitter: σ² = ln(1 + CV²), μ = −σ²/2.
+	s2 := math.Log1p(m.Jitter * m.Jitter)
+	f := math.Exp(math.Sqrt(s2)*rng.NormFloat64() - s2/2)
+	return time.Duration(float64(mean) * f)
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Request is one generation request given to Add.
+type Request struct {
+	// ID names the request in Events and Abort; unique among live requests.
+	ID string
+	// Prompt holds the prompt's token ids (at least one).
+	Prompt []int
+	// MaxTokens is the most output tokens to generate (≥ 1).
+	MaxTokens int
+	// MinTokens is the fewest output tokens before end-of-sequence may be
+	// generated (vLLM's min_tokens; default 0).
+	MinTokens int
+	// IgnoreEOS generates exactly MaxTokens tokens (vLLM's ignore_eos).
+	IgnoreEOS bool
+}
+
+// seq is the engine's state of one live request.
+type seq struct {
+	req        Request
+	tokens     []int // prompt then generated tokens
+	promptLen  int
+	computed   int     // tokens whose KV is in the cache
+	registered int     // leading full blocks registered in the prefix table
+	blocks     []int32 // KV blocks held, in order
+	hashes     []uint64
+	arrival    time.Duration
+	admitted   bool // scheduled at least once (cached tokens known)
+	cached     int  // prompt tokens served from the prefix cache at first admission
+	firstDone  bool // first output token emitted
+	tokSeed    uint64
+	running    bool
+}
+
+func (s *seq) numTokens() int { return len(s.tokens) }
+func (s *seq) numOutput() int { return len(s.tokens) - s.promptLen }
+
+// blockHashes extends s.hashes to cover the first n full blocks, each the
+// xxhash of its parent's hash followed by its tokens (4 bytes little
+// endian each), and returns them.
+func (s *seq) blockHashes(n, bs int) []uint64 {
+	if len(s.hashes) >= n {
+		return s.hashes[:n]
+	}
+	var d xxhash.Digest
+	buf := make([]byte, 8+4*bs)
+	var parent uint64
+	if k := len(s.hashes); k > 0 {
+		parent = s.hashes[k-1]
+	}
+	for i := len(s.hashes); i < n; i++ {
+		binary.LittleEndian.PutUint64(buf, parent)
+		for j, t := range s.tokens[i*bs : (i+1)*bs] {
+			binary.LittleEndian.PutUint32(buf[8+4*j:], uint32(t))
+		}
+		d.Reset()
+		_, _ = d.Write(buf)
+		parent = d.Sum64()
+		s.hashes = append(s.hashes, parent)
+	}
+	return s.hashes
+}
+
+// BlockHashes returns the chained hashes of the full blocks of tokens, as
+// the engine computes them (for tests and for routers that model the
+// server's cache).
+func BlockHashes(tokens []int, blockSize int) []uint64 {
+	s := seq{tokens: tokens}
+	return s.blockHashes(len(tokens)/blockSize, blockSize)
+}
+
+// mix64 is a 64-bit finaliser (SplitMix64).
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// draw returns the i-th deterministic 64-bit draw of s.
+func (s *seq) draw(i int) uint64 { return mix64(s.tokSeed ^ mix64(uint64(i)+1)) }
+
+// nextToken returns the id of the i-th generated token.
+func (s *seq) nextToken(i int, vocab []int) int {
+	r := s.draw(2 * i)
+	if len(vocab) > 0 {
+		return vocab[r%uint64(len(vocab))]
+	}
+	return int(r % VocabSize)
+}
+
+// eos reports whether the i-th generated token ends the sequence.
+func (s *seq) eos(i int, p float64) bool {
+	if p == 0 || s.req.IgnoreEOS || i < s.req.MinTokens {
+		return false
+	}
+	return float64(s.draw(2*i+1)>>11)/(1<<53) < p
+}

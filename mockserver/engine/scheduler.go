@@ -1,0 +1,164 @@
+package engine
+
+import "time"
+
+// planned is one request's share of a step: n tokens to compute.
+type planned struct {
+	s        *seq
+	n        int
+	admitted bool // first admission of the request
+}
+
+// Step runs one iteration starting at now and returns its duration and
+// events, which take effect at now + Duration. Like vLLM V1's scheduler
+// it first gives the running requests their tokens in admission order
+// (decode: 1, unfinished prefill: a chunk), preempting the newest running
+// request while blocks are short, then — unless it preempted — admits
+// waiting requests in FCFS order while MaxNumSeqs and the token budget
+// allow, each taking its prefix-cache hit first. In Static mode requests
+// are admitted only when the running batch is empty. A step with no work
+// returns Duration 0 and no events.
+func (e *Engine) Step(now time.Duration) Step {
+	budget := e.cfg.MaxNumBatchedTokens
+	mayAdmit := e.cfg.Batching == Continuous || len(e.running) == 0
+	plan, evs, preempted := e.scheduleRunning(now, &budget)
+	if !preempted && mayAdmit {
+		plan = e.scheduleWaiting(now, &budget, plan)
+	}
+	return e.execute(now, plan, evs)
+}
+
+// scheduleRunning plans the running requests' tokens and preempts.
+func (e *Engine) scheduleRunning(now time.Duration, budget *int) ([]planned, []Event, bool) {
+	var plan []planned
+	var evs []Event
+	preempted := false
+	for i := 0; i < len(e.running) && *budget > 0; i++ {
+		s := e.running[i]
+		n := min(s.numTokens()-s.computed, *budget)
+		for n > 0 && !e.grow(s, n) {
+			victim := e.running[len(e.running)-1]
+			e.preempt(victim, now)
+			evs = append(evs, Event{ID: victim.req.ID, Preempted: true, NumOutput: victim.numOutput()})
+			preempted = true
+			if victim == s {
+				n = 0
+			}
+		}
+		if n > 0 {
+			plan = append(plan, planned{s: s, n: n})
+			*budget -= n
+		}
+	}
+	return plan, evs, preempted
+}
+
+// scheduleWaiting admits waiting requests in order until one does not fit.
+func (e *Engine) scheduleWaiting(now time.Duration, budget *int, plan []planned) []planned {
+	for len(e.waiting) > 0 && len(e.running) < e.cfg.MaxNumSeqs {
+		if *budget == 0 && e.cfg.Batching == Continuous {
+			break
+		}
+		s := e.waiting[0]
+		first := !s.admitted
+		n, ok := e.admit(s, *budget)
+		if !ok {
+			break
+		}
+		e.waiting[0] = nil
+		e.waiting = e.waiting[1:]
+		e.running = append(e.running, s)
+		plan = append(plan, planned{s: s, n: n, admitted: first})
+		*budget -= n
+	}
+	return plan
+}
+
+// admit takes s's prefix-cache hit and blocks for a first chunk of at
+// most budget tokens. It reports the chunk and false when blocks are short.
+func (e *Engine) admit(s *seq, budget int) (int, bool) {
+	bs := e.cfg.BlockSize
+	// vLLM: only whole blocks hit, and the last token is always computed.
+	hits := e.pool.lookup(s.blockHashes((s.numTokens()-1)/bs, bs))
+	computed := len(hits) * bs
+	n := min(s.numTokens()-computed, budget)
+	need := e.cfg.blocksFor(computed+n) - len(hits)
+	idleHits := 0
+	for _, id := range hits {
+		if e.pool.idle(id) {
+			idleHits++
+		}
+	}
+	if e.pool.available()-idleHits < need {
+		return 0, false
+	}
+	for _, id := range hits {
+		e.pool.acquire(id)
+	}
+	s.blocks = append(s.blocks[:0], hits...)
+	for range need {
+		s.blocks = append(s.blocks, e.pool.allocate())
+	}
+	s.computed, s.registered, s.running = computed, len(hits), true
+	e.countLookup(s, computed)
+	return n, true
+}
+
+// countLookup updates the prefix-cache counters for an admission.
+func (e *Engine) countLookup(s *seq, hit int) {
+	if s.admitted {
+		e.stats.RecomputeQueries += int64(s.numTokens())
+		e.stats.RecomputeHits += int64(hit)
+		return
+	}
+	s.admitted, s.cached = true, hit
+	e.stats.PrefixQueries += int64(s.numTokens())
+	e.stats.PrefixHits += int64(hit)
+}
+
+// grow gives s the blocks for n more computed tokens, if available.
+func (e *Engine) grow(s *seq, n int) bool {
+	need := e.cfg.blocksFor(s.computed+n) - len(s.blocks)
+	if need <= 0 {
+		return true
+	}
+	if e.pool.available() < need {
+		return false
+	}
+	for range need {
+		s.blocks = append(s.blocks, e.pool.allocate())
+	}
+	return true
+}
+
+// preempt moves running request s back to the front of the waiting
+// queue, freeing its blocks (recompute preemption).
+func (e *Engine) preempt(s *seq, now time.Duration) {
+	e.running = removeSeq(e.running, s)
+	e.freeBlocks(s, now)
+	s.computed, s.registered, s.running = 0, 0, false
+	e.waiting = append([]*seq{s}, e.waiting...)
+	e.stats.Preemptions++
+}
+
+// freeBlocks releases s's blocks, tail first.
+func (e *Engine) freeBlocks(s *seq, now time.Duration) {
+	for i := len(s.blocks) - 1; i >= 0; i-- {
+		e.pool.release(s.blocks[i], now)
+	}
+	s.blocks = s.blocks[:0]
+}
+
+// cacheFull registers s's newly completed full blocks in the prefix table.
+func (e *Engine) cacheFull(s *seq) {
+	bs := e.cfg.BlockSize
+	full := s.computed / bs
+	if full <= s.registered {
+		return
+	}
+	hashes := s.blockHashes(full, bs)
+	for i := s.registered; i < full; i++ {
+		e.pool.register(s.blocks[i], hashes[i], i+1)
+	}
+	s.registered = full
+}
