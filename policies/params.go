@@ -109,3 +109,8 @@ func (p Params) DurationOrZero(name string) (time.Duration, error) {
 	}
 	return v, nil
 }
+
+// errParam formats an invalid-value error naming parameter name.
+func errParam(name, format string, a ...any) error {
+	return fmt.Errorf("parameter %s: "+format, append([]any{name}, a...)...)
+}
