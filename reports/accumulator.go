@@ -1,0 +1,158 @@
+package reports
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/tracebench/tracebench/replay"
+)
+
+// Accumulator folds the Results and Events of one Run into bounded
+// aggregates. It is used by one goroutine. Its memory grows with users,
+// Backends and time buckets, never with requests or tokens.
+type Accumulator struct {
+	h replay.Header
+	o Options
+
+	ttft, serverTTFT, tbt, tpot, e2e, queueWait, schedLag *hdrhistogram.Histogram
+
+	requests, ok, skipped, met int64
+	errors                     map[string]int64
+	lastDone                   time.Duration
+
+	promptTokens, completionTokens, cachedTokens int64
+	predictedTokens, chunks                      int64
+	predicted                                    bool
+
+	users    map[string]*userAcc
+	backends []*backendAcc
+
+	throughput, completions, inFlight, waiting *series
+	bins                                       map[string]*series
+}
+
+// NewAccumulator returns an empty Accumulator for the Run described by h.
+// Zero fields of o take their defaults (see DefaultOptions).
+func NewAccumulator(h replay.Header, o Options) *Accumulator {
+	o = o.withDefaults()
+	a := &Accumulator{
+		h: h, o: o,
+		ttft: newHist(), serverTTFT: newHist(), tbt: newHist(), tpot: newHist(),
+		e2e: newHist(), queueWait: newHist(), schedLag: newHist(),
+		errors:      map[string]int64{},
+		users:       map[string]*userAcc{},
+		throughput:  newSeries(o.Buckets, false),
+		completions: newSeries(o.Buckets, false),
+		inFlight:    newSeries(o.Buckets, false),
+		waiting:     newSeries(o.Buckets, false),
+		bins:        map[string]*series{},
+	}
+	for i := range h.Backends {
+		a.backend(i)
+	}
+	return a
+}
+
+// Add folds one Result in. Results whose intended arrival falls before
+// Options.Warmup are only counted as skipped.
+func (a *Accumulator) Add(r *replay.Result) {
+	if r.Intended < a.o.Warmup {
+		a.skipped++
+		return
+	}
+	a.requests++
+	a.lastDone = max(a.lastDone, r.Done, r.Intended)
+	u := a.user(r.User)
+	b := a.backend(r.Backend)
+	u.arrive(r, a.o)
+	b.add(r)
+	a.addOccupancy(r)
+	if !r.OK() {
+		a.errors[r.ErrClass]++
+		return
+	}
+	a.ok++
+	a.addLatencies(r)
+	a.addTokens(r)
+	if a.meets(r) {
+		a.met++
+		u.met++
+	}
+}
+
+// addOccupancy adds the request's waiting and in-flight time to the time
+// series.
+func (a *Accumulator) addOccupancy(r *replay.Result) {
+	sent := r.Sent
+	if sent <= 0 || sent > r.Done {
+		sent = r.Done
+	}
+	a.waiting.spread(r.Intended, sent, (sent - r.Intended).Seconds())
+	if r.Sent > 0 && r.Done > r.Sent {
+		a.inFlight.spread(r.Sent, r.Done, (r.Done - r.Sent).Seconds())
+	}
+}
+
+// addLatencies records a successful request's latencies.
+func (a *Accumulator) addLatencies(r *replay.Result) {
+	if r.FirstToken > 0 {
+		recordDur(a.ttft, r.TTFT())
+		recordDur(a.serverTTFT, r.ServerTTFT())
+	}
+	for _, g := range r.Gaps {
+		recordUS(a.tbt, g.V, g.N)
+	}
+	if r.CompletionTokens >= 2 && r.FirstToken > 0 {
+		recordDur(a.tpot, r.TPOT())
+	}
+	recordDur(a.e2e, r.E2E())
+	recordDur(a.queueWait, r.QueueWait())
+	if r.Sent > 0 {
+		recordDur(a.schedLag, r.ScheduleLag())
+	}
+}
+
+// addTokens counts a successful request's tokens and throughput.
+func (a *Accumulator) addTokens(r *replay.Result) {
+	a.promptTokens += int64(r.PromptTokens)
+	a.completionTokens += int64(r.CompletionTokens)
+	a.cachedTokens += int64(r.CachedTokens)
+	a.predictedTokens += int64(r.PredictedHitTokens)
+	a.predicted = a.predicted || r.PredictedHitTokens > 0
+	a.chunks += int64(r.Chunks)
+	a.throughput.add(r.Done, float64(r.CompletionTokens))
+	a.completions.add(r.Done, 1)
+}
+
+// meets reports whether a successful request met its user's SLO.
+func (a *Accumulator) meets(r *replay.Result) bool {
+	s := a.o.SLO.For(r.User)
+	if s.TTFT > 0 && (r.FirstToken == 0 || r.TTFT() > s.TTFT) {
+		return false
+	}
+	if s.TPOT > 0 && r.TPOT() > s.TPOT {
+		return false
+	}
+	return s.E2E <= 0 || r.E2E() <= s.E2E
+}
+
+func (a *Accumulator) user(id string) *userAcc {
+	u, ok := a.users[id]
+	if !ok {
+		u = newUserAcc(a.o.Buckets)
+		a.users[id] = u
+	}
+	return u
+}
+
+// backend returns the aggregate of Backend i, or a shared sink for
+// requests that reached no Backend (i < 0).
+func (a *Accumulator) backend(i int) *backendAcc {
+	if i < 0 {
+		return &backendAcc{}
+	}
+	for len(a.backends) <= i {
+		a.backends = append(a.backends, &backendAcc{})
+	}
+	return a.backends[i]
+}

@@ -1,0 +1,89 @@
+package reports
+
+import "math"
+
+// Direction says which way a column's figure is better.
+type direction int
+
+const (
+	neutral direction = iota
+	higherBetter
+	lowerBetter
+)
+
+// column is one figure of the comparison tables.
+type column struct {
+	head   string // short header, unit included
+	better direction
+	value  func(*Summary) float64
+	format func(float64) string
+}
+
+// comparisonColumns are the columns of the terminal table and of the
+// markdown comparison table, in order.
+var comparisonColumns = []column{
+	{"requests", neutral, func(s *Summary) float64 { return float64(s.Requests) }, fmtNum},
+	{"errors", lowerBetter, func(s *Summary) float64 { return float64(s.errorCount()) }, fmtNum},
+	{"req/s", higherBetter, func(s *Summary) float64 { return s.Throughput.Requests }, fmtNum},
+	{"out tok/s", higherBetter, func(s *Summary) float64 { return s.Throughput.OutputTokens }, fmtNum},
+	{"TTFT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P50) }, fmtNum},
+	{"TTFT p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P99) }, fmtNum},
+	{"TBT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TBT, s.TBT.P50) }, fmtNum},
+	{"TBT p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TBT, s.TBT.P99) }, fmtNum},
+	{"TPOT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TPOT, s.TPOT.P50) }, fmtNum},
+	{"E2E p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.E2E, s.E2E.P99) }, fmtNum},
+	{"hit server", higherBetter, func(s *Summary) float64 { return s.HitRate.Server }, fmtPct},
+	{"hit predicted", neutral, func(s *Summary) float64 { return s.HitRate.Predicted }, fmtPct},
+	{"SLA met", higherBetter, func(s *Summary) float64 { return s.SLA.Attainment }, fmtPct},
+	{"goodput req/s", higherBetter, func(s *Summary) float64 { return s.SLA.Goodput }, fmtNum},
+	{"Jain", higherBetter, func(s *Summary) float64 { return s.Fairness.Jain }, fmtFrac},
+}
+
+// distVal is v, or NaN when d is empty.
+func distVal(d Dist, v float64) float64 {
+	if d.Count == 0 {
+		return math.NaN()
+	}
+	return v
+}
+
+// best returns, per column, whether each run holds the best value. No run
+// is marked in a neutral column, when fewer than two runs have a value, or
+// when every run ties.
+func best(cols []column, runs []*Summary) [][]bool {
+	marks := make([][]bool, len(runs))
+	for i := range runs {
+		marks[i] = make([]bool, len(cols))
+	}
+	for c, col := range cols {
+		if col.better == neutral || len(runs) < 2 {
+			continue
+		}
+		vals := make([]float64, len(runs))
+		top, n := math.NaN(), 0
+		for i, s := range runs {
+			v := col.value(s)
+			vals[i] = v
+			if math.IsNaN(v) {
+				continue
+			}
+			n++
+			if math.IsNaN(top) || (col.better == higherBetter && v > top) || (col.better == lowerBetter && v < top) {
+				top = v
+			}
+		}
+		ties := 0
+		for _, v := range vals {
+			if col.format(v) == col.format(top) {
+				ties++
+			}
+		}
+		if n < 2 || ties == n {
+			continue
+		}
+		for i, v := range vals {
+			marks[i][c] = col.format(v) == col.format(top)
+		}
+	}
+	return marks
+}

@@ -1,0 +1,92 @@
+package reports
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// csvField is one column of the summary CSV.
+type csvField struct {
+	name  string
+	value func(*Summary) string
+}
+
+// num formats a float for CSV: up to 6 significant digits, empty for NaN.
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+func numI(v int64) string { return strconv.FormatInt(v, 10) }
+
+func ms(d time.Duration) string { return num(float64(d) / float64(time.Millisecond)) }
+
+// distFields are the columns of one latency distribution: <p>_mean_ms,
+// _p50_ms, _p90_ms, _p95_ms, _p99_ms, _p999_ms, _max_ms.
+func distFields(prefix string, get func(*Summary) Dist) []csvField {
+	f := func(suffix string, pick func(Dist) float64) csvField {
+		return csvField{prefix + "_" + suffix, func(s *Summary) string {
+			d := get(s)
+			if d.Count == 0 {
+				return ""
+			}
+			return num(pick(d))
+		}}
+	}
+	return []csvField{
+		f("mean_ms", func(d Dist) float64 { return d.Mean }),
+		f("p50_ms", func(d Dist) float64 { return d.P50 }),
+		f("p90_ms", func(d Dist) float64 { return d.P90 }),
+		f("p95_ms", func(d Dist) float64 { return d.P95 }),
+		f("p99_ms", func(d Dist) float64 { return d.P99 }),
+		f("p999_ms", func(d Dist) float64 { return d.P999 }),
+		f("max_ms", func(d Dist) float64 { return d.Max }),
+	}
+}
+
+// errorClasses are the error classes given their own summary column, in
+// column order.
+var errorClasses = []string{replay.ErrConnect, replay.ErrTimeout, replay.ErrHTTP4xx, replay.ErrHTTP5xx,
+	replay.ErrStreamBroken, replay.ErrStreamError, replay.ErrBadPayload, replay.ErrRejected, replay.ErrCanceled}
+
+// SummaryColumns returns the summary CSV's column names in order; the
+// names are stable (documented in docs/reports.md).
+func SummaryColumns() []string {
+	var out []string
+	for _, f := range summaryFields() {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+// WriteCSV writes the summary CSV: a header row (SummaryColumns) and one
+// row per Run. Empty cells are figures that could not be measured.
+func WriteCSV(w io.Writer, runs []*Summary) error {
+	fields := summaryFields()
+	cw := csv.NewWriter(w)
+	if err := cw.Write(SummaryColumns()); err != nil {
+		return fmt.Errorf("write summary csv: %w", err)
+	}
+	row := make([]string, len(fields))
+	for _, s := range runs {
+		for i, f := range fields {
+			row[i] = f.value(s)
+		}
+		if err := cw.Write(row); err != nil {
+			return fmt.Errorf("write summary csv: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write summary csv: %w", err)
+	}
+	return nil
+}

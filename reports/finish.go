@@ -1,0 +1,138 @@
+package reports
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// maxPlottedUsers is how many users (largest demand first) the cumulative
+// service plot and Series.UserService carry.
+const maxPlottedUsers = 8
+
+// Finish freezes the aggregates into a Summary. stop is the results
+// file's stop line, nil when the Run was killed. The Accumulator may not
+// be used afterwards.
+func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
+	s := &Summary{Header: a.h, Stop: stop, Options: a.o, Requests: a.requests, OK: a.ok,
+		WarmupSkipped: a.skipped, Errors: a.errors}
+	s.Window = a.window(stop)
+	secs := s.Window.Seconds
+	if a.requests > 0 {
+		s.ErrorRate = float64(a.requests-a.ok) / float64(a.requests)
+	}
+	s.Throughput = Throughput{Requests: per(float64(a.ok), secs),
+		InputTokens: per(float64(a.promptTokens), secs), OutputTokens: per(float64(a.completionTokens), secs)}
+	s.TTFT, s.ServerTTFT, s.TBT = distOf(a.ttft), distOf(a.serverTTFT), distOf(a.tbt)
+	s.TPOT, s.E2E = distOf(a.tpot), distOf(a.e2e)
+	s.QueueWait, s.ScheduleLag = distOf(a.queueWait), distOf(a.schedLag)
+	s.TokensPerChunk = ratio(float64(a.completionTokens), float64(a.chunks))
+	s.SLA = SLA{Met: a.met, Attainment: ratio(float64(a.met), float64(a.requests)), Goodput: per(float64(a.met), secs)}
+	s.HitRate = a.hitRate(stop)
+	s.Users = a.userRows()
+	s.Fairness = a.fairness(s.Users, secs)
+	s.Backends = a.backendRows()
+	s.Balance = balanceOf(s.Backends)
+	s.Rate, s.MockStepLate = runChecks(stop)
+	s.Series = a.series(s.Users)
+	s.Warnings = warnings(s)
+	return s
+}
+
+// window is [Warmup, last completion]; a Run with no Results falls back
+// to its stop line's elapsed time.
+func (a *Accumulator) window(stop *replay.Stop) Window {
+	end := a.lastDone
+	if end == 0 && stop != nil {
+		end = stop.Elapsed
+	}
+	end = max(end, a.o.Warmup)
+	return Window{Start: a.o.Warmup, End: end, Seconds: (end - a.o.Warmup).Seconds()}
+}
+
+// per is n per second of secs (0 for an empty window).
+func per(n, secs float64) float64 {
+	if secs <= 0 {
+		return 0
+	}
+	return n / secs
+}
+
+// ratio is a/b, NaN when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// hitRate computes the hit rates; the scraped one comes from the stop
+// line's counter deltas when present, else from scrape Events.
+func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
+	h := HitRate{Server: ratio(float64(a.cachedTokens), float64(a.promptTokens)),
+		Scraped: math.NaN(), Predicted: math.NaN()}
+	if a.predicted {
+		h.Predicted = ratio(float64(a.predictedTokens), float64(a.promptTokens))
+	}
+	var hits, queries float64
+	scraped := false
+	for _, b := range a.backends {
+		if b.scraped {
+			scraped = true
+			hits += b.lastHits - b.firstHits
+			queries += b.lastQueries - b.firstQueries
+		}
+	}
+	if scraped {
+		h.Scraped = ratio(hits, queries)
+	}
+	if stop != nil {
+		q, okQ := stop.Extra[ExtraPrefixQueries]
+		hh, okH := stop.Extra[ExtraPrefixHits]
+		if okQ && okH {
+			h.Scraped = ratio(hh, q)
+		}
+	}
+	return h
+}
+
+// userRows returns one row per user, largest demand first (ties by name).
+func (a *Accumulator) userRows() []UserSummary {
+	var total float64
+	for _, u := range a.users {
+		total += u.demand
+	}
+	rows := make([]UserSummary, 0, len(a.users))
+	for id, u := range a.users {
+		rows = append(rows, UserSummary{User: id, Requests: u.requests, Errors: u.errors, Met: u.met,
+			Attainment: ratio(float64(u.met), float64(u.requests)), Demand: u.demand, Service: u.service,
+			DemandShare: ratio(u.demand, total), TTFTP50: nanIfEmpty(&u.ttft, 0.5), TTFTP99: nanIfEmpty(&u.ttft, 0.99)})
+	}
+	slices.SortFunc(rows, func(x, y UserSummary) int {
+		return cmp.Or(cmp.Compare(y.Demand, x.Demand), cmp.Compare(x.User, y.User))
+	})
+	return rows
+}
+
+func nanIfEmpty(s *sketch, q float64) float64 {
+	if s.n == 0 {
+		return math.NaN()
+	}
+	return s.quantile(q)
+}
+
+// fairness computes Jain's index over service/demand of users with
+// demand, and the VTC service difference.
+func (a *Accumulator) fairness(users []UserSummary, secs float64) Fairness {
+	var x []float64
+	for _, u := range users {
+		if u.Demand > 0 {
+			x = append(x, u.Service/u.Demand)
+		}
+	}
+	f := Fairness{Users: len(x), Jain: JainIndex(x)}
+	f.ServiceDiffMax, f.ServiceDiffMean = a.serviceDiffs(secs)
+	return f
+}

@@ -1,0 +1,130 @@
+package reports
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// backendRows returns one row per Backend, in header order.
+func (a *Accumulator) backendRows() []BackendSummary {
+	rows := make([]BackendSummary, len(a.backends))
+	for i, b := range a.backends {
+		r := BackendSummary{Index: i, Requests: b.requests, Errors: b.errors, InputTokens: b.input,
+			OutputTokens: b.output, TTFTP50: nanIfEmpty(&b.ttft, 0.5), TTFTP99: nanIfEmpty(&b.ttft, 0.99),
+			HitRate: ratio(float64(b.cached), float64(b.input)), ScrapedHitRate: math.NaN(),
+			PredictedHitRate: math.NaN(), KVUsageMax: math.NaN()}
+		if i < len(a.h.Backends) {
+			r.URL = a.h.Backends[i]
+		}
+		if a.predicted {
+			r.PredictedHitRate = ratio(float64(b.predicted), float64(b.input))
+		}
+		if b.scraped {
+			r.ScrapedHitRate = ratio(b.lastHits-b.firstHits, b.lastQueries-b.firstQueries)
+		}
+		if b.kvSeen {
+			r.KVUsageMax = b.kvMax
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// balanceOf is the coefficient of variation of requests and of tokens
+// (input + output) across Backends.
+func balanceOf(rows []BackendSummary) Balance {
+	req := make([]float64, len(rows))
+	tok := make([]float64, len(rows))
+	for i, r := range rows {
+		req[i] = float64(r.Requests)
+		tok[i] = float64(r.InputTokens + r.OutputTokens)
+	}
+	return Balance{CVRequests: CoefficientOfVariation(req), CVTokens: CoefficientOfVariation(tok)}
+}
+
+// Stop.Extra keys read by reports.
+const (
+	ExtraRequestedRate = "requested_rate"
+	ExtraAchievedRate  = "achieved_rate"
+	ExtraMockLateP50   = "mock_step_late_p50_us"
+	ExtraMockLateP99   = "mock_step_late_p99_us"
+	ExtraMockLateMax   = "mock_step_late_max_us"
+	ExtraPrefixQueries = "server_prefix_queries"
+	ExtraPrefixHits    = "server_prefix_hits"
+)
+
+// runChecks reads the requested/achieved rate and the mock's step
+// lateness from the stop line (NaN when absent).
+func runChecks(stop *replay.Stop) (RateCheck, Lateness) {
+	get := func(k string, scale float64) float64 {
+		if stop == nil {
+			return math.NaN()
+		}
+		v, ok := stop.Extra[k]
+		if !ok {
+			return math.NaN()
+		}
+		return v * scale
+	}
+	return RateCheck{Requested: get(ExtraRequestedRate, 1), Achieved: get(ExtraAchievedRate, 1)},
+		Lateness{P50: get(ExtraMockLateP50, 1e-3), P99: get(ExtraMockLateP99, 1e-3), Max: get(ExtraMockLateMax, 1e-3)}
+}
+
+// series collects the plotted time series.
+func (a *Accumulator) series(users []UserSummary) Series {
+	s := Series{Throughput: a.throughput.rates(), Completions: a.completions.rates(),
+		InFlight: a.inFlight.rates(), Waiting: a.waiting.rates(), TTFTCDF: cdfOf(a.ttft, 100)}
+	if len(a.users) > 1 {
+		s.UserService = map[string][]Point{}
+		for _, u := range users[:min(len(users), maxPlottedUsers)] {
+			s.UserService[u.User] = a.users[u.User].svc.cumulative()
+		}
+	}
+	if len(a.bins) > 0 {
+		s.BinTarget = map[string][]Point{}
+		for bin, ser := range a.bins {
+			s.BinTarget[bin] = ser.means()
+		}
+	}
+	return s
+}
+
+// sortedKeys returns m's keys in natural order ("bin2" before "bin10").
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, naturalCompare)
+	return keys
+}
+
+// naturalCompare orders strings with equal prefixes by their trailing
+// number, then lexically.
+func naturalCompare(x, y string) int {
+	px, nx := splitNumber(x)
+	py, ny := splitNumber(y)
+	if px == py && nx >= 0 && ny >= 0 {
+		return cmp.Compare(nx, ny)
+	}
+	return strings.Compare(x, y)
+}
+
+func splitNumber(s string) (string, int) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) || len(s)-i > 9 {
+		return s, -1
+	}
+	n := 0
+	for _, c := range s[i:] {
+		n = n*10 + int(c-'0')
+	}
+	return s[:i], n
+}

@@ -1,0 +1,78 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// na is how a figure that could not be measured is shown.
+const na = "n/a"
+
+// fmtNum formats v with about three significant digits (no exponent for
+// ordinary magnitudes); NaN shows as n/a.
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return na
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
+	case math.Abs(v) >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case math.Abs(v) >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// fmtPct formats a fraction as a percentage with one decimal.
+func fmtPct(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return na
+	}
+	return strconv.FormatFloat(100*v, 'f', 1, 64) + " %"
+}
+
+// fmtFrac formats a fraction in [0, 1] with three decimals.
+func fmtFrac(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return na
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// errorList formats error counts as "class n, class n" by class name.
+func errorList(m map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errorCount is the number of failed requests.
+func (s *Summary) errorCount() int64 { return s.Requests - s.OK }
+
+// Name is the Run's display name: its policy, plus the shard when the
+// Run replayed one shard.
+func (s *Summary) Name() string {
+	name := s.Header.Policy
+	if name == "" {
+		name = s.Header.Router
+	}
+	if name == "" {
+		name = "run"
+	}
+	if s.Header.Shard != "" {
+		name += " [shard " + s.Header.Shard + "]"
+	}
+	return name
+}

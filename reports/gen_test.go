@@ -1,0 +1,109 @@
+package reports
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// synthRun describes a synthetic Run for tests: n requests at a fixed
+// rate over users with unequal rates, routed over backends.
+type synthRun struct {
+	policy   string
+	n        int
+	backends int
+	users    []string
+	rate     float64 // requests per second
+	ttft     time.Duration
+	tbt      time.Duration
+	errEvery int // every errEvery-th request fails (0: none)
+	seed     uint64
+	multiBin bool
+}
+
+// header returns the Run's header, fixed so goldens are stable.
+func (s synthRun) header() replay.Header {
+	h := replay.Header{Version: "test", Started: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+		Policy: s.policy, Router: s.policy, Queue: "fcfs", Seed: s.seed, Trace: "workload mixed (test)", Mode: "mock"}
+	for i := 0; i < s.backends; i++ {
+		h.Backends = append(h.Backends, "http://127.0.0.1:"+itoa(9000+i))
+	}
+	if s.multiBin {
+		h.Queue, h.Policy = "multi-bin", s.policy+"+multi-bin"
+	}
+	return h
+}
+
+// result returns the i-th synthetic Result.
+func (s synthRun) result(i int, rng *rand.Rand) *replay.Result {
+	user := s.users[min(int(rng.ExpFloat64()), len(s.users)-1)]
+	intended := time.Duration(float64(i) / s.rate * float64(time.Second))
+	out := 2 + rng.IntN(60)
+	in := 100 + rng.IntN(900)
+	ttft := s.ttft + time.Duration(rng.ExpFloat64()*float64(s.ttft))
+	tbt := s.tbt + time.Duration(rng.IntN(int(s.tbt/time.Microsecond)))*time.Microsecond/4
+	r := &replay.Result{Seq: int64(i), ID: "r" + itoa(i), User: user, Backend: i % s.backends,
+		Intended: intended, Released: intended, Sent: intended + time.Duration(50+rng.IntN(500))*time.Microsecond,
+		InputTokens: in, OutputTokens: out, PromptTokens: in, CompletionTokens: out,
+		CachedTokens: rng.IntN(in / 2), Chunks: out, Status: 200}
+	r.FirstToken = intended + ttft
+	r.Done = r.FirstToken + time.Duration(out-1)*tbt
+	r.Gaps = []replay.GapBin{{V: roundUS(tbt), N: int64(out - 1)}}
+	r.TBTMax = tbt
+	if s.policy == "prefix-cache" {
+		r.PredictedHitTokens = r.CachedTokens + in/10
+	}
+	if s.errEvery > 0 && i%s.errEvery == s.errEvery-1 {
+		r.ErrClass, r.Status, r.Err = replay.ErrHTTP5xx, 503, "503 Service Unavailable"
+		r.FirstToken, r.CompletionTokens, r.CachedTokens, r.Chunks, r.Gaps = 0, 0, 0, 0, nil
+		r.Done = r.Sent + time.Millisecond
+	}
+	return r
+}
+
+// roundUS rounds d to two significant digits in microseconds, as the
+// replay package stores gaps.
+func roundUS(d time.Duration) int64 {
+	us := int64(d / time.Microsecond)
+	scale := int64(1)
+	for us/scale >= 100 {
+		scale *= 10
+	}
+	return (us + scale/2) / scale * scale
+}
+
+// write writes the Run's results file into dir and returns its path.
+func (s synthRun) write(t testing.TB, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "results-"+s.policy+".jsonl")
+	w, err := replay.Create(path, s.header())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(s.seed, 1))
+	var last time.Duration
+	for i := 0; i < s.n; i++ {
+		r := s.result(i, rng)
+		last = max(last, r.Done)
+		if err := w.WriteResult(r); err != nil {
+			t.Fatal(err)
+		}
+		if s.multiBin && i%10 == 0 {
+			ev := &replay.Event{At: r.Intended, Source: SourceMultiBin, Values: map[string]float64{
+				"bin0_b_target": float64(8 + i%5), "bin1_b_target": float64(4 + i%3), "bin0_b_mem": 32}}
+			if err := w.WriteEvent(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stop := replay.Stop{Reason: "done", Elapsed: last, Extra: map[string]float64{
+		ExtraRequestedRate: s.rate, ExtraAchievedRate: s.rate * 0.99,
+		ExtraMockLateP50: 40, ExtraMockLateP99: 300, ExtraMockLateMax: 900}}
+	if err := w.Close(stop); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

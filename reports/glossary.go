@@ -1,0 +1,33 @@
+package reports
+
+// GlossaryEntry defines one metric as the report uses it.
+type GlossaryEntry struct {
+	Metric     string
+	Definition string
+}
+
+// Glossary returns the definition of every metric a report shows, in the
+// order of DESIGN.md section 5. The markdown report prints it at the end.
+func Glossary() []GlossaryEntry {
+	return []GlossaryEntry{
+		{"TTFT", "time to first token: first content-bearing chunk − intended arrival (the trace's arrival time, so client-side queueing and late sending count; coordinated-omission safe). Over successful requests."},
+		{"server TTFT", "first content chunk − the moment the HTTP request was sent: the servers' share of TTFT."},
+		{"TBT", "time between tokens: every gap between successive content chunks of a request, over all gaps of all successful requests (recorded per request at 2 significant digits). Tokens per chunk (output tokens / content chunks) is shown beside it: above 1, a gap spans several tokens."},
+		{"TPOT", "time per output token of one request: (done − first token) / (output tokens − 1); requests with fewer than 2 output tokens have none."},
+		{"E2E", "end to end: done − intended arrival."},
+		{"queue wait", "released by the client-side Queue − intended arrival (0 for fcfs)."},
+		{"schedule lag", "sent − released: how late the client itself sent; p50/p99/max, beside the requested and achieved arrival rates."},
+		{"SLA met", "a successful request whose TTFT ≤ --slo-ttft, TPOT ≤ --slo-tpot and, when set, E2E ≤ --slo-e2e (per-user bounds from --slo-file override these)."},
+		{"SLA attainment", "SLA-met requests / all requests in the window (failed requests count as missed); also per user."},
+		{"goodput", "SLA-met requests per second of the measured window (DistServe, Zhong et al. 2024)."},
+		{"throughput", "successful requests, their prompt tokens and their output tokens per second of the measured window."},
+		{"measured window", "from the --warmup cut (requests arriving earlier are left out) to the last completion."},
+		{"hit rate (server)", "Σ cached_tokens / Σ prompt_tokens from the servers' usage replies; the scraped figure is Δ vllm:prefix_cache_hits_total / Δ vllm:prefix_cache_queries_total when --scrape is on."},
+		{"hit rate (predicted)", "Σ prefix tokens the Router expected to hit for its picks / Σ prompt tokens: the Router's own model of the caches, shown beside the server figure (n/a for Routers without one)."},
+		{"service", "of a user: w_in·input tokens + w_out·output tokens (w_in 1, w_out 2, as in VTC); demand counts the trace's intended lengths, service what was delivered."},
+		{"Jain's index", "(Σx)² / (n·Σx²) over users' x = service / demand: 1 when every user got the same share of what it asked for, 1/n when one user got everything."},
+		{"service difference", "VTC's measure (Sheng et al. 2024, as in its artifact): in each 60 s window, max over users of min(best-served user's service − the user's, the user's demand − its service), in weighted tokens per second; max and mean over windows. 0 means no user that wanted more got less than another."},
+		{"load balance", "coefficient of variation (stddev / mean) of requests and of tokens per Backend: 0 is perfectly even."},
+		{"errors", "failed requests by class: connect, timeout, http-4xx, http-5xx, stream-broken, stream-error, bad-payload, rejected (client-side Queue), canceled (run stopped)."},
+	}
+}

@@ -1,0 +1,126 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strings"
+)
+
+// WriteJSON writes {"runs": [Summary...]} with the same content as the
+// markdown and CSV reports. Figures that could not be measured (NaN in
+// Go) are null.
+func WriteJSON(w io.Writer, runs []*Summary) error {
+	doc := map[string]any{"runs": jsonValue(reflect.ValueOf(runs))}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write json report: %w", err)
+	}
+	return nil
+}
+
+var marshalerType = reflect.TypeFor[json.Marshaler]()
+
+// jsonValue converts v into values encoding/json can write, replacing NaN
+// and infinite floats by nil. Struct field names and omitempty follow the
+// json tags; field order is kept.
+func jsonValue(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
+	if v.Type().Implements(marshalerType) {
+		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Map) && v.IsNil() {
+			return nil
+		}
+		return v.Interface()
+	}
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil
+		}
+		return v.Interface()
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return jsonValue(v.Elem())
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = jsonValue(v.Index(i))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return nil
+		}
+		out := make(map[string]any, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			out[fmt.Sprint(it.Key().Interface())] = jsonValue(it.Value())
+		}
+		return out
+	case reflect.Struct:
+		return structValue(v)
+	}
+	return v.Interface()
+}
+
+// orderedObject is a JSON object that keeps its keys in order.
+type orderedObject struct {
+	keys []string
+	vals []any
+}
+
+// MarshalJSON implements json.Marshaler.
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := json.Marshal(o.vals[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func structValue(v reflect.Value) any {
+	var o orderedObject
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fv := v.Field(i)
+		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+			continue
+		}
+		o.keys = append(o.keys, name)
+		o.vals = append(o.vals, jsonValue(fv))
+	}
+	return o
+}

@@ -1,0 +1,110 @@
+package reports
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// RenderOptions control the markdown report.
+type RenderOptions struct {
+	// Title heads the report (default "tracebench report").
+	Title string
+	// PNG also writes every plot as PNG and embeds the PNGs instead of
+	// the SVGs (default: SVG only).
+	PNG bool
+	// NoPlots leaves the plots out (default: plots are drawn).
+	NoPlots bool
+	// TopUsers is how many users, largest demand first, the per-user
+	// table shows (default 8); WorstUsers how many worst-served users
+	// are added below them (default 3).
+	TopUsers, WorstUsers int
+}
+
+func (o RenderOptions) withDefaults() RenderOptions {
+	if o.Title == "" {
+		o.Title = "tracebench report"
+	}
+	if o.TopUsers <= 0 {
+		o.TopUsers = 8
+	}
+	if o.WorstUsers <= 0 {
+		o.WorstUsers = 3
+	}
+	return o
+}
+
+// WriteMarkdown writes dir/report.md and its plots under dir/plots/,
+// embedded by relative path.
+func WriteMarkdown(dir string, runs []*Summary, o RenderOptions) error {
+	o = o.withDefaults()
+	var plots []plotRef
+	if !o.NoPlots {
+		var err error
+		if plots, err = writePlots(filepath.Join(dir, "plots"), runs, o.PNG); err != nil {
+			return err
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, "report.md"))
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	renderMarkdown(bw, runs, plots, o)
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write report %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write report %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// renderMarkdown writes the report's text; plots are already drawn.
+func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptions) {
+	fmt.Fprintf(w, "# %s\n\n", o.Title)
+	writeIntro(w, runs)
+	writeConfig(w, runs)
+	writeWarnings(w, runs)
+	writeComparison(w, runs)
+	writeDetails(w, runs)
+	writePlotSection(w, plots)
+	writeBackends(w, runs)
+	writeUsers(w, runs, o)
+	writeGlossary(w)
+}
+
+// mdTable writes a markdown table; align holds one of "l", "r" per column.
+func mdTable(w io.Writer, head []string, align string, rows [][]string) {
+	fmt.Fprintf(w, "| %s |\n|", strings.Join(head, " | "))
+	for i := range head {
+		if i < len(align) && align[i] == 'l' {
+			fmt.Fprint(w, " :--- |")
+		} else {
+			fmt.Fprint(w, " ---: |")
+		}
+	}
+	fmt.Fprintln(w)
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+	}
+	fmt.Fprintln(w)
+}
+
+// mdEscape keeps a value from breaking a markdown table cell.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "_", `\_`).Replace(s)
+}
+
+func writeGlossary(w io.Writer) {
+	fmt.Fprint(w, "## Glossary\n\n")
+	var rows [][]string
+	for _, g := range Glossary() {
+		rows = append(rows, []string{"**" + g.Metric + "**", g.Definition})
+	}
+	mdTable(w, []string{"metric", "definition"}, "ll", rows)
+}

@@ -1,0 +1,150 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+func writeIntro(w io.Writer, runs []*Summary) {
+	if len(runs) == 0 {
+		fmt.Fprint(w, "No runs.\n\n")
+		return
+	}
+	h := runs[0].Header
+	fmt.Fprintf(w, "%d run(s) of the workload `%s` against %d %s backend(s). ", len(runs), h.Trace,
+		len(h.Backends), h.Mode)
+	fmt.Fprint(w, "Each run replays the same requests with one policy (a Router, plus a client-side Queue when not `fcfs`). "+
+		"Latencies are in milliseconds and count from each request's intended arrival time, so time spent waiting "+
+		"in the client counts. Every figure is defined in the [glossary](#glossary) at the end.\n\n")
+}
+
+func writeConfig(w io.Writer, runs []*Summary) {
+	if len(runs) == 0 {
+		return
+	}
+	fmt.Fprint(w, "## Run configuration\n\n")
+	s := runs[0]
+	h := s.Header
+	fmt.Fprintf(w, "- workload: `%s`\n- target: %s, %d backend(s): %s\n- seed: %d; tool version %s; started %s\n",
+		h.Trace, h.Mode, len(h.Backends), backendList(h.Backends), h.Seed, h.Version, h.Started.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "- SLO: %s; warm-up cut: %s; service weights w_in %g, w_out %g\n",
+		sloText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out)
+	if h.Shards > 0 {
+		fmt.Fprintf(w, "- merged from %d shards: each shard ran its own Router and Queue state, like separate gateway replicas\n", h.Shards)
+	}
+	fmt.Fprintln(w)
+	var rows [][]string
+	for _, s := range runs {
+		rows = append(rows, []string{mdEscape(s.Name()), mdEscape(s.Header.Router), paramText(s.Header.RouterParams),
+			mdEscape(s.Header.Queue), paramText(s.Header.QueueParams), fmtNum(float64(s.Requests)),
+			fmt.Sprintf("%.1f s", s.Window.Seconds), stopReason(s)})
+	}
+	mdTable(w, []string{"run", "router", "router params", "queue", "queue params", "requests", "measured window", "stop"},
+		"lllll", rows)
+}
+
+func backendList(b []string) string {
+	if len(b) > 4 {
+		return fmt.Sprintf("`%s` … `%s`", b[0], b[len(b)-1])
+	}
+	q := make([]string, len(b))
+	for i, x := range b {
+		q[i] = "`" + x + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+func sloText(s SLO) string {
+	var parts []string
+	for _, b := range []struct {
+		n string
+		d time.Duration
+	}{{"TTFT", s.TTFT}, {"TPOT", s.TPOT}, {"E2E", s.E2E}} {
+		if b.d > 0 {
+			parts = append(parts, fmt.Sprintf("%s ≤ %s", b.n, b.d))
+		}
+	}
+	if len(parts) == 0 {
+		return "none (every successful request meets it)"
+	}
+	out := strings.Join(parts, ", ")
+	if len(s.PerUser) > 0 {
+		out += fmt.Sprintf(" (%d user(s) with their own bounds)", len(s.PerUser))
+	}
+	return out
+}
+
+func paramText(p map[string]string) string {
+	if len(p) == 0 {
+		return "defaults"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		parts = append(parts, k+"="+p[k])
+	}
+	return mdEscape(strings.Join(parts, ", "))
+}
+
+func writeWarnings(w io.Writer, runs []*Summary) {
+	n := 0
+	for _, s := range runs {
+		n += len(s.Warnings)
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprint(w, "## Warnings\n\nThese say where the measurement itself is doubtful; read the figures below with them in mind.\n\n")
+	for _, s := range runs {
+		for _, m := range s.Warnings {
+			fmt.Fprintf(w, "- **%s**: %s\n", mdEscape(s.Name()), m)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func writeComparison(w io.Writer, runs []*Summary) {
+	fmt.Fprint(w, "## Comparison\n\n")
+	if len(runs) > 1 {
+		fmt.Fprint(w, "One row per run. **Bold** marks the best value of each column (hit predicted and requests are not ranked).\n\n")
+	}
+	head := []string{"run"}
+	for _, c := range comparisonColumns {
+		head = append(head, c.head)
+	}
+	marks := best(comparisonColumns, runs)
+	var rows [][]string
+	for i, s := range runs {
+		row := []string{mdEscape(s.Name())}
+		for c, col := range comparisonColumns {
+			v := col.format(col.value(s))
+			if marks[i][c] {
+				v = "**" + v + "**"
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	mdTable(w, head, "l", rows)
+}
+
+// writeDetails writes the figures that did not fit the comparison table.
+func writeDetails(w io.Writer, runs []*Summary) {
+	fmt.Fprint(w, "### More figures\n\n")
+	var rows [][]string
+	for _, s := range runs {
+		rows = append(rows, []string{mdEscape(s.Name()),
+			fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P50)), fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P99)),
+			fmtNum(distVal(s.QueueWait, s.QueueWait.P99)),
+			fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.P99)), fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.Max)),
+			fmtNum(s.TokensPerChunk), fmtNum(s.Throughput.InputTokens), fmtPct(s.HitRate.Scraped),
+			fmtNum(s.Fairness.ServiceDiffMax), fmtNum(s.Fairness.ServiceDiffMean),
+			fmtFrac(s.Balance.CVRequests), fmtFrac(s.Balance.CVTokens), errorList(s.Errors)})
+	}
+	mdTable(w, []string{"run", "server TTFT p50 ms", "server TTFT p99 ms", "queue wait p99 ms", "sched lag p99 ms",
+		"sched lag max ms", "tok/chunk", "in tok/s", "hit scraped", "svc diff max", "svc diff mean",
+		"CV req/backend", "CV tok/backend", "errors by class"}, "l", rows)
+}

@@ -1,0 +1,116 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+)
+
+// writeBackends writes one per-Backend table per run.
+func writeBackends(w io.Writer, runs []*Summary) {
+	fmt.Fprint(w, "## Backends\n\n")
+	fmt.Fprint(w, "How each run spread its requests. Share is the backend's fraction of the run's requests; "+
+		"an even spread over n backends gives 1/n each.\n\n")
+	for _, s := range runs {
+		if len(runs) > 1 {
+			fmt.Fprintf(w, "### %s\n\n", mdEscape(s.Name()))
+		}
+		var rows [][]string
+		for _, b := range s.Backends {
+			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", fmtNum(float64(b.Requests)),
+				fmtPct(ratio(float64(b.Requests), float64(s.Requests))), fmtNum(float64(b.Errors)),
+				fmtNum(float64(b.InputTokens)), fmtNum(float64(b.OutputTokens)), fmtNum(b.TTFTP50), fmtNum(b.TTFTP99),
+				fmtPct(b.HitRate), fmtPct(b.ScrapedHitRate), fmtPct(b.PredictedHitRate), fmtPct(b.KVUsageMax)})
+		}
+		mdTable(w, []string{"#", "backend", "requests", "share", "errors", "in tokens", "out tokens",
+			"TTFT p50 ms", "TTFT p99 ms", "hit server", "hit scraped", "hit predicted", "KV max"}, "ll", rows)
+	}
+}
+
+// writeUsers writes the per-user table: the largest users by demand and
+// the worst-served ones (lowest SLA attainment in any run), one column
+// group per run.
+func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
+	if len(runs) == 0 || len(runs[0].Users) == 0 {
+		return
+	}
+	fmt.Fprint(w, "## Users\n\n")
+	top, worst := pickUsers(runs, o.TopUsers, o.WorstUsers)
+	fmt.Fprintf(w, "The %d users with the largest demand, then the %d worst-served (lowest SLA attainment in any run). "+
+		"Each run's cell is SLA attainment / TTFT p99 in ms / service received as a share of the user's demand.\n\n",
+		len(top), len(worst))
+	head := []string{"user", "requests", "demand share"}
+	for _, s := range runs {
+		head = append(head, mdEscape(s.Name()))
+	}
+	var rows [][]string
+	for i, u := range append(top, worst...) {
+		label := mdEscape(userLabel(u))
+		if i == len(top) {
+			label = "worst: " + label
+		}
+		ref := lookupUser(runs[0], u)
+		row := []string{label, fmtNum(float64(ref.Requests)), fmtPct(ref.DemandShare)}
+		for _, s := range runs {
+			x := lookupUser(s, u)
+			row = append(row, fmt.Sprintf("%s / %s / %s", fmtPct(x.Attainment), fmtNum(x.TTFTP99),
+				fmtPct(ratio(x.Service, x.Demand))))
+		}
+		rows = append(rows, row)
+	}
+	mdTable(w, head, "l", rows)
+}
+
+func userLabel(u string) string {
+	if u == "" {
+		return "(no user)"
+	}
+	return u
+}
+
+// pickUsers returns the top users by demand in the first run and the
+// worst-served others (lowest attainment across runs, then lowest name).
+func pickUsers(runs []*Summary, nTop, nWorst int) (top, worst []string) {
+	shown := map[string]bool{}
+	for _, u := range runs[0].Users[:min(nTop, len(runs[0].Users))] {
+		top = append(top, u.User)
+		shown[u.User] = true
+	}
+	type cand struct {
+		user string
+		att  float64
+	}
+	worstOf := map[string]float64{}
+	for _, s := range runs {
+		for _, u := range s.Users {
+			if shown[u.User] || math.IsNaN(u.Attainment) {
+				continue
+			}
+			if v, ok := worstOf[u.User]; !ok || u.Attainment < v {
+				worstOf[u.User] = u.Attainment
+			}
+		}
+	}
+	var c []cand
+	for u, a := range worstOf {
+		c = append(c, cand{u, a})
+	}
+	slices.SortFunc(c, func(x, y cand) int { return cmp.Or(cmp.Compare(x.att, y.att), cmp.Compare(x.user, y.user)) })
+	for _, x := range c[:min(nWorst, len(c))] {
+		worst = append(worst, x.user)
+	}
+	return top, worst
+}
+
+// lookupUser returns the user's row in s (an empty row with NaN figures
+// when the user sent nothing in that run).
+func lookupUser(s *Summary, user string) UserSummary {
+	for _, u := range s.Users {
+		if u.User == user {
+			return u
+		}
+	}
+	return UserSummary{User: user, Attainment: math.NaN(), TTFTP99: math.NaN(), DemandShare: math.NaN()}
+}

@@ -1,0 +1,160 @@
+package reports
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// SLO is a service-level objective for one request. A zero bound is not
+// checked. TTFT and E2E count from the Request's intended arrival; TPOT is
+// (done − first token) / (output tokens − 1).
+type SLO struct {
+	// TTFT bounds the time to first token (0: unchecked).
+	TTFT time.Duration `json:"ttft" yaml:"ttft"`
+	// TPOT bounds the time per output token (0: unchecked).
+	TPOT time.Duration `json:"tpot" yaml:"tpot"`
+	// E2E bounds the end-to-end latency (0: unchecked).
+	E2E time.Duration `json:"e2e" yaml:"e2e"`
+	// PerUser overrides bounds for named users; a zero field of an
+	// override inherits the run-wide bound.
+	PerUser map[string]SLO `json:"per_user,omitempty" yaml:"-"`
+}
+
+// For returns the bounds that apply to user: the run-wide bounds with the
+// user's non-zero overrides applied.
+func (s SLO) For(user string) SLO {
+	o, ok := s.PerUser[user]
+	if !ok {
+		return SLO{TTFT: s.TTFT, TPOT: s.TPOT, E2E: s.E2E}
+	}
+	out := SLO{TTFT: s.TTFT, TPOT: s.TPOT, E2E: s.E2E}
+	if o.TTFT > 0 {
+		out.TTFT = o.TTFT
+	}
+	if o.TPOT > 0 {
+		out.TPOT = o.TPOT
+	}
+	if o.E2E > 0 {
+		out.E2E = o.E2E
+	}
+	return out
+}
+
+// ServiceWeights weigh tokens into a user's service: w_in per input token,
+// w_out per output token. VTC (Sheng et al., OSDI 2024) uses 1 and 2.
+type ServiceWeights struct {
+	// In weighs input (prompt) tokens; default 1.
+	In float64 `json:"w_in"`
+	// Out weighs output (completion) tokens; default 2.
+	Out float64 `json:"w_out"`
+}
+
+// Service is In·input + Out·output.
+func (w ServiceWeights) Service(input, output int) float64 {
+	return w.In*float64(input) + w.Out*float64(output)
+}
+
+// Options control what a Summary measures.
+type Options struct {
+	// SLO decides whether a request met its SLA. Default: none checked
+	// (every successful request meets it); the CLI sets 2 s TTFT and
+	// 100 ms TPOT.
+	SLO SLO `json:"slo"`
+	// Warmup leaves out requests whose intended arrival is earlier than
+	// this offset from the start of the Run (default 0).
+	Warmup time.Duration `json:"warmup"`
+	// ServiceWeights weigh tokens into service (default w_in 1, w_out 2).
+	ServiceWeights ServiceWeights `json:"service_weights"`
+	// FairnessWindow is the window of the VTC service difference
+	// (default 60 s, as in the VTC artifact's analysis scripts).
+	FairnessWindow time.Duration `json:"fairness_window"`
+	// Buckets is the most time buckets a time series keeps before halving
+	// its resolution (default 240).
+	Buckets int `json:"-"`
+}
+
+// DefaultOptions returns Options with every default set and no SLO bound.
+func DefaultOptions() Options {
+	return Options{
+		ServiceWeights: ServiceWeights{In: 1, Out: 2},
+		FairnessWindow: 60 * time.Second,
+		Buckets:        240,
+	}
+}
+
+// withDefaults fills zero fields with their defaults.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.ServiceWeights == (ServiceWeights{}) {
+		o.ServiceWeights = d.ServiceWeights
+	}
+	if o.FairnessWindow <= 0 {
+		o.FairnessWindow = d.FairnessWindow
+	}
+	if o.Buckets <= 1 {
+		o.Buckets = d.Buckets
+	}
+	return o
+}
+
+// sloFileEntry is one user's bounds in an SLO file, as duration strings.
+type sloFileEntry struct {
+	TTFT string `yaml:"ttft"`
+	TPOT string `yaml:"tpot"`
+	E2E  string `yaml:"e2e"`
+}
+
+// LoadSLOFile reads per-user SLO overrides from a YAML file mapping user
+// names to bounds given as Go durations, for example:
+//
+//	users:
+//	  alice: {ttft: 500ms, tpot: 50ms}
+//	  bob:   {e2e: 30s}
+//
+// A bound left out inherits the run-wide flag.
+func LoadSLOFile(path string) (map[string]SLO, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read SLO file: %w", err)
+	}
+	var doc struct {
+		Users map[string]sloFileEntry `yaml:"users"`
+	}
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("SLO file %s: %w", path, err)
+	}
+	out := make(map[string]SLO, len(doc.Users))
+	for user, e := range doc.Users {
+		s, err := e.parse()
+		if err != nil {
+			return nil, fmt.Errorf("SLO file %s user %q: %w", path, user, err)
+		}
+		out[user] = s
+	}
+	return out, nil
+}
+
+func (e sloFileEntry) parse() (SLO, error) {
+	var s SLO
+	for _, f := range []struct {
+		name string
+		text string
+		dst  *time.Duration
+	}{{"ttft", e.TTFT, &s.TTFT}, {"tpot", e.TPOT, &s.TPOT}, {"e2e", e.E2E, &s.E2E}} {
+		if f.text == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f.text)
+		if err != nil {
+			return s, fmt.Errorf("field %s: %w", f.name, err)
+		}
+		if d < 0 {
+			return s, fmt.Errorf("field %s: negative duration %s", f.name, f.text)
+		}
+		*f.dst = d
+	}
+	return s, nil
+}

@@ -1,0 +1,121 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+)
+
+// plotRef is one drawn plot: its file relative to the report, and what
+// the reader should look for.
+type plotRef struct {
+	Title, File, Caption string
+}
+
+// plotSpec builds one plot file; grid returns no rows when the runs have
+// nothing to show for it.
+type plotSpec struct {
+	name, title, caption string
+	w, h                 vg.Length
+	grid                 func(runs []*Summary) [][]*plot.Plot
+}
+
+// writePlots draws every plot that has data into dir and returns the
+// references for the report.
+func writePlots(dir string, runs []*Summary, png bool) ([]plotRef, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plots dir: %w", err)
+	}
+	var refs []plotRef
+	for _, sp := range plotSpecs(runs) {
+		grid := sp.grid(runs)
+		if len(grid) == 0 {
+			continue
+		}
+		ext := ".svg"
+		if png {
+			ext = ".png"
+		}
+		// Draw the SVG always; the PNG too when asked, and embed it.
+		for _, e := range uniq(".svg", ext) {
+			if err := saveGrid(filepath.Join(dir, sp.name+e), sp.w, sp.h, grid); err != nil {
+				return nil, err
+			}
+		}
+		refs = append(refs, plotRef{Title: sp.title, File: "plots/" + sp.name + ext, Caption: sp.caption})
+	}
+	return refs, nil
+}
+
+func uniq(a, b string) []string {
+	if a == b {
+		return []string{a}
+	}
+	return []string{a, b}
+}
+
+func writePlotSection(w io.Writer, plots []plotRef) {
+	if len(plots) == 0 {
+		return
+	}
+	fmt.Fprint(w, "## Plots\n\n")
+	for _, p := range plots {
+		fmt.Fprintf(w, "### %s\n\n%s\n\n![%s](%s)\n\n", p.Title, p.Caption, p.Title, p.File)
+	}
+}
+
+// plotSpecs lists the plots in report order.
+func plotSpecs(runs []*Summary) []plotSpec {
+	n := len(runs)
+	rows := (n + 2) / 3
+	specs := []plotSpec{
+		{"ttft_cdf", "TTFT distribution",
+			"Fraction of successful requests (y) whose TTFT was at most x. A curve further left is faster; " +
+				"the right end of a curve is its tail (the top dashed line marks p99).",
+			vg.Inch * 7, vg.Inch * 4.2, ttftCDFPlot},
+		{"throughput", "Throughput and requests in flight over time",
+			"Top: output tokens completed per second. Bottom: mean number of requests sent and not yet finished " +
+				"(solid) and arrived but not yet sent (dashed, client-side queue). A policy that keeps throughput up " +
+				"with fewer requests waiting is serving the load better.",
+			vg.Inch * 7, vg.Inch * 6, throughputPlot},
+		{"user_service", "Cumulative service per user",
+			"Weighted tokens (w_in·input + w_out·output) delivered to each of the largest users by demand, " +
+				"accumulated over time, one panel per run. Parallel lines that keep their order mean each user " +
+				"got a steady share; a line that flattens while others climb is a user being starved.",
+			vg.Inch * 7, vg.Inch * 2.6 * vg.Length(max(rows, 1)), userServicePlot},
+		{"hit_rate", "Prefix-cache hit rate per backend",
+			"Bars: the servers' hit rate (cached / prompt tokens from usage) on each backend, one bar per run. " +
+				"Black dots: the hit rate the Router predicted for its picks on that backend, when it predicts one. " +
+				"Dots far above their bars mean the Router's model of the caches is optimistic.",
+			vg.Inch * 7, vg.Inch * 4, hitRatePlot},
+		{"bin_target", "Multi-bin target batch size per bin",
+			"The multi-bin queue's b_target (the batch size it aims for: the smaller of the memory and SLA bounds) " +
+				"per bin over time, one panel per multi-bin run. A bin whose b_target drops is hitting its TBT SLA.",
+			vg.Inch * 7, vg.Inch * 3 * vg.Length(max(binRuns(runs), 1)), binTargetPlot},
+	}
+	return specs
+}
+
+// legendName shortens a run name for a legend.
+func legendName(s string) string {
+	if len(s) > 28 {
+		return s[:27] + "…"
+	}
+	return s
+}
+
+// fileSafe turns a name into a file-name fragment.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,44 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// WriteTable writes the terminal comparison table: one row per Run, the
+// columns of comparisonColumns, the best value of each column marked with
+// a trailing "*".
+func WriteTable(w io.Writer, runs []*Summary) error {
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignment(tw.AlignRight))
+	head := []any{"policy"}
+	for _, c := range comparisonColumns {
+		head = append(head, c.head)
+	}
+	t.Header(head...)
+	marks := best(comparisonColumns, runs)
+	for i, s := range runs {
+		row := []any{s.Name()}
+		for c, col := range comparisonColumns {
+			v := col.format(col.value(s))
+			if marks[i][c] {
+				v += "*"
+			}
+			row = append(row, v)
+		}
+		if err := t.Append(row...); err != nil {
+			return fmt.Errorf("comparison table: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("comparison table: %w", err)
+	}
+	if len(runs) > 1 {
+		_, err := fmt.Fprintln(w, "* best value of the column")
+		return err
+	}
+	return nil
+}
