@@ -209,7 +209,7 @@ func (h *leafHeap[S]) Less(i, j int) bool {
 	return a.seq < c.seq
 }
 func (h *leafHeap[S]) Swap(i, j int) { h.nodes[i], h.nodes[j] = h.nodes[j], h.nodes[i] }
-func (h *leafHeap[S]) Push(x any)   { h.nodes = append(h.nodes, x.(*rnode[S])) }
+func (h *leafHeap[S]) Push(x any)    { h.nodes = append(h.nodes, x.(*rnode[S])) }
 func (h *leafHeap[S]) Pop() any {
 	n := h.nodes[len(h.nodes)-1]
 	h.nodes = h.nodes[:len(h.nodes)-1]
