@@ -1,0 +1,185 @@
+package replay
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// Dispatch is one Request the Dispatcher sends to a Backend.
+type Dispatch struct {
+	// Seq is the dispatch order within the Run.
+	Seq int64
+	// Req is the Request.
+	Req *traces.Request
+	// Backend is the chosen Backend's Index.
+	Backend int
+	// Released is when the Queue (and the in-flight cap) let it go.
+	Released time.Duration
+	// PredictedHitTokens is the Router's expected prefix hit.
+	PredictedHitTokens int
+}
+
+// Dispatcher holds a Run's policy state: the Queue, the Router, the
+// Tracker and the in-flight cap. It never reads a clock: every method
+// takes the current time, so real-time and virtual-time drivers share it.
+// It is owned by one goroutine.
+type Dispatcher struct {
+	router      policies.Router
+	queue       policies.Queue
+	capacity    policies.Capacity
+	maxInflight int
+	tracker     *Tracker
+	gate        []policies.Release
+	seq         int64
+	tokens      bool
+}
+
+// NewDispatcher builds a Dispatcher over backends. maxInflight caps the
+// total in-flight requests (0 = no cap); c bounds each Backend.
+func NewDispatcher(r policies.Router, q policies.Queue, c policies.Capacity, maxInflight int, backends []string) *Dispatcher {
+	_, rt := r.(policies.TokenFeedback)
+	_, qt := q.(policies.TokenFeedback)
+	return &Dispatcher{router: r, queue: q, capacity: c, maxInflight: maxInflight,
+		tracker: NewTracker(backends), tokens: rt || qt}
+}
+
+// Tracker returns the Backend state tracker.
+func (d *Dispatcher) Tracker() *Tracker { return d.tracker }
+
+// WantsTokens reports whether a policy needs per-chunk token feedback.
+func (d *Dispatcher) WantsTokens() bool { return d.tokens }
+
+// Held is the number of Requests waiting in the Queue or behind the cap.
+func (d *Dispatcher) Held() int { return d.queue.Len() + len(d.gate) }
+
+// Arrive hands req to the Queue at now. A rejected Request comes back as
+// a finished Result with ErrClass "rejected".
+func (d *Dispatcher) Arrive(now time.Duration, req *traces.Request) *Result {
+	if err := d.queue.Arrive(now, req); err != nil {
+		r := newResult(d.seq, req, -1, now)
+		d.seq++
+		r.Sent, r.Done, r.ErrClass, r.Err = now, now, ErrRejected, err.Error()
+		return r
+	}
+	return nil
+}
+
+// Pump releases what the Queue lets go, routes it and returns the
+// Dispatches to send now.
+func (d *Dispatcher) Pump(now time.Duration) ([]Dispatch, error) {
+	var out []Dispatch
+	for {
+		if len(d.gate) == 0 {
+			d.gate = d.queue.Release(now, d.tracker.Snapshot(now), d.capacity)
+		}
+		if len(d.gate) == 0 {
+			return out, nil
+		}
+		n, err := d.drainGate(now, &out)
+		if err != nil || n == 0 {
+			return out, err
+		}
+	}
+}
+
+// drainGate dispatches gated Releases while the in-flight cap allows.
+func (d *Dispatcher) drainGate(now time.Duration, out *[]Dispatch) (int, error) {
+	n := 0
+	for len(d.gate) > 0 {
+		if d.maxInflight > 0 && d.tracker.InFlight() >= d.maxInflight {
+			break
+		}
+		rel := d.gate[0]
+		d.gate = d.gate[1:]
+		disp, err := d.route(now, rel)
+		if err != nil {
+			return n, err
+		}
+		*out = append(*out, disp)
+		n++
+	}
+	return n, nil
+}
+
+// route picks a Backend when the Queue left the choice to the Router,
+// offering only Backends with room under the capacity.
+func (d *Dispatcher) route(now time.Duration, rel policies.Release) (Dispatch, error) {
+	disp := Dispatch{Seq: d.seq, Req: rel.Req, Backend: rel.Backend, Released: now}
+	if rel.Backend < 0 {
+		st := d.tracker.Snapshot(now)
+		st.Backends = withRoom(st.Backends, d.capacity, reqTokens(rel.Req))
+		ch, err := d.router.Pick(rel.Req, st)
+		if err != nil {
+			return disp, fmt.Errorf("router %s: %w", d.router.Name(), err)
+		}
+		if ch.Backend < 0 || ch.Backend >= d.tracker.Len() {
+			return disp, fmt.Errorf("router %s picked backend %d of %d", d.router.Name(), ch.Backend, d.tracker.Len())
+		}
+		disp.Backend, disp.PredictedHitTokens = ch.Backend, ch.PredictedHitTokens
+	}
+	d.seq++
+	d.tracker.OnDispatch(disp.Backend, reqTokens(rel.Req))
+	return disp, nil
+}
+
+// withRoom filters bs to Backends with room; all of them when none has.
+func withRoom(bs []policies.Backend, c policies.Capacity, tokens int) []policies.Backend {
+	if c == (policies.Capacity{}) {
+		return bs
+	}
+	out := bs[:0:0]
+	for _, b := range bs {
+		if c.Room(b, tokens) {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		return bs
+	}
+	return out
+}
+
+// reqTokens is a Request's expected footprint: prompt + output tokens.
+func reqTokens(r *traces.Request) int { return r.InputTokens + r.OutputTokens }
+
+// Tokens reports n new output tokens of req at now to policies that
+// account them as they stream.
+func (d *Dispatcher) Tokens(now time.Duration, req *traces.Request, n int) {
+	if tf, ok := d.queue.(policies.TokenFeedback); ok {
+		tf.Tokens(now, req, n)
+	}
+	if tf, ok := d.router.(policies.TokenFeedback); ok {
+		tf.Tokens(now, req, n)
+	}
+}
+
+// Done records the end of a dispatched Request and feeds the policies.
+func (d *Dispatcher) Done(now time.Duration, req *traces.Request, r *Result) {
+	d.tracker.OnDone(r.Backend, reqTokens(req), r)
+	out := outcome(req, r)
+	if fb, ok := d.queue.(policies.Feedback); ok {
+		fb.Done(now, req, out)
+	}
+	if fb, ok := d.router.(policies.Feedback); ok {
+		fb.Done(now, req, out)
+	}
+}
+
+// outcome converts a Result into the policies' view of it.
+func outcome(req *traces.Request, r *Result) policies.Outcome {
+	o := policies.Outcome{Backend: r.Backend, PromptTokens: r.PromptTokens, OutputTokens: r.CompletionTokens,
+		CachedTokens: r.CachedTokens, TTFT: r.TTFT(), TBT: meanGap(r), Failed: !r.OK()}
+	if o.PromptTokens == 0 {
+		o.PromptTokens = req.InputTokens
+	}
+	return o
+}
+
+// newResult starts the Result of req dispatched as seq to backend.
+func newResult(seq int64, req *traces.Request, backend int, released time.Duration) *Result {
+	return &Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: backend,
+		Intended: req.Arrival, Released: released, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens}
+}

@@ -1,0 +1,265 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// Options configure a real-time Run.
+type Options struct {
+	// Source yields the Requests (already paced: Arrival offsets).
+	Source traces.Source
+	// Router and Queue are the Policy.
+	Router policies.Router
+	Queue  policies.Queue
+	// Capacity bounds each Backend for the Queue (zero: unlimited).
+	Capacity policies.Capacity
+	// MaxInflight caps in-flight requests over all Backends (0: none);
+	// the wait behind it counts in TTFT and is reported as queue wait.
+	MaxInflight int
+	// Backends are the base URLs, indexed in order.
+	Backends []string
+	// Client sends the Requests.
+	Client *Client
+	// Results receives every Result as it finishes (may be nil).
+	Results *Writer
+	// OnResult is called for every Result, from one goroutine (may be nil).
+	OnResult func(*Result)
+	// Grace is how long in-flight requests may finish after a stop
+	// (default 10 s).
+	Grace time.Duration
+	// ScrapeEvery scrapes each Backend's /metrics at this interval (0: off).
+	ScrapeEvery time.Duration
+	// Counters, if set, is updated live for progress display.
+	Counters *Counters
+}
+
+// Counters are live figures of a Run, safe to read from any goroutine.
+type Counters struct {
+	Arrived, Sent, Done, Errors, InFlight, Held atomic.Int64
+}
+
+// event is what workers and scrapers send back to the scheduler.
+type event struct {
+	done   *Result
+	req    *traces.Request
+	tokens int
+	scrape *scrapeResult
+}
+
+type scrapeResult struct {
+	backend int
+	m       ServerMetrics
+}
+
+// Run replays o.Source in real time and returns the stop record. A
+// canceled ctx stops dispatch; in-flight requests get o.Grace to finish.
+// It returns an error only for failures of the tool itself (a Source
+// error, a Router that cannot pick); per-request failures are Results.
+func Run(ctx context.Context, o Options) (Stop, error) {
+	if len(o.Backends) == 0 {
+		return Stop{Reason: "no backends"}, errors.New("no backends to send to")
+	}
+	s := newScheduler(o)
+	return s.run(ctx)
+}
+
+// scheduler is the goroutine that owns the Source, pacing and Dispatcher.
+type scheduler struct {
+	o        Options
+	d        *Dispatcher
+	start    time.Time
+	events   chan event
+	results  chan *Result
+	inflight int
+	next     *traces.Request
+	srcErr   error
+	counters *Counters
+	scrapes  scrapeDeltas
+}
+
+func newScheduler(o Options) *scheduler {
+	if o.Grace == 0 {
+		o.Grace = 10 * time.Second
+	}
+	c := o.Counters
+	if c == nil {
+		c = &Counters{}
+	}
+	return &scheduler{o: o, d: NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, o.Backends),
+		events: make(chan event, 1024), results: make(chan *Result, 1024), counters: c}
+}
+
+// now is the Run clock: time since start (monotonic).
+func (s *scheduler) now() time.Duration { return time.Since(s.start) }
+
+func (s *scheduler) run(ctx context.Context) (Stop, error) {
+	s.start = time.Now()
+	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	collected := s.collect()
+	stopScrape := s.startScrape(workCtx)
+	s.fetch()
+	reason, err := s.loop(ctx, workCtx)
+	if reason != "done" {
+		if reason != "interrupted" {
+			cancelWork()
+		}
+		s.drain(workCtx, cancelWork)
+	}
+	stopScrape()
+	close(s.results)
+	<-collected
+	return Stop{Reason: reason, Elapsed: s.now(), Extra: s.scrapes.extra()}, err
+}
+
+// fetch reads the next Request from the Source into s.next.
+func (s *scheduler) fetch() {
+	r, err := s.o.Source.Next()
+	if err != nil {
+		s.next = nil
+		if !errors.Is(err, io.EOF) {
+			s.srcErr = err
+		}
+		return
+	}
+	s.next = &r
+}
+
+// loop paces arrivals and handles events until the Source is exhausted
+// and nothing is in flight or held, or ctx is canceled.
+func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if s.srcErr != nil {
+			return "error: " + s.srcErr.Error(), fmt.Errorf("read requests: %w", s.srcErr)
+		}
+		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 {
+			return "done", nil
+		}
+		var arrive <-chan time.Time
+		if s.next != nil {
+			timer.Reset(time.Until(s.start.Add(s.next.Arrival)))
+			arrive = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return "interrupted", nil
+		case <-arrive:
+			if err := s.arrivals(workCtx); err != nil {
+				return "error: " + err.Error(), err
+			}
+		case ev := <-s.events:
+			if err := s.handle(workCtx, ev); err != nil {
+				return "error: " + err.Error(), err
+			}
+		}
+	}
+}
+
+// arrivals hands every Request whose time has come to the Dispatcher.
+func (s *scheduler) arrivals(workCtx context.Context) error {
+	now := s.now()
+	for s.next != nil && s.next.Arrival <= now {
+		s.counters.Arrived.Add(1)
+		if rej := s.d.Arrive(now, s.next); rej != nil {
+			s.results <- rej
+		}
+		s.fetch()
+	}
+	return s.pump(workCtx)
+}
+
+// handle applies one worker or scraper event.
+func (s *scheduler) handle(workCtx context.Context, ev event) error {
+	switch {
+	case ev.scrape != nil:
+		s.d.Tracker().OnScrape(ev.scrape.backend, ev.scrape.m)
+		s.scrapes.add(ev.scrape.backend, ev.scrape.m)
+		return nil
+	case ev.done != nil:
+		s.inflight--
+		s.counters.InFlight.Add(-1)
+		s.d.Done(s.now(), ev.req, ev.done)
+		s.results <- ev.done
+	default:
+		s.d.Tokens(s.now(), ev.req, ev.tokens)
+		return nil
+	}
+	return s.pump(workCtx)
+}
+
+// pump sends whatever the Dispatcher releases.
+func (s *scheduler) pump(workCtx context.Context) error {
+	ds, err := s.d.Pump(s.now())
+	for _, d := range ds {
+		s.launch(workCtx, d)
+	}
+	s.counters.Held.Store(int64(s.d.Held()))
+	return err
+}
+
+// launch starts a worker goroutine for one Dispatch.
+func (s *scheduler) launch(workCtx context.Context, d Dispatch) {
+	s.inflight++
+	s.counters.Sent.Add(1)
+	s.counters.InFlight.Add(1)
+	res := newResult(d.Seq, d.Req, d.Backend, d.Released)
+	res.PredictedHitTokens = d.PredictedHitTokens
+	var onTokens func(int)
+	if s.d.WantsTokens() {
+		onTokens = func(n int) { s.events <- event{req: d.Req, tokens: n} }
+	}
+	go func() {
+		s.o.Client.Do(workCtx, s.o.Backends[d.Backend], d.Req, res, s.now, onTokens)
+		s.events <- event{done: res, req: d.Req}
+	}()
+}
+
+// drain waits up to the grace period for in-flight requests, then
+// cancels them (they finish as ErrCanceled Results).
+func (s *scheduler) drain(_ context.Context, cancelWork context.CancelFunc) {
+	grace := time.NewTimer(s.o.Grace)
+	defer grace.Stop()
+	for s.inflight > 0 {
+		select {
+		case <-grace.C:
+			cancelWork()
+		case ev := <-s.events:
+			if ev.done != nil {
+				s.inflight--
+				s.counters.InFlight.Add(-1)
+				s.results <- ev.done
+			}
+		}
+	}
+}
+
+// collect writes Results to the file and the callback from one goroutine.
+func (s *scheduler) collect() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for r := range s.results {
+			s.counters.Done.Add(1)
+			if !r.OK() {
+				s.counters.Errors.Add(1)
+			}
+			if s.o.Results != nil {
+				_ = s.o.Results.WriteResult(r)
+			}
+			if s.o.OnResult != nil {
+				s.o.OnResult(r)
+			}
+		}
+	}()
+	return done
+}
