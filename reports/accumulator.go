@@ -74,7 +74,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 	a.ok++
 	a.addLatencies(r)
 	a.addTokens(r)
-	if a.meets(r) {
+	if MeetsSLO(a.o.SLO, r) {
 		a.met++
 		u.met++
 	}
@@ -124,9 +124,13 @@ func (a *Accumulator) addTokens(r *replay.Result) {
 	a.completions.add(r.Done, 1)
 }
 
-// meets reports whether a successful request met its user's SLO.
-func (a *Accumulator) meets(r *replay.Result) bool {
-	s := a.o.SLO.For(r.User)
+// MeetsSLO reports whether r succeeded and met the bounds of slo that
+// apply to its user (TTFT, TPOT, E2E; a zero bound is not checked).
+func MeetsSLO(slo SLO, r *replay.Result) bool {
+	if !r.OK() {
+		return false
+	}
+	s := slo.For(r.User)
 	if s.TTFT > 0 && (r.FirstToken == 0 || r.TTFT() > s.TTFT) {
 		return false
 	}

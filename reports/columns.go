@@ -22,8 +22,8 @@ type column struct {
 // comparisonColumns are the columns of the terminal table and of the
 // markdown comparison table, in order.
 var comparisonColumns = []column{
-	{"requests", neutral, func(s *Summary) float64 { return float64(s.Requests) }, fmtNum},
-	{"errors", lowerBetter, func(s *Summary) float64 { return float64(s.errorCount()) }, fmtNum},
+	{"requests", neutral, func(s *Summary) float64 { return float64(s.Requests) }, fmtCountF},
+	{"errors", lowerBetter, func(s *Summary) float64 { return float64(s.errorCount()) }, fmtCountF},
 	{"req/s", higherBetter, func(s *Summary) float64 { return s.Throughput.Requests }, fmtNum},
 	{"out tok/s", higherBetter, func(s *Summary) float64 { return s.Throughput.OutputTokens }, fmtNum},
 	{"TTFT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P50) }, fmtNum},

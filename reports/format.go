@@ -28,6 +28,17 @@ func fmtNum(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
+// fmtCount formats an integer count.
+func fmtCount(n int64) string { return strconv.FormatInt(n, 10) }
+
+// fmtCountF formats a count held in a float (NaN shows as n/a).
+func fmtCountF(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return na
+	}
+	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+}
+
 // fmtPct formats a fraction as a percentage with one decimal.
 func fmtPct(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -15,11 +15,30 @@ func writeIntro(w io.Writer, runs []*Summary) {
 		return
 	}
 	h := runs[0].Header
-	fmt.Fprintf(w, "%d run(s) of the workload `%s` against %d %s backend(s). ", len(runs), h.Trace,
-		len(h.Backends), h.Mode)
-	fmt.Fprint(w, "Each run replays the same requests with one policy (a Router, plus a client-side Queue when not `fcfs`). "+
-		"Latencies are in milliseconds and count from each request's intended arrival time, so time spent waiting "+
+	if sameWorkload(runs) {
+		fmt.Fprintf(w, "%d run(s) of the workload `%s` against %d %s backend(s). ", len(runs), h.Trace,
+			len(h.Backends), h.Mode)
+		if len(runs) > 1 {
+			fmt.Fprint(w, "Each run replays the same requests with one policy (a Router, plus a client-side Queue when not `fcfs`). ")
+		}
+	} else {
+		fmt.Fprintf(w, "%d runs of **different** workloads or fleets (see the run configuration): "+
+			"compare their figures with care. ", len(runs))
+	}
+	fmt.Fprint(w, "Latencies are in milliseconds and count from each request's intended arrival time, so time spent waiting "+
 		"in the client counts. Every figure is defined in the [glossary](#glossary) at the end.\n\n")
+}
+
+// sameWorkload reports whether every run replayed the same workload
+// against the same number of backends in the same mode.
+func sameWorkload(runs []*Summary) bool {
+	for _, s := range runs[1:] {
+		a, b := s.Header, runs[0].Header
+		if a.Trace != b.Trace || a.Mode != b.Mode || len(a.Backends) != len(b.Backends) {
+			return false
+		}
+	}
+	return true
 }
 
 func writeConfig(w io.Writer, runs []*Summary) {
@@ -29,22 +48,33 @@ func writeConfig(w io.Writer, runs []*Summary) {
 	fmt.Fprint(w, "## Run configuration\n\n")
 	s := runs[0]
 	h := s.Header
-	fmt.Fprintf(w, "- workload: `%s`\n- target: %s, %d backend(s): %s\n- seed: %d; tool version %s; started %s\n",
-		h.Trace, h.Mode, len(h.Backends), backendList(h.Backends), h.Seed, h.Version, h.Started.UTC().Format(time.RFC3339))
+	if sameWorkload(runs) {
+		fmt.Fprintf(w, "- workload: `%s`\n- target: %s, %d backend(s): %s\n", h.Trace, h.Mode, len(h.Backends),
+			backendList(h.Backends))
+	}
+	fmt.Fprintf(w, "- seed: %d; tool version %s; started %s\n", h.Seed, h.Version, h.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "- SLO: %s; warm-up cut: %s; service weights w_in %g, w_out %g\n",
 		sloText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out)
 	if h.Shards > 0 {
 		fmt.Fprintf(w, "- merged from %d shards: each shard ran its own Router and Queue state, like separate gateway replicas\n", h.Shards)
 	}
 	fmt.Fprintln(w)
+	same := sameWorkload(runs)
 	var rows [][]string
 	for _, s := range runs {
-		rows = append(rows, []string{mdEscape(s.Name()), mdEscape(s.Header.Router), paramText(s.Header.RouterParams),
-			mdEscape(s.Header.Queue), paramText(s.Header.QueueParams), fmtNum(float64(s.Requests)),
-			fmt.Sprintf("%.1f s", s.Window.Seconds), stopReason(s)})
+		row := []string{mdEscape(s.Name()), mdEscape(s.Header.Router), paramText(s.Header.RouterParams),
+			mdEscape(s.Header.Queue), paramText(s.Header.QueueParams), fmtCount(s.Requests),
+			fmt.Sprintf("%.1f s", s.Window.Seconds), stopReason(s)}
+		if !same {
+			row = append(row, "`"+s.Header.Trace+"`", fmt.Sprintf("%s × %d", s.Header.Mode, len(s.Header.Backends)))
+		}
+		rows = append(rows, row)
 	}
-	mdTable(w, []string{"run", "router", "router params", "queue", "queue params", "requests", "measured window", "stop"},
-		"lllll", rows)
+	head := []string{"run", "router", "router params", "queue", "queue params", "requests", "measured window", "stop"}
+	if !same {
+		head = append(head, "workload", "backends")
+	}
+	mdTable(w, head, "lllllrrlll", rows)
 }
 
 func backendList(b []string) string {

@@ -19,9 +19,9 @@ func writeBackends(w io.Writer, runs []*Summary) {
 		}
 		var rows [][]string
 		for _, b := range s.Backends {
-			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", fmtNum(float64(b.Requests)),
-				fmtPct(ratio(float64(b.Requests), float64(s.Requests))), fmtNum(float64(b.Errors)),
-				fmtNum(float64(b.InputTokens)), fmtNum(float64(b.OutputTokens)), fmtNum(b.TTFTP50), fmtNum(b.TTFTP99),
+			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", fmtCount(b.Requests),
+				fmtPct(ratio(float64(b.Requests), float64(s.Requests))), fmtCount(b.Errors),
+				fmtCount(b.InputTokens), fmtCount(b.OutputTokens), fmtNum(b.TTFTP50), fmtNum(b.TTFTP99),
 				fmtPct(b.HitRate), fmtPct(b.ScrapedHitRate), fmtPct(b.PredictedHitRate), fmtPct(b.KVUsageMax)})
 		}
 		mdTable(w, []string{"#", "backend", "requests", "share", "errors", "in tokens", "out tokens",
@@ -38,9 +38,11 @@ func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
 	}
 	fmt.Fprint(w, "## Users\n\n")
 	top, worst := pickUsers(runs, o.TopUsers, o.WorstUsers)
-	fmt.Fprintf(w, "The %d users with the largest demand, then the %d worst-served (lowest SLA attainment in any run). "+
-		"Each run's cell is SLA attainment / TTFT p99 in ms / service received as a share of the user's demand.\n\n",
-		len(top), len(worst))
+	fmt.Fprintf(w, "The %d users with the largest demand", len(top))
+	if len(worst) > 0 {
+		fmt.Fprintf(w, ", then the %d worst-served of the others (lowest SLA attainment in any run)", len(worst))
+	}
+	fmt.Fprint(w, ". Each run's cell is SLA attainment / TTFT p99 in ms / service received as a share of the user's demand.\n\n")
 	head := []string{"user", "requests", "demand share"}
 	for _, s := range runs {
 		head = append(head, mdEscape(s.Name()))
@@ -52,7 +54,7 @@ func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
 			label = "worst: " + label
 		}
 		ref := lookupUser(runs[0], u)
-		row := []string{label, fmtNum(float64(ref.Requests)), fmtPct(ref.DemandShare)}
+		row := []string{label, fmtCount(ref.Requests), fmtPct(ref.DemandShare)}
 		for _, s := range runs {
 			x := lookupUser(s, u)
 			row = append(row, fmt.Sprintf("%s / %s / %s", fmtPct(x.Attainment), fmtNum(x.TTFTP99),

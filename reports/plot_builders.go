@@ -66,7 +66,7 @@ func ttftCDFPlot(runs []*Summary) [][]*plot.Plot {
 	}
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YOffs = vg.Points(-40)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), vg.Points(12)
 	addHLine(p, 0.99)
 	p.Add(plotter.NewGrid())
 	return [][]*plot.Plot{{p}}
@@ -88,17 +88,19 @@ func throughputPlot(runs []*Summary) [][]*plot.Plot {
 	any := false
 	for i, s := range runs {
 		any = any || len(s.Series.Throughput) > 0
-		addLine(top, legendName(s.Name()), i, xys(s.Series.Throughput), false)
-		addLine(bottom, "", i, xys(s.Series.InFlight), false)
-		addLine(bottom, "", i, xys(s.Series.Waiting), true)
+		addLine(top, legendName(s.Name()), i, xys(coarsen(s.Series.Throughput, maxPlotPoints, false)), false)
+		addLine(bottom, "", i, xys(coarsen(s.Series.InFlight, maxPlotPoints, false)), false)
+		addLine(bottom, "", i, xys(coarsen(s.Series.Waiting, maxPlotPoints, false)), true)
 	}
 	if !any {
 		return nil
 	}
 	for _, p := range []*plot.Plot{top, bottom} {
 		p.Y.Min = 0
+		p.Y.Tick.Marker = siTicks{}
 		p.Add(plotter.NewGrid())
 	}
+	headroom(top, 0.1*float64(len(runs)+1))
 	return [][]*plot.Plot{{top}, {bottom}}
 }
 
@@ -114,10 +116,14 @@ func userServicePlot(runs []*Summary) [][]*plot.Plot {
 		p.Title.TextStyle.Font.Size = vg.Points(11)
 		for i, u := range s.Users {
 			if pts, ok := s.Series.UserService[u.User]; ok {
-				addLine(p, legendIf(len(panels) == 0, userLabel(u.User)), i, xys(pts), false)
+				addLine(p, legendIf(len(panels) == 0, userLabel(u.User)), i, xys(coarsen(pts, maxPlotPoints, true)), false)
 			}
 		}
 		p.Y.Min = 0
+		p.Y.Tick.Marker = siTicks{}
+		if len(panels) == 0 {
+			headroom(p, 0.09*float64(len(s.Series.UserService)+1))
+		}
 		p.Add(plotter.NewGrid())
 		panels = append(panels, p)
 	}
@@ -165,9 +171,10 @@ func binTargetPlot(runs []*Summary) [][]*plot.Plot {
 		}
 		p := newPlot("b_target per bin: "+legendName(s.Name()), "time since start (s)", "b_target (requests per batch)")
 		for i, bin := range sortedKeys(s.Series.BinTarget) {
-			addLine(p, bin, i, xys(s.Series.BinTarget[bin]), false)
+			addLine(p, bin, i, xys(coarsen(s.Series.BinTarget[bin], maxPlotPoints, false)), false)
 		}
 		p.Y.Min = 0
+		headroom(p, 0.12*float64(len(s.Series.BinTarget)+1))
 		p.Add(plotter.NewGrid())
 		grid = append(grid, []*plot.Plot{p})
 	}
@@ -186,6 +193,7 @@ func hitRatePlot(runs []*Summary) [][]*plot.Plot {
 	}
 	p := newPlot("Prefix-cache hit rate per backend", "backend", "hit rate (%)")
 	width := vg.Points(math.Max(2, math.Min(24, 420/float64(nb*len(runs)))))
+	predLegend := false
 	for i, s := range runs {
 		vals := make(plotter.Values, nb)
 		var pred plotter.XYs
@@ -204,37 +212,40 @@ func hitRatePlot(runs []*Summary) [][]*plot.Plot {
 		bars.Offset = width * vg.Length(float64(i)-float64(len(runs)-1)/2)
 		p.Add(bars)
 		p.Legend.Add(legendName(s.Name()), bars)
-		addPredicted(p, pred, bars.Offset, i == 0)
+		if addPredicted(p, pred, bars.Offset, !predLegend) {
+			predLegend = true
+		}
 	}
 	names := make([]string, nb)
 	for i := range names {
 		names[i] = "b" + itoa(i)
 	}
 	p.NominalX(names...)
-	p.Y.Min, p.Y.Max = 0, 100
+	p.Y.Min = 0
+	headroom(p, 0.1*float64(len(runs)+2))
+	p.Y.Max = math.Min(p.Y.Max, 100)
 	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
 	return [][]*plot.Plot{{p}}
 }
 
-// addPredicted draws predicted hit rates as black dots over their bars.
-func addPredicted(p *plot.Plot, pts plotter.XYs, offset vg.Length, legend bool) {
+// addPredicted draws predicted hit rates as black dots over their bars
+// and reports whether it drew any.
+func addPredicted(p *plot.Plot, pts plotter.XYs, offset vg.Length, legend bool) bool {
 	if len(pts) == 0 {
-		return
+		return false
 	}
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
-		return
+		return false
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: lineColor(9), Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-	sc.GlyphStyle.Color = colorBlack
+	sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 	p.Add(offsetScatter{sc, offset})
 	if legend {
-		p.Legend.Add("predicted", sc)
+		p.Legend.Add("predicted by the Router", sc)
 	}
+	return true
 }
-
-var colorBlack = color.Black
 
 // offsetScatter draws a scatter shifted right by a fixed length, so a
 // dot sits over its bar in a grouped bar chart.

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/reports"
+)
+
+func init() { register(newReportCmd) }
+
+// reportOptions are the flags of `tracebench report`.
+type reportOptions struct {
+	format      string
+	out         string
+	title       string
+	png         bool
+	requestsCSV string
+	sloTTFT     time.Duration
+	sloTPOT     time.Duration
+	sloE2E      time.Duration
+	sloFile     string
+	warmup      time.Duration
+}
+
+func newReportCmd() *cobra.Command {
+	o := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report RESULTS.jsonl...",
+		Short: "Compare runs side by side from their results files",
+		Long: `report reads one or more results files (streaming: a million-request run
+reports in bounded memory) and compares the runs side by side.
+
+--format table prints the comparison table (and, with --out DIR, also writes
+report.md with plots, summary.csv and summary.json into DIR); md writes the
+markdown report into --out (default tracebench-report); csv and json write
+the summary to --out DIR or to standard output. --requests-csv FILE also
+writes one row per request.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd.OutOrStdout(), o, args) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.format, "format", "table", "output: table, md, csv or json")
+	fs.StringVar(&o.out, "out", "", "directory for report files (md default: tracebench-report)")
+	fs.StringVar(&o.title, "title", "", "title of the markdown report")
+	fs.BoolVar(&o.png, "png", false, "also render plots as PNG and embed those instead of the SVGs")
+	fs.StringVar(&o.requestsCSV, "requests-csv", "", "also write a per-request CSV to this file")
+	fs.DurationVar(&o.sloTTFT, "slo-ttft", 2*time.Second, "SLA bound on TTFT from intended arrival (0 = none)")
+	fs.DurationVar(&o.sloTPOT, "slo-tpot", 100*time.Millisecond, "SLA bound on TPOT (0 = none)")
+	fs.DurationVar(&o.sloE2E, "slo-e2e", 0, "SLA bound on end-to-end latency (0 = none)")
+	fs.StringVar(&o.sloFile, "slo-file", "", "YAML file of per-user SLO bounds (users: {name: {ttft: 1s}})")
+	fs.DurationVar(&o.warmup, "warmup", 0, "leave out requests that arrive in the first D of each run")
+	return cmd
+}
+
+// options builds the report options from the flags.
+func (o *reportOptions) options() (reports.Options, error) {
+	ro := reports.DefaultOptions()
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"--slo-ttft", o.sloTTFT}, {"--slo-tpot", o.sloTPOT}, {"--slo-e2e", o.sloE2E}, {"--warmup", o.warmup}} {
+		if f.d < 0 {
+			return ro, usagef("%s: negative duration %s", f.name, f.d)
+		}
+	}
+	ro.SLO.TTFT, ro.SLO.TPOT, ro.SLO.E2E, ro.Warmup = o.sloTTFT, o.sloTPOT, o.sloE2E, o.warmup
+	if o.sloFile != "" {
+		per, err := reports.LoadSLOFile(o.sloFile)
+		if err != nil {
+			return ro, usagef("--slo-file: %v", err)
+		}
+		ro.SLO.PerUser = per
+	}
+	return ro, nil
+}
+
+func runReport(out io.Writer, o *reportOptions, paths []string) error {
+	switch o.format {
+	case "table", "md", "csv", "json":
+	default:
+		return usagef("--format: %q is not one of table, md, csv, json", o.format)
+	}
+	ro, err := o.options()
+	if err != nil {
+		return err
+	}
+	runs := make([]*reports.Summary, 0, len(paths))
+	for _, p := range paths {
+		s, err := reports.Summarize(p, ro)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, s)
+	}
+	if o.requestsCSV != "" {
+		if err := writeRequestsCSV(o.requestsCSV, ro, paths); err != nil {
+			return err
+		}
+	}
+	return writeReportFormat(out, o, runs)
+}
+
+func writeReportFormat(out io.Writer, o *reportOptions, runs []*reports.Summary) error {
+	ropt := reports.RenderOptions{Title: o.title, PNG: o.png}
+	switch o.format {
+	case "md":
+		dir := o.out
+		if dir == "" {
+			dir = "tracebench-report"
+		}
+		if err := reports.WriteDir(dir, runs, ropt); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "report: %s\n", filepath.Join(dir, "report.md"))
+	case "csv", "json":
+		write := reports.WriteCSV
+		if o.format == "json" {
+			write = reports.WriteJSON
+		}
+		if o.out == "" {
+			return write(out, runs)
+		}
+		return writeToFile(filepath.Join(o.out, "summary."+o.format), func(w io.Writer) error { return write(w, runs) })
+	default:
+		if err := reports.WriteTable(out, runs); err != nil {
+			return err
+		}
+		if o.out != "" {
+			if err := reports.WriteDir(o.out, runs, ropt); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "\nreport: %s\n", filepath.Join(o.out, "report.md"))
+		}
+	}
+	return nil
+}
+
+func writeRequestsCSV(path string, ro reports.Options, paths []string) error {
+	return writeToFile(path, func(w io.Writer) error { return reports.WriteRequestsCSV(w, ro, paths...) })
+}
+
+// writeToFile creates path (and its directory) and writes it with fn.
+func writeToFile(path string, fn func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

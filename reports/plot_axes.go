@@ -1,0 +1,74 @@
+package reports
+
+import (
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+)
+
+// maxPlotPoints is the most points a time-series line is drawn with;
+// finer series are averaged down so a line shows the trend, not noise.
+const maxPlotPoints = 80
+
+// coarsen averages runs of consecutive points so at most maxPts remain
+// (each point keeps its group's first At). last keeps each group's last
+// value instead of the mean (for cumulative series).
+func coarsen(pts []Point, maxPts int, last bool) []Point {
+	if len(pts) <= maxPts {
+		return pts
+	}
+	k := (len(pts) + maxPts - 1) / maxPts
+	out := make([]Point, 0, maxPts)
+	for i := 0; i < len(pts); i += k {
+		g := pts[i:min(i+k, len(pts))]
+		v := g[len(g)-1].Value
+		if !last {
+			v = 0
+			for _, p := range g {
+				v += p.Value
+			}
+			v /= float64(len(g))
+		}
+		out = append(out, Point{At: g[0].At, Value: v})
+	}
+	return out
+}
+
+// headroom raises the top of the y axis by frac of its span so a legend
+// at the top does not cover the data.
+func headroom(p *plot.Plot, frac float64) {
+	if p.Y.Max > p.Y.Min {
+		p.Y.Max += (p.Y.Max - p.Y.Min) * frac
+	}
+}
+
+// siTicks are the default ticks labelled with SI suffixes (1.5k, 2M)
+// instead of long decimals.
+type siTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (siTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = fmtSI(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// fmtSI formats v with at most three significant digits and a k, M or G
+// suffix.
+func fmtSI(v float64) string {
+	a := math.Abs(v)
+	for _, u := range []struct {
+		f float64
+		s string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if a >= u.f {
+			return strconv.FormatFloat(v/u.f, 'g', 3, 64) + u.s
+		}
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}

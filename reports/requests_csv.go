@@ -1,0 +1,123 @@
+package reports
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// requestColumns are the per-request CSV columns, in order (stable;
+// documented in docs/reports.md). Times are milliseconds from the start
+// of the Run; latencies are milliseconds.
+var requestColumns = []string{"policy", "seq", "id", "user", "session", "backend",
+	"intended_ms", "released_ms", "sent_ms", "first_token_ms", "done_ms",
+	"ttft_ms", "server_ttft_ms", "tpot_ms", "e2e_ms", "queue_wait_ms", "schedule_lag_ms", "tbt_max_ms",
+	"chunks", "input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "cached_tokens",
+	"predicted_hit_tokens", "status", "err_class", "sla_met", "in_window"}
+
+// RequestColumns returns the per-request CSV's column names.
+func RequestColumns() []string { return append([]string(nil), requestColumns...) }
+
+// RequestCSV writes one CSV row per Result, streaming.
+type RequestCSV struct {
+	cw  *csv.Writer
+	o   Options
+	row []string
+}
+
+// NewRequestCSV writes the header row to w and returns the writer. o
+// decides the sla_met and in_window (after the warm-up cut) columns.
+func NewRequestCSV(w io.Writer, o Options) (*RequestCSV, error) {
+	c := &RequestCSV{cw: csv.NewWriter(w), o: o, row: make([]string, len(requestColumns))}
+	if err := c.cw.Write(requestColumns); err != nil {
+		return nil, fmt.Errorf("write request csv: %w", err)
+	}
+	return c, nil
+}
+
+// optMS formats d in milliseconds, empty when unset (0).
+func optMS(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return ms(d)
+}
+
+// Write appends the row of r, labelled with policy.
+func (c *RequestCSV) Write(policy string, r *replay.Result) error {
+	itoa := strconv.Itoa
+	ttft, sttft, tpot := "", "", ""
+	if r.FirstToken > 0 {
+		ttft, sttft = ms(r.TTFT()), ms(r.ServerTTFT())
+	}
+	if r.TPOT() > 0 {
+		tpot = ms(r.TPOT())
+	}
+	copy(c.row, []string{policy, strconv.FormatInt(r.Seq, 10), r.ID, r.User, r.Session, itoa(r.Backend),
+		ms(r.Intended), ms(r.Released), optMS(r.Sent), optMS(r.FirstToken), ms(r.Done),
+		ttft, sttft, tpot, ms(r.E2E()), ms(r.QueueWait()), ms(r.ScheduleLag()), optMS(r.TBTMax),
+		itoa(r.Chunks), itoa(r.InputTokens), itoa(r.OutputTokens), itoa(r.PromptTokens), itoa(r.CompletionTokens),
+		itoa(r.CachedTokens), itoa(r.PredictedHitTokens), itoa(r.Status), r.ErrClass,
+		strconv.FormatBool(MeetsSLO(c.o.SLO, r)), strconv.FormatBool(r.Intended >= c.o.Warmup)})
+	if err := c.cw.Write(c.row); err != nil {
+		return fmt.Errorf("write request csv: %w", err)
+	}
+	return nil
+}
+
+// Flush writes buffered rows out.
+func (c *RequestCSV) Flush() error {
+	c.cw.Flush()
+	if err := c.cw.Error(); err != nil {
+		return fmt.Errorf("write request csv: %w", err)
+	}
+	return nil
+}
+
+// WriteRequestsCSV streams the results files at paths into one
+// per-request CSV, each row labelled with its Run's policy.
+func WriteRequestsCSV(w io.Writer, o Options, paths ...string) error {
+	c, err := NewRequestCSV(w, o)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if err := c.copyFile(p); err != nil {
+			return err
+		}
+	}
+	return c.Flush()
+}
+
+func (c *RequestCSV) copyFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open results file: %w", err)
+	}
+	defer f.Close()
+	rd, err := replay.NewReader(path, f)
+	if err != nil {
+		return err
+	}
+	name := (&Summary{Header: rd.Header}).Name()
+	for {
+		r, _, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if r != nil {
+			if err := c.Write(name, r); err != nil {
+				return err
+			}
+		}
+	}
+}

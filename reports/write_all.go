@@ -1,0 +1,39 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// WriteDir writes the full report into dir (created if needed):
+// report.md with its plots under plots/, summary.csv and summary.json.
+func WriteDir(dir string, runs []*Summary, o RenderOptions) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report dir: %w", err)
+	}
+	if err := WriteMarkdown(dir, runs, o); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "summary.csv"), func(w io.Writer) error { return WriteCSV(w, runs) }); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, runs) })
+}
+
+// writeFile creates path and writes it with fn.
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
