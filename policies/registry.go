@@ -43,20 +43,33 @@ type Spec struct {
 	newQueue  func(Params, *rand.Rand) (Queue, error)
 }
 
-var registry = map[string]*Spec{}
+var (
+	registry = map[string]*Spec{}
+	// duplicates lists names registered twice (kind/name); the registry
+	// consistency test requires it empty.
+	duplicates []string
+)
 
 // RegisterRouter adds a Router constructor under s.Name. It is called from
 // init functions; a duplicate name is a programming error reported by
 // Specs' consistency test.
 func RegisterRouter(s Spec, f func(Params, *rand.Rand) (Router, error)) {
 	s.Kind, s.newRouter = "router", f
-	registry["router/"+s.Name] = &s
+	register(&s)
 }
 
 // RegisterQueue adds a Queue constructor under s.Name.
 func RegisterQueue(s Spec, f func(Params, *rand.Rand) (Queue, error)) {
 	s.Kind, s.newQueue = "queue", f
-	registry["queue/"+s.Name] = &s
+	register(&s)
+}
+
+func register(s *Spec) {
+	key := s.Kind + "/" + s.Name
+	if _, dup := registry[key]; dup {
+		duplicates = append(duplicates, key)
+	}
+	registry[key] = s
 }
 
 // Specs returns every registered policy, routers first, by name.

@@ -1,0 +1,104 @@
+package policies
+
+import (
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+// routerNames are the Routers tracebench embeds.
+var routerNames = []string{"approx-prefix", "cache-aware", "chwbl", "least-kv-cache", "least-request", "power-of-two",
+	"prefix-cache", "random", "round-robin", "session-affinity", "vtc-basic"}
+
+var (
+	kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+	snake = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+)
+
+// clearPolicyEnv unsets every environment variable a Spec reads for the
+// test's duration.
+func clearPolicyEnv(t *testing.T) {
+	for _, s := range Specs() {
+		for _, p := range s.Params {
+			if p.Env != "" {
+				t.Setenv(p.Env, "")
+				os.Unsetenv(p.Env)
+			}
+		}
+	}
+}
+
+func TestRegistryConsistency(t *testing.T) {
+	clearPolicyEnv(t)
+	if len(duplicates) > 0 {
+		t.Errorf("registered twice: %v", duplicates)
+	}
+	for _, name := range routerNames {
+		if !slices.Contains(Names("router"), name) {
+			t.Errorf("router %s is not registered", name)
+		}
+	}
+	envs := map[string]string{}
+	for _, s := range Specs() {
+		t.Run(s.Kind+"/"+s.Name, func(t *testing.T) {
+			if !kebab.MatchString(s.Name) || s.Doc == "" || s.Source == "" {
+				t.Errorf("name %q must be kebab-case, Doc %q and Source %q non-empty", s.Name, s.Doc, s.Source)
+			}
+			for _, p := range s.Params {
+				if !snake.MatchString(p.Name) || p.Default == "" || p.Doc == "" {
+					t.Errorf("param %+v: want a snake_case name, a default and a doc", p)
+				}
+				if other, ok := envs[p.Env]; ok && p.Env != "" {
+					t.Errorf("env %s read by %s and %s", p.Env, other, s.Name)
+				}
+				envs[p.Env] = s.Name
+			}
+			build := func(p Params) error {
+				rng := rand.New(rand.NewPCG(1, 2))
+				if s.Kind == "router" {
+					_, err := NewRouter(s.Name, p, rng)
+					return err
+				}
+				_, err := NewQueue(s.Name, p, rng)
+				return err
+			}
+			if err := build(nil); err != nil {
+				t.Errorf("defaults do not build: %v", err)
+			}
+			for name := range s.Presets {
+				if err := build(Params{"preset": name}); err != nil {
+					t.Errorf("preset %s does not build: %v", name, err)
+				}
+			}
+		})
+	}
+}
+
+// TestRoutersRejectEmptyState: every Router errors (and does not panic)
+// with no Backends, and answers with a given Backend's Index otherwise.
+func TestRoutersRejectEmptyState(t *testing.T) {
+	clearPolicyEnv(t)
+	req := blockReq("r", 16, 64, 1, 2, 3, 4)
+	req.User, req.Session = "u", "s"
+	for _, name := range routerNames {
+		t.Run(name, func(t *testing.T) {
+			r := mustRouter(t, name, nil, 1)
+			if r.Name() != name {
+				t.Errorf("Name() = %q", r.Name())
+			}
+			if _, err := r.Pick(req, State{}); err == nil {
+				t.Errorf("Pick with no backends: no error")
+			}
+			bs := fleet(0, 0, 0)
+			for i := range bs {
+				bs[i].Index += 10 // Index is not the slice position
+			}
+			ch := mustPick(t, r, req, State{Backends: bs[1:]})
+			if ch.Backend != 11 && ch.Backend != 12 {
+				t.Errorf("picked Index %d, want 11 or 12", ch.Backend)
+			}
+		})
+	}
+}
