@@ -5,14 +5,25 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/tracebench/tracebench/traces/tokenizer"
+)
+
+// Token ids synthesised for block ids lie in [VocabLo, VocabHi): inside
+// every common model vocabulary (Llama-2 and Mistral 32,000; Llama-3
+// 128,256; Qwen2 151,646; cl100k_base 100,256), above the low ids where
+// tokenizers keep special, control and byte-fallback tokens, so a real
+// vLLM server accepts them as a prompt of token ids.
+const (
+	VocabLo = 1000
+	VocabHi = 32000
 )
 
 // PromptTokens renders req's prompt as token ids for token-exact replay on
 // completions endpoints. TokenIDs are used as given; each block id maps
-// deterministically to BlockSize ids in [0, tokenizer.VocabSize), so equal
-// ids give equal server-side prefixes; the result is cut to InputTokens
-// when that is set. It returns nil for text-only Requests.
+// deterministically to BlockSize ids in [VocabLo, VocabHi) (a function of
+// the id alone), so equal ids give equal server-side prefixes. The result
+// has InputTokens ids when that is set: cut, or padded with ids unique to
+// the Request's ID when the blocks fall short. It returns nil for
+// Requests with neither block nor token ids.
 func PromptTokens(req *Request) []int {
 	if len(req.TokenIDs) > 0 {
 		return req.TokenIDs
@@ -20,64 +31,88 @@ func PromptTokens(req *Request) []int {
 	if len(req.BlockIDs) == 0 {
 		return nil
 	}
-	bs := req.BlockSize
-	if bs <= 0 {
-		bs = 512
+	bs := blockSize(req)
+	n := len(req.BlockIDs) * bs
+	if req.InputTokens > 0 {
+		n = req.InputTokens
 	}
-	out := make([]int, 0, len(req.BlockIDs)*bs)
+	out := make([]int, 0, n)
 	for _, id := range req.BlockIDs {
-		for j := 0; j < bs; j++ {
-			out = append(out, int(blockToken(id, j)%tokenizer.VocabSize))
+		if len(out) >= n {
+			break
 		}
+		out = appendTokens(out, blockKey(id), min(bs, n-len(out)))
 	}
-	if req.InputTokens > 0 && req.InputTokens < len(out) {
-		out = out[:req.InputTokens]
+	if len(out) < n {
+		out = appendTokens(out, idKey(req.ID), n-len(out))
 	}
 	return out
 }
 
 // PromptText renders req's prompt as text: the Prompt or the messages'
-// contents when given, else deterministic words synthesised from the
-// block ids (one word per token), else InputTokens words unique to the
-// Request's ID. With the whitespace tokenizer the word count equals the
-// token count.
+// contents (joined by newlines) when given, else one word per token of
+// PromptTokens, else InputTokens words unique to the Request's ID. With
+// the whitespace tokenizer the word count equals the token count, and
+// equal block ids give equal leading words, so chat endpoints see the same
+// shared prefixes as token-exact replay.
 func PromptText(req *Request) string {
 	if req.Prompt != "" {
 		return req.Prompt
 	}
 	if len(req.Messages) > 0 {
-		var b strings.Builder
-		for i, m := range req.Messages {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(m.Content)
-		}
-		return b.String()
+		return joinContents(req.Messages)
 	}
 	if ids := PromptTokens(req); ids != nil {
 		return wordsFor(ids)
 	}
-	seed := xxhash.Sum64String(req.ID)
-	ids := make([]int, req.InputTokens)
-	for j := range ids {
-		ids[j] = int(blockToken(seed, j) % tokenizer.VocabSize)
-	}
-	return wordsFor(ids)
+	return wordsFor(appendTokens(make([]int, 0, max(req.InputTokens, 0)), idKey(req.ID), req.InputTokens))
 }
 
-// blockToken is the j-th token of block id.
-func blockToken(id uint64, j int) uint64 {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], id)
-	binary.LittleEndian.PutUint64(b[8:], uint64(j))
+// SynthWords returns n words determined by key alone (one whitespace
+// token each): the text generators use for prompts and answers.
+func SynthWords(key uint64, n int) string {
+	return wordsFor(appendTokens(make([]int, 0, max(n, 0)), key, n))
+}
+
+// blockSize is req's tokens per block id (DefaultBlockSize when unset).
+func blockSize(req *Request) int {
+	if req.BlockSize > 0 {
+		return req.BlockSize
+	}
+	return DefaultBlockSize
+}
+
+// blockKey is the stream key of block id.
+func blockKey(id uint64) uint64 {
+	var b [9]byte
+	b[0] = 'b'
+	binary.LittleEndian.PutUint64(b[1:], id)
 	return xxhash.Sum64(b[:])
 }
 
-// wordsFor spells each id as a short pronounceable word.
+// idKey is the stream key of a Request's unique tokens.
+func idKey(id string) uint64 { return xxhash.Sum64String("r" + id) }
+
+// appendTokens appends n ids in [VocabLo, VocabHi) of the splitmix64
+// stream seeded by key.
+func appendTokens(dst []int, key uint64, n int) []int {
+	s := key
+	for j := 0; j < n; j++ {
+		s += 0x9e3779b97f4a7c15
+		z := s
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		z ^= z >> 31
+		dst = append(dst, VocabLo+int(z%uint64(VocabHi-VocabLo)))
+	}
+	return dst
+}
+
+// wordsFor spells each id as a short pronounceable word, separated by
+// spaces (distinct ids give distinct words).
 func wordsFor(ids []int) string {
 	var b strings.Builder
-	b.Grow(len(ids) * 6)
+	b.Grow(len(ids) * 7)
 	for i, id := range ids {
 		if i > 0 {
 			b.WriteByte(' ')
@@ -92,8 +127,8 @@ const (
 	vowels     = "aeiou"
 )
 
-// writeWord writes id as consonant-vowel syllables (distinct ids give
-// distinct words).
+// writeWord writes id as consonant-vowel syllables, least significant
+// first (distinct non-negative ids give distinct words).
 func writeWord(b *strings.Builder, id int) {
 	for {
 		b.WriteByte(consonants[id%len(consonants)])

@@ -1,0 +1,176 @@
+package traces
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// csvColumns describes a CSV trace format: its required and optional
+// header names and how one row becomes a Request.
+type csvColumns struct {
+	required []string
+	optional []string
+	// row fills r from the row; col returns a column's value by header
+	// name ("" when an optional column is absent).
+	row func(col func(string) string, lineNo int, r *Request) error
+}
+
+// csvReader reads a CSV trace with a header line, one Request per row.
+type csvReader struct {
+	cr    *csv.Reader
+	spec  csvColumns
+	index map[string]int
+	rec   []string
+	line  int
+}
+
+func newCSV(br *bufio.Reader, spec csvColumns) *csvReader {
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
+	return &csvReader{cr: cr, spec: spec}
+}
+
+func (c *csvReader) lineNo() int { return c.line }
+
+// header reads the header line and maps the column names.
+func (c *csvReader) header() error {
+	rec, err := c.cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return fmt.Errorf("empty CSV trace: no header line")
+		}
+		return fmt.Errorf("CSV header: %w", err)
+	}
+	c.index = map[string]int{}
+	for i, name := range rec {
+		c.index[strings.TrimSpace(strings.TrimPrefix(name, "\ufeff"))] = i
+	}
+	for _, name := range c.spec.required {
+		if _, ok := c.index[name]; !ok {
+			return &ParseError{Line: 1, Field: name, Err: fmt.Errorf("column missing from header %q", strings.Join(rec, ","))}
+		}
+	}
+	return nil
+}
+
+func (c *csvReader) next() (Request, error) {
+	if c.index == nil {
+		if err := c.header(); err != nil {
+			return Request{}, err
+		}
+	}
+	rec, err := c.cr.Read()
+	if err == io.EOF {
+		return Request{}, io.EOF
+	}
+	c.line, _ = c.cr.FieldPos(0)
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			c.line = pe.Line
+			return Request{}, &ParseError{Line: pe.Line, Err: pe.Err}
+		}
+		return Request{}, err
+	}
+	c.rec = rec
+	var r Request
+	if err := c.spec.row(c.col, c.line, &r); err != nil {
+		return Request{}, atLine(err, c.line)
+	}
+	return r, nil
+}
+
+// col returns the named column of the current row, or "" when absent.
+func (c *csvReader) col(name string) string {
+	i, ok := c.index[name]
+	if !ok || i >= len(c.rec) {
+		return ""
+	}
+	return strings.TrimSpace(c.rec[i])
+}
+
+// csvInt parses a non-negative integer column (a float with no fraction
+// is accepted: some exports write "12.0").
+func csvInt(col func(string) string, name string) (int, error) {
+	s := col(name)
+	if s == "" {
+		return 0, fieldErr(name, "missing")
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != float64(int(f)) {
+			return 0, fieldErr(name, "want an integer, got %q", s)
+		}
+		n = int(f)
+	}
+	if n < 0 {
+		return 0, fieldErr(name, "negative (%d)", n)
+	}
+	return n, nil
+}
+
+// azureLayout parses Azure's wall-clock times, "2023-11-16 18:17:03.9799600"
+// (7 fractional digits; any count is accepted).
+const azureLayout = "2006-01-02 15:04:05.999999999"
+
+// azureColumns is the Azure LLM inference trace 2023/2024 format
+// (Azure/AzurePublicDataset): TIMESTAMP, ContextTokens, GeneratedTokens.
+// Arrival is the time since the first row's timestamp.
+func azureColumns() csvColumns {
+	var t0 time.Time
+	return csvColumns{
+		required: []string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"},
+		row: func(col func(string) string, lineNo int, r *Request) error {
+			ts, err := time.Parse(azureLayout, col("TIMESTAMP"))
+			if err != nil {
+				return fieldErr("TIMESTAMP", "want YYYY-MM-DD HH:MM:SS.fffffff, got %q", col("TIMESTAMP"))
+			}
+			if t0.IsZero() {
+				t0 = ts
+			}
+			r.ID, r.Arrival = strconv.Itoa(lineNo), ts.Sub(t0)
+			if r.InputTokens, err = csvInt(col, "ContextTokens"); err != nil {
+				return err
+			}
+			r.OutputTokens, err = csvInt(col, "GeneratedTokens")
+			return err
+		},
+	}
+}
+
+// burstColumns is the BurstGPT format (HPMLL/BurstGPT): Timestamp
+// (seconds since the trace start), Model, Request tokens, Response
+// tokens, Total tokens, Log Type, and in newer releases Session ID.
+// Model (ChatGPT or GPT-4) is not a servable model name and is dropped;
+// failed requests (Response tokens 0) are kept as they are.
+func burstColumns() csvColumns {
+	return csvColumns{
+		required: []string{"Timestamp", "Request tokens", "Response tokens"},
+		optional: []string{"Session ID", "Model", "Log Type", "Total tokens"},
+		row: func(col func(string) string, lineNo int, r *Request) error {
+			s := col("Timestamp")
+			sec, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return fieldErr("Timestamp", "want seconds, got %q", s)
+			}
+			if r.Arrival, err = secondsToDuration("Timestamp", sec); err != nil {
+				return err
+			}
+			r.ID, r.Session = strconv.Itoa(lineNo), col("Session ID")
+			if r.InputTokens, err = csvInt(col, "Request tokens"); err != nil {
+				return err
+			}
+			r.OutputTokens, err = csvInt(col, "Response tokens")
+			return err
+		},
+	}
+}

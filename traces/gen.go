@@ -1,0 +1,98 @@
+package traces
+
+import (
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// generator is the Source behind every workload: sessions (a single
+// Request is a session of one turn) start one after another at gaps drawn
+// by gap, their turns are merged in arrival order, and Next stops after
+// limit Requests. Sessions are made as late as possible, so memory holds
+// only the sessions in progress.
+type generator struct {
+	rng       *rand.Rand
+	m         merger
+	limit     int
+	emitted   int
+	sessions  int
+	nextStart time.Duration
+	// session builds session number i starting at start.
+	session func(g *generator, i int, start time.Duration) []Request
+	// gap draws the time from one session start to the next.
+	gap func(g *generator) time.Duration
+}
+
+// newGenerator returns a generator seeded by seed on the named stream
+// (each workload uses its own stream so equal seeds differ across
+// workloads).
+func newGenerator(seed uint64, stream string, limit int) *generator {
+	return &generator{rng: rand.New(rand.NewPCG(seed, xxhash.Sum64String(stream))), limit: limit}
+}
+
+// Next implements Source.
+func (g *generator) Next() (Request, error) {
+	for g.emitted < g.limit {
+		if r, ok := g.m.popUpTo(g.nextStart); ok {
+			g.emitted++
+			return r, nil
+		}
+		for _, r := range g.session(g, g.sessions, g.nextStart) {
+			g.m.push(r)
+		}
+		g.sessions++
+		g.nextStart += g.gap(g)
+	}
+	return Request{}, io.EOF
+}
+
+// expGap returns a gap function for a Poisson process of rate per second.
+func expGap(rate float64) func(*generator) time.Duration {
+	return func(g *generator) time.Duration { return secondsDur(g.rng.ExpFloat64() / rate) }
+}
+
+// secondsDur converts seconds to a Duration (rounded to the nanosecond).
+func secondsDur(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// uniformInt draws an integer uniform in [lo, hi].
+func (g *generator) uniformInt(lo, hi int) int {
+	if hi <= lo {
+		return lo
+	}
+	return lo + g.rng.IntN(hi-lo+1)
+}
+
+// jitter draws an integer uniform in [mean·(1−f), mean·(1+f)], at least 1.
+func (g *generator) jitter(mean int, f float64) int {
+	lo := int(math.Round(float64(mean) * (1 - f)))
+	hi := int(math.Round(float64(mean) * (1 + f)))
+	return max(1, g.uniformInt(lo, hi))
+}
+
+// key derives a content key from the seed-independent parts plus the
+// generator's per-run salt, so texts are reproducible and distinct.
+func contentKey(seed uint64, parts ...any) uint64 {
+	d := xxhash.New()
+	var b [8]byte
+	for i := range b {
+		b[i] = byte(seed >> (8 * i))
+	}
+	d.Write(b[:])
+	for _, p := range parts {
+		switch v := p.(type) {
+		case string:
+			d.WriteString(v)
+		case int:
+			for i := range b {
+				b[i] = byte(uint64(v) >> (8 * i))
+			}
+			d.Write(b[:])
+		}
+		d.Write([]byte{0})
+	}
+	return d.Sum64()
+}

@@ -1,0 +1,104 @@
+package traces
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// The native format is JSONL, one Request per line, with the JSON names of
+// Request's fields: arrival_ns (offset from the trace start in
+// nanoseconds), id, user, session, turn, model, lora, prompt, messages,
+// block_ids, token_ids, block_size, input_tokens, output_tokens. Lines are
+// in non-decreasing arrival_ns order. WriteNative writes it and Open reads
+// it back unchanged.
+
+// WriteNative writes every Request of src to w as native JSONL and
+// returns how many it wrote. It stops at src's first error.
+func WriteNative(w io.Writer, src Source) (int, error) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	n := 0
+	for {
+		r, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			bw.Flush()
+			return n, err
+		}
+		b, err := json.Marshal(&r)
+		if err != nil {
+			return n, fmt.Errorf("encode request %s: %w", r.ID, err)
+		}
+		b = append(b, '\n')
+		if _, err := bw.Write(b); err != nil {
+			return n, fmt.Errorf("write native trace: %w", err)
+		}
+		n++
+	}
+	if err := bw.Flush(); err != nil {
+		return n, fmt.Errorf("write native trace: %w", err)
+	}
+	return n, nil
+}
+
+// nativeRecord mirrors Request with every field optional, to tell a
+// missing field from a zero one.
+type nativeRecord struct {
+	Request
+	ArrivalNS    *int64 `json:"arrival_ns"`
+	InputTokens  *int   `json:"input_tokens"`
+	OutputTokens *int   `json:"output_tokens"`
+}
+
+// decodeNative parses one native line into r.
+func decodeNative(line []byte, lineNo int, r *Request) error {
+	var rec nativeRecord
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return jsonFieldErr(err)
+	}
+	*r = rec.Request
+	if rec.ArrivalNS == nil {
+		return fieldErr("arrival_ns", "missing")
+	}
+	if *rec.ArrivalNS < 0 {
+		return fieldErr("arrival_ns", "negative (%d)", *rec.ArrivalNS)
+	}
+	r.Arrival = durationNS(*rec.ArrivalNS)
+	if rec.OutputTokens == nil {
+		return fieldErr("output_tokens", "missing")
+	}
+	r.OutputTokens = *rec.OutputTokens
+	if rec.InputTokens != nil {
+		r.InputTokens = *rec.InputTokens
+	}
+	if r.ID == "" {
+		r.ID = strconv.Itoa(lineNo)
+	}
+	return validateRequest(r)
+}
+
+// validateRequest checks the fields every format shares.
+func validateRequest(r *Request) error {
+	switch {
+	case r.InputTokens < 0:
+		return fieldErr("input_tokens", "negative (%d)", r.InputTokens)
+	case r.OutputTokens < 0:
+		return fieldErr("output_tokens", "negative (%d)", r.OutputTokens)
+	case r.BlockSize < 0:
+		return fieldErr("block_size", "negative (%d)", r.BlockSize)
+	case r.Turn < 0:
+		return fieldErr("turn", "negative (%d)", r.Turn)
+	}
+	for i, m := range r.Messages {
+		switch m.Role {
+		case "system", "user", "assistant", "tool", "developer":
+		default:
+			return fieldErr(fmt.Sprintf("messages[%d].role", i), "unknown role %q", m.Role)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package traces
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Formats lists the trace formats Open reads, in the order auto-detection
+// tries them.
+var Formats = []string{FormatNative, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT}
+
+// Trace format names for ReadOptions.Format.
+const (
+	FormatAuto     = "auto"
+	FormatNative   = "native"
+	FormatMooncake = "mooncake"
+	FormatAzure    = "azure"
+	FormatBurstGPT = "burstgpt"
+	FormatShareGPT = "sharegpt"
+	FormatVTC      = "vtc"
+)
+
+// DefaultBlockSize is the tokens per hash id of Mooncake traces (512, the
+// FAST'25 release's block size).
+const DefaultBlockSize = 512
+
+// ReadOptions configure Open.
+type ReadOptions struct {
+	// Format is "auto" (the default when empty: detected from the first
+	// line), or one of native, mooncake, azure, burstgpt, sharegpt, vtc.
+	Format string
+	// BlockSize is the tokens per hash id of Mooncake traces (default
+	// 512; other public traces in that format use 16 or 64).
+	BlockSize int
+	// SkipInvalid skips malformed records (counted by Skipped) instead of
+	// failing on the first one.
+	SkipInvalid bool
+	// Tokenizer counts the tokens of ShareGPT text: "whitespace"
+	// (default, as the mock server counts), "character" or "tiktoken".
+	Tokenizer string
+	// ThinkTime is the gap between the turns of one ShareGPT conversation
+	// (default 10 s), and SessionGap the gap between the starts of
+	// successive conversations (default 1 s): ShareGPT has no times.
+	ThinkTime, SessionGap time.Duration
+}
+
+// recordReader decodes the records of one format. Errors for one record
+// are *ParseError with Line set; other errors end the read.
+type recordReader interface {
+	next() (Request, error)
+}
+
+// FileSource reads a trace file record by record (streaming: the memory
+// held does not grow with the file). It implements Source and io.Closer.
+type FileSource struct {
+	path    string
+	format  string
+	file    io.Closer
+	rd      recordReader
+	skip    bool
+	skipped int
+	last    time.Duration
+	timeKey string
+	err     error
+}
+
+// Open opens the trace at path ("-" reads standard input) in
+// opt.Format, detecting it from the first line when "auto".
+func Open(path string, opt ReadOptions) (*FileSource, error) {
+	var f *os.File
+	if path == "-" {
+		f = os.Stdin
+	} else {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			return nil, fmt.Errorf("open trace: %w", err)
+		}
+	}
+	s, err := NewReader(f, path, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.file = f
+	return s, nil
+}
+
+// NewReader reads a trace from r; name stands for the file in errors.
+// Close does not close r.
+func NewReader(r io.Reader, name string, opt ReadOptions) (*FileSource, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	format := strings.ToLower(strings.TrimSpace(opt.Format))
+	if format == "" || format == FormatAuto {
+		var err error
+		if format, err = detect(br); err != nil {
+			return nil, fmt.Errorf("read trace %s: %w", name, err)
+		}
+	}
+	rd, timeKey, err := newRecordReader(format, br, opt)
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", name, err)
+	}
+	return &FileSource{path: name, format: format, rd: rd, skip: opt.SkipInvalid, timeKey: timeKey}, nil
+}
+
+// Format returns the trace's format name (as detected when "auto").
+func (s *FileSource) Format() string { return s.format }
+
+// Skipped returns how many malformed records were skipped so far (with
+// SkipInvalid).
+func (s *FileSource) Skipped() int { return s.skipped }
+
+// Close closes the file.
+func (s *FileSource) Close() error {
+	if s.file == nil || s.file == os.Stdin {
+		return nil
+	}
+	return s.file.Close()
+}
+
+// Next implements Source. A malformed record is an error naming file,
+// line and field, unless SkipInvalid. Arrival times must not decrease.
+func (s *FileSource) Next() (Request, error) {
+	for s.err == nil {
+		r, err := s.rd.next()
+		if err == nil && r.Arrival < s.last {
+			err = &ParseError{Line: lineOf(s.rd), Field: s.timeKey,
+				Err: fmt.Errorf("arrival %v before the previous record's %v (sort the trace by time)", r.Arrival, s.last)}
+		}
+		if err == nil {
+			s.last = r.Arrival
+			return r, nil
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			pe.File = s.path
+			if s.skip {
+				s.skipped++
+				continue
+			}
+		} else if err != io.EOF {
+			err = fmt.Errorf("read trace %s: %w", s.path, err)
+		}
+		s.err = err
+	}
+	return Request{}, s.err
+}
+
+// lineOf returns the line number a line-based reader is at.
+func lineOf(rd recordReader) int {
+	if l, ok := rd.(interface{ lineNo() int }); ok {
+		return l.lineNo()
+	}
+	return 0
+}
+
+// newRecordReader returns the reader of format and the name of its time
+// field.
+func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordReader, string, error) {
+	bs := opt.BlockSize
+	if bs == 0 {
+		bs = DefaultBlockSize
+	}
+	if bs < 0 {
+		return nil, "", fmt.Errorf("block size %d: want > 0", bs)
+	}
+	switch format {
+	case FormatNative:
+		return newJSONL(br, decodeNative), "arrival_ns", nil
+	case FormatMooncake:
+		return newJSONL(br, mooncakeDecoder(bs)), "timestamp", nil
+	case FormatVTC:
+		return newJSONL(br, decodeVTC), "timestamp_s", nil
+	case FormatAzure:
+		return newCSV(br, azureColumns()), "TIMESTAMP", nil
+	case FormatBurstGPT:
+		return newCSV(br, burstColumns()), "Timestamp", nil
+	case FormatShareGPT:
+		rd, err := newShareGPT(br, opt)
+		return rd, "", err
+	}
+	return nil, "", fmt.Errorf("unknown format %q (known: auto, %s)", format, strings.Join(Formats, ", "))
+}

@@ -1,0 +1,59 @@
+package traces
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// vtcRecord is one line of the VTC artifact's Chatbot Arena trace
+// (Ying1123/VTC-artifact fair_bench/real_trace, exported to JSONL).
+type vtcRecord struct {
+	ReqID        json.RawMessage `json:"req_id"`
+	TimestampS   *float64        `json:"timestamp_s"`
+	Client       *string         `json:"client"`
+	InputLength  *int            `json:"input_length"`
+	OutputLength *int            `json:"output_length"`
+}
+
+// decodeVTC decodes a VTC line: client becomes User.
+func decodeVTC(line []byte, lineNo int, r *Request) error {
+	var rec vtcRecord
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return jsonFieldErr(err)
+	}
+	switch {
+	case rec.TimestampS == nil:
+		return fieldErr("timestamp_s", "missing")
+	case rec.Client == nil || *rec.Client == "":
+		return fieldErr("client", "missing")
+	case rec.InputLength == nil:
+		return fieldErr("input_length", "missing")
+	case rec.OutputLength == nil:
+		return fieldErr("output_length", "missing")
+	}
+	at, err := secondsToDuration("timestamp_s", *rec.TimestampS)
+	if err != nil {
+		return err
+	}
+	id, err := sessionID(rec.ReqID)
+	if err != nil {
+		return fieldErr("req_id", "want a string or number, got %s", rec.ReqID)
+	}
+	if id == "" {
+		id = strconv.Itoa(lineNo)
+	}
+	*r = Request{ID: id, Arrival: at, User: *rec.Client, InputTokens: *rec.InputLength, OutputTokens: *rec.OutputLength}
+	return lengthsOK(r, "input_length", "output_length")
+}
+
+// lengthsOK checks token counts are not negative.
+func lengthsOK(r *Request, in, out string) error {
+	if r.InputTokens < 0 {
+		return fieldErr(in, "negative (%d)", r.InputTokens)
+	}
+	if r.OutputTokens < 0 {
+		return fieldErr(out, "negative (%d)", r.OutputTokens)
+	}
+	return nil
+}
+

@@ -1,0 +1,57 @@
+package traces
+
+import (
+	"fmt"
+	"time"
+)
+
+// mixedSpec is the bench default: tenants of unequal rates (a heavy
+// hitter and a Zipf tail) whose multi-turn sessions start with one of a
+// few shared system prompts. Sized for about 60 s at 6 req/s: with a mean
+// output near 130 tokens and a 6–8 ms decode step a request decodes in
+// about 1 s, so a 4-replica mock holds about 1.5 requests per replica
+// (busy roughly 60–80 % of the time under Poisson arrivals).
+func mixedSpec() WorkloadSpec {
+	ps := append(tenantParams("8", "0.4"),
+		ParamSpec{"groups", "4", "number of shared system prompts (user u uses prompt u mod groups)"},
+		ParamSpec{"system_len", "256", "system prompt length, tokens"},
+		ParamSpec{"turns_min", "1", "fewest turns per session"},
+		ParamSpec{"turns_max", "5", "most turns per session (uniform between)"},
+		ParamSpec{"question_len", "64", "mean question length per turn, tokens (times the user's factor)"},
+		ParamSpec{"output_len", "128", "mean output length, tokens (times the user's factor)"},
+		ParamSpec{"jitter", "0.5", "lengths are uniform within ±jitter of their mean"},
+		ParamSpec{"think", "8s", "mean think time between a session's turn arrivals (exponential)"},
+		ParamSpec{"rate", "6", "mean request rate, req/s (sessions start as Poisson at rate / mean turns)"},
+		ParamSpec{"requests", "360", "total requests"},
+	)
+	return WorkloadSpec{
+		Name: "mixed",
+		Doc: "the bench default blend: users of unequal rates (heavy hitter u0, Zipf tail) run multi-turn " +
+			"sessions whose context grows turn by turn, each opening with one of a few shared system prompts",
+		Params: ps,
+		build:  buildMixed,
+	}
+}
+
+func buildMixed(p *params, seed uint64) (Source, error) {
+	g := newGenerator(seed, "mixed", p.int("requests", 1))
+	ten := readTenants(p, g.rng)
+	groups, sysLen := p.int("groups", 1), p.int("system_len", 0)
+	tmin, tmax := p.int("turns_min", 1), p.int("turns_max", 1)
+	qLen, outLen := p.int("question_len", 1), p.int("output_len", 1)
+	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
+	p.rangeOK("turns_min", tmin, "turns_max", tmax)
+	if p.err != nil {
+		return nil, p.err
+	}
+	g.gap = expGap(rate / (float64(tmin+tmax) / 2))
+	g.session = func(g *generator, i int, at time.Duration) []Request {
+		u := ten.pick(g.rng)
+		grp := u % groups
+		return g.conversation(seed, fmt.Sprintf("mx%d", i), at, shape{
+			user: ten.names[u], system: SynthWords(contentKey(seed, "mixed-system", grp), sysLen), sysLen: sysLen,
+			turns: g.uniformInt(tmin, tmax), firstLen: ten.scaled(u, qLen), qLen: ten.scaled(u, qLen),
+			outLen: ten.scaled(u, outLen), jitter: jit, think: think})
+	}
+	return g, nil
+}

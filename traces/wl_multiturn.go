@@ -1,0 +1,54 @@
+package traces
+
+import (
+	"fmt"
+	"time"
+)
+
+// multiTurnSpec: chat sessions whose context grows turn by turn (each
+// turn resends the history plus a new question), think time between
+// turns. Defaults follow the shape of multi-turn chat benchmarks: a
+// longer opening message, shorter follow-ups.
+func multiTurnSpec() WorkloadSpec {
+	return WorkloadSpec{
+		Name: "multi-turn",
+		Doc: "sessions of turns_min..turns_max turns; turn k resends the history (system prompt, earlier " +
+			"questions and answers) plus a new question; turns arrive think apart (exponential) after the " +
+			"previous turn's arrival; sessions start as a Poisson process at rate / mean turns",
+		Params: []ParamSpec{
+			{"users", "16", "users owning the sessions (uniform)"},
+			{"system_len", "0", "per-session system prompt length, tokens (0 = none)"},
+			{"turns_min", "2", "fewest turns per session"},
+			{"turns_max", "8", "most turns per session (uniform between)"},
+			{"first_len", "256", "mean first question length, tokens"},
+			{"question_len", "64", "mean follow-up question length, tokens"},
+			{"output_len", "128", "mean output length, tokens"},
+			{"jitter", "0.5", "lengths are uniform within ±jitter of their mean"},
+			{"think", "10s", "mean think time between a session's turn arrivals (exponential)"},
+			{"rate", "4", "mean request rate, req/s"},
+			{"requests", "400", "total requests"},
+		},
+		build: buildMultiTurn,
+	}
+}
+
+func buildMultiTurn(p *params, seed uint64) (Source, error) {
+	g := newGenerator(seed, "multi-turn", p.int("requests", 1))
+	users, sysLen := p.int("users", 1), p.int("system_len", 0)
+	tmin, tmax := p.int("turns_min", 1), p.int("turns_max", 1)
+	first, qLen, outLen := p.int("first_len", 1), p.int("question_len", 1), p.int("output_len", 1)
+	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
+	p.rangeOK("turns_min", tmin, "turns_max", tmax)
+	if p.err != nil {
+		return nil, p.err
+	}
+	g.gap = expGap(rate / (float64(tmin+tmax) / 2))
+	g.session = func(g *generator, i int, at time.Duration) []Request {
+		id := fmt.Sprintf("mt%d", i)
+		return g.conversation(seed, id, at, shape{
+			user: fmt.Sprintf("u%d", g.rng.IntN(users)), system: SynthWords(contentKey(seed, "mt-system", id), sysLen),
+			sysLen: sysLen, turns: g.uniformInt(tmin, tmax), firstLen: first, qLen: qLen, outLen: outLen,
+			jitter: jit, think: think})
+	}
+	return g, nil
+}

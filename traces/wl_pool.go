@@ -1,0 +1,50 @@
+package traces
+
+import (
+	"fmt"
+	"time"
+)
+
+// prefixPoolSpec is the prompt generator of the hash prefix caching report
+// (seeds/hash-prefix-caching-report.txt §3.1): a pool of frequent prompts;
+// each request is a pool prompt with probability p, else a random prompt
+// of 15 tokens; 1000 requests. The report does not state the pool's size
+// or its prompts' length: 10 prompts of 32 tokens (two 16-token KV blocks,
+// so a paged prefix cache can hit them) are our choice.
+func prefixPoolSpec() WorkloadSpec {
+	return WorkloadSpec{
+		Name: "prefix-pool",
+		Doc: "each request repeats one of pool_size frequent prompts (uniformly) with probability p, " +
+			"else is a fresh random prompt of random_len tokens (the hash prefix caching report's generator)",
+		Params: []ParamSpec{
+			{"p", "0.5", "probability of a pool prompt, 0..1"},
+			{"pool_size", "10", "number of frequent prompts"},
+			{"pool_len", "32", "length of a pool prompt, tokens"},
+			{"random_len", "15", "length of a random prompt, tokens (the report's 15)"},
+			{"output_len", "32", "output length, tokens"},
+			{"rate", "10", "mean arrival rate, req/s (Poisson)"},
+			{"requests", "1000", "total requests (the report's 1000)"},
+		},
+		build: buildPrefixPool,
+	}
+}
+
+func buildPrefixPool(p *params, seed uint64) (Source, error) {
+	prob, pool := p.float("p", 0, 1), p.int("pool_size", 1)
+	poolLen, randLen, outLen := p.int("pool_len", 1), p.int("random_len", 1), p.int("output_len", 1)
+	rate := p.positive("rate")
+	g := newGenerator(seed, "prefix-pool", p.int("requests", 1))
+	if p.err != nil {
+		return nil, p.err
+	}
+	g.gap = expGap(rate)
+	g.session = func(g *generator, i int, at time.Duration) []Request {
+		id := fmt.Sprintf("pp%d", i)
+		if g.rng.Float64() < prob {
+			k := g.rng.IntN(pool)
+			return []Request{single(id, "", at, "", 0, SynthWords(contentKey(seed, "pool", k), poolLen), poolLen, outLen)}
+		}
+		return []Request{single(id, "", at, "", 0, SynthWords(contentKey(seed, "random", i), randLen), randLen, outLen)}
+	}
+	return g, nil
+}

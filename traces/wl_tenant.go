@@ -1,0 +1,47 @@
+package traces
+
+import (
+	"fmt"
+	"time"
+)
+
+// multiTenantSpec: single-turn requests from users of unequal rates and
+// lengths, one a heavy hitter, for fairness experiments (VTC: Sheng et
+// al., OSDI 2024, measure service per user under such load).
+func multiTenantSpec() WorkloadSpec {
+	ps := append(tenantParams("8", "0.5"),
+		ParamSpec{"system_len", "256", "per-user system prompt length, tokens (each user its own)"},
+		ParamSpec{"input_len", "512", "mean question length, tokens (times the user's factor)"},
+		ParamSpec{"output_len", "128", "mean output length, tokens (times the user's factor)"},
+		ParamSpec{"jitter", "0.5", "lengths are uniform within ±jitter of their mean"},
+		ParamSpec{"rate", "8", "mean request rate over all users, req/s (Poisson)"},
+		ParamSpec{"requests", "480", "total requests"},
+	)
+	return WorkloadSpec{
+		Name: "multi-tenant",
+		Doc: "single-turn requests from users with unequal rates (heavy hitter u0 with heavy_share of the " +
+			"requests, a Zipf tail) and unequal lengths (a log-normal factor per user); each user has its own " +
+			"system prompt",
+		Params: ps,
+		build:  buildMultiTenant,
+	}
+}
+
+func buildMultiTenant(p *params, seed uint64) (Source, error) {
+	g := newGenerator(seed, "multi-tenant", p.int("requests", 1))
+	ten := readTenants(p, g.rng)
+	sysLen, inLen, outLen := p.int("system_len", 0), p.int("input_len", 1), p.int("output_len", 1)
+	jit, rate := p.float("jitter", 0, 1), p.positive("rate")
+	if p.err != nil {
+		return nil, p.err
+	}
+	g.gap = expGap(rate)
+	g.session = func(g *generator, i int, at time.Duration) []Request {
+		u := ten.pick(g.rng)
+		q, out := g.jitter(ten.scaled(u, inLen), jit), g.jitter(ten.scaled(u, outLen), jit)
+		sys := SynthWords(contentKey(seed, "tenant-system", u), sysLen)
+		question := SynthWords(contentKey(seed, "tenant-question", i), q)
+		return []Request{single(fmt.Sprintf("tn%d", i), ten.names[u], at, sys, sysLen, question, q, out)}
+	}
+	return g, nil
+}

@@ -1,0 +1,123 @@
+package traces
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ParamSpec documents one workload parameter.
+type ParamSpec struct {
+	// Name is the parameter's key (snake_case).
+	Name string
+	// Default is the value used when the parameter is not given.
+	Default string
+	// Doc says what it is, with its unit.
+	Doc string
+}
+
+// WorkloadSpec documents one workload generator for help text.
+type WorkloadSpec struct {
+	// Name is what NewWorkload takes.
+	Name string
+	// Doc says what the generator produces and where its defaults come
+	// from.
+	Doc string
+	// Params are the accepted parameters with their defaults.
+	Params []ParamSpec
+	// Presets are named sets of parameter values, chosen with the
+	// parameter preset=NAME; explicitly given parameters win.
+	Presets map[string]map[string]string
+
+	build func(p *params, seed uint64) (Source, error)
+}
+
+// workloads is the registry, in help order.
+var workloads = []WorkloadSpec{mixedSpec(), sharedPrefixSpec(), multiTurnSpec(), multiTenantSpec(),
+	prefixPoolSpec(), uniformLengthsSpec()}
+
+// Workloads returns the specs of every workload generator.
+func Workloads() []WorkloadSpec {
+	out := make([]WorkloadSpec, len(workloads))
+	copy(out, workloads)
+	return out
+}
+
+// WorkloadNames returns the generator names.
+func WorkloadNames() []string {
+	out := make([]string, len(workloads))
+	for i, w := range workloads {
+		out[i] = w.Name
+	}
+	return out
+}
+
+// NewWorkload returns the named generator with params (missing ones take
+// their defaults) seeded by seed: the same name, params and seed give the
+// same Requests. Every generator takes requests (total count) and rate
+// (its own mean arrival rate in req/s). Unknown names, unknown parameters
+// and bad values are errors naming them.
+func NewWorkload(name string, params map[string]string, seed uint64) (Source, error) {
+	for _, w := range workloads {
+		if w.Name == name {
+			p, err := newParams(&w, params)
+			if err != nil {
+				return nil, err
+			}
+			src, err := w.build(p, seed)
+			if err == nil {
+				err = p.err
+			}
+			if err != nil {
+				return nil, fmt.Errorf("workload %s: %w", name, err)
+			}
+			return src, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(WorkloadNames(), ", "))
+}
+
+// newParams checks names against the spec and resolves a preset.
+func newParams(w *WorkloadSpec, given map[string]string) (*params, error) {
+	known := map[string]ParamSpec{}
+	for _, ps := range w.Params {
+		known[ps.Name] = ps
+	}
+	vals := map[string]string{}
+	for k, v := range given {
+		if _, ok := known[k]; !ok && k != "preset" {
+			names := make([]string, 0, len(known))
+			for n := range known {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return nil, fmt.Errorf("workload %s: unknown parameter %q (known: %s)", w.Name, k, strings.Join(names, ", "))
+		}
+		vals[k] = v
+	}
+	if pre, ok := vals["preset"]; ok {
+		set, ok := w.Presets[pre]
+		if !ok {
+			return nil, fmt.Errorf("workload %s: unknown preset %q (known: %s)", w.Name, pre, presetNames(w))
+		}
+		for k, v := range set {
+			if _, given := vals[k]; !given {
+				vals[k] = v
+			}
+		}
+		delete(vals, "preset")
+	}
+	return &params{w: w, known: known, vals: vals}, nil
+}
+
+func presetNames(w *WorkloadSpec) string {
+	var out []string
+	for n := range w.Presets {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
