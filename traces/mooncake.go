@@ -85,4 +85,3 @@ func sessionID(raw json.RawMessage) (string, error) {
 	}
 	return n.String(), nil
 }
-

@@ -152,7 +152,7 @@ func (s *shareGPTReader) turns(c *shareGPTConv) ([]Request, error) {
 		msgs := append([]Message(nil), hist...)
 		prompt := joinContents(msgs)
 		out = append(out, Request{ID: fmt.Sprintf("%s/%d", id, len(out)), Session: id, Turn: len(out),
-			Arrival: s.start(s.n) + time.Duration(len(out))*s.opt.ThinkTime,
+			Arrival:  s.start(s.n) + time.Duration(len(out))*s.opt.ThinkTime,
 			Messages: msgs, Prompt: prompt, InputTokens: len(s.tok.Encode(prompt))})
 	}
 	for i := range out {

@@ -56,4 +56,3 @@ func lengthsOK(r *Request, in, out string) error {
 	}
 	return nil
 }
-
