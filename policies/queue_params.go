@@ -51,10 +51,11 @@ func (p qparams) intList(name string, min, max int) ([]int, error) {
 	return v, nil
 }
 
-// parseIntList reads "42,80,167".
+// parseIntList reads "42,80,167"; "", "none" and "auto" are the empty
+// list (the parameter's default behaviour).
 func parseIntList(s string, min, max int) ([]int, error) {
 	s = strings.TrimSpace(s)
-	if s == "" {
+	if s == "" || s == "none" || s == "auto" {
 		return nil, nil
 	}
 	var out []int
@@ -80,10 +81,10 @@ func (p qparams) weights(name string) (map[string]float64, error) {
 	return v, nil
 }
 
-// parseWeights reads "alice=2,bob=0.5"; an empty value is no weights.
+// parseWeights reads "alice=2,bob=0.5"; "" and "none" are no weights.
 func parseWeights(s string) (map[string]float64, error) {
 	out := map[string]float64{}
-	if strings.TrimSpace(s) == "" {
+	if t := strings.TrimSpace(s); t == "" || t == "none" {
 		return out, nil
 	}
 	for i, f := range strings.Split(s, ",") {

@@ -42,6 +42,8 @@ func TestParseIntList(t *testing.T) {
 		{"42,80,167", []int{42, 80, 167}, ""},
 		{" 1 , 2 ", []int{1, 2}, ""},
 		{"", nil, ""},
+		{"none", nil, ""},
+		{"auto", nil, ""},
 		{"1,,2", nil, "item 2"},
 		{"1,0", nil, "item 2 is 0, outside [1, 1000]"},
 		{"x", nil, "item 1"},
@@ -73,6 +75,7 @@ func TestParseWeights(t *testing.T) {
 	}{
 		{"alice=2,bob=0.5", map[string]float64{"alice": 2, "bob": 0.5}, ""},
 		{"", map[string]float64{}, ""},
+		{"none", map[string]float64{}, ""},
 		{"alice", nil, "not user=weight"},
 		{"=2", nil, "not user=weight"},
 		{"alice=0", nil, "weight \"0\""},

@@ -13,7 +13,7 @@ import (
 var vtcParams = []ParamSpec{
 	{Name: "w_in", Default: "1", Doc: "counter increment per input token, charged at release"},
 	{Name: "w_out", Default: "2", Doc: "counter increment per output token, charged as tokens stream back"},
-	{Name: "weights", Default: "", Doc: "per-user weights \"alice=2,bob=1\" (default 1); a user's increments are divided by its weight"},
+	{Name: "weights", Default: "none", Doc: "per-user weights \"alice=2,bob=1\" (others 1), or none; a user's increments are divided by its weight"},
 	{Name: "event_interval", Default: "1s", Doc: "least run time between two counter events, seconds or a duration (0: every change)"},
 }
 
