@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// seedConfig is the multi-bin default configuration: η = (12 − 4) /
+// mbSeedConfig is the multi-bin default configuration: η = (12 − 4) /
 // 1.875e-4 = 42666.67 tokens, L₀ = 4266.67, η − L₀ = 38400.
-func seedConfig() mbConfig {
+func mbSeedConfig() mbConfig {
 	return mbConfig{MMaxGB: 12, MModelGB: 4, KVMemPerTokenGB: 1.875e-4, BMin: 1, BMax: 128,
 		DSLA: 10 * time.Millisecond, EpsD: 5 * time.Millisecond, MaxCandidates: 128}
 }
@@ -36,7 +36,7 @@ func TestBMemAlgorithm1(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := seedConfig()
+			c := mbSeedConfig()
 			c.BinBMax, c.BMin, c.BMax = tc.binBMax, tc.bMin, tc.bMax
 			if got := bMem(mbStats{avgPrompt: tc.prompt, avgOutput: tc.out}, &c, tc.bin); got != tc.want {
 				t.Errorf("b_mem = %d, want %d", got, tc.want)
@@ -79,7 +79,7 @@ func TestBSLAAlgorithm2(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := seedConfig()
+			c := mbSeedConfig()
 			c.BMax = tc.bMax
 			k := tc.in
 			b := k.bSLA(&c)

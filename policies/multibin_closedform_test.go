@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// pct rounds a gain to the percentage with one decimal that POLICIES.md
+// qPct rounds a gain to the percentage with one decimal that POLICIES.md
 // states.
-func pct(g float64) float64 { return math.Round(g*1000) / 10 }
+func qPct(g float64) float64 { return math.Round(g*1000) / 10 }
 
 func TestMultiBinGainClosedForm(t *testing.T) {
 	tests := []struct {
@@ -32,8 +32,8 @@ func TestMultiBinGainClosedForm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if pct(g) != tc.want {
-				t.Errorf("gain = %.4f (%.1f %%), want %.1f %%", g, pct(g), tc.want)
+			if qPct(g) != tc.want {
+				t.Errorf("gain = %.4f (%.1f %%), want %.1f %%", g, qPct(g), tc.want)
 			}
 		})
 	}
