@@ -1,0 +1,188 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
+	"github.com/tracebench/tracebench/traces/tokenizer"
+)
+
+// SimOptions configure a virtual-time Run: N copies of the mock engine
+// driven by an event loop over arrivals and engine steps, with no HTTP
+// and no sleeping.
+type SimOptions struct {
+	// Source, Router, Queue, Capacity and MaxInflight as in Options.
+	Source      traces.Source
+	Router      policies.Router
+	Queue       policies.Queue
+	Capacity    policies.Capacity
+	MaxInflight int
+	// Engines configures one simulated Backend each.
+	Engines []engine.Config
+	// Tokenizer turns text prompts into token ids (default whitespace,
+	// the mock server's default); block-id and token-id prompts are used
+	// as they are (token-exact).
+	Tokenizer tokenizer.Tokenizer
+	// Results and OnResult as in Options.
+	Results  *Writer
+	OnResult func(*Result)
+	// Counters, if set, is updated for progress display.
+	Counters *Counters
+}
+
+// SimBackendNames returns the Backend names of an n-engine simulation.
+func SimBackendNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("sim://%d", i)
+	}
+	return out
+}
+
+// simBackend is one simulated engine and its step in progress.
+type simBackend struct {
+	e    *engine.Engine
+	busy bool
+	step engine.Step
+}
+
+// simReq is a Request inside an engine.
+type simReq struct {
+	req       *traces.Request
+	res       *Result
+	stats     tokenStats
+	clock     time.Duration
+	promptLen int
+}
+
+// simulator is the event loop's state.
+type simulator struct {
+	o        SimOptions
+	d        *Dispatcher
+	bs       []simBackend
+	live     map[string]*simReq
+	now      time.Duration
+	next     *traces.Request
+	counters *Counters
+}
+
+// Simulate runs the Source against simulated engines in virtual time and
+// returns the stop record; Stop.Elapsed is virtual. A canceled ctx stops
+// the run between events (reason "interrupted").
+func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
+	s, err := newSimulator(o)
+	if err != nil {
+		return Stop{Reason: "error: " + err.Error()}, err
+	}
+	reason, err := s.loop(ctx)
+	return Stop{Reason: reason, Elapsed: s.now, Extra: s.extra()}, err
+}
+
+func newSimulator(o SimOptions) (*simulator, error) {
+	if len(o.Engines) == 0 {
+		return nil, errors.New("simulate: no engines")
+	}
+	if o.Tokenizer == nil {
+		o.Tokenizer = tokenizer.Whitespace{}
+	}
+	s := &simulator{o: o, live: map[string]*simReq{}, counters: o.Counters}
+	if s.counters == nil {
+		s.counters = &Counters{}
+	}
+	for i, cfg := range o.Engines {
+		e, err := engine.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("simulated backend %d: %w", i, err)
+		}
+		s.bs = append(s.bs, simBackend{e: e})
+	}
+	s.d = NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, SimBackendNames(len(o.Engines)))
+	return s, nil
+}
+
+// loop advances virtual time to the next arrival or step end until the
+// Source is exhausted and every engine is idle.
+func (s *simulator) loop(ctx context.Context) (string, error) {
+	if err := s.fetch(); err != nil {
+		return "error: " + err.Error(), err
+	}
+	for n := 0; ; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return "interrupted", nil
+		}
+		b, tEng := s.nextStep()
+		switch {
+		case s.next == nil && b < 0:
+			if s.d.Held() > 0 {
+				return "error: requests held with nothing in flight", errors.New("simulate: the queue holds requests but released none with every backend idle")
+			}
+			return "done", nil
+		case s.next != nil && (b < 0 || s.next.Arrival < tEng):
+			if err := s.arrive(); err != nil {
+				return "error: " + err.Error(), err
+			}
+		default:
+			if err := s.finishStep(b); err != nil {
+				return "error: " + err.Error(), err
+			}
+		}
+	}
+}
+
+// nextStep returns the busy backend whose step ends first (-1: none).
+func (s *simulator) nextStep() (int, time.Duration) {
+	best, t := -1, time.Duration(0)
+	for i := range s.bs {
+		if s.bs[i].busy && (best < 0 || s.bs[i].step.End() < t) {
+			best, t = i, s.bs[i].step.End()
+		}
+	}
+	return best, t
+}
+
+func (s *simulator) fetch() error {
+	r, err := s.o.Source.Next()
+	if errors.Is(err, io.EOF) {
+		s.next = nil
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read requests: %w", err)
+	}
+	s.next = &r
+	return nil
+}
+
+// arrive hands every Request arriving now to the Dispatcher.
+func (s *simulator) arrive() error {
+	s.now = max(s.now, s.next.Arrival)
+	for s.next != nil && s.next.Arrival <= s.now {
+		s.counters.Arrived.Add(1)
+		if rej := s.d.Arrive(s.now, s.next); rej != nil {
+			s.emit(rej)
+		}
+		if err := s.fetch(); err != nil {
+			return err
+		}
+	}
+	return s.pump()
+}
+
+// pump dispatches what the Dispatcher releases into the engines.
+func (s *simulator) pump() error {
+	ds, err := s.d.Pump(s.now)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		s.dispatch(d)
+	}
+	s.counters.Held.Store(int64(s.d.Held()))
+	return nil
+}

@@ -1,0 +1,148 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// dispatch adds one Request to its engine and starts a step if idle.
+func (s *simulator) dispatch(d Dispatch) {
+	s.counters.Sent.Add(1)
+	s.counters.InFlight.Add(1)
+	res := newResult(d.Seq, d.Req, d.Backend, d.Released)
+	res.PredictedHitTokens = d.PredictedHitTokens
+	res.Sent, res.Headers = s.now, s.now
+	id := strconv.FormatInt(d.Seq, 10)
+	out := max(d.Req.OutputTokens, 1)
+	er := &engine.Request{ID: id, Prompt: s.promptTokens(d.Req), MaxTokens: out, MinTokens: out, IgnoreEOS: true}
+	b := &s.bs[d.Backend]
+	if err := b.e.Add(s.now, er); err != nil {
+		s.reject(d.Req, res, err)
+		return
+	}
+	sr := &simReq{req: d.Req, res: res, promptLen: len(er.Prompt)}
+	sr.stats = tokenStats{res: res, now: func() time.Duration { return sr.clock }}
+	if s.d.WantsTokens() {
+		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, d.Req, n) }
+	}
+	s.live[id] = sr
+	if !b.busy {
+		s.startStep(d.Backend)
+	}
+}
+
+// promptTokens renders the prompt token-exact, else tokenises its text.
+func (s *simulator) promptTokens(r *traces.Request) []int {
+	if ids := traces.PromptTokens(r); len(ids) > 0 {
+		return ids
+	}
+	return s.o.Tokenizer.Encode(traces.PromptText(r))
+}
+
+// reject finishes a Request the engine refused (prompt too long) the way
+// vLLM answers it: HTTP 400.
+func (s *simulator) reject(req *traces.Request, res *Result, err error) {
+	res.Done, res.Status = s.now, 400
+	res.ErrClass, res.Err = ErrHTTP4xx, err.Error()
+	var le *engine.LengthError
+	if !errors.As(err, &le) {
+		res.Status, res.ErrClass = 500, ErrHTTP5xx
+	}
+	s.d.Done(s.now, req, res)
+	s.emit(res)
+}
+
+// startStep runs backend b's next iteration from now.
+func (s *simulator) startStep(b int) {
+	st := s.bs[b].e.Step(s.now)
+	s.bs[b].step, s.bs[b].busy = st, st.Duration > 0 || len(st.Events) > 0
+}
+
+// finishStep applies backend b's step at its end time, then starts the
+// next one and releases what the Queue lets go.
+func (s *simulator) finishStep(b int) error {
+	bk := &s.bs[b]
+	s.now = max(s.now, bk.step.End())
+	bk.busy = false
+	for i := range bk.step.Events {
+		if err := s.apply(&bk.step.Events[i]); err != nil {
+			return err
+		}
+	}
+	if !bk.e.Idle() {
+		s.startStep(b)
+		if !bk.busy {
+			return fmt.Errorf("simulated backend %d is stuck: requests wait but no step can run", b)
+		}
+	}
+	return s.pump()
+}
+
+// apply applies one engine event at now.
+func (s *simulator) apply(ev *engine.Event) error {
+	sr, ok := s.live[ev.ID]
+	if !ok {
+		return fmt.Errorf("simulate: event for unknown request %s", ev.ID)
+	}
+	sr.clock = s.now
+	if ev.Admitted {
+		sr.res.CachedTokens = ev.CachedTokens
+	}
+	if ev.HasToken {
+		sr.stats.content(nil)
+	}
+	if ev.Finished {
+		s.finish(ev, sr)
+	}
+	return nil
+}
+
+// finish completes a Request and feeds it back.
+func (s *simulator) finish(ev *engine.Event, sr *simReq) {
+	delete(s.live, ev.ID)
+	sr.stats.close()
+	res := sr.res
+	res.Done, res.Status = s.now, 200
+	res.PromptTokens, res.CompletionTokens = sr.promptLen, ev.NumOutput
+	if ev.Reason == engine.FinishAbort {
+		res.ErrClass, res.Err = ErrCanceled, "aborted by the engine"
+	}
+	s.d.Done(s.now, sr.req, res)
+	s.emit(res)
+}
+
+// emit records a finished Result.
+func (s *simulator) emit(r *Result) {
+	s.counters.Done.Add(1)
+	if r.Backend >= 0 {
+		s.counters.InFlight.Add(-1)
+	}
+	if !r.OK() {
+		s.counters.Errors.Add(1)
+	}
+	if s.o.Results != nil {
+		_ = s.o.Results.WriteResult(r)
+	}
+	if s.o.OnResult != nil {
+		s.o.OnResult(r)
+	}
+}
+
+// extra sums the engines' counters for the stop record.
+func (s *simulator) extra() map[string]float64 {
+	var q, h, pre, ev float64
+	for _, b := range s.bs {
+		st := b.e.Stats()
+		q += float64(st.PrefixQueries)
+		h += float64(st.PrefixHits)
+		pre += float64(st.Preemptions)
+		ev += float64(st.Evictions)
+	}
+	return map[string]float64{"server_prefix_queries": q, "server_prefix_hits": h,
+		"server_preemptions": pre, "server_evictions": ev}
+}
