@@ -91,7 +91,7 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 			Limit: e.cfg.NumGPUBlocks * e.cfg.BlockSize, Cache: true}
 	}
 	s := &seq{req: *r, promptLen: len(r.Prompt), arrival: now,
-		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID)}
+		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID), salt: saltHash(r.CacheSalt)}
 	s.tokens = make([]int, len(r.Prompt), n)
 	copy(s.tokens, r.Prompt)
 	e.live[r.ID] = s

@@ -20,6 +20,11 @@ type Request struct {
 	MinTokens int
 	// IgnoreEOS generates exactly MaxTokens tokens (vLLM's ignore_eos).
 	IgnoreEOS bool
+	// CacheSalt, when set, seeds the request's block hash chain, so only
+	// requests with the same salt share cached blocks (vLLM's cache_salt;
+	// the server also salts with a LoRA adapter's name, as vLLM keys
+	// blocks by adapter).
+	CacheSalt string
 }
 
 // seq is the engine's state of one live request.
@@ -36,6 +41,7 @@ type seq struct {
 	cached     int  // prompt tokens served from the prefix cache at first admission
 	firstDone  bool // first output token emitted
 	tokSeed    uint64
+	salt       uint64 // parent hash of the first block
 	running    bool
 }
 
@@ -51,7 +57,7 @@ func (s *seq) blockHashes(n, bs int) []uint64 {
 	}
 	var d xxhash.Digest
 	buf := make([]byte, 8+4*bs)
-	var parent uint64
+	parent := s.salt
 	if k := len(s.hashes); k > 0 {
 		parent = s.hashes[k-1]
 	}
@@ -71,8 +77,8 @@ func (s *seq) blockHashes(n, bs int) []uint64 {
 // BlockHashes returns the chained hashes of the full blocks of tokens, as
 // the engine computes them (for tests and for routers that model the
 // server's cache).
-func BlockHashes(tokens []int, blockSize int) []uint64 {
-	s := seq{tokens: tokens}
+func BlockHashes(tokens []int, blockSize int, salt string) []uint64 {
+	s := seq{tokens: tokens, salt: saltHash(salt)}
 	return s.blockHashes(len(tokens)/blockSize, blockSize)
 }
 
@@ -102,4 +108,12 @@ func (s *seq) eos(i int, p float64) bool {
 		return false
 	}
 	return float64(s.draw(2*i+1)>>11)/(1<<53) < p
+}
+
+// saltHash is the parent hash of a chain's first block: 0 without salt.
+func saltHash(salt string) uint64 {
+	if salt == "" {
+		return 0
+	}
+	return xxhash.Sum64String(salt)
 }

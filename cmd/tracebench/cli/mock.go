@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/mockserver"
+	"github.com/tracebench/tracebench/mockserver/engine"
+)
+
+func init() { register(newMockCmd) }
+
+// mockOptions are the flags of `tracebench mock`. Engine holds the
+// engine flags' values; each is applied on top of the preset only when
+// its flag was given.
+type mockOptions struct {
+	Replicas  int
+	Host      string
+	Port      int
+	Preset    string
+	Model     string
+	Tokenizer string
+	TimeScale float64
+	MaxQueue  int
+	Engine    engine.Config // override values, applied when changed
+	Faults    mockserver.FaultConfig
+	changed   func(name string) bool
+}
+
+func newMockCmd() *cobra.Command {
+	o := &mockOptions{}
+	cmd := &cobra.Command{
+		Use:   "mock [--replicas N] [--port P] [--host H] [--preset NAME] [engine and fault flags]",
+		Short: "Run mock GPU model servers (vLLM OpenAI API) until interrupted",
+		Long: `mock runs N mock model servers on consecutive ports. Each simulates a vLLM
+engine in real time: continuous batching under max-num-seqs and a
+max-num-batched-tokens budget, a paged KV cache with prefix caching and
+recompute preemption, and a per-step latency model
+  t = c_step + c_prefill·prefill_tokens + β·(1 + γ·(b−1)/b).
+It serves /v1/completions, /v1/chat/completions, /v1/models, /health and
+/metrics (vLLM V1 names) and prints the base URLs.
+
+Presets: ` + presetList(),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.changed = cmd.Flags().Changed
+			return runMock(cmd.Context(), o, cmd.OutOrStdout())
+		},
+	}
+	o.bind(cmd.Flags())
+	return cmd
+}
+
+// presetList is the presets with their descriptions, one per line.
+func presetList() string {
+	var sb strings.Builder
+	for _, n := range engine.PresetNames() {
+		fmt.Fprintf(&sb, "\n  %-14s %s", n, engine.PresetDoc(n))
+	}
+	return sb.String()
+}
+
+func (o *mockOptions) bind(fs *pflag.FlagSet) {
+	d := engine.DefaultConfig()
+	fs.IntVar(&o.Replicas, "replicas", 1, "number of mock servers")
+	fs.StringVar(&o.Host, "host", "127.0.0.1", "address to bind")
+	fs.IntVar(&o.Port, "port", 8000, "port of the first server; the others take the next ports (0: ephemeral)")
+	fs.StringVar(&o.Preset, "preset", "default", "engine preset: "+strings.Join(engine.PresetNames(), ", "))
+	fs.StringVar(&o.Model, "model", mockserver.DefaultModelName, "served model name")
+	fs.StringVar(&o.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
+	fs.Float64Var(&o.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
+	fs.IntVar(&o.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
+	e := &o.Engine
+	fs.IntVar(&e.BlockSize, "block-size", d.BlockSize, "tokens per KV cache block")
+	fs.IntVar(&e.NumGPUBlocks, "num-gpu-blocks", d.NumGPUBlocks, "KV cache capacity in blocks")
+	fs.IntVar(&e.MaxNumSeqs, "max-num-seqs", d.MaxNumSeqs, "most requests in the running batch")
+	fs.IntVar(&e.MaxNumBatchedTokens, "max-num-batched-tokens", d.MaxNumBatchedTokens, "token budget per step (chunked prefill)")
+	fs.IntVar(&e.MaxModelLen, "max-model-len", d.MaxModelLen, "most prompt plus output tokens per request")
+	fs.StringVar(&e.Batching, "batching", d.Batching, "continuous or static")
+	fs.DurationVar(&e.Latency.Beta, "beta", d.Latency.Beta, "β: decode step time of a batch of one")
+	fs.Float64Var(&e.Latency.Gamma, "gamma", d.Latency.Gamma, "γ: relative decode step growth with batch size")
+	fs.DurationVar(&e.Latency.StepOverhead, "c-step", d.Latency.StepOverhead, "fixed time of every step")
+	fs.DurationVar(&e.Latency.PrefillPerToken, "c-prefill", d.Latency.PrefillPerToken, "time per computed prompt token")
+	fs.Float64Var(&e.Latency.Jitter, "jitter", d.Latency.Jitter, "coefficient of variation of the step time")
+	fs.Float64Var(&e.EOSProbability, "eos-probability", d.EOSProbability, "chance a token ends the output (requests without ignore_eos)")
+	fs.Int64Var(&e.Seed, "seed", d.Seed, "seed of replica 0 (replica i uses seed+i) for jitter, tokens and faults")
+	f := &o.Faults
+	fs.Float64Var(&f.ErrorRate, "error-rate", 0, "share of requests answered with --error-status")
+	fs.IntVar(&f.ErrorStatus, "error-status", 503, "status of injected errors: 429, 500 or 503")
+	fs.DurationVar(&f.RetryAfter, "retry-after", 0, "Retry-After sent with injected errors (0: none)")
+	fs.Float64Var(&f.StallRate, "stall-rate", 0, "share of steps followed by a stall")
+	fs.DurationVar(&f.Stall, "stall", 500*time.Millisecond, "stall length")
+	fs.Float64Var(&f.DisconnectRate, "disconnect-rate", 0, "share of streams cut mid-way")
+	fs.IntVar(&f.DisconnectAfter, "disconnect-after", 1, "tokens sent before a cut")
+	fs.Float64Var(&f.SlowFirstByteRate, "slow-first-byte-rate", 0, "share of requests held before serving")
+	fs.DurationVar(&f.SlowFirstByte, "slow-first-byte", 2*time.Second, "hold time of slow first bytes")
+	fs.Float64Var(&f.RefuseRate, "refuse-rate", 0, "share of connections reset on accept")
+}
+
+// engineConfig applies the changed engine flags to the preset.
+func (o *mockOptions) engineConfig() (engine.Config, error) {
+	cfg, err := engine.Preset(o.Preset)
+	if err != nil {
+		return cfg, usagef("--preset: %v", err)
+	}
+	e := o.Engine
+	set := func(flag string, apply func()) {
+		if o.changed != nil && o.changed(flag) {
+			apply()
+		}
+	}
+	set("block-size", func() { cfg.BlockSize = e.BlockSize })
+	set("num-gpu-blocks", func() { cfg.NumGPUBlocks = e.NumGPUBlocks })
+	set("max-num-seqs", func() { cfg.MaxNumSeqs = e.MaxNumSeqs })
+	set("max-num-batched-tokens", func() { cfg.MaxNumBatchedTokens = e.MaxNumBatchedTokens })
+	set("max-model-len", func() { cfg.MaxModelLen = e.MaxModelLen })
+	set("batching", func() { cfg.Batching = e.Batching })
+	set("beta", func() { cfg.Latency.Beta = e.Latency.Beta })
+	set("gamma", func() { cfg.Latency.Gamma = e.Latency.Gamma })
+	set("c-step", func() { cfg.Latency.StepOverhead = e.Latency.StepOverhead })
+	set("c-prefill", func() { cfg.Latency.PrefillPerToken = e.Latency.PrefillPerToken })
+	set("jitter", func() { cfg.Latency.Jitter = e.Latency.Jitter })
+	set("eos-probability", func() { cfg.EOSProbability = e.EOSProbability })
+	cfg.Seed = e.Seed
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("mock flags: %v", err)
+	}
+	return cfg, nil
+}
+
+// fleetConfig validates the flags and builds the fleet configuration.
+func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
+	if o.Replicas < 1 {
+		return mockserver.FleetConfig{}, usagef("--replicas %d: want at least 1", o.Replicas)
+	}
+	if o.Port < 0 || o.Port+o.Replicas-1 > 65535 {
+		return mockserver.FleetConfig{}, usagef("--port %d: ports %d..%d out of range", o.Port, o.Port, o.Port+o.Replicas-1)
+	}
+	if !(o.TimeScale > 0) {
+		return mockserver.FleetConfig{}, usagef("--time-scale %g: want > 0", o.TimeScale)
+	}
+	cfg, err := o.engineConfig()
+	if err != nil {
+		return mockserver.FleetConfig{}, err
+	}
+	opts := mockserver.Options{Engine: cfg, Tokenizer: o.Tokenizer, TimeScale: o.TimeScale, Faults: o.Faults,
+		ModelName: o.Model, MaxQueue: o.MaxQueue}
+	return mockserver.FleetConfig{Replicas: o.Replicas, Host: o.Host, BasePort: o.Port, Options: opts}, nil
+}
+
+// runMock starts the fleet, prints its URLs and serves until ctx ends.
+func runMock(ctx context.Context, o *mockOptions, out io.Writer) error {
+	fc, err := o.fleetConfig()
+	if err != nil {
+		return err
+	}
+	f, err := mockserver.StartFleet(ctx, fc)
+	if err != nil {
+		return fmt.Errorf("mock: %w", err)
+	}
+	fmt.Fprintf(out, "mock: %d replica(s), preset %s, model %s; Ctrl-C to stop\n", fc.Replicas, o.Preset, fc.Options.ModelName)
+	for _, u := range f.URLs() {
+		fmt.Fprintln(out, u)
+	}
+	<-ctx.Done()
+	l := f.Lateness()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "mock: stopped; step lateness over %d steps: p50 %v, p99 %v, max %v\n", l.Steps, l.P50, l.P99, l.Max)
+	return nil
+}

@@ -1,0 +1,114 @@
+package mockserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// FleetConfig configures a fleet of mock replicas.
+type FleetConfig struct {
+	// Replicas is the number of servers (≥ 1).
+	Replicas int
+	// Host is the address to bind (default "127.0.0.1").
+	Host string
+	// BasePort is the first port; replicas take consecutive ports. 0
+	// (default) gives each replica an ephemeral port.
+	BasePort int
+	// Options configure every replica; replica i's engine and fault seed
+	// is Options.Engine.Seed + i.
+	Options Options
+}
+
+// Fleet is a set of running mock replicas.
+type Fleet struct {
+	servers []*Server
+	https   []*http.Server
+	urls    []string
+	done    []chan struct{}
+}
+
+// StartFleet binds and starts the replicas; they run until Close or
+// until ctx ends (then Close still releases the ports).
+func StartFleet(ctx context.Context, cfg FleetConfig) (*Fleet, error) {
+	if cfg.Replicas < 1 {
+		return nil, fmt.Errorf("mock fleet: %d replicas: want at least 1", cfg.Replicas)
+	}
+	if cfg.BasePort < 0 || cfg.BasePort+cfg.Replicas-1 > 65535 {
+		return nil, fmt.Errorf("mock fleet: base port %d with %d replicas: ports out of range", cfg.BasePort, cfg.Replicas)
+	}
+	if cfg.Host == "" {
+		cfg.Host = "127.0.0.1"
+	}
+	f := &Fleet{}
+	for i := range cfg.Replicas {
+		if err := f.startOne(ctx, cfg, i); err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// startOne binds and starts replica i.
+func (f *Fleet) startOne(ctx context.Context, cfg FleetConfig, i int) error {
+	opts := cfg.Options.withDefaults()
+	opts.Engine.Seed += int64(i)
+	srv, err := NewServer(opts)
+	if err != nil {
+		return fmt.Errorf("mock replica %d: %w", i, err)
+	}
+	port := 0
+	if cfg.BasePort > 0 {
+		port = cfg.BasePort + i
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("mock replica %d: listen: %w", i, err)
+	}
+	srv.Start(ctx)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hs.Serve(srv.Listener(l))
+	}()
+	f.servers, f.https, f.done = append(f.servers, srv), append(f.https, hs), append(f.done, done)
+	f.urls = append(f.urls, "http://"+l.Addr().String())
+	return nil
+}
+
+// URLs returns the replicas' base URLs (http://host:port), in order.
+func (f *Fleet) URLs() []string { return append([]string(nil), f.urls...) }
+
+// Servers returns the replicas, in URL order.
+func (f *Fleet) Servers() []*Server { return append([]*Server(nil), f.servers...) }
+
+// Close stops the drivers and closes the listeners and connections.
+func (f *Fleet) Close() error {
+	var errs []error
+	for i, hs := range f.https {
+		f.servers[i].Close()
+		if err := hs.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close mock replica %d: %w", i, err))
+		}
+		<-f.done[i]
+	}
+	return errors.Join(errs...)
+}
+
+// Lateness returns the step lateness over all replicas' steps.
+func (f *Fleet) Lateness() Lateness {
+	h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	for _, s := range f.servers {
+		s.drv.late.mergeInto(h)
+	}
+	l := &lateness{h: h}
+	return l.summary()
+}

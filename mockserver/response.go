@@ -1,0 +1,181 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+)
+
+// response streams (or collects) one request's events into its HTTP
+// response and observes the latency histograms at the emission times.
+type response struct {
+	s       *Server
+	g       *generation
+	id      string
+	f       *inflight
+	arrival time.Time
+	evs     []engine.Event
+	cached  int
+	out     int
+	last    time.Time // previous token emission
+	reason  string
+}
+
+// next waits for the next batch of events; false when the client left.
+func (rs *response) next(r *http.Request) bool {
+	select {
+	case <-r.Context().Done():
+		rs.s.drv.abort(rs.id)
+		return false
+	case <-rs.f.signal:
+		rs.evs = rs.f.take(rs.evs)
+		return true
+	}
+}
+
+// observe records an event's admission and its token's emission at now.
+func (rs *response) observe(ev engine.Event, now time.Time) {
+	m := rs.s.met
+	if ev.Admitted {
+		rs.cached = ev.CachedTokens
+		m.queue.Observe(rs.s.modelTimeToWall(ev.QueueTime).Seconds())
+	}
+	if ev.HasToken {
+		if rs.out == 0 {
+			m.ttft.Observe(now.Sub(rs.arrival).Seconds())
+		} else {
+			m.itl.Observe(now.Sub(rs.last).Seconds())
+		}
+		rs.out, rs.last = rs.out+1, now
+	}
+	if ev.Finished {
+		rs.reason = string(ev.Reason)
+		m.e2e.Observe(now.Sub(rs.arrival).Seconds())
+	}
+}
+
+// text returns the text of an event's token ("" for end-of-sequence).
+func (rs *response) text(ev engine.Event) string {
+	if ev.Finished && ev.Reason == engine.FinishStop {
+		return ""
+	}
+	return rs.s.vocab.word(ev.Token)
+}
+
+func (rs *response) usage() usage {
+	p := len(rs.g.prompt)
+	return usage{PromptTokens: p, CompletionTokens: rs.out, TotalTokens: p + rs.out,
+		PromptTokensDetails: &tokenDetails{CachedTokens: rs.cached}}
+}
+
+// stream writes server-sent events, flushing after each step's chunks.
+func (rs *response) stream(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	enc := newEncoder(rs.g.chat, rs.id, rs.s.created, rs.g.model)
+	cut := rs.s.faults.disconnectAfter()
+	var buf []byte
+	for rs.reason == "" {
+		if !rs.next(r) {
+			return
+		}
+		buf = rs.encode(enc, buf[:0])
+		if len(buf) == 0 {
+			continue
+		}
+		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
+			rs.s.drv.abort(rs.id)
+			return
+		}
+		if cut >= 0 && rs.out >= cut && rs.reason == "" {
+			rs.s.drv.abort(rs.id)
+			if conn, _, err := rc.Hijack(); err == nil {
+				_ = conn.Close()
+			}
+			return
+		}
+	}
+	buf = buf[:0]
+	if rs.g.includeUsage {
+		buf = enc.usage(buf, rs.usage())
+	}
+	buf = append(buf, sseDone...)
+	_, _ = w.Write(buf)
+	_ = rc.Flush()
+}
+
+// encode appends the chunks of the pending events, observing them at the
+// current time (the chunks are written right after).
+func (rs *response) encode(enc *encoder, buf []byte) []byte {
+	now := time.Now()
+	for _, ev := range rs.evs {
+		first := rs.out == 0
+		rs.observe(ev, now)
+		if !ev.HasToken {
+			continue
+		}
+		if first && rs.g.chat {
+			buf = enc.role(buf)
+		}
+		reason := ""
+		if ev.Finished {
+			reason = string(ev.Reason)
+		}
+		buf = enc.token(buf, rs.text(ev), reason)
+	}
+	return buf
+}
+
+// whole collects the generation and writes one JSON response.
+func (rs *response) whole(w http.ResponseWriter, r *http.Request) {
+	var sb strings.Builder
+	for rs.reason == "" {
+		if !rs.next(r) {
+			return
+		}
+		now := time.Now()
+		for _, ev := range rs.evs {
+			rs.observe(ev, now)
+			if ev.HasToken {
+				sb.WriteString(rs.text(ev))
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(rs.body(sb.String()))
+}
+
+// body builds the non-streamed response object.
+func (rs *response) body(text string) any {
+	type choice struct {
+		Index        int            `json:"index"`
+		Text         *string        `json:"text,omitempty"`
+		Message      map[string]any `json:"message,omitempty"`
+		Logprobs     any            `json:"logprobs"`
+		FinishReason string         `json:"finish_reason"`
+		StopReason   any            `json:"stop_reason"`
+	}
+	c := choice{FinishReason: rs.reason}
+	obj := "text_completion"
+	if rs.g.chat {
+		obj = "chat.completion"
+		c.Message = map[string]any{"role": "assistant", "content": text, "tool_calls": []any{}}
+	} else {
+		c.Text = &text
+	}
+	return struct {
+		ID      string   `json:"id"`
+		Object  string   `json:"object"`
+		Created int64    `json:"created"`
+		Model   string   `json:"model"`
+		Choices []choice `json:"choices"`
+		Usage   usage    `json:"usage"`
+	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, rs.usage()}
+}

@@ -1,0 +1,106 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// usage is the OpenAI usage object with vLLM's prompt_tokens_details.
+type usage struct {
+	PromptTokens        int           `json:"prompt_tokens"`
+	TotalTokens         int           `json:"total_tokens"`
+	CompletionTokens    int           `json:"completion_tokens"`
+	PromptTokensDetails *tokenDetails `json:"prompt_tokens_details"`
+}
+
+type tokenDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// sseDone ends a stream.
+var sseDone = []byte("data: [DONE]\n\n")
+
+// encoder writes the server-sent events of one streamed response in
+// vLLM's format: completions chunks carry choices[0].text, chat chunks
+// choices[0].delta (a role chunk first); the chunk of the last token
+// carries finish_reason; a usage-only chunk with empty choices follows
+// when stream_options.include_usage is set. Chunks are built by
+// appending bytes, the hot path of a mock under load.
+type encoder struct {
+	chat bool
+	head []byte // `data: {"id":…,"object":…,"created":…,"model":…,"choices":[`
+}
+
+func newEncoder(chat bool, id string, created int64, model string) *encoder {
+	obj := "text_completion"
+	if chat {
+		obj = "chat.completion.chunk"
+	}
+	h := []byte(`data: {"id":`)
+	h = appendJSONString(h, id)
+	h = append(h, `,"object":"`...)
+	h = append(h, obj...)
+	h = append(h, `","created":`...)
+	h = strconv.AppendInt(h, created, 10)
+	h = append(h, `,"model":`...)
+	h = appendJSONString(h, model)
+	h = append(h, `,"choices":[`...)
+	return &encoder{chat: chat, head: h}
+}
+
+// role appends the chat stream's first chunk (role, empty content).
+func (e *encoder) role(dst []byte) []byte {
+	dst = append(dst, e.head...)
+	return append(dst, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
+}
+
+// token appends the chunk of one token's text; finish is "" or the
+// finish reason.
+func (e *encoder) token(dst []byte, text, finish string) []byte {
+	dst = append(dst, e.head...)
+	if e.chat {
+		dst = append(dst, `{"index":0,"delta":{"content":`...)
+		dst = appendJSONString(dst, text)
+		dst = append(dst, `},"logprobs":null,"finish_reason":`...)
+	} else {
+		dst = append(dst, `{"index":0,"text":`...)
+		dst = appendJSONString(dst, text)
+		dst = append(dst, `,"logprobs":null,"finish_reason":`...)
+	}
+	if finish == "" {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendJSONString(dst, finish)
+	}
+	if !e.chat {
+		dst = append(dst, `,"stop_reason":null`...)
+	}
+	return append(dst, "}]}\n\n"...)
+}
+
+// usage appends the usage-only final chunk.
+func (e *encoder) usage(dst []byte, u usage) []byte {
+	dst = append(dst, e.head...)
+	dst = append(dst, `],"usage":{"prompt_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.PromptTokens), 10)
+	dst = append(dst, `,"total_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
+	dst = append(dst, `,"completion_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.CompletionTokens), 10)
+	dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.PromptTokensDetails.CachedTokens), 10)
+	return append(dst, "}}}\n\n"...)
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			b, _ := json.Marshal(s)
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
