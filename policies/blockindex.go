@@ -52,16 +52,6 @@ func (x *blockIndex) find(h uint64, backend int32) int32 {
 	return -1
 }
 
-// leading returns how many leading hashes Backend idx holds.
-func (x *blockIndex) leading(hashes []uint64, idx int) int {
-	for i, h := range hashes {
-		if x.find(h, int32(idx)) < 0 {
-			return i
-		}
-	}
-	return len(hashes)
-}
-
 // capacity returns the LRU capacity of b: its num_gpu_blocks when the
 // server reported it, else the default.
 func (x *blockIndex) capacity(b Backend) int {
@@ -73,13 +63,18 @@ func (x *blockIndex) capacity(b Backend) int {
 
 // add records that Backend b was sent a prompt with these block hashes,
 // making them its most recent and evicting its least recent beyond
-// capacity.
-func (x *blockIndex) add(hashes []uint64, b Backend) {
+// capacity. It returns how many leading hashes b held before the call
+// (exact unless the prompt alone exceeds b's capacity).
+func (x *blockIndex) add(hashes []uint64, b Backend) int {
 	l := x.list(b.Index)
 	limit := x.capacity(b)
-	for _, h := range hashes {
+	lead := 0
+	for i, h := range hashes {
 		n := x.find(h, int32(b.Index))
 		if n >= 0 {
+			if lead == i {
+				lead++
+			}
 			x.unlinkLRU(l, n)
 		} else {
 			for l.n >= limit && l.tail >= 0 {
@@ -92,6 +87,7 @@ func (x *blockIndex) add(hashes []uint64, b Backend) {
 	for l.n > limit && l.tail >= 0 {
 		x.evict(l, l.tail)
 	}
+	return lead
 }
 
 func (x *blockIndex) list(idx int) *blist {

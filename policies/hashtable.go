@@ -63,7 +63,7 @@ func (t *hashTable) add(hashes []uint64, backend int, now time.Duration) {
 		}
 		sl := &t.slots[s]
 		sl.last = now
-		if !slices.Contains(sl.backends, int32(backend)) {
+		if k := len(sl.backends); (k == 0 || sl.backends[k-1] != int32(backend)) && !slices.Contains(sl.backends, int32(backend)) {
 			sl.backends = append(sl.backends, int32(backend))
 		}
 		t.pushFront(s)

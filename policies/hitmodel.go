@@ -29,7 +29,5 @@ func (m *hitModel) observe(req *traces.Request, b Backend) int {
 	m.view.load(req)
 	size := m.view.blockUnits(hitModelChunkChars, hitModelChunkChars/CharsPerToken)
 	m.hashes = m.view.hashChain(m.hashes[:0], size, 0)
-	hit := m.view.toTokens(m.index.leading(m.hashes, b.Index) * size)
-	m.index.add(m.hashes, b)
-	return hit
+	return m.view.toTokens(m.index.add(m.hashes, b) * size)
 }

@@ -1,7 +1,5 @@
 package policies
 
-import "slices"
-
 // prefixMatch is how many leading blocks of a prompt one Backend holds in
 // a Router's approximate cache view.
 type prefixMatch struct {
@@ -14,30 +12,38 @@ type prefixMatch struct {
 // holdersFunc appends to buf the Backend indexes that hold block hash h.
 type holdersFunc func(h uint64, buf []int32) []int32
 
-// matchLeading returns, for every Backend of set that holds hashes[0], the
-// number of leading hashes it holds without a gap (hash i counts only when
-// hashes 0..i-1 do). It stops at the first hash no remaining Backend holds,
-// so its cost is proportional to the longest match, not to the prompt.
-// out and hbuf are reused buffers; the updated ones are returned.
-func matchLeading(hashes []uint64, set *backendSet, holders holdersFunc,
-	hbuf []int32, out []prefixMatch) ([]prefixMatch, []int32) {
-	out = out[:0]
-	alive := 0 // out[:alive] still match; out[alive:] stopped earlier
+// leadingMatcher finds, for every Backend that holds hashes[0], the number
+// of leading hashes it holds without a gap (hash i counts only when hashes
+// 0..i-1 do). It stops at the first hash no remaining Backend holds, so its
+// cost is proportional to the longest match times the holders per hash,
+// and it allocates nothing once its buffers have grown.
+type leadingMatcher struct {
+	marks []uint32 // by Backend.Index: stamp of the last hash holding it
+	stamp uint32
+	hbuf  []int32
+	out   []prefixMatch
+}
+
+// match returns the matches of the Backends in set (reused storage).
+func (m *leadingMatcher) match(hashes []uint64, set *backendSet, holders holdersFunc) []prefixMatch {
+	m.out = m.out[:0]
+	alive := 0 // m.out[:alive] still match; m.out[alive:] stopped earlier
 	for i, h := range hashes {
-		hbuf = holders(h, hbuf[:0])
+		m.hbuf = holders(h, m.hbuf[:0])
 		if i == 0 {
-			for _, idx := range hbuf {
+			for _, idx := range m.hbuf {
 				if pos, ok := set.lookup(int(idx)); ok {
-					out = append(out, prefixMatch{Index: idx, Pos: int32(pos), Blocks: 1})
+					m.out = append(m.out, prefixMatch{Index: idx, Pos: int32(pos), Blocks: 1})
 				}
 			}
-			alive = len(out)
+			alive = len(m.out)
 		} else {
+			m.mark(m.hbuf)
 			j := 0
 			for k := 0; k < alive; k++ {
-				if slices.Contains(hbuf, out[k].Index) {
-					out[k].Blocks = int32(i + 1)
-					out[j], out[k] = out[k], out[j]
+				if idx := m.out[k].Index; int(idx) < len(m.marks) && m.marks[idx] == m.stamp {
+					m.out[k].Blocks = int32(i + 1)
+					m.out[j], m.out[k] = m.out[k], m.out[j]
 					j++
 				}
 			}
@@ -47,7 +53,22 @@ func matchLeading(hashes []uint64, set *backendSet, holders holdersFunc,
 			break
 		}
 	}
-	return out, hbuf
+	return m.out
+}
+
+// mark stamps the given Backend indexes with a new stamp.
+func (m *leadingMatcher) mark(idxs []int32) {
+	m.stamp++
+	if m.stamp == 0 { // wrapped: forget old stamps
+		clear(m.marks)
+		m.stamp = 1
+	}
+	for _, idx := range idxs {
+		for int(idx) >= len(m.marks) {
+			m.marks = append(m.marks, 0)
+		}
+		m.marks[idx] = m.stamp
+	}
 }
 
 // blocksOf returns the matched blocks of the Backend with Index idx in ms.

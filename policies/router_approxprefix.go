@@ -50,9 +50,9 @@ type approxPrefix struct {
 	view                promptView
 	set                 backendSet
 	hashes              []uint64
-	hbuf                []int32
+	matcher             leadingMatcher
 	matches             []prefixMatch
-	kept                []Backend
+	kept, buf           []Backend
 	prefixScore, qScore []float64
 	kvScore             []float64
 }
@@ -95,9 +95,12 @@ func (r *approxPrefix) Pick(req *traces.Request, st State) (Choice, error) {
 	r.view.load(req)
 	size := r.view.blockUnits(r.chunkChars, max(1, r.chunkChars/CharsPerToken))
 	r.hashes = r.view.hashChain(r.hashes[:0], size, r.maxRun)
-	r.kept = filterQueue(r.kept[:0], st.Backends, r.queueThreshold)
+	r.kept = filterQueue(r.buf[:0], st.Backends, r.queueThreshold)
+	if len(r.kept) < len(st.Backends) {
+		r.buf = r.kept
+	}
 	r.set.load(r.kept)
-	r.matches, r.hbuf = matchLeading(r.hashes, &r.set, r.index.holders, r.hbuf, r.matches)
+	r.matches = r.matcher.match(r.hashes, &r.set, r.index.holders)
 
 	best, reason := r.score(r.kept)
 	b := r.kept[best]
@@ -176,17 +179,24 @@ func queueOf(b Backend, scraped bool) float64 {
 	return float64(b.InFlight)
 }
 
-// filterQueue appends to dst the Backends whose queue is below threshold,
-// or all of them when none is (GIE low-queue filter: no hot spots).
+// filterQueue returns the Backends whose queue is below threshold (GIE
+// low-queue filter: no hot spots), appended to dst, or bs itself when all
+// or none of them are.
 func filterQueue(dst, bs []Backend, threshold float64) []Backend {
 	scraped := allScraped(bs)
+	n := 0
+	for _, b := range bs {
+		if queueOf(b, scraped) < threshold {
+			n++
+		}
+	}
+	if n == 0 || n == len(bs) {
+		return bs
+	}
 	for _, b := range bs {
 		if queueOf(b, scraped) < threshold {
 			dst = append(dst, b)
 		}
-	}
-	if len(dst) == 0 {
-		dst = append(dst, bs...)
 	}
 	return dst
 }

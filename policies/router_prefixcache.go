@@ -62,7 +62,7 @@ type prefixCache struct {
 	view    promptView
 	set     backendSet
 	hashes  []uint64
-	hbuf    []int32
+	matcher leadingMatcher
 	matches []prefixMatch
 	order   []prefixMatch
 }
@@ -133,7 +133,7 @@ func (r *prefixCache) Pick(req *traces.Request, st State) (Choice, error) {
 	size := r.view.blockUnits(r.blockChars, r.blockTokens)
 	r.hashes = r.view.hashChain(r.hashes[:0], size, 0)
 	r.set.load(st.Backends)
-	r.matches, r.hbuf = matchLeading(r.hashes, &r.set, r.table.holders, r.hbuf, r.matches)
+	r.matches = r.matcher.match(r.hashes, &r.set, r.table.holders)
 
 	stats := inFlightStats(st.Backends)
 	var ch Choice
