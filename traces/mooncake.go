@@ -1,14 +1,20 @@
 package traces
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
 	"strconv"
+	"time"
 )
 
 // mooncakeRecord is one line of a Mooncake trace (kvcache-ai/Mooncake
 // FAST25-release): timestamp in ms since the trace start, input and output
-// lengths in tokens, hash_ids one per block of BlockSize tokens, and, in
-// some traces, session_id and delay (ms).
+// lengths in tokens, hash_ids one per block of BlockSize tokens. Traces in
+// the same format made for multi-turn replay (AIPerf's mooncake_trace)
+// add session_id and delay (ms before the turn is sent) and may omit
+// timestamp and output_length.
 type mooncakeRecord struct {
 	Timestamp    *float64        `json:"timestamp"`
 	InputLength  *int            `json:"input_length"`
@@ -18,49 +24,147 @@ type mooncakeRecord struct {
 	Delay        *float64        `json:"delay"`
 }
 
-// mooncakeDecoder decodes Mooncake lines with bs tokens per hash id. It
-// checks len(hash_ids) == ceil(input_length / bs), which holds on every
-// row of the public traces at their block size.
-func mooncakeDecoder(bs int) func([]byte, int, *Request) error {
-	return func(line []byte, lineNo int, r *Request) error {
-		var rec mooncakeRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return jsonFieldErr(err)
+// mooncakeRow is a decoded line before its arrival is settled.
+type mooncakeRow struct {
+	r        Request
+	hasTime  bool
+	delay    time.Duration
+	hasDelay bool
+}
+
+// mooncakeReader settles arrivals: a row with a timestamp arrives then; a
+// session's later turn without one arrives delay after the session's
+// previous turn (trace time: the replay does not wait for the previous
+// response); any other row arrives with the row before it. Rows are
+// released in arrival order once no later row can arrive before them.
+type mooncakeReader struct {
+	lr       *lineReader
+	bs       int
+	m        merger
+	sessions map[string]sessState
+	frontier time.Duration
+	lastOut  time.Duration
+	eof      bool
+}
+
+type sessState struct {
+	last  time.Duration
+	turns int
+}
+
+func newMooncake(br *bufio.Reader, bs int) *mooncakeReader {
+	return &mooncakeReader{lr: newLineReader(br), bs: bs, sessions: map[string]sessState{}}
+}
+
+func (mr *mooncakeReader) lineNo() int { return mr.lr.line }
+
+func (mr *mooncakeReader) next() (Request, error) {
+	for {
+		if r, ok := mr.m.popUpTo(mr.frontier); ok || mr.eof {
+			if !ok {
+				if r, ok = mr.m.pop(); !ok {
+					return Request{}, io.EOF
+				}
+			}
+			r.Arrival = max(r.Arrival, mr.lastOut)
+			mr.lastOut = r.Arrival
+			return r, nil
 		}
-		switch {
-		case rec.Timestamp == nil:
-			return fieldErr("timestamp", "missing")
-		case rec.InputLength == nil:
-			return fieldErr("input_length", "missing")
-		case rec.OutputLength == nil:
-			return fieldErr("output_length", "missing")
+		if err := mr.read(); err != nil {
+			return Request{}, err
 		}
-		at, err := secondsToDuration("timestamp", *rec.Timestamp/1000)
-		if err != nil {
-			return err
-		}
-		*r = Request{ID: strconv.Itoa(lineNo), Arrival: at, BlockIDs: rec.HashIDs, BlockSize: bs,
-			InputTokens: *rec.InputLength, OutputTokens: *rec.OutputLength}
-		if err := checkBlocks(r, bs); err != nil {
-			return err
-		}
-		if r.Session, err = sessionID(rec.SessionID); err != nil {
-			return err
-		}
-		if rec.Delay != nil && (*rec.Delay < 0 || *rec.Delay != *rec.Delay) {
-			return fieldErr("delay", "negative or NaN (%v)", *rec.Delay)
-		}
+	}
+}
+
+// read decodes the next non-blank line and queues it.
+func (mr *mooncakeReader) read() error {
+	line, err := mr.lr.readLine()
+	for err == nil && isBlank(line) {
+		line, err = mr.lr.readLine()
+	}
+	if err == io.EOF {
+		mr.eof = true
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	row, err := decodeMooncake(line, mr.lr.line, mr.bs)
+	if err != nil {
+		return atLine(err, mr.lr.line)
+	}
+	if row.hasTime && row.r.Arrival < mr.frontier {
+		return &ParseError{Line: mr.lr.line, Field: "timestamp",
+			Err: fmt.Errorf("%v is before the previous row's %v (sort the trace by time)", row.r.Arrival, mr.frontier)}
+	}
+	mr.settle(&row)
+	mr.m.push(row.r)
+	return nil
+}
+
+// settle sets the row's arrival and turn.
+func (mr *mooncakeReader) settle(row *mooncakeRow) {
+	r := &row.r
+	s, seen := mr.sessions[r.Session]
+	switch {
+	case row.hasTime:
+		mr.frontier = max(mr.frontier, r.Arrival)
+	case r.Session != "" && seen && row.hasDelay:
+		r.Arrival = s.last + row.delay
+	default:
+		r.Arrival = mr.frontier
+	}
+	if r.Session != "" {
+		r.Turn = s.turns
+		mr.sessions[r.Session] = sessState{last: r.Arrival, turns: s.turns + 1}
+	}
+}
+
+// decodeMooncake decodes one line with bs tokens per hash id. It checks
+// len(hash_ids) == ceil(input_length / bs) when hash_ids are given, which
+// holds on every row of the public traces at their block size.
+func decodeMooncake(line []byte, lineNo, bs int) (mooncakeRow, error) {
+	var rec mooncakeRecord
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return mooncakeRow{}, jsonFieldErr(err)
+	}
+	if rec.InputLength == nil {
+		return mooncakeRow{}, fieldErr("input_length", "missing")
+	}
+	row := mooncakeRow{r: Request{ID: strconv.Itoa(lineNo), InputTokens: *rec.InputLength}}
+	if rec.OutputLength != nil {
+		row.r.OutputTokens = *rec.OutputLength
+	}
+	if len(rec.HashIDs) > 0 {
+		row.r.BlockIDs, row.r.BlockSize = rec.HashIDs, bs
+	}
+	if err := checkBlocks(&row.r, bs); err != nil {
+		return mooncakeRow{}, err
+	}
+	var err error
+	if rec.Timestamp != nil {
+		row.hasTime = true
+		if row.r.Arrival, err = secondsToDuration("timestamp", *rec.Timestamp/1000); err != nil {
+			return mooncakeRow{}, err
+		}
+	}
+	if rec.Delay != nil {
+		row.hasDelay = true
+		if row.delay, err = secondsToDuration("delay", *rec.Delay/1000); err != nil {
+			return mooncakeRow{}, err
+		}
+	}
+	row.r.Session, err = sessionID(rec.SessionID)
+	return row, err
 }
 
 // checkBlocks validates lengths and the hash id count of a block trace.
 func checkBlocks(r *Request, bs int) error {
-	switch {
-	case r.InputTokens < 0:
-		return fieldErr("input_length", "negative (%d)", r.InputTokens)
-	case r.OutputTokens < 0:
-		return fieldErr("output_length", "negative (%d)", r.OutputTokens)
+	if err := lengthsOK(r, "input_length", "output_length"); err != nil {
+		return err
+	}
+	if r.BlockIDs == nil {
+		return nil
 	}
 	want := (r.InputTokens + bs - 1) / bs
 	if len(r.BlockIDs) != want {

@@ -173,7 +173,7 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 	case FormatNative:
 		return newJSONL(br, decodeNative), "arrival_ns", nil
 	case FormatMooncake:
-		return newJSONL(br, mooncakeDecoder(bs)), "timestamp", nil
+		return newMooncake(br, bs), "timestamp", nil
 	case FormatVTC:
 		return newJSONL(br, decodeVTC), "timestamp_s", nil
 	case FormatAzure:

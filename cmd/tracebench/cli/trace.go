@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/traces"
+)
+
+func init() { register(newTraceCmd) }
+
+// traceInput chooses the Requests of a trace subcommand: a file, or a
+// workload generator, then the arrival window.
+type traceInput struct {
+	Format      string
+	BlockSize   int
+	SkipInvalid bool
+	Workload    string
+	Params      []string
+	Seed        uint64
+	Arrivals    traces.ArrivalOptions
+}
+
+func (in *traceInput) bindFile(fs *pflag.FlagSet) {
+	fs.StringVar(&in.Format, "format", "auto", "trace format: auto|"+strings.Join(traces.Formats, "|"))
+	fs.IntVar(&in.BlockSize, "block-size", traces.DefaultBlockSize, "tokens per block id in block-id traces (Mooncake: 512)")
+	fs.BoolVar(&in.SkipInvalid, "skip-invalid", false, "skip malformed records (counted) instead of failing")
+}
+
+func (in *traceInput) bindWorkload(fs *pflag.FlagSet) {
+	fs.StringVar(&in.Workload, "workload", "", "workload generator: "+strings.Join(traces.WorkloadNames(), ", "))
+	fs.StringArrayVarP(&in.Params, "workload-param", "p", nil, "generator parameter k=v (repeatable)")
+	fs.Uint64Var(&in.Seed, "seed", 1, "seed of the generator and of --rate arrivals")
+}
+
+func (in *traceInput) bindArrivals(fs *pflag.FlagSet) {
+	a := &in.Arrivals
+	fs.Float64Var(&a.TimeScale, "time-scale", 1, "multiply the trace's inter-arrival times by this (0.5 = twice as fast)")
+	fs.Float64Var(&a.Rate, "rate", 0, "request rate in req/s replacing the trace's times (0 = keep them)")
+	fs.StringVar(&a.Process, "arrival", traces.ProcessPoisson, "inter-arrival process with --rate: poisson|gamma|constant")
+	fs.Float64Var(&a.CV, "cv", 1, "coefficient of variation of gamma inter-arrivals (burstiness)")
+	fs.IntVar(&a.MaxRequests, "max-requests", 0, "keep at most this many requests (0 = all)")
+	fs.DurationVar(&a.Duration, "duration", 0, "keep requests arriving before this much replay time (0 = all)")
+	fs.DurationVar(&a.Start, "start", 0, "skip this much of the trace's own time first")
+}
+
+// open returns the Source, a display name, the skipped-count function and
+// a closer.
+func (in *traceInput) open(path string) (traces.Source, string, func() int, func(), error) {
+	if err := in.Arrivals.Validate(); err != nil {
+		return nil, "", nil, nil, usagef("%v", err)
+	}
+	in.Arrivals.Seed = in.Seed
+	if path == "" {
+		params, err := parseKV("workload-param", in.Params)
+		if err != nil {
+			return nil, "", nil, nil, err
+		}
+		g, err := traces.NewWorkload(in.Workload, params, in.Seed)
+		if err != nil {
+			return nil, "", nil, nil, usagef("--workload: %v", err)
+		}
+		name := fmt.Sprintf("workload %s seed %d", in.Workload, in.Seed)
+		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
+	}
+	fs, err := traces.Open(path, traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize, SkipInvalid: in.SkipInvalid})
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	name := fmt.Sprintf("%s (%s)", path, fs.Format())
+	return traces.WithArrivals(fs, in.Arrivals), name, fs.Skipped, func() { fs.Close() }, nil
+}
+
+func newTraceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "trace",
+		Short: "Generate, describe and convert request traces",
+		Long: `trace works with request traces: gen writes a generated workload as a native
+JSONL trace, stats describes a trace (or a workload), convert rewrites a
+trace in the native format. Readable formats: ` + strings.Join(traces.Formats, ", ") + `
+(detected from the first line unless --format is given).`,
+	}
+	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd(), newTraceConvertCmd())
+	return cmd
+}
+
+// traceGenOptions are the flags of `trace gen`.
+type traceGenOptions struct {
+	in  traceInput
+	out string
+}
+
+func newTraceGenCmd() *cobra.Command {
+	o := &traceGenOptions{}
+	cmd := &cobra.Command{
+		Use:   "gen --workload W [-p k=v]... [-o FILE]",
+		Short: "Write a generated workload as a native JSONL trace",
+		Long:  "gen writes a seeded workload as native JSONL; the same seed gives a byte-identical file.\n\n" + workloadHelp(),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTraceGen(o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	o.in.bindWorkload(cmd.Flags())
+	o.in.bindArrivals(cmd.Flags())
+	cmd.Flags().StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
+	return cmd
+}
+
+func runTraceGen(o *traceGenOptions, stdout, stderr io.Writer) error {
+	if o.in.Workload == "" {
+		return usagef("trace gen: --workload is required (one of %s)", strings.Join(traces.WorkloadNames(), ", "))
+	}
+	src, name, _, closeSrc, err := o.in.open("")
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	n, err := writeNativeTo(o.out, stdout, src)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %d requests of %s to %s\n", n, name, o.out)
+	return nil
+}
+
+// writeNativeTo writes src as native JSONL to path ("-" = stdout).
+func writeNativeTo(path string, stdout io.Writer, src traces.Source) (int, error) {
+	if path == "-" || path == "" {
+		return traces.WriteNative(stdout, src)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, fmt.Errorf("create %s: %w", path, err)
+	}
+	n, err := traces.WriteNative(f, src)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close %s: %w", path, cerr)
+	}
+	return n, err
+}
+
+// workloadHelp lists every workload with its parameters and defaults.
+func workloadHelp() string {
+	var b strings.Builder
+	b.WriteString("Workloads (parameters with defaults):\n")
+	for _, w := range traces.Workloads() {
+		fmt.Fprintf(&b, "\n  %s: %s\n", w.Name, w.Doc)
+		for _, p := range w.Params {
+			fmt.Fprintf(&b, "      %-18s %-8s %s\n", p.Name, p.Default, p.Doc)
+		}
+		for name, set := range w.Presets {
+			fmt.Fprintf(&b, "      preset=%s sets %v\n", name, set)
+		}
+	}
+	return b.String()
+}
+
+// traceStatsOptions are the flags of `trace stats`.
+type traceStatsOptions struct {
+	in   traceInput
+	json bool
+}
+
+func newTraceStatsCmd() *cobra.Command {
+	o := &traceStatsOptions{}
+	cmd := &cobra.Command{
+		Use:   "stats [FILE...] | stats --workload W",
+		Short: "Describe traces: requests, span, rate, lengths, users, sessions, prefix reuse",
+		Long: `stats reads each trace (streaming) and prints the number of requests, the
+span and mean rate, input and output length mean and percentiles, distinct
+users and sessions, and for block-id traces (Mooncake hash_ids) the share of
+blocks seen in an earlier request and the token hit rate of an infinite
+prefix cache. With --workload it describes a generated workload instead.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTraceStats(o, args, cmd.OutOrStdout())
+		},
+	}
+	o.in.bindFile(cmd.Flags())
+	o.in.bindWorkload(cmd.Flags())
+	o.in.bindArrivals(cmd.Flags())
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON (one object per trace) instead of a table")
+	return cmd
+}
+
+func runTraceStats(o *traceStatsOptions, files []string, stdout io.Writer) error {
+	switch {
+	case len(files) == 0 && o.in.Workload == "":
+		return usagef("trace stats: give a trace FILE or --workload W")
+	case len(files) > 0 && o.in.Workload != "":
+		return usagef("trace stats: give trace files or --workload, not both")
+	case len(files) == 0:
+		files = []string{""}
+	}
+	for i, f := range files {
+		if i > 0 && !o.json {
+			fmt.Fprintln(stdout)
+		}
+		if err := statsOne(o, f, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func statsOne(o *traceStatsOptions, path string, stdout io.Writer) error {
+	src, name, skipped, closeSrc, err := o.in.open(path)
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	st, err := traces.Stats(src)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return json.NewEncoder(stdout).Encode(struct {
+			Trace   string `json:"trace"`
+			Skipped int    `json:"skipped"`
+			traces.TraceStats
+			SpanSeconds float64 `json:"span_s"`
+		}{name, skipped(), st, st.Span.Seconds()})
+	}
+	return traces.WriteStats(stdout, name, st, skipped())
+}
+
+// traceConvertOptions are the flags of `trace convert`.
+type traceConvertOptions struct {
+	in  traceInput
+	to  string
+	out string
+}
+
+func newTraceConvertCmd() *cobra.Command {
+	o := &traceConvertOptions{}
+	cmd := &cobra.Command{
+		Use:   "convert FILE --to native -o OUT",
+		Short: "Rewrite a trace in the native JSONL format (optionally a window of it)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTraceConvert(o, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	o.in.bindFile(cmd.Flags())
+	o.in.bindArrivals(cmd.Flags())
+	cmd.Flags().Uint64Var(&o.in.Seed, "seed", 1, "seed of --rate arrivals")
+	cmd.Flags().StringVar(&o.to, "to", traces.FormatNative, "output format (native)")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
+	return cmd
+}
+
+func runTraceConvert(o *traceConvertOptions, path string, stdout, stderr io.Writer) error {
+	if o.to != traces.FormatNative {
+		return usagef("trace convert --to %q: only native is written", o.to)
+	}
+	src, name, skipped, closeSrc, err := o.in.open(path)
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	start := time.Now()
+	n, err := writeNativeTo(o.out, stdout, src)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "converted %d requests of %s to %s in %v", n, name, o.out, time.Since(start).Round(time.Millisecond))
+	if s := skipped(); s > 0 {
+		fmt.Fprintf(stderr, " (skipped %d malformed records)", s)
+	}
+	fmt.Fprintln(stderr)
+	return nil
+}
