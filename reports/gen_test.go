@@ -22,6 +22,7 @@ type synthRun struct {
 	errEvery int // every errEvery-th request fails (0: none)
 	seed     uint64
 	multiBin bool
+	scrape   bool // emit scrape events with prefix-cache counters
 }
 
 // header returns the Run's header, fixed so goldens are stable.
@@ -37,12 +38,15 @@ func (s synthRun) header() replay.Header {
 	return h
 }
 
-// result returns the i-th synthetic Result.
+// result returns the i-th synthetic Result. The request itself (user,
+// lengths, arrival) depends only on i, so every policy sees the same
+// workload; its latencies depend on the run's seed.
 func (s synthRun) result(i int, rng *rand.Rand) *replay.Result {
-	user := s.users[min(int(rng.ExpFloat64()), len(s.users)-1)]
+	wl := rand.New(rand.NewPCG(42, uint64(i)))
+	user := s.users[min(int(wl.ExpFloat64()), len(s.users)-1)]
 	intended := time.Duration(float64(i) / s.rate * float64(time.Second))
-	out := 2 + rng.IntN(60)
-	in := 100 + rng.IntN(900)
+	out := 2 + wl.IntN(60)
+	in := 100 + wl.IntN(900)
 	ttft := s.ttft + time.Duration(rng.ExpFloat64()*float64(s.ttft))
 	tbt := s.tbt + time.Duration(rng.IntN(int(s.tbt/time.Microsecond)))*time.Microsecond/4
 	r := &replay.Result{Seq: int64(i), ID: "r" + itoa(i), User: user, Backend: i % s.backends,
@@ -91,6 +95,11 @@ func (s synthRun) write(t testing.TB, dir string) string {
 		if err := w.WriteResult(r); err != nil {
 			t.Fatal(err)
 		}
+		if s.scrape && i%50 == 49 {
+			if err := s.writeScrapes(w, r.Done, i); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if s.multiBin && i%10 == 0 {
 			ev := &replay.Event{At: r.Intended, Source: SourceMultiBin, Values: map[string]float64{
 				"bin0_b_target": float64(8 + i%5), "bin1_b_target": float64(4 + i%3), "bin0_b_mem": 32}}
@@ -106,4 +115,20 @@ func (s synthRun) write(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// writeScrapes writes one scrape event per Backend with counters that
+// grow with the requests seen so far (backend b hits 10·(b+1) % of its
+// queries) and a KV usage that rises over the run.
+func (s synthRun) writeScrapes(w *replay.Writer, at time.Duration, i int) error {
+	for b := 0; b < s.backends; b++ {
+		q := float64(1000 * (i + 1))
+		ev := &replay.Event{At: at, Source: SourceScrape + itoa(b), Values: map[string]float64{
+			"prefix_cache_queries_total": q, "prefix_cache_hits_total": q * 0.1 * float64(b+1),
+			"kv_cache_usage_perc": float64(i%100) / 100, "num_requests_running": float64(b + 1)}}
+		if err := w.WriteEvent(ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }

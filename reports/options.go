@@ -1,7 +1,10 @@
 package reports
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -120,17 +123,26 @@ func LoadSLOFile(path string) (map[string]SLO, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read SLO file: %w", err)
 	}
+	return ParseSLOFile(path, b)
+}
+
+// ParseSLOFile parses the contents of an SLO file (see LoadSLOFile); name
+// is used in errors. Unknown keys are errors, so a misspelt bound is not
+// silently ignored.
+func ParseSLOFile(name string, b []byte) (map[string]SLO, error) {
 	var doc struct {
 		Users map[string]sloFileEntry `yaml:"users"`
 	}
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("SLO file %s: %w", path, err)
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("SLO file %s: %w", name, err)
 	}
 	out := make(map[string]SLO, len(doc.Users))
 	for user, e := range doc.Users {
 		s, err := e.parse()
 		if err != nil {
-			return nil, fmt.Errorf("SLO file %s user %q: %w", path, user, err)
+			return nil, fmt.Errorf("SLO file %s user %q: %w", name, user, err)
 		}
 		out[user] = s
 	}

@@ -1,6 +1,10 @@
 package reports
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
 
 // initialBucket is the first width of a time series bucket; the width
 // doubles whenever the Run outgrows the bucket limit.
@@ -92,12 +96,27 @@ func (s *series) spread(from, to time.Duration, v float64) {
 	}
 }
 
-// Point is one time-series sample.
+// Point is one time-series sample, written to JSON as [t_s, value].
 type Point struct {
 	// At is the bucket's start in seconds from the start of the Run.
 	At float64 `json:"t_s"`
 	// Value is the bucket's figure (unit given by the series).
 	Value float64 `json:"v"`
+}
+
+// MarshalJSON writes a Point as [t_s, value].
+func (p Point) MarshalJSON() ([]byte, error) {
+	return json.Marshal([2]float64{p.At, p.Value})
+}
+
+// UnmarshalJSON reads a Point written by MarshalJSON.
+func (p *Point) UnmarshalJSON(b []byte) error {
+	var v [2]float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("time-series point: %w", err)
+	}
+	p.At, p.Value = v[0], v[1]
+	return nil
 }
 
 // rates returns each bucket's sum divided by the bucket width in seconds

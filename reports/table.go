@@ -13,7 +13,7 @@ import (
 // a trailing "*".
 func WriteTable(w io.Writer, runs []*Summary) error {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignment(tw.AlignRight))
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}}))
 	head := []any{"policy"}
 	for _, c := range comparisonColumns {
 		head = append(head, c.head)

@@ -1,0 +1,178 @@
+package reports
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tracebench/tracebench/replay"
+)
+
+const ms1 = time.Millisecond
+
+// handRun is five Results whose figures are worked out by hand in
+// TestAccumulatorHandComputed.
+func handRun() (replay.Header, []*replay.Result) {
+	h := replay.Header{Policy: "hand", Router: "hand", Queue: "fcfs", Backends: []string{"b0", "b1"}}
+	gaps := func(v time.Duration, n int64) []replay.GapBin {
+		return []replay.GapBin{{V: int64(v / time.Microsecond), N: n}}
+	}
+	rs := []*replay.Result{
+		{User: "a", Backend: 0, Intended: 0, Released: 0, Sent: 1 * ms1, FirstToken: 201 * ms1, Done: 701 * ms1,
+			InputTokens: 100, OutputTokens: 11, PromptTokens: 100, CompletionTokens: 11, CachedTokens: 50,
+			Chunks: 11, Gaps: gaps(50*ms1, 10)},
+		{User: "b", Backend: 1, Intended: 1000 * ms1, Released: 1000 * ms1, Sent: 1002 * ms1, FirstToken: 1602 * ms1,
+			Done: 2602 * ms1, InputTokens: 200, OutputTokens: 21, PromptTokens: 200, CompletionTokens: 21,
+			Chunks: 11, Gaps: gaps(50*ms1, 20), PredictedHitTokens: 100},
+		{User: "a", Backend: 0, Intended: 2000 * ms1, Released: 2000 * ms1, Sent: 2001 * ms1, FirstToken: 2101 * ms1,
+			Done: 4101 * ms1, InputTokens: 100, OutputTokens: 11, PromptTokens: 100, CompletionTokens: 11,
+			CachedTokens: 100, Chunks: 11, Gaps: gaps(200*ms1, 10)},
+		{User: "b", Backend: 1, Intended: 3000 * ms1, Released: 3000 * ms1, Sent: 3001 * ms1, Done: 3011 * ms1,
+			InputTokens: 300, OutputTokens: 10, Status: 503, ErrClass: replay.ErrHTTP5xx},
+		{User: "a", Backend: 0, Intended: 9000 * ms1, Released: 9000 * ms1, Sent: 9001 * ms1, FirstToken: 9301 * ms1,
+			Done: 10000 * ms1, InputTokens: 50, OutputTokens: 1, PromptTokens: 50, CompletionTokens: 1, Chunks: 1},
+	}
+	return h, rs
+}
+
+func summarizeHand(o Options) *Summary {
+	h, rs := handRun()
+	a := NewAccumulator(h, o)
+	for _, r := range rs {
+		a.Add(r)
+	}
+	return a.Finish(&replay.Stop{Reason: "done", Elapsed: 10 * time.Second})
+}
+
+func TestAccumulatorHandComputed(t *testing.T) {
+	o := DefaultOptions()
+	o.SLO.TTFT, o.SLO.TPOT = 500*ms1, 60*ms1
+	s := summarizeHand(o)
+	// Jain over service/demand: user a 296/296 = 1, user b 242/562.
+	xb := 242.0 / 562.0
+	jain := (1 + xb) * (1 + xb) / (2 * (1 + xb*xb))
+	type figures struct {
+		Requests, OK, Met                       int64
+		ErrorRate, Attainment, Goodput          float64
+		ReqPerS, InTokPerS, OutTokPerS          float64
+		HitServer, HitPredicted, TokensPerChunk float64
+		Jain, ServiceDiffMax, CVRequests        float64
+		UserAAttainment, UserBAttainment        float64
+	}
+	got := figures{s.Requests, s.OK, s.SLA.Met, s.ErrorRate, s.SLA.Attainment, s.SLA.Goodput,
+		s.Throughput.Requests, s.Throughput.InputTokens, s.Throughput.OutputTokens,
+		s.HitRate.Server, s.HitRate.Predicted, s.TokensPerChunk,
+		s.Fairness.Jain, s.Fairness.ServiceDiffMax, s.Balance.CVRequests,
+		lookupUser(s, "a").Attainment, lookupUser(s, "b").Attainment}
+	want := figures{
+		Requests: 5, OK: 4, Met: 2, // r0 and r4 meet; r1 TTFT 602 ms, r2 TPOT 200 ms, r3 failed
+		ErrorRate: 0.2, Attainment: 0.4, Goodput: 0.2, // 2 met over the 10 s window
+		ReqPerS: 0.4, InTokPerS: 45, OutTokPerS: 4.4, // 450 prompt and 44 output tokens in 10 s
+		HitServer: 150.0 / 450.0, HitPredicted: 100.0 / 450.0, TokensPerChunk: 44.0 / 34.0,
+		Jain: jain,
+		// one 10 s window: served a 29.6/s, b 24.2/s; b asked 56.2/s → min(5.4, 32) = 5.4.
+		ServiceDiffMax:  5.4,
+		CVRequests:      0.2, // 3 and 2 requests: mean 2.5, sd 0.5
+		UserAAttainment: 2.0 / 3.0, UserBAttainment: 0,
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
+		t.Errorf("figures (-want +got):\n%s", d)
+	}
+	// Percentiles come from HDR histograms (3 significant digits).
+	dists := []struct {
+		name          string
+		d             Dist
+		count         int64
+		p50, p99, max float64
+	}{
+		{"TTFT", s.TTFT, 4, 201, 602, 602},          // 101 201 301 602: nearest rank 2 and 4
+		{"TPOT", s.TPOT, 3, 50, 200, 200},           // 500/10, 1000/20, 2000/10; r4 has one token
+		{"TBT", s.TBT, 40, 50, 200, 200},            // 30 gaps of 50 ms, 10 of 200 ms
+		{"E2E", s.E2E, 4, 1000, 2101, 2101},         // 701 1000 1602 2101
+		{"schedule lag", s.ScheduleLag, 4, 1, 2, 2}, // 1 2 1 1
+	}
+	for _, tt := range dists {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.d.Count != tt.count {
+				t.Errorf("count = %d, want %d", tt.d.Count, tt.count)
+			}
+			for _, c := range []struct {
+				q         string
+				got, want float64
+			}{{"p50", tt.d.P50, tt.p50}, {"p99", tt.d.P99, tt.p99}, {"max", tt.d.Max, tt.max}} {
+				if math.Abs(c.got-c.want) > c.want*1e-3 {
+					t.Errorf("%s = %v ms, want %v ms within 0.1 %%", c.q, c.got, c.want)
+				}
+			}
+		})
+	}
+	if s.Errors[replay.ErrHTTP5xx] != 1 {
+		t.Errorf("errors = %v, want http-5xx 1", s.Errors)
+	}
+}
+
+func TestAccumulatorWarmup(t *testing.T) {
+	o := DefaultOptions()
+	o.Warmup = 2 * time.Second
+	s := summarizeHand(o)
+	// r0 (0 s) and r1 (1 s) arrive before the cut; the window is 2 s..10 s.
+	got := []float64{float64(s.Requests), float64(s.WarmupSkipped), s.Window.Seconds, s.Throughput.Requests}
+	want := []float64{3, 2, 8, 2.0 / 8.0}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
+		t.Errorf("requests, skipped, window s, req/s (-want +got):\n%s", d)
+	}
+}
+
+func TestPerUserSLO(t *testing.T) {
+	o := DefaultOptions()
+	o.SLO.TTFT = 500 * ms1
+	// b gets a looser TTFT bound: r1 (602 ms) now meets it.
+	o.SLO.PerUser = map[string]SLO{"b": {TTFT: time.Second}}
+	s := summarizeHand(o)
+	if got := lookupUser(s, "b").Met; got != 1 {
+		t.Errorf("user b met = %d, want 1", got)
+	}
+	if s.SLA.Met != 4 { // every successful request: a has no TPOT bound now
+		t.Errorf("met = %d, want 4", s.SLA.Met)
+	}
+}
+
+func TestNoSLOMeansEverySuccessMeets(t *testing.T) {
+	s := summarizeHand(DefaultOptions())
+	if s.SLA.Met != s.OK {
+		t.Errorf("met = %d, want every successful request (%d)", s.SLA.Met, s.OK)
+	}
+}
+
+func TestRunChecksFromStop(t *testing.T) {
+	h, rs := handRun()
+	a := NewAccumulator(h, DefaultOptions())
+	for _, r := range rs {
+		a.Add(r)
+	}
+	s := a.Finish(&replay.Stop{Reason: "done", Extra: map[string]float64{
+		ExtraRequestedRate: 10, ExtraAchievedRate: 8, ExtraMockLateP99: 9000, ExtraMockLateMax: 12000,
+		ExtraPrefixQueries: 1000, ExtraPrefixHits: 250}})
+	got := []float64{s.Rate.Requested, s.Rate.Achieved, s.MockStepLate.P99, s.MockStepLate.Max, s.HitRate.Scraped}
+	want := []float64{10, 8, 9, 12, 0.25}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("rate, lateness, scraped hit (-want +got):\n%s", d)
+	}
+	// 8 < 0.95·10, late p99 9 ms > 10 % of TBT p50 50 ms, 20 % errors,
+	// only 4 successful requests.
+	if len(s.Warnings) != 4 {
+		t.Errorf("warnings = %q, want 4", s.Warnings)
+	}
+}
+
+func TestKilledRunWarns(t *testing.T) {
+	h, rs := handRun()
+	a := NewAccumulator(h, DefaultOptions())
+	a.Add(rs[0])
+	s := a.Finish(nil)
+	if len(s.Warnings) == 0 || s.Warnings[0] != "the run was killed: no stop line, figures cover what was written" {
+		t.Errorf("warnings = %q", s.Warnings)
+	}
+}

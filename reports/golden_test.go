@@ -1,0 +1,145 @@
+package reports
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files (and the testdata results files they are built from)")
+
+// goldenRuns are the testdata Runs: the same workload under three
+// policies, one with errors and a multi-bin Queue, one with scrapes.
+func goldenRuns() []synthRun {
+	users := []string{"tenant-a", "tenant-b", "tenant-c", "tenant-d", "tenant-e", "tenant-f"}
+	return []synthRun{
+		{policy: "round-robin", n: 400, backends: 4, users: users, rate: 8, ttft: 90 * ms1, tbt: 22 * ms1, seed: 11},
+		{policy: "prefix-cache", n: 400, backends: 4, users: users, rate: 8, ttft: 60 * ms1, tbt: 20 * ms1,
+			errEvery: 40, seed: 12, scrape: true},
+		{policy: "least-request", n: 400, backends: 4, users: users, rate: 8, ttft: 70 * ms1, tbt: 21 * ms1,
+			seed: 13, multiBin: true},
+	}
+}
+
+// goldenSummaries reads the testdata results files (regenerating them
+// with -update) with fixed options.
+func goldenSummaries(t *testing.T) []*Summary {
+	t.Helper()
+	o := DefaultOptions()
+	o.SLO.TTFT, o.SLO.TPOT = 250*time.Millisecond, 25*time.Millisecond
+	o.Warmup = 5 * time.Second
+	o.FairnessWindow = 10 * time.Second
+	var runs []*Summary
+	for _, r := range goldenRuns() {
+		path := filepath.Join("testdata", "results-"+r.policy+".jsonl")
+		if *update {
+			r.write(t, "testdata")
+		}
+		s, err := Summarize(path, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, s)
+	}
+	return runs
+}
+
+// checkGolden compares got with testdata/golden/name, rewriting it with
+// -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s differs from the golden file (-want +got; go test -update refreshes it):\n%s", name, d)
+	}
+}
+
+func TestGoldenMarkdown(t *testing.T) {
+	runs := goldenSummaries(t)
+	dir := t.TempDir()
+	if err := WriteMarkdown(dir, runs, RenderOptions{Title: "Golden report"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report.md", got)
+	for _, plot := range []string{"ttft_cdf", "throughput", "user_service", "hit_rate", "bin_target"} {
+		b, err := os.ReadFile(filepath.Join(dir, "plots", plot+".svg"))
+		if err != nil {
+			t.Errorf("plot %s: %v", plot, err)
+			continue
+		}
+		if !bytes.Contains(b, []byte("<svg")) || len(b) < 2000 {
+			t.Errorf("plot %s: %d bytes, not a drawn SVG", plot, len(b))
+		}
+		if !bytes.Contains(got, []byte("](plots/"+plot+".svg)")) {
+			t.Errorf("report does not embed plots/%s.svg", plot)
+		}
+	}
+}
+
+func TestGoldenCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteCSV(&b, goldenSummaries(t)); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "summary.csv", b.Bytes())
+	head, _, _ := strings.Cut(b.String(), "\n")
+	if head != strings.Join(SummaryColumns(), ",") {
+		t.Errorf("header row differs from SummaryColumns")
+	}
+}
+
+func TestGoldenTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, goldenSummaries(t)); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "table.txt", b.Bytes())
+}
+
+func TestGoldenJSON(t *testing.T) {
+	var b bytes.Buffer
+	o := DefaultOptions()
+	o.SLO.TTFT, o.SLO.TPOT = 500*ms1, 60*ms1
+	if err := WriteJSON(&b, []*Summary{summarizeHand(o)}); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "summary.json", b.Bytes())
+}
+
+func TestGoldenRequestsCSV(t *testing.T) {
+	var b bytes.Buffer
+	o := DefaultOptions()
+	o.SLO.TTFT = 250 * time.Millisecond
+	o.Warmup = 5 * time.Second
+	if err := WriteRequestsCSV(&b, o, filepath.Join("testdata", "results-prefix-cache.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	// The header, 40 requests before and after the cut, and an error row.
+	checkGolden(t, "requests-head.csv", []byte(strings.Join(lines[:min(len(lines), 60)], "")))
+	if n := len(lines) - 2; n != 400 { // header and the empty string after the last newline
+		t.Errorf("%d request rows, want 400", n)
+	}
+}
