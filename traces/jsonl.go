@@ -69,8 +69,8 @@ func detect(br *bufio.Reader) (string, error) {
 		return FormatShareGPT, nil
 	case head[0] == '{' && (has("arrival_ns") || has("output_tokens")):
 		return FormatNative, nil
-	case head[0] == '{' && has("input_length") &&
-		(has("hash_ids") || has("timestamp") || has("session_id") || has("delay")):
+	case head[0] == '{' && (has("hash_ids") || has("input_length") &&
+		(has("timestamp") || has("session_id") || has("delay"))):
 		return FormatMooncake, nil
 	case head[0] == '{' && (has("timestamp_s") || has("client")):
 		return FormatVTC, nil

@@ -7,10 +7,12 @@ import (
 
 // mixedSpec is the bench default: tenants of unequal rates (a heavy
 // hitter and a Zipf tail) whose multi-turn sessions start with one of a
-// few shared system prompts. Sized for about 60 s at 6 req/s: with a mean
-// output near 130 tokens and a 6–8 ms decode step a request decodes in
-// about 1 s, so a 4-replica mock holds about 1.5 requests per replica
-// (busy roughly 60–80 % of the time under Poisson arrivals).
+// few shared system prompts. Sized for about 60 s: 300 requests at a
+// steady-state 6 req/s (about 5 req/s over the first minute while
+// sessions ramp up). With a mean output near 135 tokens and the mock's
+// 6–8 ms decode step a request decodes in about 1 s, so a 4-replica mock
+// holds 1.2–1.5 requests per replica, busy roughly 70–80 % of the time
+// under Poisson arrivals (1 − e^−λS).
 func mixedSpec() WorkloadSpec {
 	ps := append(tenantParams("8", "0.4"),
 		ParamSpec{"groups", "4", "number of shared system prompts (user u uses prompt u mod groups)"},
@@ -22,7 +24,7 @@ func mixedSpec() WorkloadSpec {
 		ParamSpec{"jitter", "0.5", "lengths are uniform within ±jitter of their mean"},
 		ParamSpec{"think", "8s", "mean think time between a session's turn arrivals (exponential)"},
 		ParamSpec{"rate", "6", "mean request rate, req/s (sessions start as Poisson at rate / mean turns)"},
-		ParamSpec{"requests", "360", "total requests"},
+		ParamSpec{"requests", "300", "total requests"},
 	)
 	return WorkloadSpec{
 		Name: "mixed",
