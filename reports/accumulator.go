@@ -149,10 +149,19 @@ func (a *Accumulator) user(id string) *userAcc {
 	return u
 }
 
-// backend returns the aggregate of Backend i, or a shared sink for
-// requests that reached no Backend (i < 0).
+// maxUnlistedBackends bounds the Backend indexes accepted when the header
+// lists no Backends.
+const maxUnlistedBackends = 4096
+
+// backend returns the aggregate of Backend i, or a throw-away sink for
+// requests that reached no Backend (i < 0) or name one the header does
+// not list.
 func (a *Accumulator) backend(i int) *backendAcc {
-	if i < 0 {
+	limit := len(a.h.Backends)
+	if limit == 0 {
+		limit = maxUnlistedBackends
+	}
+	if i < 0 || i >= limit {
 		return &backendAcc{}
 	}
 	for len(a.backends) <= i {

@@ -56,10 +56,18 @@ func (u *userAcc) arrive(r *replay.Result, o Options) {
 	spreadWindows(&u.served, from-o.Warmup, r.Done-o.Warmup, o.FairnessWindow, s)
 }
 
+// maxFairnessWindows bounds the fairness windows kept per user (two
+// weeks of 60 s windows); service past the last one is left out of the
+// service difference.
+const maxFairnessWindows = 20160
+
 // addAt adds v to (*w)[i], growing the slice as needed.
 func addAt(w *[]float64, i int, v float64) {
 	if i < 0 {
 		i = 0
+	}
+	if i >= maxFairnessWindows {
+		return
 	}
 	for len(*w) <= i {
 		*w = append(*w, 0)
@@ -76,7 +84,8 @@ func spreadWindows(w *[]float64, from, to, width time.Duration, v float64) {
 		return
 	}
 	total := float64(to - from)
-	for i := int(from / width); i <= int((to-1)/width); i++ {
+	last := min(int((to-1)/width), maxFairnessWindows-1)
+	for i := int(from / width); i <= last; i++ {
 		lo, hi := max(from, time.Duration(i)*width), min(to, time.Duration(i+1)*width)
 		addAt(w, i, v*float64(hi-lo)/total)
 	}

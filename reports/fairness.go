@@ -66,7 +66,7 @@ func CoefficientOfVariation(x []float64) float64 {
 // partial).
 func (a *Accumulator) serviceDiffs(span float64) (maxDiff, meanDiff float64) {
 	w := a.o.FairnessWindow.Seconds()
-	n := int(math.Ceil(span / w))
+	n := int(min(math.Ceil(span/w), maxFairnessWindows))
 	if n == 0 || len(a.users) < 2 {
 		return 0, 0
 	}

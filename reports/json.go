@@ -116,11 +116,22 @@ func structValue(v reflect.Value) any {
 			name = f.Name
 		}
 		fv := v.Field(i)
-		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+		if strings.Contains(opts, "omitempty") && isEmpty(fv) {
 			continue
 		}
 		o.keys = append(o.keys, name)
 		o.vals = append(o.vals, jsonValue(fv))
 	}
 	return o
+}
+
+// isEmpty is encoding/json's notion of an empty value for omitempty.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Struct:
+		return false
+	}
+	return v.IsZero()
 }

@@ -53,8 +53,9 @@ func writeConfig(w io.Writer, runs []*Summary) {
 			backendList(h.Backends))
 	}
 	fmt.Fprintf(w, "- seed: %d; tool version %s; started %s\n", h.Seed, h.Version, h.Started.UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "- SLO: %s; warm-up cut: %s; service weights w_in %g, w_out %g\n",
-		sloText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out)
+	fmt.Fprintf(w, "- SLO: %s; warm-up cut: %s\n- service weights w_in %g, w_out %g; fairness window %s\n",
+		sloText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out,
+		s.Options.FairnessWindow)
 	if h.Shards > 0 {
 		fmt.Fprintf(w, "- merged from %d shards: each shard ran its own Router and Queue state, like separate gateway replicas\n", h.Shards)
 	}

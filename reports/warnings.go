@@ -51,7 +51,8 @@ func warnings(s *Summary) []string {
 			"the machine, not the policy, shaped TBT", l, s.MockStepLate.Max, s.TBT.P50)
 	}
 	if n := s.TTFT.Count; n > 0 && n < warnTailSamples {
-		add("only %d successful requests: p99 figures rest on %.1f requests above them", n, float64(n)/100)
+		add("only %d successful requests: each p99 is set by the slowest %.1f of them, so it is noisy "+
+			"(%d or more give 10 above the p99)", n, float64(n)/100, warnTailSamples)
 	}
 	return w
 }
