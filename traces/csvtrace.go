@@ -71,7 +71,6 @@ func (c *csvReader) next() (Request, error) {
 	if err == io.EOF {
 		return Request{}, io.EOF
 	}
-	c.line, _ = c.cr.FieldPos(0)
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
@@ -80,6 +79,7 @@ func (c *csvReader) next() (Request, error) {
 		}
 		return Request{}, err
 	}
+	c.line, _ = c.cr.FieldPos(0)
 	c.rec = rec
 	var r Request
 	if err := c.spec.row(c.col, c.line, &r); err != nil {

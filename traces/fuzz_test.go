@@ -1,0 +1,94 @@
+package traces
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// fuzzRead reads data as format twice (failing and skipping) and checks
+// what every reader promises for any input: no panic, Arrival never
+// decreasing, lengths never negative, record errors naming the file and a
+// line, and with SkipInvalid no record error at all.
+func fuzzRead(t *testing.T, format string, data []byte) {
+	for _, skip := range []bool{false, true} {
+		fs, err := NewReader(bytes.NewReader(data), "fuzz.trace", ReadOptions{Format: format, SkipInvalid: skip, BlockSize: 16})
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.trace") {
+				t.Fatalf("open error %q does not name the file", err)
+			}
+			return
+		}
+		var last Request
+		for n := 0; n < 1<<16; n++ {
+			r, err := fs.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				checkFuzzErr(t, err, skip)
+				break
+			}
+			if r.Arrival < last.Arrival || r.Arrival < 0 || r.InputTokens < 0 || r.OutputTokens < 0 {
+				t.Fatalf("bad request %+v after %+v", r, last)
+			}
+			PromptText(&r)
+			last = r
+		}
+		if !skip && fs.Skipped() != 0 {
+			t.Fatalf("skipped %d without SkipInvalid", fs.Skipped())
+		}
+	}
+}
+
+func checkFuzzErr(t *testing.T, err error, skip bool) {
+	if !strings.Contains(err.Error(), "read trace fuzz.trace") {
+		t.Fatalf("error %q does not name the file", err)
+	}
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		if skip {
+			t.Fatalf("record error %q returned with SkipInvalid", err)
+		}
+		if pe.Line < 1 {
+			t.Fatalf("error %q has no line", err)
+		}
+	}
+}
+
+func FuzzNative(f *testing.F) {
+	f.Add([]byte(`{"id":"a","arrival_ns":5,"prompt":"x y","input_tokens":2,"output_tokens":3}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatNative, data) })
+}
+
+func FuzzMooncake(f *testing.F) {
+	f.Add([]byte(`{"timestamp": 0, "input_length": 20, "output_length": 5, "hash_ids": [0, 1]}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatMooncake, data) })
+}
+
+func FuzzVTC(f *testing.F) {
+	f.Add([]byte(`{"req_id": 0, "timestamp_s": 0.5, "client": "c", "input_length": 13, "output_length": 199}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatVTC, data) })
+}
+
+func FuzzAzure(f *testing.F) {
+	f.Add([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,4808,10\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatAzure, data) })
+}
+
+func FuzzBurstGPT(f *testing.F) {
+	f.Add([]byte("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatBurstGPT, data) })
+}
+
+func FuzzShareGPT(f *testing.F) {
+	f.Add([]byte(`[{"id":"a","conversations":[{"from":"human","value":"hi"},{"from":"gpt","value":"yo"}]}]`))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatShareGPT, data) })
+}
+
+func FuzzDetect(f *testing.F) {
+	f.Add([]byte(`{"timestamp": 0, "input_length": 20, "output_length": 5, "hash_ids": [0, 1]}`))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatAuto, data) })
+}

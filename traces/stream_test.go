@@ -1,0 +1,105 @@
+package traces
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// mooncakeStream produces n Mooncake lines on the fly (24 hash ids each,
+// about 200 bytes), so a test can read a trace far larger than the memory
+// it allows itself.
+type mooncakeStream struct {
+	n, i int
+	buf  []byte
+}
+
+func (m *mooncakeStream) Read(p []byte) (int, error) {
+	for len(m.buf) == 0 {
+		if m.i >= m.n {
+			return 0, io.EOF
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": %d, "output_length": 300, "hash_ids": [`, m.i*100, 24*512)
+		for j := 0; j < 24; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprint(&b, m.i*24+j)
+		}
+		b.WriteString("]}\n")
+		m.buf = []byte(b.String())
+		m.i++
+	}
+	n := copy(p, m.buf)
+	m.buf = m.buf[n:]
+	return n, nil
+}
+
+// TestReadStreamsInBoundedMemory reads about 20 MB of Mooncake lines and
+// checks the live heap stays under 4 MB throughout: the reader holds one
+// line, not the trace.
+func TestReadStreamsInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 20 MB")
+	}
+	const lines = 100_000
+	fs, err := NewReader(&mooncakeStream{n: lines}, "stream", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peak uint64
+	var ms runtime.MemStats
+	for n := 0; ; n++ {
+		_, err := fs.Next()
+		if err == io.EOF {
+			if n != lines {
+				t.Fatalf("read %d requests, want %d", n, lines)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n%10_000 == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+	}
+	t.Logf("peak live heap %.2f MB over %d requests", float64(peak)/(1<<20), lines)
+	if peak > 4<<20 {
+		t.Errorf("live heap reached %d MB while streaming 20 MB", peak>>20)
+	}
+}
+
+// BenchmarkReadMooncake reads the Mooncake conversation trace (12,031
+// requests, 3 MB) end to end and reports ns and allocations per request.
+func BenchmarkReadMooncake(b *testing.B) {
+	path := sharedTrace(b, "mooncake/conversation_trace.jsonl")
+	b.ReportAllocs()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	reqs := 0
+	for b.Loop() {
+		fs, err := Open(path, ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := fs.Next(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+			reqs++
+		}
+		fs.Close()
+	}
+	runtime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(reqs), "ns/req")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(reqs), "allocs/req")
+	b.ReportMetric(float64(reqs)/b.Elapsed().Seconds(), "req/s")
+}
