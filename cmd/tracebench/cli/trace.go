@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -155,11 +156,25 @@ func workloadHelp() string {
 		for _, p := range w.Params {
 			fmt.Fprintf(&b, "      %-18s %-8s %s\n", p.Name, p.Default, p.Doc)
 		}
-		for name, set := range w.Presets {
-			fmt.Fprintf(&b, "      preset=%s sets %v\n", name, set)
+		for _, name := range sortedKeys(w.Presets) {
+			var kv []string
+			for _, k := range sortedKeys(w.Presets[name]) {
+				kv = append(kv, k+"="+w.Presets[name][k])
+			}
+			fmt.Fprintf(&b, "      preset=%s sets %s\n", name, strings.Join(kv, " "))
 		}
 	}
 	return b.String()
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // traceStatsOptions are the flags of `trace stats`.
