@@ -132,3 +132,7 @@ func (s synthRun) writeScrapes(w *replay.Writer, at time.Duration, i int) error 
 	}
 	return nil
 }
+
+type replayResult = replay.Result
+
+func newTestRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
