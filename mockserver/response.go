@@ -157,7 +157,7 @@ func (rs *response) body(text string) any {
 	type choice struct {
 		Index        int            `json:"index"`
 		Text         *string        `json:"text,omitempty"`
-		Message      map[string]any `json:"message,omitempty"`
+		Message      *chatReply     `json:"message,omitempty"`
 		Logprobs     any            `json:"logprobs"`
 		FinishReason string         `json:"finish_reason"`
 		StopReason   any            `json:"stop_reason"`
@@ -166,7 +166,7 @@ func (rs *response) body(text string) any {
 	obj := "text_completion"
 	if rs.g.chat {
 		obj = "chat.completion"
-		c.Message = map[string]any{"role": "assistant", "content": text, "tool_calls": []any{}}
+		c.Message = &chatReply{Role: "assistant", Content: text, ToolCalls: []any{}}
 	} else {
 		c.Text = &text
 	}
@@ -178,4 +178,11 @@ func (rs *response) body(text string) any {
 		Choices []choice `json:"choices"`
 		Usage   usage    `json:"usage"`
 	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, rs.usage()}
+}
+
+// chatReply is a non-streamed chat message, fields in vLLM's order.
+type chatReply struct {
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	ToolCalls []any  `json:"tool_calls"`
 }

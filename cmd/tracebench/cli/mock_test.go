@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/mockserver/engine"
+)
+
+func TestMockFlagsOverrideThePreset(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(engine.Config) bool
+	}{
+		{"preset only", []string{"--preset", "small-kv"}, func(c engine.Config) bool { return c.NumGPUBlocks == 512 }},
+		{"flag over preset", []string{"--preset", "small-kv", "--num-gpu-blocks", "99"}, func(c engine.Config) bool { return c.NumGPUBlocks == 99 }},
+		{"unchanged flags keep the preset", []string{"--preset", "linear"}, func(c engine.Config) bool {
+			return c.Latency.Gamma == 0 && c.Latency.PrefillPerToken == 0
+		}},
+		{"latency flags", []string{"--beta", "2ms", "--gamma", "0.5", "--batching", "static"}, func(c engine.Config) bool {
+			return c.Latency.Beta == 2*time.Millisecond && c.Latency.Gamma == 0.5 && c.Batching == engine.Static
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := optionsOf(t, tc.args).engineConfig()
+			if err != nil || !tc.check(cfg) {
+				t.Fatalf("config %+v, err %v", cfg, err)
+			}
+		})
+	}
+}
+
+// optionsOf parses args into fresh mock options.
+func optionsOf(t *testing.T, args []string) *mockOptions {
+	t.Helper()
+	o := &mockOptions{}
+	fs := pflag.NewFlagSet("mock", pflag.ContinueOnError)
+	o.bind(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	o.changed = fs.Changed
+	return o
+}
+
+func TestMockUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--replicas", "0"},
+		{"--preset", "nope"},
+		{"--port", "65535", "--replicas", "2"},
+		{"--time-scale", "0"},
+		{"--batching", "sometimes"},
+	} {
+		var out strings.Builder
+		if code := Run(append([]string{"mock"}, args...), &out, &out); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, ExitUsage, out.String())
+		}
+	}
+}
+
+func TestRunMockServesUntilCancelled(t *testing.T) {
+	o := optionsOf(t, []string{"--replicas", "2", "--port", "0", "--preset", "fast"})
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- runMock(ctx, o, pw); pw.Close() }()
+	sc := bufio.NewScanner(pr)
+	var urls []string
+	for len(urls) < 2 && sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "http://"); ok {
+			urls = append(urls, "http://"+u)
+		}
+	}
+	for _, u := range urls {
+		resp, err := http.Get(u + "/health")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s/health: %v", u, err)
+		}
+		resp.Body.Close()
+	}
+	cancel()
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
