@@ -155,12 +155,12 @@ func (rs *response) whole(w http.ResponseWriter, r *http.Request) {
 // body builds the non-streamed response object.
 func (rs *response) body(text string) any {
 	type choice struct {
-		Index        int            `json:"index"`
-		Text         *string        `json:"text,omitempty"`
-		Message      *chatReply     `json:"message,omitempty"`
-		Logprobs     any            `json:"logprobs"`
-		FinishReason string         `json:"finish_reason"`
-		StopReason   any            `json:"stop_reason"`
+		Index        int        `json:"index"`
+		Text         *string    `json:"text,omitempty"`
+		Message      *chatReply `json:"message,omitempty"`
+		Logprobs     any        `json:"logprobs"`
+		FinishReason string     `json:"finish_reason"`
+		StopReason   any        `json:"stop_reason"`
 	}
 	c := choice{FinishReason: rs.reason}
 	obj := "text_completion"
