@@ -23,7 +23,7 @@ func cacheAwareSpec() Spec {
 			"backend whose approximate radix tree matches the longest prefix if matched/total >= cache_threshold, " +
 			"else the least-loaded (or smallest-tree) backend; LRU leaves evicted past max_tree_chars",
 		Needs:  []string{"prompt", "in-flight"},
-		Source: "SGLang router cache_aware policy (sgl-project/sglang sgl-router src/policies/cache_aware.rs)",
+		Source: "SGLang router cache_aware policy (sgl-project/sglang, sgl-router CacheAwarePolicy)",
 		Params: []ParamSpec{
 			{Name: "cache_threshold", Default: "0.3", Doc: "least matched/total prompt ratio to follow the cache (0..1)"},
 			{Name: "balance_abs", Default: "64", Doc: "imbalance needs max-min in-flight above this"},

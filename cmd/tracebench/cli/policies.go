@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/policies"
+)
+
+func init() { register(newPoliciesCmd) }
+
+// policiesOptions are the flags of `tracebench policies`.
+type policiesOptions struct {
+	kind  string
+	names []string
+}
+
+func newPoliciesCmd() *cobra.Command {
+	o := &policiesOptions{}
+	cmd := &cobra.Command{
+		Use:   "policies [NAME...]",
+		Short: "List every router and queue with its parameters, defaults, needs and source",
+		Long: `policies lists the routers (--policy) and queues (--queue) tracebench embeds:
+the rule of each, what it needs from the run (prompt, scrape, session id,
+...), where it comes from, its named presets, and every parameter with its
+default and the environment variable that sets it.
+
+Parameters are given with --router-param k=v / --queue-param k=v, in a
+--policy-config YAML file, or through the environment variables listed;
+a preset is selected with the parameter preset=NAME.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.names = args
+			return runPolicies(cmd.OutOrStdout(), o)
+		},
+	}
+	cmd.Flags().StringVar(&o.kind, "kind", "all", "which policies: all, router or queue")
+	return cmd
+}
+
+// runPolicies writes the selected policies' descriptions to w.
+func runPolicies(w io.Writer, o *policiesOptions) error {
+	if !slices.Contains([]string{"all", "router", "queue"}, o.kind) {
+		return usagef("--kind %q: want all, router or queue", o.kind)
+	}
+	var specs []policies.Spec
+	for _, s := range policies.Specs() {
+		if (o.kind == "all" || o.kind == s.Kind) && (len(o.names) == 0 || slices.Contains(o.names, s.Name)) {
+			specs = append(specs, s)
+		}
+	}
+	for _, n := range o.names {
+		if !slices.ContainsFunc(specs, func(s policies.Spec) bool { return s.Name == n }) {
+			return usagef("unknown policy %q (known: %s)", n, strings.Join(allPolicyNames(), ", "))
+		}
+	}
+	return writePolicies(w, specs)
+}
+
+func allPolicyNames() []string {
+	return append(policies.Names("router"), policies.Names("queue")...)
+}
+
+// writePolicies renders specs as plain text: a header per kind, then one
+// block per policy with an aligned parameter table.
+func writePolicies(w io.Writer, specs []policies.Spec) error {
+	kind := ""
+	for _, s := range specs {
+		if s.Kind != kind {
+			if kind != "" {
+				fmt.Fprintln(w)
+			}
+			kind = s.Kind
+			fmt.Fprintf(w, "%sS (--%s NAME)\n", strings.ToUpper(kind), map[string]string{"router": "policy", "queue": "queue"}[kind])
+		}
+		if err := writeSpec(w, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeSpec(w io.Writer, s policies.Spec) error {
+	fmt.Fprintf(w, "\n%s\n  %s\n", s.Name, s.Doc)
+	needs := "nothing beyond the request"
+	if len(s.Needs) > 0 {
+		needs = strings.Join(s.Needs, ", ")
+	}
+	fmt.Fprintf(w, "  needs:   %s\n  source:  %s\n", needs, s.Source)
+	if len(s.Presets) > 0 {
+		fmt.Fprintf(w, "  presets: %s\n", policyPresetList(s.Presets))
+	}
+	if len(s.Params) == 0 {
+		fmt.Fprintln(w, "  parameters: none")
+		return nil
+	}
+	fmt.Fprintln(w, "  parameters:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "    NAME\tDEFAULT\tENV\tDESCRIPTION")
+	for _, p := range s.Params {
+		env := p.Env
+		if env == "" {
+			env = "-"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", p.Name, p.Default, env, p.Doc)
+	}
+	return tw.Flush()
+}
+
+// policyPresetList renders presets as "name (k=v, ...); ..." in name order.
+func policyPresetList(ps map[string]policies.Params) string {
+	names := make([]string, 0, len(ps))
+	for n := range ps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		kv := make([]string, 0, len(ps[n]))
+		for k, v := range ps[n] {
+			kv = append(kv, k+"="+v)
+		}
+		sort.Strings(kv)
+		parts[i] = fmt.Sprintf("%s (%s)", n, strings.Join(kv, ", "))
+	}
+	return strings.Join(parts, "; ")
+}

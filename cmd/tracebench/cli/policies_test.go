@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/policies"
+)
+
+func init() {
+	// Other test files of this package may define -update as a package
+	// variable (initialised before any init); define it only if absent.
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+// updating reports whether -update was given.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// goldenSpecs is a fixed registry excerpt, so the golden file does not
+// change whenever a policy is added.
+var goldenSpecs = []policies.Spec{
+	{Name: "prefix-cache", Kind: "router", Doc: "AIBrix prefix-cache-aware routing", Needs: []string{"in-flight", "prompt"},
+		Source: "AIBrix", Params: []policies.ParamSpec{
+			{Name: "block_size", Default: "auto", Env: "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", Doc: "units per block"},
+			{Name: "std_dev_factor", Default: "2", Env: "AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR", Doc: "stddev factor"},
+		},
+		Presets: map[string]policies.Params{"aibrix-code": {"std_dev_factor": "1", "block_size": "4"}, "a-first": {"block_size": "8"}}},
+	{Name: "random", Kind: "router", Doc: "uniform random backend", Source: "baseline"},
+	{Name: "fcfs", Kind: "queue", Doc: "release in arrival order", Source: "baseline",
+		Params: []policies.ParamSpec{{Name: "depth", Default: "0", Doc: "no env"}}},
+}
+
+func TestWritePoliciesGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := writePolicies(&buf, goldenSpecs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "policies.golden")
+	if updating() {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestWritePoliciesGolden -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+		t.Errorf("policies output (-golden +got):\n%s", diff)
+	}
+}
+
+func TestPoliciesCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+		absent   []string
+	}{
+		{name: "all", args: []string{"policies"}, code: ExitOK,
+			contains: append(policies.Names("router"), "ROUTERS (--policy NAME)", "QUEUES (--queue NAME)", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "aibrix-code (")},
+		{name: "one router", args: []string{"policies", "chwbl"}, code: ExitOK,
+			contains: []string{"chwbl", "kubeai-code (count_new_request=true)", "load_factor"}, absent: []string{"prefix-cache", "QUEUES"}},
+		{name: "routers only", args: []string{"policies", "--kind", "router"}, code: ExitOK,
+			contains: []string{"vtc-basic", "AIBRIX_ROUTER_VTC_TOKEN_TRACKER_WINDOW_SIZE"}, absent: []string{"QUEUES"}},
+		{name: "unknown name", args: []string{"policies", "fastest"}, code: ExitUsage, contains: []string{`unknown policy "fastest"`}},
+		{name: "bad kind", args: []string{"policies", "--kind", "both"}, code: ExitUsage, contains: []string{`--kind "both"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := Run(tc.args, &out, &errOut); code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, errOut.String())
+			}
+			text := out.String() + errOut.String()
+			for _, s := range tc.contains {
+				if !strings.Contains(text, s) {
+					t.Errorf("output lacks %q", s)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(text, s) {
+					t.Errorf("output has %q", s)
+				}
+			}
+		})
+	}
+}
