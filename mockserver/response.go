@@ -24,10 +24,14 @@ type response struct {
 	reason  string
 }
 
-// next waits for the next batch of events; false when the client left.
+// next waits for the next batch of events; false when the client left
+// or the server closed.
 func (rs *response) next(r *http.Request) bool {
 	select {
 	case <-r.Context().Done():
+		rs.s.drv.abort(rs.id)
+		return false
+	case <-rs.s.stopped:
 		rs.s.drv.abort(rs.id)
 		return false
 	case <-rs.f.signal:

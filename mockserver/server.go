@@ -33,6 +33,7 @@ type Server struct {
 	wg      sync.WaitGroup
 	cancel  context.CancelFunc
 	once    sync.Once
+	stopped chan struct{} // closed by Close: handlers stop waiting
 }
 
 // NewServer builds a replica from opts (defaults filled in, then
@@ -47,7 +48,7 @@ func NewServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mock server: %w", err)
 	}
-	s := &Server{opts: opts, tok: tok, vocab: newVocab(tok), created: time.Now().Unix(),
+	s := &Server{opts: opts, tok: tok, vocab: newVocab(tok), created: time.Now().Unix(), stopped: make(chan struct{}),
 		log: slog.Default().With("mock_model", opts.ModelName)}
 	cfg := opts.Engine
 	cfg.OutputVocab = s.vocab.ids
@@ -92,13 +93,14 @@ func (s *Server) Start(ctx context.Context) {
 }
 
 // Close stops the driver and waits for it, then logs the step lateness.
-// Requests still streaming are not answered further.
+// Requests still streaming end without finishing (no [DONE]).
 func (s *Server) Close() {
 	s.once.Do(func() {
 		if s.cancel != nil {
 			s.cancel()
 		}
 		s.wg.Wait()
+		close(s.stopped)
 		if l := s.Lateness(); l.Steps > 0 {
 			s.log.Info("mock step lateness", "steps", l.Steps, "p50", l.P50, "p99", l.P99, "max", l.Max)
 		}

@@ -155,3 +155,18 @@ func TestModelsAndHealth(t *testing.T) {
 		t.Fatalf("models: %s", b)
 	}
 }
+
+func TestCloseEndsStreams(t *testing.T) {
+	s, base := startServer(t, fastOptions())
+	done := make(chan []chunk)
+	go func() {
+		_, chunks, _ := sse(t, context.Background(), base+"/v1/completions", `{"prompt":"a","max_tokens":8000,"stream":true}`)
+		done <- chunks
+	}()
+	waitMetric(t, base, func(m map[string]float64) bool { return m["vllm:generation_tokens_total"] > 0 })
+	s.Close()
+	chunks := <-done
+	if len(chunks) == 0 || chunks[len(chunks)-1].data == "[DONE]" {
+		t.Fatalf("%d chunks; want a stream ended without [DONE]", len(chunks))
+	}
+}
