@@ -85,6 +85,7 @@ func newApproxPrefix(p Params, rng *rand.Rand) (Router, error) {
 	return r, nil
 }
 
+// Name implements Router.
 func (r *approxPrefix) Name() string { return "approx-prefix" }
 
 // Pick implements Router.

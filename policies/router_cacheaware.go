@@ -81,6 +81,7 @@ func newCacheAware(p Params, rng *rand.Rand) (Router, error) {
 	return r, nil
 }
 
+// Name implements Router.
 func (r *cacheAware) Name() string { return "cache-aware" }
 
 // Pick implements Router.

@@ -80,6 +80,7 @@ func newCHWBL(p Params, _ *rand.Rand) (Router, error) {
 	return r, nil
 }
 
+// Name implements Router.
 func (r *chwbl) Name() string { return "chwbl" }
 
 // Pick implements Router.

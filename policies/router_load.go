@@ -40,6 +40,7 @@ func newPowerOfTwo(p Params, rng *rand.Rand) (Router, error) {
 	return &powerOfTwo{rng: rng, tokens: m == "tokens"}, nil
 }
 
+// Name implements Router.
 func (r *powerOfTwo) Name() string { return "power-of-two" }
 
 // Pick implements Router. With one Backend it takes that one; equal loads
@@ -77,6 +78,7 @@ func (r *powerOfTwo) compare(a, b Backend) int {
 // occupancy, so a partial scrape never compares unlike figures.
 type leastKVCache struct{ rng *rand.Rand }
 
+// Name implements Router.
 func (r *leastKVCache) Name() string { return "least-kv-cache" }
 
 // Pick implements Router.

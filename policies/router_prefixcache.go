@@ -118,6 +118,7 @@ func aibrixBlockSize(p Params, tok string) (chars, toks int, err error) {
 	return b, max(1, b/CharsPerToken), nil
 }
 
+// Name implements Router.
 func (r *prefixCache) Name() string { return "prefix-cache" }
 
 // Pick implements Router.

@@ -44,6 +44,7 @@ func newSessionAffinity(p Params, _ *rand.Rand) (Router, error) {
 	return &sessionAffinity{cooldown: cd, hits: newHitModel()}, nil
 }
 
+// Name implements Router.
 func (r *sessionAffinity) Name() string { return "session-affinity" }
 
 // Pick implements Router.

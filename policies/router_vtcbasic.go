@@ -97,6 +97,7 @@ func newVTCBasic(p Params, rng *rand.Rand) (Router, error) {
 	return r, nil
 }
 
+// Name implements Router.
 func (r *vtcBasic) Name() string { return "vtc-basic" }
 
 // Pick implements Router. Requests without a user go to a random Backend,

@@ -25,8 +25,10 @@ func init() {
 // randomRouter picks uniformly at random.
 type randomRouter struct{ rng *rand.Rand }
 
+// Name implements Router.
 func (r *randomRouter) Name() string { return "random" }
 
+// Pick implements Router.
 func (r *randomRouter) Pick(_ *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
@@ -38,8 +40,10 @@ func (r *randomRouter) Pick(_ *traces.Request, st State) (Choice, error) {
 // the first backend at or after the cursor.
 type roundRobin struct{ next int }
 
+// Name implements Router.
 func (r *roundRobin) Name() string { return "round-robin" }
 
+// Pick implements Router.
 func (r *roundRobin) Pick(_ *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
@@ -58,8 +62,10 @@ func (r *roundRobin) Pick(_ *traces.Request, st State) (Choice, error) {
 // leastRequest picks the fewest in-flight requests.
 type leastRequest struct{ rng *rand.Rand }
 
+// Name implements Router.
 func (r *leastRequest) Name() string { return "least-request" }
 
+// Pick implements Router.
 func (r *leastRequest) Pick(_ *traces.Request, st State) (Choice, error) {
 	i, err := LeastLoaded(st.Backends, r.rng)
 	return Choice{Backend: i, Reason: "least-request"}, err
