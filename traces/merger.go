@@ -38,14 +38,12 @@ func (m *merger) pop() (Request, bool) {
 	return heap.Pop(&m.h).(seqReq).r, true
 }
 
-// len returns the number of Requests held.
-func (m *merger) len() int { return len(m.h) }
-
 type seqReq struct {
 	r   Request
 	seq uint64
 }
 
+// reqHeap is a min-heap of Requests by (Arrival, seq) for container/heap.
 type reqHeap []seqReq
 
 func (h reqHeap) Len() int { return len(h) }

@@ -108,17 +108,17 @@ func TestShareGPTSessions(t *testing.T) {
 	h2 := Message{Role: "user", Content: "fine"}
 	want := []Request{
 		// c1 turn 0 at 0 s asks for the 4-word answer; c2 starts at 2 s; c1 turn 1 at 3 s.
-		{ID: "c1/0", Session: "c1", Messages: []Message{h1}, Prompt: "hello there", InputTokens: 2, OutputTokens: 4},
+		{ID: "c1/0", Session: "c1", Messages: []Message{h1}, InputTokens: 2, OutputTokens: 4},
 		{ID: "c2/0", Session: "c2", Arrival: 2 * time.Second, Messages: []Message{{Role: "user", Content: "one two three"}},
-			Prompt: "one two three", InputTokens: 3, OutputTokens: DefaultShareGPTOutput},
+			InputTokens: 3, OutputTokens: DefaultShareGPTOutput},
 		{ID: "c1/1", Session: "c1", Turn: 1, Arrival: 3 * time.Second, Messages: []Message{h1, a1, h2},
-			Prompt: "hello there\nhi how are you\nfine", InputTokens: 7, OutputTokens: DefaultShareGPTOutput},
+			InputTokens: 7, OutputTokens: DefaultShareGPTOutput},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}
-	if !strings.HasPrefix(got[2].Prompt, got[0].Prompt) {
-		t.Errorf("turn 1 prompt %q does not extend turn 0 prompt %q", got[2].Prompt, got[0].Prompt)
+	if p0, p1 := PromptText(&got[0]), PromptText(&got[2]); p1 != "hello there\nhi how are you\nfine" || !strings.HasPrefix(p1, p0+"\n") {
+		t.Errorf("turn 1 prompt %q does not extend turn 0 prompt %q", p1, p0)
 	}
 }
 
@@ -244,5 +244,26 @@ func TestWriteNativeSourceError(t *testing.T) {
 	}
 	if strings.Count(b.String(), "\n") != 2 {
 		t.Errorf("wrote %q, want the 2 good lines flushed", b.String())
+	}
+}
+
+func TestMergerOrder(t *testing.T) {
+	var m merger
+	for i, a := range []time.Duration{5, 1, 5, 3, 1} {
+		m.push(Request{ID: string(rune('a' + i)), Arrival: a})
+	}
+	if _, ok := m.popUpTo(0); ok {
+		t.Fatal("popped a Request arriving after the bound")
+	}
+	var ids string
+	for r, ok := m.popUpTo(3); ok; r, ok = m.popUpTo(3) {
+		ids += r.ID
+	}
+	for r, ok := m.pop(); ok; r, ok = m.pop() {
+		ids += r.ID
+	}
+	// By arrival, ties in push order: b(1) e(1) d(3) | a(5) c(5).
+	if ids != "bedac" {
+		t.Errorf("order %q, want bedac", ids)
 	}
 }

@@ -32,8 +32,8 @@ type shareGPTConv struct {
 
 // shareGPTReader streams a ShareGPT array: every conversation is a
 // session, and each human turn a Request whose Messages are the history so
-// far (earlier turns and answers) and whose Prompt is that history joined
-// by newlines, so turn k's prompt is a prefix of turn k+1's.
+// far (earlier turns and answers); PromptText joins them by newlines, so
+// turn k's prompt is a prefix of turn k+1's.
 type shareGPTReader struct {
 	dec     *json.Decoder
 	lines   *lineCounter
@@ -129,7 +129,10 @@ func (s *shareGPTReader) valueStart() int64 {
 	}
 }
 
-// turns builds the Requests of one conversation.
+// turns builds the Requests of one conversation. Turns share one history
+// array (each sees its own prefix of it), token counts add up message by
+// message, and Prompt is left to PromptText (the history joined by
+// newlines), so a conversation of n messages costs O(n) memory.
 func (s *shareGPTReader) turns(c *shareGPTConv) ([]Request, error) {
 	id, err := sessionID(c.ID)
 	if err != nil || id == "" {
@@ -137,23 +140,24 @@ func (s *shareGPTReader) turns(c *shareGPTConv) ([]Request, error) {
 	}
 	var hist []Message
 	var out []Request
+	tokens := 0
 	for i, m := range c.Conversations {
 		role, err := shareGPTRole(m.From)
 		if err != nil {
 			return nil, fieldErr(fmt.Sprintf("conversations[%d].from", i), "%v", err)
 		}
+		n := len(s.tok.Encode(m.Value))
 		if role == "assistant" && len(out) > 0 && out[len(out)-1].OutputTokens == 0 {
-			out[len(out)-1].OutputTokens = len(s.tok.Encode(m.Value))
+			out[len(out)-1].OutputTokens = n
 		}
 		hist = append(hist, Message{Role: role, Content: m.Value})
+		tokens += n
 		if role != "user" {
 			continue
 		}
-		msgs := append([]Message(nil), hist...)
-		prompt := joinContents(msgs)
 		out = append(out, Request{ID: fmt.Sprintf("%s/%d", id, len(out)), Session: id, Turn: len(out),
 			Arrival:  s.start(s.n) + time.Duration(len(out))*s.opt.ThinkTime,
-			Messages: msgs, Prompt: prompt, InputTokens: len(s.tok.Encode(prompt))})
+			Messages: hist[:len(hist):len(hist)], InputTokens: tokens})
 	}
 	for i := range out {
 		if out[i].OutputTokens == 0 {
@@ -197,6 +201,7 @@ type lineCounter struct {
 	nl   []int64 // offsets of newlines at or after base
 }
 
+// Read implements io.Reader, noting where newlines fall.
 func (l *lineCounter) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	for i, c := range p[:n] {
