@@ -30,14 +30,14 @@ func newBlockIndex(defaultCap int) *blockIndex {
 	return &blockIndex{defaultCap: defaultCap, table: make(map[uint64]int32)}
 }
 
-// holders implements holdersFunc.
-func (x *blockIndex) holders(h uint64, buf []int32) []int32 {
+// holders implements holdersFunc, appending to buf.
+func (x *blockIndex) holders(h uint64, buf []int32) ([]int32, bool) {
 	n, ok := x.table[h]
 	for ok && n >= 0 {
 		buf = append(buf, x.nodes[n].backend)
 		n = x.nodes[n].hnext
 	}
-	return buf
+	return buf, false
 }
 
 // find returns the node of (h, backend) or -1.

@@ -34,12 +34,12 @@ func newHashTable(capacity int, ttl time.Duration) *hashTable {
 // Len is the number of hashes held.
 func (t *hashTable) Len() int { return len(t.idx) }
 
-// holders implements holdersFunc.
-func (t *hashTable) holders(h uint64, buf []int32) []int32 {
+// holders implements holdersFunc with the table's own slice (no copy).
+func (t *hashTable) holders(h uint64, _ []int32) ([]int32, bool) {
 	if s, ok := t.idx[h]; ok {
-		buf = append(buf, t.slots[s].backends...)
+		return t.slots[s].backends, true
 	}
-	return buf
+	return nil, true
 }
 
 // expire drops hashes last added more than ttl before now.

@@ -9,8 +9,10 @@ type prefixMatch struct {
 	Blocks int32
 }
 
-// holdersFunc appends to buf the Backend indexes that hold block hash h.
-type holdersFunc func(h uint64, buf []int32) []int32
+// holdersFunc returns the Backend indexes that hold block hash h: either
+// buf with them appended, or (owned true) a slice of the index's own that
+// the caller only reads before the next call.
+type holdersFunc func(h uint64, buf []int32) (hs []int32, owned bool)
 
 // leadingMatcher finds, for every Backend that holds hashes[0], the number
 // of leading hashes it holds without a gap (hash i counts only when hashes
@@ -29,16 +31,19 @@ func (m *leadingMatcher) match(hashes []uint64, set *backendSet, holders holders
 	m.out = m.out[:0]
 	alive := 0 // m.out[:alive] still match; m.out[alive:] stopped earlier
 	for i, h := range hashes {
-		m.hbuf = holders(h, m.hbuf[:0])
+		hs, owned := holders(h, m.hbuf[:0])
+		if !owned {
+			m.hbuf = hs // keep the grown buffer
+		}
 		if i == 0 {
-			for _, idx := range m.hbuf {
+			for _, idx := range hs {
 				if pos, ok := set.lookup(int(idx)); ok {
 					m.out = append(m.out, prefixMatch{Index: idx, Pos: int32(pos), Blocks: 1})
 				}
 			}
 			alive = len(m.out)
 		} else {
-			m.mark(m.hbuf)
+			m.mark(hs)
 			j := 0
 			for k := 0; k < alive; k++ {
 				if idx := m.out[k].Index; int(idx) < len(m.marks) && m.marks[idx] == m.stamp {
