@@ -70,7 +70,7 @@ func (d *driver) abort(id string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.reqs, id)
-	return d.eng.Abort(max(d.now, d.modelNow(time.Now())), id)
+	return d.eng.Abort(id)
 }
 
 // waiting returns the engine's queue length.

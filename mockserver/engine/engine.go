@@ -18,6 +18,7 @@ type Engine struct {
 	running []*seq // admission order; the newest is preempted first
 	live    map[string]*seq
 	stats   Stats
+	clock   time.Duration // the latest time given to Add or Step
 }
 
 // New returns an engine for cfg after validating it.
@@ -79,6 +80,7 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 	case r.MinTokens < 0:
 		return fmt.Errorf("add request %q: min tokens %d: want ≥ 0", r.ID, r.MinTokens)
 	}
+	e.clock = max(e.clock, now)
 	if _, dup := e.live[r.ID]; dup {
 		return fmt.Errorf("add request %q: id already live", r.ID)
 	}
@@ -99,9 +101,11 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 	return nil
 }
 
-// Abort removes a live request and frees its blocks at now, counting it
-// as finished with FinishAbort. It reports whether the request was live.
-func (e *Engine) Abort(now time.Duration, id string) bool {
+// Abort removes a live request and frees its blocks (as last used at the
+// latest time given to Add or Step), counting it as finished with
+// FinishAbort. It reports whether the request was live; no event is
+// emitted for it.
+func (e *Engine) Abort(id string) bool {
 	s, ok := e.live[id]
 	if !ok {
 		return false
@@ -111,7 +115,7 @@ func (e *Engine) Abort(now time.Duration, id string) bool {
 	} else {
 		e.waiting = removeSeq(e.waiting, s)
 	}
-	e.freeBlocks(s, now)
+	e.freeBlocks(s, e.clock)
 	delete(e.live, id)
 	e.stats.Finished[FinishAbort]++
 	return true

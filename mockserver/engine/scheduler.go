@@ -19,6 +19,7 @@ type planned struct {
 // are admitted only when the running batch is empty. A step with no work
 // returns Duration 0 and no events.
 func (e *Engine) Step(now time.Duration) Step {
+	e.clock = max(e.clock, now)
 	budget := e.cfg.MaxNumBatchedTokens
 	mayAdmit := e.cfg.Batching == Continuous || len(e.running) == 0
 	plan, evs, preempted := e.scheduleRunning(now, &budget)
