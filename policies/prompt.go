@@ -75,9 +75,13 @@ func (v *promptView) load(req *traces.Request) {
 }
 
 // setTokens replaces a text view by its token ids (a tokenizer's output),
-// keeping the Request's token count for conversions.
-func (v *promptView) setTokens(ids []int) {
+// keeping the Request's stated token count for conversions, or taking the
+// tokenizer's count when the Request states none.
+func (v *promptView) setTokens(ids []int, stated int) {
 	v.kind, v.text, v.tokens, v.units = kindTokens, "", ids, len(ids)
+	if stated <= 0 {
+		v.reqTokens = len(ids)
+	}
 }
 
 // modelSeed hashes the model and LoRA adapter names so that Requests for

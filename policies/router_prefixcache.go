@@ -129,7 +129,7 @@ func (r *prefixCache) Pick(req *traces.Request, st State) (Choice, error) {
 	r.table.expire(st.Now)
 	r.view.load(req)
 	if r.enc != nil && r.view.kind == kindText {
-		r.view.setTokens(r.enc.Encode(r.view.text))
+		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
 	}
 	size := r.view.blockUnits(r.blockChars, r.blockTokens)
 	r.hashes = r.view.hashChain(r.hashes[:0], size, 0)

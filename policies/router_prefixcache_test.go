@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // Prompts of 4-byte blocks: with block_size 4 the full prompt is 4 blocks.
@@ -237,4 +240,41 @@ func keys(p Params) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+func TestPromptViewUnits(t *testing.T) {
+	tests := []struct {
+		name       string
+		req        *traces.Request
+		kind       promptKind
+		units, tok int
+		hit40      int // toTokens(40)
+	}{
+		// 80 bytes stated as 20 tokens: 40 bytes = 10 tokens.
+		{"text with stated tokens", textReq("a", strings.Repeat("x", 80), 20), kindText, 80, 20, 10},
+		// 80 bytes, no count: 80/4 = 20 tokens estimated; 40 bytes = 10.
+		{"text without tokens", textReq("a", strings.Repeat("x", 80), 0), kindText, 80, 20, 10},
+		// 3 blocks of 32 cut to 70 tokens: 40 tokens = 40.
+		{"block ids cut to input tokens", blockReq("b", 32, 70, 1, 2, 3), kindBlocks, 70, 70, 40},
+		// No content: one unique block of 50 tokens.
+		{"no content", &traces.Request{ID: "c", InputTokens: 50}, kindBlocks, 50, 50, 40},
+		// Token ids.
+		{"token ids", &traces.Request{ID: "d", TokenIDs: make([]int, 60)}, kindTokens, 60, 60, 40},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var v promptView
+			v.load(tc.req)
+			got := []int{int(v.kind), v.units, v.reqTokens, v.toTokens(40)}
+			if diff := cmp.Diff([]int{int(tc.kind), tc.units, tc.tok, tc.hit40}, got); diff != "" {
+				t.Errorf("kind, units, tokens, toTokens(40) (-want +got):\n%s", diff)
+			}
+		})
+	}
+	var v promptView
+	v.load(textReq("e", "hello world", 0))
+	v.setTokens([]int{1, 2}, 0)
+	if v.reqTokens != 2 || v.toTokens(1) != 1 {
+		t.Errorf("tokenised view without a stated count: %d tokens, toTokens(1) = %d", v.reqTokens, v.toTokens(1))
+	}
 }
