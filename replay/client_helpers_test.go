@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -47,6 +48,7 @@ func stepServer(t *testing.T, events [][]byte) (srv *httptest.Server, arrived, r
 	t.Helper()
 	arrived, release = make(chan struct{}, 1), make(chan struct{})
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
 		arrived <- struct{}{}
 		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 		w.WriteHeader(http.StatusOK)
@@ -65,11 +67,15 @@ func stepServer(t *testing.T, events [][]byte) (srv *httptest.Server, arrived, r
 	return srv, arrived, release
 }
 
-// rawServer is a loopback server whose handler gets the raw connection
-// (for responses net/http would refuse to write: cuts, bad framing).
+// rawServer is a loopback server running h after reading the request
+// body (only then does net/http notice a client that hangs up, which the
+// stalling handlers wait for).
 func rawServer(t *testing.T, h func(w http.ResponseWriter, r *http.Request)) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(h))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		h(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	return srv
 }
