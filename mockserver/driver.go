@@ -27,12 +27,29 @@ type driver struct {
 	wake   chan struct{}
 	late   *lateness
 	stall  func() time.Duration // injected stall after a step (wall)
+	window time.Duration        // wait after waking from idle (wall)
 	log    *slog.Logger
 }
 
 func newDriver(eng *engine.Engine, scale float64, stall func() time.Duration, log *slog.Logger) *driver {
 	return &driver{eng: eng, reqs: make(map[string]*inflight), origin: time.Now(), scale: scale,
 		wake: make(chan struct{}, 1), late: newLateness(), stall: stall, log: log}
+}
+
+// gather waits the batch window after an idle engine got a request; it
+// reports false when ctx ended.
+func (d *driver) gather(ctx context.Context) bool {
+	if d.window <= 0 {
+		return true
+	}
+	t := time.NewTimer(d.window)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // modelNow maps wall time t to model time.
@@ -124,6 +141,9 @@ func (d *driver) idle(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	case <-d.wake:
+	}
+	if !d.gather(ctx) {
+		return false
 	}
 	d.mu.Lock()
 	d.now = max(d.now, d.modelNow(time.Now()))

@@ -29,7 +29,15 @@ type Options struct {
 	// MaxQueue bounds the waiting requests; a request arriving when that
 	// many wait gets 429 (default 0: unbounded).
 	MaxQueue int
+	// BatchWindow applies to static batching only: when a request reaches
+	// an idle engine, the driver waits this long (wall time) before the
+	// first step, so the requests of a batch a client sends together
+	// start together (default 5 ms with static batching; negative: none).
+	BatchWindow time.Duration
 }
+
+// DefaultBatchWindow is the static batching gather window.
+const DefaultBatchWindow = 5 * time.Millisecond
 
 // DefaultModelName is the model name served when Options.ModelName is empty.
 const DefaultModelName = "mock-model"
@@ -47,6 +55,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ModelName == "" {
 		o.ModelName = DefaultModelName
+	}
+	if o.BatchWindow == 0 && o.Engine.Batching == engine.Static {
+		o.BatchWindow = DefaultBatchWindow
 	}
 	return o
 }

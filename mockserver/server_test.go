@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/mockserver/engine"
 )
 
 // tokenPrompt renders n token ids as a JSON array.
@@ -168,5 +169,42 @@ func TestCloseEndsStreams(t *testing.T) {
 	chunks := <-done
 	if len(chunks) == 0 || chunks[len(chunks)-1].data == "[DONE]" {
 		t.Fatalf("%d chunks; want a stream ended without [DONE]", len(chunks))
+	}
+}
+
+func TestStaticBatchStartsTogether(t *testing.T) {
+	cfg, _ := engine.Preset("linear-static")
+	_, base := startServer(t, Options{Engine: cfg, BatchWindow: 50 * time.Millisecond})
+	type out struct{ first, last time.Time }
+	res := make(chan out, 3)
+	for _, n := range []int{2, 6, 4} {
+		go func() {
+			_, chunks, err := sse(t, context.Background(), base+"/v1/completions",
+				fmt.Sprintf(`{"prompt":"a","max_tokens":%d,"stream":true}`, n))
+			if err != nil || len(chunks) != n+1 {
+				res <- out{}
+				return
+			}
+			res <- out{chunks[0].at, chunks[n-1].at}
+		}()
+	}
+	var firsts []time.Time
+	for range 3 {
+		o := <-res
+		if o.first.IsZero() {
+			t.Fatal("stream failed")
+		}
+		firsts = append(firsts, o.first)
+	}
+	// One batch: every first token in the same step. A request that missed
+	// the window would start a second batch 6 steps (34 ms) later.
+	for _, f := range firsts[1:] {
+		if d := f.Sub(firsts[0]).Abs(); d > 20*time.Millisecond {
+			t.Fatalf("first tokens %v apart: the three requests did not start as one batch", d)
+		}
+	}
+	m := scrape(t, base)
+	if m["tracebench_mock_steps_total"] != 6 {
+		t.Fatalf("steps %v, want 6 (one static batch, longest member 6 tokens)", m["tracebench_mock_steps_total"])
 	}
 }

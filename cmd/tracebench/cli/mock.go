@@ -27,6 +27,7 @@ type mockOptions struct {
 	Tokenizer string
 	TimeScale float64
 	MaxQueue  int
+	Window    time.Duration
 	Engine    engine.Config // override values, applied when changed
 	Faults    mockserver.FaultConfig
 	changed   func(name string) bool
@@ -75,6 +76,8 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
 	fs.Float64Var(&o.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
 	fs.IntVar(&o.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
+	fs.DurationVar(&o.Window, "batch-window", mockserver.DefaultBatchWindow,
+		"static batching: wait after a request reaches an idle engine, so a batch sent together starts together")
 	e := &o.Engine
 	fs.IntVar(&e.BlockSize, "block-size", d.BlockSize, "tokens per KV cache block")
 	fs.IntVar(&e.NumGPUBlocks, "num-gpu-blocks", d.NumGPUBlocks, "KV cache capacity in blocks")
@@ -149,7 +152,7 @@ func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 		return mockserver.FleetConfig{}, err
 	}
 	opts := mockserver.Options{Engine: cfg, Tokenizer: o.Tokenizer, TimeScale: o.TimeScale, Faults: o.Faults,
-		ModelName: o.Model, MaxQueue: o.MaxQueue}
+		ModelName: o.Model, MaxQueue: o.MaxQueue, BatchWindow: o.Window}
 	return mockserver.FleetConfig{Replicas: o.Replicas, Host: o.Host, BasePort: o.Port, Options: opts}, nil
 }
 
