@@ -58,7 +58,9 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.faults = newFaults(opts.Faults, opts.Engine.Seed)
 	s.drv = newDriver(eng, opts.TimeScale, s.faults.stall, s.log)
-	s.drv.window = opts.BatchWindow
+	if opts.Engine.Batching == engine.Static {
+		s.drv.window = opts.BatchWindow
+	}
 	s.met = newMetrics(opts.ModelName, s, opts.Engine)
 	s.faults.count = s.met.faults
 	s.routes()
