@@ -16,6 +16,7 @@ type evictor struct {
 	heap []int32
 }
 
+// Len is the number of cached blocks without users.
 func (e *evictor) Len() int { return len(e.heap) }
 
 // before reports whether block a is evicted before block b.

@@ -67,7 +67,6 @@ func presetList() string {
 }
 
 func (o *mockOptions) bind(fs *pflag.FlagSet) {
-	d := engine.DefaultConfig()
 	fs.IntVar(&o.Replicas, "replicas", 1, "number of mock servers")
 	fs.StringVar(&o.Host, "host", "127.0.0.1", "address to bind")
 	fs.IntVar(&o.Port, "port", 8000, "port of the first server; the others take the next ports (0: ephemeral)")
@@ -78,6 +77,13 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
 	fs.DurationVar(&o.Window, "batch-window", mockserver.DefaultBatchWindow,
 		"static batching: wait after a request reaches an idle engine, so a batch sent together starts together")
+	o.bindEngine(fs)
+	o.bindFaults(fs)
+}
+
+// bindEngine binds the engine flags; defaults shown are the default preset's.
+func (o *mockOptions) bindEngine(fs *pflag.FlagSet) {
+	d := engine.DefaultConfig()
 	e := &o.Engine
 	fs.IntVar(&e.BlockSize, "block-size", d.BlockSize, "tokens per KV cache block")
 	fs.IntVar(&e.NumGPUBlocks, "num-gpu-blocks", d.NumGPUBlocks, "KV cache capacity in blocks")
@@ -92,6 +98,10 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&e.Latency.Jitter, "jitter", d.Latency.Jitter, "coefficient of variation of the step time")
 	fs.Float64Var(&e.EOSProbability, "eos-probability", d.EOSProbability, "chance a token ends the output (requests without ignore_eos)")
 	fs.Int64Var(&e.Seed, "seed", d.Seed, "seed of replica 0 (replica i uses seed+i) for jitter, tokens and faults")
+}
+
+// bindFaults binds the fault injection flags.
+func (o *mockOptions) bindFaults(fs *pflag.FlagSet) {
 	f := &o.Faults
 	fs.Float64Var(&f.ErrorRate, "error-rate", 0, "share of requests answered with --error-status")
 	fs.IntVar(&f.ErrorStatus, "error-status", 503, "status of injected errors: 429, 500 or 503")
