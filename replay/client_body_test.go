@@ -1,0 +1,101 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/traces"
+)
+
+func TestRequestBody(t *testing.T) {
+	streamOpts := map[string]any{"include_usage": true}
+	tests := []struct {
+		name string
+		opts ClientOptions
+		req  traces.Request
+		want map[string]any
+	}{
+		{"completions text", ClientOptions{Model: "m", Stream: true},
+			traces.Request{Prompt: "hi there", OutputTokens: 7},
+			map[string]any{"model": "m", "prompt": "hi there", "max_tokens": 7.0, "min_tokens": 7.0,
+				"ignore_eos": true, "stream": true, "stream_options": streamOpts, "temperature": 0.0}},
+		{"completions token ids", ClientOptions{Model: "m", Stream: true, TokenExact: true},
+			traces.Request{TokenIDs: []int{5, 6, 7}, Prompt: "ignored", OutputTokens: 1},
+			map[string]any{"model": "m", "prompt": []any{5.0, 6.0, 7.0}, "max_tokens": 1.0, "min_tokens": 1.0,
+				"ignore_eos": true, "stream": true, "stream_options": streamOpts, "temperature": 0.0}},
+		{"token ids as text when not token-exact", ClientOptions{Model: "m"},
+			traces.Request{TokenIDs: []int{5, 6}, Prompt: "as text"},
+			map[string]any{"model": "m", "prompt": "as text", "ignore_eos": true, "stream": false, "temperature": 0.0}},
+		{"request model and LoRA win", ClientOptions{Model: "base"},
+			traces.Request{Model: "other", LoRA: "sql-lora", Prompt: "x"},
+			map[string]any{"model": "sql-lora", "prompt": "x", "ignore_eos": true, "stream": false, "temperature": 0.0}},
+		{"chat messages", ClientOptions{API: APIChat, Model: "m", Stream: true},
+			traces.Request{Messages: []traces.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}},
+				OutputTokens: 3},
+			map[string]any{"model": "m", "messages": []any{map[string]any{"role": "system", "content": "s"},
+				map[string]any{"role": "user", "content": "u"}}, "max_tokens": 3.0, "min_tokens": 3.0,
+				"ignore_eos": true, "stream": true, "stream_options": streamOpts, "temperature": 0.0}},
+		{"chat from a text prompt", ClientOptions{API: APIChat, Model: "m"},
+			traces.Request{Prompt: "only text", OutputTokens: 2},
+			map[string]any{"model": "m", "messages": []any{map[string]any{"role": "user", "content": "only text"}},
+				"max_tokens": 2.0, "min_tokens": 2.0, "ignore_eos": true, "stream": false, "temperature": 0.0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewClient(tc.opts)
+			b, err := c.body(&tc.req)
+			if err != nil {
+				t.Fatalf("body: %v", err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatalf("body is not JSON: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("body mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBlockIDsGoAsTokens(t *testing.T) {
+	req := &traces.Request{BlockIDs: []uint64{1, 2}, BlockSize: 4, InputTokens: 6}
+	c := NewClient(ClientOptions{TokenExact: true})
+	if got, want := c.prompt(req), traces.PromptTokens(req); !cmp.Equal(got, want) {
+		t.Fatalf("prompt = %v, want token ids %v", got, want)
+	}
+}
+
+// TestHeadersAndKey checks the request line and headers a server sees,
+// and that a key echoed back by the server never reaches Result.Err.
+func TestHeadersAndKey(t *testing.T) {
+	const key = "sk-very-secret"
+	seen := make(chan *http.Request, 1)
+	srv := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		seen <- r.Clone(context.Background())
+		http.Error(w, "rejected "+r.Header.Get("Authorization"), http.StatusUnauthorized)
+	})
+	c := NewClient(ClientOptions{API: APIChat, APIKey: key, Stream: true, Headers: map[string]string{"X-Tenant": "t1"}})
+	defer c.Close()
+	var clk vclock
+	var res Result
+	c.Do(context.Background(), srv.URL+"/v1", &traces.Request{ID: "k"}, &res, clk.now, nil)
+	checkOutcome(t, &res, ErrHTTP4xx, "HTTP 401")
+	got := <-seen
+	if strings.Contains(res.Err, key) || !strings.Contains(res.Err, "[redacted]") {
+		t.Errorf("Err = %q: key not redacted", res.Err)
+	}
+	for h, want := range map[string]string{"Authorization": "Bearer " + key, "X-Tenant": "t1",
+		"Content-Type": "application/json", "Accept": "text/event-stream"} {
+		if v := got.Header.Get(h); v != want {
+			t.Errorf("header %s = %q, want %q", h, v, want)
+		}
+	}
+	if got.Method != http.MethodPost || got.URL.Path != "/v1/chat/completions" || got.ProtoMajor != 1 {
+		t.Errorf("request = %s %s %s, want POST /v1/chat/completions HTTP/1.x", got.Method, got.URL.Path, got.Proto)
+	}
+}
