@@ -2,10 +2,14 @@ package traces
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // fuzzRead reads data as format twice (failing and skipping) and checks
@@ -91,4 +95,24 @@ func FuzzShareGPT(f *testing.F) {
 func FuzzDetect(f *testing.F) {
 	f.Add([]byte(`{"timestamp": 0, "input_length": 20, "output_length": 5, "hash_ids": [0, 1]}`))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatAuto, data) })
+}
+
+// FuzzMooncakeFast checks the reflection-free Mooncake parser against
+// encoding/json: whenever it accepts a line, json accepts it too and
+// decodes the same record.
+func FuzzMooncakeFast(f *testing.F) {
+	f.Add([]byte(`{"timestamp": 0, "input_length": 20, "output_length": 5, "hash_ids": [0, 1]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		fast, ok := fastMooncake(line)
+		if !ok {
+			return
+		}
+		var slow mooncakeRecord
+		if err := json.Unmarshal(line, &slow); err != nil {
+			t.Fatalf("fast parser accepted %q, json rejects it: %v", line, err)
+		}
+		if d := cmp.Diff(slow, fast, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("%q decodes differently (-json +fast):\n%s", line, d)
+		}
+	})
 }

@@ -60,46 +60,60 @@ func (mr *mooncakeReader) lineNo() int { return mr.lr.line }
 
 func (mr *mooncakeReader) next() (Request, error) {
 	for {
-		if r, ok := mr.m.popUpTo(mr.frontier); ok || mr.eof {
+		if r, ok := mr.m.popUpTo(mr.frontier); ok {
+			return mr.emit(r), nil
+		}
+		if mr.eof {
+			r, ok := mr.m.pop()
 			if !ok {
-				if r, ok = mr.m.pop(); !ok {
-					return Request{}, io.EOF
-				}
+				return Request{}, io.EOF
 			}
-			r.Arrival = max(r.Arrival, mr.lastOut)
-			mr.lastOut = r.Arrival
-			return r, nil
+			return mr.emit(r), nil
 		}
-		if err := mr.read(); err != nil {
-			return Request{}, err
+		row, err := mr.read()
+		if err != nil || mr.eof {
+			if err != nil {
+				return Request{}, err
+			}
+			continue
 		}
+		mr.settle(&row)
+		if len(mr.m.h) == 0 && row.r.Arrival <= mr.frontier {
+			return mr.emit(row.r), nil // in order already: skip the heap
+		}
+		mr.m.push(row.r)
 	}
 }
 
-// read decodes the next non-blank line and queues it.
-func (mr *mooncakeReader) read() error {
+// emit releases r, never earlier than the Request released before it.
+func (mr *mooncakeReader) emit(r Request) Request {
+	r.Arrival = max(r.Arrival, mr.lastOut)
+	mr.lastOut = r.Arrival
+	return r
+}
+
+// read decodes the next non-blank line (setting eof at the end).
+func (mr *mooncakeReader) read() (mooncakeRow, error) {
 	line, err := mr.lr.readLine()
 	for err == nil && isBlank(line) {
 		line, err = mr.lr.readLine()
 	}
 	if err == io.EOF {
 		mr.eof = true
-		return nil
+		return mooncakeRow{}, nil
 	}
 	if err != nil {
-		return err
+		return mooncakeRow{}, err
 	}
 	row, err := decodeMooncake(line, mr.lr.line, mr.bs)
 	if err != nil {
-		return atLine(err, mr.lr.line)
+		return mooncakeRow{}, atLine(err, mr.lr.line)
 	}
 	if row.hasTime && row.r.Arrival < mr.frontier {
-		return &ParseError{Line: mr.lr.line, Field: "timestamp",
+		return mooncakeRow{}, &ParseError{Line: mr.lr.line, Field: "timestamp",
 			Err: fmt.Errorf("%v is before the previous row's %v (sort the trace by time)", row.r.Arrival, mr.frontier)}
 	}
-	mr.settle(&row)
-	mr.m.push(row.r)
-	return nil
+	return row, nil
 }
 
 // settle sets the row's arrival and turn.
@@ -124,9 +138,12 @@ func (mr *mooncakeReader) settle(row *mooncakeRow) {
 // len(hash_ids) == ceil(input_length / bs) when hash_ids are given, which
 // holds on every row of the public traces at their block size.
 func decodeMooncake(line []byte, lineNo, bs int) (mooncakeRow, error) {
-	var rec mooncakeRecord
-	if err := json.Unmarshal(line, &rec); err != nil {
-		return mooncakeRow{}, jsonFieldErr(err)
+	rec, ok := fastMooncake(line)
+	if !ok {
+		rec = mooncakeRecord{}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return mooncakeRow{}, jsonFieldErr(err)
+		}
 	}
 	if rec.InputLength == nil {
 		return mooncakeRow{}, fieldErr("input_length", "missing")
