@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // FleetConfig configures a fleet of mock replicas.
@@ -105,10 +103,9 @@ func (f *Fleet) Close() error {
 
 // Lateness returns the step lateness over all replicas' steps.
 func (f *Fleet) Lateness() Lateness {
-	h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	all := newLateness()
 	for _, s := range f.servers {
-		s.drv.late.mergeInto(h)
+		s.drv.late.mergeInto(all)
 	}
-	l := &lateness{h: h}
-	return l.summary()
+	return all.summary()
 }

@@ -18,6 +18,10 @@ type Lateness struct {
 	P50, P99, Max time.Duration
 	// Mean is the mean lateness.
 	Mean time.Duration
+	// Resyncs counts steps that ended more than 100 ms late, after which
+	// the driver re-anchored its schedule (model time was lost, so
+	// client-side timings are longer than the latency model says).
+	Resyncs int64
 }
 
 // Late-step warnings: a step later than warnLate is logged, at most once
@@ -32,6 +36,7 @@ const (
 type lateness struct {
 	mu       sync.Mutex
 	h        *hdrhistogram.Histogram
+	resyncs  int64
 	lastWarn time.Time
 }
 
@@ -45,6 +50,9 @@ func (l *lateness) record(d time.Duration, log *slog.Logger) {
 	us := max(int64(d/time.Microsecond), 0)
 	l.mu.Lock()
 	_ = l.h.RecordValue(min(us, l.h.HighestTrackableValue()))
+	if d > resyncAfter {
+		l.resyncs++
+	}
 	warn := d > warnLate && time.Since(l.lastWarn) > warnEvery
 	if warn {
 		l.lastWarn = time.Now()
@@ -55,7 +63,8 @@ func (l *lateness) record(d time.Duration, log *slog.Logger) {
 	}
 	l.mu.Unlock()
 	if warn {
-		log.Warn("mock step ran late", "late", d, "p50", s.P50, "p99", s.P99, "max", s.Max, "steps", s.Steps)
+		log.Warn("mock step ran late", "late", d, "p50", s.P50, "p99", s.P99, "max", s.Max, "steps", s.Steps,
+			"resyncs", s.Resyncs)
 	}
 }
 
@@ -69,19 +78,20 @@ func (l *lateness) summary() Lateness {
 func (l *lateness) summaryLocked() Lateness {
 	us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
 	return Lateness{Steps: l.h.TotalCount(), P50: us(l.h.ValueAtQuantile(50)), P99: us(l.h.ValueAtQuantile(99)),
-		Max: us(l.h.Max()), Mean: time.Duration(l.h.Mean() * float64(time.Microsecond))}
+		Max: us(l.h.Max()), Mean: time.Duration(l.h.Mean() * float64(time.Microsecond)), Resyncs: l.resyncs}
 }
 
-// merge adds l's counts to dst.
-func (l *lateness) mergeInto(dst *hdrhistogram.Histogram) {
+// mergeInto adds l's counts to dst.
+func (l *lateness) mergeInto(dst *lateness) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	dst.Merge(l.h)
+	dst.h.Merge(l.h)
+	dst.resyncs += l.resyncs
 }
 
-// quantiles returns count, sum (seconds) and the given quantiles
-// (seconds) for the metrics summary.
-func (l *lateness) quantiles(qs []float64) (uint64, float64, map[float64]float64, float64) {
+// quantiles returns count, sum (seconds), the given quantiles and the
+// maximum (seconds), and the resync count, for the metrics.
+func (l *lateness) quantiles(qs []float64) (uint64, float64, map[float64]float64, float64, int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make(map[float64]float64, len(qs))
@@ -89,5 +99,5 @@ func (l *lateness) quantiles(qs []float64) (uint64, float64, map[float64]float64
 		out[q] = float64(l.h.ValueAtQuantile(q*100)) / 1e6
 	}
 	n := l.h.TotalCount()
-	return uint64(n), l.h.Mean() * float64(n) / 1e6, out, float64(l.h.Max()) / 1e6
+	return uint64(n), l.h.Mean() * float64(n) / 1e6, out, float64(l.h.Max()) / 1e6, l.resyncs
 }

@@ -90,14 +90,18 @@ func TestFidelity256Streams(t *testing.T) {
 	opts := Options{Engine: engine.DefaultConfig()}
 	s, base := startServer(t, opts)
 	const n, tokens = 256, 200
-	res := loadRun(t, []string{base}, n, tokens, 21, 181)
+	res := loadRun(t, []string{base}, n, tokens, 11, 191)
 	want := opts.Engine.Latency.DecodeTBT(n)
 	dev := float64(res.meanTBT)/float64(want) - 1
 	late := s.Lateness()
-	t.Logf("256 streams, one replica: mean TBT at the client %v, model %v (%+.2f %%); step lateness p50 %v p99 %v max %v over %d steps",
-		res.meanTBT, want, 100*dev, late.P50, late.P99, late.Max, late.Steps)
+	t.Logf("256 streams, one replica: mean TBT at the client %v, model %v (%+.2f %%); step lateness p50 %v p99 %v max %v over %d steps, %d resyncs",
+		res.meanTBT, want, 100*dev, late.P50, late.P99, late.Max, late.Steps, late.Resyncs)
 	if res.failures > 0 {
 		t.Fatalf("%d of %d streams failed", res.failures, n)
+	}
+	if late.Resyncs > 0 {
+		t.Skipf("the machine could not give the mock its time: %d steps ended over 100 ms late (max %v) and the "+
+			"schedule was re-anchored; fidelity is claimed only while the mock keeps time", late.Resyncs, late.Max)
 	}
 	if math.Abs(dev) > 0.05 {
 		t.Fatalf("mean TBT %v is %+.1f %% off the model's %v (want within 5 %%)", res.meanTBT, 100*dev, want)
@@ -116,8 +120,8 @@ func TestLateness1000StreamsOn4Replicas(t *testing.T) {
 	res := loadRun(t, f.URLs(), n, tokens, 21, 91)
 	want := opts.Engine.Latency.DecodeTBT(n / 4)
 	late := f.Lateness()
-	t.Logf("1000 streams on 4 replicas: mean TBT at the client %v, model %v (%+.2f %%); step lateness p50 %v p99 %v max %v over %d steps",
-		res.meanTBT, want, 100*(float64(res.meanTBT)/float64(want)-1), late.P50, late.P99, late.Max, late.Steps)
+	t.Logf("1000 streams on 4 replicas: mean TBT at the client %v, model %v (%+.2f %%); step lateness p50 %v p99 %v max %v over %d steps, %d resyncs",
+		res.meanTBT, want, 100*(float64(res.meanTBT)/float64(want)-1), late.P50, late.P99, late.Max, late.Steps, late.Resyncs)
 	if res.failures > 0 {
 		t.Fatalf("%d of %d streams failed", res.failures, n)
 	}

@@ -86,6 +86,8 @@ var (
 		"Wall time the mock's steps ended after their deadlines.", nil, nil)
 	dLateMax = prometheus.NewDesc("tracebench_mock_step_lateness_max_seconds",
 		"Largest step lateness so far.", nil, nil)
+	dResyncs = prometheus.NewDesc("tracebench_mock_step_resyncs_total",
+		"Steps that ended over 100 ms late, after which the schedule was re-anchored (model time lost).", nil, nil)
 )
 
 // desc builds a descriptor with the model_name label plus extra labels.
@@ -96,7 +98,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 // Describe implements prometheus.Collector.
 func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{dRunning, dWaiting, dKVUsage, dQueries, dHits, dPreempt, dPrompt,
-		dGen, dSuccess, c.cacheInfo, dEvictions, dSteps, dLate, dLateMax} {
+		dGen, dSuccess, c.cacheInfo, dEvictions, dSteps, dLate, dLateMax, dResyncs} {
 		ch <- d
 	}
 }
@@ -121,7 +123,8 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	g(dEvictions, prometheus.CounterValue, float64(st.Evictions))
 	g(dSteps, prometheus.CounterValue, float64(st.Steps))
 	ch <- prometheus.MustNewConstMetric(c.cacheInfo, prometheus.GaugeValue, 1)
-	n, sum, qs, mx := c.src.lateness().quantiles([]float64{0.5, 0.9, 0.99, 0.999})
+	n, sum, qs, mx, rs := c.src.lateness().quantiles([]float64{0.5, 0.9, 0.99, 0.999})
 	ch <- prometheus.MustNewConstSummary(dLate, n, sum, qs)
 	ch <- prometheus.MustNewConstMetric(dLateMax, prometheus.GaugeValue, mx)
+	ch <- prometheus.MustNewConstMetric(dResyncs, prometheus.CounterValue, float64(rs))
 }

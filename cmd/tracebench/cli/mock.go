@@ -46,7 +46,7 @@ recompute preemption, and a per-step latency model
 It serves /v1/completions, /v1/chat/completions, /v1/models, /health and
 /metrics (vLLM V1 names) and prints the base URLs.
 
-Presets: ` + presetList(),
+Presets:` + presetList(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
