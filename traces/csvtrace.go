@@ -47,7 +47,7 @@ func (c *csvReader) header() error {
 		if err == io.EOF {
 			return fmt.Errorf("empty CSV trace: no header line")
 		}
-		return fmt.Errorf("CSV header: %w", err)
+		return fmt.Errorf("CSV header: %w (is --format right?)", err)
 	}
 	c.index = map[string]int{}
 	for i, name := range rec {
@@ -55,7 +55,7 @@ func (c *csvReader) header() error {
 	}
 	for _, name := range c.spec.required {
 		if _, ok := c.index[name]; !ok {
-			return &ParseError{Line: 1, Field: name, Err: fmt.Errorf("column missing from header %q", strings.Join(rec, ","))}
+			return fmt.Errorf("line 1 field %s: column missing from header %q (is --format right?)", name, strings.Join(rec, ","))
 		}
 	}
 	return nil

@@ -267,3 +267,13 @@ func TestMergerOrder(t *testing.T) {
 		t.Errorf("order %q, want bedac", ids)
 	}
 }
+
+func TestCSVHeaderMissingColumnIsFatal(t *testing.T) {
+	text := "time,in,out\n1,2,3\n"
+	for _, skip := range []bool{false, true} {
+		_, _, err := readString(t, text, ReadOptions{Format: FormatAzure, SkipInvalid: skip})
+		if err == nil || !strings.Contains(err.Error(), "read trace t.trace: line 1 field TIMESTAMP: column missing") {
+			t.Errorf("skip %v: error %v", skip, err)
+		}
+	}
+}

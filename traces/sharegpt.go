@@ -86,8 +86,12 @@ func (s *shareGPTReader) next() (Request, error) {
 // readConv decodes the next conversation and pushes its turns.
 func (s *shareGPTReader) readConv() error {
 	if !s.started {
-		if t, err := s.dec.Token(); err != nil || t != json.Delim('[') {
-			return fmt.Errorf("ShareGPT: want a JSON array of conversations (%v)", err)
+		t, err := s.dec.Token()
+		if err != nil {
+			return fmt.Errorf("ShareGPT: want a JSON array of conversations: %w", err)
+		}
+		if t != json.Delim('[') {
+			return fmt.Errorf("ShareGPT: want a JSON array of conversations, starts with %v (is --format right?)", t)
 		}
 		s.started = true
 	}
