@@ -2,6 +2,7 @@ package reports
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,7 +173,7 @@ func TestKilledRunWarns(t *testing.T) {
 	a := NewAccumulator(h, DefaultOptions())
 	a.Add(rs[0])
 	s := a.Finish(nil)
-	if len(s.Warnings) == 0 || s.Warnings[0] != "the run was killed: no stop line, figures cover what was written" {
+	if len(s.Warnings) == 0 || !strings.HasPrefix(s.Warnings[0], "the run was killed: ") {
 		t.Errorf("warnings = %q", s.Warnings)
 	}
 }

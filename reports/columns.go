@@ -47,9 +47,10 @@ func distVal(d Dist, v float64) float64 {
 	return v
 }
 
-// best returns, per column, whether each run holds the best value. No run
-// is marked in a neutral column, when fewer than two runs have a value, or
-// when every run ties.
+// best returns, per column, whether each run holds the best value (as
+// shown, after formatting). No run is marked in a neutral column, when
+// fewer than two runs have a value, or when more than half of them share
+// the best value (a mark on most rows tells the reader nothing).
 func best(cols []column, runs []*Summary) [][]bool {
 	marks := make([][]bool, len(runs))
 	for i := range runs {
@@ -78,7 +79,7 @@ func best(cols []column, runs []*Summary) [][]bool {
 				ties++
 			}
 		}
-		if n < 2 || ties == n {
+		if n < 2 || 2*ties > n {
 			continue
 		}
 		for i, v := range vals {

@@ -37,7 +37,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Balance = balanceOf(s.Backends)
 	s.Rate, s.MockStepLate = runChecks(stop)
 	s.Series = a.series(s.Users)
-	s.Warnings = warnings(s)
+	checkWarnings(s)
 	return s
 }
 

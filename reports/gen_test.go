@@ -3,6 +3,7 @@ package reports
 import (
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func (s synthRun) header() replay.Header {
 	h := replay.Header{Version: "test", Started: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
 		Policy: s.policy, Router: s.policy, Queue: "fcfs", Seed: s.seed, Trace: "workload mixed (test)", Mode: "mock"}
 	for i := 0; i < s.backends; i++ {
-		h.Backends = append(h.Backends, "http://127.0.0.1:"+itoa(9000+i))
+		h.Backends = append(h.Backends, "http://127.0.0.1:"+strconv.Itoa(9000+i))
 	}
 	if s.multiBin {
 		h.Queue, h.Policy = "multi-bin", s.policy+"+multi-bin"
@@ -49,7 +50,7 @@ func (s synthRun) result(i int, rng *rand.Rand) *replay.Result {
 	in := 100 + wl.IntN(900)
 	ttft := s.ttft + time.Duration(rng.ExpFloat64()*float64(s.ttft))
 	tbt := s.tbt + time.Duration(rng.IntN(int(s.tbt/time.Microsecond)))*time.Microsecond/4
-	r := &replay.Result{Seq: int64(i), ID: "r" + itoa(i), User: user, Backend: i % s.backends,
+	r := &replay.Result{Seq: int64(i), ID: "r" + strconv.Itoa(i), User: user, Backend: i % s.backends,
 		Intended: intended, Released: intended, Sent: intended + time.Duration(50+rng.IntN(500))*time.Microsecond,
 		InputTokens: in, OutputTokens: out, PromptTokens: in, CompletionTokens: out,
 		CachedTokens: rng.IntN(in / 2), Chunks: out, Status: 200}
@@ -123,7 +124,7 @@ func (s synthRun) write(t testing.TB, dir string) string {
 func (s synthRun) writeScrapes(w *replay.Writer, at time.Duration, i int) error {
 	for b := 0; b < s.backends; b++ {
 		q := float64(1000 * (i + 1))
-		ev := &replay.Event{At: at, Source: SourceScrape + itoa(b), Values: map[string]float64{
+		ev := &replay.Event{At: at, Source: SourceScrape + strconv.Itoa(b), Values: map[string]float64{
 			"prefix_cache_queries_total": q, "prefix_cache_hits_total": q * 0.1 * float64(b+1),
 			"kv_cache_usage_perc": float64(i%100) / 100, "num_requests_running": float64(b + 1)}}
 		if err := w.WriteEvent(ev); err != nil {

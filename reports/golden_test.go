@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -141,5 +142,34 @@ func TestGoldenRequestsCSV(t *testing.T) {
 	checkGolden(t, "requests-head.csv", []byte(strings.Join(lines[:min(len(lines), 60)], "")))
 	if n := len(lines) - 2; n != 400 { // header and the empty string after the last newline
 		t.Errorf("%d request rows, want 400", n)
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	o := DefaultOptions()
+	o.SLO.TTFT = 500 * ms1
+	want := summarizeHand(o)
+	var b bytes.Buffer
+	if err := WriteJSON(&b, []*Summary{want}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			Requests int64   `json:"requests"`
+			TTFT     Dist    `json:"ttft"`
+			HitRate  HitRate `json:"hit_rate"`
+			Series   Series  `json:"series"`
+		} `json:"runs"`
+	}
+	// null (unmeasured) figures decode as zero.
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Runs[0]
+	if got.Requests != want.Requests || got.TTFT != want.TTFT || got.HitRate.Server != want.HitRate.Server {
+		t.Errorf("decoded %+v, want requests %d, ttft %+v", got, want.Requests, want.TTFT)
+	}
+	if d := cmp.Diff(want.Series.Throughput, got.Series.Throughput); d != "" {
+		t.Errorf("throughput series (-want +got):\n%s", d)
 	}
 }

@@ -11,13 +11,24 @@ import (
 )
 
 // WriteJSON writes {"runs": [Summary...]} with the same content as the
-// markdown and CSV reports. Figures that could not be measured (NaN in
-// Go) are null.
+// markdown and CSV reports, one run per line. Figures that could not be
+// measured (NaN in Go) are null; time-series points are [t_s, value].
 func WriteJSON(w io.Writer, runs []*Summary) error {
-	doc := map[string]any{"runs": jsonValue(reflect.ValueOf(runs))}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	var b bytes.Buffer
+	b.WriteString("{\"runs\": [")
+	for i, s := range runs {
+		line, err := json.Marshal(jsonValue(reflect.ValueOf(s)))
+		if err != nil {
+			return fmt.Errorf("write json report: %w", err)
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n")
+		b.Write(line)
+	}
+	b.WriteString("\n]}\n")
+	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("write json report: %w", err)
 	}
 	return nil

@@ -121,20 +121,47 @@ func paramText(p map[string]string) string {
 }
 
 func writeWarnings(w io.Writer, runs []*Summary) {
-	n := 0
-	for _, s := range runs {
-		n += len(s.Warnings)
+	type group struct {
+		why   string
+		lines []string
 	}
-	if n == 0 {
+	var order []string
+	groups := map[string]*group{}
+	for _, s := range runs {
+		for _, x := range s.warns {
+			g, ok := groups[x.title]
+			if !ok {
+				g = &group{why: x.why}
+				groups[x.title] = g
+				order = append(order, x.title)
+			}
+			line := mdEscape(s.Name())
+			if x.detail != "" {
+				line += ": " + x.detail
+			}
+			g.lines = append(g.lines, line)
+		}
+	}
+	if len(order) == 0 {
 		return
 	}
 	fmt.Fprint(w, "## Warnings\n\nThese say where the measurement itself is doubtful; read the figures below with them in mind.\n\n")
-	for _, s := range runs {
-		for _, m := range s.Warnings {
-			fmt.Fprintf(w, "- **%s**: %s\n", mdEscape(s.Name()), m)
+	for _, title := range order {
+		g := groups[title]
+		fmt.Fprintf(w, "- **%s**: %s.\n", capitalize(title), g.why)
+		for _, l := range g.lines {
+			fmt.Fprintf(w, "  - %s\n", l)
 		}
 	}
 	fmt.Fprintln(w)
+}
+
+// capitalize upper-cases the first letter of an ASCII sentence.
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
 
 func writeComparison(w io.Writer, runs []*Summary) {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	_ "gonum.org/v1/plot/vg/vgimg" // registers the png format
@@ -27,24 +28,54 @@ var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.
 func lineColor(i int) color.Color { return palette[i%len(palette)] }
 func lineDash(i int) []vg.Length  { return dashes[(i/len(palette))%len(dashes)] }
 
-// newPlot returns a plot with a title, axis labels, a grid and the legend
-// at the top left.
+// newPlot returns a plot with a title, axis labels, a grid and tick
+// labels with SI suffixes.
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Legend.ThumbnailWidth = vg.Points(18)
+	p.X.Tick.Marker = siTicks{}
+	p.Y.Tick.Marker = siTicks{}
+	p.Add(plotter.NewGrid())
 	return p
 }
 
-// saveGrid draws plots laid out in rows and columns into path (format
-// from its extension: svg or png) on a white background.
-func saveGrid(path string, w, h vg.Length, grid [][]*plot.Plot) error {
+// figure is one plot file: panels laid out in rows and columns, and an
+// optional legend shared by all panels, drawn in a column on the right.
+type figure struct {
+	grid   [][]*plot.Plot
+	legend *legend
+}
+
+// legend is a figure's shared legend.
+type legend struct {
+	l plot.Legend
+	n int
+}
+
+// add adds an entry.
+func (l *legend) add(name string, thumbs ...plot.Thumbnailer) {
+	l.l.Add(name, thumbs...)
+	l.n++
+}
+
+// legendWidth is the width of a figure's legend column.
+const legendWidth = vg.Inch * 1.6
+
+// newLegend returns an empty shared legend.
+func newLegend() *legend {
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	l.TextStyle.Font.Size = vg.Points(9)
+	l.ThumbnailWidth = vg.Points(18)
+	return &legend{l: l}
+}
+
+// saveFigure draws f into path (format from its extension: svg or png)
+// on a white background.
+func saveFigure(path string, w, h vg.Length, f figure) error {
 	format := "svg"
 	if len(path) > 4 && path[len(path)-4:] == ".png" {
 		format = "png"
@@ -56,6 +87,31 @@ func saveGrid(path string, w, h vg.Length, grid [][]*plot.Plot) error {
 	dc := draw.New(c)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
+	plots := dc
+	if f.legend != nil && f.legend.n > 0 {
+		split := dc.Max.X - legendWidth
+		plots = draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: dc.Min, Max: vg.Point{X: split, Y: dc.Max.Y}}}
+		lc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: split + vg.Millimeter*2, Y: dc.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: dc.Max.Y - vg.Millimeter*8}}}
+		f.legend.l.Draw(lc)
+	}
+	drawGrid(plots, f.grid)
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	if _, err := c.WriteTo(out); err != nil {
+		out.Close()
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return nil
+}
+
+// drawGrid lays the panels out in dc and draws them.
+func drawGrid(dc draw.Canvas, grid [][]*plot.Plot) {
 	cols := 0
 	for _, row := range grid {
 		cols = max(cols, len(row))
@@ -70,16 +126,4 @@ func saveGrid(path string, w, h vg.Length, grid [][]*plot.Plot) error {
 			}
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	return nil
 }

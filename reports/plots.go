@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -17,12 +16,12 @@ type plotRef struct {
 	Title, File, Caption string
 }
 
-// plotSpec builds one plot file; grid returns no rows when the runs have
-// nothing to show for it.
+// plotSpec builds one plot file; draw returns a figure without panels
+// when the runs have nothing to show for it.
 type plotSpec struct {
 	name, title, caption string
 	w, h                 vg.Length
-	grid                 func(runs []*Summary) [][]*plot.Plot
+	draw                 func(runs []*Summary) figure
 }
 
 // writePlots draws every plot that has data into dir and returns the
@@ -33,8 +32,8 @@ func writePlots(dir string, runs []*Summary, png bool) ([]plotRef, error) {
 	}
 	var refs []plotRef
 	for _, sp := range plotSpecs(runs) {
-		grid := sp.grid(runs)
-		if len(grid) == 0 {
+		fig := sp.draw(runs)
+		if len(fig.grid) == 0 {
 			continue
 		}
 		ext := ".svg"
@@ -43,7 +42,7 @@ func writePlots(dir string, runs []*Summary, png bool) ([]plotRef, error) {
 		}
 		// Draw the SVG always; the PNG too when asked, and embed it.
 		for _, e := range uniq(".svg", ext) {
-			if err := saveGrid(filepath.Join(dir, sp.name+e), sp.w, sp.h, grid); err != nil {
+			if err := saveFigure(filepath.Join(dir, sp.name+e), sp.w, sp.h, fig); err != nil {
 				return nil, err
 			}
 		}
@@ -76,7 +75,7 @@ func plotSpecs(runs []*Summary) []plotSpec {
 	specs := []plotSpec{
 		{"ttft_cdf", "TTFT distribution",
 			"Fraction of successful requests (y) whose TTFT was at most x. A curve further left is faster; " +
-				"the right end of a curve is its tail (the top dashed line marks p99).",
+				"where a curve crosses the dashed line is its p99, and the right end is its slowest request.",
 			vg.Inch * 7, vg.Inch * 4.2, ttftCDFPlot},
 		{"throughput", "Throughput and requests in flight over time",
 			"Top: output tokens completed per second. Bottom: mean number of requests sent and not yet finished " +

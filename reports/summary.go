@@ -65,8 +65,11 @@ type Summary struct {
 	Users    []UserSummary    `json:"users"`
 	// Series are the time series behind the plots.
 	Series Series `json:"series"`
-	// Warnings say where the measurement itself is doubtful.
+	// Warnings say where the measurement itself is doubtful, one line
+	// each.
 	Warnings []string `json:"warnings"`
+
+	warns []warning // Warnings, structured for grouping across runs
 }
 
 // Window is the measured part of a Run, as offsets from its start.

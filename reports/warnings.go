@@ -22,37 +22,62 @@ const (
 	warnTailSamples = 1000
 )
 
-// warnings lists where the measurement of s is doubtful.
-func warnings(s *Summary) []string {
-	var w []string
-	add := func(format string, a ...any) { w = append(w, fmt.Sprintf(format, a...)) }
+// warning says why one figure of one Run is doubtful. Reports group
+// warnings with the same title across Runs.
+type warning struct {
+	// title names the problem; why says what it does to the figures;
+	// detail gives this Run's numbers (may be empty).
+	title, why, detail string
+}
+
+// text is the warning as one line.
+func (w warning) text() string {
+	if w.detail == "" {
+		return w.title + ": " + w.why
+	}
+	return w.title + " (" + w.detail + "): " + w.why
+}
+
+// addWarning records a warning in both the structured and text forms.
+func (s *Summary) addWarning(w warning) {
+	s.warns = append(s.warns, w)
+	s.Warnings = append(s.Warnings, w.text())
+}
+
+// checkWarnings adds a warning wherever the measurement of s is doubtful.
+func checkWarnings(s *Summary) {
 	switch {
 	case s.Stop == nil:
-		add("the run was killed: no stop line, figures cover what was written")
+		s.addWarning(warning{"the run was killed", "there is no stop line; the figures cover what was written", ""})
 	case s.Stop.Reason == "interrupted":
-		add("the run was interrupted after %.0f s", s.Stop.Elapsed.Seconds())
+		s.addWarning(warning{"the run was interrupted", "the figures cover the requests finished by then",
+			fmt.Sprintf("after %.0f s", s.Stop.Elapsed.Seconds())})
 	}
 	if s.Requests == 0 {
-		add("no requests in the measured window (warm-up cut %s)", s.Options.Warmup)
-		return w
+		s.addWarning(warning{"no requests in the measured window", "there is nothing to report",
+			fmt.Sprintf("warm-up cut %s", s.Options.Warmup)})
+		return
 	}
 	if s.ErrorRate > warnErrorRate {
-		add("%.1f %% of requests failed (%s); failed requests count as SLA misses", 100*s.ErrorRate, errorList(s.Errors))
+		s.addWarning(warning{"more than 1 % of requests failed", "failed requests count as SLA misses",
+			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, errorList(s.Errors))})
 	}
 	if s.ScheduleLag.P99 > warnLagMS {
-		add("schedule lag p99 is %.1f ms (max %.1f ms): the client sent late, so latencies include client delay",
-			s.ScheduleLag.P99, s.ScheduleLag.Max)
+		s.addWarning(warning{"the client sent requests late", "latencies include the client's own delay",
+			fmt.Sprintf("schedule lag p99 %.1f ms, max %.1f ms", s.ScheduleLag.P99, s.ScheduleLag.Max)})
 	}
 	if r := s.Rate; r.Requested > 0 && r.Achieved < warnRateShortfall*r.Requested {
-		add("achieved arrival rate %.2f req/s is below the requested %.2f req/s", r.Achieved, r.Requested)
+		s.addWarning(warning{"the achieved arrival rate fell short of the requested one",
+			"the servers saw a lighter load than asked for", fmt.Sprintf("%.2f of %.2f req/s", r.Achieved, r.Requested)})
 	}
 	if l := s.MockStepLate.P99; !math.IsNaN(l) && s.TBT.P50 > 0 && l > warnMockLateFrac*s.TBT.P50 {
-		add("the mock servers ran steps late (p99 %.2f ms, max %.2f ms against a median TBT of %.2f ms): "+
-			"the machine, not the policy, shaped TBT", l, s.MockStepLate.Max, s.TBT.P50)
+		s.addWarning(warning{"the mock servers ran their steps late",
+			"the machine, not the policy, shaped TBT and TPOT (p99 lateness above 10 % of the median TBT)",
+			fmt.Sprintf("lateness p99 %.2f ms, max %.1f ms; median TBT %.2f ms", l, s.MockStepLate.Max, s.TBT.P50)})
 	}
 	if n := s.TTFT.Count; n > 0 && n < warnTailSamples {
-		add("only %d successful requests: each p99 is set by the slowest %.1f of them, so it is noisy "+
-			"(%d or more give 10 above the p99)", n, float64(n)/100, warnTailSamples)
+		s.addWarning(warning{"too few requests for a reliable p99",
+			fmt.Sprintf("a p99 rests on the slowest 1 %% of requests; %d or more give it 10", warnTailSamples),
+			fmt.Sprintf("%d successful requests", n)})
 	}
-	return w
 }
