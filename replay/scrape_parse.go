@@ -35,8 +35,7 @@ var (
 // parseMetrics parses the Prometheus text exposition format into
 // ServerMetrics (OK set).
 func parseMetrics(r io.Reader) (ServerMetrics, error) {
-	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(r)
+	fams, err := textToFamilies(r)
 	if err != nil {
 		return ServerMetrics{}, fmt.Errorf("parse metrics: %w", err)
 	}
@@ -54,6 +53,21 @@ func parseMetrics(r io.Reader) (ServerMetrics, error) {
 	m.StepLateP99 = quantile(fams[nameStepLate], 0.99)
 	m.StepLateMax = sumFirst(fams, []string{nameStepLateMax})
 	return m, nil
+}
+
+// textToFamilies runs the expfmt text parser, turning a panic into an
+// error: the parser (prometheus/common v0.62) dereferences nil on a line
+// that opens with "{" before any metric (found by FuzzScrape; seed
+// testdata/fuzz/FuzzScrape/expfmt_brace_line_panic), and a scraped server
+// must not be able to crash a Run.
+func textToFamilies(r io.Reader) (fams map[string]*dto.MetricFamily, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fams, err = nil, fmt.Errorf("malformed exposition text (parser panic: %v)", p)
+		}
+	}()
+	var p expfmt.TextParser
+	return p.TextToMetricFamilies(r)
 }
 
 // sumFirst sums the samples of the first of names present in fams.
