@@ -40,7 +40,12 @@ report.md with plots, summary.csv and summary.json into DIR); md writes the
 markdown report into --out (default tracebench-report); csv and json write
 the summary to --out DIR or to standard output. --requests-csv FILE also
 writes one row per request.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("report: give at least one results file")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd.OutOrStdout(), o, args) },
 	}
 	fs := cmd.Flags()
