@@ -120,7 +120,13 @@ func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *
 	res.Sent = now()
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
-		c.fail(res, now, classify(ctx, rctx, err), errText(rctx, err))
+		class := classify(ctx, rctx, err)
+		if class == ErrStreamBroken {
+			// Cut before any response (reset, EOF on a fresh or pooled
+			// connection): the connection failed, there was no stream.
+			class = ErrConnect
+		}
+		c.fail(res, now, class, errText(rctx, err))
 		return
 	}
 	defer resp.Body.Close()

@@ -92,6 +92,14 @@ func TestDoFaults(t *testing.T) {
 		{"302 not followed", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/elsewhere", http.StatusFound)
 		}, short, ErrBadPayload, "HTTP 302", 0, 0},
+		{"reset before any response", func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				panic(err) // test server only
+			}
+			_ = conn.(*net.TCPConn).SetLinger(0) // RST, not FIN
+			conn.Close()
+		}, short, ErrConnect, "", 0, 0},
 		{"first-byte timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, short,
 			ErrTimeout, "first-byte", 0, 0},
 		{"idle timeout before first token", stallAfter(roleChunk), short, ErrTimeout, "idle", 0, 0},

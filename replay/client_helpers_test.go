@@ -70,7 +70,7 @@ func stepServer(t *testing.T, events [][]byte) (srv *httptest.Server, arrived, r
 // rawServer is a loopback server running h after reading the request
 // body (only then does net/http notice a client that hangs up, which the
 // stalling handlers wait for).
-func rawServer(t *testing.T, h func(w http.ResponseWriter, r *http.Request)) *httptest.Server {
+func rawServer(t testing.TB, h func(w http.ResponseWriter, r *http.Request)) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
