@@ -47,6 +47,15 @@ func fmtPct(v float64) string {
 	return strconv.FormatFloat(100*v, 'f', 1, 64) + " %"
 }
 
+// fmtShare is fmtPct that shows shares under 0.05 % as "< 0.1 %"
+// rather than a misleading 0.
+func fmtShare(v float64) string {
+	if v > 0 && v < 0.0005 {
+		return "< 0.1 %"
+	}
+	return fmtPct(v)
+}
+
 // fmtFrac formats a fraction in [0, 1] with three decimals.
 func fmtFrac(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

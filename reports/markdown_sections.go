@@ -189,20 +189,28 @@ func writeComparison(w io.Writer, runs []*Summary) {
 	mdTable(w, head, "l", rows)
 }
 
-// writeDetails writes the figures that did not fit the comparison table.
+// writeDetails writes the figures that did not fit the comparison table,
+// in two tables: client and server timing, then load, cache and fairness.
 func writeDetails(w io.Writer, runs []*Summary) {
-	fmt.Fprint(w, "### More figures\n\n")
+	fmt.Fprint(w, "### Timing detail\n\nWhere the time went: the servers (server TTFT), the client-side Queue (queue wait) "+
+		"and the client itself (schedule lag).\n\n")
 	var rows [][]string
 	for _, s := range runs {
 		rows = append(rows, []string{mdEscape(s.Name()),
 			fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P50)), fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P99)),
-			fmtNum(distVal(s.QueueWait, s.QueueWait.P99)),
+			fmtNum(distVal(s.QueueWait, s.QueueWait.P50)), fmtNum(distVal(s.QueueWait, s.QueueWait.P99)),
 			fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.P99)), fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.Max)),
-			fmtNum(s.TokensPerChunk), fmtNum(s.Throughput.InputTokens), fmtPct(s.HitRate.Scraped),
-			fmtNum(s.Fairness.ServiceDiffMax), fmtNum(s.Fairness.ServiceDiffMean),
-			fmtFrac(s.Balance.CVRequests), fmtFrac(s.Balance.CVTokens), errorList(s.Errors)})
+			fmtNum(s.Rate.Requested) + " / " + fmtNum(s.Rate.Achieved), fmtNum(s.TokensPerChunk)})
 	}
-	mdTable(w, []string{"run", "server TTFT p50 ms", "server TTFT p99 ms", "queue wait p99 ms", "sched lag p99 ms",
-		"sched lag max ms", "tok/chunk", "in tok/s", "hit scraped", "svc diff max", "svc diff mean",
-		"CV req/backend", "CV tok/backend", "errors by class"}, "l", rows)
+	mdTable(w, []string{"run", "server TTFT p50 ms", "server TTFT p99 ms", "queue wait p50 ms", "queue wait p99 ms",
+		"sched lag p99 ms", "sched lag max ms", "arrivals asked / got req/s", "tokens per chunk"}, "l", rows)
+	fmt.Fprint(w, "### Load, cache and fairness detail\n\n")
+	rows = rows[:0]
+	for _, s := range runs {
+		rows = append(rows, []string{mdEscape(s.Name()), fmtNum(s.Throughput.InputTokens), fmtPct(s.HitRate.Scraped),
+			fmtFrac(s.Balance.CVRequests), fmtFrac(s.Balance.CVTokens),
+			fmtNum(s.Fairness.ServiceDiffMax), fmtNum(s.Fairness.ServiceDiffMean), errorList(s.Errors)})
+	}
+	mdTable(w, []string{"run", "input tok/s", "hit scraped", "CV requests / backend", "CV tokens / backend",
+		"service diff max", "service diff mean", "errors by class"}, "l", rows)
 }

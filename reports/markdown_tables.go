@@ -43,18 +43,18 @@ func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
 		fmt.Fprintf(w, ", then the %d worst-served of the others (lowest SLA attainment in any run)", len(worst))
 	}
 	fmt.Fprint(w, ". Each run's cell is SLA attainment / TTFT p99 in ms / service received as a share of the user's demand.\n\n")
-	head := []string{"user", "requests", "demand share"}
+	head := []string{"user", "shown as", "requests", "demand share"}
 	for _, s := range runs {
 		head = append(head, mdEscape(s.Name()))
 	}
 	var rows [][]string
 	for i, u := range append(top, worst...) {
-		label := mdEscape(userLabel(u))
-		if i == len(top) {
-			label = "worst: " + label
+		why := "top demand"
+		if i >= len(top) {
+			why = "worst-served"
 		}
 		ref := lookupUser(runs[0], u)
-		row := []string{label, fmtCount(ref.Requests), fmtPct(ref.DemandShare)}
+		row := []string{mdEscape(userLabel(u)), why, fmtCount(ref.Requests), fmtShare(ref.DemandShare)}
 		for _, s := range runs {
 			x := lookupUser(s, u)
 			row = append(row, fmt.Sprintf("%s / %s / %s", fmtPct(x.Attainment), fmtNum(x.TTFTP99),
@@ -62,7 +62,7 @@ func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
 		}
 		rows = append(rows, row)
 	}
-	mdTable(w, head, "l", rows)
+	mdTable(w, head, "ll", rows)
 }
 
 func userLabel(u string) string {
