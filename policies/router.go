@@ -30,8 +30,9 @@ type Outcome struct {
 	PromptTokens, OutputTokens int
 	// CachedTokens is usage.prompt_tokens_details.cached_tokens.
 	CachedTokens int
-	// TTFT is measured from the intended arrival; TBT is the mean gap
-	// between content chunks (decode TBT).
+	// TTFT is measured from the intended arrival; TBT is the decode time
+	// per output token, (done − first token) / (tokens − 1), or the mean
+	// gap between content chunks when fewer than two tokens came back.
 	TTFT, TBT time.Duration
 	// Failed is true when the Request ended in an error.
 	Failed bool

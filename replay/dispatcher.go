@@ -35,6 +35,11 @@ type Dispatcher struct {
 	gate        []policies.Release
 	seq         int64
 	tokens      bool
+	// arrived maps a held Request to when Arrive saw it, so a Request
+	// released in the same instant counts as never held (its lateness is
+	// schedule lag, not queue wait).
+	arrived map[*traces.Request]time.Duration
+	events  []Event
 }
 
 // NewDispatcher builds a Dispatcher over backends. maxInflight caps the
@@ -43,7 +48,7 @@ func NewDispatcher(r policies.Router, q policies.Queue, c policies.Capacity, max
 	_, rt := r.(policies.TokenFeedback)
 	_, qt := q.(policies.TokenFeedback)
 	return &Dispatcher{router: r, queue: q, capacity: c, maxInflight: maxInflight,
-		tracker: NewTracker(backends), tokens: rt || qt}
+		tracker: NewTracker(backends), tokens: rt || qt, arrived: map[*traces.Request]time.Duration{}}
 }
 
 // Tracker returns the Backend state tracker.
@@ -64,6 +69,7 @@ func (d *Dispatcher) Arrive(now time.Duration, req *traces.Request) *Result {
 		r.Sent, r.Done, r.ErrClass, r.Err = now, now, ErrRejected, err.Error()
 		return r
 	}
+	d.arrived[req] = now
 	return nil
 }
 
@@ -74,6 +80,9 @@ func (d *Dispatcher) Pump(now time.Duration) ([]Dispatch, error) {
 	for {
 		if len(d.gate) == 0 {
 			d.gate = d.queue.Release(now, d.tracker.Snapshot(now), d.capacity)
+			if len(d.gate) > 0 {
+				d.pollState(now)
+			}
 		}
 		if len(d.gate) == 0 {
 			return out, nil
@@ -108,6 +117,10 @@ func (d *Dispatcher) drainGate(now time.Duration, out *[]Dispatch) (int, error) 
 // offering only Backends with room under the capacity.
 func (d *Dispatcher) route(now time.Duration, rel policies.Release) (Dispatch, error) {
 	disp := Dispatch{Seq: d.seq, Req: rel.Req, Backend: rel.Backend, Released: now}
+	if at, ok := d.arrived[rel.Req]; ok && at == now {
+		disp.Released = min(now, rel.Req.Arrival)
+	}
+	delete(d.arrived, rel.Req)
 	if rel.Backend < 0 {
 		st := d.tracker.Snapshot(now)
 		st.Backends = withRoom(st.Backends, d.capacity, reqTokens(rel.Req))
@@ -166,12 +179,36 @@ func (d *Dispatcher) Done(now time.Duration, req *traces.Request, r *Result) {
 	if fb, ok := d.router.(policies.Feedback); ok {
 		fb.Done(now, req, out)
 	}
+	d.pollState(now)
+}
+
+// pollState collects the Queue's state samples, if it reports any.
+func (d *Dispatcher) pollState(now time.Duration) {
+	sr, ok := d.queue.(policies.StateReporter)
+	if !ok {
+		return
+	}
+	for _, e := range sr.StateEvents(now) {
+		d.events = append(d.events, Event{At: now, Source: e.Source, Values: e.Values})
+	}
+}
+
+// TakeEvents returns the state samples collected since the last call
+// (after polling the Queue at now).
+func (d *Dispatcher) TakeEvents(now time.Duration) []Event {
+	d.pollState(now)
+	ev := d.events
+	d.events = nil
+	return ev
 }
 
 // outcome converts a Result into the policies' view of it.
 func outcome(req *traces.Request, r *Result) policies.Outcome {
 	o := policies.Outcome{Backend: r.Backend, PromptTokens: r.PromptTokens, OutputTokens: r.CompletionTokens,
-		CachedTokens: r.CachedTokens, TTFT: r.TTFT(), TBT: meanGap(r), Failed: !r.OK()}
+		CachedTokens: r.CachedTokens, TTFT: r.TTFT(), TBT: r.TPOT(), Failed: !r.OK()}
+	if o.TBT == 0 {
+		o.TBT = meanGap(r)
+	}
 	if o.PromptTokens == 0 {
 		o.PromptTokens = req.InputTokens
 	}

@@ -32,6 +32,9 @@ type Options struct {
 	Results *Writer
 	// OnResult is called for every Result, from one goroutine (may be nil).
 	OnResult func(*Result)
+	// OnEvent is called for every policy state Event, from the same
+	// goroutine as OnResult (may be nil).
+	OnEvent func(*Event)
 	// Grace is how long in-flight requests may finish after a stop
 	// (default 10 s).
 	Grace time.Duration
@@ -77,7 +80,7 @@ type scheduler struct {
 	d        *Dispatcher
 	start    time.Time
 	events   chan event
-	results  chan *Result
+	results  chan record
 	inflight int
 	next     *traces.Request
 	srcErr   error
@@ -94,7 +97,7 @@ func newScheduler(o Options) *scheduler {
 		c = &Counters{}
 	}
 	return &scheduler{o: o, d: NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, o.Backends),
-		events: make(chan event, 1024), results: make(chan *Result, 1024), counters: c}
+		events: make(chan event, 1024), results: make(chan record, 1024), counters: c}
 }
 
 // now is the Run clock: time since start (monotonic).
@@ -171,7 +174,7 @@ func (s *scheduler) arrivals(workCtx context.Context) error {
 	for s.next != nil && s.next.Arrival <= now {
 		s.counters.Arrived.Add(1)
 		if rej := s.d.Arrive(now, s.next); rej != nil {
-			s.results <- rej
+			s.results <- record{res: rej}
 		}
 		s.fetch()
 	}
@@ -189,7 +192,7 @@ func (s *scheduler) handle(workCtx context.Context, ev event) error {
 		s.inflight--
 		s.counters.InFlight.Add(-1)
 		s.d.Done(s.now(), ev.req, ev.done)
-		s.results <- ev.done
+		s.results <- record{res: ev.done}
 	default:
 		s.d.Tokens(s.now(), ev.req, ev.tokens)
 		return nil
@@ -199,9 +202,13 @@ func (s *scheduler) handle(workCtx context.Context, ev event) error {
 
 // pump sends whatever the Dispatcher releases.
 func (s *scheduler) pump(workCtx context.Context) error {
-	ds, err := s.d.Pump(s.now())
+	now := s.now()
+	ds, err := s.d.Pump(now)
 	for _, d := range ds {
 		s.launch(workCtx, d)
+	}
+	for _, e := range s.d.TakeEvents(now) {
+		s.results <- record{ev: &e}
 	}
 	s.counters.Held.Store(int64(s.d.Held()))
 	return err
@@ -237,18 +244,30 @@ func (s *scheduler) drain(_ context.Context, cancelWork context.CancelFunc) {
 			if ev.done != nil {
 				s.inflight--
 				s.counters.InFlight.Add(-1)
-				s.results <- ev.done
+				s.results <- record{res: ev.done}
 			}
 		}
 	}
 }
 
-// collect writes Results to the file and the callback from one goroutine.
+// record is one line for the collector: a Result or an Event.
+type record struct {
+	res *Result
+	ev  *Event
+}
+
+// collect writes Results and Events to the file and the callbacks from
+// one goroutine.
 func (s *scheduler) collect() <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for r := range s.results {
+		for rec := range s.results {
+			if rec.ev != nil {
+				s.writeEvent(rec.ev)
+				continue
+			}
+			r := rec.res
 			s.counters.Done.Add(1)
 			if !r.OK() {
 				s.counters.Errors.Add(1)
@@ -262,4 +281,13 @@ func (s *scheduler) collect() <-chan struct{} {
 		}
 	}()
 	return done
+}
+
+func (s *scheduler) writeEvent(e *Event) {
+	if s.o.Results != nil {
+		_ = s.o.Results.WriteEvent(e)
+	}
+	if s.o.OnEvent != nil {
+		s.o.OnEvent(e)
+	}
 }

@@ -29,9 +29,10 @@ type SimOptions struct {
 	// the mock server's default); block-id and token-id prompts are used
 	// as they are (token-exact).
 	Tokenizer tokenizer.Tokenizer
-	// Results and OnResult as in Options.
+	// Results, OnResult and OnEvent as in Options.
 	Results  *Writer
 	OnResult func(*Result)
+	OnEvent  func(*Event)
 	// Counters, if set, is updated for progress display.
 	Counters *Counters
 }
@@ -182,6 +183,14 @@ func (s *simulator) pump() error {
 	}
 	for _, d := range ds {
 		s.dispatch(d)
+	}
+	for _, e := range s.d.TakeEvents(s.now) {
+		if s.o.Results != nil {
+			_ = s.o.Results.WriteEvent(&e)
+		}
+		if s.o.OnEvent != nil {
+			s.o.OnEvent(&e)
+		}
 	}
 	s.counters.Held.Store(int64(s.d.Held()))
 	return nil

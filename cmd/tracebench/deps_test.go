@@ -15,7 +15,7 @@ var allowed = map[string][]string{
 	"traces":            {"traces"},
 	"policies":          {"traces", "policies"},
 	"replay":            {"traces", "policies", "replay", "mockserver/engine"},
-	"reports":           {"traces", "policies", "replay", "reports"},
+	"reports":           {"traces", "policies", "replay", "reports", "mockserver/engine"},
 	"mockserver":        {"mockserver", "traces/tokenizer"},
 	"mockserver/engine": {"mockserver/engine", "traces/tokenizer"},
 }

@@ -1,5 +1,3 @@
-//go:build wip
-
 package cli
 
 import (
@@ -54,18 +52,26 @@ into --out.`,
 	o.cf.bind(fs)
 	o.so.bind(fs)
 	o.mf.bind(fs)
-	fs.BoolVar(&o.quick, "quick", false, "a short run (a few hundred requests, well under a minute)")
+	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers, 80 requests at 20 req/s each (about half a minute)")
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every bundled router)")
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
 	return cmd
 }
 
+// benchQuickPolicies are compared by bench --quick: the three baselines
+// and two prefix-aware routers.
+var benchQuickPolicies = []string{"random", "round-robin", "least-request", "prefix-cache", "cache-aware"}
+
 // benchPolicies resolves --policies, checking every name.
-func benchPolicies(list string) ([]string, error) {
+func benchPolicies(list string, quick bool) ([]string, error) {
 	if list == "" {
+		defaults := benchDefaultPolicies
+		if quick {
+			defaults = benchQuickPolicies
+		}
 		var out []string
-		for _, p := range benchDefaultPolicies {
+		for _, p := range defaults {
 			if _, err := policies.Lookup("router", p); err == nil {
 				out = append(out, p)
 			}
@@ -84,12 +90,12 @@ func benchPolicies(list string) ([]string, error) {
 }
 
 func runBench(cmd *cobra.Command, o *benchOptions) error {
-	names, err := benchPolicies(o.policies)
+	names, err := benchPolicies(o.policies, o.quick)
 	if err != nil {
 		return err
 	}
-	if o.quick && !cmd.Flags().Changed("max-requests") {
-		o.wf.MaxRequests = 240
+	if o.quick {
+		quickDefaults(cmd, o)
 	}
 	ro, err := o.so.options()
 	if err != nil {
@@ -114,18 +120,27 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	return writeBench(cmd, o, runs, cmd.Context().Err())
 }
 
-// benchOne runs one policy on a fresh fleet (or the given targets).
-func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string) (*reports.Summary, error) {
-	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: router, backends: o.targets, mode: "target",
-		results: resultsPath(o.out, policyName(router, o.pf.Queue)), errOut: cmd.ErrOrStderr()}
-	if len(o.targets) == 0 {
-		fleet, err := o.mf.start(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer fleet.Close()
-		rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
+// quickDefaults shortens the run for --quick unless the flags were set:
+// 80 requests at 20 req/s (Poisson), about 5 s per policy.
+func quickDefaults(cmd *cobra.Command, o *benchOptions) {
+	if !cmd.Flags().Changed("max-requests") {
+		o.wf.MaxRequests = 80
 	}
+	if !cmd.Flags().Changed("rate") && !cmd.Flags().Changed("time-scale") && o.wf.Trace == "" {
+		o.wf.Rate = 20
+	}
+}
+
+// benchOne runs one policy on a fresh fleet (or the given targets, or
+// a fresh simulation).
+func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string) (*reports.Summary, error) {
+	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: router,
+		results: resultsPath(o.out, policyName(router, o.pf.Queue)), errOut: cmd.ErrOrStderr()}
+	stop, err := o.mf.backends(ctx, &rs, o.targets)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
 	return execute(ctx, rs)
 }
 

@@ -1,5 +1,3 @@
-//go:build wip
-
 package cli
 
 import (
@@ -14,6 +12,7 @@ import (
 
 // fleetFlags configure the in-process mock fleet of bench and replay.
 type fleetFlags struct {
+	Sim       int
 	Replicas  int
 	Preset    string
 	Blocks    int
@@ -23,6 +22,7 @@ type fleetFlags struct {
 }
 
 func (m *fleetFlags) bind(fs *pflag.FlagSet) {
+	fs.IntVar(&m.Sim, "sim", 0, "simulate N mock engines in virtual time (no HTTP, no sleeping) instead of a real-time fleet")
 	fs.IntVar(&m.Replicas, "mock", 4, "number of in-process mock replicas (when no --target)")
 	fs.StringVar(&m.Preset, "mock-preset", "", "mock engine preset (see 'tracebench mock --help')")
 	fs.IntVar(&m.Blocks, "mock-blocks", 0, "KV cache blocks per mock replica (0 = preset default)")
@@ -45,6 +45,31 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 	}
 	cfg.Seed = m.Seed
 	return cfg, nil
+}
+
+// backends points rs at the targets, a simulation or a fresh mock fleet,
+// and returns the fleet's stop function (a no-op without one).
+func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string) (func(), error) {
+	switch {
+	case len(targets) > 0 && m.Sim > 0:
+		return nil, usagef("--sim and --target are exclusive")
+	case len(targets) > 0:
+		rs.backends, rs.mode = targets, "target"
+		return func() {}, nil
+	case m.Sim > 0:
+		cfg, err := m.engineConfig()
+		if err != nil {
+			return nil, err
+		}
+		rs.sim, rs.engines = m.Sim, cfg
+		return func() {}, nil
+	}
+	fleet, err := m.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
+	return func() { fleet.Close() }, nil
 }
 
 // start launches the fleet on ephemeral loopback ports.

@@ -1,5 +1,3 @@
-//go:build wip
-
 package cli
 
 import (
@@ -61,16 +59,12 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 			return fmt.Errorf("--out %s: %w", o.out, err)
 		}
 	}
-	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: o.pf.Router, backends: o.targets, mode: "target",
-		results: o.out, errOut: cmd.ErrOrStderr()}
-	if len(o.targets) == 0 {
-		fleet, err := o.mf.start(cmd.Context())
-		if err != nil {
-			return err
-		}
-		defer fleet.Close()
-		rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
+	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: o.pf.Router, results: o.out, errOut: cmd.ErrOrStderr()}
+	stop, err := o.mf.backends(cmd.Context(), &rs, o.targets)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	sum, runErr := execute(cmd.Context(), rs)
 	if sum != nil {
 		if err := reports.WriteTable(cmd.OutOrStdout(), []*reports.Summary{sum}); err != nil {
@@ -86,18 +80,11 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 	return runErr
 }
 
-// writeReportFiles writes report.md and summary.csv into dir.
+// writeReportFiles writes report.md (with plots), summary.csv and
+// summary.json into dir.
 func writeReportFiles(dir string, runs []*reports.Summary) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report dir %s: %w", dir, err)
-	}
-	if err := reports.WriteMarkdown(dir, runs, reports.RenderOptions{}); err != nil {
+	if err := reports.WriteDir(dir, runs, reports.RenderOptions{}); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	f, err := os.Create(filepath.Join(dir, "summary.csv"))
-	if err != nil {
-		return fmt.Errorf("write summary: %w", err)
-	}
-	defer f.Close()
-	return reports.WriteCSV(f, runs)
+	return nil
 }

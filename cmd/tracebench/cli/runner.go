@@ -1,5 +1,3 @@
-//go:build wip
-
 package cli
 
 import (
@@ -11,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
@@ -27,7 +26,11 @@ type runSpec struct {
 	router   string
 	backends []string
 	mode     string
-	results  string
+	// sim, when > 0, runs that many simulated engines in virtual time
+	// (configured by engines) instead of sending HTTP.
+	sim     int
+	engines engine.Config
+	results string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
 	extra  func() map[string]float64
@@ -121,8 +124,10 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := newClient(ctx, rs.cf, rs.backends)
-	if err != nil {
+	var client *replay.Client
+	if rs.sim > 0 {
+		rs.backends, rs.mode = replay.SimBackendNames(rs.sim), "sim"
+	} else if client, err = newClient(ctx, rs.cf, rs.backends); err != nil {
 		return nil, err
 	}
 	h := header(rs, ident, router, queue)
@@ -133,10 +138,7 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	acc := reports.NewAccumulator(h, rs.ro)
 	counters := &replay.Counters{}
 	stopProgress := rs.progress(ctx, h.Policy, counters)
-	stop, runErr := replay.Run(ctx, replay.Options{Source: src, Router: router, Queue: queue,
-		Capacity:    policies.Capacity{Requests: rs.pf.Capacity, Tokens: rs.pf.TokenBudget},
-		MaxInflight: rs.pf.MaxInflight, Backends: rs.backends, Client: client, Results: w,
-		OnResult: acc.Add, Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), Counters: counters})
+	stop, runErr := rs.dispatch(ctx, src, router, queue, client, w, acc, counters)
 	stopProgress()
 	if rs.extra != nil {
 		stop.Extra = mergeExtra(stop.Extra, rs.extra())
@@ -152,6 +154,24 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 		return sum, ErrInterrupted
 	}
 	return sum, nil
+}
+
+// dispatch runs the Requests in virtual time or over HTTP.
+func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Router, q policies.Queue,
+	client *replay.Client, w *replay.Writer, acc *reports.Accumulator, c *replay.Counters) (replay.Stop, error) {
+	capacity := policies.Capacity{Requests: rs.pf.Capacity, Tokens: rs.pf.TokenBudget}
+	if rs.sim > 0 {
+		cfgs := make([]engine.Config, rs.sim)
+		for i := range cfgs {
+			cfgs[i] = rs.engines
+			cfgs[i].Seed = rs.engines.Seed + int64(i)
+		}
+		return replay.Simulate(ctx, replay.SimOptions{Source: src, Router: r, Queue: q, Capacity: capacity,
+			MaxInflight: rs.pf.MaxInflight, Engines: cfgs, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent, Counters: c})
+	}
+	return replay.Run(ctx, replay.Options{Source: src, Router: r, Queue: q, Capacity: capacity,
+		MaxInflight: rs.pf.MaxInflight, Backends: rs.backends, Client: client, Results: w,
+		OnResult: acc.Add, OnEvent: acc.AddEvent, Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), Counters: c})
 }
 
 func scrapeEvery(cf clientFlags) time.Duration {
