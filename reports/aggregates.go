@@ -16,6 +16,16 @@ type userAcc struct {
 	// asked and served are the service demanded (by arrival) and received
 	// in each fairness window.
 	asked, served []float64
+	// vtc is the vtc/lcf Queue's counter over time (nil when none).
+	vtc *series
+}
+
+// counter returns the user's VTC counter series, creating it.
+func (u *userAcc) counter(buckets int) *series {
+	if u.vtc == nil {
+		u.vtc = newSeries(buckets, true)
+	}
+	return u.vtc
 }
 
 func newUserAcc(buckets int) *userAcc {

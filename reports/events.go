@@ -13,8 +13,10 @@ const (
 	// SourceMultiBin events carry "bin<k>_b_target" (and b_mem, b_sla,
 	// lo, hi) per bin of the multi-bin Queue.
 	SourceMultiBin = "multi-bin"
-	// SourceVTC events carry "counter:<user>" values of the vtc Queue.
+	// SourceVTC and SourceLCF events carry "counter:<user>" values of the
+	// vtc and lcf Queues (weighted tokens).
 	SourceVTC = "vtc"
+	SourceLCF = "lcf"
 	// SourceScrape prefixes "scrape:<backend index>" events: the gauges
 	// and counters scraped from that Backend's /metrics.
 	SourceScrape = "scrape:"
@@ -28,8 +30,9 @@ var (
 	scrapeKV      = []string{"kv_cache_usage_perc", "kv_usage", "gpu_cache_usage_perc"}
 )
 
-// AddEvent folds one Event in: multi-bin b_target per bin for the plot,
-// and scraped prefix-cache counters and KV usage per Backend. Events
+// AddEvent folds one Event in: multi-bin b_target per bin and VTC
+// counters per user for the plots, and scraped prefix-cache counters and
+// KV usage per Backend. Events
 // before the warm-up cut are ignored; unknown sources are ignored.
 func (a *Accumulator) AddEvent(e *replay.Event) {
 	if e == nil || e.At < a.o.Warmup {
@@ -48,6 +51,12 @@ func (a *Accumulator) AddEvent(e *replay.Event) {
 				a.bins[bin] = s
 			}
 			s.add(e.At, v)
+		}
+	case e.Source == SourceVTC || e.Source == SourceLCF:
+		for k, v := range e.Values {
+			if user, ok := strings.CutPrefix(k, "counter:"); ok && !math.IsNaN(v) {
+				a.user(user).counter(a.o.Buckets).add(e.At, v)
+			}
 		}
 	case strings.HasPrefix(e.Source, SourceScrape):
 		i, err := strconv.Atoi(strings.TrimPrefix(e.Source, SourceScrape))

@@ -106,6 +106,9 @@ func (a *Accumulator) userRows() []UserSummary {
 	}
 	rows := make([]UserSummary, 0, len(a.users))
 	for id, u := range a.users {
+		if u.requests == 0 { // known only from Queue events
+			continue
+		}
 		rows = append(rows, UserSummary{User: id, Requests: u.requests, Errors: u.errors, Met: u.met,
 			Attainment: ratio(float64(u.met), float64(u.requests)), Demand: u.demand, Service: u.service,
 			DemandShare: ratio(u.demand, total), TTFTP50: nanIfEmpty(&u.ttft, 0.5), TTFTP99: nanIfEmpty(&u.ttft, 0.99)})

@@ -82,6 +82,12 @@ func (a *Accumulator) series(users []UserSummary) Series {
 		s.UserService = map[string][]Point{}
 		for _, u := range users[:min(len(users), maxPlottedUsers)] {
 			s.UserService[u.User] = a.users[u.User].svc.cumulative()
+			if c := a.users[u.User].vtc; c != nil {
+				if s.VTCCounter == nil {
+					s.VTCCounter = map[string][]Point{}
+				}
+				s.VTCCounter[u.User] = c.means()
+			}
 		}
 	}
 	if len(a.bins) > 0 {

@@ -24,6 +24,7 @@ type synthRun struct {
 	seed     uint64
 	multiBin bool
 	scrape   bool // emit scrape events with prefix-cache counters
+	vtc      bool // run under the vtc Queue, emitting its counters
 }
 
 // header returns the Run's header, fixed so goldens are stable.
@@ -35,6 +36,9 @@ func (s synthRun) header() replay.Header {
 	}
 	if s.multiBin {
 		h.Queue, h.Policy = "multi-bin", s.policy+"+multi-bin"
+	}
+	if s.vtc {
+		h.Queue, h.Policy = "vtc", s.policy+"+vtc"
 	}
 	return h
 }
@@ -90,9 +94,16 @@ func (s synthRun) write(t testing.TB, dir string) string {
 	}
 	rng := rand.New(rand.NewPCG(s.seed, 1))
 	var last time.Duration
+	counters := map[string]float64{}
 	for i := 0; i < s.n; i++ {
 		r := s.result(i, rng)
 		last = max(last, r.Done)
+		counters[r.User] += float64(r.PromptTokens + 2*r.CompletionTokens)
+		if s.vtc && i%20 == 19 {
+			if err := w.WriteEvent(vtcEvent(r.Intended, counters)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := w.WriteResult(r); err != nil {
 			t.Fatal(err)
 		}
@@ -137,3 +148,13 @@ func (s synthRun) writeScrapes(w *replay.Writer, at time.Duration, i int) error 
 type replayResult = replay.Result
 
 func newTestRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
+
+// vtcEvent is a vtc Queue state event with every user's counter.
+func vtcEvent(at time.Duration, counters map[string]float64) *replay.Event {
+	v := map[string]float64{}
+	for u, c := range counters {
+		v["counter:"+u] = c
+		v["queued:"+u] = 0
+	}
+	return &replay.Event{At: at, Source: SourceVTC, Values: v}
+}

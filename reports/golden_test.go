@@ -16,11 +16,13 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files (and the testdata results files they are built from)")
 
 // goldenRuns are the testdata Runs: the same workload under three
-// policies, one with errors and a multi-bin Queue, one with scrapes.
+// policies: one under the vtc Queue, one with errors and scrapes, one
+// under the multi-bin Queue.
 func goldenRuns() []synthRun {
 	users := []string{"tenant-a", "tenant-b", "tenant-c", "tenant-d", "tenant-e", "tenant-f"}
 	return []synthRun{
-		{policy: "round-robin", n: 400, backends: 4, users: users, rate: 8, ttft: 90 * ms1, tbt: 22 * ms1, seed: 11},
+		{policy: "round-robin", n: 400, backends: 4, users: users, rate: 8, ttft: 90 * ms1, tbt: 22 * ms1, seed: 11,
+			vtc: true},
 		{policy: "prefix-cache", n: 400, backends: 4, users: users, rate: 8, ttft: 60 * ms1, tbt: 20 * ms1,
 			errEvery: 40, seed: 12, scrape: true},
 		{policy: "least-request", n: 400, backends: 4, users: users, rate: 8, ttft: 70 * ms1, tbt: 21 * ms1,
@@ -84,7 +86,7 @@ func TestGoldenMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "report.md", got)
-	for _, plot := range []string{"ttft_cdf", "throughput", "user_service", "hit_rate", "bin_target"} {
+	for _, plot := range []string{"ttft_cdf", "throughput", "user_service", "vtc_counter", "hit_rate", "bin_target"} {
 		b, err := os.ReadFile(filepath.Join(dir, "plots", plot+".svg"))
 		if err != nil {
 			t.Errorf("plot %s: %v", plot, err)

@@ -126,17 +126,34 @@ func smooth(pts []Point) []Point {
 // userServicePlot draws one panel per run with the cumulative service of
 // its largest users, on shared axes and colours.
 func userServicePlot(runs []*Summary) figure {
+	return perUserPanels(runs, "service (weighted tokens)", func(s *Summary) map[string][]Point {
+		return s.Series.UserService
+	}, true)
+}
+
+// vtcCounterPlot draws one panel per vtc or lcf run with its Queue's
+// counter for the largest users.
+func vtcCounterPlot(runs []*Summary) figure {
+	return perUserPanels(runs, "VTC counter (weighted tokens)", func(s *Summary) map[string][]Point {
+		return s.Series.VTCCounter
+	}, false)
+}
+
+// perUserPanels draws, for every run with data, a panel of one line per
+// user (same colour for a user in every panel).
+func perUserPanels(runs []*Summary, ylabel string, get func(*Summary) map[string][]Point, cumulative bool) figure {
 	colors := map[string]int{}
 	leg := newLegend()
 	var panels []*plot.Plot
 	for _, s := range runs {
-		if len(s.Series.UserService) == 0 {
+		series := get(s)
+		if len(series) == 0 {
 			continue
 		}
-		p := newPlot(legendName(s.Name()), "time (s)", "service (weighted tokens)")
+		p := newPlot(legendName(s.Name()), "time (s)", ylabel)
 		p.Title.TextStyle.Font.Size = vg.Points(11)
 		for _, u := range s.Users {
-			pts, ok := s.Series.UserService[u.User]
+			pts, ok := series[u.User]
 			if !ok {
 				continue
 			}
@@ -145,7 +162,7 @@ func userServicePlot(runs []*Summary) figure {
 				c = len(colors)
 				colors[u.User] = c
 			}
-			if l := newLine(xys(coarsen(pts, maxPlotPoints, true)), c, false); l != nil {
+			if l := newLine(xys(coarsen(pts, maxPlotPoints, cumulative)), c, false); l != nil {
 				p.Add(l)
 				if !seen {
 					leg.add(userLabel(u.User), l)
@@ -215,6 +232,7 @@ func binTargetPlot(runs []*Summary) figure {
 			}
 		}
 		p.Y.Min = 0
+		headroom(p, 0.1)
 		grid = append(grid, []*plot.Plot{p})
 	}
 	return figure{grid: grid, legend: leg}

@@ -87,6 +87,11 @@ func plotSpecs(runs []*Summary) []plotSpec {
 				"accumulated over time, one panel per run. Parallel lines that keep their order mean each user " +
 				"got a steady share; a line that flattens while others climb is a user being starved.",
 			vg.Inch * 7, vg.Inch * 2.6 * vg.Length(max(rows, 1)), userServicePlot},
+		{"vtc_counter", "VTC counters per user",
+			"The vtc (or lcf) queue's counter of each of the largest users: the weighted tokens it has charged them. " +
+				"VTC admits the backlogged user with the smallest counter, so counters that climb together mean " +
+				"users are being served in equal shares.",
+			vg.Inch * 7, vg.Inch * 2.6 * vg.Length(max(vtcRuns(runs), 1)), vtcCounterPlot},
 		{"hit_rate", "Prefix-cache hit rate per backend",
 			"Bars: the servers' hit rate (cached / prompt tokens from usage) on each backend, one bar per run. " +
 				"Black dots: the hit rate the Router predicted for its picks on that backend, when it predicts one. " +
@@ -98,6 +103,16 @@ func plotSpecs(runs []*Summary) []plotSpec {
 			vg.Inch * 7, vg.Inch * 3 * vg.Length(max(binRuns(runs), 1)), binTargetPlot},
 	}
 	return specs
+}
+
+func vtcRuns(runs []*Summary) int {
+	n := 0
+	for _, s := range runs {
+		if len(s.Series.VTCCounter) > 0 {
+			n++
+		}
+	}
+	return (n + 2) / 3
 }
 
 // legendName shortens a run name for a legend.

@@ -206,6 +206,9 @@ type Series struct {
 	// UserService is cumulative service (weighted tokens) of the users
 	// plotted (the largest by demand), keyed by user.
 	UserService map[string][]Point `json:"user_service,omitempty"`
+	// VTCCounter is the vtc or lcf Queue's mean counter (weighted tokens)
+	// over time for the users plotted, keyed by user.
+	VTCCounter map[string][]Point `json:"vtc_counter,omitempty"`
 	// BinTarget is the multi-bin queue's mean b_target per bin over
 	// time, keyed by bin ("bin0", ...).
 	BinTarget map[string][]Point `json:"bin_target,omitempty"`
