@@ -34,7 +34,7 @@ func TestReportFormats(t *testing.T) {
 			[]string{"t/report.md", "t/summary.csv", "t/summary.json", "t/plots/ttft_cdf.svg"}},
 		{"md", []string{"--format", "md", "--out", filepath.Join(dir, "m"), "--png"}, []string{"report:"},
 			[]string{"m/report.md", "m/plots/ttft_cdf.png"}},
-		{"csv to stdout", []string{"--format", "csv"}, []string{"policy,router,queue", "\nround-robin,"}, nil},
+		{"csv to stdout", []string{"--format", "csv"}, []string{"policy,router,queue", "\nround-robin+vtc,round-robin,vtc,"}, nil},
 		{"json to dir", []string{"--format", "json", "--out", filepath.Join(dir, "j")}, nil, []string{"j/summary.json"}},
 		{"requests csv", []string{"--format", "csv", "--requests-csv", filepath.Join(dir, "req.csv"), "--warmup", "5s"},
 			nil, []string{"req.csv"}},
