@@ -44,10 +44,7 @@ func jsonValue(v reflect.Value) any {
 		return nil
 	}
 	if v.Type().Implements(marshalerType) {
-		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Map) && v.IsNil() {
-			return nil
-		}
-		return v.Interface()
+		return marshalerValue(v)
 	}
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:
@@ -80,6 +77,14 @@ func jsonValue(v reflect.Value) any {
 		return out
 	case reflect.Struct:
 		return structValue(v)
+	}
+	return v.Interface()
+}
+
+// marshalerValue keeps a value that marshals itself (nil stays null).
+func marshalerValue(v reflect.Value) any {
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Map) && v.IsNil() {
+		return nil
 	}
 	return v.Interface()
 }

@@ -27,24 +27,15 @@ func hitRatePlot(runs []*Summary) figure {
 	width := vg.Points(math.Max(1.5, math.Min(24, 0.75*300/float64(nb*len(runs)))))
 	var predicted plot.Thumbnailer
 	for i, s := range runs {
-		vals := make(plotter.Values, nb)
-		var pred plotter.XYs
-		for _, b := range s.Backends {
-			vals[b.Index] = 100 * zeroNaN(b.HitRate)
-			if !math.IsNaN(b.PredictedHitRate) {
-				pred = append(pred, plotter.XY{X: float64(b.Index), Y: 100 * b.PredictedHitRate})
-			}
-		}
-		bars, err := plotter.NewBarChart(vals, width)
-		if err != nil {
+		offset := width * vg.Length(float64(i)-float64(len(runs)-1)/2)
+		bars, sc := hitRateBars(s, nb, i, width, offset)
+		if bars == nil {
 			continue
 		}
-		bars.Color = lineColor(i)
-		bars.LineStyle.Width = 0
-		bars.Offset = width * vg.Length(float64(i)-float64(len(runs)-1)/2)
 		p.Add(bars)
 		leg.add(legendName(s.Name()), bars)
-		if sc := addPredicted(p, pred, bars.Offset); sc != nil {
+		if sc != nil {
+			p.Add(offsetScatter{sc, offset})
 			predicted = sc
 		}
 	}
@@ -61,9 +52,30 @@ func hitRatePlot(runs []*Summary) figure {
 	return figure{grid: [][]*plot.Plot{{p}}, legend: leg}
 }
 
-// addPredicted draws predicted hit rates as black dots over their bars;
-// nil when there are none.
-func addPredicted(p *plot.Plot, pts plotter.XYs, offset vg.Length) *plotter.Scatter {
+// hitRateBars returns run s's bars (colour i) and its predicted hit rates
+// as black dots (nil when the Router predicts none).
+func hitRateBars(s *Summary, nb, i int, width, offset vg.Length) (*plotter.BarChart, *plotter.Scatter) {
+	vals := make(plotter.Values, nb)
+	var pred plotter.XYs
+	for _, b := range s.Backends {
+		vals[b.Index] = 100 * zeroNaN(b.HitRate)
+		if !math.IsNaN(b.PredictedHitRate) {
+			pred = append(pred, plotter.XY{X: float64(b.Index), Y: 100 * b.PredictedHitRate})
+		}
+	}
+	bars, err := plotter.NewBarChart(vals, width)
+	if err != nil {
+		return nil, nil
+	}
+	bars.Color = lineColor(i)
+	bars.LineStyle.Width = 0
+	bars.Offset = offset
+	return bars, predictedDots(pred)
+}
+
+// predictedDots returns predicted hit rates as black dots; nil when
+// there are none.
+func predictedDots(pts plotter.XYs) *plotter.Scatter {
 	if len(pts) == 0 {
 		return nil
 	}
@@ -72,7 +84,6 @@ func addPredicted(p *plot.Plot, pts plotter.XYs, offset vg.Length) *plotter.Scat
 		return nil
 	}
 	sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-	p.Add(offsetScatter{sc, offset})
 	return sc
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/replay"
 )
 
 func TestSummarizeTruncatedFile(t *testing.T) {
@@ -78,4 +80,21 @@ func FuzzSummarizeReader(f *testing.F) {
 			t.Errorf("json: %v", err)
 		}
 	})
+}
+
+func TestEmptyRunsRender(t *testing.T) {
+	empty := NewAccumulator(replay.Header{Policy: "idle", Backends: []string{"b0"}}, DefaultOptions()).Finish(nil)
+	for _, runs := range [][]*Summary{nil, {empty}} {
+		dir := t.TempDir()
+		if err := WriteDir(dir, runs, RenderOptions{}); err != nil {
+			t.Fatalf("%d runs: %v", len(runs), err)
+		}
+		var b bytes.Buffer
+		if err := WriteTable(&b, runs); err != nil {
+			t.Fatalf("%d runs: table: %v", len(runs), err)
+		}
+	}
+	if !strings.Contains(strings.Join(empty.Warnings, "\n"), "no requests in the measured window") {
+		t.Errorf("warnings = %q, want the empty-window warning", empty.Warnings)
+	}
 }
