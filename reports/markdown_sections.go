@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -167,7 +168,12 @@ func capitalize(s string) string {
 func writeComparison(w io.Writer, runs []*Summary) {
 	fmt.Fprint(w, "## Comparison\n\n")
 	if len(runs) > 1 {
-		fmt.Fprint(w, "One row per run. **Bold** marks the best value of each column (hit predicted and requests are not ranked).\n\n")
+		fmt.Fprint(w, "One row per run. **Bold** marks the best value of each column (hit predicted and requests are not ranked).")
+		if allCompleted(runs) {
+			fmt.Fprintf(w, " Every run completed all %d requests, so req/s and tok/s differ only by when the last "+
+				"request finished; latency, SLA attainment and hit rate tell the policies apart.", runs[0].Requests)
+		}
+		fmt.Fprint(w, "\n\n")
 	}
 	head := []string{"run"}
 	for _, c := range comparisonColumns {
@@ -189,6 +195,25 @@ func writeComparison(w io.Writer, runs []*Summary) {
 	mdTable(w, head, "l", rows)
 }
 
+// rateText shows requested / achieved arrival rates, or n/a.
+func rateText(r RateCheck) string {
+	if math.IsNaN(r.Requested) && math.IsNaN(r.Achieved) {
+		return na
+	}
+	return fmtNum(r.Requested) + " / " + fmtNum(r.Achieved)
+}
+
+// allCompleted reports whether every run served the same requests
+// without an error.
+func allCompleted(runs []*Summary) bool {
+	for _, s := range runs {
+		if s.OK != s.Requests || s.Requests != runs[0].Requests || s.Requests == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // writeDetails writes the figures that did not fit the comparison table,
 // in two tables: client and server timing, then load, cache and fairness.
 func writeDetails(w io.Writer, runs []*Summary) {
@@ -200,7 +225,7 @@ func writeDetails(w io.Writer, runs []*Summary) {
 			fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P50)), fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P99)),
 			fmtNum(distVal(s.QueueWait, s.QueueWait.P50)), fmtNum(distVal(s.QueueWait, s.QueueWait.P99)),
 			fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.P99)), fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.Max)),
-			fmtNum(s.Rate.Requested) + " / " + fmtNum(s.Rate.Achieved), fmtNum(s.TokensPerChunk)})
+			rateText(s.Rate), fmtNum(s.TokensPerChunk)})
 	}
 	mdTable(w, []string{"run", "server TTFT p50 ms", "server TTFT p99 ms", "queue wait p50 ms", "queue wait p99 ms",
 		"sched lag p99 ms", "sched lag max ms", "arrivals asked / got req/s", "tokens per chunk"}, "l", rows)

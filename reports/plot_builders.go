@@ -106,21 +106,30 @@ func throughputPlot(runs []*Summary) figure {
 		return figure{}
 	}
 	top.Y.Min, bottom.Y.Min = 0, 0
+	top.X.Min, bottom.X.Min = 0, 0
 	return figure{grid: [][]*plot.Plot{{top}, {bottom}}, legend: leg}
 }
 
-// smooth coarsens a rate series to at most maxPlotPoints points of at
-// least one second each, so a line shows the trend rather than bursts.
+// smooth coarsens a rate series to at most maxPlotPoints points, each
+// at least a second wide when the run is long enough for 25 such points,
+// so a line shows the trend rather than bursts. Points move to their
+// bucket's middle.
 func smooth(pts []Point) []Point {
 	if len(pts) < 2 {
 		return pts
 	}
 	width := pts[1].At - pts[0].At
-	n := len(pts)
-	if width > 0 && width < 1 {
-		n = min(n, int(math.Ceil(float64(len(pts))*width)))
+	span := width * float64(len(pts))
+	want := math.Max(width, math.Min(1, span/25))
+	n := min(maxPlotPoints, int(math.Ceil(span/want)))
+	out := coarsen(pts, n, false)
+	if len(out) > 1 {
+		half := (out[1].At - out[0].At) / 2
+		for i := range out {
+			out[i].At += half
+		}
 	}
-	return coarsen(pts, min(n, maxPlotPoints), false)
+	return out
 }
 
 // userServicePlot draws one panel per run with the cumulative service of
