@@ -88,6 +88,10 @@ var presets = map[string]struct {
 		func(c *Config) { c.Latency, c.Batching = LinearLatency(), Static }},
 	"h100": {"vLLM V1 defaults for ≥70 GiB GPUs other than A100: 1024 seqs, 8192 batched tokens, 4× the KV blocks",
 		func(c *Config) { c.MaxNumSeqs, c.MaxNumBatchedTokens, c.NumGPUBlocks = 1024, 8192, 65536 }},
+	"long-context": {"h100 with a 128k-token context (max_model_len 131072) and 1M tokens of KV per replica, for long-prompt traces such as Mooncake",
+		func(c *Config) {
+			c.MaxNumSeqs, c.MaxNumBatchedTokens, c.NumGPUBlocks, c.MaxModelLen = 1024, 8192, 65536, 131072
+		}},
 	"small-kv": {"default with 512 KV blocks (8,192 tokens), for cache pressure, evictions and preemptions",
 		func(c *Config) { c.NumGPUBlocks = 512 }},
 	"fast": {"default with a 10× faster model (β 0.574 ms), for quick runs",

@@ -16,6 +16,7 @@ type fleetFlags struct {
 	Replicas  int
 	Preset    string
 	Blocks    int
+	MaxLen    int
 	TimeScale float64
 	Tokenizer string
 	Seed      int64
@@ -26,6 +27,7 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&m.Replicas, "mock", 4, "number of in-process mock replicas (when no --target)")
 	fs.StringVar(&m.Preset, "mock-preset", "", "mock engine preset (see 'tracebench mock --help')")
 	fs.IntVar(&m.Blocks, "mock-blocks", 0, "KV cache blocks per mock replica (0 = preset default)")
+	fs.IntVar(&m.MaxLen, "mock-max-model-len", 0, "longest prompt + output a mock replica accepts, tokens (0 = preset default)")
 	fs.Float64Var(&m.TimeScale, "mock-time-scale", 1, "mock model speed: 2 runs it twice as slow as real time, 0.5 twice as fast")
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
 	fs.Int64Var(&m.Seed, "mock-seed", 1, "seed of the mock's latency jitter and faults")
@@ -42,6 +44,9 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 	}
 	if m.Blocks > 0 {
 		cfg.NumGPUBlocks = m.Blocks
+	}
+	if m.MaxLen > 0 {
+		cfg.MaxModelLen = m.MaxLen
 	}
 	cfg.Seed = m.Seed
 	return cfg, nil
