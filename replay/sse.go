@@ -34,7 +34,7 @@ type sseReader struct {
 }
 
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{br: bufio.NewReaderSize(r, 16<<10)}
+	return &sseReader{br: bufio.NewReaderSize(r, 4<<10)}
 }
 
 // Next returns the type and data of the next event. The slices are valid

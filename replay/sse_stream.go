@@ -37,21 +37,21 @@ type tokenStats struct {
 	finished bool // a finish_reason was seen
 }
 
-// chunk applies one decoded chunk: content first (stamped now), then
-// usage, so a chunk carrying both counts its tokens from the usage delta.
-func (s *tokenStats) chunk(c *apiChunk) {
-	if c.hasContent() {
-		s.content(c.Usage)
+// chunk applies one chunk: content first (stamped now), then usage, so a
+// chunk carrying both counts its tokens from the usage delta.
+func (s *tokenStats) chunk(c chunkInfo) {
+	if c.content {
+		s.content(c.usage)
 	}
-	if c.Usage != nil {
+	if u := c.usage; u != nil {
 		s.usage = true
-		s.res.PromptTokens = c.Usage.PromptTokens
-		s.res.CompletionTokens = c.Usage.CompletionTokens
-		if d := c.Usage.PromptTokensDetails; d != nil {
+		s.res.PromptTokens = u.PromptTokens
+		s.res.CompletionTokens = u.CompletionTokens
+		if d := u.PromptTokensDetails; d != nil {
 			s.res.CachedTokens = d.CachedTokens
 		}
 	}
-	if c.finished() {
+	if c.finished {
 		s.finished = true
 	}
 }
@@ -94,7 +94,7 @@ func (s *tokenStats) close() {
 // when the stream itself decided it (error frame, bad payload, broken).
 func consumeSSE(body io.Reader, s *tokenStats) error {
 	rd := newSSEReader(body)
-	var c apiChunk
+	var u apiUsage
 	for {
 		typ, data, err := rd.Next()
 		if err != nil {
@@ -106,13 +106,11 @@ func consumeSSE(body io.Reader, s *tokenStats) error {
 		if string(typ) == "error" {
 			return classed(ErrStreamError, "error event in stream: %s", clip(data, 200))
 		}
-		if err := decodeChunk(data, &c); err != nil {
-			return &classedError{class: ErrBadPayload, err: err}
+		info, err := decodeInfo(data, &u, "stream")
+		if err != nil {
+			return err
 		}
-		if msg := c.errorText(); msg != "" {
-			return classed(ErrStreamError, "error in stream: %s", clipString(msg, 200))
-		}
-		s.chunk(&c)
+		s.chunk(info)
 	}
 }
 
@@ -143,15 +141,30 @@ func consumeJSON(body io.Reader, s *tokenStats) error {
 	if len(b) > maxJSONBody {
 		return classed(ErrBadPayload, "response body larger than %d bytes", maxJSONBody)
 	}
+	var u apiUsage
+	info, err := decodeInfo(b, &u, "response")
+	if err != nil {
+		return err
+	}
+	s.chunk(info)
+	return nil
+}
+
+// decodeInfo summarises one chunk: the fast scanner when it accepts,
+// else encoding/json, which also reads error frames. where names the
+// chunk's place in error texts. u is storage for the usage figures.
+func decodeInfo(data []byte, u *apiUsage, where string) (chunkInfo, error) {
+	if info, ok := scanChunk(data, u); ok {
+		return info, nil
+	}
 	var c apiChunk
-	if err := decodeChunk(b, &c); err != nil {
-		return &classedError{class: ErrBadPayload, err: err}
+	if err := decodeChunk(data, &c); err != nil {
+		return chunkInfo{}, &classedError{class: ErrBadPayload, err: err}
 	}
 	if msg := c.errorText(); msg != "" {
-		return classed(ErrStreamError, "error in response: %s", clipString(msg, 200))
+		return chunkInfo{}, classed(ErrStreamError, "error in %s: %s", where, clipString(msg, 200))
 	}
-	s.chunk(&c)
-	return nil
+	return c.info(), nil
 }
 
 // gapBins is a sorted list of GapBins; its length is bounded by the number

@@ -79,8 +79,10 @@ func newTransport(o ClientOptions, dial dialFunc) *http.Transport {
 		ExpectContinueTimeout: 0,
 		DisableCompression:    true,
 		ForceAttemptHTTP2:     o.HTTP2,
-		WriteBufferSize:       32 << 10,
-		ReadBufferSize:        32 << 10,
+		// Small per-connection buffers: thousands of streams stay cheap
+		// (SSE events are a few hundred bytes).
+		WriteBufferSize: 4 << 10,
+		ReadBufferSize:  8 << 10,
 	}
 	if !o.HTTP2 {
 		// A non-nil empty map disables the transport's automatic h2.

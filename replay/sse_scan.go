@@ -1,0 +1,168 @@
+package replay
+
+import "bytes"
+
+// chunkInfo is what the client takes from one chunk.
+type chunkInfo struct {
+	content  bool // some choice carries non-empty generated text
+	finished bool // some choice carries a non-empty finish_reason
+	usage    *apiUsage
+}
+
+// info summarises a decoded chunk.
+func (c *apiChunk) info() chunkInfo {
+	return chunkInfo{content: c.hasContent(), finished: c.finished(), usage: c.Usage}
+}
+
+// scanChunk is the fast path of chunk decoding: a single pass over the
+// JSON that validates it fully and picks out only what chunkInfo needs,
+// without reflection or allocation. It declines (ok false) whatever it
+// does not handle exactly as encoding/json would: a value that is not an
+// object, a duplicated or case-folded known key, an escaped key, a type
+// encoding/json would reject, an error frame, deep nesting. The caller
+// then decodes with encoding/json; FuzzScanChunk checks that both agree
+// whenever scanChunk accepts.
+func scanChunk(data []byte, u *apiUsage) (chunkInfo, bool) {
+	s := scanner{b: data, u: u}
+	if !s.object(kindTop) {
+		return chunkInfo{}, false
+	}
+	s.ws()
+	return s.info, s.i == len(s.b)
+}
+
+// scanner walks a JSON text; every method returns false on anything it
+// declines (invalid JSON included).
+type scanner struct {
+	b     []byte
+	i     int
+	depth int
+	info  chunkInfo
+	u     *apiUsage
+}
+
+// maxScanDepth bounds nesting; deeper values go to encoding/json.
+const maxScanDepth = 64
+
+// Kinds of JSON values scanChunk reads (others are skipped).
+const (
+	kindSkip    = iota // any value, validated only
+	kindTop            // the chunk object
+	kindChoice         // an element of choices
+	kindMessage        // a delta or message object
+	kindUsage          // the usage object
+	kindDetails        // usage.prompt_tokens_details
+)
+
+// Known keys of each object kind. A known key may appear once.
+var (
+	keysTop     = []string{"choices", "usage", "error", "object", "message"}
+	keysChoice  = []string{"text", "delta", "message", "finish_reason"}
+	keysMessage = []string{"content", "reasoning_content"}
+	keysUsage   = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details"}
+	keysDetails = []string{"cached_tokens"}
+)
+
+// member scans the value of key in an object of the given kind.
+func (s *scanner) member(kind int, key []byte, seen *uint8) bool {
+	var names []string
+	switch kind {
+	case kindTop:
+		names = keysTop
+	case kindChoice:
+		names = keysChoice
+	case kindMessage:
+		names = keysMessage
+	case kindUsage:
+		names = keysUsage
+	case kindDetails:
+		names = keysDetails
+	default:
+		return s.value()
+	}
+	i, ok := known(key, names)
+	if !ok || (i >= 0 && *seen&(1<<i) != 0) {
+		return false
+	}
+	if i < 0 {
+		return s.value()
+	}
+	*seen |= 1 << i
+	return s.field(kind, i)
+}
+
+// field scans known key i of an object of the given kind.
+func (s *scanner) field(kind, i int) bool {
+	switch kind {
+	case kindTop:
+		return s.topField(i)
+	case kindChoice:
+		switch i {
+		case 0:
+			return s.nonEmptyString(&s.info.content)
+		case 1, 2:
+			return s.null() || s.object(kindMessage)
+		}
+		return s.nonEmptyString(&s.info.finished)
+	case kindMessage:
+		return s.nonEmptyString(&s.info.content)
+	case kindUsage:
+		switch i {
+		case 0:
+			return s.intOrNull(&s.u.PromptTokens)
+		case 1:
+			return s.intOrNull(&s.u.CompletionTokens)
+		}
+		if s.null() {
+			return true
+		}
+		s.u.PromptTokensDetails = &struct {
+			CachedTokens int `json:"cached_tokens"`
+		}{}
+		return s.object(kindDetails)
+	}
+	return s.intOrNull(&s.u.PromptTokensDetails.CachedTokens)
+}
+
+// topField scans known top-level key i.
+func (s *scanner) topField(i int) bool {
+	switch i {
+	case 0: // choices
+		return s.null() || s.array(kindChoice)
+	case 1: // usage
+		if s.null() {
+			return true
+		}
+		*s.u = apiUsage{}
+		s.info.usage = s.u
+		return s.object(kindUsage)
+	case 2: // error: a non-null error frame goes to encoding/json
+		return s.null()
+	case 3: // object: "error" marks the flat error form
+		str, ok := s.stringOrNull()
+		return ok && string(str) != "error"
+	}
+	_, ok := s.stringOrNull() // message
+	return ok
+}
+
+// known returns the index of key in names (-1 for an unknown key) and
+// false for a key encoding/json might match by case folding.
+func known(key []byte, names []string) (int, bool) {
+	for i, n := range names {
+		if string(key) == n {
+			return i, true
+		}
+	}
+	for _, n := range names {
+		if len(key) == len(n) && bytes.EqualFold(key, []byte(n)) {
+			return -1, false
+		}
+	}
+	for _, c := range key {
+		if c >= 0x80 {
+			return -1, false
+		}
+	}
+	return -1, true
+}
