@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -36,7 +37,8 @@ type ClientOptions struct {
 	// IdleTimeout bounds the gap between reads of a response body, the
 	// wait for the first token included (default 60 s).
 	IdleTimeout time.Duration
-	// MaxConnsPerHost caps connections per Backend (0: unlimited).
+	// MaxConnsPerHost caps connections per Backend (0: unlimited); a
+	// request waiting for a free connection spends its first-byte timeout.
 	MaxConnsPerHost int
 	// TokenExact sends Requests that have block or token ids as token-id
 	// arrays to completions endpoints (vLLM accepts prompt: []int).
@@ -97,24 +99,18 @@ func (c *Client) Close() { c.tr.CloseIdleConnections() }
 // onTokens(n), if not nil, is called from the calling goroutine as output
 // tokens arrive (n new tokens in a chunk). Do never panics and never
 // hangs: every phase has a timeout, and ctx's end stops it with
-// ErrCanceled. A failure is recorded in res, never returned.
+// ErrCanceled. A failure is recorded in res, never returned. res must
+// not be nil.
 func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *Result,
 	now func() time.Duration, onTokens func(n int)) {
-	body, err := c.body(req)
-	if err != nil {
-		res.Sent = now()
-		c.fail(res, now, ErrBadPayload, err.Error())
-		return
-	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, baseURL(base)+c.endpoint(), bytes.NewReader(body))
+	hreq, class, err := c.newRequest(rctx, base, req)
 	if err != nil {
 		res.Sent = now()
-		c.fail(res, now, ErrConnect, fmt.Sprintf("backend address %q: %v", base, err))
+		c.fail(res, now, class, err.Error())
 		return
 	}
-	c.setHeaders(hreq)
 	pt := startPhaseTimer(cancel, c.o.FirstByteTimeout)
 	defer pt.stop()
 	res.Sent = now()
@@ -143,6 +139,24 @@ func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *
 	// but never wait long for a server that keeps it open.
 	pt.reset(drainTimeout)
 	drain(resp.Body)
+}
+
+// newRequest builds the HTTP request for req, or returns the error class
+// and error that stop it before sending.
+func (c *Client) newRequest(ctx context.Context, base string, req *traces.Request) (*http.Request, string, error) {
+	if req == nil {
+		return nil, ErrBadPayload, errors.New("no request to send")
+	}
+	body, err := c.body(req)
+	if err != nil {
+		return nil, ErrBadPayload, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL(base)+c.endpoint(), bytes.NewReader(body))
+	if err != nil {
+		return nil, ErrConnect, fmt.Errorf("backend address %q: %w", base, err)
+	}
+	c.setHeaders(hreq)
+	return hreq, "", nil
 }
 
 // drainTimeout bounds the read of what follows the end of a response.

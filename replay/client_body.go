@@ -22,8 +22,10 @@ type streamOptions struct {
 }
 
 // completionsBody is a /v1/completions request. MinTokens and IgnoreEOS
-// are vLLM's sampling extensions: together with MaxTokens they make the
-// output exactly as long as the trace says.
+// are extra sampling parameters of vLLM's OpenAI-compatible server (as
+// vLLM's own benchmark sends them): together with MaxTokens they make the
+// output exactly as long as the trace says. Temperature 0 keeps replays
+// repeatable.
 type completionsBody struct {
 	Model         string         `json:"model"`
 	Prompt        any            `json:"prompt"`
