@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -78,4 +79,12 @@ func (d *scrapeDeltas) extra() map[string]float64 {
 		pre += l.Preemptions - f.Preemptions
 	}
 	return map[string]float64{"server_prefix_queries": q, "server_prefix_hits": h, "server_preemptions": pre}
+}
+
+// scrapeEvent records one scrape for the per-backend report figures.
+func scrapeEvent(now time.Duration, sr *scrapeResult) *Event {
+	m := sr.m
+	return &Event{At: now, Source: "scrape:" + strconv.Itoa(sr.backend), Values: map[string]float64{
+		"prefix_cache_hits_total": m.PrefixHits, "prefix_cache_queries_total": m.PrefixQueries,
+		"kv_cache_usage_perc": m.KVUsage, "num_requests_running": m.Running, "num_requests_waiting": m.Waiting}}
 }

@@ -43,8 +43,8 @@ func (w *workloadFlags) bind(fs *pflag.FlagSet, defWorkload string) {
 	fs.StringVar(&w.Arrival, "arrival", "poisson", "inter-arrival process with --rate: poisson|gamma|constant")
 	fs.Float64Var(&w.CV, "cv", 1, "coefficient of variation of gamma inter-arrivals (burstiness)")
 	fs.IntVar(&w.MaxRequests, "max-requests", 0, "stop after this many requests (0 = all)")
-	fs.DurationVar(&w.Duration, "duration", 0, "replay only this much trace time (0 = all)")
-	fs.DurationVar(&w.Start, "start", 0, "skip this much of the trace before replaying")
+	fs.DurationVar(&w.Duration, "duration", 0, "stop at this much replay time, after --time-scale/--rate (0 = all)")
+	fs.DurationVar(&w.Start, "start", 0, "skip this much of the trace (in the trace's own time) before replaying")
 	fs.StringVar(&w.Shard, "shard", "", "replay only shard i/n of the users/sessions (e.g. 0/4)")
 }
 

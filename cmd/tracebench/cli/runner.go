@@ -38,37 +38,49 @@ type runSpec struct {
 	quiet  bool
 }
 
+// source is the paced, sharded Request source of a Run.
+type source struct {
+	traces.Source
+	// ident identifies the trace or workload in the run header.
+	ident string
+	// close releases the trace file.
+	close func()
+	// skipped counts malformed records skipped (--skip-invalid).
+	skipped func() int
+}
+
 // openSource builds the paced, sharded Request source and its identity.
-func openSource(wf workloadFlags) (traces.Source, string, func(), error) {
-	var src traces.Source
-	var ident string
-	closer := func() {}
-	if wf.Trace != "" {
-		fs, err := traces.Open(wf.Trace, traces.ReadOptions{Format: wf.Format, BlockSize: wf.BlockSize, SkipInvalid: wf.SkipInvalid})
-		if err != nil {
-			return nil, "", nil, err
-		}
-		src, ident, closer = fs, fmt.Sprintf("%s (%s)", wf.Trace, fs.Format()), func() { fs.Close() }
-	} else {
-		params, err := parseKV("workload-param", wf.WorkloadArgs)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		g, err := traces.NewWorkload(wf.Workload, params, wf.Seed)
-		if err != nil {
-			return nil, "", nil, usagef("--workload: %v", err)
-		}
-		src, ident = g, fmt.Sprintf("workload %s %v seed %d", wf.Workload, map[string]string(params), wf.Seed)
+func openSource(wf workloadFlags) (*source, error) {
+	ao := traces.ArrivalOptions{TimeScale: wf.TimeScale, Rate: wf.Rate, Process: wf.Arrival, CV: wf.CV,
+		MaxRequests: wf.MaxRequests, Duration: wf.Duration, Start: wf.Start, Seed: wf.Seed}
+	if err := ao.Validate(); err != nil {
+		return nil, usageError{err}
 	}
 	i, n, err := parseShard(wf.Shard)
 	if err != nil {
-		closer()
-		return nil, "", nil, err
+		return nil, err
 	}
-	src = traces.WithArrivals(replay.ShardSource(src, i, n), traces.ArrivalOptions{
-		TimeScale: wf.TimeScale, Rate: wf.Rate, Process: wf.Arrival, CV: wf.CV,
-		MaxRequests: wf.MaxRequests, Duration: wf.Duration, Start: wf.Start, Seed: wf.Seed})
-	return src, ident, closer, nil
+	s := &source{close: func() {}, skipped: func() int { return 0 }}
+	var raw traces.Source
+	if wf.Trace != "" {
+		fs, err := traces.Open(wf.Trace, traces.ReadOptions{Format: wf.Format, BlockSize: wf.BlockSize, SkipInvalid: wf.SkipInvalid})
+		if err != nil {
+			return nil, err
+		}
+		raw, s.close, s.skipped = fs, func() { fs.Close() }, fs.Skipped
+		s.ident = fmt.Sprintf("%s (%s)", wf.Trace, fs.Format())
+	} else {
+		params, err := parseKV("workload-param", wf.WorkloadArgs)
+		if err != nil {
+			return nil, err
+		}
+		if raw, err = traces.NewWorkload(wf.Workload, params, wf.Seed); err != nil {
+			return nil, usagef("--workload: %v", err)
+		}
+		s.ident = fmt.Sprintf("workload %s %v seed %d", wf.Workload, map[string]string(params), wf.Seed)
+	}
+	s.Source = traces.WithArrivals(replay.ShardSource(raw, i, n), ao)
+	return s, nil
 }
 
 // buildPolicy constructs the Router and Queue, flags over the YAML file.
@@ -115,11 +127,11 @@ func policyName(router, queue string) string {
 
 // execute runs one Run and returns its Summary.
 func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
-	src, ident, closeSrc, err := openSource(rs.wf)
+	src, err := openSource(rs.wf)
 	if err != nil {
 		return nil, err
 	}
-	defer closeSrc()
+	defer src.close()
 	router, queue, err := buildPolicy(rs.pf, rs.router, rs.wf.Seed)
 	if err != nil {
 		return nil, err
@@ -130,7 +142,7 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	} else if client, err = newClient(ctx, rs.cf, rs.backends); err != nil {
 		return nil, err
 	}
-	h := header(rs, ident, router, queue)
+	h := header(rs, src.ident, router, queue)
 	w, err := replay.Create(rs.results, h)
 	if err != nil {
 		return nil, err
@@ -142,6 +154,12 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	stopProgress()
 	if rs.extra != nil {
 		stop.Extra = mergeExtra(stop.Extra, rs.extra())
+	}
+	if n := src.skipped(); n > 0 {
+		stop.Extra = mergeExtra(stop.Extra, map[string]float64{"skipped_records": float64(n)})
+		if rs.errOut != nil {
+			fmt.Fprintf(rs.errOut, "tracebench: skipped %d malformed records of %s\n", n, rs.wf.Trace)
+		}
 	}
 	if err := w.Close(stop); err != nil && runErr == nil {
 		runErr = err

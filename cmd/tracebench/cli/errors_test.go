@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// closedPort returns a loopback URL nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+func TestBadInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"+
+		`{"timestamp": 5, "input_length": "ten", "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644)
+	out := filepath.Join(dir, "r.jsonl")
+	dead := closedPort(t)
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		mentions []string
+	}{
+		{"missing trace", []string{"replay", "--sim", "1", "--trace", filepath.Join(dir, "nope.jsonl"), "--out", out},
+			ExitError, []string{"nope.jsonl"}},
+		{"malformed trace", []string{"replay", "--sim", "1", "--trace", bad, "--out", out},
+			ExitError, []string{"bad.jsonl", "line 2", "input_length"}},
+		{"unknown policy", []string{"replay", "--sim", "1", "--policy", "fastest", "--out", out},
+			ExitUsage, []string{`"fastest"`, "round-robin"}},
+		{"unknown bench policy", []string{"bench", "--sim", "1", "--policies", "random,fastest", "--out", dir},
+			ExitUsage, []string{`"fastest"`}},
+		{"unreachable target", []string{"replay", "--target", dead, "--max-requests", "1", "--out", out},
+			ExitError, []string{dead}},
+		{"bad duration", []string{"replay", "--sim", "1", "--duration", "soon", "--out", out},
+			ExitUsage, []string{"--duration", "soon"}},
+		{"bad arrival", []string{"replay", "--sim", "1", "--rate", "5", "--arrival", "bursty", "--out", out},
+			ExitUsage, []string{"--arrival", "bursty"}},
+		{"bad shard", []string{"replay", "--sim", "1", "--shard", "4/4", "--out", out},
+			ExitUsage, []string{"--shard"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(tc.args, &stdout, &stderr)
+			msg := strings.TrimSpace(stderr.String())
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, msg)
+			}
+			if strings.Count(msg, "\n") != 0 {
+				t.Fatalf("want a one-line error, got:\n%s", msg)
+			}
+			for _, m := range tc.mentions {
+				if !strings.Contains(msg, m) {
+					t.Fatalf("error %q does not mention %q", msg, m)
+				}
+			}
+		})
+	}
+}
