@@ -73,7 +73,10 @@ func statusHandler(code int, body string) http.HandlerFunc {
 }
 
 func TestDoFaults(t *testing.T) {
+	// short is for the rows that must time out; the others get timeouts
+	// no loaded machine reaches, so they cannot flake.
 	short := ClientOptions{Stream: true, FirstByteTimeout: 50 * time.Millisecond, IdleTimeout: 50 * time.Millisecond}
+	normal := ClientOptions{Stream: true, FirstByteTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}
 	long := strings.Repeat("x", 300)
 	tests := []struct {
 		name      string
@@ -84,14 +87,14 @@ func TestDoFaults(t *testing.T) {
 		wantOut   int    // CompletionTokens
 		wantCh    int    // Chunks
 	}{
-		{"happy path", sseHandler(roleChunk, tokChunk, tokChunk, finChunk, usageChunk, doneChunk), short, "", "", 2, 2},
-		{"429", statusHandler(429, `{"object":"error","message":"rate limited"}`), short, ErrHTTP4xx, "429 Too Many Requests: {\"object\":\"error\",\"message\":\"rate limited\"}", 0, 0},
-		{"500", statusHandler(500, `Internal Server Error`), short, ErrHTTP5xx, "HTTP 500", 0, 0},
-		{"503", statusHandler(503, `{"error":"overloaded"}`), short, ErrHTTP5xx, "503 Service Unavailable", 0, 0},
-		{"error body clipped to 200 bytes", statusHandler(400, long), short, ErrHTTP4xx, "400 Bad Request: " + long[:200], 0, 0},
+		{"happy path", sseHandler(roleChunk, tokChunk, tokChunk, finChunk, usageChunk, doneChunk), normal, "", "", 2, 2},
+		{"429", statusHandler(429, `{"object":"error","message":"rate limited"}`), normal, ErrHTTP4xx, "429 Too Many Requests: {\"object\":\"error\",\"message\":\"rate limited\"}", 0, 0},
+		{"500", statusHandler(500, `Internal Server Error`), normal, ErrHTTP5xx, "HTTP 500", 0, 0},
+		{"503", statusHandler(503, `{"error":"overloaded"}`), normal, ErrHTTP5xx, "503 Service Unavailable", 0, 0},
+		{"error body clipped to 200 bytes", statusHandler(400, long), normal, ErrHTTP4xx, "400 Bad Request: " + long[:200], 0, 0},
 		{"302 not followed", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/elsewhere", http.StatusFound)
-		}, short, ErrBadPayload, "HTTP 302", 0, 0},
+		}, normal, ErrBadPayload, "HTTP 302", 0, 0},
 		{"reset before any response", func(w http.ResponseWriter, r *http.Request) {
 			conn, _, err := http.NewResponseController(w).Hijack()
 			if err != nil {
@@ -99,35 +102,35 @@ func TestDoFaults(t *testing.T) {
 			}
 			_ = conn.(*net.TCPConn).SetLinger(0) // RST, not FIN
 			conn.Close()
-		}, short, ErrConnect, "", 0, 0},
+		}, normal, ErrConnect, "", 0, 0},
 		{"first-byte timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, short,
 			ErrTimeout, "first-byte", 0, 0},
 		{"idle timeout before first token", stallAfter(roleChunk), short, ErrTimeout, "idle", 0, 0},
 		{"idle timeout mid-stream", stallAfter(tokChunk, tokChunk), short, ErrTimeout, "idle", 2, 2},
-		{"cut between events", cutAfter(tokChunk, tokChunk), short, ErrStreamBroken, "", 2, 2},
-		{"cut inside an event", cutAfter(tokChunk, `data: {"choices":[{"te`), short, ErrStreamBroken, "", 1, 1},
-		{"clean end inside an event", sseHandler(tokChunk, `data: {"choices":[]}`), short, ErrStreamBroken,
+		{"cut between events", cutAfter(tokChunk, tokChunk), normal, ErrStreamBroken, "", 2, 2},
+		{"cut inside an event", cutAfter(tokChunk, `data: {"choices":[{"te`), normal, ErrStreamBroken, "", 1, 1},
+		{"clean end inside an event", sseHandler(tokChunk, `data: {"choices":[]}`), normal, ErrStreamBroken,
 			"inside an event", 1, 1},
-		{"no [DONE], no finish", sseHandler(tokChunk, tokChunk), short, ErrStreamBroken, "without [DONE]", 2, 2},
-		{"no [DONE] after finish and usage", sseHandler(tokChunk, tokChunk, finChunk, usageChunk), short, "", "", 2, 2},
+		{"no [DONE], no finish", sseHandler(tokChunk, tokChunk), normal, ErrStreamBroken, "without [DONE]", 2, 2},
+		{"no [DONE] after finish and usage", sseHandler(tokChunk, tokChunk, finChunk, usageChunk), normal, "", "", 2, 2},
 		{"error frame (vLLM)", sseHandler(tokChunk, `data: {"error":{"object":"error","message":"engine dead",`+
-			`"type":"InternalServerError","param":null,"code":500}}`+"\n\n"), short, ErrStreamError,
+			`"type":"InternalServerError","param":null,"code":500}}`+"\n\n"), normal, ErrStreamError,
 			"InternalServerError: engine dead", 1, 1},
-		{"error frame (flat)", sseHandler(`data: {"object":"error","message":"too long","code":400}` + "\n\n"), short,
+		{"error frame (flat)", sseHandler(`data: {"object":"error","message":"too long","code":400}` + "\n\n"), normal,
 			ErrStreamError, "too long", 0, 0},
-		{"error event type", sseHandler(tokChunk, "event: error\ndata: overloaded\n\n"), short, ErrStreamError,
+		{"error event type", sseHandler(tokChunk, "event: error\ndata: overloaded\n\n"), normal, ErrStreamError,
 			"overloaded", 1, 1},
-		{"bad JSON chunk", sseHandler(tokChunk, "data: {not json\n\n"), short, ErrBadPayload, "decode chunk", 1, 1},
+		{"bad JSON chunk", sseHandler(tokChunk, "data: {not json\n\n"), normal, ErrBadPayload, "decode chunk", 1, 1},
 		{"comments, keep-alives, CRLF, multi-line data", sseHandler(": ping\n\n", "\r\n", "data: {\"choices\":\r\n",
 			"data: [{\"text\":\"a\"}]}\r\n\r\n", ": keep-alive\n", "event: message\nid: 7\nretry: 10\n"+tokChunk,
-			doneChunk), short, "", "", 2, 2},
+			doneChunk), normal, "", "", 2, 2},
 		{"bytes split one by one", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			for _, b := range []byte(tokChunk + tokChunk + tokChunk + doneChunk) {
 				_, _ = w.Write([]byte{b})
 				w.(http.Flusher).Flush()
 			}
-		}, short, "", "", 3, 3},
+		}, normal, "", "", 3, 3},
 		{"non-streamed JSON", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"choices":[{"index":0,"text":"a b c","finish_reason":"length"}],`+
