@@ -86,6 +86,7 @@ type scheduler struct {
 	srcErr   error
 	counters *Counters
 	scrapes  scrapeDeltas
+	rates    rateMeter
 }
 
 func newScheduler(o Options) *scheduler {
@@ -120,7 +121,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	stopScrape()
 	close(s.results)
 	<-collected
-	return Stop{Reason: reason, Elapsed: s.now(), Extra: s.scrapes.extra()}, err
+	return Stop{Reason: reason, Elapsed: s.now(), Extra: MergeExtra(s.scrapes.extra(), s.rates.extra())}, err
 }
 
 // fetch reads the next Request from the Source into s.next.
@@ -271,6 +272,7 @@ func (s *scheduler) collect() <-chan struct{} {
 				continue
 			}
 			r := rec.res
+			s.rates.add(r)
 			s.counters.Done.Add(1)
 			if !r.OK() {
 				s.counters.Errors.Add(1)

@@ -71,6 +71,7 @@ type simulator struct {
 	now      time.Duration
 	next     *traces.Request
 	counters *Counters
+	rates    rateMeter
 }
 
 // Simulate runs the Source against simulated engines in virtual time and
@@ -82,7 +83,7 @@ func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 		return Stop{Reason: "error: " + err.Error()}, err
 	}
 	reason, err := s.loop(ctx)
-	return Stop{Reason: reason, Elapsed: s.now, Extra: s.extra()}, err
+	return Stop{Reason: reason, Elapsed: s.now, Extra: MergeExtra(s.extra(), s.rates.extra())}, err
 }
 
 func newSimulator(o SimOptions) (*simulator, error) {

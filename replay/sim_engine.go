@@ -118,6 +118,7 @@ func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 
 // emit records a finished Result.
 func (s *simulator) emit(r *Result) {
+	s.rates.add(r)
 	s.counters.Done.Add(1)
 	if r.Backend >= 0 {
 		s.counters.InFlight.Add(-1)

@@ -36,7 +36,7 @@ func (w *workloadFlags) bind(fs *pflag.FlagSet, defWorkload string) {
 	fs.IntVar(&w.BlockSize, "block-size", 512, "tokens per block id in block-id traces (Mooncake: 512)")
 	fs.BoolVar(&w.SkipInvalid, "skip-invalid", false, "skip malformed trace lines (counted) instead of failing")
 	fs.StringVar(&w.Workload, "workload", defWorkload, "workload generator when no --trace (see 'tracebench trace gen --help')")
-	fs.StringArrayVar(&w.WorkloadArgs, "workload-param", nil, "generator parameter k=v (repeatable)")
+	fs.StringArrayVarP(&w.WorkloadArgs, "workload-param", "p", nil, "generator parameter k=v (repeatable)")
 	fs.Uint64Var(&w.Seed, "seed", 1, "seed of every random choice (workload, arrivals, policies)")
 	fs.Float64Var(&w.TimeScale, "time-scale", 1, "multiply the trace's inter-arrival times by this (0.5 = twice as fast)")
 	fs.Float64Var(&w.Rate, "rate", 0, "request rate in req/s replacing the trace's times (0 = keep them)")

@@ -141,6 +141,8 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 		rs.backends, rs.mode = replay.SimBackendNames(rs.sim), "sim"
 	} else if client, err = newClient(ctx, rs.cf, rs.backends); err != nil {
 		return nil, err
+	} else {
+		defer client.Close()
 	}
 	h := header(rs, src.ident, router, queue)
 	w, err := replay.Create(rs.results, h)
@@ -153,10 +155,10 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	stop, runErr := rs.dispatch(ctx, src, router, queue, client, w, acc, counters)
 	stopProgress()
 	if rs.extra != nil {
-		stop.Extra = mergeExtra(stop.Extra, rs.extra())
+		stop.Extra = replay.MergeExtra(stop.Extra, rs.extra())
 	}
 	if n := src.skipped(); n > 0 {
-		stop.Extra = mergeExtra(stop.Extra, map[string]float64{"skipped_records": float64(n)})
+		stop.Extra = replay.MergeExtra(stop.Extra, map[string]float64{"skipped_records": float64(n)})
 		if rs.errOut != nil {
 			fmt.Fprintf(rs.errOut, "tracebench: skipped %d malformed records of %s\n", n, rs.wf.Trace)
 		}
@@ -199,15 +201,6 @@ func scrapeEvery(cf clientFlags) time.Duration {
 	return cf.ScrapeInt
 }
 
-func mergeExtra(a, b map[string]float64) map[string]float64 {
-	if a == nil {
-		a = map[string]float64{}
-	}
-	for k, v := range b {
-		a[k] = v
-	}
-	return a
-}
 
 // progress starts the progress display on stderr unless quiet.
 func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters) func() {
