@@ -201,7 +201,6 @@ func scrapeEvery(cf clientFlags) time.Duration {
 	return cf.ScrapeInt
 }
 
-
 // progress starts the progress display on stderr unless quiet.
 func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters) func() {
 	if rs.quiet || rs.errOut == nil {
