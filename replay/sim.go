@@ -185,6 +185,13 @@ func (s *simulator) pump() error {
 	for _, d := range ds {
 		s.dispatch(d)
 	}
+	// Start idle engines only now, so Requests released together (a
+	// multi-bin batch) start together, as the mock's batch window does.
+	for i := range s.bs {
+		if !s.bs[i].busy && !s.bs[i].e.Idle() {
+			s.startStep(i)
+		}
+	}
 	for _, e := range s.d.TakeEvents(s.now) {
 		if s.o.Results != nil {
 			_ = s.o.Results.WriteEvent(&e)

@@ -10,7 +10,8 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// dispatch adds one Request to its engine and starts a step if idle.
+// dispatch adds one Request to its engine; pump starts the idle engines'
+// steps once every Request released at this instant is in.
 func (s *simulator) dispatch(d Dispatch) {
 	s.counters.Sent.Add(1)
 	s.counters.InFlight.Add(1)
@@ -31,9 +32,6 @@ func (s *simulator) dispatch(d Dispatch) {
 		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, d.Req, n) }
 	}
 	s.live[id] = sr
-	if !b.busy {
-		s.startStep(d.Backend)
-	}
 }
 
 // promptTokens renders the prompt token-exact, else tokenises its text.
