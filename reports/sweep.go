@@ -1,0 +1,181 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Sweep methods (Sweep.Method).
+const (
+	// SweepSearch brackets and bisects the sustained rate
+	// (replay.FindSustainedRate).
+	SweepSearch = "search"
+	// SweepLadder runs a fixed list of rates (replay.Ladder).
+	SweepLadder = "ladder"
+)
+
+// Ways a sweep sets the offered rate (Sweep.Vary).
+const (
+	// VaryRate replaces the arrival times by a process of the offered
+	// rate (--rate) over the Requests in order.
+	VaryRate = "rate"
+	// VaryTimeScale divides the trace's own arrival times by a factor,
+	// so the offered rate is the trace's rate times the factor.
+	VaryTimeScale = "time-scale"
+)
+
+// Sweep is the outcome of a capacity sweep: for each policy, runs of one
+// workload at a series of offered rates and the highest rate whose SLA
+// attainment stayed at or above Target. Rates are in requests per second.
+type Sweep struct {
+	// Title heads the report (default "tracebench sweep").
+	Title string `json:"title"`
+	// Workload identifies the trace or workload replayed.
+	Workload string `json:"workload"`
+	// Fleet describes where the runs went (e.g. "4 simulated engines").
+	Fleet string `json:"fleet"`
+	// Method is SweepSearch or SweepLadder.
+	Method string `json:"method"`
+	// Vary is VaryRate or VaryTimeScale.
+	Vary string `json:"vary"`
+	// Arrival is the arrival process with VaryRate: poisson (default),
+	// gamma or constant.
+	Arrival string `json:"arrival,omitempty"`
+	// NativeRate is the workload's own mean arrival rate over the
+	// replayed window (NaN or 0 when unknown).
+	NativeRate float64 `json:"native_rate"`
+	// Requests is the number of Requests each run replays (0 = all).
+	Requests int `json:"requests_per_run"`
+	// Target is the SLA attainment a rate must reach, in [0, 1].
+	Target float64 `json:"target"`
+	// MaxErrorRate stops a policy's sweep when a run's error rate
+	// exceeds it, in [0, 1].
+	MaxErrorRate float64 `json:"max_error_rate"`
+	// SLO is the bound every request is held to.
+	SLO SLO `json:"slo"`
+	// Warmup is the start of each run left out of its figures.
+	Warmup time.Duration `json:"warmup"`
+	// Start, Growth, Tolerance and MaxRuns are the search's settings;
+	// Rates the ladder's.
+	Start     float64   `json:"start,omitempty"`
+	Growth    float64   `json:"growth,omitempty"`
+	Tolerance float64   `json:"tolerance,omitempty"`
+	MaxRuns   int       `json:"max_runs,omitempty"`
+	Rates     []float64 `json:"rates,omitempty"`
+	// Baseline is the policy gains are measured against.
+	Baseline string `json:"baseline"`
+	// Policies are the per-policy outcomes in the order run.
+	Policies []SweepPolicy `json:"policies"`
+}
+
+// SweepPolicy is one policy's sweep.
+type SweepPolicy struct {
+	// Policy is the policy's display name.
+	Policy string `json:"policy"`
+	// Steps are the runs in the order made.
+	Steps []SweepStep `json:"steps"`
+	// Sustained is the highest passing offered rate (0 when none passed).
+	Sustained float64 `json:"sustained"`
+	// Broken is the lowest failing offered rate (0 when none failed).
+	Broken float64 `json:"broken"`
+	// Converged is false when the run budget or the rate bounds ended a
+	// search before it narrowed to its tolerance.
+	Converged bool `json:"converged"`
+	// Stopped says why the sweep ended early ("" when it did not).
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// SweepStep is one run of a sweep: the policy at one offered rate.
+type SweepStep struct {
+	// Rate is the offered rate.
+	Rate float64 `json:"rate"`
+	// Pass is the run's attainment ≥ Target, with its error rate within
+	// MaxErrorRate.
+	Pass bool `json:"pass"`
+	// Summary is the run's summary.
+	Summary *Summary `json:"-"`
+	// Misses counts which bounds the run's requests missed.
+	Misses Misses `json:"misses"`
+	// Results is the run's results file, relative to the report.
+	Results string `json:"results"`
+}
+
+// StepAt returns the step run at rate (the last one when several were),
+// or nil.
+func (p *SweepPolicy) StepAt(rate float64) *SweepStep {
+	if rate <= 0 {
+		return nil
+	}
+	for i := len(p.Steps) - 1; i >= 0; i-- {
+		if p.Steps[i].Rate == rate {
+			return &p.Steps[i]
+		}
+	}
+	return nil
+}
+
+// sorted returns the steps ordered by rate (stable for repeats).
+func (p *SweepPolicy) sorted() []SweepStep {
+	out := slices.Clone(p.Steps)
+	slices.SortStableFunc(out, func(a, b SweepStep) int { return cmp.Compare(a.Rate, b.Rate) })
+	return out
+}
+
+// Factor is rate over the workload's own rate: the time-scale factor the
+// trace's times were divided by (NaN when the native rate is unknown).
+func (s *Sweep) Factor(rate float64) float64 {
+	if !(s.NativeRate > 0) {
+		return math.NaN()
+	}
+	return rate / s.NativeRate
+}
+
+// baseline returns the baseline policy's sweep, or nil.
+func (s *Sweep) baseline() *SweepPolicy {
+	for i := range s.Policies {
+		if s.Policies[i].Policy == s.Baseline {
+			return &s.Policies[i]
+		}
+	}
+	return nil
+}
+
+// Gain is p's sustained rate over the baseline's, minus one (0.25 = 25 %
+// more); NaN when either sustained no rate.
+func (s *Sweep) Gain(p *SweepPolicy) float64 {
+	b := s.baseline()
+	if b == nil || !(b.Sustained > 0) || !(p.Sustained > 0) {
+		return math.NaN()
+	}
+	return p.Sustained/b.Sustained - 1
+}
+
+// BrokeBy names what failed first at the lowest failing rate: "errors"
+// or the SLO bound most requests missed ("TTFT", "TPOT", "E2E"), with
+// the share of requests that missed it, e.g. "TTFT (42.0 %)". It is ""
+// when no rate failed.
+func (p *SweepPolicy) BrokeBy() string {
+	st := p.StepAt(p.Broken)
+	if st == nil {
+		return ""
+	}
+	cause, n := st.Misses.Cause()
+	if cause == "" {
+		if st.Summary != nil && st.Summary.Requests == 0 {
+			return "no requests measured"
+		}
+		return "attainment"
+	}
+	return fmt.Sprintf("%s (%s)", cause, fmtPct(ratio(float64(n), float64(st.Misses.Requests))))
+}
+
+// title returns the Title or its default.
+func (s *Sweep) title() string {
+	if s.Title == "" {
+		return "tracebench sweep"
+	}
+	return s.Title
+}

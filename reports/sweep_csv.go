@@ -1,0 +1,106 @@
+package reports
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// sweepField is one column of sweep.csv.
+type sweepField struct {
+	name  string
+	value func(s *Sweep, p *SweepPolicy, n int, st *SweepStep) string
+}
+
+// sumNum formats a figure of the step's Summary, empty without one.
+func sumNum(get func(*Summary) float64) func(*Sweep, *SweepPolicy, int, *SweepStep) string {
+	return func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string {
+		if st.Summary == nil {
+			return ""
+		}
+		return num(get(st.Summary))
+	}
+}
+
+// sumDist formats a percentile of a distribution of the step's Summary,
+// empty when it has no values.
+func sumDist(get func(*Summary) Dist, pick func(Dist) float64) func(*Sweep, *SweepPolicy, int, *SweepStep) string {
+	return func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string {
+		if st.Summary == nil || get(st.Summary).Count == 0 {
+			return ""
+		}
+		return num(pick(get(st.Summary)))
+	}
+}
+
+func ttftOf(s *Summary) Dist { return s.TTFT }
+func tpotOf(s *Summary) Dist { return s.TPOT }
+func p50(d Dist) float64     { return d.P50 }
+func p99(d Dist) float64     { return d.P99 }
+
+// sweepFields are the columns of sweep.csv, in order.
+var sweepFields = []sweepField{
+	{"policy", func(_ *Sweep, p *SweepPolicy, _ int, _ *SweepStep) string { return p.Policy }},
+	{"run", func(_ *Sweep, _ *SweepPolicy, n int, _ *SweepStep) string { return strconv.Itoa(n) }},
+	{"offered_req_per_s", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return num(st.Rate) }},
+	{"time_scale_factor", func(s *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string {
+		if s.Vary != VaryTimeScale {
+			return ""
+		}
+		return num(s.Factor(st.Rate))
+	}},
+	{"requests", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return numI(st.Misses.Requests) }},
+	{"attainment", sumNum(func(s *Summary) float64 { return s.SLA.Attainment })},
+	{"pass", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return strconv.FormatBool(st.Pass) }},
+	{"goodput_req_per_s", sumNum(func(s *Summary) float64 { return s.SLA.Goodput })},
+	{"throughput_req_per_s", sumNum(func(s *Summary) float64 { return s.Throughput.Requests })},
+	{"error_rate", sumNum(func(s *Summary) float64 { return s.ErrorRate })},
+	{"ttft_p50_ms", sumDist(ttftOf, p50)},
+	{"ttft_p99_ms", sumDist(ttftOf, p99)},
+	{"tpot_p50_ms", sumDist(tpotOf, p50)},
+	{"tpot_p99_ms", sumDist(tpotOf, p99)},
+	{"errors", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return numI(st.Misses.Errors) }},
+	{"missed_ttft", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return numI(st.Misses.TTFT) }},
+	{"missed_tpot", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return numI(st.Misses.TPOT) }},
+	{"missed_e2e", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return numI(st.Misses.E2E) }},
+	{"policy_sustained_req_per_s", func(_ *Sweep, p *SweepPolicy, _ int, _ *SweepStep) string { return num(p.Sustained) }},
+	{"results_file", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return st.Results }},
+}
+
+// SweepColumns returns the names of sweep.csv's columns, in order.
+func SweepColumns() []string {
+	out := make([]string, len(sweepFields))
+	for i, f := range sweepFields {
+		out[i] = f.name
+	}
+	return out
+}
+
+// WriteSweepCSV writes one row per run of the sweep, policies in the
+// order run and each policy's runs in the order made. Rates are in req/s,
+// latencies in ms, fractions in [0, 1]; a figure that could not be
+// measured is empty.
+func WriteSweepCSV(w io.Writer, s *Sweep) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(SweepColumns()); err != nil {
+		return fmt.Errorf("write sweep csv: %w", err)
+	}
+	for i := range s.Policies {
+		p := &s.Policies[i]
+		for j := range p.Steps {
+			row := make([]string, len(sweepFields))
+			for k, f := range sweepFields {
+				row[k] = f.value(s, p, j+1, &p.Steps[j])
+			}
+			if err := cw.Write(row); err != nil {
+				return fmt.Errorf("write sweep csv: %w", err)
+			}
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write sweep csv: %w", err)
+	}
+	return nil
+}

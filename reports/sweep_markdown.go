@@ -1,0 +1,168 @@
+package reports
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// sweepPlotFile is the sweep plot's file, relative to the report.
+const sweepPlotFile = "plots/sweep-capacity.svg"
+
+// WriteSweepDir writes the sweep report into dir (created if needed):
+// sweep.md with its plot plots/sweep-capacity.svg, and sweep.csv with one
+// row per run.
+func WriteSweepDir(dir string, s *Sweep) error {
+	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
+		return fmt.Errorf("sweep report dir: %w", err)
+	}
+	plotted := false
+	if fig := sweepPlot(s); len(fig.grid) > 0 {
+		if err := saveFigure(filepath.Join(dir, sweepPlotFile), sweepPlotW, sweepPlotH, fig); err != nil {
+			return err
+		}
+		plotted = true
+	}
+	if err := writeFile(filepath.Join(dir, "sweep.md"), func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		WriteSweepMarkdown(bw, s, plotted)
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("write sweep.md: %w", err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "sweep.csv"), func(w io.Writer) error { return WriteSweepCSV(w, s) })
+}
+
+// WriteSweepMarkdown writes the sweep report's text; plot says whether
+// plots/sweep-capacity.svg was drawn and is embedded.
+func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
+	fmt.Fprintf(w, "# %s\n\n", s.title())
+	fmt.Fprintf(w, "For each policy, the highest offered rate at which SLA attainment stayed at or above %s "+
+		"(%s; failed requests count as missed). %s\n\n", fmtPct(s.Target), sloText(s.SLO), methodText(s))
+	writeSweepSetup(w, s)
+	fmt.Fprint(w, "## Sustained rate per policy\n\n")
+	head, rows := sweepTable(s)
+	for _, r := range rows {
+		r[0] = mdEscape(r[0])
+	}
+	mdTable(w, head, "l", rows)
+	fmt.Fprintf(w, "SLA met, goodput and the latency percentiles are those of the run at the sustained rate. "+
+		"Gain is the sustained rate over %s's, minus one. Broke at is the lowest offered rate that failed; "+
+		"broke by names what most of its requests missed (errors, or the TTFT, TPOT or E2E bound) and the share "+
+		"of requests that missed it.\n\n", mdEscape(s.Baseline))
+	if plot {
+		fmt.Fprintf(w, "## SLA attainment and goodput against offered rate\n\n%s\n\n![SLA attainment and goodput](%s)\n\n",
+			sweepCaption(s), sweepPlotFile)
+	}
+	writeSweepRuns(w, s)
+}
+
+// methodText says how the rates were chosen.
+func methodText(s *Sweep) string {
+	if s.Method == SweepLadder {
+		return "Each policy ran a fixed ladder of rates, lowest first, up to its first failure."
+	}
+	return fmt.Sprintf("Each policy's rate was found by search: from %s req/s the rate is multiplied by %s "+
+		"until a run fails (or divided until one passes), then the bracket is bisected geometrically until its "+
+		"ends are within %s of each other, at most %d runs.", fmtNum(s.Start), strconv.FormatFloat(s.Growth, 'g', 4, 64),
+		fmtPct(s.Tolerance), s.MaxRuns)
+}
+
+// writeSweepSetup writes what was run.
+func writeSweepSetup(w io.Writer, s *Sweep) {
+	fmt.Fprint(w, "## Setup\n\n")
+	arrival := s.Arrival
+	if arrival == "" {
+		arrival = "poisson"
+	}
+	vary := arrival + " arrivals at the offered rate, requests in the workload's order"
+	if s.Vary == VaryTimeScale {
+		vary = "the trace's own arrival times divided by a factor: offered rate = trace rate × factor"
+	}
+	requests := "all"
+	if s.Requests > 0 {
+		requests = strconv.Itoa(s.Requests)
+	}
+	rows := [][]string{
+		{"workload", mdEscape(s.Workload)},
+		{"fleet", mdEscape(s.Fleet)},
+		{"offered rate", vary},
+		{"workload's own rate", fmtRateUnit(s.NativeRate)},
+		{"requests per run", requests},
+		{"SLA", fmt.Sprintf("%s; attainment >= %s", sloText(s.SLO), fmtPct(s.Target))},
+		{"stop a policy when", "a run's error rate exceeds " + fmtPct(s.MaxErrorRate)},
+	}
+	if s.Warmup > 0 {
+		rows = append(rows, []string{"warm-up left out", s.Warmup.String()})
+	}
+	if s.Method == SweepLadder {
+		rows = append(rows, []string{"ladder (req/s)", joinNums(s.Rates)})
+	}
+	mdTable(w, []string{"setting", "value"}, "ll", rows)
+}
+
+func fmtRateUnit(r float64) string {
+	if !(r > 0) {
+		return na
+	}
+	return fmtNum(r) + " req/s"
+}
+
+func joinNums(vs []float64) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = fmtNum(v)
+	}
+	return strings.Join(out, ", ")
+}
+
+// writeSweepRuns writes every run of every policy in the order run.
+func writeSweepRuns(w io.Writer, s *Sweep) {
+	fmt.Fprint(w, "## Runs\n\nEvery run in the order made. Missed TTFT and TPOT count successful requests over "+
+		"that bound (a request can miss both).\n\n")
+	for i := range s.Policies {
+		p := &s.Policies[i]
+		fmt.Fprintf(w, "### %s\n\n", mdEscape(p.Policy))
+		if p.Stopped != "" {
+			fmt.Fprintf(w, "Stopped early: %s.\n\n", mdEscape(p.Stopped))
+		}
+		head := []string{"#", "offered req/s"}
+		if s.Vary == VaryTimeScale {
+			head = append(head, "factor")
+		}
+		head = append(head, "requests", "SLA met", "pass", "goodput req/s", "TTFT p50 ms", "TTFT p99 ms",
+			"TPOT p50 ms", "TPOT p99 ms", "errors", "missed TTFT", "missed TPOT", "results")
+		var rows [][]string
+		for j, st := range p.Steps {
+			rows = append(rows, runRow(s, j+1, st))
+		}
+		mdTable(w, head, "", rows)
+	}
+}
+
+// runRow is one run's row of the runs table.
+func runRow(s *Sweep, n int, st SweepStep) []string {
+	row := []string{strconv.Itoa(n), fmtNum(st.Rate)}
+	if s.Vary == VaryTimeScale {
+		row = append(row, fmtFactor(s.Factor(st.Rate), st.Rate))
+	}
+	pass := "no"
+	if st.Pass {
+		pass = "yes"
+	}
+	sum := st.Summary
+	if sum == nil {
+		sum = &Summary{}
+	}
+	return append(row, fmtCount(sum.Requests), fmtPct(sum.SLA.Attainment), pass, fmtNum(sum.SLA.Goodput),
+		fmtDist(sum.TTFT, sum.TTFT.P50), fmtDist(sum.TTFT, sum.TTFT.P99), fmtDist(sum.TPOT, sum.TPOT.P50),
+		fmtDist(sum.TPOT, sum.TPOT.P99), fmtCount(st.Misses.Errors), fmtCount(st.Misses.TTFT),
+		fmtCount(st.Misses.TPOT), "`"+strings.ReplaceAll(st.Results, "|", `\|`)+"`")
+}

@@ -1,0 +1,94 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// Misses counts, over the measured window of one Run, the requests that
+// failed and the successful ones that missed each SLO bound. A request
+// over several bounds counts under each, so the counts may add up to
+// more than the requests that missed the SLA.
+type Misses struct {
+	// Requests is the number of requests in the window.
+	Requests int64 `json:"requests"`
+	// Errors counts failed requests.
+	Errors int64 `json:"errors"`
+	// TTFT, TPOT and E2E count successful requests over that bound
+	// (a request with no first token counts as over the TTFT bound).
+	TTFT int64 `json:"ttft"`
+	TPOT int64 `json:"tpot"`
+	E2E  int64 `json:"e2e"`
+}
+
+// Add counts r under the bounds of o.SLO that apply to its user; a
+// Result whose intended arrival falls before o.Warmup is left out, as in
+// the Accumulator.
+func (m *Misses) Add(o Options, r *replay.Result) {
+	if r.Intended < o.Warmup {
+		return
+	}
+	m.Requests++
+	if !r.OK() {
+		m.Errors++
+		return
+	}
+	s := o.SLO.For(r.User)
+	if s.TTFT > 0 && (r.FirstToken == 0 || r.TTFT() > s.TTFT) {
+		m.TTFT++
+	}
+	if s.TPOT > 0 && r.TPOT() > s.TPOT {
+		m.TPOT++
+	}
+	if s.E2E > 0 && r.E2E() > s.E2E {
+		m.E2E++
+	}
+}
+
+// Cause returns what most requests failed on, "errors", "TTFT", "TPOT"
+// or "E2E", with its count; ties go to that order. It is "" with 0 when
+// every request met every bound.
+func (m Misses) Cause() (string, int64) {
+	cause, n := "", int64(0)
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"errors", m.Errors}, {"TTFT", m.TTFT}, {"TPOT", m.TPOT}, {"E2E", m.E2E}} {
+		if c.n > n {
+			cause, n = c.name, c.n
+		}
+	}
+	return cause, n
+}
+
+// CountMisses reads the results file at path and counts its misses
+// under o (its SLO and warm-up). A file cut off mid-line is read up to
+// the cut.
+func CountMisses(path string, o Options) (Misses, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Misses{}, fmt.Errorf("open results file: %w", err)
+	}
+	defer f.Close()
+	rd, err := replay.NewReader(path, f)
+	if err != nil {
+		return Misses{}, err
+	}
+	var m Misses
+	for {
+		res, _, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return m, nil
+		}
+		if err != nil {
+			return m, err
+		}
+		if res != nil {
+			m.Add(o, res)
+		}
+	}
+}

@@ -1,0 +1,287 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/replay"
+)
+
+// synthCurve is a policy's synthetic behaviour under load: attainment
+// 1 / (1 + exp((rate − knee)/width)), and from errAbove req/s on (when
+// set) a tenth of requests fail.
+type synthCurve struct {
+	policy      string
+	knee, width float64
+	errAbove    float64
+}
+
+// synthStep is the run of c at rate: 400 requests whose figures follow
+// the curve, rounded so goldens are stable.
+func synthStep(c synthCurve, rate float64) SweepStep {
+	const n = 400
+	att := 1 / (1 + math.Exp((rate-c.knee)/c.width))
+	var errs int64
+	if c.errAbove > 0 && rate >= c.errAbove {
+		errs = n / 10
+	}
+	met := min(int64(math.Round(att*n)), n-errs)
+	load := rate / c.knee
+	secs := n/rate + 2
+	s := &Summary{Requests: n, OK: n - errs, ErrorRate: float64(errs) / n,
+		SLA:        SLA{Met: met, Attainment: float64(met) / n, Goodput: float64(met) / secs},
+		Throughput: Throughput{Requests: float64(n-errs) / secs},
+		TTFT:       Dist{Count: n - errs, P50: math.Round(40 + 300*load*load), P99: math.Round(150 + 1500*load*load)},
+		TPOT:       Dist{Count: n - errs, P50: math.Round(10 + 15*load), P99: math.Round(20 + 60*load*load)}}
+	missed := n - errs - met
+	m := Misses{Requests: n, Errors: errs, TTFT: missed * 3 / 4, TPOT: missed / 3}
+	name := c.policy + "-r" + strconv.FormatFloat(rate, 'g', 6, 64) + ".jsonl"
+	return SweepStep{Rate: rate, Pass: att >= 0.9 && errs == 0, Summary: s, Misses: m, Results: "runs/" + name}
+}
+
+// synthSweep runs the real search over synthetic curves: round-robin the
+// baseline, prefix-cache sustaining more, chwbl stopped by errors.
+func synthSweep(t *testing.T) *Sweep {
+	t.Helper()
+	s := &Sweep{Title: "Synthetic sweep", Workload: "trace.jsonl (mooncake)", Fleet: "4 simulated mock engines",
+		Method: SweepSearch, Vary: VaryTimeScale, NativeRate: 2.5, Requests: 400, Target: 0.9, MaxErrorRate: 0.05,
+		SLO: SLO{TTFT: 2 * time.Second, TPOT: 100 * time.Millisecond}, Warmup: 5 * time.Second,
+		Start: 2.5, Growth: 2, Tolerance: 0.04, MaxRuns: 12, Baseline: "round-robin"}
+	for _, c := range []synthCurve{{"round-robin", 8, 0.5, 0}, {"prefix-cache", 11, 0.6, 0}, {"chwbl", 12, 0.5, 7}} {
+		p := SweepPolicy{Policy: c.policy}
+		stopAt := 0.0
+		res, err := replay.FindSustainedRate(func(rate float64) (float64, error) {
+			st := synthStep(c, rate)
+			p.Steps = append(p.Steps, st)
+			if st.Summary.ErrorRate > s.MaxErrorRate {
+				stopAt, p.Stopped = rate, "error rate 10.0 % exceeds --max-error-rate 5.0 %"
+				return st.Summary.SLA.Attainment, replay.ErrStopSearch
+			}
+			return st.Summary.SLA.Attainment, nil
+		}, replay.SearchOptions{Start: s.Start, Growth: s.Growth, Tolerance: s.Tolerance, MaxRuns: s.MaxRuns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Sustained, p.Broken, p.Converged = res.Sustained, res.Broken, res.Converged
+		if stopAt > 0 && (p.Broken == 0 || stopAt < p.Broken) {
+			p.Broken = stopAt
+		}
+		s.Policies = append(s.Policies, p)
+	}
+	return s
+}
+
+// checkSweepGolden compares got with testdata/sweep/name (-update
+// rewrites it).
+func checkSweepGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "sweep", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s differs from the golden file (-want +got; go test -update refreshes it):\n%s", name, d)
+	}
+}
+
+func TestSweepGoldenFiles(t *testing.T) {
+	s := synthSweep(t)
+	dir := t.TempDir()
+	if err := WriteSweepDir(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"sweep.md", "sweep.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSweepGolden(t, f, b)
+	}
+	var tbl bytes.Buffer
+	if err := WriteSweepTable(&tbl, s); err != nil {
+		t.Fatal(err)
+	}
+	checkSweepGolden(t, "table.txt", tbl.Bytes())
+	svg, err := os.ReadFile(filepath.Join(dir, "plots", "sweep-capacity.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("<svg")) || len(svg) < 5000 {
+		t.Errorf("sweep plot: %d bytes, not a drawn SVG", len(svg))
+	}
+	for _, p := range s.Policies {
+		if !bytes.Contains(svg, []byte(p.Policy)) {
+			t.Errorf("sweep plot has no legend entry for %s", p.Policy)
+		}
+	}
+}
+
+// TestSweepSynthOutcome checks the synthetic sweep behind the goldens
+// says what its curves imply.
+func TestSweepSynthOutcome(t *testing.T) {
+	s := synthSweep(t)
+	rr, pc, ch := &s.Policies[0], &s.Policies[1], &s.Policies[2]
+	// Curves cross 0.9 at knee + width·ln(1/9): 6.90 and 9.68 req/s.
+	for _, c := range []struct {
+		p    *SweepPolicy
+		want float64
+	}{{rr, 8 + 0.5*math.Log(1.0/9)}, {pc, 11 + 0.6*math.Log(1.0/9)}} {
+		if c.p.Sustained > c.want || c.p.Sustained < 0.95*c.want {
+			t.Errorf("%s sustained %.3f, want within 5 %% below %.3f", c.p.Policy, c.p.Sustained, c.want)
+		}
+	}
+	if g := s.Gain(pc); !(g > 0.3 && g < 0.5) {
+		t.Errorf("prefix-cache gain %.3f, want about 9.68/6.90 − 1 = 0.40", g)
+	}
+	// chwbl starts failing with errors at 7 req/s: its search stops at
+	// the first run at or above 7 (2.5, 5, 10).
+	if ch.Broken != 10 || ch.Sustained != 5 || ch.Stopped == "" || ch.BrokeBy() != "errors (10.0 %)" {
+		t.Errorf("chwbl: sustained %v broken %v stopped %q broke by %q", ch.Sustained, ch.Broken, ch.Stopped, ch.BrokeBy())
+	}
+	if !math.IsNaN(s.Gain(&SweepPolicy{})) {
+		t.Error("gain of a policy that sustained nothing should be NaN")
+	}
+}
+
+func TestMissesCause(t *testing.T) {
+	tests := []struct {
+		name  string
+		m     Misses
+		cause string
+		n     int64
+	}{
+		{"none", Misses{Requests: 10}, "", 0},
+		{"ttft", Misses{Requests: 10, TTFT: 4, TPOT: 2}, "TTFT", 4},
+		{"tpot", Misses{Requests: 10, TTFT: 1, TPOT: 2, E2E: 1}, "TPOT", 2},
+		{"e2e", Misses{Requests: 10, E2E: 3}, "E2E", 3},
+		// A tie goes to errors, then TTFT.
+		{"tie errors", Misses{Requests: 10, Errors: 2, TTFT: 2}, "errors", 2},
+		{"tie ttft", Misses{Requests: 10, TTFT: 2, TPOT: 2}, "TTFT", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, n := tc.m.Cause()
+			if c != tc.cause || n != tc.n {
+				t.Errorf("Cause() = %q, %d; want %q, %d", c, n, tc.cause, tc.n)
+			}
+		})
+	}
+}
+
+// TestCountMisses writes a results file and counts its misses by bound.
+func TestCountMisses(t *testing.T) {
+	ms := time.Millisecond
+	// ok builds a successful Result with TTFT ttft and TPOT tpot (10
+	// tokens: done = first + 9·tpot).
+	ok := func(user string, at, ttft, tpot time.Duration) *replay.Result {
+		return &replay.Result{User: user, Intended: at, Sent: at, FirstToken: at + ttft,
+			Done: at + ttft + 9*tpot, CompletionTokens: 10, Status: 200}
+	}
+	results := []*replay.Result{
+		ok("a", 0, 500*ms, 10*ms),             // in the warm-up: left out
+		ok("a", time.Second, 100*ms, 10*ms),   // meets all
+		ok("a", time.Second, 300*ms, 10*ms),   // TTFT over 200 ms
+		ok("a", time.Second, 300*ms, 30*ms),   // TTFT and TPOT over
+		ok("a", time.Second, 100*ms, 30*ms),   // TPOT over 20 ms
+		ok("vip", time.Second, 300*ms, 10*ms), // vip's own TTFT bound is 400 ms
+		{User: "a", Intended: time.Second, Done: 2 * time.Second, ErrClass: replay.ErrHTTP5xx, Status: 500},
+		{User: "a", Intended: time.Second, Done: 2 * time.Second, Status: 200}, // no token: TTFT miss
+	}
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	w, err := replay.Create(path, replay.Header{Policy: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if err := w.WriteResult(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(replay.Stop{Reason: "done"}); err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Warmup = 500 * ms
+	o.SLO = SLO{TTFT: 200 * ms, TPOT: 20 * ms, PerUser: map[string]SLO{"vip": {TTFT: 400 * ms}}}
+	got, err := CountMisses(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Misses{Requests: 7, Errors: 1, TTFT: 3, TPOT: 2}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("misses (-want +got):\n%s", d)
+	}
+	if _, err := CountMisses(filepath.Join(t.TempDir(), "missing.jsonl"), o); err == nil {
+		t.Error("a missing file should be an error")
+	}
+}
+
+// TestSweepEmptyAndUnreached renders sweeps where nothing ran, nothing
+// passed and nothing failed, without a plot where there is no data.
+func TestSweepEmptyAndUnreached(t *testing.T) {
+	allPass := synthStep(synthCurve{"round-robin", 100, 1, 0}, 4)
+	allFail := synthStep(synthCurve{"least-request", 1, 0.1, 0}, 4)
+	tests := []struct {
+		name     string
+		policies []SweepPolicy
+		want     []string
+		plot     bool
+	}{
+		{"empty", nil, []string{"## Sustained rate per policy"}, false},
+		{"unreached", []SweepPolicy{{Policy: "round-robin", Steps: []SweepStep{allPass}, Sustained: 4}},
+			[]string{"| round-robin | 4.00 | baseline |", "| > 4.00 |", "(not converged)"}, true},
+		{"none passed", []SweepPolicy{{Policy: "least-request", Steps: []SweepStep{allFail}, Broken: 4}},
+			[]string{"| least-request | none | n/a |", "| 4.00 | TTFT (75.0 %) |"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Sweep{Method: SweepLadder, Vary: VaryRate, Target: 0.9, Baseline: "round-robin",
+				Rates: []float64{4}, Policies: tc.policies}
+			dir := t.TempDir()
+			if err := WriteSweepDir(dir, s); err != nil {
+				t.Fatal(err)
+			}
+			md, err := os.ReadFile(filepath.Join(dir, "sweep.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(md), w) {
+					t.Errorf("sweep.md lacks %q:\n%s", w, md)
+				}
+			}
+			_, err = os.Stat(filepath.Join(dir, "plots", "sweep-capacity.svg"))
+			if tc.plot != (err == nil) || tc.plot != strings.Contains(string(md), "sweep-capacity.svg") {
+				t.Errorf("plot drawn and embedded = %v, want %v", err == nil, tc.plot)
+			}
+		})
+	}
+}
+
+// TestWriteSweepDirError reports an unwritable directory.
+func TestWriteSweepDirError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteSweepDir(filepath.Join(file, "sub"), &Sweep{})
+	if err == nil || !strings.Contains(err.Error(), "sweep") {
+		t.Errorf("got %v, want an error naming the sweep report", err)
+	}
+}
