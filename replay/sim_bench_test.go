@@ -1,0 +1,122 @@
+package replay_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// mooncakeTrace is the Mooncake conversation trace (12,031 requests, one
+// hour) in the shared trace directory, relative to this package.
+const mooncakeTrace = "../../shared/traces/mooncake/conversation_trace.jsonl"
+
+// BenchmarkSimulateMooncake runs the whole Mooncake conversation trace on
+// 8 simulated long-context engines with the prefix-cache router, writing
+// the results file and the report accumulators as `tracebench replay
+// --sim 8` does, and reports simulated requests per wall second
+// (sim-req/s), the wall seconds per run (wall-s) and the process's peak
+// resident memory (peak-rss-MB, VmHWM) and peak heap (peak-heap-MB).
+func BenchmarkSimulateMooncake(b *testing.B) {
+	if _, err := os.Stat(mooncakeTrace); err != nil {
+		b.Skipf("Mooncake trace not available (%v); it lives in ../shared/traces", err)
+	}
+	cfg, err := engine.Preset("long-context")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	var peakHeap uint64
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		stop := simulateTrace(b, mooncakeTrace, cfg, 8, "prefix-cache", filepath.Join(dir, "r.jsonl"), 0)
+		if stop.Reason != "done" {
+			b.Fatalf("stop %q", stop.Reason)
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		peakHeap = max(peakHeap, ms.HeapSys)
+	}
+	wall := time.Since(start).Seconds() / float64(b.N)
+	b.ReportMetric(12031/wall, "sim-req/s")
+	b.ReportMetric(wall, "wall-s")
+	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MB")
+	if kb := vmHWM(); kb > 0 {
+		b.ReportMetric(kb/1024, "peak-rss-MB")
+	}
+}
+
+// simulateTrace replays path (the first maxRequests records; 0 = all) on
+// n simulated engines with router, writing a results file at out and
+// feeding a report Accumulator, and returns the stop record.
+func simulateTrace(tb testing.TB, path string, cfg engine.Config, n int, router, out string, maxRequests int) replay.Stop {
+	tb.Helper()
+	fs, err := traces.Open(path, traces.ReadOptions{BlockSize: traces.DefaultBlockSize})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer fs.Close()
+	src := traces.WithArrivals(fs, traces.ArrivalOptions{TimeScale: 1, MaxRequests: maxRequests})
+	r, err := policies.NewRouter(router, nil, rand.New(rand.NewPCG(1, 0x7261)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, err := policies.NewQueue("fcfs", nil, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h := replay.Header{Version: replay.Version, Policy: router, Router: router, Queue: "fcfs", Seed: 1,
+		Trace: path, Mode: "sim", Backends: replay.SimBackendNames(n)}
+	w, err := replay.Create(out, h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	acc := reports.NewAccumulator(h, reports.DefaultOptions())
+	cfgs := make([]engine.Config, n)
+	for i := range cfgs {
+		cfgs[i] = cfg
+		cfgs[i].Seed = cfg.Seed + int64(i)
+	}
+	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Source: src, Router: r, Queue: q,
+		Engines: cfgs, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Close(stop); err != nil {
+		tb.Fatal(err)
+	}
+	acc.Finish(&stop)
+	return stop
+}
+
+// vmHWM returns the process's peak resident set size in KiB from
+// /proc/self/status (0 where that file does not exist).
+func vmHWM() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmHWM:")); ok {
+			kb, _ := strconv.ParseFloat(string(bytes.Fields(v)[0]), 64)
+			return kb
+		}
+	}
+	return 0
+}
