@@ -4,11 +4,12 @@ import "time"
 
 // block is one KV cache block.
 type block struct {
-	ref      int32         // requests using the block
-	hashed   bool          // registered in the prefix table under hash
-	hash     uint64        // chained hash of the block's tokens
-	depth    int32         // 1-based position of the block in its chain
-	pos      int32         // index in the evictor heap, −1 when not there
+	ref      int32  // requests using the block
+	hashed   bool   // registered in the prefix table under hash
+	hash     uint64 // chained hash of the block's tokens
+	depth    int32  // 1-based position of the block in its chain
+	prev     int32  // neighbours in the evictor list, −1 at its ends
+	next     int32
 	lastUsed time.Duration // when the last user released it
 }
 
@@ -19,17 +20,17 @@ type blockPool struct {
 	blocks    []block
 	free      []int32 // unreferenced blocks holding no cached prefix
 	evict     evictor
-	table     map[uint64]int32
+	table     blockTable
 	evictions int64
 }
 
 func newBlockPool(n int) *blockPool {
-	p := &blockPool{blocks: make([]block, n), free: make([]int32, n), table: make(map[uint64]int32)}
+	p := &blockPool{blocks: make([]block, n), free: make([]int32, n), table: newBlockTable()}
 	for i := range n {
 		p.free[i] = int32(n - 1 - i) // pop from the end gives block 0 first
-		p.blocks[i].pos = -1
+		p.blocks[i].prev, p.blocks[i].next = -1, -1
 	}
-	p.evict.pool = p
+	p.evict.init(p)
 	return p
 }
 
@@ -44,7 +45,7 @@ func (p *blockPool) used() int { return len(p.blocks) - p.available() }
 func (p *blockPool) lookup(hashes []uint64) []int32 {
 	var ids []int32
 	for _, h := range hashes {
-		id, ok := p.table[h]
+		id, ok := p.table.get(h)
 		if !ok {
 			break
 		}
@@ -74,7 +75,7 @@ func (p *blockPool) allocate() int32 {
 	} else {
 		id = p.evict.pop()
 		b := &p.blocks[id]
-		delete(p.table, b.hash)
+		p.table.del(b.hash)
 		b.hashed, b.hash, b.depth = false, 0, 0
 		p.evictions++
 	}
@@ -101,10 +102,10 @@ func (p *blockPool) release(id int32, now time.Duration) {
 // another block already holds that hash (two requests computed the same
 // prefix at once) the first stays the cached one, as in vLLM.
 func (p *blockPool) register(id int32, hash uint64, depth int) {
-	if _, dup := p.table[hash]; dup {
+	if _, dup := p.table.get(hash); dup {
 		return
 	}
 	b := &p.blocks[id]
 	b.hashed, b.hash, b.depth = true, hash, int32(depth)
-	p.table[hash] = id
+	p.table.put(hash, id)
 }

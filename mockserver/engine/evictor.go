@@ -9,15 +9,28 @@ import "time"
 // pool of the hash-prefix-caching report in the seeds ("remove block first
 // based on the last utilized time, then on the prefix length"); vLLM's
 // free-block queue has the same effect by freeing a request's blocks tail
-// first. It is a binary heap with positions kept in the blocks, so a block
-// that gets a new user leaves the pool in O(log n).
+// first.
+//
+// It is a doubly linked list through the blocks, kept in eviction order,
+// so pop and remove are O(1). Blocks are released in time order and each
+// request's chain tail first, so push almost always appends at the tail
+// or lands next to the block pushed before it (merging chains released at
+// the same instant); it walks the list from there, which keeps any push
+// order correct.
 type evictor struct {
-	pool *blockPool
-	heap []int32
+	pool       *blockPool
+	head, tail int32 // −1 when empty
+	last       int32 // the block pushed last while it stays in the list, else −1
+	n          int
+}
+
+// init empties the list.
+func (e *evictor) init(p *blockPool) {
+	e.pool, e.head, e.tail, e.last, e.n = p, -1, -1, -1, 0
 }
 
 // Len is the number of cached blocks without users.
-func (e *evictor) Len() int { return len(e.heap) }
+func (e *evictor) Len() int { return e.n }
 
 // before reports whether block a is evicted before block b.
 func (e *evictor) before(a, b int32) bool {
@@ -31,67 +44,83 @@ func (e *evictor) before(a, b int32) bool {
 	return a < b
 }
 
-func (e *evictor) swap(i, j int) {
-	e.heap[i], e.heap[j] = e.heap[j], e.heap[i]
-	e.pool.blocks[e.heap[i]].pos = int32(i)
-	e.pool.blocks[e.heap[j]].pos = int32(j)
-}
-
-func (e *evictor) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !e.before(e.heap[i], e.heap[p]) {
-			return
-		}
-		e.swap(i, p)
-		i = p
-	}
-}
-
-func (e *evictor) down(i int) {
-	n := len(e.heap)
-	for {
-		l, best := 2*i+1, i
-		if l < n && e.before(e.heap[l], e.heap[best]) {
-			best = l
-		}
-		if r := l + 1; r < n && e.before(e.heap[r], e.heap[best]) {
-			best = r
-		}
-		if best == i {
-			return
-		}
-		e.swap(i, best)
-		i = best
-	}
-}
-
 // push adds block id, last used at now.
 func (e *evictor) push(id int32, now time.Duration) {
 	e.pool.blocks[id].lastUsed = now
-	e.pool.blocks[id].pos = int32(len(e.heap))
-	e.heap = append(e.heap, id)
-	e.up(len(e.heap) - 1)
+	switch {
+	case e.n == 0:
+		e.insertAfter(-1, id)
+	case e.before(e.tail, id):
+		e.insertAfter(e.tail, id)
+	default:
+		e.insertAfter(e.seek(id), id)
+	}
+	e.last = id
+}
+
+// seek returns the block after which id belongs (−1: at the head),
+// walking from the block pushed last (else the tail).
+func (e *evictor) seek(id int32) int32 {
+	c := e.last
+	if c < 0 {
+		c = e.tail
+	}
+	bs := e.pool.blocks
+	if e.before(c, id) {
+		for n := bs[c].next; n >= 0 && e.before(n, id); n = bs[c].next {
+			c = n
+		}
+		return c
+	}
+	for c >= 0 && !e.before(c, id) {
+		c = bs[c].prev
+	}
+	return c
+}
+
+// insertAfter links id after block at (−1: at the head).
+func (e *evictor) insertAfter(at, id int32) {
+	bs := e.pool.blocks
+	next := e.head
+	if at >= 0 {
+		next = bs[at].next
+		bs[at].next = id
+	} else {
+		e.head = id
+	}
+	bs[id].prev, bs[id].next = at, next
+	if next >= 0 {
+		bs[next].prev = id
+	} else {
+		e.tail = id
+	}
+	e.n++
 }
 
 // remove takes block id out of the pool (it has a user again).
 func (e *evictor) remove(id int32) {
-	i := int(e.pool.blocks[id].pos)
-	last := len(e.heap) - 1
-	if i != last {
-		e.swap(i, last)
+	bs := e.pool.blocks
+	prev, next := bs[id].prev, bs[id].next
+	if prev >= 0 {
+		bs[prev].next = next
+	} else {
+		e.head = next
 	}
-	e.heap = e.heap[:last]
-	e.pool.blocks[id].pos = -1
-	if i < last {
-		e.down(i)
-		e.up(i)
+	if next >= 0 {
+		bs[next].prev = prev
+	} else {
+		e.tail = prev
 	}
+	bs[id].prev, bs[id].next = -1, -1
+	if e.last == id {
+		e.last = -1
+	}
+	e.n--
 }
 
 // pop removes and returns the block to evict next.
 func (e *evictor) pop() int32 {
-	id := e.heap[0]
+	id := e.head
 	e.remove(id)
 	return id
 }

@@ -38,8 +38,8 @@ func TestEvictionOrderLRUThenLongestPrefix(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("eviction order (-want +got):\n%s", diff)
 	}
-	if p.evictions != 6 || len(p.table) != 0 {
-		t.Fatalf("evictions %d, table %d: want 6 and empty", p.evictions, len(p.table))
+	if p.evictions != 6 || p.table.len() != 0 {
+		t.Fatalf("evictions %d, table %d: want 6 and empty", p.evictions, p.table.len())
 	}
 }
 
