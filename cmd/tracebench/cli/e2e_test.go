@@ -64,3 +64,30 @@ func TestReplayScrapeEndToEnd(t *testing.T) {
 			sum.HitRate.Scraped, sum.HitRate.Predicted)
 	}
 }
+
+// TestAPIKeyNeverWritten checks the bearer token appears in neither the
+// results file nor the report, even when requests fail.
+func TestAPIKeyNeverWritten(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.jsonl")
+	const key = "sk-test-not-for-files-0123456789"
+	var stdout, stderr bytes.Buffer
+	code := Run([]string{"replay", "--mock", "1", "--mock-preset", "fast", "--max-requests", "5", "--rate", "50",
+		"--api-key", key, "--header", "X-Team: bench", "--out", out, "--report-dir", dir}, &stdout, &stderr)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		if bytes.Contains(b, []byte(key)) {
+			t.Fatalf("%s contains the API key", e.Name())
+		}
+	}
+	if strings.Contains(stdout.String()+stderr.String(), key) {
+		t.Fatal("output contains the API key")
+	}
+}
