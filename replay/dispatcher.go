@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/tracebench/tracebench/policies"
@@ -157,6 +158,32 @@ func withRoom(bs []policies.Backend, c policies.Capacity, tokens int) []policies
 
 // reqTokens is a Request's expected footprint: prompt + output tokens.
 func reqTokens(r *traces.Request) int { return r.InputTokens + r.OutputTokens }
+
+// Abandon ends every Request still held by the Queue or the in-flight cap
+// at now, as Results of class "canceled" that never reached a Backend,
+// in arrival order (a stopped Run still accounts for what arrived). The
+// Dispatcher must not release anything after it.
+func (d *Dispatcher) Abandon(now time.Duration) []*Result {
+	held := make([]*traces.Request, 0, len(d.arrived))
+	for r := range d.arrived {
+		held = append(held, r)
+	}
+	sort.Slice(held, func(i, j int) bool {
+		if held[i].Arrival != held[j].Arrival {
+			return held[i].Arrival < held[j].Arrival
+		}
+		return held[i].ID < held[j].ID
+	})
+	out := make([]*Result, 0, len(held))
+	for _, r := range held {
+		res := newResult(d.seq, r, -1, now)
+		d.seq++
+		res.Done, res.ErrClass, res.Err = now, ErrCanceled, "run stopped while the request was held in the client"
+		out = append(out, res)
+	}
+	d.arrived, d.gate = map[*traces.Request]time.Duration{}, nil
+	return out
+}
 
 // Tokens reports n new output tokens of req at now to policies that
 // account them as they stream.

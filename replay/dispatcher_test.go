@@ -109,3 +109,23 @@ func TestDispatcherDoneReleasesHeld(t *testing.T) {
 		t.Fatalf("tracker = %+v, want 1 in flight, 1 completed", got)
 	}
 }
+
+func TestDispatcherAbandon(t *testing.T) {
+	d := newTestDispatcher(t, "round-robin", policies.Capacity{Requests: 1}, 0, 1)
+	for _, r := range reqs(3) {
+		d.Arrive(r.Arrival, r)
+		d.Pump(r.Arrival)
+	}
+	got := d.Abandon(10 * time.Millisecond)
+	if len(got) != 2 || got[0].ID != "b" || got[1].ID != "c" {
+		t.Fatalf("abandoned %+v, want the two held requests b and c in order", got)
+	}
+	for _, r := range got {
+		if r.ErrClass != ErrCanceled || r.Backend != -1 || r.Done != 10*time.Millisecond {
+			t.Fatalf("bad abandoned result %+v", r)
+		}
+	}
+	if len(d.Abandon(0)) != 0 {
+		t.Fatal("a request must be abandoned once")
+	}
+}

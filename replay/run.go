@@ -117,6 +117,9 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 			cancelWork()
 		}
 		s.drain(workCtx, cancelWork)
+		for _, r := range s.d.Abandon(s.now()) {
+			s.results <- record{res: r}
+		}
 	}
 	stopScrape()
 	close(s.results)
