@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"os"
@@ -43,7 +44,8 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		stop := simulateTrace(b, mooncakeTrace, cfg, 8, "prefix-cache", filepath.Join(dir, "r.jsonl"), 0)
+		stop, _ := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: "prefix-cache"},
+			filepath.Join(dir, "r.jsonl"))
 		if stop.Reason != "done" {
 			b.Fatalf("stop %q", stop.Reason)
 		}
@@ -60,47 +62,59 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 	}
 }
 
-// simulateTrace replays path (the first maxRequests records; 0 = all) on
-// n simulated engines with router, writing a results file at out and
-// feeding a report Accumulator, and returns the stop record.
-func simulateTrace(tb testing.TB, path string, cfg engine.Config, n int, router, out string, maxRequests int) replay.Stop {
+// traceRun is one simulated replay of a trace file.
+type traceRun struct {
+	path     string
+	engine   engine.Config
+	engines  int
+	router   string
+	queue    string
+	capacity policies.Capacity
+	// max is the number of records replayed (0 = all).
+	max int
+}
+
+// simulateTrace runs tr, writing a results file at out (its header's
+// Started left zero, so two runs can be compared byte for byte) and
+// feeding a report Accumulator, and returns the stop record and the
+// Summary.
+func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *reports.Summary) {
 	tb.Helper()
-	fs, err := traces.Open(path, traces.ReadOptions{BlockSize: traces.DefaultBlockSize})
+	fs, err := traces.Open(tr.path, traces.ReadOptions{BlockSize: traces.DefaultBlockSize})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer fs.Close()
-	src := traces.WithArrivals(fs, traces.ArrivalOptions{TimeScale: 1, MaxRequests: maxRequests})
-	r, err := policies.NewRouter(router, nil, rand.New(rand.NewPCG(1, 0x7261)))
+	src := traces.WithArrivals(fs, traces.ArrivalOptions{TimeScale: 1, MaxRequests: tr.max})
+	r, err := policies.NewRouter(tr.router, nil, rand.New(rand.NewPCG(1, 0x7261)))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	q, err := policies.NewQueue("fcfs", nil, nil)
+	q, err := policies.NewQueue(cmp.Or(tr.queue, "fcfs"), nil, rand.New(rand.NewPCG(1, 0x7175)))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h := replay.Header{Version: replay.Version, Policy: router, Router: router, Queue: "fcfs", Seed: 1,
-		Trace: path, Mode: "sim", Backends: replay.SimBackendNames(n)}
+	h := replay.Header{Version: replay.Version, Policy: tr.router, Router: tr.router, Queue: q.Name(), Seed: 1,
+		Trace: tr.path, Mode: "sim", Backends: replay.SimBackendNames(tr.engines)}
 	w, err := replay.Create(out, h)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	acc := reports.NewAccumulator(h, reports.DefaultOptions())
-	cfgs := make([]engine.Config, n)
+	cfgs := make([]engine.Config, tr.engines)
 	for i := range cfgs {
-		cfgs[i] = cfg
-		cfgs[i].Seed = cfg.Seed + int64(i)
+		cfgs[i] = tr.engine
+		cfgs[i].Seed = tr.engine.Seed + int64(i)
 	}
 	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Source: src, Router: r, Queue: q,
-		Engines: cfgs, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent})
+		Capacity: tr.capacity, Engines: cfgs, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if err := w.Close(stop); err != nil {
 		tb.Fatal(err)
 	}
-	acc.Finish(&stop)
-	return stop
+	return stop, acc.Finish(&stop)
 }
 
 // vmHWM returns the process's peak resident set size in KiB from
