@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/reports"
+)
+
+func init() { register(newSweepCmd) }
+
+// sweepDefaultPolicies are swept when --policies is not given (those
+// registered, in this order): the round-robin baseline, a load-aware
+// router and three prefix-aware ones.
+var sweepDefaultPolicies = []string{"round-robin", "least-request", "prefix-cache", "approx-prefix", "cache-aware"}
+
+// sweepOptions are the flags of `tracebench sweep`.
+type sweepOptions struct {
+	wf           workloadFlags
+	pf           policyFlags
+	cf           clientFlags
+	so           sloFlags
+	mf           fleetFlags
+	policies     string
+	baseline     string
+	attainment   float64
+	rates        string
+	startRate    string
+	growth       float64
+	tolerance    float64
+	maxRuns      int
+	vary         string
+	cooldown     time.Duration
+	maxErrorRate float64
+	targets      []string
+	out          string
+}
+
+func newSweepCmd() *cobra.Command { return sweepCommand(&sweepOptions{}) }
+
+// sweepCommand builds the command around o, which parsing fills.
+func sweepCommand(o *sweepOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "Find each policy's sustained rate under an SLA: a search or a fixed ladder of rates",
+		Long: `sweep runs one workload per policy at a series of offered rates and reports,
+for each policy, the highest rate at which SLA attainment stays at or above
+--attainment: the sustained rate, its goodput and latency percentiles, the
+gain over --baseline, and where the policy broke (TTFT, TPOT or errors).
+
+The rates are a fixed ladder (--rates) or a search that multiplies the rate
+by --growth until a run fails, then bisects the bracket geometrically to
+--tolerance. --vary rate replaces arrival times by a Poisson (--arrival)
+process at the offered rate; --vary time-scale divides the trace's own times
+by a factor (offered rate = trace rate x factor). Rates given as "2x" are
+multiples of the workload's own rate.
+
+Each run replays the same --max-requests Requests (default 2000 with --sim,
+1000 with the mock, 400 with --target) so a higher rate is not more work. In virtual time (--sim N)
+a sweep is deterministic: the same seed gives the same runs and answer.
+Against live targets a --cooldown passes between runs, and a policy stops at
+once when a run's error rate exceeds --max-error-rate.
+
+Writes DIR/sweep.md, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
+run's results file under DIR/runs/.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
+	}
+	fs := cmd.Flags()
+	o.wf.bind(fs, "mixed")
+	o.pf.bind(fs, false)
+	o.cf.bind(fs)
+	o.so.bind(fs)
+	o.mf.bind(fs)
+	o.bind(fs)
+	return cmd
+}
+
+// bind adds the sweep's own flags.
+func (o *sweepOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to sweep (default: "+strings.Join(sweepDefaultPolicies, ",")+")")
+	fs.StringVar(&o.baseline, "baseline", "round-robin", "policy the gains are measured against (default: round-robin, else the first policy)")
+	fs.Float64Var(&o.attainment, "attainment", 0.9, "SLA attainment a rate must reach to be sustained, in (0, 1]")
+	fs.StringVar(&o.rates, "rates", "", "fixed ladder of offered rates in req/s, e.g. 1,2,4,8 or 0.5x,1x,2x (default: search)")
+	fs.StringVar(&o.startRate, "start-rate", "", "first rate of the search in req/s or as a multiple like 2x (default: the workload's own rate, else 1)")
+	fs.Float64Var(&o.growth, "growth", 0, "search: factor the rate grows by until a run fails (default 4 with --sim or --mock, 2 with --target)")
+	fs.Float64Var(&o.tolerance, "tolerance", 0.04, "search: stop when the failing and passing rates are within this fraction")
+	fs.IntVar(&o.maxRuns, "max-runs", 12, "search: most runs per policy")
+	fs.StringVar(&o.vary, "vary", "rate", "how the offered rate is set: rate (a --arrival process at the rate) or time-scale (trace times divided by a factor)")
+	fs.DurationVar(&o.cooldown, "cooldown", 0, "pause between runs (default 0 with --sim or --mock, 10s with --target)")
+	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.05, "stop a policy's sweep as soon as a run's error rate exceeds this, in [0, 1]")
+	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet per run")
+	fs.StringVar(&o.out, "out", "tracebench-sweep", "directory for sweep.md, sweep.csv, plots and runs/")
+}
+
+// live reports whether the runs go to live targets.
+func (o *sweepOptions) live() bool { return len(o.targets) > 0 }
+
+// defaultRequests is the Requests per run when --max-requests is not
+// given: 2000 with --sim, 1000 with the real-time mock, 400 against live
+// targets. A run must be long enough for queues to reach their steady
+// state at overload; on the mixed workload 1000 simulated requests still
+// leave attainment flat over ±3 % of rate around the knee, 2000 make the
+// knee sharp.
+func (o *sweepOptions) defaultRequests() int {
+	switch {
+	case o.live():
+		return 400
+	case o.mf.Sim > 0:
+		return 2000
+	}
+	return 1000
+}
+
+// resolveDefaults fills the defaults that depend on where runs go, for
+// flags not given.
+func (o *sweepOptions) resolveDefaults(changed func(string) bool) {
+	if !changed("max-requests") {
+		o.wf.MaxRequests = o.defaultRequests()
+	}
+	if !changed("growth") {
+		o.growth = 4
+		if o.live() {
+			o.growth = 2
+		}
+	}
+	if !changed("cooldown") && o.live() {
+		o.cooldown = 10 * time.Second
+	}
+	if o.wf.Trace == "" && o.wf.MaxRequests > 0 && !hasParam(o.wf.WorkloadArgs, "requests") {
+		o.wf.WorkloadArgs = append(append([]string(nil), o.wf.WorkloadArgs...), fmt.Sprintf("requests=%d", o.wf.MaxRequests))
+	}
+}
+
+// hasParam reports whether pairs set key.
+func hasParam(pairs []string, key string) bool {
+	for _, kv := range pairs {
+		if k, _, _ := strings.Cut(kv, "="); k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// validate checks the sweep's flags; changed says which were given.
+func (o *sweepOptions) validate(changed func(string) bool) error {
+	for _, f := range []string{"rate", "time-scale"} {
+		if changed(f) {
+			return usagef("--%s: sweep sets each run's rate itself; use --rates or --start-rate (and --vary)", f)
+		}
+	}
+	if o.rates != "" {
+		for _, f := range []string{"start-rate", "growth", "tolerance", "max-runs"} {
+			if changed(f) {
+				return usagef("--%s configures the search; --rates runs a fixed ladder instead", f)
+			}
+		}
+	}
+	switch {
+	case !(o.attainment > 0 && o.attainment <= 1):
+		return usagef("--attainment %v: want a fraction in (0, 1]", o.attainment)
+	case !(o.tolerance > 0 && o.tolerance < 1):
+		return usagef("--tolerance %v: want a fraction in (0, 1)", o.tolerance)
+	case o.maxRuns < 1:
+		return usagef("--max-runs %d: want at least 1", o.maxRuns)
+	case !(o.growth > 1) || o.growth > 100:
+		return usagef("--growth %v: want a factor in (1, 100]", o.growth)
+	case !(o.maxErrorRate >= 0 && o.maxErrorRate <= 1):
+		return usagef("--max-error-rate %v: want a fraction in [0, 1]", o.maxErrorRate)
+	case o.cooldown < 0:
+		return usagef("--cooldown %v: want >= 0", o.cooldown)
+	case o.vary != reports.VaryRate && o.vary != reports.VaryTimeScale:
+		return usagef("--vary %q: want rate or time-scale", o.vary)
+	case o.live() && o.mf.Sim > 0:
+		return usagef("--sim and --target are exclusive")
+	}
+	return nil
+}
+
+// sweepPolicies resolves --policies and --baseline, checking every name.
+func (o *sweepOptions) sweepPolicies(baselineGiven bool) ([]string, string, error) {
+	var names []string
+	if o.policies == "" {
+		for _, p := range sweepDefaultPolicies {
+			if _, err := policies.Lookup("router", p); err == nil {
+				names = append(names, p)
+			}
+		}
+	} else {
+		for _, p := range strings.Split(o.policies, ",") {
+			p = strings.TrimSpace(p)
+			if _, err := policies.Lookup("router", p); err != nil {
+				return nil, "", usagef("--policies: %v", err)
+			}
+			names = append(names, p)
+		}
+	}
+	for _, n := range names {
+		if n == o.baseline {
+			return names, policyName(n, o.pf.Queue), nil
+		}
+	}
+	if baselineGiven {
+		return nil, "", usagef("--baseline %q is not one of --policies %s", o.baseline, strings.Join(names, ","))
+	}
+	return names, policyName(names[0], o.pf.Queue), nil
+}
+
+// prepare validates the flags (changed says which were given), resolves
+// the defaults, the policies and the rates, and returns the sweeper with
+// the routers to sweep and the baseline's display name.
+func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (*sweeper, []string, string, error) {
+	o.resolveDefaults(changed)
+	if err := o.validate(changed); err != nil {
+		return nil, nil, "", err
+	}
+	names, baseline, err := o.sweepPolicies(changed("baseline"))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ro, err := o.so.options()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sw, err := newSweeper(o, ro, errOut)
+	return sw, names, baseline, err
+}
+
+func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
+	sw, names, baseline, err := o.prepare(cmd.Flags().Changed, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	res, runErr := sw.run(cmd.Context(), names, baseline)
+	if len(res.Policies) > 0 {
+		if err := reports.WriteSweepTable(cmd.OutOrStdout(), res); err != nil {
+			return err
+		}
+		if err := reports.WriteSweepDir(o.out, res); err != nil {
+			return fmt.Errorf("write sweep report: %w", err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\n", filepath.Join(o.out, "sweep.md"))
+	}
+	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
+		return ErrInterrupted
+	}
+	return runErr
+}

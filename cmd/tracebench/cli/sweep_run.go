@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// sweeper runs a sweep: every policy's runs at the offered rates.
+type sweeper struct {
+	o      *sweepOptions
+	ro     reports.Options
+	errOut io.Writer
+	// native is the workload's own rate (req/s; 0 when unknown) and
+	// ident its identity.
+	native float64
+	ident  string
+	// start is the search's first rate; ladder the fixed rates (nil for
+	// a search), both in req/s.
+	start  float64
+	ladder []float64
+	// runs counts the runs made over all policies.
+	runs int
+	// sleep waits out the cool-down (ctx-aware; replaced in tests).
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// newSweeper measures the workload's own rate and resolves the rates.
+func newSweeper(o *sweepOptions, ro reports.Options, errOut io.Writer) (*sweeper, error) {
+	native, ident, err := nativeRate(o.wf)
+	if err != nil {
+		return nil, err
+	}
+	sw := &sweeper{o: o, ro: ro, errOut: errOut, native: native, ident: ident, sleep: sleepCtx}
+	if o.vary == reports.VaryTimeScale && !(native > 0) {
+		return nil, usagef("--vary time-scale: the workload's arrivals span no time, so it has no rate to scale; use --vary rate")
+	}
+	if o.rates != "" {
+		sw.ladder, err = parseLadder(o.rates, native)
+		return sw, err
+	}
+	sw.start = 1
+	if native > 0 {
+		sw.start = native
+	}
+	if o.startRate != "" {
+		spec, err := parseRateSpec("start-rate", o.startRate)
+		if err != nil {
+			return nil, err
+		}
+		if sw.start, err = spec.resolve("start-rate", native); err != nil {
+			return nil, err
+		}
+	}
+	return sw, nil
+}
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// run sweeps each policy in turn and returns what was measured, also
+// when a run fails or is interrupted (with that error).
+func (sw *sweeper) run(ctx context.Context, routers []string, baseline string) (*reports.Sweep, error) {
+	res := sw.header(baseline)
+	if err := os.MkdirAll(filepath.Join(sw.o.out, "runs"), 0o755); err != nil {
+		return res, fmt.Errorf("--out %s: %w", sw.o.out, err)
+	}
+	for _, r := range routers {
+		p, err := sw.policy(ctx, r)
+		if len(p.Steps) > 0 {
+			res.Policies = append(res.Policies, p)
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// header describes the sweep before any run.
+func (sw *sweeper) header(baseline string) *reports.Sweep {
+	o := sw.o
+	s := &reports.Sweep{Title: "tracebench sweep", Workload: sw.ident, Fleet: sw.fleet(), Method: reports.SweepSearch,
+		Vary: o.vary, Arrival: o.wf.Arrival, NativeRate: sw.native, Requests: o.wf.MaxRequests, Target: o.attainment,
+		MaxErrorRate: o.maxErrorRate, SLO: sw.ro.SLO, Warmup: sw.ro.Warmup, Baseline: baseline}
+	if sw.ladder != nil {
+		s.Method, s.Rates = reports.SweepLadder, sw.ladder
+	} else {
+		s.Start, s.Growth, s.Tolerance, s.MaxRuns = sw.start, o.growth, o.tolerance, o.maxRuns
+	}
+	return s
+}
+
+// fleet describes where the runs go.
+func (sw *sweeper) fleet() string {
+	m := sw.o.mf
+	preset := m.Preset
+	if preset == "" {
+		preset = "default"
+	}
+	switch {
+	case sw.o.live():
+		return "live targets " + strings.Join(sw.o.targets, ", ")
+	case m.Sim > 0:
+		return fmt.Sprintf("%d simulated mock engines in virtual time (preset %s)", m.Sim, preset)
+	}
+	return fmt.Sprintf("%d in-process mock replicas, a fresh fleet per run (preset %s)", m.Replicas, preset)
+}
+
+// policy runs one policy's search or ladder.
+func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPolicy, error) {
+	p := reports.SweepPolicy{Policy: policyName(router, sw.o.pf.Queue)}
+	errStop := 0.0
+	eval := func(rate float64) (float64, error) {
+		st, err := sw.step(ctx, router, p.Policy, rate)
+		if err != nil {
+			return 0, err
+		}
+		p.Steps = append(p.Steps, st)
+		sw.report(p.Policy, len(p.Steps), st)
+		if er := st.Summary.ErrorRate; er > sw.o.maxErrorRate {
+			errStop = rate
+			p.Stopped = fmt.Sprintf("error rate %.1f %% at %.4g req/s exceeds --max-error-rate %.1f %%",
+				100*er, rate, 100*sw.o.maxErrorRate)
+			return st.Summary.SLA.Attainment, replay.ErrStopSearch
+		}
+		return st.Summary.SLA.Attainment, nil
+	}
+	res, err := sw.search(eval)
+	p.Sustained, p.Broken, p.Converged = res.Sustained, res.Broken, res.Converged
+	if errStop > 0 && (p.Broken == 0 || errStop < p.Broken) {
+		p.Broken = errStop
+	}
+	if sw.ladder == nil {
+		p.Converged = p.Sustained > 0 && p.Broken > 0 && p.Broken/p.Sustained <= 1+sw.o.tolerance
+		if !p.Converged && p.Stopped == "" && err == nil {
+			p.Stopped = sw.unconverged(p)
+		}
+	}
+	return p, err
+}
+
+// search runs the ladder or the search over eval.
+func (sw *sweeper) search(eval func(float64) (float64, error)) (replay.SearchResult, error) {
+	if sw.ladder != nil {
+		res, err := replay.Ladder(eval, sw.ladder, sw.o.attainment)
+		if errors.Is(err, replay.ErrStopSearch) {
+			err = nil
+		}
+		return res, err
+	}
+	return replay.FindSustainedRate(eval, replay.SearchOptions{Target: sw.o.attainment, Start: sw.start,
+		Growth: sw.o.growth, Tolerance: sw.o.tolerance, MaxRuns: sw.o.maxRuns})
+}
+
+// unconverged says why a search ended before narrowing to the tolerance.
+func (sw *sweeper) unconverged(p reports.SweepPolicy) string {
+	switch {
+	case len(p.Steps) >= sw.o.maxRuns:
+		return fmt.Sprintf("all %d runs of --max-runs used before the bracket narrowed to --tolerance", sw.o.maxRuns)
+	case p.Sustained == 0:
+		return "no rate passed, down to the search's lowest rate"
+	}
+	return "every rate passed, up to the search's highest rate"
+}
+
+// step makes one run of router at rate after the cool-down, and reads
+// back which bounds its requests missed.
+func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64) (reports.SweepStep, error) {
+	if sw.runs > 0 && sw.o.cooldown > 0 {
+		if err := sw.sleep(ctx, sw.o.cooldown); err != nil {
+			return reports.SweepStep{}, ErrInterrupted
+		}
+	}
+	sw.runs++
+	rel := filepath.Join("runs", policy+"-r"+strconv.FormatFloat(rate, 'g', 6, 64)+".jsonl")
+	rs := runSpec{wf: sw.o.wf, pf: sw.o.pf, cf: sw.o.cf, ro: sw.ro, router: router,
+		results: filepath.Join(sw.o.out, rel), errOut: sw.errOut, quiet: sw.o.mf.Sim > 0 && !sw.o.live()}
+	sw.setRate(&rs.wf, rate)
+	stop, err := sw.o.mf.backends(ctx, &rs, sw.o.targets)
+	if err != nil {
+		return reports.SweepStep{}, err
+	}
+	defer stop()
+	sum, err := execute(ctx, rs)
+	if err != nil {
+		return reports.SweepStep{}, err
+	}
+	m, err := reports.CountMisses(rs.results, sw.ro)
+	if err != nil {
+		return reports.SweepStep{}, err
+	}
+	pass := sum.SLA.Attainment >= sw.o.attainment && !(sum.ErrorRate > sw.o.maxErrorRate)
+	return reports.SweepStep{Rate: rate, Pass: pass, Summary: sum, Misses: m, Results: filepath.ToSlash(rel)}, nil
+}
+
+// setRate makes wf offer rate: a --rate process, or the trace's times
+// divided by rate / native.
+func (sw *sweeper) setRate(wf *workloadFlags, rate float64) {
+	if sw.o.vary == reports.VaryTimeScale {
+		wf.Rate, wf.TimeScale = 0, sw.native/rate
+		return
+	}
+	wf.Rate, wf.TimeScale = rate, 1
+}
+
+// report prints one line per run on errOut.
+func (sw *sweeper) report(policy string, n int, st reports.SweepStep) {
+	if sw.errOut == nil {
+		return
+	}
+	verdict := "fail"
+	if st.Pass {
+		verdict = "pass"
+	}
+	fmt.Fprintf(sw.errOut, "sweep %s run %d: %.4g req/s, SLA met %.1f %%, error rate %.1f %%: %s\n", policy, n,
+		st.Rate, 100*st.Summary.SLA.Attainment, 100*st.Summary.ErrorRate, verdict)
+}
