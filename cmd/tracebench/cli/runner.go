@@ -79,7 +79,10 @@ func openSource(wf workloadFlags) (*source, error) {
 		}
 		s.ident = fmt.Sprintf("workload %s %v seed %d", wf.Workload, map[string]string(params), wf.Seed)
 	}
-	s.Source = traces.WithArrivals(replay.ShardSource(raw, i, n), ao)
+	// Select and time the whole Run first (window, --max-requests,
+	// --rate), then keep this shard's share: the shards together replay
+	// exactly the unsharded Run, each Request at its unsharded time.
+	s.Source = replay.ShardSource(traces.WithArrivals(raw, ao), i, n)
 	return s, nil
 }
 
