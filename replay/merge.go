@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // MergeStats describes a merge.
@@ -26,7 +27,7 @@ func Merge(out string, paths []string) (MergeStats, error) {
 	if len(paths) == 0 {
 		return st, errors.New("merge: no shard files")
 	}
-	h, err := readHeader(paths[0])
+	h, err := checkShards(paths)
 	if err != nil {
 		return st, err
 	}
@@ -69,6 +70,33 @@ func readHeader(path string) (Header, error) {
 	return rd.Header, nil
 }
 
+// checkShards reads every shard's header and returns the first one. The
+// shards must be different shards of one Run: the same policy, trace,
+// mode and seed, and no shard given twice (it would count twice).
+func checkShards(paths []string) (Header, error) {
+	var first Header
+	seen := map[string]string{}
+	for i, p := range paths {
+		h, err := readHeader(p)
+		if err != nil {
+			return first, err
+		}
+		if i == 0 {
+			first = h
+		}
+		switch {
+		case h.Policy != first.Policy || h.Trace != first.Trace || h.Mode != first.Mode || h.Seed != first.Seed:
+			return first, fmt.Errorf("merge: %s is another run (policy %s, trace %s, mode %s, seed %d) than %s "+
+				"(policy %s, trace %s, mode %s, seed %d)", p, h.Policy, h.Trace, h.Mode, h.Seed, paths[0],
+				first.Policy, first.Trace, first.Mode, first.Seed)
+		case h.Shard != "" && seen[h.Shard] != "":
+			return first, fmt.Errorf("merge: %s and %s are both shard %s", seen[h.Shard], p, h.Shard)
+		}
+		seen[h.Shard] = p
+	}
+	return first, nil
+}
+
 // copyShard streams one shard's lines into w and returns its reader (for
 // its stop line).
 func copyShard(w *Writer, path string, st *MergeStats) (*Reader, error) {
@@ -104,7 +132,9 @@ func copyShard(w *Writer, path string, st *MergeStats) (*Reader, error) {
 }
 
 // mergeStop keeps the longest elapsed time and the first reason other
-// than "done", and sums numeric extras.
+// than "done", sums counters and rates among the extras, and keeps the
+// largest of each percentile or maximum (a shard's mock step lateness
+// p99 is not additive: the merged figure is the worst shard's).
 func mergeStop(acc Stop, rd *Reader) Stop {
 	if rd.Stop == nil {
 		acc.Reason = "incomplete: a shard has no stop line"
@@ -118,7 +148,22 @@ func mergeStop(acc Stop, rd *Reader) Stop {
 		if acc.Extra == nil {
 			acc.Extra = map[string]float64{}
 		}
-		acc.Extra[k] += v
+		if old, seen := acc.Extra[k]; seen && isPercentileKey(k) {
+			acc.Extra[k] = max(old, v)
+		} else {
+			acc.Extra[k] += v
+		}
 	}
 	return acc
+}
+
+// isPercentileKey reports whether a stop extra is a percentile or a
+// maximum (named …_pNN… or …_max…), which shards cannot add up.
+func isPercentileKey(k string) bool {
+	for _, part := range strings.Split(k, "_") {
+		if part == "max" || len(part) > 1 && part[0] == 'p' && strings.Trim(part[1:], "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
