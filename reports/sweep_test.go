@@ -285,3 +285,17 @@ func TestWriteSweepDirError(t *testing.T) {
 		t.Errorf("got %v, want an error naming the sweep report", err)
 	}
 }
+
+// TestSweepDocsListEveryColumn keeps docs/sweep.md in step with the
+// columns of sweep.csv.
+func TestSweepDocsListEveryColumn(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "sweep.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range SweepColumns() {
+		if !strings.Contains(string(b), "`"+c+"`") {
+			t.Errorf("docs/sweep.md does not document sweep.csv column %q", c)
+		}
+	}
+}
