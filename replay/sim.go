@@ -35,7 +35,17 @@ type SimOptions struct {
 	OnEvent  func(*Event)
 	// Counters, if set, is updated for progress display.
 	Counters *Counters
+	// BatchWindow is how long an idle engine with static batching waits
+	// after a Request reaches it before its first step, so Requests sent
+	// close together start as one batch, as the mock server's driver does
+	// (default DefaultStaticBatchWindow; negative: no wait). Engines with
+	// continuous batching never wait, like the mock.
+	BatchWindow time.Duration
 }
+
+// DefaultStaticBatchWindow is the simulated static batching gather
+// window: the mock server's default (mockserver.DefaultBatchWindow, 5 ms).
+const DefaultStaticBatchWindow = 5 * time.Millisecond
 
 // SimBackendNames returns the Backend names of an n-engine simulation.
 func SimBackendNames(n int) []string {
@@ -51,6 +61,8 @@ type simBackend struct {
 	e    *engine.Engine
 	busy bool
 	step engine.Step
+	// window is the gather wait before a step from idle (static batching).
+	window time.Duration
 }
 
 // simReq is a Request inside an engine.
@@ -102,7 +114,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 		if err != nil {
 			return nil, fmt.Errorf("simulated backend %d: %w", i, err)
 		}
-		s.bs = append(s.bs, simBackend{e: e})
+		s.bs = append(s.bs, simBackend{e: e, window: gatherWindow(cfg, o.BatchWindow)})
 	}
 	s.d = NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, SimBackendNames(len(o.Engines)))
 	return s, nil
@@ -193,7 +205,7 @@ func (s *simulator) pump() error {
 	// multi-bin batch) start together, as the mock's batch window does.
 	for i := range s.bs {
 		if !s.bs[i].busy && !s.bs[i].e.Idle() {
-			s.startStep(i)
+			s.wake(i)
 		}
 	}
 	for _, e := range s.d.TakeEvents(s.now) {

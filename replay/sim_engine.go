@@ -55,6 +55,29 @@ func (s *simulator) reject(req *traces.Request, res *Result, err error) {
 	s.emit(res)
 }
 
+// gatherWindow is an engine's wait before a step from idle: window (else
+// DefaultStaticBatchWindow) with static batching, none with continuous.
+func gatherWindow(cfg engine.Config, window time.Duration) time.Duration {
+	switch {
+	case cfg.Batching != engine.Static || window < 0:
+		return 0
+	case window == 0:
+		return DefaultStaticBatchWindow
+	}
+	return window
+}
+
+// wake starts idle backend b on the work it was just given: at once, or
+// after its gather window, modelled as an empty step the Requests
+// arriving meanwhile join behind (finishStep then runs the real one).
+func (s *simulator) wake(b int) {
+	if w := s.bs[b].window; w > 0 {
+		s.bs[b].step, s.bs[b].busy = engine.Step{Start: s.now, Duration: w}, true
+		return
+	}
+	s.startStep(b)
+}
+
 // startStep runs backend b's next iteration from now.
 func (s *simulator) startStep(b int) {
 	st := s.bs[b].e.Step(s.now)
