@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // execute computes the planned tokens, samples a token for every request
 // whose known tokens are all computed, finishes requests and prices the
@@ -8,6 +11,7 @@ import "time"
 func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	st := Step{Start: now}
 	finished := false
+	evs = slices.Grow(evs, len(plan))
 	for _, p := range plan {
 		s := p.s
 		ev := Event{ID: s.req.ID}

@@ -31,7 +31,7 @@ func (e *Engine) Step(now time.Duration) Step {
 
 // scheduleRunning plans the running requests' tokens and preempts.
 func (e *Engine) scheduleRunning(now time.Duration, budget *int) ([]planned, []Event, bool) {
-	var plan []planned
+	plan := make([]planned, 0, len(e.running)+1)
 	var evs []Event
 	preempted := false
 	for i := 0; i < len(e.running) && *budget > 0; i++ {
