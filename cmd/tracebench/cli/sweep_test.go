@@ -83,15 +83,23 @@ func TestSweepDeterministic(t *testing.T) {
 	}
 }
 
+// skipLongSweep skips a long virtual-time comparison with -short or
+// -race (single-goroutine simulation: the detector finds nothing there
+// that the shorter sweep tests do not exercise).
+func skipLongSweep(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() || sweepRace {
+		t.Skipf("%s: skipped with -short and -race", what)
+	}
+}
+
 // TestSweepSearchMatchesFineLadder: on the mixed workload with 4
 // simulated backends the search finds each policy's sustained rate
 // within 5 % of what a fixed ladder in 2 % steps finds, in at most 10
 // runs. The ladder starts at 90 % of the search's answer (every rate
 // the search tried below its answer passed).
 func TestSweepSearchMatchesFineLadder(t *testing.T) {
-	if testing.Short() {
-		t.Skip("about 40 simulated runs of 2000 requests")
-	}
+	skipLongSweep(t, "about 40 simulated runs of 2000 requests")
 	for _, policy := range []string{"round-robin", "prefix-cache"} {
 		t.Run(policy, func(t *testing.T) {
 			s, _, err := sweepFor(t, context.Background(), "--sim", "4", "--policies", policy)
@@ -279,9 +287,7 @@ func readResults(r io.Reader, name string, fn func(time.Duration)) error {
 // with 4 simulated long-context engines, the prefix-aware routers
 // sustain a higher rate than round-robin at the same SLA.
 func TestSweepMooncakePrefixAware(t *testing.T) {
-	if testing.Short() {
-		t.Skip("about 25 simulated runs of long-context requests")
-	}
+	skipLongSweep(t, "about 25 simulated runs of long-context requests")
 	path := filepath.Join("..", "..", "..", "..", "shared", "traces", "mooncake", "conversation_trace.jsonl")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("shared trace %s not present (%v): the public traces live in ../shared/traces beside the repository", path, err)
