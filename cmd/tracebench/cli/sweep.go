@@ -63,8 +63,9 @@ by a factor (offered rate = trace rate x factor). Rates given as "2x" are
 multiples of the workload's own rate.
 
 Each run replays the same --max-requests Requests (default 2000 with --sim,
-1000 with the mock, 400 with --target) so a higher rate is not more work. In virtual time (--sim N)
-a sweep is deterministic: the same seed gives the same runs and answer.
+1000 with the mock, 400 with --target) so a higher rate is not more work.
+In virtual time (--sim N) a sweep is deterministic: the same seed gives the
+same runs and answer.
 Against live targets a --cooldown passes between runs, and a policy stops at
 once when a run's error rate exceeds --max-error-rate.
 
@@ -80,13 +81,17 @@ run's results file under DIR/runs/.`,
 	o.so.bind(fs)
 	o.mf.bind(fs)
 	o.bind(fs)
+	// The sweep sets each run's rate; validate rejects these with a hint.
+	for _, f := range []string{"rate", "time-scale"} {
+		_ = fs.MarkHidden(f)
+	}
 	return cmd
 }
 
 // bind adds the sweep's own flags.
 func (o *sweepOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to sweep (default: "+strings.Join(sweepDefaultPolicies, ",")+")")
-	fs.StringVar(&o.baseline, "baseline", "round-robin", "policy the gains are measured against (default: round-robin, else the first policy)")
+	fs.StringVar(&o.baseline, "baseline", "round-robin", "policy the gains are measured against; when not given and round-robin is not swept, the first policy")
 	fs.Float64Var(&o.attainment, "attainment", 0.9, "SLA attainment a rate must reach to be sustained, in (0, 1]")
 	fs.StringVar(&o.rates, "rates", "", "fixed ladder of offered rates in req/s, e.g. 1,2,4,8 or 0.5x,1x,2x (default: search)")
 	fs.StringVar(&o.startRate, "start-rate", "", "first rate of the search in req/s or as a multiple like 2x (default: the workload's own rate, else 1)")

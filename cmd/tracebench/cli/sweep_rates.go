@@ -38,7 +38,10 @@ func (r rateSpec) resolve(flag string, native float64) (float64, error) {
 	if !(native > 0) {
 		return 0, usagef("--%s %vx: the workload's own rate is unknown (fewer than two arrivals or all at once); give req/s", flag, r.v)
 	}
-	return r.v * native, nil
+	if v := r.v * native; v > 0 && !math.IsInf(v, 0) {
+		return v, nil
+	}
+	return 0, usagef("--%s %vx: %v times the workload's rate %.4g req/s is out of range", flag, r.v, r.v, native)
 }
 
 // parseLadder parses --rates, resolving multiples, in the order given.
