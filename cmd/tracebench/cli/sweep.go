@@ -28,16 +28,29 @@ type sweepOptions struct {
 	cf           clientFlags
 	so           sloFlags
 	mf           fleetFlags
-	policies     string
-	baseline     string
-	attainment   float64
-	rates        string
-	startRate    string
-	growth       float64
-	tolerance    float64
-	maxRuns      int
-	vary         string
-	cooldown     time.Duration
+	policies string
+	baseline string
+	// attainment is the SLA attainment a sustained rate keeps (default
+	// 0.9: DistServe, Zhong et al., OSDI 2024, rates a system by the
+	// highest rate at which 90 % of requests meet their SLO).
+	attainment float64
+	// rates is the fixed ladder; startRate, growth, tolerance (default
+	// 0.04) and maxRuns (default 12) set the search, as the defaults of
+	// replay.SearchOptions. growth defaults to 4 in sim and mock (a
+	// bracket from the workload's rate to 60x its rate in 4 runs) and 2
+	// against live targets (never more than double a passing rate).
+	rates     string
+	startRate string
+	growth    float64
+	tolerance float64
+	maxRuns   int
+	vary      string
+	// cooldown is the pause between runs (default 10 s against live
+	// targets, enough for vLLM's queues to drain and its gauges, scraped
+	// every second by default, to settle; 0 otherwise).
+	cooldown time.Duration
+	// maxErrorRate stops a policy's sweep (default 0.05: past 5 % failed
+	// requests a fleet is failing, not slowing down).
 	maxErrorRate float64
 	targets      []string
 	out          string
