@@ -23,11 +23,11 @@ var sweepDefaultPolicies = []string{"round-robin", "least-request", "prefix-cach
 
 // sweepOptions are the flags of `tracebench sweep`.
 type sweepOptions struct {
-	wf           workloadFlags
-	pf           policyFlags
-	cf           clientFlags
-	so           sloFlags
-	mf           fleetFlags
+	wf       workloadFlags
+	pf       policyFlags
+	cf       clientFlags
+	so       sloFlags
+	mf       fleetFlags
 	policies string
 	baseline string
 	// attainment is the SLA attainment a sustained rate keeps (default
