@@ -145,15 +145,15 @@ func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPoli
 		return st.Summary.SLA.Attainment, nil
 	}
 	res, err := sw.search(eval)
-	p.Sustained, p.Broken, p.Converged = res.Sustained, res.Broken, res.Converged
+	p.Sustained, p.Broken = res.Sustained, res.Broken
 	if errStop > 0 && (p.Broken == 0 || errStop < p.Broken) {
 		p.Broken = errStop
 	}
-	if sw.ladder == nil {
-		p.Converged = p.Sustained > 0 && p.Broken > 0 && p.Broken/p.Sustained <= 1+sw.o.tolerance
-		if !p.Converged && p.Stopped == "" && err == nil {
-			p.Stopped = sw.unconverged(p)
-		}
+	// A ladder's resolution is its steps; a search converges when its
+	// bracket (with an error stop as its failing end) is within tolerance.
+	p.Converged = sw.ladder != nil || p.Sustained > 0 && p.Broken > 0 && p.Broken/p.Sustained <= 1+sw.o.tolerance
+	if !p.Converged && p.Stopped == "" && err == nil {
+		p.Stopped = sw.unconverged(p)
 	}
 	return p, err
 }

@@ -204,20 +204,35 @@ func arrivalRate(t *testing.T, path string) float64 {
 
 // TestSweepErrorStop: when every run fails more than --max-error-rate
 // of its requests (prompts over the mock's context length), each
-// policy stops after its first run and says so.
+// policy stops after its first run and says so, in a search and on a
+// ladder.
 func TestSweepErrorStop(t *testing.T) {
-	s, _, err := sweepFor(t, context.Background(), "--sim", "2", "--policies", "round-robin,least-request",
-		"--max-requests", "100", "--mock-max-model-len", "400")
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name      string
+		args      []string
+		converged bool
+	}{
+		{"search", nil, false},
+		{"ladder", []string{"--rates", "5,10,20"}, true},
 	}
-	for _, p := range s.Policies {
-		if len(p.Steps) != 1 || p.Broken != p.Steps[0].Rate || p.Sustained != 0 || p.Steps[0].Pass {
-			t.Fatalf("%s: %d runs, broken %v sustained %v", p.Policy, len(p.Steps), p.Broken, p.Sustained)
-		}
-		if !strings.Contains(p.Stopped, "--max-error-rate") || !strings.HasPrefix(p.BrokeBy(), "errors") {
-			t.Errorf("%s: stopped %q, broke by %q", p.Policy, p.Stopped, p.BrokeBy())
-		}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _, err := sweepFor(t, context.Background(), append([]string{"--sim", "2", "--policies",
+				"round-robin,least-request", "--max-requests", "100", "--mock-max-model-len", "400"}, tc.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range s.Policies {
+				if len(p.Steps) != 1 || p.Broken != p.Steps[0].Rate || p.Sustained != 0 || p.Steps[0].Pass ||
+					p.Converged != tc.converged {
+					t.Fatalf("%s: %d runs, broken %v sustained %v converged %v", p.Policy, len(p.Steps), p.Broken,
+						p.Sustained, p.Converged)
+				}
+				if !strings.Contains(p.Stopped, "--max-error-rate") || !strings.HasPrefix(p.BrokeBy(), "errors") {
+					t.Errorf("%s: stopped %q, broke by %q", p.Policy, p.Stopped, p.BrokeBy())
+				}
+			}
+		})
 	}
 }
 
