@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -31,8 +32,8 @@ const fidelityStarved = 3.0
 // hit rate to agree within 10 %. The router sees in-flight counts, so the
 // two runs route alike only if the simulator's timing is right.
 func TestSimMatchesMock(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real-time mock run: skipped with -short")
+	if testing.Short() || raceBuild() {
+		t.Skip("real-time mock run: skipped with -short and -race (the race detector slows the HTTP path, not the model)")
 	}
 	args := []string{"replay", "--workload", "shared-prefix", "-p", "requests=80", "-p", "rate=12", "-p", "question_len=512",
 		"--policy", "least-request"}
@@ -97,4 +98,18 @@ func runFidelity(t *testing.T, args []string) *reports.Summary {
 		t.Fatalf("%v: %d requests, %d ok; want 80 ok", args, sum.Requests, sum.OK)
 	}
 	return sum
+}
+
+// raceBuild reports whether the test binary was built with -race.
+func raceBuild() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, st := range bi.Settings {
+		if st.Key == "-race" {
+			return st.Value == "true"
+		}
+	}
+	return false
 }
