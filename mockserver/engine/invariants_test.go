@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+)
+
+// checkPool verifies the block pool's bookkeeping against the live
+// requests: every block is held (ref = number of holders), idle and
+// cached (in the evictor, in the table), or free and uncached; the
+// evictor list is in eviction order; the table maps each hash to the
+// block registered under it.
+func checkPool(t *testing.T, e *Engine) {
+	t.Helper()
+	p := e.pool
+	holders := make([]int32, len(p.blocks))
+	for _, s := range e.live {
+		for _, id := range s.blocks {
+			holders[id]++
+		}
+	}
+	inFree := make([]bool, len(p.blocks))
+	for _, id := range p.free {
+		if inFree[id] {
+			t.Fatalf("block %d twice in the free list", id)
+		}
+		inFree[id] = true
+	}
+	inEvict := make([]bool, len(p.blocks))
+	n := 0
+	for id, prev := p.evict.head, int32(-1); id >= 0; prev, id = id, p.blocks[id].next {
+		if p.blocks[id].prev != prev {
+			t.Fatalf("evictor: block %d prev %d, want %d", id, p.blocks[id].prev, prev)
+		}
+		if prev >= 0 && !p.evict.before(prev, id) {
+			t.Fatalf("evictor: block %d listed before %d out of order", prev, id)
+		}
+		inEvict[id] = true
+		n++
+	}
+	if n != p.evict.Len() {
+		t.Fatalf("evictor: %d linked, Len %d", n, p.evict.Len())
+	}
+	hashed := 0
+	for id := range p.blocks {
+		b := &p.blocks[id]
+		if b.ref != holders[id] {
+			t.Fatalf("block %d: ref %d, held by %d requests", id, b.ref, holders[id])
+		}
+		switch {
+		case b.ref > 0 && (inFree[id] || inEvict[id]):
+			t.Fatalf("block %d: in use and free (free %v, evictor %v)", id, inFree[id], inEvict[id])
+		case b.ref == 0 && b.hashed && !inEvict[id]:
+			t.Fatalf("block %d: cached without users but not in the evictor", id)
+		case b.ref == 0 && !b.hashed && !inFree[id]:
+			t.Fatalf("block %d: unused and uncached but not free", id)
+		case inEvict[id] && !b.hashed:
+			t.Fatalf("block %d: in the evictor without a hash", id)
+		}
+		if b.hashed {
+			hashed++
+			if got, ok := p.table.get(b.hash); !ok || got != int32(id) {
+				t.Fatalf("block %d: table maps its hash to %d (%v)", id, got, ok)
+			}
+		}
+	}
+	if hashed != p.table.len() {
+		t.Fatalf("table holds %d hashes, %d blocks are hashed", p.table.len(), hashed)
+	}
+}
+
+// TestPoolInvariantsUnderChurn drives engines with random arrivals that
+// share prefixes, random aborts and a KV cache small enough to preempt
+// and evict, checking the pool after every step.
+func TestPoolInvariantsUnderChurn(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		batching string
+		blocks   int
+	}{{"continuous, 48 blocks", Continuous, 48}, {"continuous, 200 blocks", Continuous, 200}, {"static, 64 blocks", Static, 64}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.NumGPUBlocks, cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens, cfg.Batching = tc.blocks, 12, 256, tc.batching
+			cfg.EOSProbability = 0.02
+			e := mustNew(t, cfg)
+			rng := rand.New(rand.NewPCG(7, uint64(tc.blocks)))
+			prefixes := [][]int{prompt(48, 1), prompt(80, 2), prompt(33, 3)}
+			var now time.Duration
+			next, aborted, st := 0, 0, Stats{}
+			for step := 0; step < 20000 && (next < 300 || !e.Idle()); step++ {
+				for k := 0; k < 2 && next < 300 && rng.IntN(3) == 0; k++ {
+					p := append(append([]int(nil), prefixes[rng.IntN(len(prefixes))]...), prompt(1+rng.IntN(150), 100+next)...)
+					r := Request{ID: fmt.Sprint(next), Prompt: p, MaxTokens: 1 + rng.IntN(120), MinTokens: rng.IntN(3)}
+					if err := e.Add(now, &r); err != nil {
+						t.Fatal(err)
+					}
+					next++
+				}
+				if len(e.live) > 0 && rng.IntN(40) == 0 {
+					ids := make([]string, 0, len(e.live))
+					for id := range e.live {
+						ids = append(ids, id)
+					}
+					sort.Strings(ids)
+					if e.Abort(ids[rng.IntN(len(ids))]) {
+						aborted++
+					}
+				}
+				s := e.Step(now)
+				now = max(s.End(), now+time.Millisecond)
+				checkPool(t, e)
+				if st = e.Stats(); st.UsedBlocks+st.CachedBlocks > cfg.NumGPUBlocks {
+					t.Fatalf("used %d + cached %d > %d blocks", st.UsedBlocks, st.CachedBlocks, cfg.NumGPUBlocks)
+				}
+			}
+			if !e.Idle() || next != 300 {
+				t.Fatalf("not done: %d added, %d live", next, len(e.live))
+			}
+			done := st.Finished[FinishLength] + st.Finished[FinishStop] + st.Finished[FinishAbort]
+			if done != 300 || st.Finished[FinishAbort] != int64(aborted) {
+				t.Fatalf("finished %v (%d aborted by the test), want 300 in all", st.Finished, aborted)
+			}
+			t.Logf("%d preemptions, %d evictions, %d aborts, hits %d/%d", st.Preemptions, st.Evictions, aborted,
+				st.PrefixHits, st.PrefixQueries)
+		})
+	}
+}
