@@ -24,6 +24,7 @@ type mockOptions struct {
 	Port      int
 	Preset    string
 	Model     string
+	Strict    bool
 	Tokenizer string
 	TimeScale float64
 	MaxQueue  int
@@ -72,6 +73,8 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Port, "port", 8000, "port of the first server; the others take the next ports (0: ephemeral)")
 	fs.StringVar(&o.Preset, "preset", "default", "engine preset: "+strings.Join(engine.PresetNames(), ", "))
 	fs.StringVar(&o.Model, "model", mockserver.DefaultModelName, "served model name")
+	fs.BoolVar(&o.Strict, "strict-model", false,
+		"answer 404 for another model name (default: serve it as a LoRA adapter with its own prefix cache)")
 	fs.StringVar(&o.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
 	fs.Float64Var(&o.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
 	fs.IntVar(&o.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
@@ -162,7 +165,7 @@ func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 		return mockserver.FleetConfig{}, err
 	}
 	opts := mockserver.Options{Engine: cfg, Tokenizer: o.Tokenizer, TimeScale: o.TimeScale, Faults: o.Faults,
-		ModelName: o.Model, MaxQueue: o.MaxQueue, BatchWindow: o.Window}
+		ModelName: o.Model, StrictModel: o.Strict, MaxQueue: o.MaxQueue, BatchWindow: o.Window}
 	return mockserver.FleetConfig{Replicas: o.Replicas, Host: o.Host, BasePort: o.Port, Options: opts}, nil
 }
 

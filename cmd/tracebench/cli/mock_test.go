@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 )
 
@@ -49,6 +50,37 @@ func optionsOf(t *testing.T, args []string) *mockOptions {
 	}
 	o.changed = fs.Changed
 	return o
+}
+
+func TestMockServerFlags(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(mockserver.Options) bool
+	}{
+		{"defaults", nil, func(o mockserver.Options) bool {
+			return !o.StrictModel && o.ModelName == mockserver.DefaultModelName && o.MaxQueue == 0 && o.TimeScale == 1
+		}},
+		{"strict model", []string{"--model", "m", "--strict-model"}, func(o mockserver.Options) bool {
+			return o.StrictModel && o.ModelName == "m"
+		}},
+		{"queue, time scale, tokenizer", []string{"--max-queue", "7", "--time-scale", "0.5", "--tokenizer", "tiktoken"},
+			func(o mockserver.Options) bool {
+				return o.MaxQueue == 7 && o.TimeScale == 0.5 && o.Tokenizer == "tiktoken"
+			}},
+		{"faults", []string{"--error-rate", "0.1", "--error-status", "429", "--disconnect-after", "5"},
+			func(o mockserver.Options) bool {
+				return o.Faults.ErrorRate == 0.1 && o.Faults.ErrorStatus == 429 && o.Faults.DisconnectAfter == 5
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fc, err := optionsOf(t, tc.args).fleetConfig()
+			if err != nil || !tc.check(fc.Options) {
+				t.Fatalf("options %+v, err %v", fc.Options, err)
+			}
+		})
+	}
 }
 
 func TestMockUsageErrors(t *testing.T) {
