@@ -2,26 +2,44 @@ package policies
 
 import "github.com/tracebench/tracebench/traces"
 
-// Defaults of the hit model that affinity Routers (chwbl,
-// session-affinity) keep only to report a predicted hit: vLLM's 16-token
-// block (64 characters at CharsPerToken) and the GIE prefix plugin's
-// 31,250 blocks per server when the server does not report num_gpu_blocks.
+// Defaults of the hit model that Routers deciding without a cache view
+// (the load-only ones, vtc-basic, chwbl, session-affinity) keep only to
+// report a predicted hit: vLLM's 16-token block (64 characters at
+// CharsPerToken) and the GIE prefix plugin's 31,250 blocks per server when
+// the server does not report num_gpu_blocks.
 const (
 	hitModelChunkChars = 64
 	hitModelCapacity   = 31250
 )
 
 // hitModel predicts the prefix hit of a pick for Routers that decide
-// without a cache view: it keeps the same approximate per-backend LRU of
-// chained block hashes as approx-prefix, consulted for the chosen Backend
-// only and never for the decision.
+// without a cache view: per Backend, an LRU of the chained block hashes of
+// the prompts sent to it, of capacity num_gpu_blocks (else 31,250 blocks),
+// as approx-prefix keeps. It is consulted for the chosen Backend only and
+// never for the decision. Unlike approx-prefix's table it never asks which
+// Backends hold a hash, so each Backend has its own hash map and a pick
+// costs one map lookup per block however widely a prompt was spread.
 type hitModel struct {
-	index  *blockIndex
+	lists  []hitLRU // by Backend.Index
+	nodes  []hitNode
+	free   []int32
 	view   promptView
 	hashes []uint64
 }
 
-func newHitModel() *hitModel { return &hitModel{index: newBlockIndex(hitModelCapacity)} }
+// hitLRU is one Backend's blocks: hash → node, and the LRU list of the
+// nodes (head most recent).
+type hitLRU struct {
+	idx        map[uint64]int32
+	head, tail int32
+}
+
+type hitNode struct {
+	hash       uint64
+	prev, next int32
+}
+
+func newHitModel() *hitModel { return &hitModel{} }
 
 // observe returns the prompt tokens of req that b is expected to hold and
 // records req's blocks for b.
@@ -29,5 +47,98 @@ func (m *hitModel) observe(req *traces.Request, b Backend) int {
 	m.view.load(req)
 	size := m.view.blockUnits(hitModelChunkChars, hitModelChunkChars/CharsPerToken)
 	m.hashes = m.view.hashChain(m.hashes[:0], size, 0)
-	return m.view.toTokens(m.index.add(m.hashes, b) * size)
+	return m.view.toTokens(m.add(b) * size)
+}
+
+// choose is the Choice of b for req with reason, its predicted hit from
+// the model (which then records req's blocks for b).
+func (m *hitModel) choose(req *traces.Request, b Backend, reason string) Choice {
+	return Choice{Backend: b.Index, Reason: reason, PredictedHitTokens: m.observe(req, b)}
+}
+
+// add makes m.hashes b's most recent blocks, evicting its least recent
+// beyond capacity, and returns how many leading hashes b held before.
+func (m *hitModel) add(b Backend) int {
+	if b.Index < 0 {
+		return 0
+	}
+	l := m.list(b.Index)
+	limit := hitModelCapacity
+	if b.NumGPUBlocks > 0 {
+		limit = b.NumGPUBlocks
+	}
+	lead := 0
+	for i, h := range m.hashes {
+		n, ok := l.idx[h]
+		if ok {
+			if lead == i {
+				lead++
+			}
+			m.unlink(l, n)
+		} else {
+			for len(l.idx) >= limit && l.tail >= 0 {
+				m.evict(l)
+			}
+			n = m.alloc(h)
+			l.idx[h] = n
+		}
+		m.pushFront(l, n)
+	}
+	for len(l.idx) > limit && l.tail >= 0 {
+		m.evict(l)
+	}
+	return lead
+}
+
+func (m *hitModel) list(idx int) *hitLRU {
+	for idx >= len(m.lists) {
+		m.lists = append(m.lists, hitLRU{idx: map[uint64]int32{}, head: -1, tail: -1})
+	}
+	return &m.lists[idx]
+}
+
+func (m *hitModel) alloc(h uint64) int32 {
+	if k := len(m.free); k > 0 {
+		n := m.free[k-1]
+		m.free = m.free[:k-1]
+		m.nodes[n] = hitNode{hash: h, prev: -1, next: -1}
+		return n
+	}
+	m.nodes = append(m.nodes, hitNode{hash: h, prev: -1, next: -1})
+	return int32(len(m.nodes) - 1)
+}
+
+// evict drops l's least recent block.
+func (m *hitModel) evict(l *hitLRU) {
+	n := l.tail
+	m.unlink(l, n)
+	delete(l.idx, m.nodes[n].hash)
+	m.free = append(m.free, n)
+}
+
+func (m *hitModel) unlink(l *hitLRU, n int32) {
+	nd := &m.nodes[n]
+	if nd.prev >= 0 {
+		m.nodes[nd.prev].next = nd.next
+	} else {
+		l.head = nd.next
+	}
+	if nd.next >= 0 {
+		m.nodes[nd.next].prev = nd.prev
+	} else {
+		l.tail = nd.prev
+	}
+	nd.prev, nd.next = -1, -1
+}
+
+func (m *hitModel) pushFront(l *hitLRU, n int32) {
+	nd := &m.nodes[n]
+	nd.prev, nd.next = -1, l.head
+	if l.head >= 0 {
+		m.nodes[l.head].prev = n
+	}
+	l.head = n
+	if l.tail < 0 {
+		l.tail = n
+	}
 }

@@ -12,8 +12,8 @@ type Choice struct {
 	// the slice may be a filtered subset, so this is not a slice position).
 	Backend int
 	// PredictedHitTokens is the number of prompt tokens the Router's own
-	// prefix model expects the chosen Backend to have cached (0 for
-	// routers without one).
+	// prefix model expects the chosen Backend to have cached. Routers that
+	// decide without a cache view keep one for this prediction only.
 	PredictedHitTokens int
 	// Reason is a short label of the branch taken ("prefix", "imbalance",
 	// "least-request", ...), for debugging and reports.

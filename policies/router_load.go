@@ -23,13 +23,16 @@ func init() {
 			"unless every backend is scraped, the fewest client in-flight tokens instead",
 		Needs:  []string{"scrape"},
 		Source: "AIBrix least-kv-cache router (pkg/plugins/gateway/algorithms/least_kv_cache.go)",
-	}, func(_ Params, rng *rand.Rand) (Router, error) { return &leastKVCache{rng: rng}, nil })
+	}, func(_ Params, rng *rand.Rand) (Router, error) {
+		return &leastKVCache{rng: rng, hits: newHitModel()}, nil
+	})
 }
 
 // powerOfTwo samples two distinct Backends and keeps the less loaded.
 type powerOfTwo struct {
 	rng    *rand.Rand
 	tokens bool
+	hits   *hitModel
 }
 
 func newPowerOfTwo(p Params, rng *rand.Rand) (Router, error) {
@@ -37,7 +40,7 @@ func newPowerOfTwo(p Params, rng *rand.Rand) (Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &powerOfTwo{rng: rng, tokens: m == "tokens"}, nil
+	return &powerOfTwo{rng: rng, tokens: m == "tokens", hits: newHitModel()}, nil
 }
 
 // Name implements Router.
@@ -45,13 +48,13 @@ func (r *powerOfTwo) Name() string { return "power-of-two" }
 
 // Pick implements Router. With one Backend it takes that one; equal loads
 // keep the first draw.
-func (r *powerOfTwo) Pick(_ *traces.Request, st State) (Choice, error) {
+func (r *powerOfTwo) Pick(req *traces.Request, st State) (Choice, error) {
 	n := len(st.Backends)
 	if n == 0 {
 		return Choice{}, errNoBackends
 	}
 	if n == 1 {
-		return Choice{Backend: st.Backends[0].Index, Reason: "only"}, nil
+		return r.hits.choose(req, st.Backends[0], "only"), nil
 	}
 	i := r.rng.IntN(n)
 	j := r.rng.IntN(n - 1)
@@ -62,7 +65,7 @@ func (r *powerOfTwo) Pick(_ *traces.Request, st State) (Choice, error) {
 	if r.compare(b, a) < 0 {
 		a = b
 	}
-	return Choice{Backend: a.Index, Reason: "two-choices"}, nil
+	return r.hits.choose(req, a, "two-choices"), nil
 }
 
 func (r *powerOfTwo) compare(a, b Backend) int {
@@ -76,13 +79,16 @@ func (r *powerOfTwo) compare(a, b Backend) int {
 // for every Backend (no --scrape, or a scrape failed) it falls back to the
 // fewest client in-flight tokens, the client's own estimate of KV
 // occupancy, so a partial scrape never compares unlike figures.
-type leastKVCache struct{ rng *rand.Rand }
+type leastKVCache struct {
+	rng  *rand.Rand
+	hits *hitModel
+}
 
 // Name implements Router.
 func (r *leastKVCache) Name() string { return "least-kv-cache" }
 
 // Pick implements Router.
-func (r *leastKVCache) Pick(_ *traces.Request, st State) (Choice, error) {
+func (r *leastKVCache) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
@@ -90,12 +96,12 @@ func (r *leastKVCache) Pick(_ *traces.Request, st State) (Choice, error) {
 		i := argmin(st.Backends, r.rng, func(a, b Backend) int {
 			return cmp.Or(cmp.Compare(a.KVUsage, b.KVUsage), cmp.Compare(a.InFlightTokens, b.InFlightTokens))
 		})
-		return Choice{Backend: st.Backends[i].Index, Reason: "kv-cache"}, nil
+		return r.hits.choose(req, st.Backends[i], "kv-cache"), nil
 	}
 	i := argmin(st.Backends, r.rng, func(a, b Backend) int {
 		return cmp.Or(cmp.Compare(a.InFlightTokens, b.InFlightTokens), cmp.Compare(a.InFlight, b.InFlight))
 	})
-	return Choice{Backend: st.Backends[i].Index, Reason: "in-flight-tokens"}, nil
+	return r.hits.choose(req, st.Backends[i], "in-flight-tokens"), nil
 }
 
 // argmin returns the position in bs of the least Backend under compare,

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/traces"
 )
 
 func TestLoadRouters(t *testing.T) {
@@ -93,6 +94,47 @@ func TestRoundRobinAndRandom(t *testing.T) {
 	for b, c := range counts {
 		if c < 850 || c > 1150 {
 			t.Errorf("random picked b%d %d of 4000 times, want about 1000", b, c)
+		}
+	}
+}
+
+// TestLoadOnlyRoutersPredictHits: Routers that decide without a cache view
+// still report the hit their prediction-only view expects. One Backend, so
+// every pick lands on it: 64 tokens of 16-token blocks (the view's 64
+// characters at 4 per token) predict 0 the first time, all 64 the second,
+// and 32 for a prompt sharing the first two blocks.
+func TestLoadOnlyRoutersPredictHits(t *testing.T) {
+	for _, name := range []string{"random", "round-robin", "least-request", "power-of-two", "least-kv-cache", "vtc-basic"} {
+		t.Run(name, func(t *testing.T) {
+			r := mustRouter(t, name, nil, 1)
+			st := State{Backends: fleet(0)}
+			var got []int
+			for _, req := range []*traces.Request{
+				blockReq("a", 16, 64, 1, 2, 3, 4),
+				blockReq("b", 16, 64, 1, 2, 3, 4),
+				blockReq("c", 16, 64, 1, 2, 8, 9),
+			} {
+				got = append(got, mustPick(t, r, req, st).PredictedHitTokens)
+			}
+			if diff := cmp.Diff([]int{0, 64, 32}, got); diff != "" {
+				t.Errorf("predicted hit tokens (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHitModelCapacity: a server reporting num_gpu_blocks 2 keeps only the
+// last two 16-token blocks of a 4-block prompt, so its first block is gone
+// and a repeat predicts no hit; with room for 4 the repeat hits all 64.
+func TestHitModelCapacity(t *testing.T) {
+	for _, tc := range []struct {
+		blocks, want int
+	}{{2, 0}, {4, 64}, {0, 64}} { // 0: the default 31,250 blocks
+		m := newHitModel()
+		b := Backend{Index: 3, NumGPUBlocks: tc.blocks}
+		m.observe(blockReq("a", 16, 64, 1, 2, 3, 4), b)
+		if got := m.observe(blockReq("b", 16, 64, 1, 2, 3, 4), b); got != tc.want {
+			t.Errorf("num_gpu_blocks %d: repeat predicts %d tokens, want %d", tc.blocks, got, tc.want)
 		}
 	}
 }

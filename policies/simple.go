@@ -13,38 +13,48 @@ var errNoBackends = errors.New("no backends to pick from")
 func init() {
 	RegisterRouter(Spec{Name: "random", Doc: "uniform random backend from the seeded RNG",
 		Source: "baseline (AIBrix random, SGLang router random)"},
-		func(_ Params, rng *rand.Rand) (Router, error) { return &randomRouter{rng: rng}, nil })
+		func(_ Params, rng *rand.Rand) (Router, error) {
+			return &randomRouter{rng: rng, hits: newHitModel()}, nil
+		})
 	RegisterRouter(Spec{Name: "round-robin", Doc: "cycle over backends in index order, skipping absent ones",
 		Source: "baseline (vLLM production-stack roundrobin, SGLang router round_robin)"},
-		func(_ Params, _ *rand.Rand) (Router, error) { return &roundRobin{}, nil })
+		func(_ Params, _ *rand.Rand) (Router, error) { return &roundRobin{hits: newHitModel()}, nil })
 	RegisterRouter(Spec{Name: "least-request", Doc: "fewest client-side in-flight requests; ties broken by the seeded RNG",
 		Needs: []string{"in-flight"}, Source: "AIBrix least-request; vLLM production-stack"},
-		func(_ Params, rng *rand.Rand) (Router, error) { return &leastRequest{rng: rng}, nil })
+		func(_ Params, rng *rand.Rand) (Router, error) {
+			return &leastRequest{rng: rng, hits: newHitModel()}, nil
+		})
 }
 
 // randomRouter picks uniformly at random.
-type randomRouter struct{ rng *rand.Rand }
+type randomRouter struct {
+	rng  *rand.Rand
+	hits *hitModel
+}
 
 // Name implements Router.
 func (r *randomRouter) Name() string { return "random" }
 
 // Pick implements Router.
-func (r *randomRouter) Pick(_ *traces.Request, st State) (Choice, error) {
+func (r *randomRouter) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	return Choice{Backend: st.Backends[r.rng.IntN(len(st.Backends))].Index, Reason: "random"}, nil
+	return r.hits.choose(req, st.Backends[r.rng.IntN(len(st.Backends))], "random"), nil
 }
 
 // roundRobin cycles over backends by Index; with a filtered State it takes
 // the first backend at or after the cursor.
-type roundRobin struct{ next int }
+type roundRobin struct {
+	next int
+	hits *hitModel
+}
 
 // Name implements Router.
 func (r *roundRobin) Name() string { return "round-robin" }
 
 // Pick implements Router.
-func (r *roundRobin) Pick(_ *traces.Request, st State) (Choice, error) {
+func (r *roundRobin) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
@@ -56,19 +66,24 @@ func (r *roundRobin) Pick(_ *traces.Request, st State) (Choice, error) {
 		}
 	}
 	r.next = best.Index + 1
-	return Choice{Backend: best.Index, Reason: "round-robin"}, nil
+	return r.hits.choose(req, best, "round-robin"), nil
 }
 
 // leastRequest picks the fewest in-flight requests.
-type leastRequest struct{ rng *rand.Rand }
+type leastRequest struct {
+	rng  *rand.Rand
+	hits *hitModel
+}
 
 // Name implements Router.
 func (r *leastRequest) Name() string { return "least-request" }
 
 // Pick implements Router.
-func (r *leastRequest) Pick(_ *traces.Request, st State) (Choice, error) {
-	i, err := LeastLoaded(st.Backends, r.rng)
-	return Choice{Backend: i, Reason: "least-request"}, err
+func (r *leastRequest) Pick(req *traces.Request, st State) (Choice, error) {
+	if len(st.Backends) == 0 {
+		return Choice{}, errNoBackends
+	}
+	return r.hits.choose(req, st.Backends[leastLoadedPos(st.Backends, r.rng)], "least-request"), nil
 }
 
 // LeastLoaded returns the Index of the Backend with the fewest in-flight
@@ -78,17 +93,22 @@ func LeastLoaded(bs []Backend, rng *rand.Rand) (int, error) {
 	if len(bs) == 0 {
 		return 0, errNoBackends
 	}
-	best, ties := bs[0], 1
-	for _, b := range bs[1:] {
+	return bs[leastLoadedPos(bs, rng)].Index, nil
+}
+
+// leastLoadedPos is LeastLoaded's position in bs (len(bs) > 0).
+func leastLoadedPos(bs []Backend, rng *rand.Rand) int {
+	best, ties := 0, 1
+	for i := 1; i < len(bs); i++ {
 		switch {
-		case b.InFlight < best.InFlight:
-			best, ties = b, 1
-		case b.InFlight == best.InFlight:
+		case bs[i].InFlight < bs[best].InFlight:
+			best, ties = i, 1
+		case bs[i].InFlight == bs[best].InFlight:
 			ties++
 			if rng.IntN(ties) == 0 {
-				best = b
+				best = i
 			}
 		}
 	}
-	return best.Index, nil
+	return best
 }
