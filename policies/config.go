@@ -160,7 +160,7 @@ func checkSection(file, kind string, n *yaml.Node, sec *PolicySection, lines map
 			_, err = spec.newQueue(full, rng)
 		}
 		if err != nil {
-			err = fmt.Errorf("%s %s: %w", kind, sec.Name, err)
+			err = fmt.Errorf("%s %s: %w", kind, sec.Name, spec.blameEnv(sec.Params, err))
 		}
 	}
 	if err == nil {

@@ -45,6 +45,28 @@ func (s *Spec) resolve(p Params) (Params, error) {
 	return out, nil
 }
 
+// blameEnv adds to err, when it names a parameter whose value came from
+// an environment variable (p, the explicit parameters, does not set it),
+// which variable that was, so a bad value in the environment is found.
+func (s *Spec) blameEnv(p Params, err error) error {
+	m := paramInErr.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	if _, explicit := p[m[1]]; explicit {
+		return err
+	}
+	for _, ps := range s.Params {
+		if ps.Name != m[1] || ps.Env == "" {
+			continue
+		}
+		if _, set := os.LookupEnv(ps.Env); set {
+			return fmt.Errorf("%w (set by environment variable %s)", err, ps.Env)
+		}
+	}
+	return err
+}
+
 // Int parses parameter name as an integer in [min, max].
 func (p Params) Int(name string, min, max int) (int, error) {
 	v, err := strconv.Atoi(p[name])

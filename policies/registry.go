@@ -121,7 +121,7 @@ func NewRouter(name string, p Params, rng *rand.Rand) (Router, error) {
 	}
 	r, err := s.newRouter(full, rng)
 	if err != nil {
-		return nil, fmt.Errorf("router %s: %w", name, err)
+		return nil, fmt.Errorf("router %s: %w", name, s.blameEnv(p, err))
 	}
 	return r, nil
 }
@@ -138,7 +138,7 @@ func NewQueue(name string, p Params, rng *rand.Rand) (Queue, error) {
 	}
 	q, err := s.newQueue(full, rng)
 	if err != nil {
-		return nil, fmt.Errorf("queue %s: %w", name, err)
+		return nil, fmt.Errorf("queue %s: %w", name, s.blameEnv(p, err))
 	}
 	return q, nil
 }
