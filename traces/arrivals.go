@@ -114,9 +114,9 @@ func (a *arrivals) Next() (Request, error) {
 	}
 	if a.o.Rate > 0 {
 		r.Arrival = a.next
-		a.next += a.gap()
+		a.next = addDur(a.next, a.gap())
 	} else {
-		r.Arrival = time.Duration(math.Round(float64(r.Arrival-a.o.Start) * a.o.TimeScale))
+		r.Arrival = nsDur(float64(r.Arrival-a.o.Start) * a.o.TimeScale)
 	}
 	if a.o.Duration > 0 && r.Arrival >= a.o.Duration {
 		return a.end()

@@ -165,3 +165,40 @@ func TestWithArrivalsPassesErrors(t *testing.T) {
 		t.Fatalf("error %v, want the source's", err)
 	}
 }
+
+// TestArrivalsSaturate checks extreme scales and rates give arrivals that
+// stay non-negative and non-decreasing (saturating at the largest
+// Duration) instead of wrapping around.
+func TestArrivalsSaturate(t *testing.T) {
+	tests := []struct {
+		name string
+		src  func() Source
+		o    ArrivalOptions
+	}{
+		{"time scale 1e300", func() Source { return NewSliceSource(at(0, 1, 2, 4)) }, ArrivalOptions{TimeScale: 1e300}},
+		{"rate 1e-300", func() Source { return NewSliceSource(at(0, 1, 2, 4)) }, ArrivalOptions{Rate: 1e-300, Seed: 1}},
+		{"generator rate 1e-300", func() Source {
+			src, err := NewWorkload("multi-turn", map[string]string{"rate": "1e-300", "think": "2000000h", "requests": "50"}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return src
+		}, ArrivalOptions{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reqs, err := ReadAll(WithArrivals(tc.src(), tc.o))
+			if err != nil || len(reqs) < 4 {
+				t.Fatalf("%d requests, err %v", len(reqs), err)
+			}
+			for i, r := range reqs {
+				if r.Arrival < 0 || (i > 0 && r.Arrival < reqs[i-1].Arrival) {
+					t.Fatalf("request %d arrives at %v after %v", i, r.Arrival, reqs[max(i-1, 0)].Arrival)
+				}
+			}
+			if last := reqs[len(reqs)-1].Arrival; last != math.MaxInt64 {
+				t.Errorf("last arrival %v, want the largest Duration", last)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -97,8 +98,8 @@ func (c *csvReader) col(name string) string {
 	return strings.TrimSpace(c.rec[i])
 }
 
-// csvInt parses a non-negative integer column (a float with no fraction
-// is accepted: some exports write "12.0").
+// csvInt parses a token count column, an integer in [0, MaxTokens] (a
+// float with no fraction is accepted: some exports write "12.0").
 func csvInt(col func(string) string, name string) (int, error) {
 	s := col(name)
 	if s == "" {
@@ -107,15 +108,15 @@ func csvInt(col func(string) string, name string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		f, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil || f != float64(int(f)) {
+		if ferr != nil || f != math.Trunc(f) {
 			return 0, fieldErr(name, "want an integer, got %q", s)
+		}
+		if math.Abs(f) > MaxTokens {
+			return 0, fieldErr(name, "%s tokens, above the limit of %d", s, MaxTokens)
 		}
 		n = int(f)
 	}
-	if n < 0 {
-		return 0, fieldErr(name, "negative (%d)", n)
-	}
-	return n, nil
+	return n, tokenCount(name, n)
 }
 
 // azureLayout parses Azure's wall-clock times, "2023-11-16 18:17:03.9799600"

@@ -35,15 +35,39 @@ func fuzzRead(t *testing.T, format string, data []byte) {
 				checkFuzzErr(t, err, skip)
 				break
 			}
-			if r.Arrival < last.Arrival || r.Arrival < 0 || r.InputTokens < 0 || r.OutputTokens < 0 {
+			if r.Arrival < last.Arrival || r.Arrival < 0 || r.InputTokens < 0 || r.OutputTokens < 0 ||
+				r.InputTokens > MaxTokens || r.OutputTokens > MaxTokens {
 				t.Fatalf("bad request %+v after %+v", r, last)
 			}
-			PromptText(&r)
+			checkRender(t, &r)
 			last = r
 		}
 		if !skip && fs.Skipped() != 0 {
 			t.Fatalf("skipped %d without SkipInvalid", fs.Skipped())
 		}
+	}
+}
+
+// checkRender checks a Request whose prompt is synthesised (no text or
+// token ids given) renders at most MaxTokens words, and renders short
+// prompts to exactly that many words.
+func checkRender(t *testing.T, r *Request) {
+	if len(r.TokenIDs) > 0 || r.Prompt != "" || len(r.Messages) > 0 {
+		PromptText(r)
+		return
+	}
+	n := int64(r.InputTokens)
+	if n == 0 {
+		n = int64(len(r.BlockIDs)) * int64(blockSize(r))
+	}
+	if n > MaxTokens {
+		t.Fatalf("request %s would render %d tokens, above MaxTokens", r.ID, n)
+	}
+	if n > 1<<12 {
+		return // large but bounded: not worth rendering on every input
+	}
+	if got := len(strings.Fields(PromptText(r))); int64(got) != n {
+		t.Fatalf("request %s renders %d words, want %d", r.ID, got, n)
 	}
 }
 

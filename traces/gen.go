@@ -45,7 +45,7 @@ func (g *generator) Next() (Request, error) {
 			g.m.push(r)
 		}
 		g.sessions++
-		g.nextStart += g.gap(g)
+		g.nextStart = addDur(g.nextStart, g.gap(g))
 	}
 	return Request{}, io.EOF
 }
@@ -55,8 +55,31 @@ func expGap(rate float64) func(*generator) time.Duration {
 	return func(g *generator) time.Duration { return secondsDur(g.rng.ExpFloat64() / rate) }
 }
 
-// secondsDur converts seconds to a Duration (rounded to the nanosecond).
-func secondsDur(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+// secondsDur converts non-negative seconds to a Duration, rounded to the
+// nanosecond and saturating at the largest Duration (about 292 years).
+func secondsDur(s float64) time.Duration { return nsDur(s * 1e9) }
+
+// nsDur converts non-negative nanoseconds to a Duration, saturating at
+// the largest Duration (NaN and negatives give 0).
+func nsDur(ns float64) time.Duration {
+	ns = math.Round(ns)
+	switch {
+	case ns >= math.MaxInt64:
+		return math.MaxInt64
+	case !(ns > 0):
+		return 0
+	}
+	return time.Duration(ns)
+}
+
+// addDur returns a+b for a, b >= 0, saturating at the largest Duration,
+// so a slow rate or a long think time cannot wrap arrivals negative.
+func addDur(a, b time.Duration) time.Duration {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
+}
 
 // uniformInt draws an integer uniform in [lo, hi].
 func (g *generator) uniformInt(lo, hi int) int {
@@ -66,11 +89,12 @@ func (g *generator) uniformInt(lo, hi int) int {
 	return lo + g.rng.IntN(hi-lo+1)
 }
 
-// jitter draws an integer uniform in [mean·(1−f), mean·(1+f)], at least 1.
+// jitter draws an integer uniform in [mean·(1−f), mean·(1+f)], kept in
+// [1, MaxTokens].
 func (g *generator) jitter(mean int, f float64) int {
 	lo := int(math.Round(float64(mean) * (1 - f)))
 	hi := int(math.Round(float64(mean) * (1 + f)))
-	return max(1, g.uniformInt(lo, hi))
+	return min(MaxTokens, max(1, g.uniformInt(lo, hi)))
 }
 
 // key derives a content key from the seed-independent parts plus the

@@ -39,5 +39,5 @@ func secondsToDuration(field string, s float64) (time.Duration, error) {
 	if math.IsNaN(s) || math.IsInf(s, 0) || s < 0 || s >= maxSeconds {
 		return 0, fieldErr(field, "time %v out of range", s)
 	}
-	return time.Duration(math.Round(s * float64(time.Second))), nil
+	return nsDur(s * float64(time.Second)), nil
 }

@@ -124,7 +124,7 @@ func (mr *mooncakeReader) settle(row *mooncakeRow) {
 	case row.hasTime:
 		mr.frontier = max(mr.frontier, r.Arrival)
 	case r.Session != "" && seen && row.hasDelay:
-		r.Arrival = s.last + row.delay
+		r.Arrival = addDur(s.last, row.delay)
 	default:
 		r.Arrival = mr.frontier
 	}

@@ -83,15 +83,16 @@ func decodeNative(line []byte, lineNo int, r *Request) error {
 
 // validateRequest checks the fields every format shares.
 func validateRequest(r *Request) error {
+	if err := lengthsOK(r, "input_tokens", "output_tokens"); err != nil {
+		return err
+	}
 	switch {
-	case r.InputTokens < 0:
-		return fieldErr("input_tokens", "negative (%d)", r.InputTokens)
-	case r.OutputTokens < 0:
-		return fieldErr("output_tokens", "negative (%d)", r.OutputTokens)
-	case r.BlockSize < 0:
-		return fieldErr("block_size", "negative (%d)", r.BlockSize)
+	case r.BlockSize < 0 || r.BlockSize > MaxTokens:
+		return fieldErr("block_size", "%d: want 0 (default) to %d", r.BlockSize, MaxTokens)
 	case r.Turn < 0:
 		return fieldErr("turn", "negative (%d)", r.Turn)
+	case r.InputTokens == 0 && int64(len(r.BlockIDs))*int64(blockSize(r)) > MaxTokens:
+		return fieldErr("block_ids", "%d blocks of %d tokens, above the limit of %d tokens", len(r.BlockIDs), blockSize(r), MaxTokens)
 	}
 	for i, m := range r.Messages {
 		switch m.Role {

@@ -166,8 +166,8 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 	if bs == 0 {
 		bs = DefaultBlockSize
 	}
-	if bs < 0 {
-		return nil, "", fmt.Errorf("block size %d: want > 0", bs)
+	if bs < 0 || bs > MaxTokens {
+		return nil, "", fmt.Errorf("block size %d: want 1 to %d", bs, MaxTokens)
 	}
 	switch format {
 	case FormatNative:

@@ -40,6 +40,28 @@ func (p *params) int(name string, lo int) int {
 	return n
 }
 
+// intIn returns name as an integer in [lo, hi].
+func (p *params) intIn(name string, lo, hi int) int {
+	n, err := strconv.Atoi(p.raw(name))
+	if err != nil || n < lo || n > hi {
+		p.fail(name, fmt.Sprintf("an integer in [%d, %d]", lo, hi))
+		return lo
+	}
+	return n
+}
+
+// tokens returns name as a length in tokens, in [lo, MaxTokens].
+func (p *params) tokens(name string, lo int) int { return p.intIn(name, lo, MaxTokens) }
+
+// Bounds of generator counts, so a typo cannot exhaust memory: the
+// number of users, groups or pool prompts, and the turns of a session
+// (every turn carries the whole history, so a session costs memory
+// quadratic in its turns).
+const (
+	maxCount = 1 << 20
+	maxTurns = 256
+)
+
 // float returns name as a number in [lo, hi].
 func (p *params) float(name string, lo, hi float64) float64 {
 	f, err := strconv.ParseFloat(p.raw(name), 64)

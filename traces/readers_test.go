@@ -142,6 +142,13 @@ func TestMalformed(t *testing.T) {
 		{"azure out of order", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.97,1,2\n2023-11-16 18:17:02.97,1,2\n", "line 3 field TIMESTAMP", 1},
 		{"burstgpt missing column", "Timestamp,Model,Request tokens,Response tokens\n1,ChatGPT,5\n", "line 2 field Response tokens: missing", 0},
 		{"burstgpt bad time", "Timestamp,Model,Request tokens,Response tokens\nsoon,ChatGPT,5,6\n2,ChatGPT,5,6\n", "line 2 field Timestamp", 1},
+		{"azure count above the limit", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.97,48E8,2\n2023-11-16 18:17:04.97,1,2\n", "line 2 field ContextTokens: 48E8 tokens, above the limit of 16777216", 1},
+		{"burstgpt count above the limit", "Timestamp,Model,Request tokens,Response tokens\n1,ChatGPT,5,99999999\n", "line 2 field Response tokens: 99999999 tokens, above the limit", 0},
+		{"vtc count above the limit", `{"timestamp_s": 0, "client": "a", "input_length": 4000000000, "output_length": 2}`, "line 1 field input_length: 4000000000 tokens, above the limit", 0},
+		{"mooncake count above the limit", `{"timestamp": 0, "input_length": 1, "output_length": 20000000}`, "line 1 field output_length: 20000000 tokens, above the limit", 0},
+		{"native count above the limit", `{"arrival_ns":1,"input_tokens":16777217,"output_tokens":1}`, "line 1 field input_tokens: 16777217 tokens, above the limit", 0},
+		{"native blocks above the limit", `{"arrival_ns":1,"output_tokens":1,"block_ids":[1,2],"block_size":16777216}`, "line 1 field block_ids: 2 blocks of 16777216 tokens", 0},
+		{"native block size above the limit", `{"arrival_ns":1,"output_tokens":1,"block_size":16777217}`, "line 1 field block_size", 0},
 		{"sharegpt bad speaker", `[{"id":"a","conversations":[{"from":"human","value":"x"}]},` + "\n" + `{"id":"b","conversations":[{"from":"robot","value":"x"}]}]`, "line 2 field conversations[0].from", 1},
 		{"sharegpt bad type", `[{"id":"a","conversations":[{"from":"human","value":5}]},` + "\n" + ` {"id":"b","conversations":[{"from":"human","value":"x"}]}]`, "line 1 field conversations.value", 1},
 	}

@@ -2,6 +2,12 @@ package traces
 
 import "time"
 
+// MaxTokens bounds every token count a trace states or a generator is
+// asked for (2^24 = 16,777,216 tokens, above the context window of any
+// served model): a larger count is a malformed record, so one corrupt
+// number cannot make a replay synthesise a prompt of gigabytes.
+const MaxTokens = 1 << 24
+
 // Message is one chat message of a Request sent to a chat endpoint.
 type Message struct {
 	// Role is "system", "user" or "assistant".

@@ -56,9 +56,9 @@ func (t *tenants) pick(rng *rand.Rand) int {
 	return len(t.cum) - 1
 }
 
-// scaled returns mean·factor of user u, at least 1.
+// scaled returns mean·factor of user u, in [1, MaxTokens].
 func (t *tenants) scaled(u, mean int) int {
-	return max(1, int(math.Round(float64(mean)*t.scale[u])))
+	return int(max(1, min(MaxTokens, math.Round(float64(mean)*t.scale[u]))))
 }
 
 // tenantParams are the ParamSpecs shared by workloads with tenants.
@@ -73,7 +73,7 @@ func tenantParams(users, heavy string) []ParamSpec {
 
 // readTenants builds tenants from tenantParams.
 func readTenants(p *params, rng *rand.Rand) *tenants {
-	n := p.int("users", 1)
+	n := p.intIn("users", 1, maxCount)
 	heavy := p.float("heavy_share", 0, 1)
 	skew := p.float("skew", 0, 10)
 	spread := p.float("length_spread", 0, 3)
@@ -112,7 +112,7 @@ func (g *generator) conversation(seed uint64, id string, start time.Duration, s 
 			answer = SynthWords(contentKey(seed, "answer", id, k), out)
 		}
 		c.ask(at, SynthWords(contentKey(seed, "question", id, k), q), q, out, answer)
-		at += secondsDur(g.rng.ExpFloat64() * s.think.Seconds())
+		at = addDur(at, secondsDur(g.rng.ExpFloat64()*s.think.Seconds()))
 	}
 	return c.out
 }

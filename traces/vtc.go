@@ -46,13 +46,21 @@ func decodeVTC(line []byte, lineNo int, r *Request) error {
 	return lengthsOK(r, "input_length", "output_length")
 }
 
-// lengthsOK checks token counts are not negative.
+// lengthsOK checks token counts lie in [0, MaxTokens].
 func lengthsOK(r *Request, in, out string) error {
-	if r.InputTokens < 0 {
-		return fieldErr(in, "negative (%d)", r.InputTokens)
+	if err := tokenCount(in, r.InputTokens); err != nil {
+		return err
 	}
-	if r.OutputTokens < 0 {
-		return fieldErr(out, "negative (%d)", r.OutputTokens)
+	return tokenCount(out, r.OutputTokens)
+}
+
+// tokenCount checks a token count lies in [0, MaxTokens].
+func tokenCount(field string, n int) error {
+	switch {
+	case n < 0:
+		return fieldErr(field, "negative (%d)", n)
+	case n > MaxTokens:
+		return fieldErr(field, "%d tokens, above the limit of %d", n, MaxTokens)
 	}
 	return nil
 }

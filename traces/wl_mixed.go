@@ -38,9 +38,9 @@ func mixedSpec() WorkloadSpec {
 func buildMixed(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "mixed", p.int("requests", 1))
 	ten := readTenants(p, g.rng)
-	groups, sysLen := p.int("groups", 1), p.int("system_len", 0)
-	tmin, tmax := p.int("turns_min", 1), p.int("turns_max", 1)
-	qLen, outLen := p.int("question_len", 1), p.int("output_len", 1)
+	groups, sysLen := p.intIn("groups", 1, maxCount), p.tokens("system_len", 0)
+	tmin, tmax := p.intIn("turns_min", 1, maxTurns), p.intIn("turns_max", 1, maxTurns)
+	qLen, outLen := p.tokens("question_len", 1), p.tokens("output_len", 1)
 	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
 	p.rangeOK("turns_min", tmin, "turns_max", tmax)
 	if p.err != nil {

@@ -34,9 +34,9 @@ func multiTurnSpec() WorkloadSpec {
 
 func buildMultiTurn(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "multi-turn", p.int("requests", 1))
-	users, sysLen := p.int("users", 1), p.int("system_len", 0)
-	tmin, tmax := p.int("turns_min", 1), p.int("turns_max", 1)
-	first, qLen, outLen := p.int("first_len", 1), p.int("question_len", 1), p.int("output_len", 1)
+	users, sysLen := p.intIn("users", 1, maxCount), p.tokens("system_len", 0)
+	tmin, tmax := p.intIn("turns_min", 1, maxTurns), p.intIn("turns_max", 1, maxTurns)
+	first, qLen, outLen := p.tokens("first_len", 1), p.tokens("question_len", 1), p.tokens("output_len", 1)
 	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
 	p.rangeOK("turns_min", tmin, "turns_max", tmax)
 	if p.err != nil {

@@ -30,8 +30,8 @@ func prefixPoolSpec() WorkloadSpec {
 }
 
 func buildPrefixPool(p *params, seed uint64) (Source, error) {
-	prob, pool := p.float("p", 0, 1), p.int("pool_size", 1)
-	poolLen, randLen, outLen := p.int("pool_len", 1), p.int("random_len", 1), p.int("output_len", 1)
+	prob, pool := p.float("p", 0, 1), p.intIn("pool_size", 1, maxCount)
+	poolLen, randLen, outLen := p.tokens("pool_len", 1), p.tokens("random_len", 1), p.tokens("output_len", 1)
 	rate := p.positive("rate")
 	g := newGenerator(seed, "prefix-pool", p.int("requests", 1))
 	if p.err != nil {

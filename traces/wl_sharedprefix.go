@@ -36,11 +36,14 @@ func sharedPrefixSpec() WorkloadSpec {
 }
 
 func buildSharedPrefix(p *params, seed uint64) (Source, error) {
-	groups, per := p.int("groups", 1), p.int("prompts_per_group", 1)
-	sysLen, qLen, outLen := p.int("system_len", 0), p.int("question_len", 1), p.int("output_len", 1)
+	groups, per := p.intIn("groups", 1, maxCount), p.intIn("prompts_per_group", 1, maxCount)
+	sysLen, qLen, outLen := p.tokens("system_len", 0), p.tokens("question_len", 1), p.tokens("output_len", 1)
 	ordered, rate, n := p.bool("ordered"), p.positive("rate"), p.int("requests", 0)
 	if p.err != nil {
 		return nil, p.err
+	}
+	if groups*per > maxCount {
+		return nil, fmt.Errorf("groups × prompts_per_group = %d: want at most %d", groups*per, maxCount)
 	}
 	if n == 0 {
 		n = groups * per

@@ -30,7 +30,7 @@ func multiTenantSpec() WorkloadSpec {
 func buildMultiTenant(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "multi-tenant", p.int("requests", 1))
 	ten := readTenants(p, g.rng)
-	sysLen, inLen, outLen := p.int("system_len", 0), p.int("input_len", 1), p.int("output_len", 1)
+	sysLen, inLen, outLen := p.tokens("system_len", 0), p.tokens("input_len", 1), p.tokens("output_len", 1)
 	jit, rate := p.float("jitter", 0, 1), p.positive("rate")
 	if p.err != nil {
 		return nil, p.err

@@ -27,8 +27,8 @@ func uniformLengthsSpec() WorkloadSpec {
 }
 
 func buildUniform(p *params, seed uint64) (Source, error) {
-	inMin, inMax := p.int("input_min", 1), p.int("input_max", 1)
-	outMin, outMax := p.int("output_min", 1), p.int("output_max", 1)
+	inMin, inMax := p.tokens("input_min", 1), p.tokens("input_max", 1)
+	outMin, outMax := p.tokens("output_min", 1), p.tokens("output_max", 1)
 	rate := p.positive("rate")
 	g := newGenerator(seed, "uniform-lengths", p.int("requests", 1))
 	p.rangeOK("input_min", inMin, "input_max", inMax)

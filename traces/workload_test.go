@@ -109,10 +109,14 @@ func TestWorkloadErrors(t *testing.T) {
 		{"mixed", map[string]string{"turns_min": "4", "turns_max": "2"}, "turns_min=4 is above turns_max=2"},
 		{"mixed", map[string]string{"think": "soon"}, `parameter think="soon"`},
 		{"shared-prefix", map[string]string{"preset": "vllm"}, `unknown preset "vllm"`},
-		{"shared-prefix", map[string]string{"groups": "0"}, `parameter groups="0": want an integer >= 1`},
+		{"shared-prefix", map[string]string{"groups": "0"}, `parameter groups="0": want an integer in [1, 1048576]`},
 		{"prefix-pool", map[string]string{"p": "1.5"}, `parameter p="1.5": want a number in [0, 1]`},
 		{"uniform-lengths", map[string]string{"output_min": "30"}, "output_min=30 is above output_max=20"},
 		{"multi-tenant", map[string]string{"heavy_share": "x"}, `parameter heavy_share="x"`},
+		{"multi-tenant", map[string]string{"system_len": "100000000"}, `parameter system_len="100000000": want an integer in [0, 16777216]`},
+		{"multi-turn", map[string]string{"turns_max": "1000"}, `parameter turns_max="1000": want an integer in [1, 256]`},
+		{"mixed", map[string]string{"users": "9999999"}, `parameter users="9999999"`},
+		{"shared-prefix", map[string]string{"groups": "4096", "prompts_per_group": "4096"}, "groups × prompts_per_group = 16777216: want at most 1048576"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+" "+tc.want, func(t *testing.T) {
