@@ -150,13 +150,14 @@ func azureColumns() csvColumns {
 
 // burstColumns is the BurstGPT format (HPMLL/BurstGPT): Timestamp
 // (seconds since the trace start), Model, Request tokens, Response
-// tokens, Total tokens, Log Type, and in newer releases Session ID.
+// tokens, Total tokens, Log Type, and in newer releases Session ID (also
+// accepted as SessionID, the spelling of the BurstGPT README's notice).
 // Model (ChatGPT or GPT-4) is not a servable model name and is dropped;
 // failed requests (Response tokens 0) are kept as they are.
 func burstColumns() csvColumns {
 	return csvColumns{
 		required: []string{"Timestamp", "Request tokens", "Response tokens"},
-		optional: []string{"Session ID", "Model", "Log Type", "Total tokens"},
+		optional: []string{"Session ID", "SessionID", "Model", "Log Type", "Total tokens"},
 		row: func(col func(string) string, lineNo int, r *Request) error {
 			s := col("Timestamp")
 			sec, err := strconv.ParseFloat(s, 64)
@@ -167,6 +168,9 @@ func burstColumns() csvColumns {
 				return err
 			}
 			r.ID, r.Session = strconv.Itoa(lineNo), col("Session ID")
+			if r.Session == "" {
+				r.Session = col("SessionID")
+			}
 			if r.InputTokens, err = csvInt(col, "Request tokens"); err != nil {
 				return err
 			}
