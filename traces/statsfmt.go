@@ -33,9 +33,17 @@ func WriteStats(w io.Writer, name string, st TraceStats, skipped int) error {
 			thousands(b.HitTokens), thousands(b.InputTokens))
 	}
 	if skipped > 0 {
-		row("skipped", "%d malformed records", skipped)
+		row("skipped", "%s", MalformedText(skipped))
 	}
 	return tw.Flush()
+}
+
+// MalformedText is "1 malformed record" or "N malformed records".
+func MalformedText(n int) string {
+	if n == 1 {
+		return "1 malformed record"
+	}
+	return thousands(int64(n)) + " malformed records"
 }
 
 // spanText gives the span in minutes (and seconds) or seconds.

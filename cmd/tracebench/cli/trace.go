@@ -286,7 +286,7 @@ func runTraceConvert(o *traceConvertOptions, path string, stdout, stderr io.Writ
 	}
 	fmt.Fprintf(stderr, "converted %d requests of %s to %s in %v", n, name, o.out, time.Since(start).Round(time.Millisecond))
 	if s := skipped(); s > 0 {
-		fmt.Fprintf(stderr, " (skipped %d malformed records)", s)
+		fmt.Fprintf(stderr, " (skipped %s)", traces.MalformedText(s))
 	}
 	fmt.Fprintln(stderr)
 	return nil

@@ -72,8 +72,12 @@ func TestTraceMalformedAndSkip(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	code, out, _ := runCLI(t, "trace", "stats", "--skip-invalid", f)
-	if code != 0 || !strings.Contains(out, "skipped") || !strings.Contains(out, "1 malformed records") {
+	if code != 0 || !strings.Contains(out, "requests                 2\n") || !strings.Contains(out, "skipped                  1 malformed record\n") {
 		t.Fatalf("exit %d, stdout:\n%s", code, out)
+	}
+	code, _, errOut = runCLI(t, "trace", "convert", "--skip-invalid", f, "-o", filepath.Join(t.TempDir(), "out.jsonl"))
+	if code != 0 || !strings.Contains(errOut, "converted 2 requests") || !strings.Contains(errOut, "(skipped 1 malformed record)") {
+		t.Fatalf("convert --skip-invalid exit %d, stderr %q", code, errOut)
 	}
 }
 
@@ -93,9 +97,16 @@ func TestTraceConvertKeepsStats(t *testing.T) {
 	if strip(a) != strip(b) {
 		t.Errorf("stats differ after conversion:\n%s\n%s", a, b)
 	}
-	// A window: 60 s of trace starting at 300 s.
-	code, out, _ := runCLI(t, "trace", "stats", "--start", "300s", "--duration", "60s", src)
-	if code != 0 || !strings.Contains(out, "span") {
-		t.Fatalf("window stats exit %d:\n%s", code, out)
+	// A window: 60 s of trace starting at 300 s holds the 127 requests
+	// with 300 <= timestamp_s < 360; at --time-scale 0.5 the same 60 s
+	// of replay cover 120 s of trace.
+	for _, tc := range []struct {
+		scale string
+		want  string
+	}{{"1", `"requests":127,`}, {"0.5", `"requests":291,`}} {
+		code, out, _ := runCLI(t, "trace", "stats", "--json", "--start", "300s", "--duration", "60s", "--time-scale", tc.scale, src)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Fatalf("window stats at scale %s: exit %d, want %s in\n%s", tc.scale, code, tc.want, out)
+		}
 	}
 }
