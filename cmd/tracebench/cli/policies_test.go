@@ -97,3 +97,70 @@ func TestPoliciesCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyParameterErrors: a bad policy parameter, from a flag, a
+// --policy-config file or an environment variable, fails before the run
+// (no results file) with one line naming the parameter.
+func TestPolicyParameterErrors(t *testing.T) {
+	dir := t.TempDir()
+	yamlFile := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badYAML := yamlFile("bad.yaml", "router:\n  name: prefix-cache\n  params:\n    std_dev_factor: -1\n")
+	badQueueYAML := yamlFile("badq.yaml", "queue:\n  name: multi-bin\n  params:\n    mode: eager\n")
+	tests := []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		code     int
+		mentions []string
+	}{
+		{"router flag", []string{"--policy", "prefix-cache", "--router-param", "block_size=0"},
+			nil, ExitUsage, []string{"parameter block_size"}},
+		{"queue flag", []string{"--queue", "multi-bin", "--queue-param", "b_min=9", "--queue-param", "b_max=8"},
+			nil, ExitUsage, []string{"parameter b_max"}},
+		{"unknown parameter", []string{"--policy", "chwbl", "--router-param", "prefix_len=10"},
+			nil, ExitUsage, []string{`unknown parameter "prefix_len"`}},
+		{"router file", []string{"--policy", "prefix-cache", "--policy-config", badYAML},
+			nil, ExitError, []string{"bad.yaml line 4", "router.params.std_dev_factor"}},
+		{"queue file", []string{"--queue", "multi-bin", "--policy-config", badQueueYAML},
+			nil, ExitError, []string{"badq.yaml line 4", "queue.params.mode"}},
+		{"router environment", []string{"--policy", "prefix-cache"},
+			map[string]string{"AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR": "lots"}, ExitUsage,
+			[]string{"parameter std_dev_factor", "AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR"}},
+		{"queue environment", []string{"--queue", "multi-bin"},
+			map[string]string{"D_SLA": "soon"}, ExitUsage, []string{"parameter d_sla", "D_SLA"}},
+		{"negative capacity", []string{"--backend-capacity", "-1"}, nil, ExitUsage, []string{"--backend-capacity", "negative"}},
+		{"negative token budget", []string{"--backend-token-budget", "-5"}, nil, ExitUsage, []string{"--backend-token-budget"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			out := filepath.Join(t.TempDir(), "r.jsonl")
+			args := append([]string{"replay", "--sim", "1", "--max-requests", "5", "--out", out}, tc.args...)
+			var stdout, stderr bytes.Buffer
+			code := Run(args, &stdout, &stderr)
+			msg := strings.TrimSpace(stderr.String())
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, msg)
+			}
+			if strings.Count(msg, "\n") != 0 {
+				t.Errorf("want a one-line error, got:\n%s", msg)
+			}
+			for _, m := range tc.mentions {
+				if !strings.Contains(msg, m) {
+					t.Errorf("error %q does not mention %q", msg, m)
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("results file %s exists (stat error %v): the run started", out, err)
+			}
+		})
+	}
+}

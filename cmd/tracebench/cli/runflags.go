@@ -68,10 +68,30 @@ func (p *policyFlags) bind(fs *pflag.FlagSet, withRouter bool) {
 	fs.StringArrayVar(&p.RouterArgs, "router-param", nil, "router parameter k=v (repeatable)")
 	fs.StringArrayVar(&p.QueueArgs, "queue-param", nil, "queue parameter k=v (repeatable)")
 	fs.StringVar(&p.PolicyConfig, "policy-config", "", "YAML file of router and queue parameters")
-	fs.IntVar(&p.Capacity, "backend-capacity", 0, "per-backend in-flight request limit for the queue (0 = none)")
-	fs.IntVar(&p.TokenBudget, "backend-token-budget", 0, "per-backend in-flight token budget for the queue (0 = none)")
-	fs.IntVar(&p.MaxInflight, "max-inflight", 0, "cap on in-flight requests over all backends (closed loop; 0 = open loop)")
+	fs.Var((*countValue)(&p.Capacity), "backend-capacity", "per-backend in-flight request limit for the queue (0 = none)")
+	fs.Var((*countValue)(&p.TokenBudget), "backend-token-budget", "per-backend in-flight token budget for the queue (0 = none)")
+	fs.Var((*countValue)(&p.MaxInflight), "max-inflight", "cap on in-flight requests over all backends (closed loop; 0 = open loop)")
 }
+
+// countValue is an int flag that must be 0 or more (a limit where 0 means
+// none), so a negative value fails at parsing instead of lifting the limit.
+type countValue int
+
+func (c *countValue) String() string { return fmt.Sprint(int(*c)) }
+
+func (c *countValue) Set(s string) error {
+	var v int
+	if _, err := fmt.Sscan(s, &v); err != nil || fmt.Sprint(v) != strings.TrimSpace(s) {
+		return fmt.Errorf("%q is not a whole number", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%d is negative (0 = no limit)", v)
+	}
+	*c = countValue(v)
+	return nil
+}
+
+func (c *countValue) Type() string { return "int" }
 
 // clientFlags configure how requests are sent.
 type clientFlags struct {
