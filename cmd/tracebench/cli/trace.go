@@ -57,6 +57,11 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 	if err := in.Arrivals.Validate(); err != nil {
 		return nil, "", nil, nil, usagef("%v", err)
 	}
+	if in.Arrivals.Process == traces.ProcessGamma && in.Arrivals.CV == 0 {
+		// the library reads CV 0 as its default 1 (Poisson): refuse it
+		// rather than silently ignore the flag.
+		return nil, "", nil, nil, usagef("--cv 0: want > 0 (--arrival constant gives evenly spaced arrivals)")
+	}
 	in.Arrivals.Seed = in.Seed
 	if path == "" {
 		params, err := parseKV("workload-param", in.Params)

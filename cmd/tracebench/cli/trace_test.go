@@ -46,6 +46,7 @@ func TestTraceUsageErrors(t *testing.T) {
 		{[]string{"trace", "gen", "--workload", "mixed", "-p", "bogus=1"}, `unknown parameter "bogus"`},
 		{[]string{"trace", "gen", "--workload", "mixed", "-p", "novalue"}, "want key=value"},
 		{[]string{"trace", "gen", "--workload", "mixed", "--arrival", "weibull"}, "--arrival"},
+		{[]string{"trace", "gen", "--workload", "mixed", "--rate", "2", "--arrival", "gamma", "--cv", "0"}, "--cv 0: want > 0"},
 		{[]string{"trace", "stats"}, "give a trace FILE or --workload"},
 		{[]string{"trace", "convert", "x.csv", "--to", "csv"}, "only native"},
 	}
