@@ -100,9 +100,11 @@ func TestExperimentPrefixRoutersOnMooncake(t *testing.T) {
 	}
 	_, random := run("random", 800)
 	_, rr := run("round-robin", 800)
-	for _, router := range []string{"prefix-cache", "cache-aware"} {
+	for _, router := range []string{"prefix-cache", "approx-prefix", "cache-aware"} {
 		t.Run(router, func(t *testing.T) {
 			path, s := run(router, 800)
+			t.Logf("server hit %.1f %% (random %.1f %%, round-robin %.1f %%), TTFT p50 %.0f ms (random %.0f, round-robin %.0f), request CV %.3f",
+				100*s.HitRate.Server, 100*random.HitRate.Server, 100*rr.HitRate.Server, s.TTFT.P50, random.TTFT.P50, rr.TTFT.P50, s.Balance.CVRequests)
 			for _, base := range []*reports.Summary{random, rr} {
 				if !(s.HitRate.Server > base.HitRate.Server+0.05) {
 					t.Errorf("server hit rate %.3f, want > %s's %.3f + 0.05", s.HitRate.Server, base.Header.Router, base.HitRate.Server)
@@ -149,15 +151,20 @@ func TestExperimentMultiBinClosedForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	uniform4, err := policies.MultiBinGainUniform(50, 1000, 8, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, preset string
 		lo, hi, n    int
 		bins         string
 		want         float64 // closed-form gain
 	}{
-		{"integers 1..20 K=2", "linear", 1, 20, 4000, "boundaries=11", discreteGain(t, 11)},                    // +27.4 %
-		{"integers 1..20 K=4", "linear", 1, 20, 4000, "boundaries=6,11,16", discreteGain(t, 6, 11, 16)},        // +48.2 %
-		{"continuous 50..1000 K=2 static engine", "linear-static", 50, 1000, 1000, "boundaries=525", uniform2}, // +26.0 %
+		{"integers 1..20 K=2", "linear", 1, 20, 4000, "boundaries=11", discreteGain(t, 11)},                            // +27.4 %
+		{"integers 1..20 K=4", "linear", 1, 20, 4000, "boundaries=6,11,16", discreteGain(t, 6, 11, 16)},                // +48.2 %
+		{"continuous 50..1000 K=2 static engine", "linear-static", 50, 1000, 4000, "boundaries=525", uniform2},         // +26.0 %
+		{"continuous 50..1000 K=4 static engine", "linear-static", 50, 1000, 4000, "boundaries=288,525,763", uniform4}, // +44.9 %
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -170,6 +177,7 @@ func TestExperimentMultiBinClosedForm(t *testing.T) {
 				return s.Throughput.Requests
 			}
 			one, binned := run("k=1"), run(tc.bins)
+			t.Logf("K=1 %.2f req/s, %s %.2f req/s: gain %+.1f %%, closed form %+.1f %%", one, tc.bins, binned, 100*(binned/one-1), 100*tc.want)
 			if got := binned/one - 1; math.Abs(got-tc.want) > 0.03 {
 				t.Errorf("gain %+.1f %% (%.2f vs %.2f req/s), closed form %+.1f %%: want within 3 points",
 					100*got, binned, one, 100*tc.want)
@@ -203,6 +211,8 @@ func TestExperimentVTCArenaTrace(t *testing.T) {
 	}
 	fcfs, vtc := run("fcfs"), run("vtc")
 	f, v := fcfs.Fairness, vtc.Fairness
+	t.Logf("service difference max %.1f → %.1f, mean %.1f → %.1f; throughput %.3f → %.3f req/s (fcfs → vtc)",
+		f.ServiceDiffMax, v.ServiceDiffMax, f.ServiceDiffMean, v.ServiceDiffMean, fcfs.Throughput.Requests, vtc.Throughput.Requests)
 	if !(v.ServiceDiffMax < 0.6*f.ServiceDiffMax) || !(v.ServiceDiffMean < 0.6*f.ServiceDiffMean) {
 		t.Errorf("service difference max %.1f mean %.1f under vtc, %.1f and %.1f under fcfs: want vtc < 0.6 × fcfs",
 			v.ServiceDiffMax, v.ServiceDiffMean, f.ServiceDiffMax, f.ServiceDiffMean)
@@ -239,6 +249,7 @@ func TestExperimentVTCTwoOverloadedUsers(t *testing.T) {
 			u0 := serviceBetween(s.Series.UserService["u0"], 30, 300)
 			u1 := serviceBetween(s.Series.UserService["u1"], 30, 300)
 			lo, hi := tc.fair(demand)
+			t.Logf("%s: u0 %.0f, u1 %.0f tokens in 30..300 s (%.2f : 1), demand %.2f : 1", tc.queue, u0, u1, u0/u1, demand)
 			if r := u0 / u1; !(r >= lo && r <= hi) {
 				t.Errorf("service u0 %.0f, u1 %.0f tokens in 30..300 s: ratio %.2f, want %.2f..%.2f (demand ratio %.2f)",
 					u0, u1, r, lo, hi, demand)
