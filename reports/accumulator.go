@@ -120,8 +120,26 @@ func (a *Accumulator) addTokens(r *replay.Result) {
 	a.predictedTokens += int64(r.PredictedHitTokens)
 	a.predicted = a.predicted || r.PredictedHitTokens > 0
 	a.chunks += int64(r.Chunks)
-	a.throughput.add(r.Done, float64(r.CompletionTokens))
+	a.addThroughput(r)
 	a.completions.add(r.Done, 1)
+}
+
+// addThroughput adds a successful request's output tokens to the
+// throughput series when they streamed: the first at the first token,
+// the others spread evenly up to done. Counting them all at done would
+// draw each completion as a burst.
+func (a *Accumulator) addThroughput(r *replay.Result) {
+	n := float64(r.CompletionTokens)
+	if r.FirstToken <= 0 || r.Done <= r.FirstToken || n < 2 {
+		at := r.Done
+		if r.FirstToken > 0 {
+			at = r.FirstToken
+		}
+		a.throughput.add(at, n)
+		return
+	}
+	a.throughput.add(r.FirstToken, 1)
+	a.throughput.spread(r.FirstToken, r.Done, n-1)
 }
 
 // MeetsSLO reports whether r succeeded and met the bounds of slo that

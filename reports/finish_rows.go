@@ -76,6 +76,11 @@ func runChecks(stop *replay.Stop) (RateCheck, Lateness) {
 
 // series collects the plotted time series.
 func (a *Accumulator) series(users []UserSummary) Series {
+	// Every run-wide series spans the whole Run, so a line that is 0 at
+	// the end (nobody waiting after the last arrival) is drawn to the end.
+	for _, x := range []*series{a.throughput, a.completions, a.inFlight, a.waiting} {
+		x.cover(a.lastDone)
+	}
 	s := Series{Throughput: a.throughput.rates(), Completions: a.completions.rates(),
 		InFlight: a.inFlight.rates(), Waiting: a.waiting.rates(), TTFTCDF: cdfOf(a.ttft, 100)}
 	if len(a.users) > 1 {

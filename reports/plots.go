@@ -78,7 +78,8 @@ func plotSpecs(runs []*Summary) []plotSpec {
 				"where a curve crosses the dashed line is its p99, and the right end is its slowest request.",
 			vg.Inch * 7, vg.Inch * 4.2, ttftCDFPlot},
 		{"throughput", "Throughput and requests in flight over time",
-			"Top: output tokens completed per second. Bottom: mean number of requests sent and not yet finished " +
+			"Top: output tokens per second, each request's tokens spread evenly from its first token to its last. " +
+				"Bottom: mean number of requests sent and not yet finished " +
 				"(solid) and arrived but not yet sent (dashed, client-side queue). A policy that keeps throughput up " +
 				"with fewer requests waiting is serving the load better.",
 			vg.Inch * 7, vg.Inch * 6, throughputPlot},
@@ -86,23 +87,34 @@ func plotSpecs(runs []*Summary) []plotSpec {
 			"Weighted tokens (w_in·input + w_out·output) delivered to each of the largest users by demand, " +
 				"accumulated over time, one panel per run. Parallel lines that keep their order mean each user " +
 				"got a steady share; a line that flattens while others climb is a user being starved.",
-			vg.Inch * 7, vg.Inch * 2.6 * vg.Length(max(rows, 1)), userServicePlot},
+			vg.Inch * 7, panelsHeight(rows, 2.8), userServicePlot},
 		{"vtc_counter", "VTC counters per user",
 			"The vtc (or lcf) queue's counter of each of the largest users: the weighted tokens it has charged them. " +
 				"VTC admits the backlogged user with the smallest counter, so counters that climb together mean " +
 				"users are being served in equal shares.",
-			vg.Inch * 7, vg.Inch * 2.6 * vg.Length(max(vtcRuns(runs), 1)), vtcCounterPlot},
+			vg.Inch * 7, panelsHeight(vtcRuns(runs), 2.8), vtcCounterPlot},
 		{"hit_rate", "Prefix-cache hit rate per backend",
-			"Bars: the servers' hit rate (cached / prompt tokens from usage) on each backend, one bar per run. " +
+			"Bars: the servers' hit rate (cached / prompt tokens from usage) on each backend, one bar per run; " +
+				"b0 is backend # 0 of the run's table under Backends, and so on. " +
 				"Black dots: the hit rate the Router predicted for its picks on that backend, when it predicts one. " +
 				"Dots far above their bars mean the Router's model of the caches is optimistic.",
 			vg.Inch * 7, vg.Inch * 4, hitRatePlot},
 		{"bin_target", "Multi-bin target batch size per bin",
 			"The multi-bin queue's b_target (the batch size it aims for: the smaller of the memory and SLA bounds) " +
 				"per bin over time, one panel per multi-bin run. A bin whose b_target drops is hitting its TBT SLA.",
-			vg.Inch * 7, vg.Inch * 3 * vg.Length(max(binRuns(runs), 1)), binTargetPlot},
+			vg.Inch * 7, panelsHeight(binRuns(runs), 3), binTargetPlot},
 	}
 	return specs
+}
+
+// minFigureHeight keeps a one-row figure tall enough for its rotated y
+// axis label.
+const minFigureHeight = vg.Inch * 3.4
+
+// panelsHeight is the height of a figure of rows rows of panels, each
+// perRow inches tall, and at least minFigureHeight.
+func panelsHeight(rows int, perRow float64) vg.Length {
+	return max(minFigureHeight, vg.Length(float64(max(rows, 1))*perRow)*vg.Inch)
 }
 
 func vtcRuns(runs []*Summary) int {

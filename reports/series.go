@@ -68,6 +68,15 @@ func pairSums(v []float64) []float64 {
 	return out
 }
 
+// cover adds empty buckets up to the one holding end (a Run's last
+// completion, which the completions series counts there), halving the
+// resolution as needed.
+func (s *series) cover(end time.Duration) {
+	if end > 0 {
+		s.fit(end)
+	}
+}
+
 // add adds v to the bucket holding at.
 func (s *series) add(at time.Duration, v float64) {
 	i := s.fit(at)

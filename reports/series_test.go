@@ -86,3 +86,37 @@ func TestCoarsen(t *testing.T) {
 		t.Errorf("coarsen last = %v, want group values 3, 7, 9", last)
 	}
 }
+
+// TestRunSeriesHandComputed checks the plotted run-wide series of the
+// hand-computed run: output tokens stream from the first token to done,
+// and every series spans the whole Run.
+func TestRunSeriesHandComputed(t *testing.T) {
+	s := summarizeHand(DefaultOptions())
+	tp := s.Series.Throughput
+	// The last completion is at 10 s: 41 buckets of 250 ms (the last
+	// one holding it) in every series.
+	for name, pts := range map[string][]Point{"throughput": tp, "completions": s.Series.Completions,
+		"in flight": s.Series.InFlight, "waiting": s.Series.Waiting} {
+		if len(pts) != 41 {
+			t.Errorf("%s has %d buckets, want 41 (up to 10 s in 250 ms buckets)", name, len(pts))
+		}
+	}
+	if len(tp) < 3 {
+		t.Fatal("no throughput series")
+	}
+	// Request 0: its first token at 201 ms, the other 10 spread over
+	// 201..701 ms: 49/500, 250/500 and 201/500 of them in buckets 0..2.
+	for i, tokens := range []float64{1 + 0.98, 5, 4.02} {
+		if want := tokens / 0.25; math.Abs(tp[i].Value-want) > 1e-9 {
+			t.Errorf("bucket %d: %v tok/s, want %v", i, tp[i].Value, want)
+		}
+	}
+	// Every successful output token is counted once: 11 + 21 + 11 + 1.
+	if got := sum(tp, 0.25); math.Abs(got-44) > 1e-9 {
+		t.Errorf("Σ tokens = %v, want 44", got)
+	}
+	// Request 4 has one token, at its first token (9.301 s).
+	if got := tp[37].Value * 0.25; math.Abs(got-1) > 1e-9 {
+		t.Errorf("bucket 37 holds %v tokens, want 1", got)
+	}
+}

@@ -195,8 +195,9 @@ type UserSummary struct {
 // Series are the time series behind the plots; each point's At is the
 // start of its bucket in seconds.
 type Series struct {
-	// Throughput is completed output tokens per second; Completions is
-	// completed requests per second.
+	// Throughput is output tokens per second of successful requests,
+	// each request's tokens spread evenly from its first token to its
+	// end; Completions is completed requests per second.
 	Throughput  []Point `json:"output_tok_per_s"`
 	Completions []Point `json:"req_per_s"`
 	// InFlight is the mean number of requests sent and not yet done;
