@@ -168,7 +168,8 @@ func capitalize(s string) string {
 func writeComparison(w io.Writer, runs []*Summary) {
 	fmt.Fprint(w, "## Comparison\n\n")
 	if len(runs) > 1 {
-		fmt.Fprint(w, "One row per run. **Bold** marks the best value of each column (hit predicted and requests are not ranked).")
+		fmt.Fprint(w, "One row per run. **Bold** marks the best value of each column (hit predicted and requests are not ranked; "+
+			"a value that more than half the runs share is not marked).")
 		if allCompleted(runs) {
 			fmt.Fprintf(w, " Every run completed all %d requests, so req/s and tok/s differ only by when the last "+
 				"request finished; latency, SLA attainment and hit rate tell the policies apart.", runs[0].Requests)
@@ -237,5 +238,5 @@ func writeDetails(w io.Writer, runs []*Summary) {
 			fmtNum(s.Fairness.ServiceDiffMax), fmtNum(s.Fairness.ServiceDiffMean), errorList(s.Errors)})
 	}
 	mdTable(w, []string{"run", "input tok/s", "hit scraped", "CV requests / backend", "CV tokens / backend",
-		"service diff max", "service diff mean", "errors by class"}, "l", rows)
+		"service diff max tok/s", "service diff mean tok/s", "errors by class"}, "l", rows)
 }

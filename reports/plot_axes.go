@@ -43,19 +43,45 @@ func headroom(p *plot.Plot, frac float64) {
 	}
 }
 
-// siTicks are the default ticks labelled with SI suffixes (1.5k, 2M)
-// instead of long decimals.
+// siTicks label a linear axis at about labelTicks round values (steps
+// of 1, 2, 2.5 or 5 times a power of ten) with SI suffixes (1.5k, 2M)
+// instead of long decimals, with an unlabelled minor tick between each
+// pair.
 type siTicks struct{}
+
+// labelTicks is how many labelled ticks a linear axis aims for; gonum's
+// default of 3 leaves short panels with only "0" and one other label.
+const labelTicks = 6
 
 // Ticks implements plot.Ticker.
 func (siTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = fmtSI(ticks[i].Value)
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step := niceStep((hi - lo) / labelTicks)
+	minor := step / 2
+	var out []plot.Tick
+	for k := math.Ceil(lo / minor); k*minor <= hi*(1+1e-12); k++ {
+		v := k * minor
+		t := plot.Tick{Value: v}
+		if math.Mod(k, 2) == 0 {
+			t.Label = fmtSI(v)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// niceStep returns the smallest of 1, 2, 2.5, 5 and 10 times a power of
+// ten that is at least raw.
+func niceStep(raw float64) float64 {
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw*(1-1e-9) {
+			return m * mag
 		}
 	}
-	return ticks
+	return 10 * mag
 }
 
 // fmtSI formats v with at most three significant digits and a k, M or G

@@ -135,7 +135,7 @@ func smooth(pts []Point) []Point {
 // userServicePlot draws one panel per run with the cumulative service of
 // its largest users, on shared axes and colours.
 func userServicePlot(runs []*Summary) figure {
-	return perUserPanels(runs, "service (weighted tokens)", func(s *Summary) map[string][]Point {
+	return perUserPanels(runs, "weighted tokens", func(s *Summary) map[string][]Point {
 		return s.Series.UserService
 	}, true)
 }
@@ -143,7 +143,7 @@ func userServicePlot(runs []*Summary) figure {
 // vtcCounterPlot draws one panel per vtc or lcf run with its Queue's
 // counter for the largest users.
 func vtcCounterPlot(runs []*Summary) figure {
-	return perUserPanels(runs, "VTC counter (weighted tokens)", func(s *Summary) map[string][]Point {
+	return perUserPanels(runs, "counter (tokens)", func(s *Summary) map[string][]Point {
 		return s.Series.VTCCounter
 	}, false)
 }
@@ -230,7 +230,7 @@ func binTargetPlot(runs []*Summary) figure {
 		if len(s.Series.BinTarget) == 0 {
 			continue
 		}
-		p := newPlot("b_target per bin: "+legendName(s.Name()), "time since start (s)", "b_target (requests per batch)")
+		p := newPlot("b_target per bin: "+legendName(s.Name()), "time since start (s)", "b_target (requests)")
 		for i, bin := range sortedKeys(s.Series.BinTarget) {
 			if l := newLine(xys(coarsen(s.Series.BinTarget[bin], maxPlotPoints, false)), i, false); l != nil {
 				p.Add(l)

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"os"
@@ -53,16 +54,30 @@ type figure struct {
 type legend struct {
 	l plot.Legend
 	n int
+	// w is the width of the widest entry: thumbnail, space and text.
+	w vg.Length
 }
 
 // add adds an entry.
 func (l *legend) add(name string, thumbs ...plot.Thumbnailer) {
 	l.l.Add(name, thumbs...)
 	l.n++
+	l.w = max(l.w, l.l.ThumbnailWidth+l.l.TextStyle.Width(" "+name))
 }
 
-// legendWidth is the width of a figure's legend column.
-const legendWidth = vg.Inch * 1.6
+// Bounds of a figure's legend column: at least minLegendWidth, wide
+// enough for its widest entry, at most maxLegendWidth.
+const (
+	minLegendWidth = vg.Inch * 1.2
+	maxLegendWidth = vg.Inch * 2.8
+)
+
+// width is the width of the legend's column, margins included.
+func (l *legend) width() vg.Length {
+	// 30 % spare: a viewer without the font gonum measured with may
+	// draw the text wider (DejaVu Serif is about that much wider).
+	return min(maxLegendWidth, max(minLegendWidth, l.w*1.3+vg.Millimeter*4))
+}
 
 // newLegend returns an empty shared legend.
 func newLegend() *legend {
@@ -89,26 +104,35 @@ func saveFigure(path string, w, h vg.Length, f figure) error {
 	dc.Fill(dc.Rectangle.Path())
 	plots := dc
 	if f.legend != nil && f.legend.n > 0 {
-		split := dc.Max.X - legendWidth
+		split := dc.Max.X - f.legend.width()
 		plots = draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: dc.Min, Max: vg.Point{X: split, Y: dc.Max.Y}}}
 		lc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: split + vg.Millimeter*2, Y: dc.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: dc.Max.Y - vg.Millimeter*8}}}
 		f.legend.l.Draw(lc)
 	}
 	drawGrid(plots, f.grid)
-	out, err := os.Create(path)
-	if err != nil {
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	b := buf.Bytes()
+	if format == "svg" {
+		b = bytes.ReplaceAll(b, []byte(svgFont), []byte(svgFontFallbacks))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("plot: %w", err)
-	}
-	if _, err := c.WriteTo(out); err != nil {
-		out.Close()
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil
 }
+
+// gonum lays text out with Liberation Serif's metrics and names only that
+// font in an SVG. Times New Roman has the same metrics, so naming it next
+// keeps labels and legends fitting on systems without Liberation; serif
+// is the last resort.
+const (
+	svgFont          = "font-family:Liberation Serif;"
+	svgFontFallbacks = "font-family:'Liberation Serif','Times New Roman',Times,serif;"
+)
 
 // drawGrid lays the panels out in dc and draws them.
 func drawGrid(dc draw.Canvas, grid [][]*plot.Plot) {

@@ -47,8 +47,8 @@ func hitRatePlot(runs []*Summary) figure {
 		names[i] = "b" + strconv.Itoa(i)
 	}
 	p.NominalX(names...)
-	p.Y.Min = 0
-	p.Y.Max = math.Min(100, math.Max(p.Y.Max*1.1, 10))
+	// A fixed 0–100 % axis compares across reports at a glance.
+	p.Y.Min, p.Y.Max = 0, 100
 	return figure{grid: [][]*plot.Plot{{p}}, legend: leg}
 }
 

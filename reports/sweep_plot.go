@@ -32,7 +32,7 @@ func sweepCaption(s *Sweep) string {
 // rate, one curve per policy, on a log rate axis when the rates span more
 // than a factor of 8.
 func sweepPlot(s *Sweep) figure {
-	top := newPlot("SLA attainment", "offered rate (req/s)", "SLA attainment")
+	top := newPlot("SLA attainment", "offered rate (req/s)", "SLA attainment (%)")
 	bottom := newPlot("Goodput", "offered rate (req/s)", "goodput (req/s)")
 	leg := newLegend()
 	lo, hi := math.Inf(1), 0.0
@@ -64,10 +64,14 @@ func sweepPlot(s *Sweep) figure {
 			p.X.Tick.Marker = logTicks{}
 		}
 	}
-	top.Y.Min, top.Y.Max = 0, 1.05
-	leg.add(fmt.Sprintf("target %s", fmtPct(s.Target)), addHLine(top, s.Target))
+	top.Y.Min, top.Y.Max = 0, 105
+	leg.add(fmt.Sprintf("target %s", fmtPct(s.Target)), addHLine(top, 100*s.Target))
 	bottom.Y.Min, bottom.Y.Max = 0, bottomMax(s)*1.1
-	addOffered(bottom, lo, math.Min(hi, bottom.Y.Max))
+	if l := addOffered(bottom, lo, math.Min(hi, bottom.Y.Max)); l != nil {
+		leg.add("goodput = offered rate", l)
+	}
+	leg.add("run passed", markGlyph(color.Black, false))
+	leg.add("run failed", markGlyph(color.Black, true))
 	return figure{grid: [][]*plot.Plot{{top}, {bottom}}, legend: leg}
 }
 
@@ -78,7 +82,7 @@ func sweepPoints(steps []SweepStep) (att, good, pass, fail plotter.XYs) {
 		if st.Summary == nil || math.IsNaN(st.Summary.SLA.Attainment) || !(st.Rate > 0) {
 			continue
 		}
-		xy := plotter.XY{X: st.Rate, Y: st.Summary.SLA.Attainment}
+		xy := plotter.XY{X: st.Rate, Y: 100 * st.Summary.SLA.Attainment}
 		att = append(att, xy)
 		if !math.IsNaN(st.Summary.SLA.Goodput) {
 			good = append(good, plotter.XY{X: st.Rate, Y: st.Summary.SLA.Goodput})
@@ -99,18 +103,33 @@ func addMarks(p *plot.Plot, pts plotter.XYs, i int, failed bool) {
 	if err != nil || len(pts) == 0 {
 		return
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: lineColor(i), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
-	if failed {
-		sc.GlyphStyle.Shape = draw.CrossGlyph{}
-	}
+	sc.GlyphStyle = markGlyph(lineColor(i), failed).GlyphStyle
 	p.Add(sc)
 }
 
+// markGlyph is the mark of a passed run (a dot) or a failed one (a
+// cross) in colour c; it also serves as the legend's thumbnail.
+func markGlyph(c color.Color, failed bool) glyphThumb {
+	g := draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+	if failed {
+		g.Shape = draw.CrossGlyph{}
+	}
+	return glyphThumb{g}
+}
+
+// glyphThumb draws one glyph in the middle of a legend thumbnail.
+type glyphThumb struct{ draw.GlyphStyle }
+
+// Thumbnail implements plot.Thumbnailer.
+func (g glyphThumb) Thumbnail(c *draw.Canvas) {
+	c.DrawGlyph(g.GlyphStyle, c.Center())
+}
+
 // addOffered draws goodput = offered rate from lo to hi as a thin grey
-// dashed segment.
-func addOffered(p *plot.Plot, lo, hi float64) {
+// dashed segment and returns it (nil when there is no segment).
+func addOffered(p *plot.Plot, lo, hi float64) *plotter.Line {
 	if !(hi > lo) {
-		return
+		return nil
 	}
 	// Points spaced geometrically keep the line straight on a log axis.
 	const n = 64
@@ -121,11 +140,12 @@ func addOffered(p *plot.Plot, lo, hi float64) {
 	}
 	l, err := plotter.NewLine(pts)
 	if err != nil {
-		return
+		return nil
 	}
 	l.Color, l.Width = color.Gray{Y: 0xa0}, vg.Points(0.8)
 	l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(l)
+	return l
 }
 
 // bottomMax is the largest goodput of any run (at least 1 req/s).
