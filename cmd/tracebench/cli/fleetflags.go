@@ -86,7 +86,10 @@ func (m *fleetFlags) start(ctx context.Context) (*mockserver.Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1",
+	// The fleet outlives a first Ctrl-C (which only stops dispatch) so
+	// in-flight streams can finish within --grace; the caller's stop
+	// function closes it.
+	f, err := mockserver.StartFleet(context.WithoutCancel(ctx), mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1",
 		Options: mockserver.Options{Engine: cfg, Tokenizer: m.Tokenizer, TimeScale: m.TimeScale}})
 	if err != nil {
 		return nil, fmt.Errorf("start mock fleet: %w", err)

@@ -71,7 +71,7 @@ func Main() int {
 // command's context (a second SIGINT exits at once).
 func Run(args []string, out, errOut io.Writer) int {
 	slog.SetDefault(slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(errOut)
 	defer stop()
 	root := NewRoot(out, errOut)
 	root.SetArgs(args)
@@ -95,10 +95,10 @@ func exitCode(err error, errOut io.Writer) int {
 	return ExitError
 }
 
-// interruptContext is canceled on the first SIGINT/SIGTERM; a second one
-// exits the process at once with 130 (results files stay valid: every line
-// is flushed as it is written).
-func interruptContext() (context.Context, func()) {
+// interruptContext is canceled on the first SIGINT/SIGTERM, which it
+// acknowledges on errOut; a second one exits the process at once with 130
+// (results files stay valid: every line is flushed as it is written).
+func interruptContext(errOut io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	ch := make(chan os.Signal, 2)
@@ -109,6 +109,7 @@ func interruptContext() (context.Context, func()) {
 		case <-done:
 			return
 		}
+		fmt.Fprintln(errOut, "tracebench: stopping (Ctrl-C again to quit at once)")
 		cancel()
 		select {
 		case <-ch:
