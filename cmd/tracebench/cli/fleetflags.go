@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -59,6 +60,9 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	case len(targets) > 0 && m.Sim > 0:
 		return nil, usagef("--sim and --target are exclusive")
 	case len(targets) > 0:
+		if err := checkTargets(targets); err != nil {
+			return nil, err
+		}
 		rs.backends, rs.mode = targets, "target"
 		return func() {}, nil
 	case m.Sim > 0:
@@ -75,6 +79,17 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	}
 	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
 	return func() { fleet.Close() }, nil
+}
+
+// checkTargets rejects a --target that is not an http(s) base URL.
+func checkTargets(targets []string) error {
+	for _, t := range targets {
+		u, err := url.Parse(t)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("--target %q: want a base URL such as http://host:8000", t)
+		}
+	}
+	return nil
 }
 
 // start launches the fleet on ephemeral loopback ports.
