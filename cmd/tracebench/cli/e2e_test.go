@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,17 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 	}
 	if strings.Contains(stdout.String()+stderr.String(), key) {
 		t.Fatal("output contains the API key")
+	}
+	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sum.Header.Config
+	if cfg["model"] != "mock-model" || fmt.Sprint(cfg["header_names"]) != "[X-Team]" {
+		t.Fatalf("header records model %v and header names %v; want the listed mock-model and [X-Team]",
+			cfg["model"], cfg["header_names"])
+	}
+	if b, _ := os.ReadFile(out); bytes.Contains(b, []byte("X-Team: bench")) {
+		t.Fatal("results file contains an extra header's value")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -142,7 +144,7 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	var client *replay.Client
 	if rs.sim > 0 {
 		rs.backends, rs.mode = replay.SimBackendNames(rs.sim), "sim"
-	} else if client, err = newClient(ctx, rs.cf, rs.backends); err != nil {
+	} else if client, rs.cf.Model, err = newClient(ctx, rs.cf, rs.backends); err != nil {
 		return nil, err
 	} else {
 		defer client.Close()
@@ -154,7 +156,8 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	}
 	acc := reports.NewAccumulator(h, rs.ro)
 	counters := &replay.Counters{}
-	stopProgress := rs.progress(ctx, h.Policy, counters)
+	// The display goes on while in-flight requests drain after Ctrl-C.
+	stopProgress := rs.progress(context.WithoutCancel(ctx), h.Policy, counters)
 	stop, runErr := rs.dispatch(ctx, src, router, queue, client, w, acc, counters)
 	stopProgress()
 	if rs.extra != nil {
@@ -216,13 +219,28 @@ func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters)
 	return replay.ShowProgress(ctx, rs.errOut, tty, name, int64(rs.wf.MaxRequests), c, 5*time.Second)
 }
 
-// header builds the results file's run header (credentials never included).
+// header builds the results file's run header: the model actually sent
+// and the client settings, with the names of extra headers but never
+// their values or the API key.
 func header(rs runSpec, ident string, r policies.Router, q policies.Queue) replay.Header {
 	return replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: policyName(r.Name(), q.Name()),
 		Router: r.Name(), RouterParams: kvMap(rs.pf.RouterArgs), Queue: q.Name(), QueueParams: kvMap(rs.pf.QueueArgs),
 		Seed: rs.wf.Seed, Trace: ident, Mode: rs.mode, Backends: rs.backends, Shard: rs.wf.Shard,
 		Config: map[string]any{"workload": rs.wf, "policy": rs.pf, "api": rs.cf.API, "model": rs.cf.Model,
-			"stream": !rs.cf.NoStream, "scrape": rs.cf.Scrape}}
+			"stream": !rs.cf.NoStream, "scrape": rs.cf.Scrape, "scrape_interval": rs.cf.ScrapeInt.String(),
+			"timeout": rs.cf.Timeout.String(), "grace": rs.cf.Grace.String(), "header_names": headerNames(rs.cf.Headers)}}
+}
+
+// headerNames returns the names of the --header flags, sorted.
+func headerNames(hs []string) []string {
+	names := []string{}
+	for _, h := range hs {
+		if k, _, ok := strings.Cut(h, ":"); ok {
+			names = append(names, strings.TrimSpace(k))
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 func kvMap(pairs []string) map[string]string {
@@ -230,12 +248,13 @@ func kvMap(pairs []string) map[string]string {
 	return p
 }
 
-// newClient builds the HTTP client, checking every backend answers and
-// resolving the model name from the first backend's /v1/models.
-func newClient(ctx context.Context, cf clientFlags, backends []string) (*replay.Client, error) {
+// newClient builds the HTTP client, checking every backend answers, and
+// returns it with the model it sends: --model, else the first model the
+// first backend's /v1/models lists.
+func newClient(ctx context.Context, cf clientFlags, backends []string) (*replay.Client, string, error) {
 	headers, err := parseHeaders(cf.Headers)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	c := replay.NewClient(replay.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
 		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
@@ -246,17 +265,18 @@ func newClient(ctx context.Context, cf clientFlags, backends []string) (*replay.
 		models, err := replay.ListModels(pctx, c, b)
 		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("target %s: %w", b, err)
+			return nil, "", fmt.Errorf("target %s: %w", b, err)
 		}
 		if model == "" && len(models) > 0 {
 			model = models[0]
 		}
 	}
 	if model != cf.Model {
+		c.Close()
 		cf.Model = model
 		return newClient(ctx, cf, nil)
 	}
-	return c, nil
+	return c, model, nil
 }
 
 // resultsPath is dir/results-<policy>.jsonl.
