@@ -11,9 +11,10 @@ import (
 )
 
 // ShowProgress displays c until ctx is done: an mpb bar when tty is true,
-// else a plain line every period. total is the expected request count
-// (0 when unknown). The returned function stops the display and waits
-// for it to finish drawing.
+// else a plain line every period and, after one, a last line when the
+// display stops (a run shorter than period prints none).
+// total is the expected request count (0 when unknown). The returned
+// function stops the display and waits for it to finish drawing.
 func ShowProgress(ctx context.Context, w io.Writer, tty bool, name string, total int64, c *Counters, period time.Duration) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -63,12 +64,27 @@ func barLoop(ctx context.Context, w io.Writer, name string, total int64, c *Coun
 func lineLoop(ctx context.Context, w io.Writer, name string, total int64, c *Counters, start time.Time, period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
+	printed := false
 	for {
 		select {
 		case <-ctx.Done():
+			if printed {
+				fmt.Fprintln(w, progressLine(name, total, c, start))
+			}
 			return
 		case <-t.C:
-			fmt.Fprintf(w, "%s: %d/%d done  %s\n", name, c.Done.Load(), total, status(c, start))
+			fmt.Fprintln(w, progressLine(name, total, c, start))
+			printed = true
 		}
 	}
+}
+
+// progressLine is one plain progress line: "name: done/total done ..."
+// (just "done" when the total is unknown).
+func progressLine(name string, total int64, c *Counters, start time.Time) string {
+	done := fmt.Sprint(c.Done.Load())
+	if total > 0 {
+		done += fmt.Sprintf("/%d", total)
+	}
+	return fmt.Sprintf("%s: %s done  %s", name, done, status(c, start))
 }
