@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +174,35 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	if d := cmp.Diff(want.Series.Throughput, got.Series.Throughput); d != "" {
 		t.Errorf("throughput series (-want +got):\n%s", d)
+	}
+}
+
+// TestMergedRunStatesShards: a run merged from shards says in the
+// markdown report, the terminal table and the CSV how many shards ran and
+// that each had its own router state; unsharded runs say nothing.
+func TestMergedRunStatesShards(t *testing.T) {
+	runs := goldenSummaries(t)
+	runs[1].Header.Shards = 4
+	want := "prefix-cache: merged from 4 shards; each shard ran its own Router and Queue state"
+	var md, table, csv bytes.Buffer
+	renderMarkdown(&md, runs, nil, RenderOptions{}.withDefaults())
+	if err := WriteTable(&table, runs); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csv, runs); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"report.md": md.String(), "table": table.String()} {
+		if n := strings.Count(out, "merged from"); n != 1 || !strings.Contains(out, want) {
+			t.Errorf("%s: %d shard notes, want one saying %q", name, n, want)
+		}
+	}
+	col := slices.Index(SummaryColumns(), "shards")
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(csv.String()), "\n")[1:] {
+		got = append(got, strings.Split(line, ",")[col])
+	}
+	if d := cmp.Diff([]string{"0", "4", "0"}, got); d != "" {
+		t.Errorf("shards column (-want +got):\n%s", d)
 	}
 }

@@ -57,8 +57,8 @@ func writeConfig(w io.Writer, runs []*Summary) {
 	fmt.Fprintf(w, "- SLO: %s; warm-up cut: %s\n- service weights w_in %g, w_out %g; fairness window %s\n",
 		sloText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out,
 		s.Options.FairnessWindow)
-	if h.Shards > 0 {
-		fmt.Fprintf(w, "- merged from %d shards: each shard ran its own Router and Queue state, like separate gateway replicas\n", h.Shards)
+	for _, line := range shardNotes(runs) {
+		fmt.Fprintf(w, "- %s\n", line)
 	}
 	fmt.Fprintln(w)
 	same := sameWorkload(runs)
@@ -239,4 +239,17 @@ func writeDetails(w io.Writer, runs []*Summary) {
 	}
 	mdTable(w, []string{"run", "input tok/s", "hit scraped", "CV requests / backend", "CV tokens / backend",
 		"service diff max tok/s", "service diff mean tok/s", "errors by class"}, "l", rows)
+}
+
+// shardNotes says, for every run merged from shards, how many ran and
+// that each had its own Router and Queue state.
+func shardNotes(runs []*Summary) []string {
+	var out []string
+	for _, s := range runs {
+		if n := s.Header.Shards; n > 0 {
+			out = append(out, fmt.Sprintf("%s: merged from %d shards; each shard ran its own Router and Queue state, "+
+				"like %d separate gateway replicas", s.Name(), n, n))
+		}
+	}
+	return out
 }

@@ -37,8 +37,14 @@ func WriteTable(w io.Writer, runs []*Summary) error {
 		return fmt.Errorf("comparison table: %w", err)
 	}
 	if len(runs) > 1 {
-		_, err := fmt.Fprintln(w, "* best value of the column")
-		return err
+		if _, err := fmt.Fprintln(w, "* best value of the column"); err != nil {
+			return err
+		}
+	}
+	for _, line := range shardNotes(runs) {
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
 	}
 	return nil
 }
