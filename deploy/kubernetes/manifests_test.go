@@ -117,3 +117,64 @@ func claimOf(m manifest, name string) string {
 	}
 	return ""
 }
+
+// podManifest is the subset of a Pod the checks read.
+type podManifest struct {
+	Kind string `yaml:"kind"`
+	Spec struct {
+		Containers []struct {
+			VolumeMounts []struct {
+				Name      string `yaml:"name"`
+				MountPath string `yaml:"mountPath"`
+			} `yaml:"volumeMounts"`
+		} `yaml:"containers"`
+		Volumes []struct {
+			Name string `yaml:"name"`
+			PVC  *struct {
+				ClaimName string `yaml:"claimName"`
+			} `yaml:"persistentVolumeClaim"`
+		} `yaml:"volumes"`
+	} `yaml:"spec"`
+}
+
+// TestTraceOnSharedVolume: the shards read the trace from the shared
+// volume, where files-pod.yaml (mounting the same claim at the same path)
+// and the README copy it.
+func TestTraceOnSharedVolume(t *testing.T) {
+	job, pvc := load(t, "replay-job.yaml"), load(t, "pvc.yaml")
+	c := job.Spec.Template.Spec.Containers[0]
+	trace := flagValue(c.Args, "trace")
+	mount := ""
+	for _, m := range c.VolumeMounts {
+		if m.Name == "results" {
+			mount = m.MountPath
+		}
+	}
+	if mount == "" || !strings.HasPrefix(trace, mount+"/") {
+		t.Fatalf("--trace=%q is not on the results volume (mounted at %q)", trace, mount)
+	}
+	b, err := os.ReadFile("files-pod.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pod podManifest
+	if err := yaml.Unmarshal(b, &pod); err != nil {
+		t.Fatal(err)
+	}
+	if pod.Kind != "Pod" || len(pod.Spec.Volumes) != 1 || pod.Spec.Volumes[0].PVC == nil ||
+		pod.Spec.Volumes[0].PVC.ClaimName != pvc.Metadata.Name {
+		t.Fatalf("files pod must mount claim %q: %+v", pvc.Metadata.Name, pod.Spec.Volumes)
+	}
+	if m := pod.Spec.Containers[0].VolumeMounts; len(m) != 1 || m[0].MountPath != mount {
+		t.Fatalf("files pod mounts %+v, want the claim at %s like the shards", m, mount)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{string(b), string(readme)} {
+		if !strings.Contains(doc, "tracebench-files:"+trace) {
+			t.Errorf("the trace is not copied to %s", trace)
+		}
+	}
+}
