@@ -25,7 +25,9 @@ type ClientOptions struct {
 	// APIKey is sent as "Authorization: Bearer"; it never appears in
 	// Result.Err, logs or results files.
 	APIKey string
-	// Headers are extra request headers.
+	// Headers are extra request headers. Values of credential headers
+	// (Authorization, Cookie, names with key, token or secret) are
+	// removed from error texts like APIKey.
 	Headers map[string]string
 	// Stream asks for SSE streaming; a non-streamed response counts as
 	// one chunk.
@@ -54,6 +56,8 @@ type Client struct {
 	o  ClientOptions
 	tr *http.Transport
 	hc *http.Client
+	// secrets are removed from every error text (see secretsOf).
+	secrets []string
 }
 
 // NewClient returns a Client with its own connection pool.
@@ -76,7 +80,7 @@ func newClientDial(o ClientOptions, dial dialFunc) *Client {
 		// A load generator reports a redirect; it does not follow it.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &Client{o: o, tr: tr, hc: hc}
+	return &Client{o: o, tr: tr, hc: hc, secrets: secretsOf(o)}
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -182,11 +186,11 @@ func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Read
 	return true
 }
 
-// fail records an error outcome; the API key is removed from the text.
+// fail records an error outcome; secrets are removed from the text.
 func (c *Client) fail(res *Result, now func() time.Duration, class, msg string) {
 	res.Done = now()
 	res.ErrClass = class
-	res.Err = redact(msg, c.o.APIKey)
+	res.Err = redact(msg, c.secrets)
 }
 
 // setHeaders sets content negotiation, credentials and extra headers.

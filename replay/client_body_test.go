@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -97,5 +98,27 @@ func TestHeadersAndKey(t *testing.T) {
 	}
 	if got.Method != http.MethodPost || got.URL.Path != "/v1/chat/completions" || got.ProtoMajor != 1 {
 		t.Errorf("request = %s %s %s, want POST /v1/chat/completions HTTP/1.x", got.Method, got.URL.Path, got.Proto)
+	}
+}
+
+// TestCredentialHeadersRedacted checks that values of credential headers
+// given with --header, echoed back by a server, reach neither Result.Err
+// nor the ListModels error, while other header values stay readable.
+func TestCredentialHeadersRedacted(t *testing.T) {
+	srv := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "auth="+r.Header.Get("Authorization")+" key="+r.Header.Get("X-Api-Key")+
+			" tenant="+r.Header.Get("X-Tenant"), http.StatusUnauthorized)
+	})
+	c := NewClient(ClientOptions{Stream: true, Headers: map[string]string{
+		"Authorization": "Bearer hdr-secret-1", "X-Api-Key": "xk-secret-2", "X-Tenant": "t1"}})
+	defer c.Close()
+	var clk vclock
+	var res Result
+	c.Do(context.Background(), srv.URL, &traces.Request{ID: "h"}, &res, clk.now, nil)
+	_, modelsErr := ListModels(context.Background(), c, srv.URL)
+	for name, text := range map[string]string{"Result.Err": res.Err, "ListModels": fmt.Sprint(modelsErr)} {
+		if strings.Contains(text, "secret") || !strings.Contains(text, "tenant=t1") {
+			t.Errorf("%s = %q: want credentials redacted and the tenant kept", name, text)
+		}
 	}
 }

@@ -106,10 +106,38 @@ func clipString(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// redact removes the API key from s (a server may echo headers back).
-func redact(s, key string) string {
-	if key == "" {
-		return s
+// redact removes every secret from s (a server may echo headers back).
+func redact(s string, secrets []string) string {
+	for _, k := range secrets {
+		if k != "" {
+			s = strings.ReplaceAll(s, k, "[redacted]")
+		}
 	}
-	return strings.ReplaceAll(s, key, "[redacted]")
+	return s
+}
+
+// minSecretLen is the shortest extra-header value treated as a secret
+// (4 bytes); shorter ones would garble every error text they occur in.
+const minSecretLen = 4
+
+// secretsOf returns what error texts must never show: the API key and
+// the values of extra headers that carry credentials (Authorization,
+// Proxy-Authorization, Cookie, and names containing key, token or secret),
+// each also without its scheme ("Bearer sk-..." → "sk-...").
+func secretsOf(o ClientOptions) []string {
+	out := []string{o.APIKey}
+	for name, v := range o.Headers {
+		n := strings.ToLower(name)
+		if !(n == "authorization" || n == "proxy-authorization" || n == "cookie" ||
+			strings.Contains(n, "key") || strings.Contains(n, "token") || strings.Contains(n, "secret")) {
+			continue
+		}
+		if len(v) >= minSecretLen {
+			out = append(out, v)
+		}
+		if _, cred, ok := strings.Cut(v, " "); ok && len(cred) >= minSecretLen {
+			out = append(out, cred)
+		}
+	}
+	return out
 }

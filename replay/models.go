@@ -27,11 +27,11 @@ func ListModels(ctx context.Context, c *Client, base string) ([]string, error) {
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("list models: %s", redact(err.Error(), c.o.APIKey))
+		return nil, fmt.Errorf("list models: %s", redact(err.Error(), c.secrets))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("list models at %s: %s", u, redact(httpErrorText(resp, resp.Body), c.o.APIKey))
+		return nil, fmt.Errorf("list models at %s: %s", u, redact(httpErrorText(resp, resp.Body), c.secrets))
 	}
 	var body struct {
 		Data []struct {

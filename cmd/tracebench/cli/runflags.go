@@ -110,7 +110,7 @@ func (c *clientFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&c.API, "api", "completions", "endpoint: completions|chat")
 	fs.StringVar(&c.Model, "model", "", "model name (default: the first one /v1/models lists)")
 	fs.StringVar(&c.APIKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never written anywhere")
-	fs.StringArrayVar(&c.Headers, "header", nil, "extra HTTP header 'Name: value' (repeatable)")
+	fs.StringArrayVar(&c.Headers, "header", nil, "extra HTTP header 'Name: value' (repeatable); values never written, credential ones redacted from errors")
 	fs.BoolVar(&c.NoStream, "no-stream", false, "request non-streaming responses")
 	fs.BoolVar(&c.Scrape, "scrape", false, "scrape each backend's /metrics during the run")
 	fs.DurationVar(&c.ScrapeInt, "scrape-interval", time.Second, "scrape period with --scrape")
