@@ -98,7 +98,9 @@ type offsetScatter struct {
 func (o offsetScatter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	for _, xy := range o.XYs {
-		c.DrawGlyph(o.GlyphStyle, vg.Point{X: trX(xy.X) + o.offset, Y: trY(xy.Y)})
+		// Not DrawGlyph: it drops points outside the data area, and the
+		// outer bars of a group stand outside it.
+		c.DrawGlyphNoClip(o.GlyphStyle, vg.Point{X: trX(xy.X) + o.offset, Y: trY(xy.Y)})
 	}
 }
 
