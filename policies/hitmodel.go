@@ -17,9 +17,12 @@ const (
 // the prompts sent to it, of capacity num_gpu_blocks (else 31,250 blocks),
 // as approx-prefix keeps. It is consulted for the chosen Backend only and
 // never for the decision. Unlike approx-prefix's table it never asks which
-// Backends hold a hash, so each Backend has its own hash map and a pick
-// costs one map lookup per block however widely a prompt was spread.
+// Backends hold a hash, so one open-addressing table keyed by (hash,
+// Backend) serves every lookup in one probe run however widely a Router
+// spreads prompts. Two different (hash, Backend) pairs share a key with
+// probability about 2⁻⁶⁴ per pair, which can only misstate a prediction.
 type hitModel struct {
+	table  hitTable
 	lists  []hitLRU // by Backend.Index
 	nodes  []hitNode
 	free   []int32
@@ -27,15 +30,14 @@ type hitModel struct {
 	hashes []uint64
 }
 
-// hitLRU is one Backend's blocks: hash → node, and the LRU list of the
-// nodes (head most recent).
+// hitLRU is one Backend's LRU list of nodes (head most recent).
 type hitLRU struct {
-	idx        map[uint64]int32
 	head, tail int32
+	n          int
 }
 
 type hitNode struct {
-	hash       uint64
+	key        uint64
 	prev, next int32
 }
 
@@ -67,24 +69,26 @@ func (m *hitModel) add(b Backend) int {
 	if b.NumGPUBlocks > 0 {
 		limit = b.NumGPUBlocks
 	}
+	salt := mix64(uint64(b.Index) + 1)
 	lead := 0
 	for i, h := range m.hashes {
-		n, ok := l.idx[h]
+		key := h ^ salt
+		n, ok := m.table.get(key)
 		if ok {
 			if lead == i {
 				lead++
 			}
 			m.unlink(l, n)
 		} else {
-			for len(l.idx) >= limit && l.tail >= 0 {
+			for l.n >= limit && l.tail >= 0 {
 				m.evict(l)
 			}
-			n = m.alloc(h)
-			l.idx[h] = n
+			n = m.alloc(key)
+			m.table.put(key, n)
 		}
 		m.pushFront(l, n)
 	}
-	for len(l.idx) > limit && l.tail >= 0 {
+	for l.n > limit && l.tail >= 0 {
 		m.evict(l)
 	}
 	return lead
@@ -92,19 +96,19 @@ func (m *hitModel) add(b Backend) int {
 
 func (m *hitModel) list(idx int) *hitLRU {
 	for idx >= len(m.lists) {
-		m.lists = append(m.lists, hitLRU{idx: map[uint64]int32{}, head: -1, tail: -1})
+		m.lists = append(m.lists, hitLRU{head: -1, tail: -1})
 	}
 	return &m.lists[idx]
 }
 
-func (m *hitModel) alloc(h uint64) int32 {
+func (m *hitModel) alloc(key uint64) int32 {
 	if k := len(m.free); k > 0 {
 		n := m.free[k-1]
 		m.free = m.free[:k-1]
-		m.nodes[n] = hitNode{hash: h, prev: -1, next: -1}
+		m.nodes[n] = hitNode{key: key, prev: -1, next: -1}
 		return n
 	}
-	m.nodes = append(m.nodes, hitNode{hash: h, prev: -1, next: -1})
+	m.nodes = append(m.nodes, hitNode{key: key, prev: -1, next: -1})
 	return int32(len(m.nodes) - 1)
 }
 
@@ -112,7 +116,7 @@ func (m *hitModel) alloc(h uint64) int32 {
 func (m *hitModel) evict(l *hitLRU) {
 	n := l.tail
 	m.unlink(l, n)
-	delete(l.idx, m.nodes[n].hash)
+	m.table.del(m.nodes[n].key)
 	m.free = append(m.free, n)
 }
 
@@ -129,6 +133,7 @@ func (m *hitModel) unlink(l *hitLRU, n int32) {
 		l.tail = nd.prev
 	}
 	nd.prev, nd.next = -1, -1
+	l.n--
 }
 
 func (m *hitModel) pushFront(l *hitLRU, n int32) {
@@ -141,4 +146,5 @@ func (m *hitModel) pushFront(l *hitLRU, n int32) {
 	if l.tail < 0 {
 		l.tail = n
 	}
+	l.n++
 }

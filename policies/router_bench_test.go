@@ -118,12 +118,13 @@ func benchText(seed string, n int) string {
 	return sb.String()[:n]
 }
 
-// BenchmarkPickLongPrompt measures the prefix-aware Routers on 8,000-token
+// BenchmarkPickLongPrompt measures the prefix-aware Routers (and random, whose
+// cost is its prediction-only hit model) on 8,000-token
 // prompts at 64 Backends (the target is under 50 µs per pick).
 func BenchmarkPickLongPrompt(b *testing.B) {
 	for _, form := range []string{"blocks", "text"} {
 		reqs := longPrompts(form)
-		for _, name := range []string{"prefix-cache", "approx-prefix", "cache-aware", "chwbl"} {
+		for _, name := range []string{"prefix-cache", "approx-prefix", "cache-aware", "chwbl", "random"} {
 			b.Run(fmt.Sprintf("%s/%s/backends=64", name, form), func(b *testing.B) {
 				states := benchStates(64, rand.New(rand.NewPCG(64, 3)))
 				r := benchRouter(b, name, nil, reqs, states)
