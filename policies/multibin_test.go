@@ -246,3 +246,26 @@ func TestLengthPredictors(t *testing.T) {
 		t.Errorf("noisy predictor: %d of 1000 below the true length", below)
 	}
 }
+
+// TestMultiBinBinSelection: Algorithm 5 through the Queue's bin_select
+// parameter. Bins 0: 5; 1: 15 16 17 (cuts 10). One idle backend, batch 2:
+// round-robin serves bin 0 first (cursor at 0), longest-queue serves bin 1
+// (3 waiting > 1).
+func TestMultiBinBinSelection(t *testing.T) {
+	tests := []struct {
+		sel  string
+		want []string
+	}{
+		{"round-robin", []string{"o5-0@0"}},
+		{"longest-queue", []string{"o15-1@0", "o16-2@0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.sel, func(t *testing.T) {
+			m := newMB(t, Params{"boundaries": "10", "b_min": "2", "b_max": "2", "bin_select": tc.sel})
+			arriveOut(t, m, 5, 15, 16, 17)
+			if d := cmp.Diff(tc.want, qIDs(m.Release(0, qState([]int{0}, nil), Capacity{}))); d != "" {
+				t.Errorf("first batch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
