@@ -155,9 +155,10 @@ func TestRunChecksFromStop(t *testing.T) {
 	}
 	s := a.Finish(&replay.Stop{Reason: "done", Extra: map[string]float64{
 		ExtraRequestedRate: 10, ExtraAchievedRate: 8, ExtraMockLateP99: 9000, ExtraMockLateMax: 12000,
-		ExtraPrefixQueries: 1000, ExtraPrefixHits: 250}})
-	got := []float64{s.Rate.Requested, s.Rate.Achieved, s.MockStepLate.P99, s.MockStepLate.Max, s.HitRate.Scraped}
-	want := []float64{10, 8, 9, 12, 0.25}
+		ExtraMockSteps: 4321, ExtraPrefixQueries: 1000, ExtraPrefixHits: 250}})
+	got := []float64{s.Rate.Requested, s.Rate.Achieved, s.MockStepLate.P99, s.MockStepLate.Max, s.MockStepLate.Steps,
+		s.HitRate.Scraped}
+	want := []float64{10, 8, 9, 12, 4321, 0.25}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("rate, lateness, scraped hit (-want +got):\n%s", d)
 	}

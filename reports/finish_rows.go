@@ -53,6 +53,7 @@ const (
 	ExtraMockLateP50   = "mock_step_late_p50_us"
 	ExtraMockLateP99   = "mock_step_late_p99_us"
 	ExtraMockLateMax   = "mock_step_late_max_us"
+	ExtraMockSteps     = "mock_steps"
 	ExtraPrefixQueries = "server_prefix_queries"
 	ExtraPrefixHits    = "server_prefix_hits"
 )
@@ -71,7 +72,8 @@ func runChecks(stop *replay.Stop) (RateCheck, Lateness) {
 		return v * scale
 	}
 	return RateCheck{Requested: get(ExtraRequestedRate, 1), Achieved: get(ExtraAchievedRate, 1)},
-		Lateness{P50: get(ExtraMockLateP50, 1e-3), P99: get(ExtraMockLateP99, 1e-3), Max: get(ExtraMockLateMax, 1e-3)}
+		Lateness{P50: get(ExtraMockLateP50, 1e-3), P99: get(ExtraMockLateP99, 1e-3), Max: get(ExtraMockLateMax, 1e-3),
+			Steps: get(ExtraMockSteps, 1)}
 }
 
 // series collects the plotted time series.

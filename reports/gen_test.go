@@ -122,7 +122,7 @@ func (s synthRun) write(t testing.TB, dir string) string {
 	}
 	stop := replay.Stop{Reason: "done", Elapsed: last, Extra: map[string]float64{
 		ExtraRequestedRate: s.rate, ExtraAchievedRate: s.rate * 0.99,
-		ExtraMockLateP50: 40, ExtraMockLateP99: 300, ExtraMockLateMax: 900}}
+		ExtraMockLateP50: 40, ExtraMockLateP99: 300, ExtraMockLateMax: 900, ExtraMockSteps: 52000}}
 	if err := w.Close(stop); err != nil {
 		t.Fatal(err)
 	}

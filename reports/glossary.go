@@ -17,6 +17,7 @@ func Glossary() []GlossaryEntry {
 		{"E2E", "end to end: done − intended arrival."},
 		{"queue wait", "released by the client-side Queue − intended arrival (0 for fcfs)."},
 		{"schedule lag", "sent − released: how late the client itself sent; p50/p99/max, beside the requested and achieved arrival rates."},
+		{"mock step lateness", "how late the bundled mock ended its engine steps: wall time after each step's deadline, over every step of every replica; p50/p99/max and the number of steps. Measured for runs against the in-process mock fleet (--mock N), n/a for other targets and --sim. A p99 that is a sizeable part of TBT means the machine, not the mock's latency model, shaped the timings."},
 		{"SLA met", "a successful request whose TTFT ≤ --slo-ttft, TPOT ≤ --slo-tpot and, when set, E2E ≤ --slo-e2e (per-user bounds from --slo-file override these)."},
 		{"SLA attainment", "SLA-met requests / all requests in the window (failed requests count as missed); also per user."},
 		{"goodput", "SLA-met requests per second of the measured window (DistServe, Zhong et al. 2024)."},

@@ -218,20 +218,9 @@ func allCompleted(runs []*Summary) bool {
 // writeDetails writes the figures that did not fit the comparison table,
 // in two tables: client and server timing, then load, cache and fairness.
 func writeDetails(w io.Writer, runs []*Summary) {
-	fmt.Fprint(w, "### Timing detail\n\nWhere the time went: the servers (server TTFT), the client-side Queue (queue wait) "+
-		"and the client itself (schedule lag).\n\n")
-	var rows [][]string
-	for _, s := range runs {
-		rows = append(rows, []string{mdEscape(s.Name()),
-			fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P50)), fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P99)),
-			fmtNum(distVal(s.QueueWait, s.QueueWait.P50)), fmtNum(distVal(s.QueueWait, s.QueueWait.P99)),
-			fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.P99)), fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.Max)),
-			rateText(s.Rate), fmtNum(s.TokensPerChunk)})
-	}
-	mdTable(w, []string{"run", "server TTFT p50 ms", "server TTFT p99 ms", "queue wait p50 ms", "queue wait p99 ms",
-		"sched lag p99 ms", "sched lag max ms", "arrivals asked / got req/s", "tokens per chunk"}, "l", rows)
+	writeTiming(w, runs)
 	fmt.Fprint(w, "### Load, cache and fairness detail\n\n")
-	rows = rows[:0]
+	var rows [][]string
 	for _, s := range runs {
 		rows = append(rows, []string{mdEscape(s.Name()), fmtNum(s.Throughput.InputTokens), fmtPct(s.HitRate.Scraped),
 			fmtFrac(s.Balance.CVRequests), fmtFrac(s.Balance.CVTokens),
@@ -239,6 +228,59 @@ func writeDetails(w io.Writer, runs []*Summary) {
 	}
 	mdTable(w, []string{"run", "input tok/s", "hit scraped", "CV requests / backend", "CV tokens / backend",
 		"service diff max tok/s", "service diff mean tok/s", "errors by class"}, "l", rows)
+}
+
+// writeTiming writes the timing detail table. The mock step lateness
+// columns appear when any run measured it (runs against the in-process
+// mock fleet); a run without it shows n/a.
+func writeTiming(w io.Writer, runs []*Summary) {
+	mock := anyMockLateness(runs)
+	fmt.Fprint(w, "### Timing detail\n\nWhere the time went: the servers (server TTFT), the client-side Queue (queue wait) "+
+		"and the client itself (schedule lag)")
+	if mock {
+		fmt.Fprint(w, "; and how late the mock servers ran their own engine steps (mock step lateness, over every step "+
+			"of every replica): when its p99 is a sizeable part of TBT, the machine rather than the latency model "+
+			"shaped the timings")
+	}
+	fmt.Fprint(w, ".\n\n")
+	var rows [][]string
+	for _, s := range runs {
+		row := []string{mdEscape(s.Name()),
+			fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P50)), fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P99)),
+			fmtNum(distVal(s.QueueWait, s.QueueWait.P50)), fmtNum(distVal(s.QueueWait, s.QueueWait.P99)),
+			fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.P50)), fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.P99)),
+			fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.Max)), rateText(s.Rate), fmtNum(s.TokensPerChunk)}
+		if mock {
+			row = append(row, latenessText(s.MockStepLate), fmtCountF(s.MockStepLate.Steps))
+		}
+		rows = append(rows, row)
+	}
+	head := []string{"run", "server TTFT p50 ms", "server TTFT p99 ms", "queue wait p50 ms", "queue wait p99 ms",
+		"sched lag p50 ms", "sched lag p99 ms", "sched lag max ms", "arrivals asked / got req/s", "tokens per chunk"}
+	if mock {
+		head = append(head, "mock step late p50 / p99 / max ms", "mock steps")
+	}
+	mdTable(w, head, "l", rows)
+}
+
+// anyMockLateness reports whether some run measured the mock's step
+// lateness.
+func anyMockLateness(runs []*Summary) bool {
+	for _, s := range runs {
+		if !math.IsNaN(s.MockStepLate.P99) {
+			return true
+		}
+	}
+	return false
+}
+
+// latenessText formats step lateness as "p50 / p99 / max" (n/a when not
+// measured).
+func latenessText(l Lateness) string {
+	if math.IsNaN(l.P50) && math.IsNaN(l.P99) && math.IsNaN(l.Max) {
+		return na
+	}
+	return fmtNum(l.P50) + " / " + fmtNum(l.P99) + " / " + fmtNum(l.Max)
 }
 
 // shardNotes says, for every run merged from shards, how many ran and

@@ -139,11 +139,14 @@ type RateCheck struct {
 	Achieved  float64 `json:"achieved"`
 }
 
-// Lateness is how late the mock servers ran their steps, in milliseconds.
+// Lateness is how late the mock servers ran their steps: quantiles in
+// milliseconds over every step of every replica, and the number of steps
+// measured (each NaN when the stop line does not carry it).
 type Lateness struct {
-	P50 float64 `json:"p50_ms"`
-	P99 float64 `json:"p99_ms"`
-	Max float64 `json:"max_ms"`
+	P50   float64 `json:"p50_ms"`
+	P99   float64 `json:"p99_ms"`
+	Max   float64 `json:"max_ms"`
+	Steps float64 `json:"steps"`
 }
 
 // BackendSummary is one Backend's row.

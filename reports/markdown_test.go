@@ -1,0 +1,52 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestTimingShowsMockLateness: the timing table has the mock step
+// lateness columns when some run measured it (n/a for a run that did
+// not) and leaves them out when none did; schedule lag has its p50.
+func TestTimingShowsMockLateness(t *testing.T) {
+	nan := math.NaN()
+	mock := func() *Summary {
+		s := summarizeHand(DefaultOptions())
+		s.MockStepLate = Lateness{P50: 0.04, P99: 2.5, Max: 31, Steps: 12345}
+		return s
+	}
+	live := func() *Summary {
+		s := summarizeHand(DefaultOptions())
+		s.MockStepLate = Lateness{P50: nan, P99: nan, Max: nan, Steps: nan}
+		return s
+	}
+	for _, tc := range []struct {
+		name    string
+		runs    []*Summary
+		want    []string
+		notWant []string
+	}{
+		{"in-process mock", []*Summary{mock()}, []string{"| mock step late p50 / p99 / max ms | mock steps |",
+			"| 0.04 / 2.50 / 31.0 | 12345 |", "mock step lateness"}, nil},
+		{"mock and live", []*Summary{mock(), live()}, []string{"| 0.04 / 2.50 / 31.0 | 12345 |", "| n/a | n/a |"}, nil},
+		{"live only", []*Summary{live()}, []string{"sched lag p50 ms"}, []string{"mock step", "mock steps"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			writeTiming(&b, tc.runs)
+			got := b.String()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("timing table lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("timing table has %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
