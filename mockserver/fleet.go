@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -26,6 +27,8 @@ type FleetConfig struct {
 
 // Fleet is a set of running mock replicas.
 type Fleet struct {
+	log     *slog.Logger
+	warn    *lateWarner // shared by the replicas' late-step warnings
 	servers []*Server
 	https   []*http.Server
 	urls    []string
@@ -44,7 +47,8 @@ func StartFleet(ctx context.Context, cfg FleetConfig) (*Fleet, error) {
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
 	}
-	f := &Fleet{}
+	o := cfg.Options.withDefaults()
+	f := &Fleet{log: o.Logger.With("mock_model", o.ModelName), warn: &lateWarner{}}
 	for i := range cfg.Replicas {
 		if err := f.startOne(ctx, cfg, i); err != nil {
 			_ = f.Close()
@@ -62,6 +66,7 @@ func (f *Fleet) startOne(ctx context.Context, cfg FleetConfig, i int) error {
 	if err != nil {
 		return fmt.Errorf("mock replica %d: %w", i, err)
 	}
+	srv.joinFleet(i, f.warn)
 	port := 0
 	if cfg.BasePort > 0 {
 		port = cfg.BasePort + i
@@ -88,7 +93,9 @@ func (f *Fleet) URLs() []string { return append([]string(nil), f.urls...) }
 // Servers returns the replicas, in URL order.
 func (f *Fleet) Servers() []*Server { return append([]*Server(nil), f.servers...) }
 
-// Close stops the drivers and closes the listeners and connections.
+// Close stops the drivers and closes the listeners and connections,
+// then logs one step lateness summary over all replicas (WARN when its
+// p99 is over 10 ms, INFO otherwise).
 func (f *Fleet) Close() error {
 	var errs []error
 	for i, hs := range f.https {
@@ -97,6 +104,9 @@ func (f *Fleet) Close() error {
 			errs = append(errs, fmt.Errorf("close mock replica %d: %w", i, err))
 		}
 		<-f.done[i]
+	}
+	if len(f.servers) > 0 {
+		logSummary(f.log, f.Lateness(), len(f.servers))
 	}
 	return errors.Join(errs...)
 }

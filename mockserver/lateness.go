@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -24,28 +25,54 @@ type Lateness struct {
 	Resyncs int64
 }
 
-// Late-step warnings: a step later than warnLate is logged, at most once
-// per warnEvery.
+// Late-step warnings. A step that ends more than warnLate after its
+// deadline is logged at WARN the first time it happens on a server (or
+// on any replica of a fleet, which share one lateWarner), then at most
+// once per warnEvery, with the number of late steps not logged since.
+// The summary at shutdown is a WARN when the p99 exceeds warnLate or the
+// schedule was re-anchored, INFO otherwise.
 const (
 	warnLate  = 10 * time.Millisecond
-	warnEvery = 10 * time.Second
+	warnEvery = time.Minute
 )
+
+// lateWarner rate-limits late-step warnings; one is shared by the
+// replicas of a fleet.
+type lateWarner struct {
+	mu      sync.Mutex
+	last    time.Time // time of the last warning (zero: none yet)
+	skipped int64     // late steps since the last warning, not logged
+}
+
+// note records a late step at now; it reports whether to log it and how
+// many late steps went unlogged since the previous warning.
+func (w *lateWarner) note(now time.Time) (bool, int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.last.IsZero() && now.Sub(w.last) < warnEvery {
+		w.skipped++
+		return false, 0
+	}
+	n := w.skipped
+	w.last, w.skipped = now, 0
+	return true, n
+}
 
 // lateness records step lateness in microseconds (1 µs to 1 h, 3
 // significant digits).
 type lateness struct {
-	mu       sync.Mutex
-	h        *hdrhistogram.Histogram
-	resyncs  int64
-	lastWarn time.Time
+	mu      sync.Mutex
+	h       *hdrhistogram.Histogram
+	resyncs int64
+	warn    *lateWarner
 }
 
 func newLateness() *lateness {
-	return &lateness{h: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)}
+	return &lateness{h: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3), warn: &lateWarner{}}
 }
 
 // record adds one step's lateness (negative counts as 0) and logs a
-// warning for a very late step, rate-limited.
+// warning for a step over warnLate late, rate-limited by l.warn.
 func (l *lateness) record(d time.Duration, log *slog.Logger) {
 	us := max(int64(d/time.Microsecond), 0)
 	l.mu.Lock()
@@ -53,19 +80,31 @@ func (l *lateness) record(d time.Duration, log *slog.Logger) {
 	if d > resyncAfter {
 		l.resyncs++
 	}
-	warn := d > warnLate && time.Since(l.lastWarn) > warnEvery
-	if warn {
-		l.lastWarn = time.Now()
-	}
-	var s Lateness
-	if warn {
-		s = l.summaryLocked()
-	}
 	l.mu.Unlock()
-	if warn {
-		log.Warn("mock step ran late", "late", d, "p50", s.P50, "p99", s.P99, "max", s.Max, "steps", s.Steps,
-			"resyncs", s.Resyncs)
+	if d <= warnLate {
+		return
 	}
+	if ok, skipped := l.warn.note(time.Now()); ok {
+		s := l.summary()
+		log.Warn("mock step ran late",
+			"late", d, "threshold", warnLate, "late_steps_not_logged", skipped, "p99", s.P99, "max", s.Max,
+			"steps", s.Steps, "resyncs", s.Resyncs, "next_warning_after", warnEvery)
+	}
+}
+
+// logSummary logs the step lateness of a server or fleet at shutdown:
+// WARN when the p99 is over warnLate or a step was over resyncAfter
+// late, INFO otherwise; nothing when no step ran.
+func logSummary(log *slog.Logger, l Lateness, replicas int) {
+	if l.Steps == 0 {
+		return
+	}
+	level := slog.LevelInfo
+	if l.P99 > warnLate || l.Resyncs > 0 {
+		level = slog.LevelWarn
+	}
+	log.Log(context.Background(), level, "mock step lateness", "replicas", replicas, "steps", l.Steps, "p50", l.P50, "p99", l.P99,
+		"max", l.Max, "resyncs", l.Resyncs)
 }
 
 // summary returns the quantiles so far.

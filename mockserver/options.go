@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -34,6 +35,10 @@ type Options struct {
 	// first step, so the requests of a batch a client sends together
 	// start together (default 5 ms with static batching; negative: none).
 	BatchWindow time.Duration
+	// Logger receives the server's log lines: a rate-limited WARN when a
+	// step runs over 10 ms late and the step lateness summary at Close
+	// (default slog.Default() at NewServer).
+	Logger *slog.Logger
 }
 
 // DefaultBatchWindow is the static batching gather window.
@@ -55,6 +60,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ModelName == "" {
 		o.ModelName = DefaultModelName
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.BatchWindow == 0 && o.Engine.Batching == engine.Static {
 		o.BatchWindow = DefaultBatchWindow

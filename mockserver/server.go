@@ -34,6 +34,7 @@ type Server struct {
 	cancel  context.CancelFunc
 	once    sync.Once
 	stopped chan struct{} // closed by Close: handlers stop waiting
+	inFleet bool          // the fleet logs the lateness summary, not Close
 }
 
 // NewServer builds a replica from opts (defaults filled in, then
@@ -49,7 +50,7 @@ func NewServer(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mock server: %w", err)
 	}
 	s := &Server{opts: opts, tok: tok, vocab: newVocab(tok), created: time.Now().Unix(), stopped: make(chan struct{}),
-		log: slog.Default().With("mock_model", opts.ModelName)}
+		log: opts.Logger.With("mock_model", opts.ModelName)}
 	cfg := opts.Engine
 	cfg.OutputVocab = s.vocab.ids
 	eng, err := engine.New(cfg)
@@ -95,8 +96,10 @@ func (s *Server) Start(ctx context.Context) {
 	}()
 }
 
-// Close stops the driver and waits for it, then logs the step lateness.
-// Requests still streaming end without finishing (no [DONE]).
+// Close stops the driver and waits for it, then logs the step lateness
+// (WARN when its p99 is over 10 ms, INFO otherwise; a Fleet logs one line
+// for all its replicas instead). Requests still streaming end without
+// finishing (no [DONE]).
 func (s *Server) Close() {
 	s.once.Do(func() {
 		if s.cancel != nil {
@@ -104,10 +107,20 @@ func (s *Server) Close() {
 		}
 		s.wg.Wait()
 		close(s.stopped)
-		if l := s.Lateness(); l.Steps > 0 {
-			s.log.Info("mock step lateness", "steps", l.Steps, "p50", l.P50, "p99", l.P99, "max", l.Max)
+		if !s.inFleet {
+			logSummary(s.log, s.Lateness(), 1)
 		}
 	})
+}
+
+// joinFleet makes s replica i of a fleet: its log lines carry the replica
+// index, its late-step warnings share the fleet's rate limit, and the
+// fleet logs the lateness summary.
+func (s *Server) joinFleet(i int, w *lateWarner) {
+	s.inFleet = true
+	s.log = s.log.With("replica", i)
+	s.drv.log = s.log
+	s.drv.late.warn = w
 }
 
 // Listener wraps l so the refuse-connection fault applies to it.
