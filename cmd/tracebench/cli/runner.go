@@ -35,9 +35,14 @@ type runSpec struct {
 	results string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
-	extra  func() map[string]float64
-	errOut io.Writer
-	quiet  bool
+	extra func() map[string]float64
+	// onResult, when set, sees every Result after it is counted and
+	// returns a non-empty stop reason to end the Run there: dispatch
+	// stops, in-flight requests finish within --grace, and the reason is
+	// written as the results file's stop reason (see errorLimit).
+	onResult func(*replay.Result) string
+	errOut   io.Writer
+	quiet    bool
 }
 
 // source is the paced, sharded Request source of a Run.
@@ -158,8 +163,10 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	counters := &replay.Counters{}
 	// The display goes on while in-flight requests drain after Ctrl-C.
 	stopProgress := rs.progress(context.WithoutCancel(ctx), h.Policy, counters)
-	stop, runErr := rs.dispatch(ctx, src, router, queue, client, w, acc, counters)
+	rst := newRunStopper(ctx, acc.Add, rs.onResult)
+	stop, runErr := rs.dispatch(rst.ctx, src, router, queue, client, w, rst.add, acc.AddEvent, counters)
 	stopProgress()
+	stop.Reason = rst.finish(ctx, stop.Reason)
 	if rs.extra != nil {
 		stop.Extra = replay.MergeExtra(stop.Extra, rs.extra())
 	}
@@ -182,9 +189,52 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	return sum, nil
 }
 
-// dispatch runs the Requests in virtual time or over HTTP.
+// runStopper passes every Result to count, then to check (may be nil):
+// the first non-empty reason check returns cancels ctx, which stops the
+// Run as an interrupt would, and finish puts that reason in the stop
+// line. Results come from one goroutine, and the Run has returned (its
+// collector done) before finish reads the reason.
+type runStopper struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	count  func(*replay.Result)
+	check  func(*replay.Result) string
+	reason string
+}
+
+func newRunStopper(parent context.Context, count func(*replay.Result), check func(*replay.Result) string) *runStopper {
+	s := &runStopper{count: count, check: check}
+	s.ctx, s.cancel = context.WithCancel(parent)
+	return s
+}
+
+// add counts r, then checks whether the Run must stop.
+func (s *runStopper) add(r *replay.Result) {
+	s.count(r)
+	if s.check == nil || s.reason != "" {
+		return
+	}
+	if s.reason = s.check(r); s.reason != "" {
+		s.cancel()
+	}
+}
+
+// finish releases the context and returns the Run's stop reason: the
+// check's reason where the Run stopped on it rather than on the
+// caller's interrupt.
+func (s *runStopper) finish(parent context.Context, reason string) string {
+	s.cancel()
+	if s.reason != "" && reason == "interrupted" && parent.Err() == nil {
+		return s.reason
+	}
+	return reason
+}
+
+// dispatch runs the Requests in virtual time or over HTTP; add sees
+// every Result and event every policy state Event.
 func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Router, q policies.Queue,
-	client *replay.Client, w *replay.Writer, acc *reports.Accumulator, c *replay.Counters) (replay.Stop, error) {
+	client *replay.Client, w *replay.Writer, add func(*replay.Result), event func(*replay.Event),
+	c *replay.Counters) (replay.Stop, error) {
 	capacity := policies.Capacity{Requests: rs.pf.Capacity, Tokens: rs.pf.TokenBudget}
 	if rs.sim > 0 {
 		cfgs := make([]engine.Config, rs.sim)
@@ -193,11 +243,11 @@ func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Ro
 			cfgs[i].Seed = rs.engines.Seed + int64(i)
 		}
 		return replay.Simulate(ctx, replay.SimOptions{Source: src, Router: r, Queue: q, Capacity: capacity,
-			MaxInflight: rs.pf.MaxInflight, Engines: cfgs, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent, Counters: c})
+			MaxInflight: rs.pf.MaxInflight, Engines: cfgs, Results: w, OnResult: add, OnEvent: event, Counters: c})
 	}
 	return replay.Run(ctx, replay.Options{Source: src, Router: r, Queue: q, Capacity: capacity,
 		MaxInflight: rs.pf.MaxInflight, Backends: rs.backends, Client: client, Results: w,
-		OnResult: acc.Add, OnEvent: acc.AddEvent, Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), Counters: c})
+		OnResult: add, OnEvent: event, Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), Counters: c})
 }
 
 func scrapeEvery(cf clientFlags) time.Duration {

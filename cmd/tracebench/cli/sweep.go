@@ -49,8 +49,9 @@ type sweepOptions struct {
 	// targets, enough for vLLM's queues to drain and its gauges, scraped
 	// every second by default, to settle; 0 otherwise).
 	cooldown time.Duration
-	// maxErrorRate stops a policy's sweep (default 0.05: past 5 % failed
-	// requests a fleet is failing, not slowing down).
+	// maxErrorRate stops a run as soon as its error rate exceeds it
+	// (errorLimit), and the policy's sweep with it (default 0.05: past
+	// 5 % failed requests a fleet is failing, not slowing down).
 	maxErrorRate float64
 	targets      []string
 	out          string
@@ -79,8 +80,10 @@ Each run replays the same --max-requests Requests (default 2000 with --sim,
 1000 with the mock, 400 with --target) so a higher rate is not more work.
 In virtual time (--sim N) a sweep is deterministic: the same seed gives the
 same runs and answer.
-Against live targets a --cooldown passes between runs, and a policy stops at
-once when a run's error rate exceeds --max-error-rate.
+Against live targets a --cooldown passes between runs. A run stops as soon
+as its error rate exceeds --max-error-rate (checked from its 20th result on;
+stop reason error-limit in its results file), and the policy's sweep stops
+with it.
 
 Writes DIR/sweep.md, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
 run's results file under DIR/runs/.`,
@@ -113,7 +116,7 @@ func (o *sweepOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.maxRuns, "max-runs", 12, "search: most runs per policy")
 	fs.StringVar(&o.vary, "vary", "rate", "how the offered rate is set: rate (a --arrival process at the rate) or time-scale (trace times divided by a factor)")
 	fs.DurationVar(&o.cooldown, "cooldown", 0, "pause between runs (default 0 with --sim or --mock, 10s with --target)")
-	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.05, "stop a policy's sweep as soon as a run's error rate exceeds this, in [0, 1]")
+	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.05, "stop a run, and its policy's sweep, as soon as the run's error rate exceeds this (from its 20th result on), in [0, 1]")
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet per run")
 	fs.StringVar(&o.out, "out", "tracebench-sweep", "directory for sweep.md, sweep.csv, plots and runs/")
 }

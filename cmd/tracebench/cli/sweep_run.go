@@ -130,16 +130,15 @@ func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPoli
 	p := reports.SweepPolicy{Policy: policyName(router, sw.o.pf.Queue)}
 	errStop := 0.0
 	eval := func(rate float64) (float64, error) {
-		st, err := sw.step(ctx, router, p.Policy, rate)
+		st, cut, err := sw.step(ctx, router, p.Policy, rate)
 		if err != nil {
 			return 0, err
 		}
 		p.Steps = append(p.Steps, st)
-		sw.report(p.Policy, len(p.Steps), st)
-		if er := st.Summary.ErrorRate; er > sw.o.maxErrorRate {
+		sw.report(p.Policy, len(p.Steps), st, cut)
+		if cut != nil || st.Summary.ErrorRate > sw.o.maxErrorRate {
 			errStop = rate
-			p.Stopped = fmt.Sprintf("error rate %.1f %% at %.4g req/s exceeds --max-error-rate %.1f %%",
-				100*er, rate, 100*sw.o.maxErrorRate)
+			p.Stopped = sw.errorStop(rate, st.Summary, cut)
 			return st.Summary.SLA.Attainment, replay.ErrStopSearch
 		}
 		return st.Summary.SLA.Attainment, nil
@@ -183,33 +182,61 @@ func (sw *sweeper) unconverged(p reports.SweepPolicy) string {
 }
 
 // step makes one run of router at rate after the cool-down, and reads
-// back which bounds its requests missed.
-func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64) (reports.SweepStep, error) {
+// back which bounds its requests missed. The run stops early when its
+// error rate passes --max-error-rate (errorLimit); the limit is then
+// returned, else nil.
+func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64) (reports.SweepStep, *errorLimit, error) {
 	if sw.runs > 0 && sw.o.cooldown > 0 {
 		if err := sw.sleep(ctx, sw.o.cooldown); err != nil {
-			return reports.SweepStep{}, ErrInterrupted
+			return reports.SweepStep{}, nil, ErrInterrupted
 		}
 	}
 	sw.runs++
 	rel := filepath.Join("runs", policy+"-r"+strconv.FormatFloat(rate, 'g', 6, 64)+".jsonl")
-	rs := runSpec{wf: sw.o.wf, pf: sw.o.pf, cf: sw.o.cf, ro: sw.ro, router: router,
+	lim := &errorLimit{max: sw.o.maxErrorRate}
+	rs := runSpec{wf: sw.o.wf, pf: sw.o.pf, cf: sw.o.cf, ro: sw.ro, router: router, onResult: lim.check,
 		results: filepath.Join(sw.o.out, rel), errOut: sw.errOut, quiet: sw.o.mf.Sim > 0 && !sw.o.live()}
 	sw.setRate(&rs.wf, rate)
 	stop, err := sw.o.mf.backends(ctx, &rs, sw.o.targets)
 	if err != nil {
-		return reports.SweepStep{}, err
+		return reports.SweepStep{}, nil, err
 	}
 	defer stop()
 	sum, err := execute(ctx, rs)
 	if err != nil {
-		return reports.SweepStep{}, err
+		return reports.SweepStep{}, nil, err
 	}
 	m, err := reports.CountMisses(rs.results, sw.ro)
 	if err != nil {
-		return reports.SweepStep{}, err
+		return reports.SweepStep{}, nil, err
 	}
-	pass := sum.SLA.Attainment >= sw.o.attainment && !(sum.ErrorRate > sw.o.maxErrorRate)
-	return reports.SweepStep{Rate: rate, Pass: pass, Summary: sum, Misses: m, Results: filepath.ToSlash(rel)}, nil
+	if sum.Stop == nil || sum.Stop.Reason != stopErrorLimit {
+		lim = nil
+	}
+	pass := lim == nil && sum.SLA.Attainment >= sw.o.attainment && !(sum.ErrorRate > sw.o.maxErrorRate)
+	return reports.SweepStep{Rate: rate, Pass: pass, Summary: sum, Misses: m, Results: filepath.ToSlash(rel)}, lim, nil
+}
+
+// errorStop says why a policy's sweep stopped on errors at rate: the
+// run's error rate, or where the limit cut the run short (cut non-nil).
+func (sw *sweeper) errorStop(rate float64, sum *reports.Summary, cut *errorLimit) string {
+	if cut == nil {
+		return fmt.Sprintf("error rate %.1f %% at %.4g req/s exceeds --max-error-rate %.1f %%",
+			100*sum.ErrorRate, rate, 100*sw.o.maxErrorRate)
+	}
+	return fmt.Sprintf("broke on errors: error rate %.1f %% over the first %d results at %.4g req/s exceeded "+
+		"--max-error-rate %.1f %%, so the run was cut short there (stop reason %s; %d of %s requests replayed)",
+		100*cut.tripped, cut.at, rate, 100*sw.o.maxErrorRate, stopErrorLimit, sum.Requests+sum.WarmupSkipped,
+		sw.planned())
+}
+
+// planned is the number of Requests a run would send, as text ("all"
+// when --max-requests is 0).
+func (sw *sweeper) planned() string {
+	if n := sw.o.wf.MaxRequests; n > 0 {
+		return strconv.Itoa(n)
+	}
+	return "all"
 }
 
 // setRate makes wf offer rate: a --rate process, or the trace's times
@@ -223,12 +250,15 @@ func (sw *sweeper) setRate(wf *workloadFlags, rate float64) {
 }
 
 // report prints one line per run on errOut.
-func (sw *sweeper) report(policy string, n int, st reports.SweepStep) {
+func (sw *sweeper) report(policy string, n int, st reports.SweepStep, cut *errorLimit) {
 	if sw.errOut == nil {
 		return
 	}
 	verdict := "fail"
-	if st.Pass {
+	switch {
+	case cut != nil:
+		verdict = fmt.Sprintf("fail, stopped after %d results on --max-error-rate", cut.at)
+	case st.Pass:
 		verdict = "pass"
 	}
 	fmt.Fprintf(sw.errOut, "sweep %s run %d: %.4g req/s, SLA met %.1f %%, error rate %.1f %%: %s\n", policy, n,
