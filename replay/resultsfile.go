@@ -50,7 +50,9 @@ type Header struct {
 
 // Stop is the last line of a complete results file.
 type Stop struct {
-	// Reason is "done", "interrupted", "duration", "max-requests" or an error.
+	// Reason is "done", "interrupted", "duration", "max-requests",
+	// "error-limit" (a sweep cut the run short on its error rate) or an
+	// error.
 	Reason string `json:"reason"`
 	// Elapsed is the Run's length.
 	Elapsed time.Duration `json:"elapsed"`
