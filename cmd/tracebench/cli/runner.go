@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,13 +85,24 @@ func openSource(wf workloadFlags) (*source, error) {
 		if raw, err = traces.NewWorkload(wf.Workload, params, wf.Seed); err != nil {
 			return nil, usagef("--workload: %v", err)
 		}
-		s.ident = fmt.Sprintf("workload %s %v seed %d", wf.Workload, map[string]string(params), wf.Seed)
+		s.ident = workloadIdent(wf.Workload, params, wf.Seed)
 	}
 	// Select and time the whole Run first (window, --max-requests,
 	// --rate), then keep this shard's share: the shards together replay
 	// exactly the unsharded Run, each Request at its unsharded time.
 	s.Source = replay.ShardSource(traces.WithArrivals(raw, ao), i, n)
 	return s, nil
+}
+
+// workloadIdent names a generated workload in run headers and reports:
+// "workload NAME k=v... seed N" with the parameters given, sorted by
+// key, and none when none were given.
+func workloadIdent(name string, params map[string]string, seed uint64) string {
+	parts := []string{"workload", name}
+	for _, k := range sortedKeys(params) {
+		parts = append(parts, k+"="+params[k])
+	}
+	return strings.Join(append(parts, "seed", strconv.FormatUint(seed, 10)), " ")
 }
 
 // buildPolicy constructs the Router and Queue, flags over the YAML file.

@@ -72,7 +72,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if err != nil {
 			return nil, "", nil, nil, usagef("--workload: %v", err)
 		}
-		name := fmt.Sprintf("workload %s seed %d", in.Workload, in.Seed)
+		name := workloadIdent(in.Workload, params, in.Seed)
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
 	fs, err := traces.Open(path, traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize, SkipInvalid: in.SkipInvalid})

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"testing"
+)
+
+// TestWorkloadIdent: a generated workload is named with its given
+// parameters as sorted k=v pairs, and none when none were given, in the
+// run header (openSource) and in the trace commands (traceInput.open).
+func TestWorkloadIdent(t *testing.T) {
+	tests := []struct {
+		workload string
+		params   []string
+		seed     uint64
+		want     string
+	}{
+		{"mixed", nil, 1, "workload mixed seed 1"},
+		{"shared-prefix", []string{"system_len=64", "groups=8"}, 1, "workload shared-prefix groups=8 system_len=64 seed 1"},
+		{"multi-turn", []string{"requests=20"}, 7, "workload multi-turn requests=20 seed 7"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.want, func(t *testing.T) {
+			src, err := openSource(workloadFlags{Workload: tc.workload, WorkloadArgs: tc.params, Seed: tc.seed,
+				TimeScale: 1, Arrival: "poisson", CV: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.close()
+			if src.ident != tc.want {
+				t.Errorf("run header names %q, want %q", src.ident, tc.want)
+			}
+			in := traceInput{Workload: tc.workload, Params: tc.params, Seed: tc.seed}
+			_, name, _, closeSrc, err := in.open("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeSrc()
+			if name != tc.want {
+				t.Errorf("trace commands name %q, want %q", name, tc.want)
+			}
+		})
+	}
+}
