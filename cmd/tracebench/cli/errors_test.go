@@ -54,6 +54,12 @@ func TestBadInputErrors(t *testing.T) {
 			ExitUsage, []string{"--arrival", "bursty"}},
 		{"bad shard", []string{"replay", "--sim", "1", "--shard", "4/4", "--out", out},
 			ExitUsage, []string{"--shard"}},
+		{"gamma cv 0", []string{"replay", "--sim", "1", "--rate", "5", "--arrival", "gamma", "--cv", "0", "--out", out},
+			ExitUsage, []string{"--cv 0: want > 0"}},
+		{"bench gamma cv 0", []string{"bench", "--sim", "1", "--arrival", "gamma", "--cv", "0", "--out", dir},
+			ExitUsage, []string{"--cv 0: want > 0"}},
+		{"sweep gamma cv 0", []string{"sweep", "--sim", "1", "--arrival", "gamma", "--cv", "0", "--out", dir},
+			ExitUsage, []string{"--cv 0: want > 0"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

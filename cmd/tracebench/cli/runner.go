@@ -61,8 +61,8 @@ type source struct {
 func openSource(wf workloadFlags) (*source, error) {
 	ao := traces.ArrivalOptions{TimeScale: wf.TimeScale, Rate: wf.Rate, Process: wf.Arrival, CV: wf.CV,
 		MaxRequests: wf.MaxRequests, Duration: wf.Duration, Start: wf.Start, Seed: wf.Seed}
-	if err := ao.Validate(); err != nil {
-		return nil, usageError{err}
+	if err := checkArrivals(ao); err != nil {
+		return nil, err
 	}
 	i, n, err := parseShard(wf.Shard)
 	if err != nil {

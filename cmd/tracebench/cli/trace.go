@@ -54,13 +54,8 @@ func (in *traceInput) bindArrivals(fs *pflag.FlagSet) {
 // open returns the Source, a display name, the skipped-count function and
 // a closer.
 func (in *traceInput) open(path string) (traces.Source, string, func() int, func(), error) {
-	if err := in.Arrivals.Validate(); err != nil {
-		return nil, "", nil, nil, usagef("%v", err)
-	}
-	if in.Arrivals.Process == traces.ProcessGamma && in.Arrivals.CV == 0 {
-		// the library reads CV 0 as its default 1 (Poisson): refuse it
-		// rather than silently ignore the flag.
-		return nil, "", nil, nil, usagef("--cv 0: want > 0 (--arrival constant gives evenly spaced arrivals)")
+	if err := checkArrivals(in.Arrivals); err != nil {
+		return nil, "", nil, nil, err
 	}
 	in.Arrivals.Seed = in.Seed
 	if path == "" {
@@ -81,6 +76,19 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 	}
 	name := fmt.Sprintf("%s (%s)", path, fs.Format())
 	return traces.WithArrivals(fs, in.Arrivals), name, fs.Skipped, func() { fs.Close() }, nil
+}
+
+// checkArrivals validates the arrival flags as a usage error. The
+// library reads --cv 0 as its default 1 (Poisson), so with --arrival
+// gamma it is refused rather than silently ignored.
+func checkArrivals(ao traces.ArrivalOptions) error {
+	if err := ao.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	if ao.Process == traces.ProcessGamma && ao.CV == 0 {
+		return usagef("--cv 0: want > 0 (--arrival constant gives evenly spaced arrivals)")
+	}
+	return nil
 }
 
 func newTraceCmd() *cobra.Command {
