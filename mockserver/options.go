@@ -81,7 +81,7 @@ func (o Options) validate() error {
 	if err := o.Engine.Validate(); err != nil {
 		return fmt.Errorf("mock options: %w", err)
 	}
-	return o.Faults.validate()
+	return o.Faults.Validate()
 }
 
 // FaultConfig configures injected faults. Every probability is drawn per
@@ -133,7 +133,11 @@ func (f FaultConfig) withDefaults() FaultConfig {
 	return f
 }
 
-func (f FaultConfig) validate() error {
+// Validate reports the first invalid field: a rate outside [0, 1], an
+// error status other than 0 (default), 429, 500 or 503, or a negative
+// duration or count. NewServer calls it; a command line can call it to
+// reject bad flags early.
+func (f FaultConfig) Validate() error {
 	for _, p := range []struct {
 		name string
 		v    float64

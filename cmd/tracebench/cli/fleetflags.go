@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/reports"
 )
 
-// fleetFlags configure the in-process mock fleet of bench and replay.
+// fleetFlags configure the in-process mock fleet of bench, replay and
+// sweep.
 type fleetFlags struct {
 	Sim       int
 	Replicas  int
@@ -21,7 +24,15 @@ type fleetFlags struct {
 	TimeScale float64
 	Tokenizer string
 	Seed      int64
+	// shared holds the values of the `tracebench mock` flags the fleet
+	// takes too (faults and max-queue); sharedDefaults their defaults.
+	shared         mockOptions
+	sharedDefaults mockOptions
 }
+
+// sharedMockFlags are the flags of `tracebench mock`, besides its fault
+// flags, that the in-process fleet takes as --mock-NAME.
+var sharedMockFlags = []string{"max-queue"}
 
 func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&m.Sim, "sim", 0, "simulate N mock engines in virtual time (no HTTP, no sleeping) instead of a real-time fleet")
@@ -32,6 +43,34 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&m.TimeScale, "mock-time-scale", 1, "mock model speed: 2 runs it twice as slow as real time, 0.5 twice as fast")
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
 	fs.Int64Var(&m.Seed, "mock-seed", 1, "seed of the mock's latency jitter and faults")
+	m.bindShared(fs)
+}
+
+// bindShared binds the fault flags and --max-queue of `tracebench mock`
+// as --mock-NAME: the same definitions, defaults and parsing, with flag
+// names in the help text prefixed too.
+func (m *fleetFlags) bindShared(fs *pflag.FlagSet) {
+	all := pflag.NewFlagSet("mock", pflag.ContinueOnError)
+	m.shared.bind(all)
+	m.sharedDefaults = m.shared
+	faults := pflag.NewFlagSet("faults", pflag.ContinueOnError)
+	(&mockOptions{}).bindFaults(faults)
+	names := append([]string(nil), sharedMockFlags...)
+	faults.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	for _, n := range names {
+		f := all.Lookup(n)
+		usage := f.Usage
+		for _, o := range names {
+			usage = strings.ReplaceAll(usage, "--"+o, "--mock-"+o)
+		}
+		fs.Var(f.Value, "mock-"+n, usage)
+	}
+}
+
+// sharedChanged reports whether a fault flag or --mock-max-queue has a
+// value other than its default.
+func (m *fleetFlags) sharedChanged() bool {
+	return m.shared.Faults != m.sharedDefaults.Faults || m.shared.MaxQueue != m.sharedDefaults.MaxQueue
 }
 
 // engineConfig resolves the preset and overrides.
@@ -59,6 +98,9 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	switch {
 	case len(targets) > 0 && m.Sim > 0:
 		return nil, usagef("--sim and --target are exclusive")
+	case (len(targets) > 0 || m.Sim > 0) && m.sharedChanged():
+		return nil, usagef("the --mock- fault flags and --mock-max-queue apply to the in-process mock fleet only, " +
+			"not to --target or --sim")
 	case len(targets) > 0:
 		if err := checkTargets(targets); err != nil {
 			return nil, err
@@ -92,32 +134,49 @@ func checkTargets(targets []string) error {
 	return nil
 }
 
-// start launches the fleet on ephemeral loopback ports.
-func (m *fleetFlags) start(ctx context.Context) (*mockserver.Fleet, error) {
+// fleetConfig validates the flags and builds the fleet's configuration
+// (ephemeral loopback ports).
+func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
 	if m.Replicas < 1 {
-		return nil, usagef("--mock %d: want at least 1 replica", m.Replicas)
+		return mockserver.FleetConfig{}, usagef("--mock %d: want at least 1 replica", m.Replicas)
 	}
 	cfg, err := m.engineConfig()
+	if err != nil {
+		return mockserver.FleetConfig{}, err
+	}
+	if err := m.shared.Faults.Validate(); err != nil {
+		return mockserver.FleetConfig{}, usagef("--mock- fault flags: %v", err)
+	}
+	if m.shared.MaxQueue < 0 {
+		return mockserver.FleetConfig{}, usagef("--mock-max-queue %d: want ≥ 0 (0: unbounded)", m.shared.MaxQueue)
+	}
+	return mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1", Options: mockserver.Options{Engine: cfg,
+		Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: m.shared.Faults, MaxQueue: m.shared.MaxQueue}}, nil
+}
+
+// start launches the fleet on ephemeral loopback ports.
+func (m *fleetFlags) start(ctx context.Context) (*mockserver.Fleet, error) {
+	fc, err := m.fleetConfig()
 	if err != nil {
 		return nil, err
 	}
 	// The fleet outlives a first Ctrl-C (which only stops dispatch) so
 	// in-flight streams can finish within --grace; the caller's stop
 	// function closes it.
-	f, err := mockserver.StartFleet(context.WithoutCancel(ctx), mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1",
-		Options: mockserver.Options{Engine: cfg, Tokenizer: m.Tokenizer, TimeScale: m.TimeScale}})
+	f, err := mockserver.StartFleet(context.WithoutCancel(ctx), fc)
 	if err != nil {
 		return nil, fmt.Errorf("start mock fleet: %w", err)
 	}
 	return f, nil
 }
 
-// fleetExtra reports the fleet's step lateness for the stop record.
+// fleetExtra reports the fleet's step lateness and step count for the
+// stop record.
 func fleetExtra(f *mockserver.Fleet) func() map[string]float64 {
 	return func() map[string]float64 {
 		l := f.Lateness()
 		us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-		return map[string]float64{"mock_step_late_p50_us": us(l.P50), "mock_step_late_p99_us": us(l.P99),
-			"mock_step_late_max_us": us(l.Max)}
+		return map[string]float64{reports.ExtraMockLateP50: us(l.P50), reports.ExtraMockLateP99: us(l.P99),
+			reports.ExtraMockLateMax: us(l.Max), reports.ExtraMockSteps: float64(l.Steps)}
 	}
 }

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/mockserver"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// fleetFlagsOf parses args into fresh fleet flags.
+func fleetFlagsOf(t *testing.T, args []string) (*fleetFlags, error) {
+	t.Helper()
+	m := &fleetFlags{}
+	fs := pflag.NewFlagSet("fleet", pflag.ContinueOnError)
+	m.bind(fs)
+	return m, fs.Parse(args)
+}
+
+// TestFleetFlagsMirrorMockFaults: every fault flag of `tracebench mock`,
+// and --max-queue, exists as --mock-NAME with the same type and default.
+func TestFleetFlagsMirrorMockFaults(t *testing.T) {
+	mock := pflag.NewFlagSet("mock", pflag.ContinueOnError)
+	o := &mockOptions{}
+	o.bind(mock)
+	faults := pflag.NewFlagSet("faults", pflag.ContinueOnError)
+	(&mockOptions{}).bindFaults(faults)
+	fleet := pflag.NewFlagSet("fleet", pflag.ContinueOnError)
+	(&fleetFlags{}).bind(fleet)
+	names := []string{"max-queue"}
+	faults.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if len(names) < 10 {
+		t.Fatalf("only %d mock fault flags found: %v", len(names), names)
+	}
+	for _, n := range names {
+		want, got := mock.Lookup(n), fleet.Lookup("mock-"+n)
+		if got == nil {
+			t.Errorf("--mock-%s missing", n)
+			continue
+		}
+		if got.Value.Type() != want.Value.Type() || got.DefValue != want.DefValue {
+			t.Errorf("--mock-%s: %s default %q, want %s default %q", n, got.Value.Type(), got.DefValue,
+				want.Value.Type(), want.DefValue)
+		}
+	}
+}
+
+// TestFleetFaultFlags: the flags reach the fleet's options; invalid
+// values are usage errors.
+func TestFleetFaultFlags(t *testing.T) {
+	defaults := mockserver.FaultConfig{ErrorStatus: 503, Stall: 500 * time.Millisecond, DisconnectAfter: 1,
+		SlowFirstByte: 2 * time.Second}
+	with := func(f func(*mockserver.FaultConfig)) mockserver.FaultConfig {
+		c := defaults
+		f(&c)
+		return c
+	}
+	tests := []struct {
+		name      string
+		args      []string
+		faults    mockserver.FaultConfig
+		maxQueue  int
+		usageFail bool
+	}{
+		{"defaults", nil, defaults, 0, false},
+		{"errors", []string{"--mock-error-rate", "0.5", "--mock-error-status", "429", "--mock-retry-after", "1s"},
+			with(func(c *mockserver.FaultConfig) { c.ErrorRate, c.ErrorStatus, c.RetryAfter = 0.5, 429, time.Second }), 0, false},
+		{"stall", []string{"--mock-stall-rate", "0.01", "--mock-stall", "250ms"},
+			with(func(c *mockserver.FaultConfig) { c.StallRate, c.Stall = 0.01, 250*time.Millisecond }), 0, false},
+		{"disconnect", []string{"--mock-disconnect-rate", "0.2", "--mock-disconnect-after", "7"},
+			with(func(c *mockserver.FaultConfig) { c.DisconnectRate, c.DisconnectAfter = 0.2, 7 }), 0, false},
+		{"slow first byte", []string{"--mock-slow-first-byte-rate", "0.3", "--mock-slow-first-byte", "1500ms"},
+			with(func(c *mockserver.FaultConfig) { c.SlowFirstByteRate, c.SlowFirstByte = 0.3, 1500*time.Millisecond }), 0, false},
+		{"refuse and queue", []string{"--mock-refuse-rate", "0.05", "--mock-max-queue", "12"},
+			with(func(c *mockserver.FaultConfig) { c.RefuseRate = 0.05 }), 12, false},
+		{"rate above 1", []string{"--mock-error-rate", "2"}, defaults, 0, true},
+		{"bad status", []string{"--mock-error-status", "404"}, defaults, 0, true},
+		{"negative stall", []string{"--mock-stall", "-1s"}, defaults, 0, true},
+		{"negative queue", []string{"--mock-max-queue", "-1"}, defaults, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := fleetFlagsOf(t, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fc, err := m.fleetConfig()
+			var ue usageError
+			if tc.usageFail {
+				if !errors.As(err, &ue) {
+					t.Fatalf("err %v, want a usage error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fc.Options.Faults != tc.faults || fc.Options.MaxQueue != tc.maxQueue {
+				t.Fatalf("faults %+v max queue %d, want %+v %d", fc.Options.Faults, fc.Options.MaxQueue, tc.faults,
+					tc.maxQueue)
+			}
+		})
+	}
+}
+
+// TestFleetFaultFlagsNeedTheFleet: fault flags with --target or --sim
+// are usage errors, not silently ignored; unparsable values fail to parse.
+func TestFleetFaultFlagsNeedTheFleet(t *testing.T) {
+	for _, args := range [][]string{
+		{"--mock-error-rate", "0.1", "--sim", "2"},
+		{"--mock-max-queue", "4", "--sim", "2"},
+	} {
+		m, err := fleetFlagsOf(t, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ue usageError
+		if _, err := m.backends(context.Background(), &runSpec{}, nil); !errors.As(err, &ue) {
+			t.Errorf("%v: err %v, want a usage error", args, err)
+		}
+		if _, err := m.backends(context.Background(), &runSpec{}, []string{"http://127.0.0.1:1"}); !errors.As(err, &ue) {
+			t.Errorf("%v with --target: err %v, want a usage error", args[:2], err)
+		}
+	}
+	if _, err := fleetFlagsOf(t, []string{"--mock-stall", "soon"}); err == nil {
+		t.Error("--mock-stall soon parsed")
+	}
+}
+
+// TestReplayMockErrorRate: replay --mock 1 with every request answered
+// 503, then half of them: the failures are http-5xx, the stop line has
+// the fleet's step count.
+func TestReplayMockErrorRate(t *testing.T) {
+	for _, tc := range []struct {
+		rate     string
+		min, max int64 // http-5xx out of 12
+	}{{"1", 12, 12}, {"0.5", 1, 11}} {
+		t.Run(tc.rate, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.jsonl")
+			var stdout, stderr bytes.Buffer
+			code := Run([]string{"replay", "--mock", "1", "--mock-preset", "fast", "--max-requests", "12", "--rate", "60",
+				"--mock-error-rate", tc.rate, "--mock-error-status", "503", "--out", out}, &stdout, &stderr)
+			if code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+			}
+			sum, err := reports.Summarize(out, reports.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := sum.Errors[replay.ErrHTTP5xx]
+			if sum.Requests != 12 || n < tc.min || n > tc.max || sum.OK+n != 12 {
+				t.Fatalf("requests %d ok %d errors %v: want %d..%d http-5xx, the rest ok", sum.Requests, sum.OK,
+					sum.Errors, tc.min, tc.max)
+			}
+			if steps := sum.MockStepLate.Steps; (sum.OK > 0) != (steps > 0) {
+				t.Fatalf("mock steps %v with %d successful requests", steps, sum.OK)
+			}
+		})
+	}
+}
