@@ -17,6 +17,7 @@ type workloadFlags struct {
 	Format       string
 	BlockSize    int
 	SkipInvalid  bool
+	ShareGPT     shareGPTFlags
 	Workload     string
 	WorkloadArgs []string
 	Seed         uint64
@@ -35,6 +36,7 @@ func (w *workloadFlags) bind(fs *pflag.FlagSet, defWorkload string) {
 	fs.StringVar(&w.Format, "format", "auto", "trace format: auto|native|mooncake|azure|burstgpt|sharegpt|vtc")
 	fs.IntVar(&w.BlockSize, "block-size", 512, "tokens per block id in block-id traces (Mooncake: 512)")
 	fs.BoolVar(&w.SkipInvalid, "skip-invalid", false, "skip malformed trace lines (counted) instead of failing")
+	w.ShareGPT.bind(fs)
 	fs.StringVar(&w.Workload, "workload", defWorkload, "workload generator when no --trace (see 'tracebench trace gen --help')")
 	fs.StringArrayVarP(&w.WorkloadArgs, "workload-param", "p", nil, "generator parameter k=v (repeatable)")
 	fs.Uint64Var(&w.Seed, "seed", 1, "seed of every random choice (workload, arrivals, policies)")

@@ -64,6 +64,9 @@ func openSource(wf workloadFlags) (*source, error) {
 	if err := checkArrivals(ao); err != nil {
 		return nil, err
 	}
+	if err := wf.ShareGPT.validate(); err != nil {
+		return nil, err
+	}
 	i, n, err := parseShard(wf.Shard)
 	if err != nil {
 		return nil, err
@@ -71,13 +74,21 @@ func openSource(wf workloadFlags) (*source, error) {
 	s := &source{close: func() {}, skipped: func() int { return 0 }}
 	var raw traces.Source
 	if wf.Trace != "" {
-		fs, err := traces.Open(wf.Trace, traces.ReadOptions{Format: wf.Format, BlockSize: wf.BlockSize, SkipInvalid: wf.SkipInvalid})
+		fs, err := traces.Open(wf.Trace, wf.ShareGPT.readOptions(traces.ReadOptions{Format: wf.Format,
+			BlockSize: wf.BlockSize, SkipInvalid: wf.SkipInvalid}))
 		if err != nil {
+			return nil, err
+		}
+		if err := wf.ShareGPT.check(fs.Format()); err != nil {
+			fs.Close()
 			return nil, err
 		}
 		raw, s.close, s.skipped = fs, func() { fs.Close() }, fs.Skipped
 		s.ident = fmt.Sprintf("%s (%s)", wf.Trace, fs.Format())
 	} else {
+		if err := wf.ShareGPT.check(""); err != nil {
+			return nil, err
+		}
 		params, err := parseKV("workload-param", wf.WorkloadArgs)
 		if err != nil {
 			return nil, err

@@ -22,6 +22,7 @@ type traceInput struct {
 	Format      string
 	BlockSize   int
 	SkipInvalid bool
+	ShareGPT    shareGPTFlags
 	Workload    string
 	Params      []string
 	Seed        uint64
@@ -32,6 +33,7 @@ func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 	fs.StringVar(&in.Format, "format", "auto", "trace format: auto|"+strings.Join(traces.Formats, "|"))
 	fs.IntVar(&in.BlockSize, "block-size", traces.DefaultBlockSize, "tokens per block id in block-id traces (Mooncake: 512)")
 	fs.BoolVar(&in.SkipInvalid, "skip-invalid", false, "skip malformed records (counted) instead of failing")
+	in.ShareGPT.bind(fs)
 }
 
 func (in *traceInput) bindWorkload(fs *pflag.FlagSet) {
@@ -57,8 +59,14 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 	if err := checkArrivals(in.Arrivals); err != nil {
 		return nil, "", nil, nil, err
 	}
+	if err := in.ShareGPT.validate(); err != nil {
+		return nil, "", nil, nil, err
+	}
 	in.Arrivals.Seed = in.Seed
 	if path == "" {
+		if err := in.ShareGPT.check(""); err != nil {
+			return nil, "", nil, nil, err
+		}
 		params, err := parseKV("workload-param", in.Params)
 		if err != nil {
 			return nil, "", nil, nil, err
@@ -70,8 +78,13 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		name := workloadIdent(in.Workload, params, in.Seed)
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
-	fs, err := traces.Open(path, traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize, SkipInvalid: in.SkipInvalid})
+	fs, err := traces.Open(path, in.ShareGPT.readOptions(traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize,
+		SkipInvalid: in.SkipInvalid}))
 	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	if err := in.ShareGPT.check(fs.Format()); err != nil {
+		fs.Close()
 		return nil, "", nil, nil, err
 	}
 	name := fmt.Sprintf("%s (%s)", path, fs.Format())
