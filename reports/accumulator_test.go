@@ -169,12 +169,45 @@ func TestRunChecksFromStop(t *testing.T) {
 	}
 }
 
-func TestKilledRunWarns(t *testing.T) {
-	h, rs := handRun()
-	a := NewAccumulator(h, DefaultOptions())
-	a.Add(rs[0])
-	s := a.Finish(nil)
-	if len(s.Warnings) == 0 || !strings.HasPrefix(s.Warnings[0], "the run was killed: ") {
-		t.Errorf("warnings = %q", s.Warnings)
+// TestStopWarnings checks the warning each stop reason raises: its
+// first warning, or none about the stop for a run that ran to its end.
+func TestStopWarnings(t *testing.T) {
+	tests := []struct {
+		name   string
+		stop   *replay.Stop
+		warmup time.Duration
+		want   string // prefix of the first warning; "" for no stop warning
+	}{
+		{"killed", nil, 0, "the run was killed: "},
+		{"interrupted", &replay.Stop{Reason: "interrupted", Elapsed: 7 * time.Second}, 0,
+			"the run was interrupted (after 7 s): "},
+		// 5 requests replayed, 2 of them before the 1.5 s warm-up cut.
+		{"error limit", &replay.Stop{Reason: stopErrorLimit, Elapsed: 9500 * ms1}, 1500 * ms1,
+			"the run was cut short on errors (5 requests replayed in 10 s): its error rate passed the limit"},
+		{"done", &replay.Stop{Reason: "done", Elapsed: 10 * time.Second}, 0, ""},
+		{"max requests", &replay.Stop{Reason: "max-requests", Elapsed: 10 * time.Second}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, rs := handRun()
+			o := DefaultOptions()
+			o.Warmup = tt.warmup
+			a := NewAccumulator(h, o)
+			for _, r := range rs {
+				a.Add(r)
+			}
+			s := a.Finish(tt.stop)
+			if tt.want == "" {
+				for _, w := range s.Warnings {
+					if strings.HasPrefix(w, "the run was") {
+						t.Errorf("warning %q for a run that ran to its end", w)
+					}
+				}
+				return
+			}
+			if len(s.Warnings) == 0 || !strings.HasPrefix(s.Warnings[0], tt.want) {
+				t.Errorf("warnings = %q, want the first to start %q", s.Warnings, tt.want)
+			}
+		})
 	}
 }

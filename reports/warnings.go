@@ -22,6 +22,10 @@ const (
 	warnTailSamples = 1000
 )
 
+// stopErrorLimit is the stop reason of a Run cut short because its error
+// rate passed the limit (a sweep's --max-error-rate).
+const stopErrorLimit = "error-limit"
+
 // warning says why one figure of one Run is doubtful. Reports group
 // warnings with the same title across Runs.
 type warning struct {
@@ -52,6 +56,10 @@ func checkWarnings(s *Summary) {
 	case s.Stop.Reason == "interrupted":
 		s.addWarning(warning{"the run was interrupted", "the figures cover the requests finished by then",
 			fmt.Sprintf("after %.0f s", s.Stop.Elapsed.Seconds())})
+	case s.Stop.Reason == stopErrorLimit:
+		s.addWarning(warning{"the run was cut short on errors",
+			"its error rate passed the limit, so it stopped early; the figures cover the requests replayed by then",
+			fmt.Sprintf("%d requests replayed in %.0f s", s.Requests+s.WarmupSkipped, s.Stop.Elapsed.Seconds())})
 	}
 	if s.Requests == 0 {
 		s.addWarning(warning{"no requests in the measured window", "there is nothing to report",
