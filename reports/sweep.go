@@ -155,12 +155,20 @@ func (s *Sweep) Gain(p *SweepPolicy) float64 {
 
 // BrokeBy names what failed first at the lowest failing rate: "errors"
 // or the SLO bound most requests missed ("TTFT", "TPOT", "E2E"), with
-// the share of requests that missed it, e.g. "TTFT (42.0 %)". It is ""
-// when no rate failed.
+// the share of requests that missed it, e.g. "TTFT (42.0 %)". A run the
+// error limit cut short (stop reason "error-limit") broke by errors
+// whatever most of its requests missed: "errors (10.0 %, run cut
+// short)". It is "" when no rate failed.
 func (p *SweepPolicy) BrokeBy() string {
 	st := p.StepAt(p.Broken)
 	if st == nil {
 		return ""
+	}
+	if st.cutOnErrors() {
+		if st.Misses.Requests == 0 {
+			return "errors (run cut short)"
+		}
+		return fmt.Sprintf("errors (%s, run cut short)", fmtPct(ratio(float64(st.Misses.Errors), float64(st.Misses.Requests))))
 	}
 	cause, n := st.Misses.Cause()
 	if cause == "" {
@@ -170,6 +178,12 @@ func (p *SweepPolicy) BrokeBy() string {
 		return "attainment"
 	}
 	return fmt.Sprintf("%s (%s)", cause, fmtPct(ratio(float64(n), float64(st.Misses.Requests))))
+}
+
+// cutOnErrors reports whether the error limit stopped the step's run
+// early (its stop line's reason is "error-limit").
+func (st *SweepStep) cutOnErrors() bool {
+	return st.Summary != nil && st.Summary.Stop != nil && st.Summary.Stop.Reason == stopErrorLimit
 }
 
 // title returns the Title or its default.

@@ -184,6 +184,45 @@ func TestMissesCause(t *testing.T) {
 	}
 }
 
+// TestBrokeBy checks what the "broke by" column says for the lowest
+// failing run: the bound most requests missed, or errors when the error
+// limit cut the run short.
+func TestBrokeBy(t *testing.T) {
+	done := &Summary{Requests: 20, Stop: &replay.Stop{Reason: "done"}}
+	cut := &Summary{Requests: 20, Stop: &replay.Stop{Reason: stopErrorLimit}}
+	tests := []struct {
+		name string
+		st   SweepStep
+		want string
+	}{
+		{"ttft", SweepStep{Summary: done, Misses: Misses{Requests: 20, Errors: 2, TTFT: 8}}, "TTFT (40.0 %)"},
+		// Cut short at 2 errors in 20 while 8 requests missed TTFT.
+		{"cut short", SweepStep{Summary: cut, Misses: Misses{Requests: 20, Errors: 2, TTFT: 8}},
+			"errors (10.0 %, run cut short)"},
+		{"cut in the warm-up", SweepStep{Summary: &Summary{Stop: cut.Stop}}, "errors (run cut short)"},
+		{"killed", SweepStep{Summary: &Summary{Requests: 20}, Misses: Misses{Requests: 20, TPOT: 3}}, "TPOT (15.0 %)"},
+		{"no requests", SweepStep{Summary: &Summary{Stop: done.Stop}}, "no requests measured"},
+		{"attainment", SweepStep{Summary: done, Misses: Misses{Requests: 20}}, "attainment"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.st.Rate = 8
+			p := &SweepPolicy{Policy: "p", Steps: []SweepStep{{Rate: 4, Pass: true, Summary: done}, tc.st},
+				Sustained: 4, Broken: 8}
+			if got := p.BrokeBy(); got != tc.want {
+				t.Errorf("BrokeBy() = %q, want %q", got, tc.want)
+			}
+			row := sweepRow(&Sweep{Baseline: "p"}, p)
+			if got := row[len(row)-2]; got != tc.want {
+				t.Errorf("table's broke by = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := (&SweepPolicy{Steps: []SweepStep{{Rate: 4, Pass: true, Summary: done}}, Sustained: 4}).BrokeBy(); got != "" {
+		t.Errorf("BrokeBy() with no failing rate = %q, want empty", got)
+	}
+}
+
 // TestCountMisses writes a results file and counts its misses by bound.
 func TestCountMisses(t *testing.T) {
 	ms := time.Millisecond
