@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +69,19 @@ func summaryFields() []csvField {
 		f("achieved_rate", func(s *Summary) float64 { return s.Rate.Achieved }),
 		f("mock_step_late_p99_ms", func(s *Summary) float64 { return s.MockStepLate.P99 }),
 		str("warnings", func(s *Summary) string { return strconv.Itoa(len(s.Warnings)) }),
+		f("mock_step_late_p50_ms", func(s *Summary) float64 { return s.MockStepLate.P50 }),
+		f("mock_step_late_max_ms", func(s *Summary) float64 { return s.MockStepLate.Max }),
+		str("mock_steps", func(s *Summary) string { return numCount(s.MockStepLate.Steps) }),
 	)
+}
+
+// numCount formats a count held as a float in full ("52000", never
+// "5.2e+04"), empty when it is NaN.
+func numCount(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 func stopReason(s *Summary) string {
