@@ -142,3 +142,24 @@ func NewQueue(name string, p Params, rng *rand.Rand) (Queue, error) {
 	}
 	return q, nil
 }
+
+// Resolve returns the parameters the named policy (kind "router" or
+// "queue") runs with for the given ones: every parameter of its Spec with
+// its effective value (the default, overridden in turn by the preset
+// p["preset"] names, the environment variables and p), plus "preset"
+// when p names one. Unknown names are errors; values are checked by
+// NewRouter and NewQueue, not here.
+func Resolve(kind, name string, p Params) (Params, error) {
+	s, err := Lookup(kind, name)
+	if err != nil {
+		return nil, err
+	}
+	full, err := s.resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	if pre, ok := p["preset"]; ok {
+		full["preset"] = pre
+	}
+	return full, nil
+}

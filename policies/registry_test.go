@@ -1,10 +1,12 @@
 package policies
 
 import (
+	"maps"
 	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -98,6 +100,53 @@ func TestRoutersRejectEmptyState(t *testing.T) {
 			ch := mustPick(t, r, req, State{Backends: bs[1:]})
 			if ch.Backend != 11 && ch.Backend != 12 {
 				t.Errorf("picked Index %d, want 11 or 12", ch.Backend)
+			}
+		})
+	}
+}
+
+// TestResolve: Resolve gives every parameter of the policy its effective
+// value: default < preset < environment < given, keeping the preset's
+// name, and rejects unknown policies, presets and parameters.
+func TestResolve(t *testing.T) {
+	clearPolicyEnv(t)
+	tests := []struct {
+		name      string
+		kind, pol string
+		p         Params
+		env       map[string]string
+		want      Params
+		wantErr   string
+	}{
+		{name: "no parameters", kind: "router", pol: "round-robin", p: Params{}, want: Params{}},
+		{name: "defaults", kind: "queue", pol: "vtc", p: Params{},
+			want: Params{"w_in": "1", "w_out": "2", "event_interval": "1s", "weights": "none"}},
+		{name: "preset, environment and given", kind: "router", pol: "prefix-cache",
+			p:   Params{"preset": "aibrix-code", "std_dev_factor": "3"},
+			env: map[string]string{"AIBRIX_PREFIX_CACHE_BLOCK_NUMBER": "1000", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE": "16"},
+			want: Params{"preset": "aibrix-code", "block_size": "16", "block_number": "1000", "imbalance_abs_count": "8",
+				"std_dev_factor": "3", "eviction_duration_mins": "20", "tokenizer": "character"}},
+		{name: "unknown policy", kind: "router", pol: "fastest", p: Params{}, wantErr: `unknown router "fastest"`},
+		{name: "unknown preset", kind: "router", pol: "prefix-cache", p: Params{"preset": "x"}, wantErr: `unknown preset "x"`},
+		{name: "unknown parameter", kind: "queue", pol: "vtc", p: Params{"w": "1"}, wantErr: `unknown parameter "w"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			got, err := Resolve(tc.kind, tc.pol, tc.p)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("resolved %v, want %v", got, tc.want)
 			}
 		})
 	}
