@@ -94,6 +94,12 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.pf.loadConfig(cmd.Flags().Changed, false); err != nil {
+		return err
+	}
+	if err := o.pf.checkConfigRouter(names); err != nil {
+		return err
+	}
 	if o.quick {
 		quickDefaults(cmd, o)
 	}

@@ -28,6 +28,14 @@ func TestBadInputErrors(t *testing.T) {
 		`{"timestamp": 5, "input_length": "ten", "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644)
 	out := filepath.Join(dir, "r.jsonl")
 	dead := closedPort(t)
+	badCfg := filepath.Join(dir, "bad-value.yaml")
+	os.WriteFile(badCfg, []byte("router:\n  name: prefix-cache\n  params:\n    block_size: lots\n"), 0o644)
+	anonCfg := filepath.Join(dir, "anon.yaml")
+	os.WriteFile(anonCfg, []byte("router:\n  params:\n    block_size: lots\n"), 0o644)
+	notYAML := filepath.Join(dir, "broken.yaml")
+	os.WriteFile(notYAML, []byte("router: [\n"), 0o644)
+	unknownKey := filepath.Join(dir, "key.yaml")
+	os.WriteFile(unknownKey, []byte("router:\n  name: prefix-cache\n  params: {blocksize: 4}\n"), 0o644)
 	tests := []struct {
 		name     string
 		args     []string
@@ -58,6 +66,18 @@ func TestBadInputErrors(t *testing.T) {
 			ExitUsage, []string{"--cv 0: want > 0"}},
 		{"bench gamma cv 0", []string{"bench", "--sim", "1", "--arrival", "gamma", "--cv", "0", "--out", dir},
 			ExitUsage, []string{"--cv 0: want > 0"}},
+		{"bad router param value in the policy config", []string{"replay", "--sim", "1", "--policy-config", badCfg, "--out", out},
+			ExitUsage, []string{"bad-value.yaml", "line 4", "block_size", `"lots"`}},
+		{"same bad value as a flag", []string{"replay", "--sim", "1", "--policy", "prefix-cache", "--router-param", "block_size=lots", "--out", out},
+			ExitUsage, []string{"block_size", `"lots"`}},
+		{"bad value in a policy config naming no router", []string{"replay", "--sim", "1", "--policy", "prefix-cache",
+			"--policy-config", anonCfg, "--out", out}, ExitUsage, []string{"anon.yaml", "block_size", `"lots"`}},
+		{"unknown parameter in the policy config", []string{"bench", "--sim", "1", "--policies", "prefix-cache",
+			"--policy-config", unknownKey, "--out", dir}, ExitUsage, []string{"key.yaml", "blocksize"}},
+		{"policy config not YAML", []string{"sweep", "--sim", "1", "--policy-config", notYAML, "--out", dir},
+			ExitUsage, []string{"broken.yaml"}},
+		{"missing policy config", []string{"replay", "--sim", "1", "--policy-config", filepath.Join(dir, "none.yaml"), "--out", out},
+			ExitError, []string{"none.yaml"}},
 		{"sweep gamma cv 0", []string{"sweep", "--sim", "1", "--arrival", "gamma", "--cv", "0", "--out", dir},
 			ExitUsage, []string{"--cv 0: want > 0"}},
 	}

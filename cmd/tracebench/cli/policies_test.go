@@ -100,7 +100,8 @@ func TestPoliciesCommand(t *testing.T) {
 
 // TestPolicyParameterErrors: a bad policy parameter, from a flag, a
 // --policy-config file or an environment variable, fails before the run
-// (no results file) with one line naming the parameter.
+// (no results file) with one line naming the parameter and the usage
+// exit code.
 func TestPolicyParameterErrors(t *testing.T) {
 	dir := t.TempDir()
 	yamlFile := func(name, body string) string {
@@ -126,9 +127,11 @@ func TestPolicyParameterErrors(t *testing.T) {
 		{"unknown parameter", []string{"--policy", "chwbl", "--router-param", "prefix_len=10"},
 			nil, ExitUsage, []string{`unknown parameter "prefix_len"`}},
 		{"router file", []string{"--policy", "prefix-cache", "--policy-config", badYAML},
-			nil, ExitError, []string{"bad.yaml line 4", "router.params.std_dev_factor"}},
+			nil, ExitUsage, []string{"bad.yaml line 4", "router.params.std_dev_factor"}},
 		{"queue file", []string{"--queue", "multi-bin", "--policy-config", badQueueYAML},
-			nil, ExitError, []string{"badq.yaml line 4", "queue.params.mode"}},
+			nil, ExitUsage, []string{"badq.yaml line 4", "queue.params.mode"}},
+		{"router file without --policy", []string{"--policy-config", badYAML},
+			nil, ExitUsage, []string{"bad.yaml line 4", "router.params.std_dev_factor"}},
 		{"router environment", []string{"--policy", "prefix-cache"},
 			map[string]string{"AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR": "lots"}, ExitUsage,
 			[]string{"parameter std_dev_factor", "AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR"}},

@@ -54,6 +54,9 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.pf.loadConfig(cmd.Flags().Changed, true); err != nil {
+		return err
+	}
 	if dir := filepath.Dir(o.out); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("--out %s: %w", o.out, err)

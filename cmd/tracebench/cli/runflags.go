@@ -60,6 +60,9 @@ type policyFlags struct {
 	Capacity     int
 	TokenBudget  int
 	MaxInflight  int
+	// file is the parsed --policy-config file (nil without one), set by
+	// loadConfig.
+	file *policies.PolicyConfig
 }
 
 func (p *policyFlags) bind(fs *pflag.FlagSet, withRouter bool) {
@@ -69,7 +72,7 @@ func (p *policyFlags) bind(fs *pflag.FlagSet, withRouter bool) {
 	fs.StringVar(&p.Queue, "queue", "fcfs", "client-side queue: "+strings.Join(policies.Names("queue"), ", "))
 	fs.StringArrayVar(&p.RouterArgs, "router-param", nil, "router parameter k=v (repeatable)")
 	fs.StringArrayVar(&p.QueueArgs, "queue-param", nil, "queue parameter k=v (repeatable)")
-	fs.StringVar(&p.PolicyConfig, "policy-config", "", "YAML file of router and queue parameters")
+	fs.StringVar(&p.PolicyConfig, "policy-config", "", "YAML file of router and queue names and parameters (see docs/policies.md)")
 	fs.Var((*countValue)(&p.Capacity), "backend-capacity", "per-backend in-flight request limit for the queue (0 = none)")
 	fs.Var((*countValue)(&p.TokenBudget), "backend-token-budget", "per-backend in-flight token budget for the queue (0 = none)")
 	fs.Var((*countValue)(&p.MaxInflight), "max-inflight", "cap on in-flight requests over all backends (closed loop; 0 = open loop)")

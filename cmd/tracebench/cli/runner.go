@@ -117,30 +117,33 @@ func workloadIdent(name string, params map[string]string, seed uint64) string {
 	return strings.Join(append(parts, "seed", strconv.FormatUint(seed, 10)), " ")
 }
 
-// buildPolicy constructs the Router and Queue, flags over the YAML file.
-func buildPolicy(pf policyFlags, router string, seed uint64) (policies.Router, policies.Queue, error) {
-	rp, qp := policies.Params{}, policies.Params{}
-	if pf.PolicyConfig != "" {
-		var err error
-		if rp, qp, err = policies.LoadPolicyConfig(pf.PolicyConfig); err != nil {
-			return nil, nil, err
+// buildPolicy constructs the Router and Queue, flags over the
+// --policy-config file (loaded by loadConfig, or here when it was not),
+// and resolves the parameters they run with.
+func buildPolicy(pf policyFlags, router string, seed uint64) (builtPolicy, error) {
+	if pf.file == nil && pf.PolicyConfig != "" {
+		if err := pf.loadConfig(func(string) bool { return true }, false); err != nil {
+			return builtPolicy{}, err
 		}
 	}
-	if err := mergeKV(rp, "router-param", pf.RouterArgs); err != nil {
-		return nil, nil, err
-	}
-	if err := mergeKV(qp, "queue-param", pf.QueueArgs); err != nil {
-		return nil, nil, err
-	}
-	r, err := policies.NewRouter(router, rp, rand.New(rand.NewPCG(seed, 0x7261)))
+	rp, qp, fromFile, err := policyParams(pf, router)
 	if err != nil {
-		return nil, nil, usagef("--policy: %v", err)
+		return builtPolicy{}, err
 	}
-	q, err := policies.NewQueue(pf.Queue, qp, rand.New(rand.NewPCG(seed, 0x7175)))
-	if err != nil {
-		return nil, nil, usagef("--queue: %v", err)
+	b := builtPolicy{}
+	if b.router, err = policies.NewRouter(router, rp, rand.New(rand.NewPCG(seed, 0x7261))); err != nil {
+		return b, policyErr("--policy", pf, fromFile[0], err)
 	}
-	return r, q, nil
+	if b.queue, err = policies.NewQueue(pf.Queue, qp, rand.New(rand.NewPCG(seed, 0x7175))); err != nil {
+		return b, policyErr("--queue", pf, fromFile[1], err)
+	}
+	if b.routerParams, err = policies.Resolve("router", router, rp); err != nil {
+		return b, policyErr("--policy", pf, fromFile[0], err)
+	}
+	if b.queueParams, err = policies.Resolve("queue", pf.Queue, qp); err != nil {
+		return b, policyErr("--queue", pf, fromFile[1], err)
+	}
+	return b, nil
 }
 
 func mergeKV(dst policies.Params, flag string, pairs []string) error {
@@ -166,10 +169,11 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 		return nil, err
 	}
 	defer src.close()
-	router, queue, err := buildPolicy(rs.pf, rs.router, rs.wf.Seed)
+	pol, err := buildPolicy(rs.pf, rs.router, rs.wf.Seed)
 	if err != nil {
 		return nil, err
 	}
+	router, queue := pol.router, pol.queue
 	var client *replay.Client
 	if rs.sim > 0 {
 		rs.backends, rs.mode = replay.SimBackendNames(rs.sim), "sim"
@@ -178,7 +182,7 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	} else {
 		defer client.Close()
 	}
-	h := header(rs, src.ident, router, queue)
+	h := header(rs, src.ident, pol)
 	w, err := replay.Create(rs.results, h)
 	if err != nil {
 		return nil, err
@@ -323,12 +327,14 @@ func progressTotal(wf workloadFlags) int64 {
 	}
 }
 
-// header builds the results file's run header: the model actually sent
-// and the client settings, with the names of extra headers but never
-// their values or the API key.
-func header(rs runSpec, ident string, r policies.Router, q policies.Queue) replay.Header {
+// header builds the results file's run header: the policies with every
+// parameter they ran with (defaults, preset, environment, file, flags),
+// the model actually sent and the client settings, with the names of
+// extra headers but never their values or the API key.
+func header(rs runSpec, ident string, pol builtPolicy) replay.Header {
+	r, q := pol.router, pol.queue
 	return replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: policyName(r.Name(), q.Name()),
-		Router: r.Name(), RouterParams: kvMap(rs.pf.RouterArgs), Queue: q.Name(), QueueParams: kvMap(rs.pf.QueueArgs),
+		Router: r.Name(), RouterParams: pol.routerParams, Queue: q.Name(), QueueParams: pol.queueParams,
 		Seed: rs.wf.Seed, Trace: ident, Mode: rs.mode, Backends: rs.backends, Shard: rs.wf.Shard,
 		Config: map[string]any{"workload": rs.wf, "policy": rs.pf, "api": rs.cf.API, "model": rs.cf.Model,
 			"stream": !rs.cf.NoStream, "scrape": rs.cf.Scrape, "scrape_interval": rs.cf.ScrapeInt.String(),
@@ -345,11 +351,6 @@ func headerNames(hs []string) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-func kvMap(pairs []string) map[string]string {
-	p, _ := parseKV("", pairs)
-	return p
 }
 
 // newClient builds the HTTP client, checking every backend answers, and

@@ -242,8 +242,14 @@ func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (*sw
 	if err := o.validate(changed); err != nil {
 		return nil, nil, "", err
 	}
+	if err := o.pf.loadConfig(changed, false); err != nil {
+		return nil, nil, "", err
+	}
 	names, baseline, err := o.sweepPolicies(changed("baseline"))
 	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := o.pf.checkConfigRouter(names); err != nil {
 		return nil, nil, "", err
 	}
 	ro, err := o.so.options()

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/tracebench/tracebench/policies"
+)
+
+// loadConfig reads the --policy-config file, when one is given, and keeps
+// it for buildPolicy. The router (withRouter: replay's --policy) and the
+// queue the file names are used where their flag was not given (changed
+// says which flags were); a flag naming another policy than the file is a
+// usage error. An unreadable file is a runtime error, a file that does
+// not parse or validate a usage error naming the file and the field.
+func (p *policyFlags) loadConfig(changed func(string) bool, withRouter bool) error {
+	if p.PolicyConfig == "" {
+		return nil
+	}
+	data, err := os.ReadFile(p.PolicyConfig)
+	if err != nil {
+		return fmt.Errorf("--policy-config: %w", err)
+	}
+	c, err := policies.ParsePolicyConfig(p.PolicyConfig, data)
+	if err != nil {
+		return usageError{err} // names the file, line and field
+	}
+	if withRouter {
+		if err := takeName(&p.Router, c.Router.Name, "policy", "router", p.PolicyConfig, changed); err != nil {
+			return err
+		}
+	}
+	if err := takeName(&p.Queue, c.Queue.Name, "queue", "queue", p.PolicyConfig, changed); err != nil {
+		return err
+	}
+	p.file = &c
+	return nil
+}
+
+// takeName sets *flag to the name the file gives for kind unless --flag
+// was given; a given flag naming another policy is a usage error.
+func takeName(flag *string, name, flagName, kind, file string, changed func(string) bool) error {
+	switch {
+	case name == "":
+	case !changed(flagName):
+		*flag = name
+	case *flag != name:
+		return usagef("--%s %s but --policy-config %s names %s %s: give one, or the same in both",
+			flagName, *flag, file, kind, name)
+	}
+	return nil
+}
+
+// checkConfigRouter checks that a router the --policy-config file names
+// is among the routers bench or sweep runs, since its parameters apply to
+// that router only.
+func (p *policyFlags) checkConfigRouter(routers []string) error {
+	if p.file == nil || p.file.Router.Name == "" || slices.Contains(routers, p.file.Router.Name) {
+		return nil
+	}
+	return usagef("--policy-config %s sets router %s, which is not among the routers run (%s); add it to --policies",
+		p.PolicyConfig, p.file.Router.Name, strings.Join(routers, ","))
+}
+
+// builtPolicy is a Run's Router and Queue with the parameters they were
+// built with, fully resolved (defaults, preset, environment, file, flags).
+type builtPolicy struct {
+	router       policies.Router
+	queue        policies.Queue
+	routerParams policies.Params
+	queueParams  policies.Params
+}
+
+// policyParams are the parameters given for router and pf.Queue: the
+// --policy-config file's (its router section only when it names router
+// or no router), then the --router-param / --queue-param flags over them.
+// fromFile reports whether the file gave any router or queue parameter.
+func policyParams(pf policyFlags, router string) (rp, qp policies.Params, fromFile [2]bool, err error) {
+	rp, qp = policies.Params{}, policies.Params{}
+	if c := pf.file; c != nil {
+		if c.Router.Name == "" || c.Router.Name == router {
+			maps.Copy(rp, c.Router.Params)
+			fromFile[0] = len(c.Router.Params) > 0
+		}
+		if c.Queue.Name == "" || c.Queue.Name == pf.Queue {
+			maps.Copy(qp, c.Queue.Params)
+			fromFile[1] = len(c.Queue.Params) > 0
+		}
+	}
+	if err := mergeKV(rp, "router-param", pf.RouterArgs); err != nil {
+		return nil, nil, fromFile, err
+	}
+	if err := mergeKV(qp, "queue-param", pf.QueueArgs); err != nil {
+		return nil, nil, fromFile, err
+	}
+	return rp, qp, fromFile, nil
+}
+
+// policyErr is a usage error for a policy that cannot be built, naming
+// the flag and, when it gave parameters, the --policy-config file.
+func policyErr(flag string, pf policyFlags, fromFile bool, err error) error {
+	if fromFile {
+		return usagef("%s (parameters from --policy-config %s): %v", flag, pf.PolicyConfig, err)
+	}
+	return usagef("%s: %v", flag, err)
+}
