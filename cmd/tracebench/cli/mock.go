@@ -160,6 +160,12 @@ func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 	if !(o.TimeScale > 0) {
 		return mockserver.FleetConfig{}, usagef("--time-scale %g: want > 0", o.TimeScale)
 	}
+	if o.MaxQueue < 0 {
+		return mockserver.FleetConfig{}, usagef("--max-queue %d: want ≥ 0 (0: unbounded)", o.MaxQueue)
+	}
+	if err := o.Faults.Validate(); err != nil {
+		return mockserver.FleetConfig{}, usagef("fault flags: %v", err)
+	}
 	cfg, err := o.engineConfig()
 	if err != nil {
 		return mockserver.FleetConfig{}, err

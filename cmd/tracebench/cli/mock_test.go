@@ -83,18 +83,35 @@ func TestMockServerFlags(t *testing.T) {
 	}
 }
 
+// TestMockUsageErrors: bad mock flags, the fault flags included, exit
+// with the usage code and name what is wrong before any server starts.
 func TestMockUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"--replicas", "0"},
-		{"--preset", "nope"},
-		{"--port", "65535", "--replicas", "2"},
-		{"--time-scale", "0"},
-		{"--batching", "sometimes"},
-	} {
-		var out strings.Builder
-		if code := Run(append([]string{"mock"}, args...), &out, &out); code != ExitUsage {
-			t.Errorf("%v: exit %d, want %d (%s)", args, code, ExitUsage, out.String())
-		}
+	tests := []struct {
+		args    []string
+		mention string
+	}{
+		{[]string{"--replicas", "0"}, "--replicas"},
+		{[]string{"--preset", "nope"}, "nope"},
+		{[]string{"--port", "65535", "--replicas", "2"}, "--port"},
+		{[]string{"--time-scale", "0"}, "--time-scale"},
+		{[]string{"--batching", "sometimes"}, "sometimes"},
+		{[]string{"--error-rate", "2"}, "error rate 2"},
+		{[]string{"--refuse-rate", "-0.5"}, "refuse rate -0.5"},
+		{[]string{"--error-status", "404"}, "error status 404"},
+		{[]string{"--stall", "-1s"}, "negative"},
+		{[]string{"--max-queue", "-1"}, "--max-queue -1"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out strings.Builder
+			args := append([]string{"mock", "--port", "0"}, tc.args...)
+			if code := Run(args, &out, &out); code != ExitUsage {
+				t.Errorf("exit %d, want %d (%s)", code, ExitUsage, out.String())
+			}
+			if !strings.Contains(out.String(), tc.mention) {
+				t.Errorf("error %q does not mention %q", out.String(), tc.mention)
+			}
+		})
 	}
 }
 
