@@ -24,12 +24,20 @@ const fidelityTolerance = 0.10
 // real-time run, and the comparison is skipped.
 const fidelityStarved = 3.0
 
+// fidelityAttempts is how many real-time runs the comparison may take. The
+// simulated run is deterministic; the real-time one is not (80 requests
+// on a shared machine: one descheduled millisecond moves a routing choice
+// and the TTFT p50 with it), so the simulator must agree with at least
+// one of them, and a systematic error fails every attempt.
+const fidelityAttempts = 3
+
 // TestSimMatchesMock replays the same small shared-prefix workload (80
 // requests at 12 req/s, 8 system prompts of 1,024 tokens, 512-token
 // questions) with a load-aware router on four simulated engines (--sim 4)
 // and on a four-replica real-time mock fleet over loopback HTTP (--mock
 // 4), and requires TTFT p50 and p90, TPOT p50, throughput and the server
-// hit rate to agree within 10 %. The router sees in-flight counts, so the
+// hit rate to agree within 10 % in at least one of fidelityAttempts
+// real-time runs. The router sees in-flight counts, so the
 // two runs route alike only if the simulator's timing is right.
 func TestSimMatchesMock(t *testing.T) {
 	if testing.Short() || raceBuild() {
@@ -39,24 +47,44 @@ func TestSimMatchesMock(t *testing.T) {
 		"--policy", "least-request"}
 	dir := t.TempDir()
 	sim := runFidelity(t, slices.Concat(args, []string{"--sim", "4", "--out", filepath.Join(dir, "sim.jsonl")}))
-	mock := runFidelity(t, slices.Concat(args, []string{"--mock", "4", "--out", filepath.Join(dir, "mock.jsonl")}))
-	if l, lag := mock.MockStepLate.P99, mock.ScheduleLag.P99; l > fidelityStarved || lag > fidelityStarved {
-		t.Skipf("the machine starved the real-time run: mock step lateness p99 %.2f ms, client schedule lag p99 %.2f ms "+
-			"(over %.0f ms); the comparison would measure the machine", l, lag, fidelityStarved)
+	var tried []string
+	starved := 0
+	for attempt := 1; attempt <= fidelityAttempts; attempt++ {
+		out := filepath.Join(dir, fmt.Sprintf("mock-%d.jsonl", attempt))
+		mock := runFidelity(t, slices.Concat(args, []string{"--mock", "4", "--out", out}))
+		if l, lag := mock.MockStepLate.P99, mock.ScheduleLag.P99; l > fidelityStarved || lag > fidelityStarved {
+			starved++
+			tried = append(tried, fmt.Sprintf("attempt %d: machine starved the run (mock step lateness p99 %.2f ms, "+
+				"client schedule lag p99 %.2f ms)", attempt, l, lag))
+			continue
+		}
+		text, ok := compareFidelity(sim, mock)
+		if ok {
+			t.Logf("--sim 4 vs --mock 4 (attempt %d):\n%s", attempt, text)
+			return
+		}
+		tried = append(tried, fmt.Sprintf("attempt %d:\n%s", attempt, text))
 	}
-	rows := fidelityRows(sim, mock)
-	var report strings.Builder
-	failed := false
-	for _, r := range rows {
+	if starved == fidelityAttempts {
+		t.Skipf("the machine starved every real-time run (over %.0f ms); the comparison would measure the machine:\n%s",
+			fidelityStarved, strings.Join(tried, "\n"))
+	}
+	t.Fatalf("--sim 4 and --mock 4 disagree by more than %.0f %% in every real-time run:\n%s",
+		100*fidelityTolerance, strings.Join(tried, "\n"))
+}
+
+// compareFidelity renders the compared figures, one line each, and
+// reports whether all of them agree within fidelityTolerance.
+func compareFidelity(sim, mock *reports.Summary) (string, bool) {
+	var b strings.Builder
+	all := true
+	for _, r := range fidelityRows(sim, mock) {
 		ok := withinRel(r.sim, r.mock, fidelityTolerance)
-		failed = failed || !ok
-		fmt.Fprintf(&report, "%-16s sim %10.3f  mock %10.3f  %+6.1f %%  %v\n", r.name, r.sim, r.mock,
+		all = all && ok
+		fmt.Fprintf(&b, "%-16s sim %10.3f  mock %10.3f  %+6.1f %%  %v\n", r.name, r.sim, r.mock,
 			100*(r.sim-r.mock)/r.mock, map[bool]string{true: "ok", false: "OFF"}[ok])
 	}
-	if failed {
-		t.Fatalf("--sim 4 and --mock 4 disagree by more than %.0f %%:\n%s", 100*fidelityTolerance, report.String())
-	}
-	t.Logf("--sim 4 vs --mock 4:\n%s", report.String())
+	return b.String(), all
 }
 
 // fidelityRow is one compared figure.
