@@ -133,8 +133,9 @@ func copyShard(w *Writer, path string, st *MergeStats) (*Reader, error) {
 
 // mergeStop keeps the longest elapsed time and the first reason other
 // than "done", sums counters and rates among the extras, and keeps the
-// largest of each percentile or maximum (a shard's mock step lateness
-// p99 is not additive: the merged figure is the worst shard's).
+// largest of each percentile or maximum and of each host CPU share (a
+// shard's mock step lateness p99 or host steal is not additive: the
+// merged figure is the worst shard's).
 func mergeStop(acc Stop, rd *Reader) Stop {
 	if rd.Stop == nil {
 		acc.Reason = "incomplete: a shard has no stop line"
@@ -148,7 +149,7 @@ func mergeStop(acc Stop, rd *Reader) Stop {
 		if acc.Extra == nil {
 			acc.Extra = map[string]float64{}
 		}
-		if old, seen := acc.Extra[k]; seen && isPercentileKey(k) {
+		if old, seen := acc.Extra[k]; seen && isWorstShardKey(k) {
 			acc.Extra[k] = max(old, v)
 		} else {
 			acc.Extra[k] += v
@@ -157,9 +158,13 @@ func mergeStop(acc Stop, rd *Reader) Stop {
 	return acc
 }
 
-// isPercentileKey reports whether a stop extra is a percentile or a
-// maximum (named …_pNN… or …_max…), which shards cannot add up.
-func isPercentileKey(k string) bool {
+// isWorstShardKey reports whether a stop extra is a percentile or a
+// maximum (named …_pNN… or …_max…) or a share of the host's CPU time
+// (host_…_pct), which shards cannot add up.
+func isWorstShardKey(k string) bool {
+	if strings.HasPrefix(k, "host_") && strings.HasSuffix(k, "_pct") {
+		return true
+	}
 	for _, part := range strings.Split(k, "_") {
 		if part == "max" || len(part) > 1 && part[0] == 'p' && strings.Trim(part[1:], "0123456789") == "" {
 			return true

@@ -87,6 +87,9 @@ type scheduler struct {
 	counters *Counters
 	scrapes  scrapeDeltas
 	rates    rateMeter
+	// hostCPU reads the machine's CPU counters (readHostCPU; ok false
+	// when unavailable) at the start and the end of the Run.
+	hostCPU func() (hostCPU, bool)
 }
 
 func newScheduler(o Options) *scheduler {
@@ -98,7 +101,7 @@ func newScheduler(o Options) *scheduler {
 		c = &Counters{}
 	}
 	return &scheduler{o: o, d: NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, o.Backends),
-		events: make(chan event, 1024), results: make(chan record, 1024), counters: c}
+		events: make(chan event, 1024), results: make(chan record, 1024), counters: c, hostCPU: readHostCPU}
 }
 
 // now is the Run clock: time since start (monotonic).
@@ -106,6 +109,7 @@ func (s *scheduler) now() time.Duration { return time.Since(s.start) }
 
 func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	s.start = time.Now()
+	cpu0, cpuOK := s.hostCPU()
 	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
 	collected := s.collect()
@@ -124,7 +128,11 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	stopScrape()
 	close(s.results)
 	<-collected
-	return Stop{Reason: reason, Elapsed: s.now(), Extra: MergeExtra(s.scrapes.extra(), s.rates.extra())}, err
+	extra := MergeExtra(s.scrapes.extra(), s.rates.extra())
+	if cpu1, ok := s.hostCPU(); ok && cpuOK {
+		extra = MergeExtra(extra, hostExtra(cpu0, cpu1))
+	}
+	return Stop{Reason: reason, Elapsed: s.now(), Extra: extra}, err
 }
 
 // fetch reads the next Request from the Source into s.next.
