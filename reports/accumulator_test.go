@@ -211,3 +211,44 @@ func TestStopWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestHostStealWarning: CPU steal above 2 % of the machine's CPU time
+// raises the host warning with the share; at or under it, or when not
+// measured, there is none.
+func TestHostStealWarning(t *testing.T) {
+	const prefix = "the host took CPU time from this machine during the run"
+	tests := []struct {
+		name  string
+		extra map[string]float64
+		want  string // the warning; "" for none
+	}{
+		{"heavy steal", map[string]float64{ExtraHostStealPct: 24.96, ExtraHostBusyPct: 40},
+			prefix + " (CPU steal 25.0 % of CPU time): timing figures such as schedule lag and TTFT may reflect " +
+				"the host rather than the policy"},
+		{"just above", map[string]float64{ExtraHostStealPct: 2.06}, prefix + " (CPU steal 2.1 % of CPU time): " +
+			"timing figures such as schedule lag and TTFT may reflect the host rather than the policy"},
+		{"at the threshold", map[string]float64{ExtraHostStealPct: 2}, ""},
+		{"quiet host", map[string]float64{ExtraHostStealPct: 0.2, ExtraHostBusyPct: 95}, ""},
+		{"busy only", map[string]float64{ExtraHostBusyPct: 100}, ""},
+		{"not measured", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, rs := handRun()
+			a := NewAccumulator(h, DefaultOptions())
+			for _, r := range rs {
+				a.Add(r)
+			}
+			s := a.Finish(&replay.Stop{Reason: "done", Extra: tt.extra})
+			var got string
+			for _, w := range s.Warnings {
+				if strings.HasPrefix(w, prefix) {
+					got = w
+				}
+			}
+			if got != tt.want {
+				t.Errorf("host warning %q, want %q (all: %q)", got, tt.want, s.Warnings)
+			}
+		})
+	}
+}

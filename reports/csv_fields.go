@@ -72,6 +72,8 @@ func summaryFields() []csvField {
 		f("mock_step_late_p50_ms", func(s *Summary) float64 { return s.MockStepLate.P50 }),
 		f("mock_step_late_max_ms", func(s *Summary) float64 { return s.MockStepLate.Max }),
 		str("mock_steps", func(s *Summary) string { return numCount(s.MockStepLate.Steps) }),
+		f("host_steal_pct", func(s *Summary) float64 { return s.Host.StealPct }),
+		f("host_busy_pct", func(s *Summary) float64 { return s.Host.BusyPct }),
 	)
 }
 

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,6 +48,47 @@ func TestSummaryCSVMockLateness(t *testing.T) {
 				got = append(got, at[c])
 			}
 			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("%v (-want +got):\n%s", cols, d)
+			}
+		})
+	}
+}
+
+// TestSummaryCSVHostCPU checks the host CPU columns of summary.csv: the
+// last two, the stop line's percentages as written, and empty cells for a
+// run that did not measure them (--sim, off Linux, older files).
+func TestSummaryCSVHostCPU(t *testing.T) {
+	cols := []string{"host_steal_pct", "host_busy_pct"}
+	if got := SummaryColumns(); len(got) < 2 || !slices.Equal(got[len(got)-2:], cols) {
+		t.Fatalf("summary columns end %q, want %q appended last", got[max(len(got)-2, 0):], cols)
+	}
+	tests := []struct {
+		name  string
+		extra map[string]float64
+		want  []string
+	}{
+		{"stolen", map[string]float64{ExtraHostStealPct: 12.5, ExtraHostBusyPct: 61.25}, []string{"12.5", "61.25"}},
+		{"quiet", map[string]float64{ExtraHostStealPct: 0, ExtraHostBusyPct: 30}, []string{"0", "30"}},
+		{"no steal field", map[string]float64{ExtraHostBusyPct: 30}, []string{"", "30"}},
+		{"not measured", nil, []string{"", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, rs := handRun()
+			a := NewAccumulator(h, DefaultOptions())
+			for _, r := range rs {
+				a.Add(r)
+			}
+			var b bytes.Buffer
+			if err := WriteCSV(&b, []*Summary{a.Finish(&replay.Stop{Reason: "done", Extra: tt.extra})}); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := csv.NewReader(&b).ReadAll()
+			if err != nil || len(rows) != 2 {
+				t.Fatalf("read summary csv: %d rows, %v", len(rows), err)
+			}
+			n := len(rows[1])
+			if d := cmp.Diff(tt.want, rows[1][n-2:]); d != "" {
 				t.Errorf("%v (-want +got):\n%s", cols, d)
 			}
 		})

@@ -36,6 +36,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Backends = a.backendRows()
 	s.Balance = balanceOf(s.Backends)
 	s.Rate, s.MockStepLate = runChecks(stop)
+	s.Host = hostCPU(stop)
 	s.Series = a.series(s.Users)
 	checkWarnings(s)
 	return s

@@ -56,6 +56,8 @@ const (
 	ExtraMockSteps     = "mock_steps"
 	ExtraPrefixQueries = "server_prefix_queries"
 	ExtraPrefixHits    = "server_prefix_hits"
+	ExtraHostStealPct  = replay.ExtraHostStealPct
+	ExtraHostBusyPct   = replay.ExtraHostBusyPct
 )
 
 // runChecks reads the requested/achieved rate and the mock's step
@@ -74,6 +76,21 @@ func runChecks(stop *replay.Stop) (RateCheck, Lateness) {
 	return RateCheck{Requested: get(ExtraRequestedRate, 1), Achieved: get(ExtraAchievedRate, 1)},
 		Lateness{P50: get(ExtraMockLateP50, 1e-3), P99: get(ExtraMockLateP99, 1e-3), Max: get(ExtraMockLateMax, 1e-3),
 			Steps: get(ExtraMockSteps, 1)}
+}
+
+// hostCPU reads the host's CPU steal and busy shares from the stop line
+// (NaN when absent).
+func hostCPU(stop *replay.Stop) HostCPU {
+	get := func(k string) float64 {
+		if stop == nil {
+			return math.NaN()
+		}
+		if v, ok := stop.Extra[k]; ok {
+			return v
+		}
+		return math.NaN()
+	}
+	return HostCPU{StealPct: get(ExtraHostStealPct), BusyPct: get(ExtraHostBusyPct)}
 }
 
 // series collects the plotted time series.

@@ -25,6 +25,9 @@ type synthRun struct {
 	multiBin bool
 	scrape   bool // emit scrape events with prefix-cache counters
 	vtc      bool // run under the vtc Queue, emitting its counters
+	// steal and busy are the host CPU shares (%) put in the stop line
+	// when busy > 0.
+	steal, busy float64
 }
 
 // header returns the Run's header, fixed so goldens are stable.
@@ -123,6 +126,9 @@ func (s synthRun) write(t testing.TB, dir string) string {
 	stop := replay.Stop{Reason: "done", Elapsed: last, Extra: map[string]float64{
 		ExtraRequestedRate: s.rate, ExtraAchievedRate: s.rate * 0.99,
 		ExtraMockLateP50: 40, ExtraMockLateP99: 300, ExtraMockLateMax: 900, ExtraMockSteps: 52000}}
+	if s.busy > 0 {
+		stop.Extra[ExtraHostStealPct], stop.Extra[ExtraHostBusyPct] = s.steal, s.busy
+	}
 	if err := w.Close(stop); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ func Glossary() []GlossaryEntry {
 		{"queue wait", "released by the client-side Queue − intended arrival (0 for fcfs)."},
 		{"schedule lag", "sent − released: how late the client itself sent; p50/p99/max, beside the requested and achieved arrival rates."},
 		{"mock step lateness", "how late the bundled mock ended its engine steps: wall time after each step's deadline, over every step of every replica; p50/p99/max and the number of steps. Measured for runs against the in-process mock fleet (--mock N), n/a for other targets and --sim. A p99 that is a sizeable part of TBT means the machine, not the mock's latency model, shaped the timings."},
+		{"host CPU steal", "the share of the machine's CPU time (every CPU, from /proc/stat) the hypervisor gave to other guests while this one had work, over a real-time run, in percent; shown beside the busy share (time running anything: this tool, a mock fleet, other load). Linux only; n/a for --sim. Above 2 % the host, not the policy or the client, may have shaped schedule lag, TTFT and TBT."},
 		{"SLA met", "a successful request whose TTFT ≤ --slo-ttft, TPOT ≤ --slo-tpot and, when set, E2E ≤ --slo-e2e (per-user bounds from --slo-file override these)."},
 		{"SLA attainment", "SLA-met requests / all requests in the window (failed requests count as missed); also per user."},
 		{"goodput", "SLA-met requests per second of the measured window (DistServe, Zhong et al. 2024)."},

@@ -17,17 +17,17 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files (and the testdata results files they are built from)")
 
 // goldenRuns are the testdata Runs: the same workload under three
-// policies: one under the vtc Queue, one with errors and scrapes, one
-// under the multi-bin Queue.
+// policies: one under the vtc Queue, one with errors, scrapes and host
+// CPU steal above the warning threshold, one under the multi-bin Queue.
 func goldenRuns() []synthRun {
 	users := []string{"tenant-a", "tenant-b", "tenant-c", "tenant-d", "tenant-e", "tenant-f"}
 	return []synthRun{
 		{policy: "round-robin", n: 400, backends: 4, users: users, rate: 8, ttft: 90 * ms1, tbt: 22 * ms1, seed: 11,
-			vtc: true},
+			vtc: true, steal: 0.3, busy: 48.5},
 		{policy: "prefix-cache", n: 400, backends: 4, users: users, rate: 8, ttft: 60 * ms1, tbt: 20 * ms1,
-			errEvery: 40, seed: 12, scrape: true},
+			errEvery: 40, seed: 12, scrape: true, steal: 6.4, busy: 41.2},
 		{policy: "least-request", n: 400, backends: 4, users: users, rate: 8, ttft: 70 * ms1, tbt: 21 * ms1,
-			seed: 13, multiBin: true},
+			seed: 13, multiBin: true, steal: 0.1, busy: 52.7},
 	}
 }
 

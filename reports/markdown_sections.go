@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -232,15 +233,21 @@ func writeDetails(w io.Writer, runs []*Summary) {
 
 // writeTiming writes the timing detail table. The mock step lateness
 // columns appear when any run measured it (runs against the in-process
-// mock fleet); a run without it shows n/a.
+// mock fleet), the host CPU column when any run measured that (real-time
+// runs on Linux); a run without them shows n/a.
 func writeTiming(w io.Writer, runs []*Summary) {
-	mock := anyMockLateness(runs)
+	mock, host := anyMockLateness(runs), anyHostCPU(runs)
 	fmt.Fprint(w, "### Timing detail\n\nWhere the time went: the servers (server TTFT), the client-side Queue (queue wait) "+
 		"and the client itself (schedule lag)")
 	if mock {
 		fmt.Fprint(w, "; and how late the mock servers ran their own engine steps (mock step lateness, over every step "+
 			"of every replica): when its p99 is a sizeable part of TBT, the machine rather than the latency model "+
 			"shaped the timings")
+	}
+	if host {
+		fmt.Fprintf(w, "; and how much of the machine's CPU time the host gave to other guests (CPU steal) and "+
+			"how much was busy: steal above %g %% means the host, not the policy, may have shaped the timings",
+			warnHostStealPct)
 	}
 	fmt.Fprint(w, ".\n\n")
 	var rows [][]string
@@ -253,12 +260,18 @@ func writeTiming(w io.Writer, runs []*Summary) {
 		if mock {
 			row = append(row, latenessText(s.MockStepLate), fmtCountF(s.MockStepLate.Steps))
 		}
+		if host {
+			row = append(row, hostText(s.Host))
+		}
 		rows = append(rows, row)
 	}
 	head := []string{"run", "server TTFT p50 ms", "server TTFT p99 ms", "queue wait p50 ms", "queue wait p99 ms",
 		"sched lag p50 ms", "sched lag p99 ms", "sched lag max ms", "arrivals asked / got req/s", "tokens per chunk"}
 	if mock {
 		head = append(head, "mock step late p50 / p99 / max ms", "mock steps")
+	}
+	if host {
+		head = append(head, "host CPU steal / busy %")
 	}
 	mdTable(w, head, "l", rows)
 }
@@ -272,6 +285,31 @@ func anyMockLateness(runs []*Summary) bool {
 		}
 	}
 	return false
+}
+
+// anyHostCPU reports whether some run measured the host's CPU time.
+func anyHostCPU(runs []*Summary) bool {
+	for _, s := range runs {
+		if !math.IsNaN(s.Host.StealPct) || !math.IsNaN(s.Host.BusyPct) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostText formats the host's CPU shares as "steal / busy" in percent
+// with one decimal (n/a when not measured).
+func hostText(h HostCPU) string {
+	if math.IsNaN(h.StealPct) && math.IsNaN(h.BusyPct) {
+		return na
+	}
+	one := func(v float64) string {
+		if math.IsNaN(v) {
+			return na
+		}
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return one(h.StealPct) + " / " + one(h.BusyPct)
 }
 
 // latenessText formats step lateness as "p50 / p99 / max" (n/a when not

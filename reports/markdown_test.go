@@ -50,3 +50,43 @@ func TestTimingShowsMockLateness(t *testing.T) {
 		})
 	}
 }
+
+// TestTimingShowsHostCPU: the timing table has the host CPU column when
+// some run measured it (n/a for a run that did not, or for a missing
+// steal field) and leaves it out when none did.
+func TestTimingShowsHostCPU(t *testing.T) {
+	nan := math.NaN()
+	run := func(steal, busy float64) *Summary {
+		s := summarizeHand(DefaultOptions())
+		s.Host = HostCPU{StealPct: steal, BusyPct: busy}
+		return s
+	}
+	for _, tc := range []struct {
+		name    string
+		runs    []*Summary
+		want    []string
+		notWant []string
+	}{
+		{"measured", []*Summary{run(12.46, 40.04)}, []string{"| host CPU steal / busy % |", "| 12.5 / 40.0 |",
+			"CPU steal", "steal above 2 %"}, nil},
+		{"measured and sim", []*Summary{run(0, 35), run(nan, nan)}, []string{"| 0.0 / 35.0 |", "| n/a |"}, nil},
+		{"no steal field", []*Summary{run(nan, 35)}, []string{"| n/a / 35.0 |"}, nil},
+		{"none measured", []*Summary{run(nan, nan)}, []string{"sched lag p50 ms"}, []string{"host CPU", "steal"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			writeTiming(&b, tc.runs)
+			got := b.String()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("timing table lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("timing table has %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}

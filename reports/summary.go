@@ -58,6 +58,9 @@ type Summary struct {
 	// MockStepLate is the mock servers' step lateness (NaN when not run
 	// against the bundled mock).
 	MockStepLate Lateness `json:"mock_step_late"`
+	// Host is the machine's CPU time over the Run (NaN for --sim, off
+	// Linux, and for results files from before it was recorded).
+	Host HostCPU `json:"host_cpu"`
 
 	// Backends and Users are the per-Backend and per-user rows; Users is
 	// sorted by demand, largest first.
@@ -147,6 +150,19 @@ type Lateness struct {
 	P99   float64 `json:"p99_ms"`
 	Max   float64 `json:"max_ms"`
 	Steps float64 `json:"steps"`
+}
+
+// HostCPU is how the machine's CPU time went during a real-time Run, as
+// percentages of all CPU time that passed (every CPU counted), from
+// /proc/stat on Linux; each NaN when not measured.
+type HostCPU struct {
+	// StealPct is time the hypervisor gave to other guests while this
+	// machine had work (CPU steal): time the client and any in-process
+	// mock could not run.
+	StealPct float64 `json:"steal_pct"`
+	// BusyPct is time spent running anything (this process and any
+	// other load), steal and idle excluded.
+	BusyPct float64 `json:"busy_pct"`
 }
 
 // BackendSummary is one Backend's row.
