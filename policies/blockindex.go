@@ -10,20 +10,15 @@ type blockIndex struct {
 	defaultCap int
 	table      map[uint64]int32 // hash -> first node of its chain
 	nodes      []bnode
-	lists      []blist // by Backend.Index
+	lru        lruLinks  // by node: per-Backend LRU lists
+	lists      []lruList // by Backend.Index
 	free       []int32
 }
 
 type bnode struct {
 	hash         uint64
 	backend      int32
-	prev, next   int32 // per-Backend LRU list, head most recent
 	hprev, hnext int32 // chain of the nodes of one hash
-}
-
-type blist struct {
-	head, tail int32
-	n          int
 }
 
 func newBlockIndex(defaultCap int) *blockIndex {
@@ -66,7 +61,7 @@ func (x *blockIndex) capacity(b Backend) int {
 // capacity. It returns how many leading hashes b held before the call
 // (exact unless the prompt alone exceeds b's capacity).
 func (x *blockIndex) add(hashes []uint64, b Backend) int {
-	l := x.list(b.Index)
+	l := lruListAt(&x.lists, b.Index)
 	limit := x.capacity(b)
 	lead := 0
 	for i, h := range hashes {
@@ -75,26 +70,19 @@ func (x *blockIndex) add(hashes []uint64, b Backend) int {
 			if lead == i {
 				lead++
 			}
-			x.unlinkLRU(l, n)
+			x.lru.unlink(l, n)
 		} else {
 			for l.n >= limit && l.tail >= 0 {
 				x.evict(l, l.tail)
 			}
 			n = x.alloc(h, int32(b.Index))
 		}
-		x.pushFront(l, n)
+		x.lru.pushFront(l, n)
 	}
 	for l.n > limit && l.tail >= 0 {
 		x.evict(l, l.tail)
 	}
 	return lead
-}
-
-func (x *blockIndex) list(idx int) *blist {
-	for idx >= len(x.lists) {
-		x.lists = append(x.lists, blist{head: -1, tail: -1})
-	}
-	return &x.lists[idx]
 }
 
 func (x *blockIndex) alloc(h uint64, backend int32) int32 {
@@ -103,13 +91,14 @@ func (x *blockIndex) alloc(h uint64, backend int32) int32 {
 		n, x.free = x.free[k-1], x.free[:k-1]
 	} else {
 		x.nodes = append(x.nodes, bnode{})
+		x.lru.appendNode()
 		n = int32(len(x.nodes) - 1)
 	}
 	first, ok := x.table[h]
 	if !ok {
 		first = -1
 	}
-	x.nodes[n] = bnode{hash: h, backend: backend, prev: -1, next: -1, hprev: -1, hnext: first}
+	x.nodes[n] = bnode{hash: h, backend: backend, hprev: -1, hnext: first}
 	if first >= 0 {
 		x.nodes[first].hprev = n
 	}
@@ -118,8 +107,8 @@ func (x *blockIndex) alloc(h uint64, backend int32) int32 {
 }
 
 // evict removes node n from Backend list l and from its hash chain.
-func (x *blockIndex) evict(l *blist, n int32) {
-	x.unlinkLRU(l, n)
+func (x *blockIndex) evict(l *lruList, n int32) {
+	x.lru.unlink(l, n)
 	nd := &x.nodes[n]
 	switch {
 	case nd.hprev >= 0:
@@ -133,33 +122,4 @@ func (x *blockIndex) evict(l *blist, n int32) {
 		x.nodes[nd.hnext].hprev = nd.hprev
 	}
 	x.free = append(x.free, n)
-}
-
-func (x *blockIndex) unlinkLRU(l *blist, n int32) {
-	nd := &x.nodes[n]
-	if nd.prev >= 0 {
-		x.nodes[nd.prev].next = nd.next
-	} else {
-		l.head = nd.next
-	}
-	if nd.next >= 0 {
-		x.nodes[nd.next].prev = nd.prev
-	} else {
-		l.tail = nd.prev
-	}
-	nd.prev, nd.next = -1, -1
-	l.n--
-}
-
-func (x *blockIndex) pushFront(l *blist, n int32) {
-	nd := &x.nodes[n]
-	nd.prev, nd.next = -1, l.head
-	if l.head >= 0 {
-		x.nodes[l.head].prev = n
-	}
-	l.head = n
-	if l.tail < 0 {
-		l.tail = n
-	}
-	l.n++
 }

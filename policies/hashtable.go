@@ -12,23 +12,23 @@ import (
 // ttl (AIBrix: 20 minutes). Entries live in an arena with an intrusive
 // doubly linked list, so steady-state updates do not allocate.
 type hashTable struct {
-	capacity   int
-	ttl        time.Duration
-	idx        map[uint64]int32
-	slots      []hslot
-	head, tail int32 // head is the most recently added; -1 when empty
-	free       []int32
+	capacity int
+	ttl      time.Duration
+	idx      map[uint64]int32
+	slots    []hslot
+	links    lruLinks // by slot
+	order    lruList  // head is the most recently added
+	free     []int32
 }
 
 type hslot struct {
-	hash       uint64
-	last       time.Duration
-	prev, next int32
-	backends   []int32
+	hash     uint64
+	last     time.Duration
+	backends []int32
 }
 
 func newHashTable(capacity int, ttl time.Duration) *hashTable {
-	return &hashTable{capacity: capacity, ttl: ttl, idx: make(map[uint64]int32), head: -1, tail: -1}
+	return &hashTable{capacity: capacity, ttl: ttl, idx: make(map[uint64]int32), order: emptyLRU}
 }
 
 // Len is the number of hashes held.
@@ -44,8 +44,8 @@ func (t *hashTable) holders(h uint64, _ []int32) ([]int32, bool) {
 
 // expire drops hashes last added more than ttl before now.
 func (t *hashTable) expire(now time.Duration) {
-	for t.tail >= 0 && now-t.slots[t.tail].last > t.ttl {
-		t.remove(t.tail)
+	for t.order.tail >= 0 && now-t.slots[t.order.tail].last > t.ttl {
+		t.remove(t.order.tail)
 	}
 }
 
@@ -54,10 +54,10 @@ func (t *hashTable) add(hashes []uint64, backend int, now time.Duration) {
 	for _, h := range hashes {
 		s, ok := t.idx[h]
 		if ok {
-			t.unlink(s)
+			t.links.unlink(&t.order, s)
 		} else {
 			if len(t.idx) >= t.capacity {
-				t.remove(t.tail)
+				t.remove(t.order.tail)
 			}
 			s = t.alloc(h)
 		}
@@ -66,7 +66,7 @@ func (t *hashTable) add(hashes []uint64, backend int, now time.Duration) {
 		if k := len(sl.backends); (k == 0 || sl.backends[k-1] != int32(backend)) && !slices.Contains(sl.backends, int32(backend)) {
 			sl.backends = append(sl.backends, int32(backend))
 		}
-		t.pushFront(s)
+		t.links.pushFront(&t.order, s)
 	}
 }
 
@@ -76,6 +76,7 @@ func (t *hashTable) alloc(h uint64) int32 {
 		s, t.free = t.free[n-1], t.free[:n-1]
 	} else {
 		t.slots = append(t.slots, hslot{})
+		t.links.appendNode()
 		s = int32(len(t.slots) - 1)
 	}
 	t.slots[s].hash = h
@@ -85,34 +86,7 @@ func (t *hashTable) alloc(h uint64) int32 {
 }
 
 func (t *hashTable) remove(s int32) {
-	t.unlink(s)
+	t.links.unlink(&t.order, s)
 	delete(t.idx, t.slots[s].hash)
 	t.free = append(t.free, s)
-}
-
-func (t *hashTable) unlink(s int32) {
-	sl := &t.slots[s]
-	if sl.prev >= 0 {
-		t.slots[sl.prev].next = sl.next
-	} else {
-		t.head = sl.next
-	}
-	if sl.next >= 0 {
-		t.slots[sl.next].prev = sl.prev
-	} else {
-		t.tail = sl.prev
-	}
-	sl.prev, sl.next = -1, -1
-}
-
-func (t *hashTable) pushFront(s int32) {
-	sl := &t.slots[s]
-	sl.prev, sl.next = -1, t.head
-	if t.head >= 0 {
-		t.slots[t.head].prev = s
-	}
-	t.head = s
-	if t.tail < 0 {
-		t.tail = s
-	}
 }

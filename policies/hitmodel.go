@@ -23,22 +23,12 @@ const (
 // probability about 2⁻⁶⁴ per pair, which can only misstate a prediction.
 type hitModel struct {
 	table  hitTable
-	lists  []hitLRU // by Backend.Index
-	nodes  []hitNode
+	lists  []lruList // by Backend.Index
+	keys   []uint64  // by node
+	links  lruLinks  // by node
 	free   []int32
 	view   promptView
 	hashes []uint64
-}
-
-// hitLRU is one Backend's LRU list of nodes (head most recent).
-type hitLRU struct {
-	head, tail int32
-	n          int
-}
-
-type hitNode struct {
-	key        uint64
-	prev, next int32
 }
 
 func newHitModel() *hitModel { return &hitModel{} }
@@ -64,7 +54,7 @@ func (m *hitModel) add(b Backend) int {
 	if b.Index < 0 {
 		return 0
 	}
-	l := m.list(b.Index)
+	l := lruListAt(&m.lists, b.Index)
 	limit := hitModelCapacity
 	if b.NumGPUBlocks > 0 {
 		limit = b.NumGPUBlocks
@@ -78,7 +68,7 @@ func (m *hitModel) add(b Backend) int {
 			if lead == i {
 				lead++
 			}
-			m.unlink(l, n)
+			m.links.unlink(l, n)
 		} else {
 			for l.n >= limit && l.tail >= 0 {
 				m.evict(l)
@@ -86,7 +76,7 @@ func (m *hitModel) add(b Backend) int {
 			n = m.alloc(key)
 			m.table.put(key, n)
 		}
-		m.pushFront(l, n)
+		m.links.pushFront(l, n)
 	}
 	for l.n > limit && l.tail >= 0 {
 		m.evict(l)
@@ -94,57 +84,22 @@ func (m *hitModel) add(b Backend) int {
 	return lead
 }
 
-func (m *hitModel) list(idx int) *hitLRU {
-	for idx >= len(m.lists) {
-		m.lists = append(m.lists, hitLRU{head: -1, tail: -1})
-	}
-	return &m.lists[idx]
-}
-
 func (m *hitModel) alloc(key uint64) int32 {
 	if k := len(m.free); k > 0 {
 		n := m.free[k-1]
 		m.free = m.free[:k-1]
-		m.nodes[n] = hitNode{key: key, prev: -1, next: -1}
+		m.keys[n] = key
 		return n
 	}
-	m.nodes = append(m.nodes, hitNode{key: key, prev: -1, next: -1})
-	return int32(len(m.nodes) - 1)
+	m.keys = append(m.keys, key)
+	m.links.appendNode()
+	return int32(len(m.keys) - 1)
 }
 
 // evict drops l's least recent block.
-func (m *hitModel) evict(l *hitLRU) {
+func (m *hitModel) evict(l *lruList) {
 	n := l.tail
-	m.unlink(l, n)
-	m.table.del(m.nodes[n].key)
+	m.links.unlink(l, n)
+	m.table.del(m.keys[n])
 	m.free = append(m.free, n)
-}
-
-func (m *hitModel) unlink(l *hitLRU, n int32) {
-	nd := &m.nodes[n]
-	if nd.prev >= 0 {
-		m.nodes[nd.prev].next = nd.next
-	} else {
-		l.head = nd.next
-	}
-	if nd.next >= 0 {
-		m.nodes[nd.next].prev = nd.prev
-	} else {
-		l.tail = nd.prev
-	}
-	nd.prev, nd.next = -1, -1
-	l.n--
-}
-
-func (m *hitModel) pushFront(l *hitLRU, n int32) {
-	nd := &m.nodes[n]
-	nd.prev, nd.next = -1, l.head
-	if l.head >= 0 {
-		m.nodes[l.head].prev = n
-	}
-	l.head = n
-	if l.tail < 0 {
-		l.tail = n
-	}
-	l.n++
 }
