@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,28 +52,8 @@ func simReplay(t *testing.T, args ...string) (string, *reports.Summary) {
 // sequence order.
 func pickedBackends(t *testing.T, path string) []int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	bySeq := map[int64]int{} // seq counts from 0
-	for {
-		res, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res != nil {
-			bySeq[res.Seq] = res.Backend
-		}
-	}
+	eachResult(t, openResults(t, path), func(res *replay.Result) { bySeq[res.Seq] = res.Backend })
 	out := make([]int, len(bySeq))
 	for seq, b := range bySeq {
 		if seq < 0 || int(seq) >= len(out) {

@@ -13,16 +13,7 @@ import (
 // readHeader returns the run header of a results file.
 func readHeader(t *testing.T, path string) replay.Header {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rd.Header
+	return openResults(t, path).Header
 }
 
 // writeFile writes text to name in dir and returns its path.

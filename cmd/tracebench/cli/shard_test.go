@@ -3,9 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,33 +151,15 @@ func tokenSums(rs map[string]shardedRequest) (prompt, cached int) {
 // record, requiring unique IDs and a complete file.
 func readSharded(t *testing.T, path string) (map[string]shardedRequest, replay.Stop) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := openResults(t, path)
 	out := map[string]shardedRequest{}
-	for {
-		r, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r == nil {
-			continue
-		}
+	eachResult(t, rd, func(r *replay.Result) {
 		if _, dup := out[r.ID]; dup {
 			t.Fatalf("%s: request %s twice", path, r.ID)
 		}
 		out[r.ID] = shardedRequest{Intended: r.Intended, PromptTokens: r.PromptTokens, Completion: r.CompletionTokens,
 			Cached: r.CachedTokens, User: r.User, Session: r.Session, OK: fmt.Sprint(r.OK())}
-	}
+	})
 	if rd.Stop == nil || rd.Stop.Reason != "done" {
 		t.Fatalf("%s: stop %+v, want done", path, rd.Stop)
 	}

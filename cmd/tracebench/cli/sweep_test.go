@@ -182,22 +182,18 @@ func TestSweepOfferedRate(t *testing.T) {
 // file.
 func arrivalRate(t *testing.T, path string) float64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var first, last time.Duration
 	n := 0
-	err = readResults(f, path, func(at time.Duration) {
+	eachResult(t, openResults(t, path), func(res *replay.Result) {
+		at := res.Intended
 		if n == 0 || at < first {
 			first = at
 		}
 		last = max(last, at)
 		n++
 	})
-	if err != nil || n < 2 {
-		t.Fatalf("read %s: %v (%d results)", path, err, n)
+	if n < 2 {
+		t.Fatalf("read %s: %d results, want 2 or more", path, n)
 	}
 	return float64(n-1) / (last - first).Seconds()
 }
@@ -274,26 +270,6 @@ func TestSweepInterrupted(t *testing.T) {
 	_, _, err := sweepFor(t, ctx, "--sim", "2", "--policies", "round-robin", "--max-requests", "50")
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err %v, want ErrInterrupted", err)
-	}
-}
-
-// readResults calls fn with the intended arrival of every Result in r.
-func readResults(r io.Reader, name string, fn func(time.Duration)) error {
-	rd, err := replay.NewReader(name, r)
-	if err != nil {
-		return err
-	}
-	for {
-		res, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if res != nil {
-			fn(res.Intended)
-		}
 	}
 }
 

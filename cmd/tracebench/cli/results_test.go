@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// openResults opens the results file at path, read up to its run header;
+// the file is closed when the test ends.
+func openResults(t *testing.T, path string) *replay.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	rd, err := replay.NewReader(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}
+
+// eachResult calls fn with every Result left in rd, in file order, skipping
+// events; rd.Stop is set when it returns.
+func eachResult(t *testing.T, rd *replay.Reader, fn func(*replay.Result)) {
+	t.Helper()
+	for {
+		res, _, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res != nil {
+			fn(res)
+		}
+	}
+}
