@@ -25,14 +25,22 @@ import (
 //
 //	go test -run '^$' -bench PacingMock -benchtime 3x ./replay
 func BenchmarkPacingMock(b *testing.B) {
-	for _, rate := range []int{1000, 2000, 3000, 4000} {
+	benchPacing(b, []int{1000, 2000, 3000, 4000}, func(b *testing.B) []string { return startFastFleet(b, 4) })
+}
+
+// benchPacing runs one sub-benchmark per rate, against the backends start
+// returns (called once per rate); each op replays one second at that rate
+// (pace), and it reports the mean achieved send rate (achieved-req/s), the
+// p50, p99 and max schedule lag over all ops (ms) and the failed requests.
+func benchPacing(b *testing.B, rates []int, start func(*testing.B) []string) {
+	for _, rate := range rates {
 		b.Run(fmt.Sprintf("rate=%d", rate), func(b *testing.B) {
-			urls := startFastFleet(b, 4)
+			urls := start(b)
 			var lags []time.Duration
 			var achieved float64
 			failed := 0
 			for i := 0; i < b.N; i++ {
-				l, a, f := paceMock(b, urls, rate)
+				l, a, f := pace(b, urls, rate)
 				lags, achieved, failed = append(lags, l...), achieved+a, failed+f
 			}
 			slices.Sort(lags)
@@ -62,10 +70,11 @@ func startFastFleet(b *testing.B, n int) []string {
 	return f.URLs()
 }
 
-// paceMock replays rate requests spaced 1/rate apart and returns each
-// request's schedule lag, the achieved send rate (req/s, from sent
-// times) and the number of failed requests.
-func paceMock(b *testing.B, urls []string, rate int) ([]time.Duration, float64, int) {
+// pace replays rate requests (8-token prompt, 1 output token, round-robin)
+// spaced 1/rate apart and returns each request's schedule lag, the
+// achieved send rate (req/s, from sent times) and the number of failed
+// requests.
+func pace(b *testing.B, urls []string, rate int) ([]time.Duration, float64, int) {
 	reqs := make([]traces.Request, rate)
 	for i := range reqs {
 		reqs[i] = traces.Request{ID: fmt.Sprint(i), Arrival: time.Duration(i) * time.Second / time.Duration(rate),
