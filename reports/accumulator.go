@@ -22,6 +22,7 @@ type Accumulator struct {
 
 	promptTokens, completionTokens, cachedTokens int64
 	predictedTokens, chunks                      int64
+	burstGaps                                    int64 // TBT gaps under burstGapUS
 	predicted                                    bool
 
 	users    map[string]*userAcc
@@ -101,6 +102,9 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 	}
 	for _, g := range r.Gaps {
 		recordUS(a.tbt, g.V, g.N)
+		if g.V < burstGapUS {
+			a.burstGaps += g.N
+		}
 	}
 	if r.CompletionTokens >= 2 && r.FirstToken > 0 {
 		recordDur(a.tpot, r.TPOT())

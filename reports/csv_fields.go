@@ -74,6 +74,7 @@ func summaryFields() []csvField {
 		str("mock_steps", func(s *Summary) string { return numCount(s.MockStepLate.Steps) }),
 		f("host_steal_pct", func(s *Summary) float64 { return s.Host.StealPct }),
 		f("host_busy_pct", func(s *Summary) float64 { return s.Host.BusyPct }),
+		f("burst_gap_share", func(s *Summary) float64 { return s.BurstGapShare }),
 	)
 }
 

@@ -29,6 +29,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.TPOT, s.E2E = distOf(a.tpot), distOf(a.e2e)
 	s.QueueWait, s.ScheduleLag = distOf(a.queueWait), distOf(a.schedLag)
 	s.TokensPerChunk = ratio(float64(a.completionTokens), float64(a.chunks))
+	s.BurstGapShare = ratio(float64(a.burstGaps), float64(a.tbt.TotalCount()))
 	s.SLA = SLA{Met: a.met, Attainment: ratio(float64(a.met), float64(a.requests)), Goodput: per(float64(a.met), secs)}
 	s.HitRate = a.hitRate(stop)
 	s.Users = a.userRows()

@@ -43,6 +43,12 @@ type Summary struct {
 	// TokensPerChunk is output tokens / content chunks over all
 	// successful requests (1 when every chunk carries one token).
 	TokensPerChunk float64 `json:"tokens_per_chunk"`
+	// BurstGapShare is the share (0 to 1) of TBT gaps shorter than 0.1 ms:
+	// chunks of one stream that reached the client together, because the
+	// client fell behind reading its streams or the server sent several
+	// chunks at once. No decode step is that short, so a large share
+	// means TBT percentiles describe the bursts, not the servers' steps.
+	BurstGapShare float64 `json:"burst_gap_share"`
 
 	// SLA holds attainment and goodput.
 	SLA SLA `json:"sla"`

@@ -25,10 +25,21 @@ const (
 	// milliseconds, so even a few percent can delay sends and token
 	// timings by that much.
 	warnHostStealPct = 2.0
+	// warnBurstShare: more than a quarter of TBT gaps under 0.1 ms
+	// (burstGapUS) means the client read chunks in bursts; below
+	// warnBurstMinGaps gaps the share is not worth a warning.
+	warnBurstShare   = 0.25
+	warnBurstMinGaps = 100
 	// warnTailSamples: a p99 resting on fewer than 10 requests above it
 	// (n < 1000) is mostly noise.
 	warnTailSamples = 1000
 )
+
+// burstGapUS is the TBT gap, in microseconds, under which two chunks of
+// one stream count as read together: a vLLM decode step takes
+// milliseconds (the mock's default model: 5.74 ms at batch 1), so a gap
+// of under 0.1 ms is a burst, not a step.
+const burstGapUS = 100
 
 // stopErrorLimit is the stop reason of a Run cut short because its error
 // rate passed the limit (a sweep's --max-error-rate).
@@ -95,6 +106,12 @@ func checkWarnings(s *Summary) {
 		s.addWarning(warning{"the host took CPU time from this machine during the run",
 			"timing figures such as schedule lag and TTFT may reflect the host rather than the policy",
 			fmt.Sprintf("CPU steal %.1f %% of CPU time", st)})
+	}
+	if s.TBT.Count >= warnBurstMinGaps && s.BurstGapShare > warnBurstShare {
+		s.addWarning(warning{"chunks reached the client in bursts",
+			"the client fell behind reading its streams, or the servers sent several chunks at once; " +
+				"TBT percentiles describe the bursts (TPOT and E2E are unaffected)",
+			fmt.Sprintf("%.0f %% of TBT gaps under 0.1 ms; TBT p50 %.2f ms, mean %.2f ms", 100*s.BurstGapShare, s.TBT.P50, s.TBT.Mean)})
 	}
 	if n := s.TTFT.Count; n > 0 && n < warnTailSamples {
 		s.addWarning(warning{"too few requests for a reliable p99",
