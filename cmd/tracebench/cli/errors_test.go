@@ -1,13 +1,30 @@
 package cli
 
 import (
-	"bytes"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// wantOneLineError runs the CLI with args and checks that it exits with
+// code and writes one line to stderr mentioning each of mentions.
+func wantOneLineError(t *testing.T, args []string, code int, mentions []string) {
+	t.Helper()
+	got, _, stderr := runCLI(t, args...)
+	msg := strings.TrimSpace(stderr)
+	if got != code {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", got, code, msg)
+	}
+	if strings.Count(msg, "\n") != 0 {
+		t.Errorf("want a one-line error, got:\n%s", msg)
+	}
+	for _, m := range mentions {
+		if !strings.Contains(msg, m) {
+			t.Errorf("error %q does not mention %q", msg, m)
+		}
+	}
+}
 
 // closedPort returns a loopback URL nothing listens on.
 func closedPort(t *testing.T) string {
@@ -23,19 +40,14 @@ func closedPort(t *testing.T) string {
 
 func TestBadInputErrors(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte(`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"+
-		`{"timestamp": 5, "input_length": "ten", "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644)
+	bad := writeFile(t, dir, "bad.jsonl", `{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"+
+		`{"timestamp": 5, "input_length": "ten", "output_length": 5, "hash_ids": [1]}`+"\n")
 	out := filepath.Join(dir, "r.jsonl")
 	dead := closedPort(t)
-	badCfg := filepath.Join(dir, "bad-value.yaml")
-	os.WriteFile(badCfg, []byte("router:\n  name: prefix-cache\n  params:\n    block_size: lots\n"), 0o644)
-	anonCfg := filepath.Join(dir, "anon.yaml")
-	os.WriteFile(anonCfg, []byte("router:\n  params:\n    block_size: lots\n"), 0o644)
-	notYAML := filepath.Join(dir, "broken.yaml")
-	os.WriteFile(notYAML, []byte("router: [\n"), 0o644)
-	unknownKey := filepath.Join(dir, "key.yaml")
-	os.WriteFile(unknownKey, []byte("router:\n  name: prefix-cache\n  params: {blocksize: 4}\n"), 0o644)
+	badCfg := writeFile(t, dir, "bad-value.yaml", "router:\n  name: prefix-cache\n  params:\n    block_size: lots\n")
+	anonCfg := writeFile(t, dir, "anon.yaml", "router:\n  params:\n    block_size: lots\n")
+	notYAML := writeFile(t, dir, "broken.yaml", "router: [\n")
+	unknownKey := writeFile(t, dir, "key.yaml", "router:\n  name: prefix-cache\n  params: {blocksize: 4}\n")
 	tests := []struct {
 		name     string
 		args     []string
@@ -82,21 +94,6 @@ func TestBadInputErrors(t *testing.T) {
 			ExitUsage, []string{"--cv 0: want > 0"}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := Run(tc.args, &stdout, &stderr)
-			msg := strings.TrimSpace(stderr.String())
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, msg)
-			}
-			if strings.Count(msg, "\n") != 0 {
-				t.Fatalf("want a one-line error, got:\n%s", msg)
-			}
-			for _, m := range tc.mentions {
-				if !strings.Contains(msg, m) {
-					t.Fatalf("error %q does not mention %q", msg, m)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantOneLineError(t, tc.args, tc.code, tc.mentions) })
 	}
 }

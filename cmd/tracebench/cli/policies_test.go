@@ -104,15 +104,8 @@ func TestPoliciesCommand(t *testing.T) {
 // exit code.
 func TestPolicyParameterErrors(t *testing.T) {
 	dir := t.TempDir()
-	yamlFile := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	badYAML := yamlFile("bad.yaml", "router:\n  name: prefix-cache\n  params:\n    std_dev_factor: -1\n")
-	badQueueYAML := yamlFile("badq.yaml", "queue:\n  name: multi-bin\n  params:\n    mode: eager\n")
+	badYAML := writeFile(t, dir, "bad.yaml", "router:\n  name: prefix-cache\n  params:\n    std_dev_factor: -1\n")
+	badQueueYAML := writeFile(t, dir, "badq.yaml", "queue:\n  name: multi-bin\n  params:\n    mode: eager\n")
 	tests := []struct {
 		name     string
 		args     []string
@@ -146,21 +139,7 @@ func TestPolicyParameterErrors(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			out := filepath.Join(t.TempDir(), "r.jsonl")
-			args := append([]string{"replay", "--sim", "1", "--max-requests", "5", "--out", out}, tc.args...)
-			var stdout, stderr bytes.Buffer
-			code := Run(args, &stdout, &stderr)
-			msg := strings.TrimSpace(stderr.String())
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, msg)
-			}
-			if strings.Count(msg, "\n") != 0 {
-				t.Errorf("want a one-line error, got:\n%s", msg)
-			}
-			for _, m := range tc.mentions {
-				if !strings.Contains(msg, m) {
-					t.Errorf("error %q does not mention %q", msg, m)
-				}
-			}
+			wantOneLineError(t, append([]string{"replay", "--sim", "1", "--max-requests", "5", "--out", out}, tc.args...), tc.code, tc.mentions)
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
 				t.Errorf("results file %s exists (stat error %v): the run started", out, err)
 			}
