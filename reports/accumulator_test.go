@@ -39,12 +39,18 @@ func handRun() (replay.Header, []*replay.Result) {
 }
 
 func summarizeHand(o Options) *Summary {
+	return finishHand(o, &replay.Stop{Reason: "done", Elapsed: 10 * time.Second})
+}
+
+// finishHand folds handRun's Results with options o and finishes with
+// the stop line stop (nil for a killed run).
+func finishHand(o Options, stop *replay.Stop) *Summary {
 	h, rs := handRun()
 	a := NewAccumulator(h, o)
 	for _, r := range rs {
 		a.Add(r)
 	}
-	return a.Finish(&replay.Stop{Reason: "done", Elapsed: 10 * time.Second})
+	return a.Finish(stop)
 }
 
 func TestAccumulatorHandComputed(t *testing.T) {
@@ -148,12 +154,7 @@ func TestNoSLOMeansEverySuccessMeets(t *testing.T) {
 }
 
 func TestRunChecksFromStop(t *testing.T) {
-	h, rs := handRun()
-	a := NewAccumulator(h, DefaultOptions())
-	for _, r := range rs {
-		a.Add(r)
-	}
-	s := a.Finish(&replay.Stop{Reason: "done", Extra: map[string]float64{
+	s := finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: map[string]float64{
 		ExtraRequestedRate: 10, ExtraAchievedRate: 8, ExtraMockLateP99: 9000, ExtraMockLateMax: 12000,
 		ExtraMockSteps: 4321, ExtraPrefixQueries: 1000, ExtraPrefixHits: 250}})
 	got := []float64{s.Rate.Requested, s.Rate.Achieved, s.MockStepLate.P99, s.MockStepLate.Max, s.MockStepLate.Steps,
@@ -189,14 +190,9 @@ func TestStopWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, rs := handRun()
 			o := DefaultOptions()
 			o.Warmup = tt.warmup
-			a := NewAccumulator(h, o)
-			for _, r := range rs {
-				a.Add(r)
-			}
-			s := a.Finish(tt.stop)
+			s := finishHand(o, tt.stop)
 			if tt.want == "" {
 				for _, w := range s.Warnings {
 					if strings.HasPrefix(w, "the run was") {
@@ -234,12 +230,7 @@ func TestHostStealWarning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, rs := handRun()
-			a := NewAccumulator(h, DefaultOptions())
-			for _, r := range rs {
-				a.Add(r)
-			}
-			s := a.Finish(&replay.Stop{Reason: "done", Extra: tt.extra})
+			s := finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra})
 			var got string
 			for _, w := range s.Warnings {
 				if strings.HasPrefix(w, prefix) {

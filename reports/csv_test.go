@@ -26,23 +26,7 @@ func TestSummaryCSVMockLateness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, rs := handRun()
-			a := NewAccumulator(h, DefaultOptions())
-			for _, r := range rs {
-				a.Add(r)
-			}
-			var b bytes.Buffer
-			if err := WriteCSV(&b, []*Summary{a.Finish(&replay.Stop{Reason: "done", Extra: tt.extra})}); err != nil {
-				t.Fatal(err)
-			}
-			rows, err := csv.NewReader(&b).ReadAll()
-			if err != nil || len(rows) != 2 {
-				t.Fatalf("read summary csv: %d rows, %v", len(rows), err)
-			}
-			at := map[string]string{}
-			for i, c := range rows[0] {
-				at[c] = rows[1][i]
-			}
+			at := csvRow(t, finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra}))
 			var got []string
 			for _, c := range cols {
 				got = append(got, at[c])
@@ -75,23 +59,28 @@ func TestSummaryCSVHostCPU(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, rs := handRun()
-			a := NewAccumulator(h, DefaultOptions())
-			for _, r := range rs {
-				a.Add(r)
-			}
-			var b bytes.Buffer
-			if err := WriteCSV(&b, []*Summary{a.Finish(&replay.Stop{Reason: "done", Extra: tt.extra})}); err != nil {
-				t.Fatal(err)
-			}
-			rows, err := csv.NewReader(&b).ReadAll()
-			if err != nil || len(rows) != 2 {
-				t.Fatalf("read summary csv: %d rows, %v", len(rows), err)
-			}
-			i := slices.Index(rows[0], cols[0])
-			if d := cmp.Diff(tt.want, rows[1][i:i+2]); d != "" {
+			at := csvRow(t, finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra}))
+			if d := cmp.Diff(tt.want, []string{at[cols[0]], at[cols[1]]}); d != "" {
 				t.Errorf("%v (-want +got):\n%s", cols, d)
 			}
 		})
 	}
+}
+
+// csvRow writes s as summary.csv and returns its one row by column name.
+func csvRow(t *testing.T, s *Summary) map[string]string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteCSV(&b, []*Summary{s}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("read summary csv: %d rows, %v", len(rows), err)
+	}
+	at := map[string]string{}
+	for i, c := range rows[0] {
+		at[c] = rows[1][i]
+	}
+	return at
 }

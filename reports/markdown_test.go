@@ -33,21 +33,7 @@ func TestTimingShowsMockLateness(t *testing.T) {
 		{"mock and live", []*Summary{mock(), live()}, []string{"| 0.04 / 2.50 / 31.0 | 12345 |", "| n/a | n/a |"}, nil},
 		{"live only", []*Summary{live()}, []string{"sched lag p50 ms"}, []string{"mock step", "mock steps"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			writeTiming(&b, tc.runs)
-			got := b.String()
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("timing table lacks %q:\n%s", w, got)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(got, w) {
-					t.Errorf("timing table has %q:\n%s", w, got)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkTiming(t, tc.runs, tc.want, tc.notWant) })
 	}
 }
 
@@ -73,20 +59,25 @@ func TestTimingShowsHostCPU(t *testing.T) {
 		{"no steal field", []*Summary{run(nan, 35)}, []string{"| n/a / 35.0 |"}, nil},
 		{"none measured", []*Summary{run(nan, nan)}, []string{"sched lag p50 ms"}, []string{"host CPU", "steal"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			writeTiming(&b, tc.runs)
-			got := b.String()
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("timing table lacks %q:\n%s", w, got)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(got, w) {
-					t.Errorf("timing table has %q:\n%s", w, got)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkTiming(t, tc.runs, tc.want, tc.notWant) })
+	}
+}
+
+// checkTiming renders the timing detail table of runs and requires every
+// string of want in it and none of notWant.
+func checkTiming(t *testing.T, runs []*Summary, want, notWant []string) {
+	t.Helper()
+	var b bytes.Buffer
+	writeTiming(&b, runs)
+	got := b.String()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("timing table lacks %q:\n%s", w, got)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(got, w) {
+			t.Errorf("timing table has %q:\n%s", w, got)
+		}
 	}
 }
