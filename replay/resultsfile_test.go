@@ -39,6 +39,22 @@ func writeSample(t *testing.T, n int, stop bool) string {
 	return path
 }
 
+// mustOpenResults opens a results file for reading, closing it when the test
+// ends; a file that cannot be opened or has no header fails the test.
+func mustOpenResults(t *testing.T, path string) *Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	rd, err := NewReader(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}
+
 func readAll(t *testing.T, path string) (*Reader, int, int, error) {
 	t.Helper()
 	f, err := os.Open(path)

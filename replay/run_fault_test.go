@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -84,15 +83,7 @@ func TestRunMisbehavingBackends(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := mustOpenResults(t, path)
 	perBackend := make([]int, len(backends))
 	ok, failed := 0, 0
 	for {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -77,9 +76,7 @@ func TestRunCountsAddUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	classes := map[string]int{}
-	f, _ := os.Open(path)
-	defer f.Close()
-	rd, _ = NewReader(path, f)
+	rd = mustOpenResults(t, path)
 	for {
 		r, _, err := rd.Next()
 		if err != nil {

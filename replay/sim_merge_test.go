@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,15 +84,7 @@ func TestMergeSimulatedShards(t *testing.T) {
 // returns the reader (header and stop) and the set of request IDs.
 func readMerged(t *testing.T, path string) (*Reader, map[string]bool) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := mustOpenResults(t, path)
 	ids := map[string]bool{}
 	for seq := int64(0); ; {
 		r, _, err := rd.Next()

@@ -10,6 +10,20 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// volumeMount is a container's mount of a named volume.
+type volumeMount struct {
+	Name      string `yaml:"name"`
+	MountPath string `yaml:"mountPath"`
+}
+
+// volume is a Pod volume; PVC is set for a persistentVolumeClaim.
+type volume struct {
+	Name string `yaml:"name"`
+	PVC  *struct {
+		ClaimName string `yaml:"claimName"`
+	} `yaml:"persistentVolumeClaim"`
+}
+
 // manifest is the subset of a Job or PVC the checks read.
 type manifest struct {
 	Kind     string `yaml:"kind"`
@@ -24,18 +38,10 @@ type manifest struct {
 			Spec struct {
 				RestartPolicy string `yaml:"restartPolicy"`
 				Containers    []struct {
-					Args         []string `yaml:"args"`
-					VolumeMounts []struct {
-						Name      string `yaml:"name"`
-						MountPath string `yaml:"mountPath"`
-					} `yaml:"volumeMounts"`
+					Args         []string      `yaml:"args"`
+					VolumeMounts []volumeMount `yaml:"volumeMounts"`
 				} `yaml:"containers"`
-				Volumes []struct {
-					Name string `yaml:"name"`
-					PVC  *struct {
-						ClaimName string `yaml:"claimName"`
-					} `yaml:"persistentVolumeClaim"`
-				} `yaml:"volumes"`
+				Volumes []volume `yaml:"volumes"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
 	} `yaml:"spec"`
@@ -123,17 +129,9 @@ type podManifest struct {
 	Kind string `yaml:"kind"`
 	Spec struct {
 		Containers []struct {
-			VolumeMounts []struct {
-				Name      string `yaml:"name"`
-				MountPath string `yaml:"mountPath"`
-			} `yaml:"volumeMounts"`
+			VolumeMounts []volumeMount `yaml:"volumeMounts"`
 		} `yaml:"containers"`
-		Volumes []struct {
-			Name string `yaml:"name"`
-			PVC  *struct {
-				ClaimName string `yaml:"claimName"`
-			} `yaml:"persistentVolumeClaim"`
-		} `yaml:"volumes"`
+		Volumes []volume `yaml:"volumes"`
 	} `yaml:"spec"`
 }
 
