@@ -84,16 +84,24 @@ type simulator struct {
 	next     *traces.Request
 	counters *Counters
 	rates    rateMeter
+	// ctx is the Run's context; halt is set when it was found canceled
+	// right after an OnResult call, so a hook that asks the Run to stop
+	// ends it at that Result rather than events later.
+	ctx  context.Context
+	halt bool
 }
 
 // Simulate runs the Source against simulated engines in virtual time and
 // returns the stop record; Stop.Elapsed is virtual. A canceled ctx stops
-// the run between events (reason "interrupted").
+// the run (reason "interrupted"): checked after every Result handed to
+// OnResult, so a hook that cancels ctx stops the run at that Result, and
+// otherwise every 1,024 events.
 func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 	s, err := newSimulator(o)
 	if err != nil {
 		return Stop{Reason: "error: " + err.Error()}, err
 	}
+	s.ctx = ctx
 	reason, err := s.loop(ctx)
 	return Stop{Reason: reason, Elapsed: s.now, Extra: MergeExtra(s.extra(), s.rates.extra())}, err
 }
@@ -127,7 +135,7 @@ func (s *simulator) loop(ctx context.Context) (string, error) {
 		return "error: " + err.Error(), err
 	}
 	for n := 0; ; n++ {
-		if n%1024 == 0 && ctx.Err() != nil {
+		if s.halt || n%1024 == 0 && ctx.Err() != nil {
 			return "interrupted", nil
 		}
 		b, tEng := s.nextStep()
@@ -184,6 +192,9 @@ func (s *simulator) arrive() error {
 		if err := s.fetch(); err != nil {
 			return err
 		}
+		if s.halt {
+			return nil
+		}
 	}
 	return s.pump()
 }
@@ -198,7 +209,9 @@ func (s *simulator) pump() error {
 			return err
 		}
 		for _, d := range ds {
-			s.dispatch(d)
+			if s.dispatch(d); s.halt {
+				return nil
+			}
 		}
 	}
 	// Start idle engines only now, so Requests released together (a

@@ -94,6 +94,9 @@ func (s *simulator) finishStep(b int) error {
 		if err := s.apply(&bk.step.Events[i]); err != nil {
 			return err
 		}
+		if s.halt {
+			return nil
+		}
 	}
 	if !bk.e.Idle() {
 		s.startStep(b)
@@ -152,6 +155,7 @@ func (s *simulator) emit(r *Result) {
 	}
 	if s.o.OnResult != nil {
 		s.o.OnResult(r)
+		s.halt = s.ctx != nil && s.ctx.Err() != nil
 	}
 }
 
