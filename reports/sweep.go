@@ -155,20 +155,26 @@ func (s *Sweep) Gain(p *SweepPolicy) float64 {
 
 // BrokeBy names what failed first at the lowest failing rate: "errors"
 // or the SLO bound most requests missed ("TTFT", "TPOT", "E2E"), with
-// the share of requests that missed it, e.g. "TTFT (42.0 %)". A run the
-// error limit cut short (stop reason "error-limit") broke by errors
-// whatever most of its requests missed: "errors (10.0 %, run cut
-// short)". It is "" when no rate failed.
-func (p *SweepPolicy) BrokeBy() string {
+// the share of requests that missed it, e.g. "TTFT (42.0 %)".
+// maxErrorRate is the sweep's error limit (Sweep.MaxErrorRate, a
+// fraction in [0, 1]): a run whose error rate exceeds it broke by
+// errors whatever most of its requests missed, as the sweep judged it:
+// "errors (2.0 % > 1.0 % limit)", or "errors (10.0 %, run cut short)"
+// when the limit stopped the run early (stop reason "error-limit"). It
+// is "" when no rate failed.
+func (p *SweepPolicy) BrokeBy(maxErrorRate float64) string {
 	st := p.StepAt(p.Broken)
 	if st == nil {
 		return ""
 	}
-	if st.cutOnErrors() {
-		if st.Misses.Requests == 0 {
-			return "errors (run cut short)"
-		}
-		return fmt.Sprintf("errors (%s, run cut short)", fmtPct(ratio(float64(st.Misses.Errors), float64(st.Misses.Requests))))
+	errRate := st.errorRate()
+	switch {
+	case st.cutOnErrors() && math.IsNaN(errRate):
+		return "errors (run cut short)"
+	case st.cutOnErrors():
+		return fmt.Sprintf("errors (%s, run cut short)", fmtPct(errRate))
+	case errRate > maxErrorRate:
+		return fmt.Sprintf("errors (%s > %s limit)", fmtPct(errRate), fmtPct(maxErrorRate))
 	}
 	cause, n := st.Misses.Cause()
 	if cause == "" {
@@ -184,6 +190,19 @@ func (p *SweepPolicy) BrokeBy() string {
 // early (its stop line's reason is "error-limit").
 func (st *SweepStep) cutOnErrors() bool {
 	return st.Summary != nil && st.Summary.Stop != nil && st.Summary.Stop.Reason == stopErrorLimit
+}
+
+// errorRate is the step's error rate over its measured window, the
+// figure the sweep holds to its limit: the Summary's, or failed over
+// counted requests without one; NaN when no request was measured.
+func (st *SweepStep) errorRate() float64 {
+	if st.Summary != nil && st.Summary.Requests > 0 {
+		return st.Summary.ErrorRate
+	}
+	if st.Summary == nil && st.Misses.Requests > 0 {
+		return float64(st.Misses.Errors) / float64(st.Misses.Requests)
+	}
+	return math.NaN()
 }
 
 // title returns the Title or its default.

@@ -56,7 +56,8 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 	fmt.Fprintf(w, "SLA met, goodput and the latency percentiles are those of the run at the sustained rate. "+
 		"Gain is the sustained rate over %s's, minus one. Broke at is the lowest offered rate that failed; "+
 		"broke by names what most of its requests missed (errors, or the TTFT, TPOT or E2E bound) and the share "+
-		"of requests that missed it, or errors when the error limit cut that run short.\n\n", mdEscape(s.Baseline))
+		"of requests that missed it, or errors when that run's error rate exceeded the sweep's limit, whether or not "+
+		"the limit cut the run short.\n\n", mdEscape(s.Baseline))
 	if plot {
 		fmt.Fprintf(w, "## SLA attainment and goodput against offered rate\n\n%s\n\n![SLA attainment and goodput](%s)\n\n",
 			sweepCaption(s), sweepPlotFile)

@@ -67,7 +67,7 @@ func sweepRow(s *Sweep, p *SweepPolicy) []string {
 	}
 	row = append(row, fmtPct(sum.SLA.Attainment), fmtNum(sum.SLA.Goodput), fmtDist(sum.TTFT, sum.TTFT.P50),
 		fmtDist(sum.TTFT, sum.TTFT.P99), fmtDist(sum.TPOT, sum.TPOT.P50), fmtDist(sum.TPOT, sum.TPOT.P99))
-	broke, by := fmtRate(p.Broken), p.BrokeBy()
+	broke, by := fmtRate(p.Broken), p.BrokeBy(s.MaxErrorRate)
 	if p.Broken == 0 {
 		broke, by = "not reached", ""
 		if hi := highestRate(p); hi > 0 {

@@ -151,8 +151,9 @@ func TestSweepSynthOutcome(t *testing.T) {
 	}
 	// chwbl starts failing with errors at 7 req/s: its search stops at
 	// the first run at or above 7 (2.5, 5, 10).
-	if ch.Broken != 10 || ch.Sustained != 5 || ch.Stopped == "" || ch.BrokeBy() != "errors (10.0 %)" {
-		t.Errorf("chwbl: sustained %v broken %v stopped %q broke by %q", ch.Sustained, ch.Broken, ch.Stopped, ch.BrokeBy())
+	if ch.Broken != 10 || ch.Sustained != 5 || ch.Stopped == "" || ch.BrokeBy(s.MaxErrorRate) != "errors (10.0 % > 5.0 % limit)" {
+		t.Errorf("chwbl: sustained %v broken %v stopped %q broke by %q", ch.Sustained, ch.Broken, ch.Stopped,
+			ch.BrokeBy(s.MaxErrorRate))
 	}
 	if !math.IsNaN(s.Gain(&SweepPolicy{})) {
 		t.Error("gain of a policy that sustained nothing should be NaN")
@@ -185,40 +186,61 @@ func TestMissesCause(t *testing.T) {
 }
 
 // TestBrokeBy checks what the "broke by" column says for the lowest
-// failing run: the bound most requests missed, or errors when the error
-// limit cut the run short.
+// failing run: the bound most requests missed, or errors when the run's
+// error rate exceeded the sweep's limit, cut short or not.
 func TestBrokeBy(t *testing.T) {
-	done := &Summary{Requests: 20, Stop: &replay.Stop{Reason: "done"}}
-	cut := &Summary{Requests: 20, Stop: &replay.Stop{Reason: stopErrorLimit}}
+	done := &replay.Stop{Reason: "done"}
+	cut := &replay.Stop{Reason: stopErrorLimit}
+	// sum is a summary of 100 measured requests with errs failed.
+	sum := func(stop *replay.Stop, errs int64) *Summary {
+		return &Summary{Requests: 100, OK: 100 - errs, ErrorRate: float64(errs) / 100, Stop: stop}
+	}
 	tests := []struct {
 		name string
 		st   SweepStep
+		max  float64
 		want string
 	}{
-		{"ttft", SweepStep{Summary: done, Misses: Misses{Requests: 20, Errors: 2, TTFT: 8}}, "TTFT (40.0 %)"},
-		// Cut short at 2 errors in 20 while 8 requests missed TTFT.
-		{"cut short", SweepStep{Summary: cut, Misses: Misses{Requests: 20, Errors: 2, TTFT: 8}},
-			"errors (10.0 %, run cut short)"},
-		{"cut in the warm-up", SweepStep{Summary: &Summary{Stop: cut.Stop}}, "errors (run cut short)"},
-		{"killed", SweepStep{Summary: &Summary{Requests: 20}, Misses: Misses{Requests: 20, TPOT: 3}}, "TPOT (15.0 %)"},
-		{"no requests", SweepStep{Summary: &Summary{Stop: done.Stop}}, "no requests measured"},
-		{"attainment", SweepStep{Summary: done, Misses: Misses{Requests: 20}}, "attainment"},
+		// Cut short at 2 errors in 100 while 8 requests missed TTFT.
+		{"cut short", SweepStep{Summary: sum(cut, 2), Misses: Misses{Requests: 100, Errors: 2, TTFT: 8}}, 0.01,
+			"errors (2.0 %, run cut short)"},
+		{"cut in the warm-up", SweepStep{Summary: &Summary{Stop: cut}}, 0.05, "errors (run cut short)"},
+		// A run that finished first with 2 % errors over a 1 % limit broke
+		// on errors, though more requests missed TTFT.
+		{"over the limit, not cut", SweepStep{Summary: sum(done, 2), Misses: Misses{Requests: 100, Errors: 2, TTFT: 8}},
+			0.01, "errors (2.0 % > 1.0 % limit)"},
+		{"over a zero limit", SweepStep{Summary: sum(done, 1), Misses: Misses{Requests: 100, Errors: 1, TPOT: 5}}, 0,
+			"errors (1.0 % > 0.0 % limit)"},
+		{"under the limit, TTFT misses", SweepStep{Summary: sum(done, 2), Misses: Misses{Requests: 100, Errors: 2, TTFT: 8}},
+			0.05, "TTFT (8.0 %)"},
+		{"under the limit, TPOT misses", SweepStep{Summary: sum(done, 2),
+			Misses: Misses{Requests: 100, Errors: 2, TTFT: 1, TPOT: 6}}, 0.05, "TPOT (6.0 %)"},
+		{"at the limit is not over", SweepStep{Summary: sum(done, 5), Misses: Misses{Requests: 100, Errors: 5, TTFT: 7}},
+			0.05, "TTFT (7.0 %)"},
+		// Within the limit errors still name the cause when most requests failed.
+		{"errors most, within the limit", SweepStep{Summary: sum(done, 30), Misses: Misses{Requests: 100, Errors: 30, TTFT: 8}},
+			1, "errors (30.0 %)"},
+		{"no summary, over the limit", SweepStep{Misses: Misses{Requests: 50, Errors: 2, TTFT: 10}}, 0.01,
+			"errors (4.0 % > 1.0 % limit)"},
+		{"killed", SweepStep{Summary: sum(nil, 0), Misses: Misses{Requests: 100, TPOT: 15}}, 0.05, "TPOT (15.0 %)"},
+		{"no requests", SweepStep{Summary: &Summary{Stop: done}}, 0.05, "no requests measured"},
+		{"attainment", SweepStep{Summary: sum(done, 0), Misses: Misses{Requests: 100}}, 0.05, "attainment"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.st.Rate = 8
-			p := &SweepPolicy{Policy: "p", Steps: []SweepStep{{Rate: 4, Pass: true, Summary: done}, tc.st},
+			p := &SweepPolicy{Policy: "p", Steps: []SweepStep{{Rate: 4, Pass: true, Summary: sum(done, 0)}, tc.st},
 				Sustained: 4, Broken: 8}
-			if got := p.BrokeBy(); got != tc.want {
-				t.Errorf("BrokeBy() = %q, want %q", got, tc.want)
+			if got := p.BrokeBy(tc.max); got != tc.want {
+				t.Errorf("BrokeBy(%v) = %q, want %q", tc.max, got, tc.want)
 			}
-			row := sweepRow(&Sweep{Baseline: "p"}, p)
+			row := sweepRow(&Sweep{Baseline: "p", MaxErrorRate: tc.max}, p)
 			if got := row[len(row)-2]; got != tc.want {
 				t.Errorf("table's broke by = %q, want %q", got, tc.want)
 			}
 		})
 	}
-	if got := (&SweepPolicy{Steps: []SweepStep{{Rate: 4, Pass: true, Summary: done}}, Sustained: 4}).BrokeBy(); got != "" {
+	if got := (&SweepPolicy{Steps: []SweepStep{{Rate: 4, Pass: true, Summary: sum(done, 0)}}, Sustained: 4}).BrokeBy(0.05); got != "" {
 		t.Errorf("BrokeBy() with no failing rate = %q, want empty", got)
 	}
 }

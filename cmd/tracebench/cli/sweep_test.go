@@ -199,9 +199,10 @@ func arrivalRate(t *testing.T, path string) float64 {
 }
 
 // TestSweepErrorStop: when every run fails more than --max-error-rate
-// of its requests (prompts over the mock's context length), each
-// policy stops after its first run and says so, in a search and on a
-// ladder.
+// of its requests (prompts over the mock's context length), the error
+// limit cuts each policy's first run short, the policy stops there and
+// says so, and it reads as broken by errors with the run cut short, in
+// a search and on a ladder.
 func TestSweepErrorStop(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -224,8 +225,9 @@ func TestSweepErrorStop(t *testing.T) {
 					t.Fatalf("%s: %d runs, broken %v sustained %v converged %v", p.Policy, len(p.Steps), p.Broken,
 						p.Sustained, p.Converged)
 				}
-				if !strings.Contains(p.Stopped, "--max-error-rate") || !strings.HasPrefix(p.BrokeBy(), "errors") {
-					t.Errorf("%s: stopped %q, broke by %q", p.Policy, p.Stopped, p.BrokeBy())
+				if by := p.BrokeBy(s.MaxErrorRate); !strings.Contains(p.Stopped, "--max-error-rate") ||
+					!strings.HasPrefix(by, "errors (") || !strings.HasSuffix(by, ", run cut short)") {
+					t.Errorf("%s: stopped %q, broke by %q", p.Policy, p.Stopped, by)
 				}
 			}
 		})
