@@ -213,8 +213,17 @@ func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64
 	if sum.Stop == nil || sum.Stop.Reason != stopErrorLimit {
 		lim = nil
 	}
-	pass := lim == nil && sum.SLA.Attainment >= sw.o.attainment && !(sum.ErrorRate > sw.o.maxErrorRate)
+	pass := passes(sum, lim != nil, sw.o.attainment, sw.o.maxErrorRate)
 	return reports.SweepStep{Rate: rate, Pass: pass, Summary: sum, Misses: m, Results: filepath.ToSlash(rel)}, lim, nil
+}
+
+// passes reports whether a run sustained its rate: its SLA attainment
+// is at least target (a fraction) and its error rate at most
+// maxErrorRate (a fraction), and the error limit did not cut it short.
+// A run over the error limit fails however well its other requests
+// did, so a fleet is never pushed past it.
+func passes(sum *reports.Summary, cut bool, target, maxErrorRate float64) bool {
+	return !cut && sum.SLA.Attainment >= target && !(sum.ErrorRate > maxErrorRate)
 }
 
 // errorStop says why a policy's sweep stopped on errors at rate: the

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -110,4 +111,103 @@ func TestSweepErrorLimitCutsRun(t *testing.T) {
 		t.Errorf("report of the cut run: exit %d\n%s\n%s", code, out, errOut)
 	}
 	t.Logf("cut after %d results, %d requests reached the server, of %d planned", sum.Requests, sent, planned)
+}
+
+// TestSweepPasses: a run passes only with attainment at or above the
+// target, its error rate at or under the limit, and not cut short; an
+// error rate over the limit fails it even when attainment is met.
+func TestSweepPasses(t *testing.T) {
+	sum := func(att, errRate float64) *reports.Summary {
+		return &reports.Summary{SLA: reports.SLA{Attainment: att}, ErrorRate: errRate}
+	}
+	tests := []struct {
+		name string
+		sum  *reports.Summary
+		cut  bool
+		want bool
+	}{
+		{"met, no errors", sum(0.95, 0), false, true},
+		{"met, errors at the limit", sum(0.95, 0.01), false, true},
+		{"met, errors over the limit", sum(0.97, 0.02), false, false},
+		{"met, cut short", sum(1, 0.5), true, false},
+		{"attainment under target", sum(0.85, 0), false, false},
+		{"attainment at target", sum(0.9, 0), false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := passes(tc.sum, tc.cut, 0.9, 0.01); got != tc.want {
+				t.Errorf("passes(attainment %v, error rate %v, cut %v) = %v, want %v", tc.sum.SLA.Attainment,
+					tc.sum.ErrorRate, tc.cut, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSweepErrorsOverLimitFail sweeps a live target on 127.0.0.1 that
+// answers every completion but the last 4 of the second run. That run's
+// 4 errors come too late for the error limit to cut it short (4 of 100
+// results never exceed 5 %), but after the 300 ms warm-up they are 4 of
+// 40 measured requests: an error rate of 10 % over the 5 % limit with
+// 90 % attainment against an 80 % target. The run must fail, its rate
+// must not count as sustained, and it must read as broken by errors.
+func TestSweepErrorsOverLimitFail(t *testing.T) {
+	const n, late = 100, 4
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"ladder", []string{"--rates", "100,200"}},
+		{"search", []string{"--start-rate", "100", "--growth", "2", "--max-runs", "2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var completions atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v1/models" {
+					fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+					return
+				}
+				if c := completions.Add(1); c > 2*n-late {
+					http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusInternalServerError)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				for _, ev := range []string{`{"choices":[{"index":0,"text":"a","finish_reason":null}]}`,
+					`{"choices":[{"index":0,"text":"b","finish_reason":"length"}]}`, "[DONE]"} {
+					fmt.Fprintf(w, "data: %s\n\n", ev)
+				}
+			}))
+			defer srv.Close()
+			s, _, err := sweepFor(t, context.Background(), append([]string{"--target", srv.URL, "--policies",
+				"round-robin", "--max-requests", fmt.Sprint(n), "--arrival", "constant", "--warmup", "300ms",
+				"--attainment", "0.8", "--cooldown", "0s"}, tc.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Policies) != 1 || len(s.Policies[0].Steps) != 2 {
+				t.Fatalf("want one policy with 2 runs, got %+v", s.Policies)
+			}
+			p := &s.Policies[0]
+			first, second := &p.Steps[0], &p.Steps[1]
+			if !first.Pass || first.Summary.ErrorRate != 0 {
+				t.Fatalf("first run: pass %v, error rate %v; want a clean pass", first.Pass, first.Summary.ErrorRate)
+			}
+			sum := second.Summary
+			if sum.Stop == nil || sum.Stop.Reason == stopErrorLimit || sum.Requests != 40 || sum.ErrorRate != 0.1 ||
+				sum.SLA.Attainment < 0.8 {
+				t.Fatalf("second run: stop %+v, %d requests, error rate %v, attainment %v; want 40 measured, 10 %% "+
+					"errors, attainment >= 80 %%, not cut short", sum.Stop, sum.Requests, sum.ErrorRate, sum.SLA.Attainment)
+			}
+			if second.Pass || p.Sustained != first.Rate || p.Broken != second.Rate {
+				t.Errorf("second run pass %v; sustained %v broken %v, want %v and %v", second.Pass, p.Sustained,
+					p.Broken, first.Rate, second.Rate)
+			}
+			if by := p.BrokeBy(s.MaxErrorRate); by != "errors (10.0 % > 5.0 % limit)" {
+				t.Errorf("broke by %q, want errors over the limit", by)
+			}
+			if !strings.Contains(p.Stopped, "exceeds --max-error-rate") {
+				t.Errorf("stopped %q, want the error rate over --max-error-rate", p.Stopped)
+			}
+		})
+	}
 }
