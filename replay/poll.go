@@ -8,6 +8,19 @@ import (
 	"time"
 )
 
+// Stop.Extra keys of the bundled mock server's step lateness, recorded
+// by a Run that scrapes a mock (and by the command's in-process fleet);
+// absent for other servers.
+const (
+	// ExtraMockLateP50, ExtraMockLateP99 and ExtraMockLateMax are the
+	// median, 99th percentile and largest step lateness, in µs.
+	ExtraMockLateP50 = "mock_step_late_p50_us"
+	ExtraMockLateP99 = "mock_step_late_p99_us"
+	ExtraMockLateMax = "mock_step_late_max_us"
+	// ExtraMockSteps is the number of engine steps the mock ran.
+	ExtraMockSteps = "mock_steps"
+)
+
 // startScrape polls every Backend's /metrics each ScrapeEvery and sends
 // the figures to the scheduler. It returns a function that stops polling
 // and waits for the pollers to exit.
@@ -26,6 +39,40 @@ func (s *scheduler) startScrape(ctx context.Context) func() {
 		}()
 	}
 	return func() { cancel(); wg.Wait() }
+}
+
+// finalScrape scrapes every Backend once more when the Run is over (at
+// end, the Run clock), so counter deltas and the mock's lateness cover
+// the whole Run rather than end at the last periodic scrape. Each scrape
+// gets ScrapeEvery, at least a second; a failed one leaves the last
+// periodic scrape in place. It runs on the scheduler goroutine after the
+// pollers have stopped.
+func (s *scheduler) finalScrape(ctx context.Context, end time.Duration) {
+	if s.o.ScrapeEvery <= 0 {
+		return
+	}
+	timeout := max(s.o.ScrapeEvery, time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	hc := &http.Client{Timeout: timeout}
+	ms := make([]ServerMetrics, len(s.o.Backends))
+	var wg sync.WaitGroup
+	for i, u := range s.o.Backends {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := ScrapeOnce(ctx, hc, u)
+			m.OK = err == nil
+			ms[i] = m
+		}()
+	}
+	wg.Wait()
+	for i, m := range ms {
+		s.scrapes.add(i, m)
+		if m.OK {
+			s.results <- record{ev: scrapeEvent(end, &scrapeResult{backend: i, m: m})}
+		}
+	}
 }
 
 func (s *scheduler) pollBackend(ctx context.Context, hc *http.Client, i int, url string) {
@@ -66,7 +113,8 @@ func (d *scrapeDeltas) add(i int, m ServerMetrics) {
 	d.last[i] = m
 }
 
-// extra returns the summed deltas for the stop record (nil: no scrapes).
+// extra returns the summed deltas for the stop record, with the mock's
+// step lateness when a Backend is the bundled mock (nil: no scrapes).
 func (d *scrapeDeltas) extra() map[string]float64 {
 	if len(d.last) == 0 {
 		return nil
@@ -78,7 +126,32 @@ func (d *scrapeDeltas) extra() map[string]float64 {
 		h += l.PrefixHits - f.PrefixHits
 		pre += l.Preemptions - f.Preemptions
 	}
-	return map[string]float64{"server_prefix_queries": q, "server_prefix_hits": h, "server_preemptions": pre}
+	return MergeExtra(map[string]float64{"server_prefix_queries": q, "server_prefix_hits": h,
+		"server_preemptions": pre}, d.mockExtra())
+}
+
+// mockExtra returns the bundled mock's step lateness as the in-process
+// fleet reports it (nil when no Backend exposes it, e.g. vLLM): p50, p99
+// and max in µs from each mock's last scrape, the worst Backend's (they
+// cover the mock process's lifetime, not just this Run), and mock_steps,
+// the steps run during the Run (the steps counter's delta between the
+// first and last scrape, summed over Backends).
+func (d *scrapeDeltas) mockExtra() map[string]float64 {
+	var p50, p99, mx, steps float64
+	mock := false
+	for i, l := range d.last {
+		if !l.Mock {
+			continue
+		}
+		mock = true
+		p50, p99, mx = max(p50, l.StepLateP50), max(p99, l.StepLateP99), max(mx, l.StepLateMax)
+		steps += l.MockSteps - d.first[i].MockSteps
+	}
+	if !mock {
+		return nil
+	}
+	return map[string]float64{ExtraMockLateP50: p50 * 1e6, ExtraMockLateP99: p99 * 1e6, ExtraMockLateMax: mx * 1e6,
+		ExtraMockSteps: steps}
 }
 
 // scrapeEvent records one scrape for the per-backend report figures.

@@ -126,13 +126,16 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 		}
 	}
 	stopScrape()
+	// The Run ends here: the last scrape below does not count in Elapsed.
+	end := s.now()
+	s.finalScrape(ctx, end)
 	close(s.results)
 	<-collected
 	extra := MergeExtra(s.scrapes.extra(), s.rates.extra())
 	if cpu1, ok := s.hostCPU(); ok && cpuOK {
 		extra = MergeExtra(extra, hostExtra(cpu0, cpu1))
 	}
-	return Stop{Reason: reason, Elapsed: s.now(), Extra: extra}, err
+	return Stop{Reason: reason, Elapsed: end, Extra: extra}, err
 }
 
 // fetch reads the next Request from the Source into s.next.

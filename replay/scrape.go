@@ -36,6 +36,13 @@ type ServerMetrics struct {
 	// server's step lateness (seconds a step started after its deadline);
 	// 0 for a real vLLM server.
 	StepLateP50, StepLateP99, StepLateMax float64
+	// MockSteps is tracebench_mock_steps_total, the bundled mock server's
+	// engine steps since it started (a counter; 0 for a real vLLM server).
+	MockSteps float64
+	// Mock reports that the page carries the bundled mock server's step
+	// lateness (tracebench_mock_step_lateness_seconds), so the StepLate
+	// figures and MockSteps were measured rather than absent.
+	Mock bool
 	// OK reports a successful scrape.
 	OK bool
 }

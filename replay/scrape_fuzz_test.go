@@ -24,7 +24,7 @@ func FuzzScrape(f *testing.F) {
 			t.Fatalf("bad result %+v", m)
 		}
 		for _, v := range []float64{m.Running, m.Waiting, m.KVUsage, m.PrefixQueries, m.PrefixHits, m.PromptTokens,
-			m.GenerationTokens, m.Preemptions, m.StepLateP50, m.StepLateP99, m.StepLateMax} {
+			m.GenerationTokens, m.Preemptions, m.StepLateP50, m.StepLateP99, m.StepLateMax, m.MockSteps} {
 			if math.IsNaN(v) {
 				t.Fatalf("NaN in %+v", m)
 			}

@@ -28,8 +28,10 @@ var (
 	nameCacheConfig       = "vllm:cache_config_info"
 	// The bundled mock server's step lateness: a summary with 0.5 and
 	// 0.99 quantiles and a gauge of the largest lateness, in seconds.
+	// Its engine steps are the counter tracebench_mock_steps_total.
 	nameStepLate    = "tracebench_mock_step_lateness_seconds"
 	nameStepLateMax = "tracebench_mock_step_lateness_max_seconds"
+	nameMockSteps   = "tracebench_mock_steps_total"
 )
 
 // parseMetrics parses the Prometheus text exposition format into
@@ -52,6 +54,8 @@ func parseMetrics(r io.Reader) (ServerMetrics, error) {
 	m.StepLateP50 = quantile(fams[nameStepLate], 0.5)
 	m.StepLateP99 = quantile(fams[nameStepLate], 0.99)
 	m.StepLateMax = sumFirst(fams, []string{nameStepLateMax})
+	m.MockSteps = sumFirst(fams, []string{nameMockSteps})
+	_, m.Mock = fams[nameStepLate]
 	return m, nil
 }
 

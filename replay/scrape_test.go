@@ -70,8 +70,10 @@ vllm:gpu_prefix_cache_hits_total{model_name="m"} 40
 vllm:cache_config_info{num_gpu_blocks="None"} 1
 `
 
-// mockMetrics carries the mock server's step lateness.
-const mockMetrics = `# TYPE tracebench_mock_step_lateness_seconds summary
+// mockMetrics carries the mock server's step lateness and step count.
+const mockMetrics = `# TYPE tracebench_mock_steps_total counter
+tracebench_mock_steps_total{model_name="m"} 1234
+# TYPE tracebench_mock_step_lateness_seconds summary
 tracebench_mock_step_lateness_seconds{quantile="0.5"} 0.0002
 tracebench_mock_step_lateness_seconds{quantile="0.99"} 0.003
 tracebench_mock_step_lateness_seconds_sum 0.5
@@ -93,7 +95,7 @@ func TestParseMetrics(t *testing.T) {
 		{"vLLM V0 names", vllmV0Metrics, ServerMetrics{
 			Running: 1, KVUsage: 0.5, PrefixQueries: 100, PrefixHits: 40, OK: true}},
 		{"mock step lateness, NaN as 0", mockMetrics, ServerMetrics{
-			StepLateP50: 0.0002, StepLateP99: 0.003, StepLateMax: 0.012, OK: true}},
+			StepLateP50: 0.0002, StepLateP99: 0.003, StepLateMax: 0.012, MockSteps: 1234, Mock: true, OK: true}},
 		{"empty page", "", ServerMetrics{OK: true}},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,55 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestScrapeDeltasMockExtra: the stop extras carry the bundled mock's
+// step lateness only when a Backend exposed it, as the worst Backend's
+// p50, p99 and max (µs) from its last scrape and the steps run between
+// each Backend's first and last scrape, summed.
+func TestScrapeDeltasMockExtra(t *testing.T) {
+	vllm := func(hits float64) ServerMetrics { return ServerMetrics{PrefixHits: hits, OK: true} }
+	mock := func(steps, p50, p99, mx float64) ServerMetrics {
+		return ServerMetrics{MockSteps: steps, StepLateP50: p50, StepLateP99: p99, StepLateMax: mx, Mock: true, OK: true}
+	}
+	tests := []struct {
+		name    string
+		scrapes []scrapeAt // in order; a failed one (OK false) is ignored
+		want    map[string]float64
+	}{
+		{"vLLM: no mock figures", []scrapeAt{{0, vllm(10)}, {1, vllm(5)}, {0, vllm(30)}, {1, vllm(5)}},
+			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 20, "server_preemptions": 0}},
+		{"two mocks: worst lateness, steps summed over the run", []scrapeAt{{0, mock(100, 1e-5, 1e-3, 2e-3)},
+			{1, mock(50, 0, 0, 0)}, {0, mock(400, 2e-5, 3e-3, 9e-3)}, {1, mock(150, 4e-5, 1e-3, 5e-3)},
+			{1, ServerMetrics{}}},
+			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 0, "server_preemptions": 0,
+				"mock_step_late_p50_us": 40, "mock_step_late_p99_us": 3000, "mock_step_late_max_us": 9000, "mock_steps": 400}},
+		{"a mock beside a vLLM", []scrapeAt{{0, vllm(0)}, {1, mock(0, 0, 0, 0)}, {0, vllm(7)},
+			{1, mock(20, 1e-6, 2e-6, 3e-6)}},
+			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 7, "server_preemptions": 0,
+				"mock_step_late_p50_us": 1, "mock_step_late_p99_us": 2, "mock_step_late_max_us": 3, "mock_steps": 20}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var d scrapeDeltas
+			for _, s := range tc.scrapes {
+				d.add(s.b, s.m)
+			}
+			if diff := cmp.Diff(tc.want, d.extra(), cmpFloat); diff != "" {
+				t.Errorf("stop extras (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// scrapeAt is one successful or failed scrape of Backend b.
+type scrapeAt struct {
+	b int
+	m ServerMetrics
+}
+
+// cmpFloat compares figures converted from seconds to µs to 1e-9.
+var cmpFloat = cmp.Comparer(func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 })
