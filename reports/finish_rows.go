@@ -50,10 +50,10 @@ func balanceOf(rows []BackendSummary) Balance {
 const (
 	ExtraRequestedRate = "requested_rate"
 	ExtraAchievedRate  = "achieved_rate"
-	ExtraMockLateP50   = "mock_step_late_p50_us"
-	ExtraMockLateP99   = "mock_step_late_p99_us"
-	ExtraMockLateMax   = "mock_step_late_max_us"
-	ExtraMockSteps     = "mock_steps"
+	ExtraMockLateP50   = replay.ExtraMockLateP50
+	ExtraMockLateP99   = replay.ExtraMockLateP99
+	ExtraMockLateMax   = replay.ExtraMockLateMax
+	ExtraMockSteps     = replay.ExtraMockSteps
 	ExtraPrefixQueries = "server_prefix_queries"
 	ExtraPrefixHits    = "server_prefix_hits"
 	ExtraHostStealPct  = replay.ExtraHostStealPct
