@@ -48,10 +48,14 @@ type Header struct {
 	Config map[string]any `json:"config,omitempty"`
 }
 
+// StopErrorLimit is the Stop.Reason of a Run that a sweep cut short
+// because its error rate passed the limit (--max-error-rate).
+const StopErrorLimit = "error-limit"
+
 // Stop is the last line of a complete results file.
 type Stop struct {
 	// Reason is "done", "interrupted", "duration", "max-requests",
-	// "error-limit" (a sweep cut the run short on its error rate) or an
+	// StopErrorLimit (a sweep cut the run short on its error rate) or an
 	// error.
 	Reason string `json:"reason"`
 	// Elapsed is the Run's length.

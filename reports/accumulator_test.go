@@ -183,7 +183,7 @@ func TestStopWarnings(t *testing.T) {
 		{"interrupted", &replay.Stop{Reason: "interrupted", Elapsed: 7 * time.Second}, 0,
 			"the run was interrupted (after 7 s): "},
 		// 5 requests replayed, 2 of them before the 1.5 s warm-up cut.
-		{"error limit", &replay.Stop{Reason: stopErrorLimit, Elapsed: 9500 * ms1}, 1500 * ms1,
+		{"error limit", &replay.Stop{Reason: replay.StopErrorLimit, Elapsed: 9500 * ms1}, 1500 * ms1,
 			"the run was cut short on errors (5 requests replayed in 10 s): its error rate passed the limit"},
 		{"done", &replay.Stop{Reason: "done", Elapsed: 10 * time.Second}, 0, ""},
 		{"max requests", &replay.Stop{Reason: "max-requests", Elapsed: 10 * time.Second}, 0, ""},

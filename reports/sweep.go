@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/tracebench/tracebench/replay"
 )
 
 // Sweep methods (Sweep.Method).
@@ -189,7 +191,7 @@ func (p *SweepPolicy) BrokeBy(maxErrorRate float64) string {
 // cutOnErrors reports whether the error limit stopped the step's run
 // early (its stop line's reason is "error-limit").
 func (st *SweepStep) cutOnErrors() bool {
-	return st.Summary != nil && st.Summary.Stop != nil && st.Summary.Stop.Reason == stopErrorLimit
+	return st.Summary != nil && st.Summary.Stop != nil && st.Summary.Stop.Reason == replay.StopErrorLimit
 }
 
 // errorRate is the step's error rate over its measured window, the

@@ -190,7 +190,7 @@ func TestMissesCause(t *testing.T) {
 // error rate exceeded the sweep's limit, cut short or not.
 func TestBrokeBy(t *testing.T) {
 	done := &replay.Stop{Reason: "done"}
-	cut := &replay.Stop{Reason: stopErrorLimit}
+	cut := &replay.Stop{Reason: replay.StopErrorLimit}
 	// sum is a summary of 100 measured requests with errs failed.
 	sum := func(stop *replay.Stop, errs int64) *Summary {
 		return &Summary{Requests: 100, OK: 100 - errs, ErrorRate: float64(errs) / 100, Stop: stop}

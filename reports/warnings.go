@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"math"
+
+	"github.com/tracebench/tracebench/replay"
 )
 
 // Thresholds of the warnings a report prints.
@@ -41,10 +43,6 @@ const (
 // of under 0.1 ms is a burst, not a step.
 const burstGapUS = 100
 
-// stopErrorLimit is the stop reason of a Run cut short because its error
-// rate passed the limit (a sweep's --max-error-rate).
-const stopErrorLimit = "error-limit"
-
 // warning says why one figure of one Run is doubtful. Reports group
 // warnings with the same title across Runs.
 type warning struct {
@@ -75,7 +73,7 @@ func checkWarnings(s *Summary) {
 	case s.Stop.Reason == "interrupted":
 		s.addWarning(warning{"the run was interrupted", "the figures cover the requests finished by then",
 			fmt.Sprintf("after %.0f s", s.Stop.Elapsed.Seconds())})
-	case s.Stop.Reason == stopErrorLimit:
+	case s.Stop.Reason == replay.StopErrorLimit:
 		s.addWarning(warning{"the run was cut short on errors",
 			"its error rate passed the limit, so it stopped early; the figures cover the requests replayed by then",
 			fmt.Sprintf("%d requests replayed in %.0f s", s.Requests+s.WarmupSkipped, s.Stop.Elapsed.Seconds())})

@@ -4,7 +4,7 @@ import "github.com/tracebench/tracebench/replay"
 
 // stopErrorLimit is the stop reason of a run that the sweep cut short
 // because its error rate passed --max-error-rate.
-const stopErrorLimit = "error-limit"
+const stopErrorLimit = replay.StopErrorLimit
 
 // errorLimitMinResults is how many Results a run must have before its
 // error rate can stop it: with fewer, one or two failures are already
