@@ -201,7 +201,7 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	if n := src.skipped(); n > 0 {
 		stop.Extra = replay.MergeExtra(stop.Extra, map[string]float64{"skipped_records": float64(n)})
 		if rs.errOut != nil {
-			fmt.Fprintf(rs.errOut, "tracebench: skipped %d malformed records of %s\n", n, rs.wf.Trace)
+			fmt.Fprintf(rs.errOut, "tracebench: skipped %s of %s\n", traces.MalformedText(n), rs.wf.Trace)
 		}
 	}
 	if err := w.Close(stop); err != nil && runErr == nil {

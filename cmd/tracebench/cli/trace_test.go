@@ -80,6 +80,11 @@ func TestTraceMalformedAndSkip(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "converted 2 requests") || !strings.Contains(errOut, "(skipped 1 malformed record)") {
 		t.Fatalf("convert --skip-invalid exit %d, stderr %q", code, errOut)
 	}
+	code, _, errOut = runCLI(t, "replay", "--sim", "1", "--skip-invalid", "--trace", f,
+		"--out", filepath.Join(t.TempDir(), "r.jsonl"))
+	if code != 0 || !strings.Contains(errOut, "tracebench: skipped 1 malformed record of "+f+"\n") {
+		t.Fatalf("replay --skip-invalid exit %d, stderr %q", code, errOut)
+	}
 }
 
 func TestTraceConvertKeepsStats(t *testing.T) {
