@@ -21,15 +21,27 @@ const (
 	ExtraMockSteps = "mock_steps"
 )
 
+// minScrapeTimeout is the shortest time a scrape may take before it is
+// abandoned: a short ScrapeEvery must not make every scrape of a busy
+// server time out.
+const minScrapeTimeout = time.Second
+
+// scrapeTimeout is how long one scrape may take: ScrapeEvery, at least
+// minScrapeTimeout.
+func (s *scheduler) scrapeTimeout() time.Duration {
+	return max(s.o.ScrapeEvery, minScrapeTimeout)
+}
+
 // startScrape polls every Backend's /metrics each ScrapeEvery and sends
-// the figures to the scheduler. It returns a function that stops polling
-// and waits for the pollers to exit.
+// the figures to the scheduler; each scrape may take scrapeTimeout (a
+// slow one delays the next tick rather than piling up). It returns a
+// function that stops polling and waits for the pollers to exit.
 func (s *scheduler) startScrape(ctx context.Context) func() {
 	if s.o.ScrapeEvery <= 0 {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	hc := &http.Client{Timeout: s.o.ScrapeEvery}
+	hc := &http.Client{Timeout: s.scrapeTimeout()}
 	var wg sync.WaitGroup
 	for i, u := range s.o.Backends {
 		wg.Add(1)
@@ -51,7 +63,7 @@ func (s *scheduler) finalScrape(ctx context.Context, end time.Duration) {
 	if s.o.ScrapeEvery <= 0 {
 		return
 	}
-	timeout := max(s.o.ScrapeEvery, time.Second)
+	timeout := s.scrapeTimeout()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	hc := &http.Client{Timeout: timeout}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -53,3 +54,22 @@ type scrapeAt struct {
 
 // cmpFloat compares figures converted from seconds to µs to 1e-9.
 var cmpFloat = cmp.Comparer(func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 })
+
+// TestScrapeTimeout: a scrape may take the scrape interval, but never
+// less than a second, so a short interval does not make every scrape of
+// a busy server time out.
+func TestScrapeTimeout(t *testing.T) {
+	tests := []struct {
+		every, want time.Duration
+	}{
+		{20 * time.Millisecond, time.Second},
+		{time.Second, time.Second},
+		{5 * time.Second, 5 * time.Second},
+	}
+	for _, tc := range tests {
+		s := &scheduler{o: Options{ScrapeEvery: tc.every}}
+		if got := s.scrapeTimeout(); got != tc.want {
+			t.Errorf("ScrapeEvery %v: timeout %v, want %v", tc.every, got, tc.want)
+		}
+	}
+}

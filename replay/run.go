@@ -38,7 +38,8 @@ type Options struct {
 	// Grace is how long in-flight requests may finish after a stop
 	// (default 10 s).
 	Grace time.Duration
-	// ScrapeEvery scrapes each Backend's /metrics at this interval (0: off).
+	// ScrapeEvery scrapes each Backend's /metrics at this interval (0:
+	// off); each scrape may take as long, at least a second.
 	ScrapeEvery time.Duration
 	// Counters, if set, is updated live for progress display.
 	Counters *Counters

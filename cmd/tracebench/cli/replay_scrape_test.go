@@ -15,11 +15,11 @@ import (
 )
 
 // replayScraping runs `tracebench replay --target ... --scrape` with a
-// short scrape interval and returns the results file's stop extras.
+// scrape interval of 200 ms and returns the results file's stop extras.
 func replayScraping(t *testing.T, targets ...string) map[string]float64 {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.jsonl")
-	args := []string{"replay", "--max-requests", "8", "--rate", "40", "--scrape", "--scrape-interval", "20ms",
+	args := []string{"replay", "--max-requests", "8", "--rate", "40", "--scrape", "--scrape-interval", "200ms",
 		"--out", out}
 	for _, u := range targets {
 		args = append(args, "--target", u)
