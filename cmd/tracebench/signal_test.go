@@ -35,8 +35,14 @@ type child struct {
 	cmd *exec.Cmd
 	// lines receives the child's stderr lines; closed at EOF.
 	lines chan string
-	mu    sync.Mutex
-	all   []string
+	// eof is closed once the stderr reader has read everything: only
+	// then may cmd.Wait run (os/exec).
+	eof chan struct{}
+	// exited is closed once cmd.Wait has returned; cmd.ProcessState is
+	// set from then on.
+	exited chan struct{}
+	mu     sync.Mutex
+	all    []string
 }
 
 // stderr returns every stderr line seen so far, for failure messages.
@@ -78,8 +84,9 @@ func startReplay(t *testing.T, out string, n int, args ...string) *child {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, lines: make(chan string, 1024)}
+	c := &child{cmd: cmd, lines: make(chan string, 1024), eof: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
+		defer close(c.eof)
 		defer close(c.lines)
 		sc := bufio.NewScanner(pipe)
 		for sc.Scan() {
@@ -92,7 +99,14 @@ func startReplay(t *testing.T, out string, n int, args ...string) *child {
 			}
 		}
 	}()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// The one cmd.Wait, after the reader's EOF; cleanup kills a child
+	// still running and waits for that Wait rather than calling its own.
+	go func() {
+		<-c.eof
+		cmd.Wait()
+		close(c.exited)
+	}()
+	t.Cleanup(func() { cmd.Process.Kill(); <-c.exited })
 	deadline := time.Now().Add(60 * time.Second)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -234,10 +248,8 @@ func TestSignals(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "r.jsonl")
 			c := startReplay(t, out, 10, tc.args...)
 			tc.signal(t, c)
-			done := make(chan struct{})
-			go func() { c.cmd.Wait(); close(done) }()
 			select {
-			case <-done:
+			case <-c.exited:
 			case <-time.After(90 * time.Second):
 				t.Fatalf("the run did not exit within 90 s of the signal; stderr:\n%s", c.stderr())
 			}
