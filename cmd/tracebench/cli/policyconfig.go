@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -72,6 +73,51 @@ type builtPolicy struct {
 	queue        policies.Queue
 	routerParams policies.Params
 	queueParams  policies.Params
+}
+
+// buildPolicy constructs the Router and Queue, flags over the
+// --policy-config file (loaded by loadConfig, or here when it was not),
+// and resolves the parameters they run with.
+func buildPolicy(pf policyFlags, router string, seed uint64) (builtPolicy, error) {
+	if pf.file == nil && pf.PolicyConfig != "" {
+		if err := pf.loadConfig(func(string) bool { return true }, false); err != nil {
+			return builtPolicy{}, err
+		}
+	}
+	rp, qp, fromFile, err := policyParams(pf, router)
+	if err != nil {
+		return builtPolicy{}, err
+	}
+	b := builtPolicy{}
+	if b.router, err = policies.NewRouter(router, rp, rand.New(rand.NewPCG(seed, 0x7261))); err != nil {
+		return b, policyErr("--policy", pf, fromFile[0], err)
+	}
+	if b.queue, err = policies.NewQueue(pf.Queue, qp, rand.New(rand.NewPCG(seed, 0x7175))); err != nil {
+		return b, policyErr("--queue", pf, fromFile[1], err)
+	}
+	if b.routerParams, err = policies.Resolve("router", router, rp); err != nil {
+		return b, policyErr("--policy", pf, fromFile[0], err)
+	}
+	if b.queueParams, err = policies.Resolve("queue", pf.Queue, qp); err != nil {
+		return b, policyErr("--queue", pf, fromFile[1], err)
+	}
+	return b, nil
+}
+
+func mergeKV(dst policies.Params, flag string, pairs []string) error {
+	p, err := parseKV(flag, pairs)
+	for k, v := range p {
+		dst[k] = v
+	}
+	return err
+}
+
+// policyName is the Run's display name: router, plus +queue unless fcfs.
+func policyName(router, queue string) string {
+	if queue == "" || queue == "fcfs" {
+		return router
+	}
+	return router + "+" + queue
 }
 
 // policyParams are the parameters given for router and pf.Queue: the

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// newClient builds the HTTP client, checking every backend answers, and
+// returns it with the model it sends: --model, else the first model the
+// first backend's /v1/models lists.
+func newClient(ctx context.Context, cf clientFlags, backends []string) (*replay.Client, string, error) {
+	headers, err := parseHeaders(cf.Headers)
+	if err != nil {
+		return nil, "", err
+	}
+	c := replay.NewClient(replay.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
+		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
+		TokenExact: true})
+	model := cf.Model
+	for _, b := range backends {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		models, err := replay.ListModels(pctx, c, b)
+		cancel()
+		if err != nil {
+			return nil, "", fmt.Errorf("target %s: %w", b, err)
+		}
+		if model == "" && len(models) > 0 {
+			model = models[0]
+		}
+	}
+	if model != cf.Model {
+		c.Close()
+		cf.Model = model
+		return newClient(ctx, cf, nil)
+	}
+	return c, model, nil
+}

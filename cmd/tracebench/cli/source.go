@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// source is the paced, sharded Request source of a Run.
+type source struct {
+	traces.Source
+	// ident identifies the trace or workload in the run header.
+	ident string
+	// close releases the trace file.
+	close func()
+	// skipped counts malformed records skipped (--skip-invalid).
+	skipped func() int
+}
+
+// openSource builds the paced, sharded Request source and its identity.
+func openSource(wf workloadFlags) (*source, error) {
+	ao := traces.ArrivalOptions{TimeScale: wf.TimeScale, Rate: wf.Rate, Process: wf.Arrival, CV: wf.CV,
+		MaxRequests: wf.MaxRequests, Duration: wf.Duration, Start: wf.Start, Seed: wf.Seed}
+	if err := checkArrivals(ao); err != nil {
+		return nil, err
+	}
+	if err := wf.ShareGPT.validate(); err != nil {
+		return nil, err
+	}
+	i, n, err := parseShard(wf.Shard)
+	if err != nil {
+		return nil, err
+	}
+	open := openWorkload
+	if wf.Trace != "" {
+		open = openTrace
+	}
+	s, raw, err := open(wf)
+	if err != nil {
+		return nil, err
+	}
+	// Select and time the whole Run first (window, --max-requests,
+	// --rate), then keep this shard's share: the shards together replay
+	// exactly the unsharded Run, each Request at its unsharded time.
+	s.Source = replay.ShardSource(traces.WithArrivals(raw, ao), i, n)
+	return s, nil
+}
+
+// openTrace opens the --trace file: its Requests, unpaced, and the
+// source naming it that closes it and counts the records it skipped.
+func openTrace(wf workloadFlags) (*source, traces.Source, error) {
+	fs, err := traces.Open(wf.Trace, wf.ShareGPT.readOptions(traces.ReadOptions{Format: wf.Format,
+		BlockSize: wf.BlockSize, SkipInvalid: wf.SkipInvalid}))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := wf.ShareGPT.check(fs.Format()); err != nil {
+		fs.Close()
+		return nil, nil, err
+	}
+	s := &source{ident: fmt.Sprintf("%s (%s)", wf.Trace, fs.Format()), close: func() { fs.Close() },
+		skipped: fs.Skipped}
+	return s, fs, nil
+}
+
+// openWorkload builds the --workload generator: its Requests, unpaced,
+// and the source naming it (see workloadIdent).
+func openWorkload(wf workloadFlags) (*source, traces.Source, error) {
+	if err := wf.ShareGPT.check(""); err != nil {
+		return nil, nil, err
+	}
+	params, err := parseKV("workload-param", wf.WorkloadArgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := traces.NewWorkload(wf.Workload, params, wf.Seed)
+	if err != nil {
+		return nil, nil, usagef("--workload: %v", err)
+	}
+	s := &source{ident: workloadIdent(wf.Workload, params, wf.Seed), close: func() {},
+		skipped: func() int { return 0 }}
+	return s, raw, nil
+}
+
+// workloadIdent names a generated workload in run headers and reports:
+// "workload NAME k=v... seed N" with the parameters given, sorted by
+// key, and none when none were given.
+func workloadIdent(name string, params map[string]string, seed uint64) string {
+	parts := []string{"workload", name}
+	for _, k := range sortedKeys(params) {
+		parts = append(parts, k+"="+params[k])
+	}
+	return strings.Join(append(parts, "seed", strconv.FormatUint(seed, 10)), " ")
+}
