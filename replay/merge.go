@@ -133,9 +133,9 @@ func copyShard(w *Writer, path string, st *MergeStats) (*Reader, error) {
 
 // mergeStop keeps the longest elapsed time and the first reason other
 // than "done", sums counters and rates among the extras, and keeps the
-// largest of each percentile or maximum and of each host CPU share (a
-// shard's mock step lateness p99 or host steal is not additive: the
-// merged figure is the worst shard's).
+// largest of each percentile or maximum, of each host CPU share and of
+// the scraped-lateness mark (a shard's mock step lateness p99 or host
+// steal is not additive: the merged figure is the worst shard's).
 func mergeStop(acc Stop, rd *Reader) Stop {
 	if rd.Stop == nil {
 		acc.Reason = "incomplete: a shard has no stop line"
@@ -159,10 +159,11 @@ func mergeStop(acc Stop, rd *Reader) Stop {
 }
 
 // isWorstShardKey reports whether a stop extra is a percentile or a
-// maximum (named …_pNN… or …_max…) or a share of the host's CPU time
-// (host_…_pct), which shards cannot add up.
+// maximum (named …_pNN… or …_max…), a share of the host's CPU time
+// (host_…_pct) or a mark (ExtraMockLateScraped), which shards cannot add
+// up.
 func isWorstShardKey(k string) bool {
-	if strings.HasPrefix(k, "host_") && strings.HasSuffix(k, "_pct") {
+	if k == ExtraMockLateScraped || strings.HasPrefix(k, "host_") && strings.HasSuffix(k, "_pct") {
 		return true
 	}
 	for _, part := range strings.Split(k, "_") {

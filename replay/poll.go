@@ -17,8 +17,17 @@ const (
 	ExtraMockLateP50 = "mock_step_late_p50_us"
 	ExtraMockLateP99 = "mock_step_late_p99_us"
 	ExtraMockLateMax = "mock_step_late_max_us"
-	// ExtraMockSteps is the number of engine steps the mock ran.
+	// ExtraMockSteps is the number of engine steps the mock ran during
+	// the Run.
 	ExtraMockSteps = "mock_steps"
+	// ExtraMockLateScraped is 1 when the lateness figures were scraped
+	// from the mocks' /metrics: they then cover each mock's lifetime
+	// (every step since it started, steps before this Run included),
+	// while ExtraMockSteps counts this Run's steps only. The command's
+	// in-process fleet (results header Mode "mock") replaces the
+	// lateness figures with its own, which cover just its Run, as a
+	// fresh fleet is started for each.
+	ExtraMockLateScraped = "mock_lateness_scraped"
 )
 
 // minScrapeTimeout is the shortest time a scrape may take before it is
@@ -142,12 +151,14 @@ func (d *scrapeDeltas) extra() map[string]float64 {
 		"server_preemptions": pre}, d.mockExtra())
 }
 
-// mockExtra returns the bundled mock's step lateness as the in-process
-// fleet reports it (nil when no Backend exposes it, e.g. vLLM): p50, p99
-// and max in µs from each mock's last scrape, the worst Backend's (they
-// cover the mock process's lifetime, not just this Run), and mock_steps,
-// the steps run during the Run (the steps counter's delta between the
-// first and last scrape, summed over Backends).
+// mockExtra returns the bundled mock's step lateness under the in-process
+// fleet's keys (nil when no Backend exposes it, e.g. vLLM): p50, p99 and
+// max in µs from each mock's last scrape, the worst Backend's, marked
+// with ExtraMockLateScraped as they cover the mock process's lifetime,
+// not just this Run; and mock_steps, the steps run during the Run (the
+// steps counter's delta between the first and last scrape, summed over
+// Backends; 0 for a Backend whose counter went down, a mock restarted
+// during the Run).
 func (d *scrapeDeltas) mockExtra() map[string]float64 {
 	var p50, p99, mx, steps float64
 	mock := false
@@ -157,13 +168,13 @@ func (d *scrapeDeltas) mockExtra() map[string]float64 {
 		}
 		mock = true
 		p50, p99, mx = max(p50, l.StepLateP50), max(p99, l.StepLateP99), max(mx, l.StepLateMax)
-		steps += l.MockSteps - d.first[i].MockSteps
+		steps += max(0, l.MockSteps-d.first[i].MockSteps)
 	}
 	if !mock {
 		return nil
 	}
 	return map[string]float64{ExtraMockLateP50: p50 * 1e6, ExtraMockLateP99: p99 * 1e6, ExtraMockLateMax: mx * 1e6,
-		ExtraMockSteps: steps}
+		ExtraMockSteps: steps, ExtraMockLateScraped: 1}
 }
 
 // scrapeEvent records one scrape for the per-backend report figures.

@@ -18,8 +18,9 @@ import (
 
 // simulateShard simulates shard i of n of simWorkload into path and
 // returns its stop record; late is added to the stop as mock step
-// lateness (µs), as a mock fleet's run would carry it, and late/100 as
-// host CPU steal (%), as a real-time run on Linux would.
+// lateness (µs), as a run scraping a mock fleet would carry it (marked
+// as scraped), and late/100 as host CPU steal (%), as a real-time run on
+// Linux would.
 func simulateShard(t *testing.T, path string, i, n int, late float64) Stop {
 	t.Helper()
 	r, _ := policies.NewRouter("session-affinity", nil, rand.New(rand.NewPCG(1, 2)))
@@ -35,7 +36,7 @@ func simulateShard(t *testing.T, path string, i, n int, late float64) Stop {
 		t.Fatal(err)
 	}
 	stop.Extra = MergeExtra(stop.Extra, map[string]float64{"mock_step_late_p99_us": late, "mock_step_late_max_us": 2 * late,
-		ExtraHostStealPct: late / 100})
+		ExtraMockLateScraped: 1, ExtraHostStealPct: late / 100})
 	if err := w.Close(stop); err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +45,8 @@ func simulateShard(t *testing.T, path string, i, n int, late float64) Stop {
 
 // TestMergeSimulatedShards merges three simulated shards and checks the
 // merged file holds every Result once (Seq renumbered 0..n−1), sums the
-// engine counters and keeps the worst shard's lateness percentiles and
-// host steal.
+// engine counters and keeps the worst shard's lateness percentiles, its
+// scraped mark and host steal.
 func TestMergeSimulatedShards(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
@@ -69,7 +70,7 @@ func TestMergeSimulatedShards(t *testing.T) {
 		t.Fatalf("%d distinct requests, header shards %d shard %q; want 200, 3, \"\"", len(ids), rd.Header.Shards, rd.Header.Shard)
 	}
 	want := map[string]float64{"server_prefix_hits": hits, "mock_step_late_p99_us": 300, "mock_step_late_max_us": 600,
-		ExtraHostStealPct: 3}
+		ExtraMockLateScraped: 1, ExtraHostStealPct: 3}
 	for k, v := range want {
 		if got := rd.Stop.Extra[k]; got != v {
 			t.Errorf("stop extra %s = %v, want %v", k, got, v)
