@@ -75,11 +75,24 @@ func summaryFields() []csvField {
 		f("host_steal_pct", func(s *Summary) float64 { return s.Host.StealPct }),
 		f("host_busy_pct", func(s *Summary) float64 { return s.Host.BusyPct }),
 		f("burst_gap_share", func(s *Summary) float64 { return s.BurstGapShare }),
+		str("mock_lateness_lifetime", lifetimeCell),
 	)
 }
 
 // numCount formats a count held as a float in full ("52000", never
 // "5.2e+04"), empty when it is NaN.
+// lifetimeCell is 1 when the mock step lateness covers the mock's
+// lifetime, 0 when it covers this run, empty when not measured.
+func lifetimeCell(s *Summary) string {
+	switch {
+	case math.IsNaN(s.MockStepLate.P99):
+		return ""
+	case s.MockStepLate.Lifetime:
+		return "1"
+	}
+	return "0"
+}
+
 func numCount(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""

@@ -36,7 +36,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Fairness = a.fairness(s.Users, secs)
 	s.Backends = a.backendRows()
 	s.Balance = balanceOf(s.Backends)
-	s.Rate, s.MockStepLate = runChecks(stop)
+	s.Rate, s.MockStepLate = runChecks(stop, a.h.Mode)
 	s.Host = hostCPU(stop)
 	s.Series = a.series(s.Users)
 	checkWarnings(s)

@@ -54,6 +54,7 @@ const (
 	ExtraMockLateP99   = replay.ExtraMockLateP99
 	ExtraMockLateMax   = replay.ExtraMockLateMax
 	ExtraMockSteps     = replay.ExtraMockSteps
+	ExtraMockScraped   = replay.ExtraMockLateScraped
 	ExtraPrefixQueries = "server_prefix_queries"
 	ExtraPrefixHits    = "server_prefix_hits"
 	ExtraHostStealPct  = replay.ExtraHostStealPct
@@ -61,8 +62,10 @@ const (
 )
 
 // runChecks reads the requested/achieved rate and the mock's step
-// lateness from the stop line (NaN when absent).
-func runChecks(stop *replay.Stop) (RateCheck, Lateness) {
+// lateness from the stop line (NaN when absent). The lateness covers the
+// mock's lifetime when it was scraped, unless the Run's mode is the
+// in-process fleet ("mock"), whose own figures replace the scraped ones.
+func runChecks(stop *replay.Stop, mode string) (RateCheck, Lateness) {
 	get := func(k string, scale float64) float64 {
 		if stop == nil {
 			return math.NaN()
@@ -75,7 +78,7 @@ func runChecks(stop *replay.Stop) (RateCheck, Lateness) {
 	}
 	return RateCheck{Requested: get(ExtraRequestedRate, 1), Achieved: get(ExtraAchievedRate, 1)},
 		Lateness{P50: get(ExtraMockLateP50, 1e-3), P99: get(ExtraMockLateP99, 1e-3), Max: get(ExtraMockLateMax, 1e-3),
-			Steps: get(ExtraMockSteps, 1)}
+			Steps: get(ExtraMockSteps, 1), Lifetime: get(ExtraMockScraped, 1) > 0 && mode != "mock"}
 }
 
 // hostCPU reads the host's CPU steal and busy shares from the stop line

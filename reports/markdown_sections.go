@@ -233,8 +233,9 @@ func writeDetails(w io.Writer, runs []*Summary) {
 
 // writeTiming writes the timing detail table. The mock step lateness
 // columns appear when any run measured it (runs against the in-process
-// mock fleet), the host CPU column when any run measured that (real-time
-// runs on Linux); a run without them shows n/a.
+// mock fleet, or scraping a `tracebench mock`), the host CPU column when
+// any run measured that (real-time runs on Linux); a run without them
+// shows n/a.
 func writeTiming(w io.Writer, runs []*Summary) {
 	mock, host := anyMockLateness(runs), anyHostCPU(runs)
 	fmt.Fprint(w, "### Timing detail\n\nWhere the time went: the servers (server TTFT), the client-side Queue (queue wait) "+
@@ -243,6 +244,10 @@ func writeTiming(w io.Writer, runs []*Summary) {
 		fmt.Fprint(w, "; and how late the mock servers ran their own engine steps (mock step lateness, over every step "+
 			"of every replica): when its p99 is a sizeable part of TBT, the machine rather than the latency model "+
 			"shaped the timings")
+		if anyLifetime(runs) {
+			fmt.Fprint(w, ". Lateness marked (lifetime) was scraped from a separately started mock and covers every "+
+				"step since it started, not only this run's; mock steps counts this run's steps")
+		}
 	}
 	if host {
 		fmt.Fprintf(w, "; and how much of the machine's CPU time the host gave to other guests (CPU steal) and "+
@@ -287,6 +292,17 @@ func anyMockLateness(runs []*Summary) bool {
 	return false
 }
 
+// anyLifetime reports whether some run's mock step lateness covers the
+// mock's lifetime rather than the run.
+func anyLifetime(runs []*Summary) bool {
+	for _, s := range runs {
+		if s.MockStepLate.Lifetime {
+			return true
+		}
+	}
+	return false
+}
+
 // anyHostCPU reports whether some run measured the host's CPU time.
 func anyHostCPU(runs []*Summary) bool {
 	for _, s := range runs {
@@ -312,13 +328,18 @@ func hostText(h HostCPU) string {
 	return one(h.StealPct) + " / " + one(h.BusyPct)
 }
 
-// latenessText formats step lateness as "p50 / p99 / max" (n/a when not
+// latenessText formats step lateness as "p50 / p99 / max", followed by
+// "(lifetime)" when it covers the mock's lifetime (n/a when not
 // measured).
 func latenessText(l Lateness) string {
 	if math.IsNaN(l.P50) && math.IsNaN(l.P99) && math.IsNaN(l.Max) {
 		return na
 	}
-	return fmtNum(l.P50) + " / " + fmtNum(l.P99) + " / " + fmtNum(l.Max)
+	t := fmtNum(l.P50) + " / " + fmtNum(l.P99) + " / " + fmtNum(l.Max)
+	if l.Lifetime {
+		t += " (lifetime)"
+	}
+	return t
 }
 
 // shardNotes says, for every run merged from shards, how many ran and

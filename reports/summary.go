@@ -150,12 +150,17 @@ type RateCheck struct {
 
 // Lateness is how late the mock servers ran their steps: quantiles in
 // milliseconds over every step of every replica, and the number of steps
-// measured (each NaN when the stop line does not carry it).
+// run during the Run (each NaN when the stop line does not carry it).
 type Lateness struct {
 	P50   float64 `json:"p50_ms"`
 	P99   float64 `json:"p99_ms"`
 	Max   float64 `json:"max_ms"`
 	Steps float64 `json:"steps"`
+	// Lifetime is true when the quantiles were scraped from a separately
+	// started mock (`tracebench mock` with --scrape): they cover every
+	// step since it started, not only this Run's, while Steps counts
+	// this Run's. False for the in-process fleet, started for the Run.
+	Lifetime bool `json:"lifetime,omitempty"`
 }
 
 // HostCPU is how the machine's CPU time went during a real-time Run, as

@@ -67,6 +67,27 @@ func (s *Summary) addWarning(w warning) {
 
 // checkWarnings adds a warning wherever the measurement of s is doubtful.
 func checkWarnings(s *Summary) {
+	stopWarnings(s)
+	if s.Requests == 0 {
+		s.addWarning(warning{"no requests in the measured window", "there is nothing to report",
+			fmt.Sprintf("warm-up cut %s", s.Options.Warmup)})
+		return
+	}
+	if s.ErrorRate > warnErrorRate {
+		s.addWarning(warning{"more than 1 % of requests failed", "failed requests count as SLA misses",
+			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, errorList(s.Errors))})
+	}
+	timingWarnings(s)
+	if n := s.TTFT.Count; n > 0 && n < warnTailSamples {
+		s.addWarning(warning{"too few requests for a reliable p99",
+			fmt.Sprintf("a p99 rests on the slowest 1 %% of requests; %d or more give it 10", warnTailSamples),
+			fmt.Sprintf("%d successful requests", n)})
+	}
+}
+
+// stopWarnings warns about a Run that did not run to its end: killed (no
+// stop line), interrupted, or cut short on its error rate.
+func stopWarnings(s *Summary) {
 	switch {
 	case s.Stop == nil:
 		s.addWarning(warning{"the run was killed", "there is no stop line; the figures cover what was written", ""})
@@ -78,15 +99,12 @@ func checkWarnings(s *Summary) {
 			"its error rate passed the limit, so it stopped early; the figures cover the requests replayed by then",
 			fmt.Sprintf("%d requests replayed in %.0f s", s.Requests+s.WarmupSkipped, s.Stop.Elapsed.Seconds())})
 	}
-	if s.Requests == 0 {
-		s.addWarning(warning{"no requests in the measured window", "there is nothing to report",
-			fmt.Sprintf("warm-up cut %s", s.Options.Warmup)})
-		return
-	}
-	if s.ErrorRate > warnErrorRate {
-		s.addWarning(warning{"more than 1 % of requests failed", "failed requests count as SLA misses",
-			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, errorList(s.Errors))})
-	}
+}
+
+// timingWarnings warns when something other than the servers shaped the
+// timings: the client (late sends, a short arrival rate, chunks read in
+// bursts), the mock servers' own lateness or the host's CPU steal.
+func timingWarnings(s *Summary) {
 	if s.ScheduleLag.P99 > warnLagMS {
 		s.addWarning(warning{"the client sent requests late", "latencies include the client's own delay",
 			fmt.Sprintf("schedule lag p99 %.1f ms, max %.1f ms", s.ScheduleLag.P99, s.ScheduleLag.Max)})
@@ -95,11 +113,7 @@ func checkWarnings(s *Summary) {
 		s.addWarning(warning{"the achieved arrival rate fell short of the requested one",
 			"the servers saw a lighter load than asked for", fmt.Sprintf("%.2f of %.2f req/s", r.Achieved, r.Requested)})
 	}
-	if l := s.MockStepLate.P99; !math.IsNaN(l) && s.TBT.P50 > 0 && l > warnMockLateFrac*s.TBT.P50 {
-		s.addWarning(warning{"the mock servers ran their steps late",
-			"the machine, not the policy, shaped TBT and TPOT (p99 lateness above 10 % of the median TBT)",
-			fmt.Sprintf("lateness p99 %.2f ms, max %.1f ms; median TBT %.2f ms", l, s.MockStepLate.Max, s.TBT.P50)})
-	}
+	mockLateWarning(s)
 	if st := s.Host.StealPct; st > warnHostStealPct {
 		s.addWarning(warning{"the host took CPU time from this machine during the run",
 			"timing figures such as schedule lag and TTFT may reflect the host rather than the policy",
@@ -111,9 +125,26 @@ func checkWarnings(s *Summary) {
 				"TBT percentiles describe the bursts (TPOT and E2E are unaffected)",
 			fmt.Sprintf("%.0f %% of TBT gaps under 0.1 ms; TBT p50 %.2f ms, mean %.2f ms", 100*s.BurstGapShare, s.TBT.P50, s.TBT.Mean)})
 	}
-	if n := s.TTFT.Count; n > 0 && n < warnTailSamples {
-		s.addWarning(warning{"too few requests for a reliable p99",
-			fmt.Sprintf("a p99 rests on the slowest 1 %% of requests; %d or more give it 10", warnTailSamples),
-			fmt.Sprintf("%d successful requests", n)})
+}
+
+// mockLateWarning warns when the mock's p99 step lateness passed
+// warnMockLateFrac of the median TBT. Lateness scraped from a separately
+// started mock covers its lifetime, so that warning says the late steps
+// may predate this run.
+func mockLateWarning(s *Summary) {
+	l := s.MockStepLate
+	if math.IsNaN(l.P99) || s.TBT.P50 <= 0 || l.P99 <= warnMockLateFrac*s.TBT.P50 {
+		return
 	}
+	detail := fmt.Sprintf("lateness p99 %.2f ms, max %.1f ms; median TBT %.2f ms", l.P99, l.Max, s.TBT.P50)
+	if !l.Lifetime {
+		s.addWarning(warning{"the mock servers ran their steps late",
+			"the machine, not the policy, shaped TBT and TPOT (p99 lateness above 10 % of the median TBT)", detail})
+		return
+	}
+	s.addWarning(warning{"the mock servers ran steps late over their lifetime",
+		"the lateness was scraped from a separately started mock and covers every step since it started, " +
+			"not only this run's; if this run's steps were as late, the machine, not the policy, shaped TBT and TPOT " +
+			"(p99 lateness above 10 % of the median TBT). Start the mock afresh for a run to measure that run alone",
+		"lifetime " + detail})
 }

@@ -39,8 +39,9 @@ func replayScraping(t *testing.T, targets ...string) map[string]float64 {
 
 // TestReplayScrapedMockLateness replays against a mock fleet started on
 // its own, as `tracebench mock` in another process would be: scraping its
-// /metrics puts its step lateness and the steps it ran in the stop line,
-// where the report reads them.
+// /metrics puts its step lateness, marked as scraped (it covers the
+// mock's lifetime), and the steps it ran in the stop line, where the
+// report reads them.
 func TestReplayScrapedMockLateness(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -56,6 +57,9 @@ func TestReplayScrapedMockLateness(t *testing.T) {
 		ex[reports.ExtraMockLateMax]
 	if !(steps > 0) || steps > float64(late.Steps) {
 		t.Errorf("mock_steps %v, want positive and at most the %d steps the fleet ran", steps, late.Steps)
+	}
+	if got := ex[reports.ExtraMockScraped]; got != 1 {
+		t.Errorf("%s = %v, want 1 for lateness scraped from the mock", reports.ExtraMockScraped, got)
 	}
 	if !(p50 >= 0 && p99 >= p50 && mx >= p99) {
 		t.Errorf("lateness p50 %v p99 %v max %v µs: want 0 ≤ p50 ≤ p99 ≤ max", p50, p99, mx)
@@ -90,7 +94,7 @@ func TestReplayScrapeWithoutMockMetrics(t *testing.T) {
 		t.Fatalf("stop extras %v lack the scraped counters", ex)
 	}
 	for _, k := range []string{reports.ExtraMockLateP50, reports.ExtraMockLateP99, reports.ExtraMockLateMax,
-		reports.ExtraMockSteps} {
+		reports.ExtraMockSteps, reports.ExtraMockScraped} {
 		if v, ok := ex[k]; ok {
 			t.Errorf("stop extras record %s = %v for a server without the mock's metrics", k, v)
 		}
