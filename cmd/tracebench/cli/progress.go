@@ -8,10 +8,29 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/traces"
 	"golang.org/x/term"
 )
 
-// progress starts the progress display on stderr unless quiet.
+// countLimit bounds the counting of a generated workload's Requests for
+// the progress total: past Requests of them, or after Time of counting,
+// the total is unknown.
+type countLimit struct {
+	Requests int64
+	Time     time.Duration
+}
+
+// progressCount is the limit a Run's progress total is counted within:
+// a million Requests or a second (some 30,000 Requests of most
+// workloads).
+var progressCount = countLimit{Requests: 1_000_000, Time: time.Second}
+
+// progress starts the progress display on stderr unless quiet, and
+// returns the func that stops it. The Run does not wait for its total:
+// that is counted in the background (progressTotal within
+// progressCount, ended early by ctx or the stop func), and the display
+// starts once it is known; it goes on past ctx's end, while in-flight
+// Requests drain after Ctrl-C, until the stop func.
 func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters) func() {
 	if rs.quiet || rs.errOut == nil {
 		return func() {}
@@ -20,16 +39,26 @@ func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters)
 	if f, ok := rs.errOut.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
-	return replay.ShowProgress(ctx, rs.errOut, tty, name, progressTotal(rs.wf), c, 5*time.Second)
+	countCtx, stopCount := context.WithCancel(ctx)
+	started := make(chan func(), 1)
+	go func() {
+		total := progressTotal(countCtx, rs.wf, progressCount)
+		started <- replay.ShowProgress(context.WithoutCancel(ctx), rs.errOut, tty, name, total, c, 5*time.Second)
+	}()
+	return func() {
+		stopCount()
+		stop := <-started
+		stop()
+	}
 }
 
 // progressTotal is the number of Requests a Run replays, when known up
 // front (0 otherwise): a generated workload's, counted by generating it
-// once more (seeded, so the same Requests; a few milliseconds per
-// thousand), which takes --duration and --shard into account; else
-// --max-requests for an unsharded Run (a shorter trace ends sooner, and
-// the display then ends at what was done).
-func progressTotal(wf workloadFlags) int64 {
+// once more (seeded, so the same Requests; some 35 µs each), which takes
+// --duration and --shard into account, unless lim or ctx ends the count
+// first; else --max-requests for an unsharded Run (a shorter trace ends
+// sooner, and the display then ends at what was done).
+func progressTotal(ctx context.Context, wf workloadFlags, lim countLimit) int64 {
 	if wf.Trace != "" {
 		if wf.Shard != "" {
 			return 0
@@ -41,14 +70,24 @@ func progressTotal(wf workloadFlags) int64 {
 		return 0
 	}
 	defer src.close()
-	var n int64
-	for {
-		if _, err := src.Next(); err != nil {
-			if !errors.Is(err, io.EOF) {
-				return 0
-			}
-			return n
+	ctx, cancel := context.WithTimeout(ctx, lim.Time)
+	defer cancel()
+	return countRequests(ctx, src, lim.Requests)
+}
+
+// countRequests counts src's Requests up to io.EOF; 0 (unknown) on a
+// read error, past limit Requests, or once ctx ends.
+func countRequests(ctx context.Context, src traces.Source, limit int64) int64 {
+	for n := int64(0); n <= limit; n++ {
+		if ctx.Err() != nil {
+			return 0
 		}
-		n++
+		if _, err := src.Next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return n
+			}
+			return 0
+		}
 	}
+	return 0
 }

@@ -56,6 +56,9 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 		return nil, err
 	}
 	defer closeClient()
+	// The header's Started is taken here, with only the results file's
+	// creation between it and the Run (the progress total is counted
+	// alongside the Run).
 	h := header(rs, src.ident, pol)
 	w, err := replay.Create(rs.results, h)
 	if err != nil {
@@ -94,8 +97,7 @@ func (rs *runSpec) connect(ctx context.Context) (*replay.Client, func(), error) 
 func (rs runSpec) run(ctx context.Context, name string, src traces.Source, pol builtPolicy,
 	client *replay.Client, w *replay.Writer, acc *reports.Accumulator) (replay.Stop, error) {
 	counters := &replay.Counters{}
-	// The display goes on while in-flight requests drain after Ctrl-C.
-	stopProgress := rs.progress(context.WithoutCancel(ctx), name, counters)
+	stopProgress := rs.progress(ctx, name, counters)
 	rst := newRunStopper(ctx, acc.Add, rs.onResult)
 	stop, err := rs.dispatch(rst.ctx, src, pol.router, pol.queue, client, w, rst.add, acc.AddEvent, counters)
 	stopProgress()
