@@ -130,6 +130,7 @@ func TestSweepPasses(t *testing.T) {
 		{"met, errors at the limit", sum(0.95, 0.01), false, true},
 		{"met, errors over the limit", sum(0.97, 0.02), false, false},
 		{"met, cut short", sum(1, 0.5), true, false},
+		{"met, cut short by warm-up errors, window under the limit", sum(0.95, 0.005), true, false},
 		{"attainment under target", sum(0.85, 0), false, false},
 		{"attainment at target", sum(0.9, 0), false, true},
 	}
