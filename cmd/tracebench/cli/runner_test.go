@@ -104,7 +104,7 @@ func TestProgressTotal(t *testing.T) {
 		t.Errorf("first 3 s of a 50-request workload at 6 req/s: %d requests", d)
 	}
 	// A Run's own limit leaves ten million Requests uncounted (it stops
-	// at a million, or after a second).
+	// at a million, or after a quarter of a second).
 	huge := with(func(w *workloadFlags) { w.WorkloadArgs = []string{"requests=10000000"} })
 	if n := progressTotal(context.Background(), huge, progressCount); n != 0 {
 		t.Errorf("a 10,000,000-request workload counted to %d, want unknown (0)", n)
