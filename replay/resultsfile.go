@@ -54,9 +54,11 @@ const StopErrorLimit = "error-limit"
 
 // Stop is the last line of a complete results file.
 type Stop struct {
-	// Reason is "done", "interrupted", "duration", "max-requests",
-	// StopErrorLimit (a sweep cut the run short on its error rate) or an
-	// error.
+	// Reason is "done" (also when --duration or --max-requests ended
+	// the Run), "interrupted", StopErrorLimit (a sweep cut the run short
+	// on its error rate), "error: ..." or, for a file merged from shards,
+	// the first shard's reason other than "done" ("incomplete: a shard
+	// has no stop line" when one was killed).
 	Reason string `json:"reason"`
 	// Elapsed is the Run's length.
 	Elapsed time.Duration `json:"elapsed"`

@@ -210,7 +210,7 @@ func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64
 	if err != nil {
 		return reports.SweepStep{}, nil, err
 	}
-	if sum.Stop == nil || sum.Stop.Reason != stopErrorLimit {
+	if sum.Stop == nil || sum.Stop.Reason != replay.StopErrorLimit {
 		lim = nil
 	}
 	pass := passes(sum, lim != nil, sw.o.attainment, sw.o.maxErrorRate)
@@ -235,7 +235,7 @@ func (sw *sweeper) errorStop(rate float64, sum *reports.Summary, cut *errorLimit
 	}
 	return fmt.Sprintf("broke on errors: error rate %.1f %% over the first %d results at %.4g req/s exceeded "+
 		"--max-error-rate %.1f %%, so the run was cut short there (stop reason %s; %d of %s requests replayed)",
-		100*cut.tripped, cut.at, rate, 100*sw.o.maxErrorRate, stopErrorLimit, sum.Requests+sum.WarmupSkipped,
+		100*cut.tripped, cut.at, rate, 100*sw.o.maxErrorRate, replay.StopErrorLimit, sum.Requests+sum.WarmupSkipped,
 		sw.planned())
 }
 

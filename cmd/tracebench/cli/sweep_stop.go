@@ -2,10 +2,6 @@ package cli
 
 import "github.com/tracebench/tracebench/replay"
 
-// stopErrorLimit is the stop reason of a run that the sweep cut short
-// because its error rate passed --max-error-rate.
-const stopErrorLimit = replay.StopErrorLimit
-
 // errorLimitMinResults is how many Results a run must have before its
 // error rate can stop it: with fewer, one or two failures are already
 // past a 5 % limit, so a stray early error would end the run.
@@ -27,7 +23,7 @@ type errorLimit struct {
 	at      int
 }
 
-// check counts r and returns stopErrorLimit when the run must stop.
+// check counts r and returns replay.StopErrorLimit when the run must stop.
 func (e *errorLimit) check(r *replay.Result) string {
 	e.results++
 	if !r.OK() {
@@ -39,5 +35,5 @@ func (e *errorLimit) check(r *replay.Result) string {
 	if e.at == 0 {
 		e.tripped, e.at = float64(e.failed)/float64(e.results), e.results
 	}
-	return stopErrorLimit
+	return replay.StopErrorLimit
 }

@@ -43,7 +43,7 @@ func TestErrorLimit(t *testing.T) {
 				if tc.fail(i) {
 					r.ErrClass = replay.ErrHTTP5xx
 				}
-				if lim.check(r) == stopErrorLimit {
+				if lim.check(r) == replay.StopErrorLimit {
 					got = i + 1
 				}
 			}
@@ -93,8 +93,8 @@ func TestSweepErrorLimitCutsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent := hits.Load()
-	if sum.Stop == nil || sum.Stop.Reason != stopErrorLimit {
-		t.Fatalf("stop line %+v, want reason %q", sum.Stop, stopErrorLimit)
+	if sum.Stop == nil || sum.Stop.Reason != replay.StopErrorLimit {
+		t.Fatalf("stop line %+v, want reason %q", sum.Stop, replay.StopErrorLimit)
 	}
 	if sum.Requests < errorLimitMinResults || sum.Requests >= planned/2 || sent >= planned/2 || sent > int64(sum.Requests) {
 		t.Errorf("%d results, %d requests reached the server; want at least %d and well under the %d planned",
@@ -104,7 +104,7 @@ func TestSweepErrorLimitCutsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "broke on errors") || !strings.Contains(string(md), stopErrorLimit) {
+	if !strings.Contains(string(md), "broke on errors") || !strings.Contains(string(md), replay.StopErrorLimit) {
 		t.Errorf("sweep.md does not say the policy broke on errors:\n%s", md)
 	}
 	if code, out, errOut := runCLI(t, "report", results); code != ExitOK || !strings.Contains(out, "round-robin") {
@@ -194,7 +194,7 @@ func TestSweepErrorsOverLimitFail(t *testing.T) {
 				t.Fatalf("first run: pass %v, error rate %v; want a clean pass", first.Pass, first.Summary.ErrorRate)
 			}
 			sum := second.Summary
-			if sum.Stop == nil || sum.Stop.Reason == stopErrorLimit || sum.Requests != 40 || sum.ErrorRate != 0.1 ||
+			if sum.Stop == nil || sum.Stop.Reason == replay.StopErrorLimit || sum.Requests != 40 || sum.ErrorRate != 0.1 ||
 				sum.SLA.Attainment < 0.8 {
 				t.Fatalf("second run: stop %+v, %d requests, error rate %v, attainment %v; want 40 measured, 10 %% "+
 					"errors, attainment >= 80 %%, not cut short", sum.Stop, sum.Requests, sum.ErrorRate, sum.SLA.Attainment)
