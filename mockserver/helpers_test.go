@@ -61,15 +61,35 @@ func sse(t testing.TB, ctx context.Context, url, body string) (*http.Response, [
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
+	out, err := readSSE(resp.Body, func() {})
+	return resp, out, err
+}
+
+// sseUntilEOF posts body to url and reads the SSE stream to its end,
+// calling onChunk after each data payload; it returns the payloads and
+// the error that ended the request or the read, if any.
+func sseUntilEOF(url, body string, onChunk func()) ([]chunk, error) {
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return readSSE(resp.Body, onChunk)
+}
+
+// readSSE reads SSE data payloads from r to its end, stamping each and
+// calling onChunk after it.
+func readSSE(r io.Reader, onChunk func()) ([]chunk, error) {
 	var out []chunk
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 			out = append(out, chunk{d, time.Now()})
+			onChunk()
 		}
 	}
-	return resp, out, sc.Err()
+	return out, sc.Err()
 }
 
 // streamChunk is the part of a streamed chunk tests read.

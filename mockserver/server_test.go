@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,14 +158,20 @@ func TestModelsAndHealth(t *testing.T) {
 	}
 }
 
+// TestCloseEndsStreams closes the server once the client holds the first
+// chunk of a long stream: the stream must end, without [DONE].
 func TestCloseEndsStreams(t *testing.T) {
 	s, base := startServer(t, fastOptions())
-	done := make(chan []chunk)
+	first := make(chan struct{})
+	done := make(chan []chunk, 1)
 	go func() {
-		_, chunks, _ := sse(t, context.Background(), base+"/v1/completions", `{"prompt":"a","max_tokens":8000,"stream":true}`)
+		var once sync.Once
+		chunks, _ := sseUntilEOF(base+"/v1/completions", `{"prompt":"a","max_tokens":8000,"stream":true}`,
+			func() { once.Do(func() { close(first) }) })
+		once.Do(func() { close(first) })
 		done <- chunks
 	}()
-	waitMetric(t, base, func(m map[string]float64) bool { return m["vllm:generation_tokens_total"] > 0 })
+	<-first
 	s.Close()
 	chunks := <-done
 	if len(chunks) == 0 || chunks[len(chunks)-1].data == "[DONE]" {
