@@ -89,10 +89,16 @@ func (s *scheduler) finalScrape(ctx context.Context, end time.Duration) {
 	}
 	wg.Wait()
 	for i, m := range ms {
-		s.scrapes.add(i, m)
-		if m.OK {
-			s.results <- record{ev: scrapeEvent(end, &scrapeResult{backend: i, m: m})}
-		}
+		s.recordScrape(end, &scrapeResult{backend: i, m: m})
+	}
+}
+
+// recordScrape keeps a scrape taken at (Run clock) for the counter deltas
+// and, when it succeeded, writes it to the results as an event.
+func (s *scheduler) recordScrape(at time.Duration, sr *scrapeResult) {
+	s.scrapes.add(sr.backend, sr.m)
+	if sr.m.OK {
+		s.results <- record{ev: scrapeEvent(at, sr)}
 	}
 }
 

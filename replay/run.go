@@ -202,10 +202,7 @@ func (s *scheduler) handle(workCtx context.Context, ev event) error {
 	switch {
 	case ev.scrape != nil:
 		s.d.Tracker().OnScrape(ev.scrape.backend, ev.scrape.m)
-		s.scrapes.add(ev.scrape.backend, ev.scrape.m)
-		if ev.scrape.m.OK {
-			s.results <- record{ev: scrapeEvent(s.now(), ev.scrape)}
-		}
+		s.recordScrape(s.now(), ev.scrape)
 		return nil
 	case ev.done != nil:
 		s.inflight--

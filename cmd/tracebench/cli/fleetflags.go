@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/replay"
 )
 
 // fleetFlags configure the in-process mock fleet of bench, replay and
@@ -144,11 +144,8 @@ func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
 	if err != nil {
 		return mockserver.FleetConfig{}, err
 	}
-	if err := m.shared.Faults.Validate(); err != nil {
-		return mockserver.FleetConfig{}, usagef("--mock- fault flags: %v", err)
-	}
-	if m.shared.MaxQueue < 0 {
-		return mockserver.FleetConfig{}, usagef("--mock-max-queue %d: want ≥ 0 (0: unbounded)", m.shared.MaxQueue)
+	if err := m.shared.validateShared("mock-"); err != nil {
+		return mockserver.FleetConfig{}, err
 	}
 	return mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1", Options: mockserver.Options{Engine: cfg,
 		Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: m.shared.Faults, MaxQueue: m.shared.MaxQueue}}, nil
@@ -176,7 +173,7 @@ func fleetExtra(f *mockserver.Fleet) func() map[string]float64 {
 	return func() map[string]float64 {
 		l := f.Lateness()
 		us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-		return map[string]float64{reports.ExtraMockLateP50: us(l.P50), reports.ExtraMockLateP99: us(l.P99),
-			reports.ExtraMockLateMax: us(l.Max), reports.ExtraMockSteps: float64(l.Steps)}
+		return map[string]float64{replay.ExtraMockLateP50: us(l.P50), replay.ExtraMockLateP99: us(l.P99),
+			replay.ExtraMockLateMax: us(l.Max), replay.ExtraMockSteps: float64(l.Steps)}
 	}
 }

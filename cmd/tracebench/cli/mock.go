@@ -149,6 +149,22 @@ func (o *mockOptions) engineConfig() (engine.Config, error) {
 	return cfg, nil
 }
 
+// validateShared checks the flags the in-process fleet of replay, bench
+// and sweep takes too (--max-queue and the fault flags); prefix is how
+// the flag names start there ("mock-"), "" for this command.
+func (o *mockOptions) validateShared(prefix string) error {
+	if o.MaxQueue < 0 {
+		return usagef("--%smax-queue %d: want ≥ 0 (0: unbounded)", prefix, o.MaxQueue)
+	}
+	if err := o.Faults.Validate(); err != nil {
+		if prefix != "" {
+			return usagef("--%s fault flags: %v", prefix, err)
+		}
+		return usagef("fault flags: %v", err)
+	}
+	return nil
+}
+
 // fleetConfig validates the flags and builds the fleet configuration.
 func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 	if o.Replicas < 1 {
@@ -160,11 +176,8 @@ func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 	if !(o.TimeScale > 0) {
 		return mockserver.FleetConfig{}, usagef("--time-scale %g: want > 0", o.TimeScale)
 	}
-	if o.MaxQueue < 0 {
-		return mockserver.FleetConfig{}, usagef("--max-queue %d: want ≥ 0 (0: unbounded)", o.MaxQueue)
-	}
-	if err := o.Faults.Validate(); err != nil {
-		return mockserver.FleetConfig{}, usagef("fault flags: %v", err)
+	if err := o.validateShared(""); err != nil {
+		return mockserver.FleetConfig{}, err
 	}
 	cfg, err := o.engineConfig()
 	if err != nil {
