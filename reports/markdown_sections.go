@@ -237,14 +237,15 @@ func writeDetails(w io.Writer, runs []*Summary) {
 // any run measured that (real-time runs on Linux); a run without them
 // shows n/a.
 func writeTiming(w io.Writer, runs []*Summary) {
-	mock, host := anyMockLateness(runs), anyHostCPU(runs)
+	mock := slices.ContainsFunc(runs, func(s *Summary) bool { return !math.IsNaN(s.MockStepLate.P99) })
+	host := slices.ContainsFunc(runs, func(s *Summary) bool { return !math.IsNaN(s.Host.StealPct) || !math.IsNaN(s.Host.BusyPct) })
 	fmt.Fprint(w, "### Timing detail\n\nWhere the time went: the servers (server TTFT), the client-side Queue (queue wait) "+
 		"and the client itself (schedule lag)")
 	if mock {
 		fmt.Fprint(w, "; and how late the mock servers ran their own engine steps (mock step lateness, over every step "+
 			"of every replica): when its p99 is a sizeable part of TBT, the machine rather than the latency model "+
 			"shaped the timings")
-		if anyLifetime(runs) {
+		if slices.ContainsFunc(runs, func(s *Summary) bool { return s.MockStepLate.Lifetime }) {
 			fmt.Fprint(w, ". Lateness marked (lifetime) was scraped from a separately started mock and covers every "+
 				"step since it started, not only this run's; mock steps counts this run's steps")
 		}
@@ -279,38 +280,6 @@ func writeTiming(w io.Writer, runs []*Summary) {
 		head = append(head, "host CPU steal / busy %")
 	}
 	mdTable(w, head, "l", rows)
-}
-
-// anyMockLateness reports whether some run measured the mock's step
-// lateness.
-func anyMockLateness(runs []*Summary) bool {
-	for _, s := range runs {
-		if !math.IsNaN(s.MockStepLate.P99) {
-			return true
-		}
-	}
-	return false
-}
-
-// anyLifetime reports whether some run's mock step lateness covers the
-// mock's lifetime rather than the run.
-func anyLifetime(runs []*Summary) bool {
-	for _, s := range runs {
-		if s.MockStepLate.Lifetime {
-			return true
-		}
-	}
-	return false
-}
-
-// anyHostCPU reports whether some run measured the host's CPU time.
-func anyHostCPU(runs []*Summary) bool {
-	for _, s := range runs {
-		if !math.IsNaN(s.Host.StealPct) || !math.IsNaN(s.Host.BusyPct) {
-			return true
-		}
-	}
-	return false
 }
 
 // hostText formats the host's CPU shares as "steal / busy" in percent
