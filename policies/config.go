@@ -3,7 +3,6 @@ package policies
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"regexp"
 	"strings"
 
@@ -33,28 +32,6 @@ type PolicySection struct {
 	Name string
 	// Params are the parameters by name (never nil).
 	Params Params
-}
-
-// LoadPolicyConfig reads a --policy-config file and returns the router and
-// queue parameters (never nil). Errors name the file, the line and the
-// field. When the file names a policy, its parameter names and values are
-// checked against that policy's Spec.
-func LoadPolicyConfig(path string) (router Params, queue Params, err error) {
-	c, err := LoadPolicyFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c.Router.Params, c.Queue.Params, nil
-}
-
-// LoadPolicyFile reads and validates a --policy-config file, including the
-// policy names it gives.
-func LoadPolicyFile(path string) (PolicyConfig, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return PolicyConfig{}, fmt.Errorf("policy config: %w", err)
-	}
-	return ParsePolicyConfig(path, data)
 }
 
 // ParsePolicyConfig parses YAML data of a policy config; file names it in

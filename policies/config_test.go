@@ -1,8 +1,6 @@
 package policies
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,23 +53,6 @@ func TestParsePolicyConfig(t *testing.T) {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestLoadPolicyConfig(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "policy.yaml")
-	if err := os.WriteFile(path, []byte("router: {name: approx-prefix, params: {min_match: 0.2}}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rp, qp, err := LoadPolicyConfig(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(Params{"min_match": "0.2"}, rp); diff != "" || qp == nil || len(qp) != 0 {
-		t.Errorf("router params diff %s, queue params %v", diff, qp)
-	}
-	if _, _, err := LoadPolicyConfig(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
-		t.Errorf("missing file error %v", err)
 	}
 }
 
