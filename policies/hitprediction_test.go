@@ -18,8 +18,9 @@ var updatePredictions = flag.Bool("update", false, "rewrite testdata golden file
 // other Backend (so the hit model evicts), feeding every pick back, and
 // sums up the picks and predicted hits in one line.
 func predictionRun(t testing.TB, name string, n int) string {
-	r := newPredicting(mustRouter(t, name, nil, 7))
-	fb, _ := r.(Feedback)
+	bare := mustRouter(t, name, nil, 7)
+	fb, _ := bare.(Feedback)
+	r := PredictHits(bare)
 	rng := rand.New(rand.NewPCG(uint64(n), 11))
 	h := fnv.New64a()
 	sum := 0
@@ -74,6 +75,3 @@ func TestPredictedHitsUnchanged(t *testing.T) {
 		t.Errorf("picks or predicted hits changed:\ngot:\n%s\nwant:\n%s", got, want)
 	}
 }
-
-// newPredicting is the Router as the replay uses it.
-func newPredicting(r Router) Router { return r }
