@@ -28,7 +28,8 @@ const mooncakeTrace = "../../shared/traces/mooncake/conversation_trace.jsonl"
 // 8 simulated long-context engines with the prefix-cache router, writing
 // the results file and the report accumulators as `tracebench replay
 // --sim 8` does, and reports simulated requests per wall second
-// (sim-req/s), the wall seconds per run (wall-s) and the process's peak
+// (sim-req/s), simulated prompt + completion tokens per wall second
+// (sim-tok/s), the wall seconds per run (wall-s) and the process's peak
 // resident memory (peak-rss-MB, VmHWM) and peak heap (peak-heap-MB).
 func BenchmarkSimulateMooncake(b *testing.B) {
 	if _, err := os.Stat(mooncakeTrace); err != nil {
@@ -40,14 +41,19 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 	}
 	dir := b.TempDir()
 	var peakHeap uint64
+	var tokens int64
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		stop, _ := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: "prefix-cache"},
+		stop, sum := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: "prefix-cache"},
 			filepath.Join(dir, "r.jsonl"))
 		if stop.Reason != "done" {
 			b.Fatalf("stop %q", stop.Reason)
+		}
+		tokens = 0
+		for _, bs := range sum.Backends {
+			tokens += bs.InputTokens + bs.OutputTokens
 		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
@@ -55,6 +61,7 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 	}
 	wall := time.Since(start).Seconds() / float64(b.N)
 	b.ReportMetric(12031/wall, "sim-req/s")
+	b.ReportMetric(float64(tokens)/wall, "sim-tok/s")
 	b.ReportMetric(wall, "wall-s")
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MB")
 	if kb := vmHWM(); kb > 0 {

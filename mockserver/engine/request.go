@@ -56,7 +56,13 @@ func (s *seq) blockHashes(n, bs int) []uint64 {
 		return s.hashes[:n]
 	}
 	var d xxhash.Digest
-	buf := make([]byte, 8+4*bs)
+	var scratch [8 + 4*64]byte // blocks of up to 64 tokens hash without allocating
+	buf := scratch[:0]
+	if 8+4*bs > len(scratch) {
+		buf = make([]byte, 8+4*bs)
+	} else {
+		buf = scratch[:8+4*bs]
+	}
 	parent := s.salt
 	if k := len(s.hashes); k > 0 {
 		parent = s.hashes[k-1]
