@@ -94,8 +94,10 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 	}
 	s := &seq{req: *r, promptLen: len(r.Prompt), arrival: now,
 		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID), salt: saltHash(r.CacheSalt)}
-	s.tokens = make([]int, len(r.Prompt), n)
-	copy(s.tokens, r.Prompt)
+	s.tokens = make([]int32, len(r.Prompt), n)
+	for i, t := range r.Prompt {
+		s.tokens[i] = int32(t)
+	}
 	s.req.Prompt = nil // s.tokens holds it; do not keep the caller's copy alive
 	e.live[r.ID] = s
 	e.waiting = append(e.waiting, s)
