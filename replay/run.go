@@ -14,6 +14,23 @@ import (
 
 // Options configure a real-time Run.
 type Options struct {
+	Common
+	// Backends are the base URLs, indexed in order.
+	Backends []string
+	// Client sends the Requests.
+	Client *Client
+	// Grace is how long in-flight requests may finish after a stop
+	// (default 10 s).
+	Grace time.Duration
+	// ScrapeEvery scrapes each Backend's /metrics at this interval (0:
+	// off); each scrape may take as long, at least a second.
+	ScrapeEvery time.Duration
+}
+
+// Common is what a real-time Run (Options) and a simulation
+// (SimOptions) take alike: the Requests, the policy, its limits and
+// where the Results go.
+type Common struct {
 	// Source yields the Requests (already paced: Arrival offsets).
 	Source traces.Source
 	// Router and Queue are the Policy.
@@ -24,10 +41,6 @@ type Options struct {
 	// MaxInflight caps in-flight requests over all Backends (0: none);
 	// the wait behind it counts in TTFT and is reported as queue wait.
 	MaxInflight int
-	// Backends are the base URLs, indexed in order.
-	Backends []string
-	// Client sends the Requests.
-	Client *Client
 	// Results receives every Result as it finishes (may be nil).
 	Results *Writer
 	// OnResult is called for every Result, from one goroutine (may be nil).
@@ -35,12 +48,6 @@ type Options struct {
 	// OnEvent is called for every policy state Event, from the same
 	// goroutine as OnResult (may be nil).
 	OnEvent func(*Event)
-	// Grace is how long in-flight requests may finish after a stop
-	// (default 10 s).
-	Grace time.Duration
-	// ScrapeEvery scrapes each Backend's /metrics at this interval (0:
-	// off); each scrape may take as long, at least a second.
-	ScrapeEvery time.Duration
 	// Counters, if set, is updated live for progress display.
 	Counters *Counters
 }

@@ -113,8 +113,9 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 		cfgs[i] = tr.engine
 		cfgs[i].Seed = tr.engine.Seed + int64(i)
 	}
-	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Source: src, Router: r, Queue: q,
-		Capacity: tr.capacity, Engines: cfgs, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent})
+	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Common: replay.Common{Source: src,
+		Router: r, Queue: q, Capacity: tr.capacity, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent},
+		Engines: cfgs})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -69,6 +69,9 @@ func benchBatch(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro rep
 		}
 		return sums, firstError(errs)
 	}
+	if err := benchPreflight(o, names); err != nil {
+		return sums, err
+	}
 	start := time.Now()
 	fmt.Fprintf(cmd.ErrOrStderr(), "bench: %d policies, %d at a time, each on its own fleet\n", len(names), jobs)
 	var mu sync.Mutex
@@ -88,11 +91,30 @@ func benchBatch(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro rep
 			mu.Lock()
 			defer mu.Unlock()
 			done++
-			fmt.Fprintf(cmd.ErrOrStderr(), "bench: %s finished (%d of %d, %.0f s)\n", name, done, len(names), time.Since(start).Seconds())
+			if errs[i] == nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "bench: %s finished (%d of %d, %.0f s)\n", name, done, len(names), time.Since(start).Seconds())
+			}
 		}()
 	}
 	wg.Wait()
 	return sums, firstError(errs)
+}
+
+// benchPreflight opens the workload once and builds every policy, so a
+// bad flag fails once, before any run starts, rather than in every run
+// side by side.
+func benchPreflight(o *benchOptions, names []string) error {
+	src, err := openSource(o.wf)
+	if err != nil {
+		return err
+	}
+	src.close()
+	for _, name := range names {
+		if _, err := buildPolicy(o.pf, name, o.wf.Seed); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // benchRedo runs again, one at a time, the runs of names whose Summary
