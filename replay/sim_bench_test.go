@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"testing"
 	"time"
@@ -141,4 +142,76 @@ func vmHWM() float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkSimulateLength replays the mixed workload (shared system
+// prompts, multi-turn sessions) at 100 req/s on 8 default engines with
+// prefix-cache, feeding a report Accumulator, at growing lengths. It
+// samples the live heap (as of the last collection) every 5,000 Results
+// and reports its peak (peak-live-MB; the collector's target is about
+// twice that), with
+// sim-req/s and sim-tok/s. Memory is flat in trace length when
+// peak-live-MB does not grow with the request count:
+//
+//	go test -run XXX -bench 'SimulateLength' -benchtime 1x ./replay/
+func BenchmarkSimulateLength(b *testing.B) {
+	for _, n := range []int{20_000, 200_000, 1_000_000} {
+		b.Run("requests="+strconv.Itoa(n), func(b *testing.B) {
+			var peak uint64
+			var tokens int64
+			for i := 0; i < b.N; i++ {
+				p, t := simulateWorkload(b, n)
+				peak, tokens = max(peak, p), t
+			}
+			wall := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(float64(n)/wall, "sim-req/s")
+			b.ReportMetric(float64(tokens)/wall, "sim-tok/s")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-live-MB")
+		})
+	}
+}
+
+// simulateWorkload runs n Requests of the mixed workload and returns the
+// peak live heap sampled (bytes) and the prompt + completion tokens.
+func simulateWorkload(b *testing.B, n int) (uint64, int64) {
+	src, err := traces.NewWorkload("mixed", map[string]string{"requests": strconv.Itoa(n)}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	paced := traces.WithArrivals(src, traces.ArrivalOptions{Rate: 100, Process: "poisson", Seed: 1})
+	r, err := policies.NewRouter("prefix-cache", nil, rand.New(rand.NewPCG(1, 0x7261)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := policies.NewQueue("fcfs", nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := replay.Header{Version: replay.Version, Policy: r.Name(), Router: r.Name(), Queue: q.Name(), Seed: 1,
+		Mode: "sim", Backends: replay.SimBackendNames(8)}
+	acc := reports.NewAccumulator(h, reports.DefaultOptions())
+	cfgs := make([]engine.Config, 8)
+	for i := range cfgs {
+		cfgs[i] = engine.DefaultConfig()
+		cfgs[i].Seed = int64(i + 1)
+	}
+	var peak uint64
+	var tokens int64
+	seen := 0
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
+	onResult := func(res *replay.Result) {
+		acc.Add(res)
+		tokens += int64(res.PromptTokens + res.CompletionTokens)
+		if seen++; seen%5000 == 0 {
+			metrics.Read(live)
+			peak = max(peak, live[0].Value.Uint64())
+		}
+	}
+	stop, err := replay.Simulate(context.Background(), replay.SimOptions{
+		Common:  replay.Common{Source: paced, Router: r, Queue: q, OnResult: onResult, OnEvent: acc.AddEvent},
+		Engines: cfgs})
+	if err != nil || stop.Reason != "done" {
+		b.Fatalf("stop %q: %v", stop.Reason, err)
+	}
+	return peak, tokens
 }
