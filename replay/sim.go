@@ -70,6 +70,7 @@ type simulator struct {
 	live     map[string]*simReq
 	now      time.Duration
 	next     *traces.Request
+	render   []int // the last block-id prompt rendered (reused)
 	counters *Counters
 	rates    rateMeter
 	// ctx is the Run's context; halt is set when it was found canceled
