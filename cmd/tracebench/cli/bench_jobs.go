@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -161,18 +162,10 @@ func firstError(errs []error) error {
 		switch {
 		case err == nil:
 		case errors.Is(err, ErrInterrupted):
-			intr = cmpOr(intr, err)
+			intr = cmp.Or(intr, err)
 		default:
 			return err
 		}
 	}
 	return intr
-}
-
-// cmpOr is a, else b.
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
