@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -67,6 +68,12 @@ type FileSource struct {
 	last    time.Duration
 	timeKey string
 	err     error
+	// origin is the first record's arrival in the file's own time;
+	// started reports it is known. Every Request is rebased to it.
+	origin  time.Duration
+	started bool
+	// pending holds the first Request when Origin read it ahead.
+	pending *Request
 }
 
 // Open opens the trace at path ("-" reads standard input) in
@@ -125,7 +132,55 @@ func (s *FileSource) Close() error {
 
 // Next implements Source. A malformed record is an error naming file,
 // line and field, unless SkipInvalid. Arrival times must not decrease.
+// Arrivals are relative to the first record (the time origin, see
+// Origin), whatever offset the file's clock starts at.
 func (s *FileSource) Next() (Request, error) {
+	if r := s.pending; r != nil {
+		s.pending = nil
+		return *r, nil
+	}
+	r, err := s.nextRaw()
+	if err != nil {
+		return Request{}, err
+	}
+	if !s.started {
+		s.origin, s.started = r.Arrival, true
+	}
+	r.Arrival -= s.origin
+	return r, nil
+}
+
+// Origin returns the first record's arrival in the file's own time (the
+// offset every arrival is rebased by), reading that record ahead when
+// Next was not called yet. ok is false when the trace has no valid
+// record (Next then returns why). For Azure traces the origin is the
+// first row's wall-clock time as an offset from the Unix epoch.
+func (s *FileSource) Origin() (origin time.Duration, ok bool) {
+	if !s.started && s.pending == nil && s.err == nil {
+		if r, err := s.Next(); err == nil {
+			s.pending = &r
+		}
+	}
+	return s.origin, s.started
+}
+
+// OriginText describes a non-zero time origin for run headers and trace
+// statistics: "starts at 1178.625 s" (the file's own clock), or for
+// Azure "starts 2023-11-16 18:17:03.97996 UTC"; "" when the file starts
+// at 0 or has no valid record.
+func (s *FileSource) OriginText() string {
+	o, ok := s.Origin()
+	switch {
+	case !ok || o == 0:
+		return ""
+	case s.format == FormatAzure:
+		return "starts " + time.Unix(0, int64(o)).UTC().Format("2006-01-02 15:04:05.999999 UTC")
+	}
+	return "starts at " + strconv.FormatFloat(o.Seconds(), 'f', -1, 64) + " s"
+}
+
+// nextRaw returns the next valid record in the file's own time.
+func (s *FileSource) nextRaw() (Request, error) {
 	for s.err == nil {
 		r, err := s.rd.next()
 		if err == nil && r.Arrival < s.last {

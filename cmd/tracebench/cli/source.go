@@ -61,7 +61,7 @@ func openTrace(wf workloadFlags) (*source, traces.Source, error) {
 		fs.Close()
 		return nil, nil, err
 	}
-	s := &source{ident: fmt.Sprintf("%s (%s)", wf.Trace, fs.Format()), close: func() { fs.Close() },
+	s := &source{ident: traceIdent(wf.Trace, fs), close: func() { fs.Close() },
 		skipped: fs.Skipped}
 	return s, fs, nil
 }
@@ -94,4 +94,15 @@ func workloadIdent(name string, params map[string]string, seed uint64) string {
 		parts = append(parts, k+"="+params[k])
 	}
 	return strings.Join(append(parts, "seed", strconv.FormatUint(seed, 10)), " ")
+}
+
+// traceIdent names a trace file in run headers and statistics: "PATH
+// (FORMAT)", with the file's own start time when it is not 0
+// ("PATH (mooncake, starts at 1178.625 s)"): arrivals, --start and
+// --duration count from the first record.
+func traceIdent(path string, fs *traces.FileSource) string {
+	if o := fs.OriginText(); o != "" {
+		return fmt.Sprintf("%s (%s, %s)", path, fs.Format(), o)
+	}
+	return fmt.Sprintf("%s (%s)", path, fs.Format())
 }

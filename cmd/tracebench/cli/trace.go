@@ -87,7 +87,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		fs.Close()
 		return nil, "", nil, nil, err
 	}
-	name := fmt.Sprintf("%s (%s)", path, fs.Format())
+	name := traceIdent(path, fs)
 	return traces.WithArrivals(fs, in.Arrivals), name, fs.Skipped, func() { fs.Close() }, nil
 }
 
