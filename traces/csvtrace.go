@@ -172,22 +172,22 @@ func azureColumns() csvColumns {
 }
 
 // burstColumns is the BurstGPT format (HPMLL/BurstGPT): Timestamp
-// (seconds since the trace start), Model, Request tokens, Response
+// (seconds since the trace start, or unit when overridden), Model, Request tokens, Response
 // tokens, Total tokens, Log Type, and in newer releases Session ID (also
 // accepted as SessionID, the spelling of the BurstGPT README's notice).
 // Model (ChatGPT or GPT-4) is not a servable model name and is dropped;
 // failed requests (Response tokens 0) are kept as they are.
-func burstColumns() csvColumns {
+func burstColumns(unit timeUnit) csvColumns {
 	return csvColumns{
 		required: []string{"Timestamp", "Request tokens", "Response tokens"},
 		optional: []string{"Session ID", "SessionID", "Model", "Log Type", "Total tokens"},
 		row: func(col func(string) string, lineNo int, r *Request) error {
 			s := col("Timestamp")
-			sec, err := strconv.ParseFloat(s, 64)
+			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return fieldErr("Timestamp", "want seconds, got %q", s)
+				return fieldErr("Timestamp", "want a number (%s), got %q", unit.name, s)
 			}
-			if r.Arrival, err = secondsToDuration("Timestamp", sec); err != nil {
+			if r.Arrival, err = unit.toDuration("Timestamp", v); err != nil {
 				return err
 			}
 			r.ID, r.Session = strconv.Itoa(lineNo), col("Session ID")

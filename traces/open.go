@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,11 @@ type ReadOptions struct {
 	// Tokenizer counts the tokens of ShareGPT text: "whitespace"
 	// (default, as the mock server counts), "character" or "tiktoken".
 	Tokenizer string
+	// TimeUnit overrides the unit of numeric timestamps ("s", "ms", "us"
+	// or "ns"; empty: the format's own, ms for Mooncake, s for VTC and
+	// BurstGPT). Formats whose times carry their unit (native arrival_ns,
+	// Azure wall-clock times, ShareGPT's synthetic times) refuse it.
+	TimeUnit string
 	// ThinkTime is the gap between the turns of one ShareGPT conversation
 	// (default 10 s), and SessionGap the gap between the starts of
 	// successive conversations (default 1 s): ShareGPT has no times.
@@ -101,12 +107,17 @@ func Open(path string, opt ReadOptions) (*FileSource, error) {
 // Close does not close r.
 func NewReader(r io.Reader, name string, opt ReadOptions) (*FileSource, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
+	if head, _ := br.Peek(len(bom)); string(head) == bom {
+		br.Discard(len(bom))
+	}
 	format := strings.ToLower(strings.TrimSpace(opt.Format))
 	if format == "" || format == FormatAuto {
 		var err error
 		if format, err = detect(br); err != nil {
 			return nil, fmt.Errorf("read trace %s: %w", name, err)
 		}
+	} else if err := checkForcedFormat(br, format); err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", name, err)
 	}
 	rd, timeKey, err := newRecordReader(format, br, opt)
 	if err != nil {
@@ -224,17 +235,31 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 	if bs < 0 || bs > MaxTokens {
 		return nil, "", fmt.Errorf("block size %d: want 1 to %d", bs, MaxTokens)
 	}
+	def, numeric := defaultUnits[format]
+	if opt.TimeUnit != "" && !numeric && slices.Contains(Formats, format) {
+		return nil, "", fmt.Errorf("--time-unit %s: the %s format's times have a fixed unit (--time-unit applies to %s)",
+			opt.TimeUnit, format, strings.Join(numericTimeFormats(), ", "))
+	}
+	unit, err := parseTimeUnit(opt.TimeUnit, def)
+	if err != nil {
+		return nil, "", err
+	}
 	switch format {
 	case FormatNative:
 		return newJSONL(br, decodeNative), "arrival_ns", nil
 	case FormatMooncake:
-		return newMooncake(br, bs), "timestamp", nil
+		if opt.TimeUnit == "" {
+			if err := checkMooncakeUnit(br); err != nil {
+				return nil, "", err
+			}
+		}
+		return newMooncake(br, bs, unit), "timestamp", nil
 	case FormatVTC:
-		return newJSONL(br, decodeVTC), "timestamp_s", nil
+		return newJSONL(br, vtcDecoder(unit)), "timestamp_s", nil
 	case FormatAzure:
 		return newCSV(br, azureColumns()), "TIMESTAMP", nil
 	case FormatBurstGPT:
-		return newCSV(br, burstColumns()), "Timestamp", nil
+		return newCSV(br, burstColumns(unit)), "Timestamp", nil
 	case FormatShareGPT:
 		rd, err := newShareGPT(br, opt)
 		return rd, "", err

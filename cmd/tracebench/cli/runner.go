@@ -70,6 +70,9 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	if err := w.Close(stop); err != nil && runErr == nil {
 		runErr = err
 	}
+	if runErr == nil {
+		runErr = src.allSkipped(rs.wf.Trace)
+	}
 	sum := acc.Finish(&stop)
 	return sum, runOutcome(stop.Reason, runErr)
 }

@@ -18,6 +18,27 @@ type source struct {
 	close func()
 	// skipped counts malformed records skipped (--skip-invalid).
 	skipped func() int
+	// yielded counts the Requests Next returned.
+	yielded int
+}
+
+// Next implements traces.Source, counting the Requests it yields.
+func (s *source) Next() (traces.Request, error) {
+	r, err := s.Source.Next()
+	if err == nil {
+		s.yielded++
+	}
+	return r, err
+}
+
+// allSkipped is an error when the trace's records were all malformed
+// and skipped (--skip-invalid), so nothing was replayed; nil otherwise.
+func (s *source) allSkipped(trace string) error {
+	if n := s.skipped(); n > 0 && s.yielded == 0 {
+		return fmt.Errorf("every record of %s was malformed: skipped %s, replayed none (is --format right?)",
+			trace, traces.MalformedText(n))
+	}
+	return nil
 }
 
 // openSource builds the paced, sharded Request source and its identity.
@@ -53,7 +74,7 @@ func openSource(wf workloadFlags) (*source, error) {
 // source naming it that closes it and counts the records it skipped.
 func openTrace(wf workloadFlags) (*source, traces.Source, error) {
 	fs, err := traces.Open(wf.Trace, wf.ShareGPT.readOptions(traces.ReadOptions{Format: wf.Format,
-		BlockSize: wf.BlockSize, SkipInvalid: wf.SkipInvalid}))
+		BlockSize: wf.BlockSize, TimeUnit: wf.TimeUnit, SkipInvalid: wf.SkipInvalid}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,6 +92,9 @@ func openTrace(wf workloadFlags) (*source, traces.Source, error) {
 func openWorkload(wf workloadFlags) (*source, traces.Source, error) {
 	if err := wf.ShareGPT.check(""); err != nil {
 		return nil, nil, err
+	}
+	if wf.TimeUnit != "" {
+		return nil, nil, usagef("--time-unit applies to a --trace file, not to a generated workload")
 	}
 	params, err := parseKV("workload-param", wf.WorkloadArgs)
 	if err != nil {
@@ -106,3 +130,6 @@ func traceIdent(path string, fs *traces.FileSource) string {
 	}
 	return fmt.Sprintf("%s (%s)", path, fs.Format())
 }
+
+// timeUnitHelp documents --time-unit.
+const timeUnitHelp = "unit of the trace's numeric timestamps: s|ms|us|ns (default: the format's own, ms for mooncake, s for vtc and burstgpt)"

@@ -38,3 +38,49 @@ func TestTraceStatsOffsetTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestAllSkippedFails checks a replay or conversion in which every record
+// was malformed and skipped exits non-zero, saying so.
+func TestAllSkippedFails(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bad.jsonl")
+	text := `{"timestamp": 0, "input_length": "ten", "output_length": 5}` + "\n" +
+		`{"timestamp": 1, "input_length": -1, "output_length": 5}` + "\n"
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"replay", "--sim", "1", "--skip-invalid", "--trace", f, "--out", filepath.Join(t.TempDir(), "r.jsonl")},
+		{"trace", "convert", "--skip-invalid", f, "-o", filepath.Join(t.TempDir(), "out.jsonl")},
+	} {
+		code, _, errOut := runCLI(t, args...)
+		if code != ExitError || !strings.Contains(errOut, "every record of "+f+" was malformed: skipped 2 malformed records") {
+			t.Errorf("%s: exit %d, stderr %q", args[0], code, errOut)
+		}
+	}
+}
+
+// TestTimeUnitFlag checks --time-unit reaches the reader in trace and
+// run commands, and is refused for generated workloads.
+func TestTimeUnitFlag(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 { // seconds, 4 req/s
+		fmt.Fprintf(&b, `{"timestamp": %.2f, "input_length": 10, "output_length": 2}`+"\n", 0.25*float64(i)+0.01)
+	}
+	f := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "trace", "stats", f); code != ExitError || !strings.Contains(errOut, "--time-unit s") {
+		t.Errorf("stats without --time-unit: exit %d, stderr %q", code, errOut)
+	}
+	if code, out, errOut := runCLI(t, "trace", "stats", "--time-unit", "s", f); code != 0 || !strings.Contains(out, "span           9.8 s") {
+		t.Errorf("stats --time-unit s: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut := runCLI(t, "replay", "--sim", "1", "--time-unit", "s", "--trace", f, "--out", filepath.Join(t.TempDir(), "r.jsonl"))
+	if code != 0 {
+		t.Errorf("replay --time-unit s: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "trace", "stats", "--workload", "mixed", "--time-unit", "s"); code != ExitUsage || !strings.Contains(errOut, "--time-unit applies to a trace file") {
+		t.Errorf("workload --time-unit: exit %d, stderr %q", code, errOut)
+	}
+}
