@@ -93,3 +93,51 @@ func at(v []float64, i int) float64 {
 	}
 	return 0
 }
+
+// jainOverTime is Jain's index over users' x = service received so far /
+// service demanded so far (capped at 1), taken at the end of every time
+// bucket of the Run and averaged over the buckets where at least two
+// users have demand and one has service. Over a whole completed run every
+// user receives what it asked, so x is 1 for all and an end-of-run index
+// could not vary; over time it shows who was kept waiting: a user whose
+// requests sit behind another's has a lower x until served (in the
+// spirit of the VTC paper's backlogged-client service comparison, Sheng
+// et al., OSDI 2024). NaN with fewer than two users.
+func (a *Accumulator) jainOverTime() float64 {
+	if len(a.users) < 2 {
+		return math.NaN()
+	}
+	type sums struct{ svc, dem []float64 }
+	users := make([]sums, 0, len(a.users))
+	n := 0
+	for _, u := range a.users {
+		// Copies covered to the Run's end share one bucket width.
+		s, d := u.svc.clone(), u.dem.clone()
+		s.cover(a.lastDone)
+		d.cover(a.lastDone)
+		users = append(users, sums{s.sum, d.sum})
+		n = max(n, len(s.sum), len(d.sum))
+	}
+	got, want := make([]float64, len(users)), make([]float64, len(users))
+	x := make([]float64, 0, len(users))
+	var total float64
+	points := 0
+	for i := 0; i < n; i++ {
+		x = x[:0]
+		for j, u := range users {
+			got[j] += at(u.svc, i)
+			want[j] += at(u.dem, i)
+			if want[j] > 0 {
+				x = append(x, min(1, got[j]/want[j]))
+			}
+		}
+		if j := JainIndex(x); len(x) >= 2 && !math.IsNaN(j) {
+			total += j
+			points++
+		}
+	}
+	if points == 0 {
+		return math.NaN()
+	}
+	return total / float64(points)
+}
