@@ -27,7 +27,10 @@ type runSpec struct {
 	// (configured by engines) instead of sending HTTP.
 	sim     int
 	engines engine.Config
-	results string
+	// fleetSeqs is the in-process engines' max_num_seqs (--mock, --sim),
+	// 0 against --target.
+	fleetSeqs int
+	results   string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
 	extra func() map[string]float64
@@ -51,6 +54,7 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	rs.warnCapacity(pol.queue.Name())
 	client, closeClient, err := rs.connect(ctx)
 	if err != nil {
 		return nil, err

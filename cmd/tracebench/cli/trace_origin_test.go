@@ -84,3 +84,28 @@ func TestTimeUnitFlag(t *testing.T) {
 		t.Errorf("workload --time-unit: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestFairQueueWithoutCapacityWarns checks vtc and lcf without a backend
+// capacity warn that they act as fcfs, and say nothing with one or for
+// fcfs.
+func TestFairQueueWithoutCapacityWarns(t *testing.T) {
+	tests := []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"--queue", "vtc"}, true},
+		{[]string{"--queue", "lcf"}, true},
+		{[]string{"--queue", "vtc", "--backend-capacity", "4"}, false},
+		{[]string{"--queue", "vtc", "--backend-token-budget", "4000"}, false},
+		{[]string{"--queue", "fcfs"}, false},
+	}
+	for _, tc := range tests {
+		args := append([]string{"replay", "--sim", "1", "--workload", "multi-tenant", "-p", "requests=20",
+			"--out", filepath.Join(t.TempDir(), "r.jsonl")}, tc.args...)
+		code, _, errOut := runCLI(t, args...)
+		warned := strings.Contains(errOut, "holds no request back and acts as fcfs; set --backend-capacity to the requests an engine runs at once (at most its max_num_seqs, 256")
+		if code != 0 || warned != tc.warn {
+			t.Errorf("%v: exit %d, warned %v, want %v; stderr %q", tc.args, code, warned, tc.warn, errOut)
+		}
+	}
+}
