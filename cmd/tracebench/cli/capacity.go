@@ -27,8 +27,8 @@ func (rs *runSpec) warnCapacity(queue string) {
 		return
 	}
 	limit := "the servers' concurrent-request limit (vLLM --max-num-seqs, 256 by default; llama.cpp --parallel)"
-	if rs.fleetSeqs > 0 {
-		limit = fmt.Sprintf("the requests an engine runs at once (at most its max_num_seqs, %d; fewer when its KV cache fills first)", rs.fleetSeqs)
+	if rs.fleet != nil {
+		limit = fmt.Sprintf("the requests an engine runs at once (at most its max_num_seqs, %d; fewer when its KV cache fills first)", rs.fleet.MaxNumSeqs)
 	}
 	warnOnce(rs.errOut, fmt.Sprintf("tracebench: warning: --queue %s without --backend-capacity or --backend-token-budget "+
 		"holds no request back and acts as fcfs; set --backend-capacity to %s", queue, limit))

@@ -27,10 +27,11 @@ type runSpec struct {
 	// (configured by engines) instead of sending HTTP.
 	sim     int
 	engines engine.Config
-	// fleetSeqs is the in-process engines' max_num_seqs (--mock, --sim),
-	// 0 against --target.
-	fleetSeqs int
-	results   string
+	// fleet is the in-process engines' configuration (--mock, --sim), and
+	// preset its --mock-preset; nil against --target.
+	fleet   *engine.Config
+	preset  string
+	results string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
 	extra func() map[string]float64
@@ -50,6 +51,9 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 		return nil, err
 	}
 	defer src.close()
+	if rs.fleet != nil {
+		src.lengths = &lengthCheck{limit: engineLimit(*rs.fleet)}
+	}
 	pol, err := buildPolicy(rs.pf, rs.router, rs.wf.Seed)
 	if err != nil {
 		return nil, err
@@ -77,6 +81,7 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	if runErr == nil {
 		runErr = src.allSkipped(rs.wf.Trace)
 	}
+	rs.reportTooLong(src.lengths)
 	sum := acc.Finish(&stop)
 	return sum, runOutcome(stop.Reason, runErr)
 }

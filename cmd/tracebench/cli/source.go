@@ -20,6 +20,9 @@ type source struct {
 	skipped func() int
 	// yielded counts the Requests Next returned.
 	yielded int
+	// lengths, when set, counts the Requests longer than the in-process
+	// engines accept.
+	lengths *lengthCheck
 }
 
 // Next implements traces.Source, counting the Requests it yields.
@@ -27,6 +30,9 @@ func (s *source) Next() (traces.Request, error) {
 	r, err := s.Source.Next()
 	if err == nil {
 		s.yielded++
+		if s.lengths != nil {
+			s.lengths.observe(&r)
+		}
 	}
 	return r, err
 }

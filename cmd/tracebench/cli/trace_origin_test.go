@@ -109,3 +109,36 @@ func TestFairQueueWithoutCapacityWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestTooLongForPresetSaysWhatFits checks a run whose requests exceed the
+// mock engines' context says how many were rejected and which preset or
+// flag fits them.
+func TestTooLongForPresetSaysWhatFits(t *testing.T) {
+	tests := []struct {
+		input int
+		want  string
+	}{
+		{100, ""},
+		{9000, "tracebench: 2 of 4 requests (50.0 %) need more than the mock engines' 8192 tokens (prompt + max output; preset default) " +
+			"and were rejected as too long; the longest needs 9010: --mock-preset long-context (131072 tokens) fits every one"},
+		{200000, "the longest needs 200010, more than any preset: set --mock-max-model-len 200010 and --mock-blocks 12501 (16-token blocks)"},
+	}
+	for _, tc := range tests {
+		var b strings.Builder
+		for i := range 4 {
+			in := 100
+			if i%2 == 1 {
+				in = tc.input
+			}
+			fmt.Fprintf(&b, `{"arrival_ns": %d, "input_tokens": %d, "output_tokens": 10}`+"\n", i*1000000, in)
+		}
+		f := filepath.Join(t.TempDir(), "long.jsonl")
+		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, errOut := runCLI(t, "replay", "--sim", "1", "--trace", f, "--out", filepath.Join(t.TempDir(), "r.jsonl"))
+		if tc.want == "" && strings.Contains(errOut, "too long") || !strings.Contains(errOut, tc.want) {
+			t.Errorf("input %d: stderr %q, want %q", tc.input, errOut, tc.want)
+		}
+	}
+}
