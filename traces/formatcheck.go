@@ -21,6 +21,8 @@ var jsonSignatures = map[string]jsonSignature{
 	FormatNative:   {all: []string{"arrival_ns", "output_tokens"}},
 	FormatMooncake: {all: []string{"input_length"}, any: []string{"timestamp", "hash_ids", "session_id", "delay"}},
 	FormatVTC:      {all: []string{"timestamp_s", "client"}},
+	FormatBailian:  {all: []string{"chat_id", "timestamp", "input_length"}},
+	FormatRAGPulse: {all: []string{"timestamp", "input_length", "hash_ids"}},
 }
 
 // checkForcedFormat checks the first record of a trace read with a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +15,7 @@ import (
 
 // Formats lists the trace formats Open reads, in the order auto-detection
 // tries them.
-var Formats = []string{FormatNative, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT}
+var Formats = []string{FormatNative, FormatBailian, FormatRAGPulse, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT}
 
 // Trace format names for ReadOptions.Format.
 const (
@@ -25,6 +26,8 @@ const (
 	FormatBurstGPT = "burstgpt"
 	FormatShareGPT = "sharegpt"
 	FormatVTC      = "vtc"
+	FormatBailian  = "bailian"
+	FormatRAGPulse = "ragpulse"
 )
 
 // DefaultBlockSize is the tokens per hash id of Mooncake traces (512, the
@@ -34,11 +37,15 @@ const DefaultBlockSize = 512
 // ReadOptions configure Open.
 type ReadOptions struct {
 	// Format is "auto" (the default when empty: detected from the first
-	// line), or one of native, mooncake, azure, burstgpt, sharegpt, vtc.
+	// line), or one of Formats.
 	Format string
-	// BlockSize is the tokens per hash id of Mooncake traces (default
-	// 512; other public traces in that format use 16 or 64).
+	// BlockSize is the tokens per hash id of block-id traces; 0 means the
+	// format's own: 512 for Mooncake (other public traces in that format
+	// use 16 or 64), 16 for Bailian.
 	BlockSize int
+	// SegmentDir holds the RAGPulse segment files (RAGPulseSegmentFiles);
+	// empty means the trace file's directory.
+	SegmentDir string
 	// SkipInvalid skips malformed records (counted by Skipped) instead of
 	// failing on the first one.
 	SkipInvalid bool
@@ -118,6 +125,9 @@ func NewReader(r io.Reader, name string, opt ReadOptions) (*FileSource, error) {
 		}
 	} else if err := checkForcedFormat(br, format); err != nil {
 		return nil, fmt.Errorf("read trace %s: %w", name, err)
+	}
+	if opt.SegmentDir == "" && name != "-" {
+		opt.SegmentDir = filepath.Dir(name)
 	}
 	rd, timeKey, err := newRecordReader(format, br, opt)
 	if err != nil {
@@ -231,6 +241,9 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 	bs := opt.BlockSize
 	if bs == 0 {
 		bs = DefaultBlockSize
+		if format == FormatBailian {
+			bs = BailianBlockSize
+		}
 	}
 	if bs < 0 || bs > MaxTokens {
 		return nil, "", fmt.Errorf("block size %d: want 1 to %d", bs, MaxTokens)
@@ -256,6 +269,14 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 		return newMooncake(br, bs, unit), "timestamp", nil
 	case FormatVTC:
 		return newJSONL(br, vtcDecoder(unit)), "timestamp_s", nil
+	case FormatBailian:
+		return newJSONL(br, bailianDecoder(bs, unit)), "timestamp", nil
+	case FormatRAGPulse:
+		lengths, err := LoadRAGPulseSegments(opt.SegmentDir)
+		if err != nil {
+			return nil, "", err
+		}
+		return newJSONL(br, ragPulseDecoder(lengths, unit)), "timestamp", nil
 	case FormatAzure:
 		return newCSV(br, azureColumns()), "TIMESTAMP", nil
 	case FormatBurstGPT:

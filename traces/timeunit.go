@@ -63,6 +63,8 @@ var defaultUnits = map[string]timeUnit{
 	FormatMooncake: unitMS,
 	FormatVTC:      unitS,
 	FormatBurstGPT: unitS,
+	FormatBailian:  unitS,
+	FormatRAGPulse: unitS,
 }
 
 // numericTimeFormats lists the formats --time-unit applies to, sorted.

@@ -33,7 +33,7 @@ func TestTimeUnit(t *testing.T) {
 			`{"timestamp_s": 5, "client": "a", "input_length": 1, "output_length": 1}` + "\n", 4 * time.Millisecond, ""},
 		{"burstgpt ms", "", "ms", "Timestamp,Model,Request tokens,Response tokens\n10,ChatGPT,1,1\n30,ChatGPT,1,1\n", 20 * time.Millisecond, ""},
 		{"native refuses", "", "s", `{"arrival_ns": 1, "output_tokens": 1}` + "\n", 0, "the native format's times have a fixed unit"},
-		{"azure refuses", "", "ms", "TIMESTAMP,ContextTokens,GeneratedTokens\n2024-05-10 00:00:00+00:00,1,1\n", 0, "--time-unit applies to mooncake, vtc, burstgpt"},
+		{"azure refuses", "", "ms", "TIMESTAMP,ContextTokens,GeneratedTokens\n2024-05-10 00:00:00+00:00,1,1\n", 0, "--time-unit applies to bailian, ragpulse, mooncake, vtc, burstgpt"},
 		{"unknown unit", "", "min", `{"timestamp_s": 1, "client": "a", "input_length": 1, "output_length": 1}` + "\n", 0, `--time-unit "min": want one of s, ms, us, ns`},
 	}
 	for _, tc := range tests {

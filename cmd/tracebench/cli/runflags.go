@@ -36,7 +36,7 @@ type workloadFlags struct {
 func (w *workloadFlags) bind(fs *pflag.FlagSet, defWorkload string) {
 	fs.StringVar(&w.Trace, "trace", "", "trace file to replay (JSONL/CSV/JSON)")
 	fs.StringVar(&w.Format, "format", "auto", "trace format: auto|"+strings.Join(traces.Formats, "|"))
-	fs.IntVar(&w.BlockSize, "block-size", 512, "tokens per block id in block-id traces (Mooncake: 512)")
+	fs.IntVar(&w.BlockSize, "block-size", 0, blockSizeHelp)
 	fs.StringVar(&w.TimeUnit, "time-unit", "", timeUnitHelp)
 	fs.BoolVar(&w.SkipInvalid, "skip-invalid", false, "skip malformed trace lines (counted) instead of failing")
 	w.ShareGPT.bind(fs)

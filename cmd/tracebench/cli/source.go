@@ -139,3 +139,6 @@ func traceIdent(path string, fs *traces.FileSource) string {
 
 // timeUnitHelp documents --time-unit.
 const timeUnitHelp = "unit of the trace's numeric timestamps: s|ms|us|ns (default: the format's own, ms for mooncake, s for vtc and burstgpt)"
+
+// blockSizeHelp documents --block-size.
+const blockSizeHelp = "tokens per block id in block-id traces (0 = the format's own: mooncake 512, bailian 16)"

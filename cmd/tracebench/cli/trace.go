@@ -32,7 +32,7 @@ type traceInput struct {
 
 func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 	fs.StringVar(&in.Format, "format", "auto", "trace format: auto|"+strings.Join(traces.Formats, "|"))
-	fs.IntVar(&in.BlockSize, "block-size", traces.DefaultBlockSize, "tokens per block id in block-id traces (Mooncake: 512)")
+	fs.IntVar(&in.BlockSize, "block-size", 0, blockSizeHelp)
 	fs.StringVar(&in.TimeUnit, "time-unit", "", timeUnitHelp)
 	fs.BoolVar(&in.SkipInvalid, "skip-invalid", false, "skip malformed records (counted) instead of failing")
 	in.ShareGPT.bind(fs)
