@@ -118,7 +118,7 @@ JSONL trace, stats describes a trace (or a workload), convert rewrites a
 trace in the native format. Readable formats: ` + strings.Join(traces.Formats, ", ") + `
 (detected from the first line unless --format is given).`,
 	}
-	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd(), newTraceConvertCmd())
+	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd(), newTraceConvertCmd(), newTraceImportCmd())
 	return cmd
 }
 
