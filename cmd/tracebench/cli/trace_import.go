@@ -76,7 +76,7 @@ func runTraceImport(o *traceImportOptions, path string, stdout, stderr io.Writer
 	}
 	var notes []string
 	if k := imp.Other(); k > 0 {
-		notes = append(notes, fmt.Sprintf("passed over %d other lines", k))
+		notes = append(notes, fmt.Sprintf("passed over %d other line%s", k, map[bool]string{true: "", false: "s"}[k == 1]))
 	}
 	if k := imp.Skipped(); k > 0 {
 		notes = append(notes, "skipped "+traces.MalformedText(k))
