@@ -7,7 +7,8 @@ type GlossaryEntry struct {
 }
 
 // Glossary returns the definition of every metric a report shows, in the
-// order of DESIGN.md section 5. The markdown report prints it at the end.
+// order of docs/architecture.md, "Metrics". The markdown report prints it
+// at the end.
 func Glossary() []GlossaryEntry {
 	return []GlossaryEntry{
 		{"TTFT", "time to first token: first content-bearing chunk − intended arrival (the trace's arrival time, so client-side queueing and late sending count; coordinated-omission safe). Over successful requests."},
