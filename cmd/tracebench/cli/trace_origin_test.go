@@ -142,3 +142,24 @@ func TestTooLongForPresetSaysWhatFits(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOffsetTraceFromFirstRecord checks a simulated replay of a
+// trace whose clock starts at 1,178,625 ms measures from its first
+// request: the window is the trace's own span and the rate its own.
+func TestReplayOffsetTraceFromFirstRecord(t *testing.T) {
+	var b strings.Builder
+	for i := range 60 { // 2 req/s for 30 s
+		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": 20, "output_length": 4}`+"\n", 1178625+500*i)
+	}
+	path := filepath.Join(t.TempDir(), "slice.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, s := simReplay(t, "replay", "--sim", "1", "--trace", path)
+	if s.Window.Seconds > 40 || s.Throughput.Requests < 1.8 {
+		t.Errorf("window %.1f s, %.2f req/s: want the trace's own 30 s at about 2 req/s", s.Window.Seconds, s.Throughput.Requests)
+	}
+	if !strings.Contains(s.Header.Trace, "starts at 1178.625 s") {
+		t.Errorf("header trace %q does not name the original offset", s.Header.Trace)
+	}
+}
