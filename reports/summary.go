@@ -130,9 +130,9 @@ type HitRate struct {
 type Fairness struct {
 	// Users is the number of users with demand in the window.
 	Users int `json:"users"`
-	// Jain is Jain's index over per-user service / demand so far, taken
-	// at the end of every time bucket and averaged over them, in [1/n, 1]
-	// (NaN with fewer than two users); see jainOverTime.
+	// Jain is Jain's index over per-user service so far / max-min fair
+	// share of it, taken at the end of every time bucket and averaged over
+	// them, in [1/n, 1] (NaN with fewer than two users); see jainOverTime.
 	Jain float64 `json:"jain"`
 	// ServiceDiffMax and ServiceDiffMean are the VTC service difference
 	// (weighted tokens per second) over FairnessWindow windows.
