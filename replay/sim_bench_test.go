@@ -31,7 +31,9 @@ const mooncakeTrace = "../../shared/traces/mooncake/conversation_trace.jsonl"
 // --sim 8` does, and reports simulated requests per wall second
 // (sim-req/s), simulated prompt + completion tokens per wall second
 // (sim-tok/s), the wall seconds per run (wall-s) and the process's peak
-// resident memory (peak-rss-MB, VmHWM) and peak heap (peak-heap-MB).
+// resident memory (peak-rss-MB, VmHWM), peak heap obtained from the OS
+// (peak-heap-MB, HeapSys) and peak live heap (peak-live-MB, sampled every
+// 500 Results as of the last collection).
 func BenchmarkSimulateMooncake(b *testing.B) {
 	if _, err := os.Stat(mooncakeTrace); err != nil {
 		b.Skipf("Mooncake trace not available (%v); it lives in ../shared/traces", err)
@@ -41,14 +43,22 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	var peakHeap uint64
+	var peakHeap, peakLive uint64
 	var tokens int64
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
+	seen := 0
+	tick := func() {
+		if seen++; seen%500 == 0 {
+			metrics.Read(live)
+			peakLive = max(peakLive, live[0].Value.Uint64())
+		}
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		stop, sum := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: "prefix-cache"},
-			filepath.Join(dir, "r.jsonl"))
+		stop, sum := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: "prefix-cache",
+			tick: tick}, filepath.Join(dir, "r.jsonl"))
 		if stop.Reason != "done" {
 			b.Fatalf("stop %q", stop.Reason)
 		}
@@ -65,6 +75,7 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 	b.ReportMetric(float64(tokens)/wall, "sim-tok/s")
 	b.ReportMetric(wall, "wall-s")
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(peakLive)/(1<<20), "peak-live-MB")
 	if kb := vmHWM(); kb > 0 {
 		b.ReportMetric(kb/1024, "peak-rss-MB")
 	}
@@ -80,6 +91,8 @@ type traceRun struct {
 	capacity policies.Capacity
 	// max is the number of records replayed (0 = all).
 	max int
+	// tick, when set, is called after every Result is counted.
+	tick func()
 }
 
 // simulateTrace runs tr, writing a results file at out (its header's
@@ -109,13 +122,17 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 		tb.Fatal(err)
 	}
 	acc := reports.NewAccumulator(h, reports.DefaultOptions())
+	onResult := acc.Add
+	if tr.tick != nil {
+		onResult = func(r *replay.Result) { acc.Add(r); tr.tick() }
+	}
 	cfgs := make([]engine.Config, tr.engines)
 	for i := range cfgs {
 		cfgs[i] = tr.engine
 		cfgs[i].Seed = tr.engine.Seed + int64(i)
 	}
 	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Common: replay.Common{Source: src,
-		Router: r, Queue: q, Capacity: tr.capacity, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent},
+		Router: r, Queue: q, Capacity: tr.capacity, Results: w, OnResult: onResult, OnEvent: acc.AddEvent},
 		Engines: cfgs})
 	if err != nil {
 		tb.Fatal(err)
