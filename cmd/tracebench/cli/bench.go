@@ -38,9 +38,11 @@ func newBenchCmd() *cobra.Command {
 With no flags it compares every registered router: each on its own fresh
 4-replica mock fleet in-process (so each starts with cold caches), all at
 once, on the default mixed workload, and writes report.md, summary.csv,
-plots and the results files into --out. Runs whose timings the machine
-distorted (client schedule lag or mock step lateness past the report's
-warning thresholds) are run again one at a time.`,
+plots and the results files into --out. When the machine distorted the
+timings of runs side by side (client schedule lag or mock step lateness
+past the report's warning thresholds), one of them is run again alone: if
+that is honest, the others are run again at half the concurrency, halving
+until they are honest; if not, the machine is too busy and bench says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}

@@ -34,7 +34,7 @@ func benchJobs(o *benchOptions, n int) int {
 // benchAll runs every policy in names and returns their Summaries in
 // names' order (runs that produced none left out). Mock-fleet runs made
 // side by side are checked with reports.Distortion: those the machine
-// distorted are run again one at a time, and bench says so.
+// distorted are run again (see benchRedo), and bench says so.
 func benchAll(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, names []string) ([]*reports.Summary, error) {
 	if o.jobs > 1 && len(o.targets) > 0 {
 		return nil, usagef("--jobs %d: runs against --target share its servers, so they go one at a time", o.jobs)
@@ -42,7 +42,7 @@ func benchAll(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro repor
 	jobs := benchJobs(o, len(names))
 	sums, err := benchBatch(ctx, cmd, o, ro, names, jobs)
 	if err == nil && jobs > 1 && len(o.targets) == 0 && o.mf.Sim == 0 {
-		err = benchRedo(ctx, cmd, o, ro, names, sums)
+		err = benchRedo(ctx, cmd, o, ro, names, sums, jobs)
 	}
 	out := make([]*reports.Summary, 0, len(sums))
 	for _, s := range sums {
@@ -118,40 +118,90 @@ func benchPreflight(o *benchOptions, names []string) error {
 	return nil
 }
 
-// benchRedo runs again, one at a time, the runs of names whose Summary
-// reports.Distortion flags, replacing their Summaries and results files.
-// When a run alone is distorted too, the machine is too busy for any run
-// to be honest: it stops there and says so, keeping the side-by-side runs
-// (whose reports carry the warnings).
-func benchRedo(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, names []string, sums []*reports.Summary) error {
-	var redo []int
-	var why []string
-	for i, s := range sums {
-		if d := reports.Distortion(s); d != "" {
-			redo = append(redo, i)
-			why = append(why, names[i]+": "+d)
-		}
-	}
+// benchRedo runs again the runs of names whose Summary reports.Distortion
+// flags, replacing their Summaries and results files. It first runs one
+// of them alone: when that is distorted too, the machine is too busy for
+// any run to be honest, so it stops there and says so, keeping the runs
+// (their reports carry the warnings). Otherwise running side by side was
+// the cause, and it runs the rest again at half the concurrency, halving
+// until none is flagged or they go one at a time.
+func benchRedo(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, names []string,
+	sums []*reports.Summary, jobs int) error {
+	w := cmd.ErrOrStderr()
+	redo, why := distorted(names, sums, allIndexes(len(names)))
 	if len(redo) == 0 {
 		return nil
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "bench: the machine could not keep %d of %d runs side by side honest (%s); "+
-		"running them again one at a time\n", len(redo), len(names), strings.Join(why, "; "))
-	for k, i := range redo {
-		s, err := benchOne(ctx, cmd, o, ro, names[i], false)
-		if s != nil {
-			sums[i] = s
+	fmt.Fprintf(w, "bench: the machine could not keep %d of %d runs side by side honest (%s); running %s again alone\n",
+		len(redo), len(names), why, names[redo[0]])
+	s, err := benchOne(ctx, cmd, o, ro, names[redo[0]], false)
+	if s != nil {
+		sums[redo[0]] = s
+	}
+	if err != nil {
+		return err
+	}
+	if d := distortion(s); d != "" {
+		fmt.Fprintf(w, "bench: %s alone was distorted too (%s): the machine is too busy for honest timings; "+
+			"kept the other runs as they were, see the report's warnings\n", names[redo[0]], d)
+		return nil
+	}
+	alone := names[redo[0]]
+	redo = redo[1:]
+	for len(redo) > 0 && jobs > 1 {
+		jobs = max(1, min(jobs/2, len(redo)))
+		lead := "bench: " + alone + " alone was honest; running the other"
+		if alone == "" {
+			lead = "bench: running the"
+		}
+		fmt.Fprintf(w, "%s %d again, %d at a time\n", lead, len(redo), jobs)
+		alone = ""
+		sub := make([]string, len(redo))
+		for k, i := range redo {
+			sub[k] = names[i]
+		}
+		again, err := benchBatch(ctx, cmd, o, ro, sub, jobs)
+		for k, i := range redo {
+			if again[k] != nil {
+				sums[i] = again[k]
+			}
 		}
 		if err != nil {
 			return err
 		}
-		if d := reports.Distortion(s); d != "" && k < len(redo)-1 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "bench: %s alone was distorted too (%s): the machine is too busy for "+
-				"honest timings; kept the other runs as they were, see the report's warnings\n", names[i], d)
-			return nil
+		redo, why = distorted(names, sums, redo)
+		if len(redo) > 0 {
+			fmt.Fprintf(w, "bench: still distorted: %s\n", why)
 		}
 	}
 	return nil
+}
+
+// distortion says why a run's timings are not the servers' alone ("" when
+// they are); a variable so tests can play a busy machine.
+var distortion = reports.Distortion
+
+// distorted returns which of the runs at positions in distortion flags,
+// and why, as one line.
+func distorted(names []string, sums []*reports.Summary, in []int) ([]int, string) {
+	var out []int
+	var why []string
+	for _, i := range in {
+		if d := distortion(sums[i]); d != "" {
+			out = append(out, i)
+			why = append(why, names[i]+": "+d)
+		}
+	}
+	return out, strings.Join(why, "; ")
+}
+
+// allIndexes is 0 … n−1.
+func allIndexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // firstError is the first error that is not an interrupt, else the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/reports"
 )
 
 // TestBenchDefaultPoliciesAreTheRegistry: bench with no --policies
@@ -79,3 +83,71 @@ func TestBenchSimJobsMatchSerial(t *testing.T) {
 }
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
+
+// TestBenchRedo plays a busy machine with a stand-in for
+// reports.Distortion over small simulated runs: when a run alone is
+// distorted too, bench stops retrying and says so; when it is honest, the
+// other flagged runs go again at half the concurrency.
+func TestBenchRedo(t *testing.T) {
+	names := []string{"random", "round-robin", "least-request", "prefix-cache"}
+	for _, tc := range []struct {
+		name string
+		// flag reports whether a Summary counts as distorted; first holds
+		// the Summaries of the side-by-side runs.
+		flag func(first map[*reports.Summary]bool, s *reports.Summary) bool
+		want string
+	}{
+		{"machine too busy", func(map[*reports.Summary]bool, *reports.Summary) bool { return true },
+			"bench: random alone was distorted too"},
+		{"side by side was the cause", func(first map[*reports.Summary]bool, s *reports.Summary) bool { return first[s] },
+			"bench: random alone was honest; running the other 3 again, 2 at a time"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &benchOptions{out: t.TempDir()}
+			fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+			o.wf.bind(fs, "mixed")
+			o.pf.bind(fs, false)
+			o.cf.bind(fs)
+			o.so.bind(fs)
+			o.mf.bind(fs)
+			if err := fs.Parse([]string{"--sim", "1", "--max-requests", "20", "--rate", "20"}); err != nil {
+				t.Fatal(err)
+			}
+			ro, err := o.so.options()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd := &cobra.Command{}
+			cmd.SetErr(&syncWriter{w: &stderr})
+			ctx := context.Background()
+			sums, err := benchBatch(ctx, cmd, o, ro, names, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := map[*reports.Summary]bool{}
+			for _, s := range sums {
+				first[s] = true
+			}
+			old := distortion
+			t.Cleanup(func() { distortion = old })
+			distortion = func(s *reports.Summary) string {
+				if tc.flag(first, s) {
+					return "late"
+				}
+				return ""
+			}
+			if err := benchRedo(ctx, cmd, o, ro, names, sums, 4); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr.String())
+			}
+			for i, s := range sums {
+				if s == nil || s.OK != 20 {
+					t.Errorf("%s: summary %v", names[i], s)
+				}
+			}
+		})
+	}
+}
