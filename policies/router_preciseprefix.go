@@ -14,15 +14,17 @@ func init() {
 	RegisterRouter(precisePrefixSpec(), newPrecisePrefix)
 }
 
-// precisePrefixSpec documents precise-prefix. The weights are the
-// llm-d precise prefix-cache scheduling example's (prefix 3, KV cache
-// utilisation 2, queue 2); the block size is vLLM's default.
+// precisePrefixSpec documents precise-prefix. The scorers are GIE's
+// (prefix match share, min-max normalised queue, free KV share); the
+// default weights were chosen on the Mooncake trace in simulation
+// (docs/experiments.md), where llm-d's example weights (prefix 3, queue 2,
+// KV 2) let load outweigh the prefix. The block size is vLLM's default.
 func precisePrefixSpec() Spec {
 	return Spec{
 		Name: "precise-prefix",
 		Doc: "accurate prefix cache on the router: an exact index of every backend's cached blocks from the " +
 			"servers' own KV events; score = prefix_weight·(cached leading blocks / prompt blocks) + " +
-			"queue_weight·(max−in-flight)/(max−min) + kv_weight·(1−KV usage); highest wins (fewest in-flight, " +
+			"queue_weight·(max−in-flight tokens)/(max−min) + kv_weight·(1−KV usage); highest wins (fewest in-flight, " +
 			"then random, on ties); decides by load alone while a backend's event stream is unreachable",
 		Needs:  []string{"in-flight", "prompt", "kv-events"},
 		Source: "GIE prefix-cache-aware routing proposal (accurate prefix cache on the router); llm-d precise-prefix-cache-scorer; vLLM KV events (docs.vllm.ai, --kv-events-config)",
@@ -34,8 +36,9 @@ func precisePrefixSpec() Spec {
 				Doc: "tokenizer for text prompts: whitespace, character or tiktoken (must be the server's to be exact; " +
 					"token-exact prompts are hashed as their token ids)"},
 			{Name: "prefix_weight", Default: "3", Doc: "weight of the cached-prefix score in [0, 1]"},
-			{Name: "queue_weight", Default: "2", Doc: "weight of the in-flight score (GIE queue scorer, min-max normalised)"},
-			{Name: "kv_weight", Default: "2", Doc: "weight of 1 − scraped KV cache usage (no effect without --scrape)"},
+			{Name: "queue_weight", Default: "0.25",
+				Doc: "weight of the load score: in-flight prompt+output tokens, min-max normalised as GIE's queue scorer"},
+			{Name: "kv_weight", Default: "0", Doc: "weight of 1 − scraped KV cache usage (no effect without --scrape)"},
 			{Name: "block_limit", Default: "1048576", Doc: "most blocks indexed per backend; further stored blocks are counted as overflow"},
 		},
 	}
@@ -176,9 +179,9 @@ func (r *precisePrefix) streamsDown() bool {
 // best returns the position in bs of the highest score and its reason:
 // "prefix" when the winner holds a cached prefix, else "load".
 func (r *precisePrefix) best(bs []Backend) (int, string) {
-	lo, hi := bs[0].InFlight, bs[0].InFlight
+	lo, hi := bs[0].InFlightTokens, bs[0].InFlightTokens // GIE's queue scorer, on tokens
 	for _, b := range bs[1:] {
-		lo, hi = min(lo, b.InFlight), max(hi, b.InFlight)
+		lo, hi = min(lo, b.InFlightTokens), max(hi, b.InFlightTokens)
 	}
 	best, ties := -1, 0
 	var bestScore float64
@@ -208,7 +211,7 @@ func (r *precisePrefix) score(b Backend, lo, hi int) float64 {
 	}
 	queue := 1.0
 	if hi > lo {
-		queue = float64(hi-b.InFlight) / float64(hi-lo)
+		queue = float64(hi-b.InFlightTokens) / float64(hi-lo)
 	}
 	kv := 1.0
 	if b.Scraped {

@@ -38,21 +38,23 @@ func TestPrecisePrefixPick(t *testing.T) {
 	req := tokReq("r", 0, 64) // four 16-token blocks
 	tests := []struct {
 		name     string
+		p        Params
 		inFlight []int
 		held     map[int]int // backend → leading blocks of req held
 		want     int
 		reason   string
 		hit      int
 	}{
-		{"longest prefix wins", []int{0, 0, 0}, map[int]int{0: 1, 2: 3}, 2, "prefix", 48},
-		{"whole prompt capped before last token", []int{0, 0, 0}, map[int]int{1: 4}, 1, "prefix", 48},
-		{"load outweighs a short prefix", []int{0, 9, 9}, map[int]int{1: 1}, 0, "load", 0},
-		{"prefix outweighs mild load", []int{0, 1, 1}, map[int]int{1: 4}, 1, "prefix", 48},
-		{"no cache: least loaded", []int{3, 1, 2}, nil, 1, "load", 0},
+		{"longest prefix wins", nil, []int{0, 0, 0}, map[int]int{0: 1, 2: 3}, 2, "prefix", 48},
+		{"whole prompt capped before last token", nil, []int{0, 0, 0}, map[int]int{1: 4}, 1, "prefix", 48},
+		{"load outweighs a short prefix", Params{"queue_weight": "2"}, []int{0, 9, 9}, map[int]int{1: 1}, 0, "load", 0},
+		{"short prefix outweighs load by default", nil, []int{0, 9, 9}, map[int]int{1: 1}, 1, "prefix", 16},
+		{"prefix outweighs mild load", Params{"queue_weight": "2"}, []int{0, 1, 1}, map[int]int{1: 4}, 1, "prefix", 48},
+		{"no cache: least loaded", nil, []int{3, 1, 2}, nil, 1, "load", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, idx := boundPrecise(t, nil, len(tt.inFlight))
+			r, idx := boundPrecise(t, tt.p, len(tt.inFlight))
 			for b, n := range tt.held {
 				idx.Apply(b, storedFor(req, 16, n))
 			}
