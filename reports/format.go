@@ -96,3 +96,13 @@ func (s *Summary) Name() string {
 	}
 	return name
 }
+
+// fmtGapPts formats the difference of two rates in percentage points
+// with its sign ("+6.1", "-0.3"); n/a when either is unknown.
+func fmtGapPts(a, b float64) string {
+	d := 100 * (a - b)
+	if math.IsNaN(d) || math.IsInf(d, 0) {
+		return na
+	}
+	return fmt.Sprintf("%+.1f", d)
+}
