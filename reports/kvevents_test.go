@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -39,5 +40,16 @@ func TestKVEventRowsAndWarnings(t *testing.T) {
 	}
 	if rows := kvEventRows(&replay.Stop{}, 4); rows != nil {
 		t.Errorf("rows without KV extras: %+v", rows)
+	}
+}
+
+func TestFmtGapPts(t *testing.T) {
+	for _, tt := range []struct {
+		a, b float64
+		want string
+	}{{0.243, 0.182, "+6.1"}, {0.1710, 0.1712, "0.0"}, {0.10, 0.15, "-5.0"}, {math.NaN(), 0.1, "n/a"}} {
+		if got := fmtGapPts(tt.a, tt.b); got != tt.want {
+			t.Errorf("fmtGapPts(%v, %v) = %q, want %q", tt.a, tt.b, got, tt.want)
+		}
 	}
 }
