@@ -33,6 +33,7 @@ type Publisher struct {
 	wg          sync.WaitGroup
 
 	mu      sync.Mutex
+	closed  bool // Close was called: Publish drops
 	seq     uint64
 	ring    []sentBatch // circular, oldest at head
 	head    int
@@ -102,14 +103,19 @@ func (p *Publisher) Endpoints() (pub, replay string) {
 	return pub, replay
 }
 
-// Publish queues b; it drops b and counts it when the queue is full.
+// Publish queues b; it drops b and counts it when the queue is full or
+// the Publisher is closed.
 func (p *Publisher) Publish(b Batch) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		p.dropped++
+		return
+	}
 	select {
 	case p.queue <- b:
 	default:
-		p.mu.Lock()
 		p.dropped++
-		p.mu.Unlock()
 	}
 }
 
@@ -122,7 +128,14 @@ func (p *Publisher) Dropped() int64 {
 
 // Close sends what is queued, then closes the sockets.
 func (p *Publisher) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
 	close(p.queue)
+	p.mu.Unlock()
 	p.wg.Wait()
 	p.cancel()
 	err := p.pub.Close()

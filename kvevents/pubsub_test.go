@@ -143,3 +143,17 @@ func TestSubscribeUnreachable(t *testing.T) {
 		t.Errorf("stats %+v, want unreachable", st)
 	}
 }
+
+func TestPublishAfterClose(t *testing.T) {
+	p, err := NewPublisher("tcp://127.0.0.1:0", "", PublisherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.Publish(Batch{})
+	if p.Dropped() != 1 || p.Close() != nil {
+		t.Errorf("dropped %d after close, want 1 and a second Close to be a no-op", p.Dropped())
+	}
+}
