@@ -110,10 +110,21 @@ func bindSimKV(r policies.Router, bs []simBackend, delay time.Duration) (*simKV,
 	}
 	k := &simKV{idx: idx, delay: delay, pending: make([][]kvevents.Event, len(bs))}
 	for i := range bs {
-		bs[i].e.OnBlockEvent(func(ev engine.BlockEvent) { k.pending[i] = append(k.pending[i], simEvent(ev)) })
+		bs[i].e.OnBlockEvent(func(ev engine.BlockEvent) { k.pending[i] = appendSimEvent(k.pending[i], ev) })
 		idx.Note(i, func(s *kvevents.Stats) { s.Subscribed = true })
 	}
 	return k, nil
+}
+
+// appendSimEvent appends an engine block event to a step's events,
+// merging consecutive evictions into one BlockRemoved as the mock's
+// publisher does.
+func appendSimEvent(evs []kvevents.Event, ev engine.BlockEvent) []kvevents.Event {
+	if n := len(evs); n > 0 && ev.Kind == engine.BlocksRemoved && evs[n-1].Kind == kvevents.Removed {
+		evs[n-1].Hashes = append(evs[n-1].Hashes, ev.Hashes...)
+		return evs
+	}
+	return append(evs, simEvent(ev))
 }
 
 // simEvent converts an engine block event.

@@ -37,7 +37,7 @@ func mooncakeEventPayloads(b *testing.B, n int) (payloads [][]byte, events, bloc
 		b.Fatal(err)
 	}
 	var pending []kvevents.Event
-	e.OnBlockEvent(func(ev engine.BlockEvent) { pending = append(pending, simEvent(ev)) })
+	e.OnBlockEvent(func(ev engine.BlockEvent) { pending = appendSimEvent(pending, ev) })
 	now := time.Duration(0)
 	for i := range n {
 		r, err := src.Next()
