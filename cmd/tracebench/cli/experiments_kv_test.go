@@ -11,7 +11,8 @@ import (
 // in small: on the first 800 Mooncake requests in simulation,
 // precise-prefix predicts the servers' hit rate within 1 point, serves at
 // least the hits of the approximate prefix routers with a TTFT p50 no
-// worse than theirs by more than 2 %, and a 1 s event lag costs it hits.
+// worse than theirs by more than 2 %, and a 60 s event lag costs it more
+// than half a point of server hits.
 func TestExperimentPrecisePrefixOnMooncake(t *testing.T) {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
 	run := func(router string, extra ...string) *reports.Summary {
@@ -36,9 +37,9 @@ func TestExperimentPrecisePrefixOnMooncake(t *testing.T) {
 			t.Errorf("TTFT p50 %.0f ms, more than 2 %% over %s's %.0f ms", pp.TTFT.P50, router, s.TTFT.P50)
 		}
 	}
-	late := run("precise-prefix", "--kv-event-delay", "1s")
-	t.Logf("precise-prefix, 1 s lag: server hit %.2f %%, predicted %.2f %%", 100*late.HitRate.Server, 100*late.HitRate.Predicted)
-	if !(late.HitRate.Predicted < pp.HitRate.Predicted) {
-		t.Errorf("1 s lag: predicted hit %.4f, want below %.4f without lag", late.HitRate.Predicted, pp.HitRate.Predicted)
+	late := run("precise-prefix", "--kv-event-delay", "60s")
+	t.Logf("precise-prefix, 60 s lag: server hit %.2f %%, predicted %.2f %%", 100*late.HitRate.Server, 100*late.HitRate.Predicted)
+	if !(late.HitRate.Server < pp.HitRate.Server-0.005) {
+		t.Errorf("60 s lag: server hit %.4f, want over half a point below %.4f without lag", late.HitRate.Server, pp.HitRate.Server)
 	}
 }
