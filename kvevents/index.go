@@ -28,6 +28,31 @@ type Index struct {
 	limit     int
 	pending   pendingHeap
 	pendSeq   int64
+	// rehash keys blocks by hashes recomputed from the events' token ids
+	// (SetRehash); ext maps each backend's event hashes to them.
+	rehash  bool
+	ext     []map[uint64]uint64
+	scratch []uint64
+}
+
+// SetRehash makes the index key blocks by ChainHashes of each
+// BlockStored's token ids, chained from the parent's recomputed hash,
+// instead of by the hashes the engine sent: for engines whose hash
+// function the router does not reproduce (vLLM's sha256 or seeded
+// Python hash). A BlockStored whose parent the index does not know, or
+// whose token ids do not fill its blocks, is counted malformed. Call it
+// before applying events.
+func (x *Index) SetRehash(on bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.rehash = on
+	x.ext = nil
+	if on {
+		x.ext = make([]map[uint64]uint64, len(x.counts))
+		for i := range x.ext {
+			x.ext[i] = map[uint64]uint64{}
+		}
+	}
 }
 
 // NewIndex returns an Index of n backends (1..MaxBackends) whose blocks
@@ -83,7 +108,11 @@ func (x *Index) applyEvent(b int, ev *Event) {
 			st.problem(fmt.Sprintf("BlockStored with block_size %d, the router's is %d", ev.BlockSize, x.blockSize))
 			return
 		}
-		for _, h := range ev.Hashes {
+		hashes, ok := x.ownHashes(b, ev)
+		if !ok {
+			return
+		}
+		for i, h := range hashes {
 			m := x.holders[h]
 			if m&bit != 0 {
 				continue
@@ -92,11 +121,22 @@ func (x *Index) applyEvent(b int, ev *Event) {
 				st.Overflow++
 				continue
 			}
+			if x.rehash {
+				x.ext[b][ev.Hashes[i]] = h
+			}
 			x.holders[h] = m | bit
 			x.counts[b]++
 		}
 	case Removed:
 		for _, h := range ev.Hashes {
+			if x.rehash {
+				own, ok := x.ext[b][h]
+				if !ok {
+					continue
+				}
+				delete(x.ext[b], h)
+				h = own
+			}
 			m, ok := x.holders[h]
 			if !ok || m&bit == 0 {
 				continue
@@ -114,8 +154,37 @@ func (x *Index) applyEvent(b int, ev *Event) {
 	}
 }
 
+// ownHashes returns the hashes ev's blocks are indexed by: the engine's,
+// or with rehash the chain of its token ids from its parent's.
+func (x *Index) ownHashes(b int, ev *Event) ([]uint64, bool) {
+	if !x.rehash {
+		return ev.Hashes, true
+	}
+	st := &x.stats[b]
+	var parent uint64
+	if ev.HasParent {
+		p, ok := x.ext[b][ev.Parent]
+		if !ok {
+			st.Malformed++
+			st.problem("BlockStored whose parent block is not indexed: its blocks cannot be rehashed")
+			return nil, false
+		}
+		parent = p
+	}
+	if len(ev.Tokens) != len(ev.Hashes)*ev.BlockSize {
+		st.Malformed++
+		st.problem(fmt.Sprintf("BlockStored with %d token ids for %d blocks of %d", len(ev.Tokens), len(ev.Hashes), ev.BlockSize))
+		return nil, false
+	}
+	x.scratch = ChainHashes(x.scratch[:0], ev.Tokens, ev.BlockSize, parent)
+	return x.scratch, true
+}
+
 // clear forgets every block of backend b.
 func (x *Index) clear(b int) {
+	if x.rehash {
+		clear(x.ext[b])
+	}
 	if x.counts[b] == 0 {
 		return
 	}

@@ -130,3 +130,35 @@ func TestNewIndexBounds(t *testing.T) {
 		t.Errorf("backend 63 match %d, want 1", got)
 	}
 }
+
+// TestIndexRehash: with rehash the index keys blocks by the chain of
+// their token ids, whatever hashes the engine sent, so a router computing
+// ChainHashes finds them; removes by the engine's hashes still apply.
+func TestIndexRehash(t *testing.T) {
+	toks := make([]int, 64)
+	for i := range toks {
+		toks[i] = 7 * i
+	}
+	own := ChainHashes(nil, toks, 16, 0)
+	x, _ := NewIndex(2, 16, 0)
+	x.SetRehash(true)
+	// The engine's hashes are opaque numbers (vLLM: sha256 bytes folded to 64 bits).
+	x.Apply(0, batch(Event{Kind: Stored, Hashes: []uint64{901, 902}, Tokens: toks[:32], BlockSize: 16}))
+	x.Apply(0, batch(Event{Kind: Stored, Hashes: []uint64{903, 904}, Parent: 902, HasParent: true, Tokens: toks[32:], BlockSize: 16}))
+	if got := x.Match(own, nil); !slices.Equal(got, []int{4, 0}) {
+		t.Fatalf("Match = %v, want [4 0]", got)
+	}
+	x.Apply(0, batch(Event{Kind: Removed, Hashes: []uint64{903}}))
+	if got := x.Match(own, nil)[0]; got != 2 {
+		t.Errorf("after removing the third block: match %d, want 2", got)
+	}
+	x.Apply(1, batch(Event{Kind: Stored, Hashes: []uint64{1}, Parent: 77, HasParent: true, Tokens: toks[:16], BlockSize: 16}))
+	x.Apply(1, batch(Event{Kind: Stored, Hashes: []uint64{2}, Tokens: toks[:8], BlockSize: 16}))
+	if s := x.Stats()[1]; s.Malformed != 2 || s.Blocks != 0 {
+		t.Errorf("unknown parent and short tokens: stats %+v, want 2 malformed and no blocks", s)
+	}
+	x.Apply(0, batch(Event{Kind: Cleared}))
+	if x.Len() != 0 {
+		t.Errorf("%d blocks after AllBlocksCleared", x.Len())
+	}
+}

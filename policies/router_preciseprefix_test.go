@@ -141,3 +141,22 @@ func TestPrecisePrefixErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPrecisePrefixTokenHashes: with hashes=tokens the router finds blocks
+// an engine reported under hashes it cannot reproduce.
+func TestPrecisePrefixTokenHashes(t *testing.T) {
+	req := tokReq("r", 0, 40)
+	ev := kvevents.Decoded{Batch: kvevents.Batch{Events: []kvevents.Event{{Kind: kvevents.Stored,
+		Hashes: []uint64{0xdead, 0xbeef}, Tokens: req.TokenIDs[:32], BlockSize: 16}}}}
+	for _, tt := range []struct {
+		hashes string
+		hit    int
+	}{{"engine", 0}, {"tokens", 32}} {
+		r, idx := boundPrecise(t, Params{"hashes": tt.hashes}, 2)
+		idx.Apply(1, ev)
+		if ch := mustPick(t, r, req, State{Backends: fleet(0, 0)}); ch.Backend == 1 && ch.PredictedHitTokens != tt.hit ||
+			tt.hit > 0 && ch.Backend != 1 {
+			t.Errorf("hashes=%s: pick %+v, want predicted %d tokens", tt.hashes, ch, tt.hit)
+		}
+	}
+}
