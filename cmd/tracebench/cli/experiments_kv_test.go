@@ -1,3 +1,5 @@
+//go:build !race
+
 package cli
 
 import (
@@ -6,6 +8,9 @@ import (
 
 	"github.com/tracebench/tracebench/reports"
 )
+
+// The simulator is deterministic; -race would only slow this down, so it
+// runs in the step without -race.
 
 // TestExperimentPrecisePrefixOnMooncake is docs/experiments.md section 4
 // in small: on the first 800 Mooncake requests in simulation,
