@@ -83,6 +83,7 @@ func TestSubscriberSequence(t *testing.T) {
 		{"gap without replay", false, []uint64{0, 3}, 1, 1, 0, 2, 0},
 		{"gap partly replayed", true, []uint64{0, 9}, 4, 1, 3, 5, 0},
 		{"sequence reset", true, []uint64{0, 1, 2, 0}, 1, 0, 0, 0, 1},
+		{"repeated batch ignored", true, []uint64{0, 1, 1, 2}, 3, 0, 0, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

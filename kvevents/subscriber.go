@@ -86,7 +86,9 @@ func (s *Subscriber) handle(ctx context.Context, frames [][]byte) {
 	switch {
 	case !s.started:
 	case seq == s.last+1:
-	case seq <= s.last:
+	case seq == s.last: // a repeated batch (delivery is at least once): already applied
+		return
+	case seq < s.last:
 		s.x.Restart(s.b)
 	default:
 		s.fill(ctx, seq)
