@@ -122,9 +122,13 @@ func BenchmarkLoopbackMooncakeEvents(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		pe, re := pub.Endpoints()
 		done := kvevents.Subscribe(ctx, x, 0, pe, re, kvevents.SubscriberOptions{})
+		deadline := time.Now().Add(30 * time.Second)
 		for x.Stats()[0].Batches == 0 { // until the subscription reaches the PUB socket
 			pub.Publish(kvevents.Batch{})
 			time.Sleep(time.Millisecond)
+			if time.Now().After(deadline) {
+				b.Fatal("no batch reached the subscriber in 30 s")
+			}
 		}
 		start := x.Stats()[0].Batches
 		for _, bt := range batches {
@@ -132,6 +136,9 @@ func BenchmarkLoopbackMooncakeEvents(b *testing.B) {
 		}
 		for x.Stats()[0].Batches < start+int64(len(batches)) {
 			time.Sleep(100 * time.Microsecond)
+			if time.Now().After(deadline) {
+				b.Fatalf("%d of %d batches arrived in 30 s", x.Stats()[0].Batches-start, len(batches))
+			}
 		}
 		cancel()
 		<-done
