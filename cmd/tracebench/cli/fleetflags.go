@@ -114,7 +114,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err != nil {
 			return nil, err
 		}
-		rs.sim, rs.engines, rs.kvDelay = m.Sim, cfg, m.kv.Delay
+		rs.sim, rs.engines, rs.fleet, rs.preset, rs.kvDelay = m.Sim, cfg, &cfg, m.Preset, m.kv.Delay
 		return func() {}, m.checkKVFlags(false, true)
 	}
 	if err := m.checkKVFlags(false, false); err != nil {
@@ -123,6 +123,9 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	fleet, err := m.start(ctx, readsKVEvents(rs.router))
 	if err != nil {
 		return nil, err
+	}
+	if cfg, err := m.engineConfig(); err == nil {
+		rs.fleet, rs.preset = &cfg, m.Preset
 	}
 	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
 	rs.kvEvents = fleetKV(fleet)
