@@ -158,3 +158,33 @@ func TestPublishAfterClose(t *testing.T) {
 		t.Errorf("dropped %d after close, want 1 and a second Close to be a no-op", p.Dropped())
 	}
 }
+
+// TestGapReplayedOverTheWire loses one batch on the PUB socket (it is
+// numbered and kept for replay but never sent) and checks that a live
+// Subscriber notices the gap and fetches it from the replay socket.
+func TestGapReplayedOverTheWire(t *testing.T) {
+	p, pub, rep := newTestPublisher(t)
+	x, _ := NewIndex(1, 2, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := Subscribe(ctx, x, 0, pub, rep, SubscriberOptions{})
+	defer func() { cancel(); <-done }()
+	waitFor(t, "first batch", func() bool {
+		p.Publish(Batch{Events: []Event{stored(2, 1)}})
+		time.Sleep(10 * time.Millisecond)
+		return x.Stats()[0].Batches > 0
+	})
+	waitFor(t, "publisher idle", func() bool { return len(p.queue) == 0 })
+	lost, err := Encode(Batch{Events: []Event{stored(2, 2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.keep(sentBatch{seq: p.seq, payload: lost}) // numbered and kept, never published
+	p.seq++
+	p.mu.Unlock()
+	p.Publish(Batch{Events: []Event{stored(2, 3)}})
+	waitFor(t, "replayed batch", func() bool { return x.Match([]uint64{2, 3}, nil)[0] == 2 })
+	if s := x.Stats()[0]; s.Gaps != 1 || s.Replayed != 1 || s.Lost != 0 {
+		t.Errorf("gaps %d replayed %d lost %d, want 1 1 0", s.Gaps, s.Replayed, s.Lost)
+	}
+}
