@@ -29,9 +29,13 @@ type runSpec struct {
 	engines engine.Config
 	// fleet is the in-process engines' configuration (--mock, --sim), and
 	// preset its --mock-preset; nil against --target.
-	fleet   *engine.Config
-	preset  string
-	results string
+	fleet  *engine.Config
+	preset string
+	// kvDelay is the simulated KV event lag (--kv-event-delay); kvEvents
+	// the backends' KV event endpoints for a KV-event router.
+	kvDelay  time.Duration
+	kvEvents []replay.KVEndpoint
+	results  string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
 	extra func() map[string]float64
@@ -198,10 +202,10 @@ func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Ro
 			cfgs[i] = rs.engines
 			cfgs[i].Seed = rs.engines.Seed + int64(i)
 		}
-		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs})
+		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.kvDelay})
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.backends, Client: client,
-		Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf)})
+		Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), KVEvents: rs.kvEvents})
 }
 
 // scrapeEvery is the metrics scrape period, 0 without --scrape.
