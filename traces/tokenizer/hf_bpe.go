@@ -136,21 +136,7 @@ func (m *bpeModel) encodeWord(w string, ids []int) []int {
 			return append(ids, id)
 		}
 	}
-	syms := m.symbols(w)
-	for len(syms) > 1 {
-		best, at := merge{rank: -1}, -1
-		for i := 0; i+1 < len(syms); i++ {
-			if mg, ok := m.merges[[2]int{syms[i], syms[i+1]}]; ok && (at < 0 || mg.rank < best.rank) {
-				best, at = mg, i
-			}
-		}
-		if at < 0 {
-			break
-		}
-		syms[at] = best.id
-		syms = append(syms[:at+1], syms[at+2:]...)
-	}
-	return append(ids, syms...)
+	return append(ids, m.mergeAll(m.symbols(w))...)
 }
 
 // symbols returns a word's initial symbols: one per character.
