@@ -29,7 +29,7 @@ func New(cfg Config) (*Engine, error) {
 	cfg.OutputVocab = append([]int(nil), cfg.OutputVocab...)
 	return &Engine{
 		cfg:   cfg,
-		pool:  newBlockPool(cfg.NumGPUBlocks),
+		pool:  newBlockPool(cfg.NumGPUBlocks, cfg.Eviction),
 		rng:   rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
 		live:  make(map[string]*seq),
 		stats: Stats{NumGPUBlocks: cfg.NumGPUBlocks, BlockSize: cfg.BlockSize, Finished: map[FinishReason]int64{}},

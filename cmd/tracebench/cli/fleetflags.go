@@ -21,6 +21,7 @@ type fleetFlags struct {
 	Preset    string
 	Blocks    int
 	MaxLen    int
+	Eviction  string
 	TimeScale float64
 	Tokenizer string
 	Seed      int64
@@ -40,6 +41,8 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&m.Preset, "mock-preset", "", "mock engine preset (see 'tracebench mock --help')")
 	fs.IntVar(&m.Blocks, "mock-blocks", 0, "KV cache blocks per mock replica (0 = preset default)")
 	fs.IntVar(&m.MaxLen, "mock-max-model-len", 0, "longest prompt + output a mock replica accepts, tokens (0 = preset default)")
+	fs.StringVar(&m.Eviction, "mock-eviction", "", "mock prefix cache eviction: "+
+		strings.Join(engine.EvictionPolicies(), ", ")+" (empty = preset default, lru)")
 	fs.Float64Var(&m.TimeScale, "mock-time-scale", 1, "mock model speed: 2 runs it twice as slow as real time, 0.5 twice as fast")
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
 	fs.Int64Var(&m.Seed, "mock-seed", 1, "seed of the mock's latency jitter and faults")
@@ -88,6 +91,12 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 	if m.MaxLen > 0 {
 		cfg.MaxModelLen = m.MaxLen
 	}
+	if m.Eviction != "" {
+		cfg.Eviction = m.Eviction
+		if err := cfg.Validate(); err != nil {
+			return cfg, usagef("--mock-eviction: %v", err)
+		}
+	}
 	cfg.Seed = m.Seed
 	return cfg, nil
 }
@@ -101,6 +110,8 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	case (len(targets) > 0 || m.Sim > 0) && m.sharedChanged():
 		return nil, usagef("the --mock- fault flags and --mock-max-queue apply to the in-process mock fleet only, " +
 			"not to --target or --sim")
+	case len(targets) > 0 && m.Eviction != "":
+		return nil, usagef("--mock-eviction applies to the mock fleet (--mock or --sim), not to --target")
 	case len(targets) > 0:
 		if err := checkTargets(targets); err != nil {
 			return nil, err

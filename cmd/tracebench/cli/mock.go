@@ -100,6 +100,7 @@ func (o *mockOptions) bindEngine(fs *pflag.FlagSet) {
 	fs.DurationVar(&e.Latency.PrefillPerToken, "c-prefill", d.Latency.PrefillPerToken, "time per computed prompt token")
 	fs.Float64Var(&e.Latency.Jitter, "jitter", d.Latency.Jitter, "coefficient of variation of the step time")
 	fs.Float64Var(&e.EOSProbability, "eos-probability", d.EOSProbability, "chance a token ends the output (requests without ignore_eos)")
+	fs.StringVar(&e.Eviction, "eviction", d.Eviction, "prefix cache eviction: "+strings.Join(engine.EvictionPolicies(), ", "))
 	fs.Int64Var(&e.Seed, "seed", d.Seed, "seed of replica 0 (replica i uses seed+i) for jitter, tokens and faults")
 }
 
@@ -142,6 +143,7 @@ func (o *mockOptions) engineConfig() (engine.Config, error) {
 	set("c-prefill", func() { cfg.Latency.PrefillPerToken = e.Latency.PrefillPerToken })
 	set("jitter", func() { cfg.Latency.Jitter = e.Latency.Jitter })
 	set("eos-probability", func() { cfg.EOSProbability = e.EOSProbability })
+	set("eviction", func() { cfg.Eviction = e.Eviction })
 	cfg.Seed = e.Seed
 	if err := cfg.Validate(); err != nil {
 		return cfg, usagef("mock flags: %v", err)
