@@ -11,8 +11,8 @@ import (
 )
 
 // routerNames are the Routers tracebench embeds.
-var routerNames = []string{"approx-prefix", "cache-aware", "chwbl", "least-kv-cache", "least-request", "power-of-two",
-	"prefix-cache", "random", "round-robin", "session-affinity", "vtc-basic"}
+var routerNames = []string{"approx-prefix", "cache-aware", "chwbl", "hashtrie", "least-kv-cache", "least-request", "power-of-two",
+	"prefix-cache", "random", "round-robin", "session-affinity", "simhash", "vtc-basic"}
 
 var (
 	kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
