@@ -24,6 +24,10 @@ func TestParseSLOFile(t *testing.T) {
 		{"negative", "users:\n  bob: {tpot: -1s}\n", nil, `user "bob": field tpot: negative duration`},
 		{"misspelt bound", "users:\n  carol: {ttf: 1s}\n", nil, "line 2: field ttf not found"},
 		{"not a map", "users: [1, 2]\n", nil, "slo.yaml"},
+		{"weights", "users:\n  u0: {weight: 1}\n  u1: {ttft: 1s, weight: 2.5}\n",
+			map[string]SLO{"u0": {Weight: 1}, "u1": {TTFT: time.Second, Weight: 2.5}}, ""},
+		{"zero weight", "users:\n  u0: {weight: 0}\n", nil, `user "u0": field weight: 0: want a positive number`},
+		{"negative weight", "users:\n  u0: {weight: -2}\n", nil, `user "u0": field weight`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +63,16 @@ func TestLoadSLOFile(t *testing.T) {
 	got, err := LoadSLOFile(p)
 	if err != nil || got["u1"].TTFT != 2*time.Second {
 		t.Errorf("LoadSLOFile = %v, %v; want u1 with a 2s TTFT bound", got, err)
+	}
+}
+
+func TestSLOWeights(t *testing.T) {
+	s := SLO{PerUser: map[string]SLO{"a": {Weight: 2}, "b": {TTFT: time.Second}, "c": {Weight: 0.5}}}
+	if d := cmp.Diff(map[string]float64{"a": 2, "c": 0.5}, s.Weights()); d != "" {
+		t.Errorf("Weights (-want +got):\n%s", d)
+	}
+	if w := (SLO{}).Weights(); w != nil {
+		t.Errorf("no file: Weights = %v, want nil", w)
 	}
 }
 

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/tracebench/tracebench/reports"
@@ -70,4 +74,33 @@ func ratios(s *reports.Summary, from, to float64) []float64 {
 		out[i] = serviceBetween(s.Series.UserService[u], from, to) / base
 	}
 	return out
+}
+
+// TestVTCWeightsFromSLOFile: per-user weights in the --slo-file reach a
+// VTC queue (here vtc-max-fair) that was given none, and serve the four
+// equal senders 1 : 2 : 3 : 4; weights given both there and as a queue
+// parameter are a usage error naming both.
+func TestVTCWeightsFromSLOFile(t *testing.T) {
+	slo := filepath.Join(t.TempDir(), "slo.yaml")
+	text := "users:\n  u0: {weight: 1}\n  u1: {weight: 2}\n  u2: {weight: 3, ttft: 5s}\n  u3: {weight: 4}\n"
+	if err := os.WriteFile(slo, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"replay", "--workload", "vtc-suite", "-p", "suite=overload-weighted", "--sim", "1",
+		"--mock-blocks", "625", "--backend-capacity", "4", "--policy", "round-robin", "--queue", "vtc-max-fair",
+		"--slo-file", slo}
+	_, s := simReplay(t, args...)
+	r := ratios(s, 64, 360)
+	t.Logf("weights from the SLO file: %v", r)
+	for i, got := range r {
+		if want := float64(i + 1); got < 0.95*want || got > 1.05*want {
+			t.Errorf("u%d : u0 = %.3f, want %.0f ± 5 %%", i, got, want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	both := append(append([]string(nil), args...), "--queue-param", "weights=u0=2", "--out", filepath.Join(t.TempDir(), "r.jsonl"))
+	if code := Run(both, &stdout, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), "--slo-file") ||
+		!strings.Contains(stderr.String(), "weights") {
+		t.Errorf("weights in both places: exit %d, stderr %q; want a usage error naming both", code, stderr.String())
+	}
 }

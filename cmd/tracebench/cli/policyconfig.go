@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tracebench/tracebench/policies"
@@ -142,7 +143,34 @@ func policyParams(pf policyFlags, router string) (rp, qp policies.Params, fromFi
 	if err := mergeKV(qp, "queue-param", pf.QueueArgs); err != nil {
 		return nil, nil, fromFile, err
 	}
+	if err := addSLOWeights(qp, pf); err != nil {
+		return nil, nil, fromFile, err
+	}
 	return rp, qp, fromFile, nil
+}
+
+// addSLOWeights gives the --slo-file's per-user weights to a queue that
+// takes a weights parameter (vtc and its variants, lcf) when neither the
+// flags nor the policy file set it; setting it in both places is a usage
+// error naming both.
+func addSLOWeights(qp policies.Params, pf policyFlags) error {
+	if len(pf.sloWeights) == 0 || pf.Queue == "" {
+		return nil
+	}
+	spec, err := policies.Lookup("queue", pf.Queue)
+	if err != nil || !slices.ContainsFunc(spec.Params, func(p policies.ParamSpec) bool { return p.Name == "weights" }) {
+		return nil
+	}
+	if _, given := qp["weights"]; given {
+		return usagef("--slo-file gives per-user weights and the queue parameter weights (--queue-param or --policy-config) sets them too; give them in one place")
+	}
+	users := slices.Sorted(maps.Keys(pf.sloWeights))
+	parts := make([]string, len(users))
+	for i, u := range users {
+		parts[i] = u + "=" + strconv.FormatFloat(pf.sloWeights[u], 'g', -1, 64)
+	}
+	qp["weights"] = strings.Join(parts, ",")
+	return nil
 }
 
 // policyErr is a usage error for a policy that cannot be built, naming

@@ -63,6 +63,9 @@ type policyFlags struct {
 	// file is the parsed --policy-config file (nil without one), set by
 	// loadConfig.
 	file *policies.PolicyConfig
+	// sloWeights are the per-user weights of the --slo-file, which a
+	// queue with a weights parameter takes when none is given.
+	sloWeights map[string]float64
 }
 
 func (p *policyFlags) bind(fs *pflag.FlagSet, withRouter bool) {

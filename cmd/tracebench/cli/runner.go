@@ -47,7 +47,9 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 		return nil, err
 	}
 	defer src.close()
-	pol, err := buildPolicy(rs.pf, rs.router, rs.wf.Seed)
+	pf := rs.pf
+	pf.sloWeights = rs.ro.SLO.Weights()
+	pol, err := buildPolicy(pf, rs.router, rs.wf.Seed)
 	if err != nil {
 		return nil, err
 	}
