@@ -31,6 +31,6 @@ func Glossary() []GlossaryEntry {
 		{"Jain's index", "(Σx)² / (n·Σx²) over users' x = service / demand: 1 when every user got the same share of what it asked for, 1/n when one user got everything."},
 		{"service difference", "VTC's measure (Sheng et al. 2024, as in its artifact): in each fairness window (60 s by default; the run configuration gives it), max over users of min(best-served user's service − the user's, the user's demand − its service), in weighted tokens per second; max and mean over windows. 0 means no user that wanted more got less than another."},
 		{"load balance", "coefficient of variation (stddev / mean) of requests and of tokens per Backend: 0 is perfectly even."},
-		{"errors", "failed requests by class: connect, timeout, http-4xx, http-5xx, stream-broken, stream-error, bad-payload, rejected (client-side Queue), canceled (run stopped)."},
+		{"errors", "failed requests by class: connect, timeout, http-4xx, unknown-model (404: the model or LoRA adapter is not served), http-5xx, stream-broken, stream-error, bad-payload, rejected (client-side Queue), canceled (run stopped)."},
 	}
 }

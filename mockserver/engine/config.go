@@ -59,6 +59,9 @@ type Config struct {
 	// the default of every preset), EvictLRULongest (also when empty) or
 	// EvictLFU; see eviction.go.
 	Eviction string
+	// LoRA sets the adapter limits and load costs (zero: no limits, no
+	// costs); see lora.go.
+	LoRA LoRAConfig
 }
 
 // VocabSize is the vocabulary assumed for generated token ids (100,256,
@@ -146,6 +149,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine config: EOSProbability %g: want in [0, 1]", c.EOSProbability)
 	}
 	if _, err := evictionPolicy(c.Eviction); err != nil {
+		return err
+	}
+	if err := c.LoRA.validate(); err != nil {
 		return err
 	}
 	for i, id := range c.OutputVocab {
