@@ -59,8 +59,12 @@ func TestRegistryConsistency(t *testing.T) {
 			}
 			build := func(p Params) error {
 				rng := rand.New(rand.NewPCG(1, 2))
-				if s.Kind == "router" {
+				switch s.Kind {
+				case "router":
 					_, err := NewRouter(s.Name, p, rng)
+					return err
+				case "filter":
+					_, err := NewFilter(s.Name, p, mustRouter(t, "random", nil, 1))
 					return err
 				}
 				_, err := NewQueue(s.Name, p, rng)

@@ -39,14 +39,14 @@ a preset is selected with the parameter preset=NAME.`,
 			return runPolicies(cmd.OutOrStdout(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.kind, "kind", "all", "which policies: all, router or queue")
+	cmd.Flags().StringVar(&o.kind, "kind", "all", "which policies: all, router, queue or filter")
 	return cmd
 }
 
 // runPolicies writes the selected policies' descriptions to w.
 func runPolicies(w io.Writer, o *policiesOptions) error {
-	if !slices.Contains([]string{"all", "router", "queue"}, o.kind) {
-		return usagef("--kind %q: want all, router or queue", o.kind)
+	if !slices.Contains([]string{"all", "router", "queue", "filter"}, o.kind) {
+		return usagef("--kind %q: want all, router, queue or filter", o.kind)
 	}
 	var specs []policies.Spec
 	for _, s := range policies.Specs() {
@@ -63,7 +63,7 @@ func runPolicies(w io.Writer, o *policiesOptions) error {
 }
 
 func allPolicyNames() []string {
-	return append(policies.Names("router"), policies.Names("queue")...)
+	return append(append(policies.Names("router"), policies.Names("filter")...), policies.Names("queue")...)
 }
 
 // writePolicies renders specs as plain text: a header per kind, then one
@@ -76,7 +76,7 @@ func writePolicies(w io.Writer, specs []policies.Spec) error {
 				fmt.Fprintln(w)
 			}
 			kind = s.Kind
-			fmt.Fprintf(w, "%sS (--%s NAME)\n", strings.ToUpper(kind), map[string]string{"router": "policy", "queue": "queue"}[kind])
+			fmt.Fprintf(w, "%sS (--%s NAME)\n", strings.ToUpper(kind), map[string]string{"router": "policy", "queue": "queue", "filter": "filter"}[kind])
 		}
 		if err := writeSpec(w, s); err != nil {
 			return err

@@ -99,10 +99,46 @@ func buildPolicy(pf policyFlags, router string, seed uint64) (builtPolicy, error
 	if b.routerParams, err = policies.Resolve("router", router, rp); err != nil {
 		return b, policyErr("--policy", pf, fromFile[0], err)
 	}
+	if err := applyFilter(&b, pf); err != nil {
+		return b, err
+	}
 	if b.queueParams, err = policies.Resolve("queue", pf.Queue, qp); err != nil {
 		return b, policyErr("--queue", pf, fromFile[1], err)
 	}
 	return b, nil
+}
+
+// applyFilter wraps the Router in the --filter, recording it and its
+// parameters among the router parameters as filter and filter.NAME. A
+// Queue that picks Backends itself leaves nothing to filter: giving both
+// is a usage error naming both.
+func applyFilter(b *builtPolicy, pf policyFlags) error {
+	if pf.Filter == "" {
+		if len(pf.FilterArgs) > 0 {
+			return usagef("--filter-param given without --filter")
+		}
+		return nil
+	}
+	if spec, err := policies.Lookup("queue", pf.Queue); err == nil && spec.PicksBackends {
+		return usagef("--filter %s cannot compose with --queue %s: that queue picks the backend of every request itself, "+
+			"so no router or filter sees them", pf.Filter, pf.Queue)
+	}
+	fp, err := parseKV("filter-param", pf.FilterArgs)
+	if err != nil {
+		return err
+	}
+	if b.router, err = policies.NewFilter(pf.Filter, fp, b.router); err != nil {
+		return usagef("--filter: %v", err)
+	}
+	full, err := policies.Resolve("filter", pf.Filter, fp)
+	if err != nil {
+		return usagef("--filter: %v", err)
+	}
+	b.routerParams["filter"] = pf.Filter
+	for k, v := range full {
+		b.routerParams["filter."+k] = v
+	}
+	return nil
 }
 
 func mergeKV(dst policies.Params, flag string, pairs []string) error {
