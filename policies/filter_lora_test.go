@@ -15,7 +15,9 @@ func TestLoRAAffinityFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := func(id, lora string) *traces.Request { return &traces.Request{ID: id, LoRA: lora, Prompt: id, InputTokens: 4} }
+	req := func(id, lora string) *traces.Request {
+		return &traces.Request{ID: id, LoRA: lora, Prompt: id, InputTokens: 4}
+	}
 	pick := func(r *traces.Request, inFlight ...int) int {
 		t.Helper()
 		return mustPick(t, f, r, State{Backends: fleet(inFlight...)}).Backend
