@@ -8,13 +8,15 @@ import (
 
 func init() {
 	RegisterFilter(Spec{Name: "lora-affinity",
-		Doc: "GIE LoRA affinity, before any Router: keep the Backends that have the Request's adapter active " +
-			"(requests for it in flight); if none, those with a free adapter slot (fewer than max_loras adapters " +
-			"in flight); if none, all; the Router then picks among them. Requests without an adapter are not filtered",
+		Doc: "GIE LoRA affinity, before any Router: drop Backends with queue_threshold or more requests in flight " +
+			"(unless all have), then keep those with the Request's adapter active (requests for it in flight); if " +
+			"none, those with a free adapter slot (fewer than max_loras adapters in flight); if none, all; the Router " +
+			"then picks among them. Requests without an adapter are not filtered",
 		Needs:  []string{"lora", "in-flight"},
 		Source: "Gateway API Inference Extension LoRA affinity filter (prefix-cache-aware-routing-proposal.md: \"prefix cache affinity algo should be applied after LoRA affinity\"); vLLM --max-loras",
 		Params: []ParamSpec{
 			{Name: "max_loras", Default: "1", Doc: "adapter slots per Backend, as the servers' --max-loras (vLLM's default 1)"},
+			{Name: "queue_threshold", Default: "128", Doc: "Backends with this many requests in flight are dropped first (GIE's low-queue filter; QUEUING_THRESHOLD_LORA 128)"},
 		},
 	}, newLoRAAffinity)
 }
@@ -26,9 +28,11 @@ func init() {
 type loraAffinity struct {
 	inner    Router
 	maxLoras int
+	queueMax int
 	inFlight map[int]map[string]int // Backend.Index -> adapter -> requests
 	sentTo   map[*traces.Request]int
 	kept     []Backend
+	low      []Backend
 }
 
 // loraAffinityTokens is loraAffinity over a Router that takes token
@@ -40,7 +44,11 @@ func newLoRAAffinity(p Params, inner Router) (Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &loraAffinity{inner: inner, maxLoras: n, inFlight: map[int]map[string]int{}, sentTo: map[*traces.Request]int{}}
+	q, err := p.Int("queue_threshold", 1, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	f := &loraAffinity{inner: inner, maxLoras: n, queueMax: q, inFlight: map[int]map[string]int{}, sentTo: map[*traces.Request]int{}}
 	if _, ok := inner.(TokenFeedback); ok {
 		return loraAffinityTokens{f}, nil
 	}
@@ -68,9 +76,19 @@ func (f *loraAffinity) Pick(req *traces.Request, st State) (Choice, error) {
 	return ch, err
 }
 
-// keep returns the Backends with the adapter active, else those with a
-// free slot, else all of bs.
+// keep returns, among the Backends under the queue threshold (all when
+// none is), those with the adapter active, else those with a free slot,
+// else all of them.
 func (f *loraAffinity) keep(adapter string, bs []Backend) []Backend {
+	f.low = f.low[:0]
+	for _, b := range bs {
+		if b.InFlight < f.queueMax {
+			f.low = append(f.low, b)
+		}
+	}
+	if len(f.low) > 0 {
+		bs = f.low
+	}
 	f.kept = f.kept[:0]
 	for _, b := range bs {
 		if f.inFlight[b.Index][adapter] > 0 {
