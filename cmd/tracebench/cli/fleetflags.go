@@ -142,7 +142,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err != nil {
 			return nil, err
 		}
-		rs.sim, rs.engines = m.Sim, cfg
+		rs.sim, rs.engines, rs.maxLoras = m.Sim, cfg, cfg.LoRA.MaxLoras
 		return func() {}, nil
 	}
 	fleet, err := m.start(ctx)
@@ -150,6 +150,9 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		return nil, err
 	}
 	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
+	if cfg, err := m.engineConfig(); err == nil {
+		rs.maxLoras = cfg.LoRA.MaxLoras
+	}
 	return func() { fleet.Close() }, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -27,6 +29,9 @@ type runSpec struct {
 	// (configured by engines) instead of sending HTTP.
 	sim     int
 	engines engine.Config
+	// maxLoras is the --max-loras of the mock or simulated engines (0:
+	// no limit, or live targets), which the lora-affinity filter takes.
+	maxLoras int
 	results string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
@@ -40,6 +45,29 @@ type runSpec struct {
 	quiet    bool
 }
 
+// loraSlots gives the lora-affinity filter the engines' adapter slots
+// when its max_loras is not set; set to another number than the engines
+// have, it is a usage error naming both.
+func loraSlots(pf policyFlags, engineSlots int) (policyFlags, error) {
+	if pf.Filter != "lora-affinity" || engineSlots == 0 {
+		return pf, nil
+	}
+	fp, err := parseKV("filter-param", pf.FilterArgs)
+	if err != nil {
+		return pf, err
+	}
+	v, given := fp["max_loras"]
+	if !given {
+		pf.FilterArgs = append(slices.Clone(pf.FilterArgs), fmt.Sprintf("max_loras=%d", engineSlots))
+		return pf, nil
+	}
+	if v != strconv.Itoa(engineSlots) {
+		return pf, usagef("--filter-param max_loras=%s contradicts the mock engines' --mock-max-loras %d: "+
+			"the filter would count slots the servers do not have; give one of them", v, engineSlots)
+	}
+	return pf, nil
+}
+
 // execute runs one Run and returns its Summary.
 func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	src, err := openSource(rs.wf)
@@ -49,6 +77,9 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	defer src.close()
 	pf := rs.pf
 	pf.sloWeights = rs.ro.SLO.Weights()
+	if pf, err = loraSlots(pf, rs.maxLoras); err != nil {
+		return nil, err
+	}
 	pol, err := buildPolicy(pf, rs.router, rs.wf.Seed)
 	if err != nil {
 		return nil, err
