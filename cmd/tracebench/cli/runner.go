@@ -32,7 +32,7 @@ type runSpec struct {
 	// maxLoras is the --max-loras of the mock or simulated engines (0:
 	// no limit, or live targets), which the lora-affinity filter takes.
 	maxLoras int
-	results string
+	results  string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
 	extra func() map[string]float64
