@@ -24,15 +24,21 @@ func newPoliciesCmd() *cobra.Command {
 	o := &policiesOptions{}
 	cmd := &cobra.Command{
 		Use:   "policies [NAME...]",
-		Short: "List every router and queue with its parameters, defaults, needs and source",
-		Long: `policies lists the routers (--policy) and queues (--queue) tracebench embeds:
-the rule of each, what it needs from the run (prompt, scrape, session id,
-...), where it comes from, its named presets, and every parameter with its
-default and the environment variable that sets it.
+		Short: "List every router, filter and queue with its parameters, defaults, needs and source",
+		Long: `policies lists the routers (--policy), filters (--filter) and queues (--queue)
+tracebench embeds: the rule of each, what it needs from the run (prompt,
+scrape, session id, ...), where it comes from, its named presets, and every
+parameter with its default and the environment variable that sets it.
 
-Parameters are given with --router-param k=v / --queue-param k=v, in a
---policy-config YAML file, or through the environment variables listed;
-a preset is selected with the parameter preset=NAME.`,
+Parameters are given with --router-param k=v / --filter-param k=v /
+--queue-param k=v, in a --policy-config YAML file, or through the
+environment variables listed; a preset is selected with the parameter
+preset=NAME.
+
+The mock engine's prefix-cache eviction policies are engine settings, not
+client policies: --eviction (tracebench mock) or --mock-eviction: lru
+(vLLM V1's, every preset's default), lru-longest, lfu; see
+docs/mockserver.md.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.names = args
