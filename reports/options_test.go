@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,6 +108,9 @@ func FuzzParseSLOFile(f *testing.F) {
 		for u, s := range got {
 			if s.TTFT < 0 || s.TPOT < 0 || s.E2E < 0 {
 				t.Errorf("user %q: negative bound accepted: %+v", u, s)
+			}
+			if s.Weight < 0 || math.IsNaN(s.Weight) || math.IsInf(s.Weight, 0) {
+				t.Errorf("user %q: weight %g accepted", u, s.Weight)
 			}
 		}
 	})
