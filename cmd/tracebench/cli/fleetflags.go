@@ -151,7 +151,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	}
 	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
 	if cfg, err := m.engineConfig(); err == nil {
-		rs.maxLoras = cfg.LoRA.MaxLoras
+		rs.engines, rs.maxLoras = cfg, cfg.LoRA.MaxLoras
 	}
 	return func() { fleet.Close() }, nil
 }

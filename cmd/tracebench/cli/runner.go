@@ -26,7 +26,9 @@ type runSpec struct {
 	backends []string
 	mode     string
 	// sim, when > 0, runs that many simulated engines in virtual time
-	// (configured by engines) instead of sending HTTP.
+	// (configured by engines) instead of sending HTTP. engines is also
+	// the in-process mock fleet's configuration (mode "mock"), which the
+	// results header records.
 	sim     int
 	engines engine.Config
 	// maxLoras is the --max-loras of the mock or simulated engines (0:
