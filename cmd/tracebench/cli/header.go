@@ -20,11 +20,11 @@ func header(rs runSpec, ident string, pol builtPolicy) replay.Header {
 		Config: map[string]any{"workload": rs.wf, "policy": rs.pf, "api": rs.cf.API, "model": rs.cf.Model,
 			"stream": !rs.cf.NoStream, "scrape": rs.cf.Scrape, "scrape_interval": rs.cf.ScrapeInt.String(),
 			"timeout": rs.cf.Timeout.String(), "grace": rs.cf.Grace.String(), "header_names": headerNames(rs.cf.Headers)}}
-	if rs.mode == "mock" || rs.mode == "sim" {
+	if rs.fleet != nil {
 		// The engine settings of the mock or simulated replicas (eviction
 		// policy and LoRA limits included), so runs that differ only there
 		// tell apart.
-		h.Config["engine"] = rs.engines
+		h.Config["engine"] = *rs.fleet
 	}
 	return h
 }

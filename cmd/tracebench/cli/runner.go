@@ -26,15 +26,15 @@ type runSpec struct {
 	backends []string
 	mode     string
 	// sim, when > 0, runs that many simulated engines in virtual time
-	// (configured by engines) instead of sending HTTP. engines is also
-	// the in-process mock fleet's configuration (mode "mock"), which the
-	// results header records.
+	// (configured by engines) instead of sending HTTP.
 	sim     int
 	engines engine.Config
-	// maxLoras is the --max-loras of the mock or simulated engines (0:
-	// no limit, or live targets), which the lora-affinity filter takes.
-	maxLoras int
-	results  string
+	// fleet is the in-process engines' configuration (--mock, --sim), and
+	// preset its --mock-preset; nil against --target. The results header
+	// records it, and the lora-affinity filter takes its adapter slots.
+	fleet   *engine.Config
+	preset  string
+	results string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
 	extra func() map[string]float64
@@ -79,13 +79,17 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	defer src.close()
 	pf := rs.pf
 	pf.sloWeights = rs.ro.SLO.Weights()
-	if pf, err = loraSlots(pf, rs.maxLoras); err != nil {
-		return nil, err
+	if rs.fleet != nil {
+		src.lengths = &lengthCheck{limit: engineLimit(*rs.fleet)}
+		if pf, err = loraSlots(pf, rs.fleet.LoRA.MaxLoras); err != nil {
+			return nil, err
+		}
 	}
 	pol, err := buildPolicy(pf, rs.router, rs.wf.Seed)
 	if err != nil {
 		return nil, err
 	}
+	rs.warnCapacity(pol.queue.Name())
 	client, closeClient, err := rs.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -105,6 +109,10 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	if err := w.Close(stop); err != nil && runErr == nil {
 		runErr = err
 	}
+	if runErr == nil {
+		runErr = src.allSkipped(rs.wf.Trace)
+	}
+	rs.reportTooLong(src.lengths)
 	sum := acc.Finish(&stop)
 	return sum, runOutcome(stop.Reason, runErr)
 }
