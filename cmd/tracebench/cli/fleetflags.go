@@ -129,6 +129,8 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 			"not to --target or --sim")
 	case len(targets) > 0 && m.Eviction != "":
 		return nil, usagef("--mock-eviction applies to the mock fleet (--mock or --sim), not to --target")
+	case m.Sim > 0 && len(m.LoRA) > 0:
+		return nil, usagef("--mock-lora-modules applies to --mock (a simulated engine answers no HTTP, so it has no 404 to give)")
 	case len(targets) > 0 && (m.MaxLoras != 0 || m.LoRALoad != 0 || len(m.LoRA) > 0):
 		return nil, usagef("--mock-max-loras, --mock-lora-load-cost and --mock-lora-modules apply to the mock fleet, not to --target")
 	case len(targets) > 0:

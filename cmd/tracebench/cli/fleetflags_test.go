@@ -126,6 +126,11 @@ func TestFleetEvictionFlag(t *testing.T) {
 		{[]string{"--sim", "2", "--mock-eviction", "fifo"}, "", nil, true},
 		{[]string{"--mock-eviction", "lfu"}, "", []string{"http://127.0.0.1:1"}, true},
 	}
+	if m, err := fleetFlagsOf(t, []string{"--sim", "2", "--mock-lora-modules", "a"}); err != nil {
+		t.Fatal(err)
+	} else if _, err := m.backends(context.Background(), &runSpec{}, nil); err == nil || !strings.Contains(err.Error(), "--mock-lora-modules") {
+		t.Errorf("--mock-lora-modules with --sim: %v, want a usage error naming it", err)
+	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			m, err := fleetFlagsOf(t, tc.args)
