@@ -24,6 +24,7 @@ type blockPool struct {
 	evict     evictor // orders the cached blocks without users
 	table     blockTable
 	evictions int64
+	onEvict   func(hash uint64) // Engine.OnBlockEvent's hook, or nil
 }
 
 // newBlockPool returns a pool of n free blocks whose cached blocks are
@@ -82,6 +83,9 @@ func (p *blockPool) allocate() int32 {
 	} else {
 		id = p.evict.pop()
 		b := &p.blocks[id]
+		if p.onEvict != nil {
+			p.onEvict(b.hash)
+		}
 		p.table.del(b.hash)
 		b.hashed, b.hash, b.depth = false, 0, 0
 		p.evictions++

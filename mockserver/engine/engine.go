@@ -21,6 +21,8 @@ type Engine struct {
 	clock   time.Duration // the latest time given to Add or Step
 	lora    loraState
 	extra   time.Duration // adapter load time of the step being planned
+	// blockHook receives prefix cache changes (OnBlockEvent), or nil.
+	blockHook func(BlockEvent)
 }
 
 // New returns an engine for cfg after validating it.

@@ -64,6 +64,8 @@ func TestExperimentTables(t *testing.T) {
 		{"prodstack-mooncake", tableProdStackMooncake},
 		{"vtc-variants", tableVTCVariants},
 		{"lora-affinity", tableLoRAAffinity},
+		{"kv-mooncake", tableKVMooncake},
+		{"kv-lag", tableKVLag},
 	} {
 		if !only.MatchString(g.name) {
 			continue
