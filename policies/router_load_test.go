@@ -107,7 +107,7 @@ func TestRoundRobinAndRandom(t *testing.T) {
 // and 32 for a prompt sharing the first two blocks.
 func TestLoadOnlyRoutersPredictHits(t *testing.T) {
 	for _, name := range []string{"random", "round-robin", "least-request", "power-of-two", "least-kv-cache", "vtc-basic",
-		"chwbl", "session-affinity"} {
+		"chwbl", "session-affinity", "simhash"} {
 		t.Run(name, func(t *testing.T) {
 			bare := mustRouter(t, name, nil, 1)
 			if _, ok := bare.(HitPredictor); ok {
