@@ -1,0 +1,142 @@
+package profile
+
+import (
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Profile is one engine profile. Every duration is written as a Go
+// duration string ("5.74ms", "100us").
+type Profile struct {
+	// Name identifies the profile (the file name of a built-in one).
+	Name string `yaml:"name"`
+	// Description says in one line what the profile models.
+	Description string `yaml:"description"`
+	// Source cites where the figures come from.
+	Source string `yaml:"source,omitempty"`
+	// FittedOn says what the figures were measured or fitted on (model,
+	// GPU, engine version, workload).
+	FittedOn string `yaml:"fitted_on,omitempty"`
+	// Notes records what the profile leaves out or approximates.
+	Notes string `yaml:"notes,omitempty"`
+	// Engine holds the scheduler, KV cache and batching parameters.
+	Engine Engine `yaml:"engine"`
+	// Latency holds the per-step latency model.
+	Latency Latency `yaml:"latency"`
+	// Fit, present in a profile written by `tracebench calibrate`, holds
+	// the uncertainty of every fitted parameter and the fit's residuals.
+	Fit *Fit `yaml:"fit,omitempty"`
+}
+
+// Engine holds the scheduler and KV cache parameters (vLLM's names).
+type Engine struct {
+	// Cache is the prefix cache model: "paged-prefix", the shared paged
+	// prefix cache of vLLM and SGLang (the only model the engine runs).
+	Cache string `yaml:"cache"`
+	// Batching is "continuous" or "static".
+	Batching string `yaml:"batching"`
+	// MaxNumSeqs bounds the running batch.
+	MaxNumSeqs int `yaml:"max_num_seqs"`
+	// MaxNumBatchedTokens is the per-step token budget.
+	MaxNumBatchedTokens int `yaml:"max_num_batched_tokens"`
+	// NumGPUBlocks is the KV cache capacity in blocks.
+	NumGPUBlocks int `yaml:"num_gpu_blocks"`
+	// BlockSize is the number of tokens per KV block.
+	BlockSize int `yaml:"block_size"`
+	// MaxModelLen bounds prompt plus output tokens of one request.
+	MaxModelLen int `yaml:"max_model_len"`
+	// EOSProbability is the chance a generated token ends the output
+	// (requests without ignore_eos); 0 runs outputs to max_tokens.
+	EOSProbability float64 `yaml:"eos_probability"`
+}
+
+// Latency is the step latency model
+//
+//	t = c_step + c_prefill·prefill_tokens + c_decode·b + β·(1 + γ·(b−1)/b)
+//
+// times a log-normal jitter factor of mean 1 and coefficient of variation
+// jitter, where b sequences get a token in the step.
+type Latency struct {
+	// CStep is the fixed cost of every step that runs work.
+	CStep Duration `yaml:"c_step"`
+	// CPrefill is the cost of each computed (not cached) prompt token.
+	CPrefill Duration `yaml:"c_prefill"`
+	// CDecode is the cost of each sequence that gets a token in the step
+	// (a linear batch term, as in BLIS's blackbox model).
+	CDecode Duration `yaml:"c_decode"`
+	// Beta is β, the saturating decode step time of a batch of one.
+	Beta Duration `yaml:"beta"`
+	// Gamma is γ, the relative growth of β from batch 1 to a large batch.
+	Gamma float64 `yaml:"gamma"`
+	// Jitter is the coefficient of variation of the step time, in [0, 1].
+	Jitter float64 `yaml:"jitter"`
+}
+
+// Fit records how a calibrated profile was fitted.
+type Fit struct {
+	// Runs names the results files fitted.
+	Runs []string `yaml:"runs"`
+	// Requests is the number of successful requests used.
+	Requests int `yaml:"requests"`
+	// Observations is the number of equations in the least-squares fit.
+	Observations int `yaml:"observations"`
+	// Params lists every latency parameter with its standard error.
+	Params []FitParam `yaml:"params"`
+	// Residuals summarises the fit's residuals per observation kind.
+	Residuals []Residual `yaml:"residuals"`
+	// Warnings are the parameters the data could not identify and what to
+	// run instead.
+	Warnings []string `yaml:"warnings,omitempty"`
+}
+
+// FitParam is one fitted parameter.
+type FitParam struct {
+	// Name is the latency field (c_step, c_prefill, c_decode, beta, gamma).
+	Name string `yaml:"name"`
+	// Value is the fitted value in Unit.
+	Value float64 `yaml:"value"`
+	// StdErr is the standard error of Value, in Unit.
+	StdErr float64 `yaml:"stderr"`
+	// Unit is "ms", "us" or "" (dimensionless).
+	Unit string `yaml:"unit"`
+	// Identified is false when the data could not determine the parameter
+	// (it then keeps the value of the starting profile).
+	Identified bool `yaml:"identified"`
+}
+
+// Residual summarises the residuals of one kind of observation.
+type Residual struct {
+	// Kind is "ttft" or "tbt".
+	Kind string `yaml:"kind"`
+	// N is the number of observations.
+	N int `yaml:"n"`
+	// RMSMs is the root mean square residual in milliseconds.
+	RMSMs float64 `yaml:"rms_ms"`
+	// RelRMS is the RMS residual relative to the mean observation.
+	RelRMS float64 `yaml:"rel_rms"`
+}
+
+// Duration is a time.Duration written in YAML as a Go duration string.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// MarshalYAML writes d as a duration string ("5.74ms").
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// UnmarshalYAML reads a duration string; a bare number is an error, since
+// its unit would be a guess.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a duration such as 5.74ms", n.Line)
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q: want a duration such as 5.74ms or 100us", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
