@@ -12,12 +12,14 @@ const module = "github.com/tracebench/tracebench/"
 // import (DESIGN.md section 1: traces ← policies ← replay ← reports ← cmd;
 // mockserver stands alone but for the tokenizer).
 var allowed = map[string][]string{
-	"traces":            {"traces"},
-	"policies":          {"traces", "policies"},
-	"replay":            {"traces", "policies", "replay", "mockserver/engine"},
-	"reports":           {"traces", "policies", "replay", "reports", "mockserver/engine"},
-	"mockserver":        {"mockserver", "traces/tokenizer"},
-	"mockserver/engine": {"mockserver/engine", "traces/tokenizer"},
+	"traces":             {"traces"},
+	"policies":           {"traces", "policies"},
+	"replay":             {"traces", "policies", "replay", "mockserver/engine"},
+	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine"},
+	"mockserver":         {"mockserver", "traces/tokenizer"},
+	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
+	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
+	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -111,7 +111,7 @@ type Residual struct {
 	// Kind is "ttft" or "tbt".
 	Kind string `yaml:"kind"`
 	// N is the number of observations.
-	N int `yaml:"n"`
+	N int `yaml:"equations"`
 	// RMSMs is the root mean square residual in milliseconds.
 	RMSMs float64 `yaml:"rms_ms"`
 	// RelRMS is the RMS residual relative to the mean observation.

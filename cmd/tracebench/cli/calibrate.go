@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/calibrate"
+	"github.com/tracebench/tracebench/mockserver/profile"
+)
+
+func init() { register(newCalibrateCmd) }
+
+// calibrateOptions are the flags of `tracebench calibrate`.
+type calibrateOptions struct {
+	files   []string
+	out     string
+	from    string
+	name    string
+	partial bool
+}
+
+func newCalibrateCmd() *cobra.Command {
+	o := &calibrateOptions{}
+	cmd := &cobra.Command{
+		Use:   "calibrate RESULTS.jsonl... -o profile.yaml [--from PROFILE] [--partial]",
+		Short: "Fit an engine profile to a live run's results",
+		Long: `calibrate fits the engine's step latency model to the results of a run
+against a live server (replay --target, ideally with --scrape), from the
+client-side figures alone: send, first-token and done times, prompt, cached
+and output tokens, and every backend's requests in flight over time. It
+prints each parameter with its standard error, the fit's residuals and
+what the run could not identify, and writes a profile for --mock-profile,
+--sim-profile and 'tracebench predict'.
+
+A useful run has several concurrency levels (so γ and c_decode can be told
+apart), varied prompt lengths (for c_prefill) and at least 20 requests
+with two or more output tokens. Scheduler limits and the block size come
+from --from (default: the default profile); num_gpu_blocks from the run's
+scrapes of vllm:cache_config_info when present.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = args
+			return runCalibrate(cmd.OutOrStdout(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&o.out, "out", "o", "", "write the fitted profile here (YAML)")
+	fs.StringVar(&o.from, "from", profile.DefaultName, "starting profile: scheduler limits, KV cache, and values of parameters the run cannot identify")
+	fs.StringVar(&o.name, "name", "calibrated", "name of the fitted profile")
+	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
+	return cmd
+}
+
+// runCalibrate fits, prints and writes the profile.
+func runCalibrate(w io.Writer, o *calibrateOptions) error {
+	start, err := resolveProfile(o.from)
+	if err != nil {
+		return usagef("--from: %v", err)
+	}
+	in, err := calibrate.Load(o.files)
+	if err != nil {
+		return err
+	}
+	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name})
+	if err != nil {
+		if errors.Is(err, calibrate.ErrSingleLevel) {
+			return usageError{err}
+		}
+		return err
+	}
+	fmt.Fprintf(w, "calibrate: %d successful requests (%d failed) from %d file(s)\n\n", in.Requests, in.Failed, len(o.files))
+	if err := res.Render(w); err != nil {
+		return err
+	}
+	if o.out == "" {
+		return nil
+	}
+	data, err := profile.Marshal(res.Profile)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.out, data, 0o644); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	fmt.Fprintf(w, "\nprofile: %s\n", o.out)
+	return nil
+}
