@@ -22,6 +22,9 @@ type RenderOptions struct {
 	// table shows (default 8); WorstUsers how many worst-served users
 	// are added below them (default 3).
 	TopUsers, WorstUsers int
+	// Prediction, when set, adds a "Prediction error" section comparing a
+	// simulated replay with the measured run.
+	Prediction *Prediction
 }
 
 func (o RenderOptions) withDefaults() RenderOptions {
@@ -71,6 +74,7 @@ func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptio
 	writeConfig(w, runs)
 	writeWarnings(w, runs)
 	writeComparison(w, runs)
+	writePrediction(w, o.Prediction)
 	writeDetails(w, runs)
 	writePlotSection(w, plots)
 	writeBackends(w, runs)
