@@ -177,4 +177,3 @@ func kvList(p map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
-
