@@ -12,6 +12,7 @@ const (
 	colDecode           // c_decode: Σ b over steps
 	colBeta             // β: steps
 	colBetaGamma        // β·γ: Σ (b−1)/b over steps
+	colOverhead         // request overhead: 1 in a TTFT equation
 	numCols
 )
 
@@ -22,6 +23,11 @@ type row struct {
 	ttft bool
 	// b is the mean batch of the steps the row covers.
 	b float64
+	// clean marks a decode row whose steps all had the same batch and no
+	// other request's prompt: its chunk gaps show the step jitter alone.
+	clean bool
+	// cv is the request's chunk-gap coefficient of variation (-1: none).
+	cv float64
 	// w weighs the row in the fit: 1/y (relative errors), times √steps for
 	// a decode row (its mean step is that much surer), times 1/σ of its
 	// kind once known.
@@ -183,6 +189,7 @@ func (tl *timeline) decodeRow(i int, m stepModel) (row, bool) {
 		out.x[k] /= steps
 	}
 	out.y /= steps
+	out.clean, out.cv = len(segs) == 1 && prefill == 0, r.cv
 	// Relative errors: a row whose steps are mostly others' prompt work
 	// says little about the decode terms, and its attribution of that
 	// work to the window is the larger error.
@@ -257,6 +264,7 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 		out.x[colDecode] += h * float64(bs)
 		out.x[colBetaGamma] += h * float64(bs-1) / float64(bs)
 	}
+	out.x[colOverhead] = 1
 	out.y = r.first - r.sent
 	out.b = final
 	out.w = 1 / out.y

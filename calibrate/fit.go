@@ -80,8 +80,8 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	res := &Result{BatchRange: [2]float64{stat.Quantile(0.1, stat.Empirical, bs, nil), stat.Quantile(0.9, stat.Empirical, bs, nil)}}
 	l := start.Latency
 	fixed := [numCols]float64{colPrefill: sec(l.CPrefill), colDecode: sec(l.CDecode), colBeta: sec(l.Beta + l.CStep),
-		colBetaGamma: sec(l.Beta+l.CStep) * l.Gamma}
-	free := [numCols]bool{true, true, true, true}
+		colBetaGamma: sec(l.Beta+l.CStep) * l.Gamma, colOverhead: sec(l.RequestOverhead)}
+	free := [numCols]bool{true, true, true, true, true}
 	lo, hi := res.BatchRange[0], res.BatchRange[1]
 	if hi-lo < 0.5 {
 		what := fmt.Sprintf("the batch stayed near %.1f requests", (lo+hi)/2)
@@ -100,81 +100,95 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	var th [numCols]float64
 	var se [numCols]float64
 	var err error
+	var final [numCols]bool
 	for iter := 0; iter < 4; iter++ {
 		if iter > 0 {
 			rows = in.rowsOf(modelOf(th), budget, maxSeqs)
 			weigh(rows, th)
 		}
-		th, se, err = solveChecked(rows, free, fixed, &res.Warnings, iter == 3)
+		th, se, final, err = solveChecked(rows, free, fixed, &res.Warnings, iter == 3)
 		if err != nil {
 			return nil, err
 		}
 	}
 	res.Residuals = residuals(rows, th)
-	res.fill(th, se, free, start, in, opt)
+	res.fill(rows, th, se, final, start, in, opt)
 	return res, nil
 }
 
 // modelOf is the step model of the fitted parameters.
 func modelOf(th [numCols]float64) stepModel { return stepModel{ok: true, th: th} }
 
-// solveChecked solves, then drops what the data cannot tell apart: with
-// both batch terms free and one of them negative or unsure, it keeps the
-// better single one; a negative or unsure c_prefill keeps its start value.
-// Warnings are added on the last pass only.
-func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns *[]string, last bool) ([numCols]float64, [numCols]float64, error) {
-	th, se, rss, err := solve(rows, free, fixed)
+// solveChecked solves, then fixes what the data cannot determine and
+// solves again: with both batch terms free and one of them negative or
+// unsure, it keeps the better single one; a negative or unsure c_prefill
+// keeps its start value; a negative request overhead becomes 0. It
+// returns the final free set. Warnings are added on the last pass only.
+func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns *[]string, last bool) ([numCols]float64, [numCols]float64, [numCols]bool, error) {
+	th, se, _, err := solve(rows, free, fixed)
 	if err != nil {
-		return th, se, err
+		return th, se, free, err
+	}
+	note := func(s string) {
+		if last {
+			*warns = append(*warns, s)
+		}
 	}
 	unsure := func(c int) bool { return th[c] < 0 || se[c] > 0.25*math.Abs(th[c]) }
+	refit := func(c int, v float64) {
+		free[c], fixed[c] = false, v
+		if t2, s2, _, e2 := solve(rows, free, fixed); e2 == nil {
+			th, se = t2, s2
+		}
+	}
+	// When the two batch terms cannot be told apart, γ (a batch cost that
+	// levels off, the shape of the decode TBT model) is kept unless the
+	// linear c_decode fits clearly (5 %) better.
 	if free[colDecode] && free[colBetaGamma] && (unsure(colDecode) || unsure(colBetaGamma)) {
 		g, d := free, free
 		g[colDecode], d[colBetaGamma] = false, false
 		fz := fixed
 		fz[colDecode], fz[colBetaGamma] = 0, 0
-		thG, seG, rssG, errG := solve(rows, g, fz)
-		thD, seD, rssD, errD := solve(rows, d, fz)
-		var note string
+		_, _, rssG, errG := solve(rows, g, fz)
+		_, _, rssD, errD := solve(rows, d, fz)
+		dec, bg := th[colDecode], th[colBetaGamma]
+		sd, sg := se[colDecode], se[colBetaGamma]
 		switch {
-		case !unsure(colBetaGamma) && th[colDecode] < 2*se[colDecode] && errG == nil:
-			note = fmt.Sprintf("c_decode came out at or near 0 (%.3g ± %.2g us): set to 0, γ fitted alone",
-				th[colDecode]*1e6, se[colDecode]*1e6)
-			th, se, rss = thG, seG, rssG
-		case !unsure(colDecode) && th[colBetaGamma] < 2*se[colBetaGamma] && errD == nil:
-			note = fmt.Sprintf("γ came out at or near 0 (β·γ %.3g ± %.2g ms): set to 0, c_decode fitted alone",
-				th[colBetaGamma]*1e3, se[colBetaGamma]*1e3)
-			th, se, rss = thD, seD, rssD
-		case errG == nil && (errD != nil || rssG <= rssD):
-			note = "c_decode and γ could not be told apart (the batch sizes varied too little); fitted γ with c_decode = 0. " +
-				"To separate them replay concurrency levels from 1 to 64 or more"
-			th, se, rss = thG, seG, rssG
+		case !unsure(colBetaGamma) && dec < 2*sd && errG == nil:
+			refit(colDecode, 0)
+			note(fmt.Sprintf("c_decode came out at or near 0 (%.3g ± %.2g us): set to 0, γ fitted alone", dec*1e6, sd*1e6))
+		case !unsure(colDecode) && bg < 2*sg && errD == nil:
+			refit(colBetaGamma, 0)
+			note(fmt.Sprintf("γ came out at or near 0 (β·γ %.3g ± %.2g ms): set to 0, c_decode fitted alone", bg*1e3, sg*1e3))
+		case errG == nil && (errD != nil || rssG <= rssD/0.95):
+			refit(colDecode, 0)
+			note("c_decode and γ could not be told apart (the batch sizes varied too little); fitted γ with c_decode = 0. " +
+				"To separate them replay concurrency levels from 1 to 64 or more")
 		case errD == nil:
-			note = "c_decode and γ could not be told apart (the batch sizes varied too little); fitted c_decode with γ = 0. " +
-				"To separate them replay concurrency levels from 1 to 64 or more"
-			th, se, rss = thD, seD, rssD
-		}
-		if last && note != "" {
-			*warns = append(*warns, note)
+			refit(colBetaGamma, 0)
+			note("c_decode and γ could not be told apart (the batch sizes varied too little); fitted c_decode with γ = 0. " +
+				"To separate them replay concurrency levels from 1 to 64 or more")
 		}
 	}
-	_ = rss
 	if free[colPrefill] && unsure(colPrefill) {
-		f := free
-		f[colPrefill] = false
-		th2, se2, _, err2 := solve(rows, f, fixed)
-		if err2 == nil {
-			th, se = th2, se2
-			if last {
-				*warns = append(*warns, fmt.Sprintf("c_prefill not identified (prompt lengths or cache hits varied too little); kept at %v. "+
-					"To fit it replay prompts from about 100 to 2,000 tokens without shared prefixes", durOf(fixed[colPrefill])))
-			}
+		refit(colPrefill, fixed[colPrefill])
+		note(fmt.Sprintf("c_prefill not identified (prompt lengths or cache hits varied too little); kept at %v. "+
+			"To fit it replay prompts from about 100 to 2,000 tokens without shared prefixes", durOf(fixed[colPrefill])))
+	}
+	if free[colOverhead] && th[colOverhead] < 0 {
+		refit(colOverhead, 0)
+		note("the request overhead came out below 0; set to 0")
+	}
+	for _, c := range []int{colDecode, colBetaGamma} {
+		if free[c] && th[c] < 0 {
+			refit(c, 0)
+			note(fmt.Sprintf("%s came out below 0; set to 0", map[int]string{colDecode: "c_decode", colBetaGamma: "γ"}[c]))
 		}
 	}
 	if th[colBeta] <= 0 {
-		return th, se, fmt.Errorf("calibrate: the fitted per-step time β is %.3g ms, not positive: the run does not follow the engine model (check that the results are from one server kind and not dominated by errors or queueing)", th[colBeta]*1e3)
+		return th, se, free, fmt.Errorf("calibrate: the fitted per-step time β is %.3g ms, not positive: the run does not follow the engine model (check that the results are from one server kind and not dominated by errors or queueing)", th[colBeta]*1e3)
 	}
-	return th, se, nil
+	return th, se, free, nil
 }
 
 // solve fits the free columns by linear least squares (the fixed ones'

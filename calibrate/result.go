@@ -16,7 +16,7 @@ func durOf(s float64) time.Duration {
 }
 
 // fill builds the parameters and the profile from the solution.
-func (res *Result) fill(th, se [numCols]float64, free [numCols]bool, start *profile.Profile, in *Input, opt Options) {
+func (res *Result) fill(rows []row, th, se [numCols]float64, free [numCols]bool, start *profile.Profile, in *Input, opt Options) {
 	beta, bg := th[colBeta], th[colBetaGamma]
 	gamma, gse := 0.0, 0.0
 	if beta > 0 {
@@ -26,17 +26,22 @@ func (res *Result) fill(th, se [numCols]float64, free [numCols]bool, start *prof
 			gse = se[colBetaGamma] / beta
 		}
 	}
-	jit, jitOK := in.jitter(modelOf(th))
+	jit, jitOK, jitClean := jitterOf(rows)
 	res.Params = []Param{
 		{Name: "c_prefill", Value: th[colPrefill] * 1e6, StdErr: se[colPrefill] * 1e6, Unit: "us", Identified: free[colPrefill]},
 		{Name: "c_decode", Value: th[colDecode] * 1e6, StdErr: se[colDecode] * 1e6, Unit: "us", Identified: free[colDecode] && se[colDecode] > 0},
 		{Name: "beta", Value: beta * 1e3, StdErr: se[colBeta] * 1e3, Unit: "ms", Identified: true},
 		{Name: "gamma", Value: gamma, StdErr: gse, Identified: free[colBetaGamma] && se[colBetaGamma] > 0},
 		{Name: "jitter", Value: jit, Identified: jitOK},
+		{Name: "request_overhead", Value: th[colOverhead] * 1e3, StdErr: se[colOverhead] * 1e3, Unit: "ms", Identified: free[colOverhead] && se[colOverhead] > 0},
 	}
-	if !jitOK {
+	switch {
+	case !jitOK:
 		res.Params[4].Value = start.Latency.Jitter
 		res.Warnings = append(res.Warnings, "jitter not measured (too few requests with 8 or more chunk gaps); kept the starting profile's")
+	case !jitClean:
+		res.Warnings = append(res.Warnings, "jitter is an upper bound: fewer than 5 requests decoded alone at one batch size, "+
+			"so the chunk gaps also vary with the batch; replay some requests one at a time to measure it")
 	}
 	p := *start
 	p.Name = opt.Name
@@ -60,6 +65,8 @@ func (res *Result) fill(th, se [numCols]float64, free [numCols]bool, start *prof
 		Beta:     profile.Duration(durOf(beta)),
 		Gamma:    round3(max(0, gamma)),
 		Jitter:   round3(res.Params[4].Value),
+
+		RequestOverhead: profile.Duration(durOf(max(0, th[colOverhead]))),
 	}
 	fit := &profile.Fit{Runs: in.Files, Requests: in.Requests, Residuals: res.Residuals, Warnings: res.Warnings}
 	for _, q := range res.Params {
@@ -73,24 +80,30 @@ func (res *Result) fill(th, se [numCols]float64, free [numCols]bool, start *prof
 	res.Profile = &p
 }
 
-// jitter estimates the step-time coefficient of variation: the median over
-// requests of the variance of their chunk gaps beyond what batch changes
-// explain (approximated by the spread of the model step over the run's
-// batch sizes, ignored here) and the gap histogram's rounding.
-func (in *Input) jitter(_ stepModel) (float64, bool) {
-	var cvs []float64
-	for _, tl := range in.timelines {
-		for _, r := range tl.reqs {
-			if r.cv >= 0 {
-				cvs = append(cvs, r.cv)
-			}
+// jitter estimates the step-time coefficient of variation as the median
+// robust chunk-gap CV of the requests whose decode saw one batch size and
+// no other prompt (so their gaps vary by the jitter alone); with fewer
+// than 5 such requests, of all requests, which overstates it.
+func jitterOf(rows []row) (float64, bool, bool) {
+	var clean, all []float64
+	for _, r := range rows {
+		if r.ttft || r.cv < 0 {
+			continue
+		}
+		all = append(all, r.cv)
+		if r.clean {
+			clean = append(clean, r.cv)
 		}
 	}
-	if len(cvs) < MinRequests {
-		return 0, false
+	pick := clean
+	if len(clean) < 5 {
+		pick = all
 	}
-	sort.Float64s(cvs)
-	return cvs[len(cvs)/2], true
+	if len(pick) < 5 {
+		return 0, false, false
+	}
+	sort.Float64s(pick)
+	return pick[len(pick)/2], true, len(clean) >= 5
 }
 
 func joinBase(files []string) string {

@@ -18,6 +18,7 @@ func (p *Profile) Config() engine.Config {
 		MaxModelLen:         e.MaxModelLen,
 		Batching:            e.Batching,
 		EOSProbability:      e.EOSProbability,
+		RequestOverhead:     l.RequestOverhead.D(),
 		Latency: engine.LatencyModel{
 			StepOverhead:    l.CStep.D(),
 			PrefillPerToken: l.CPrefill.D(),
@@ -52,6 +53,8 @@ func FromConfig(name string, cfg engine.Config) *Profile {
 			Beta:     Duration(l.Beta),
 			Gamma:    l.Gamma,
 			Jitter:   l.Jitter,
+
+			RequestOverhead: Duration(cfg.RequestOverhead),
 		},
 	}
 }

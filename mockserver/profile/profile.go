@@ -72,6 +72,10 @@ type Latency struct {
 	Gamma float64 `yaml:"gamma"`
 	// Jitter is the coefficient of variation of the step time, in [0, 1].
 	Jitter float64 `yaml:"jitter"`
+	// RequestOverhead is a fixed time each request spends outside the
+	// engine (HTTP, tokenisation; BLIS's α₀): the mock holds requests this
+	// long before the engine, the simulator delays what the client sees.
+	RequestOverhead Duration `yaml:"request_overhead"`
 }
 
 // Fit records how a calibrated profile was fitted.

@@ -48,6 +48,8 @@ func (p *Profile) validate() error {
 		return bad("latency.beta", l.Beta.D(), "≥ 0")
 	case !(l.Gamma >= 0) || math.IsInf(l.Gamma, 0):
 		return bad("latency.gamma", l.Gamma, "≥ 0")
+	case l.RequestOverhead < 0:
+		return bad("latency.request_overhead", l.RequestOverhead.D(), "≥ 0")
 	case !(l.Jitter >= 0 && l.Jitter <= 1):
 		return bad("latency.jitter", l.Jitter, "in [0, 1]")
 	case l.CStep == 0 && l.CPrefill == 0 && l.CDecode == 0 && l.Beta == 0:

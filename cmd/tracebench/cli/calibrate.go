@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/calibrate"
@@ -16,6 +17,10 @@ func init() { register(newCalibrateCmd) }
 // calibrateOptions are the flags of `tracebench calibrate`.
 type calibrateOptions struct {
 	files   []string
+	targets []string
+	probe   string
+	budget  time.Duration
+	maxConc int
 	out     string
 	from    string
 	name    string
@@ -25,7 +30,7 @@ type calibrateOptions struct {
 func newCalibrateCmd() *cobra.Command {
 	o := &calibrateOptions{}
 	cmd := &cobra.Command{
-		Use:   "calibrate RESULTS.jsonl... -o profile.yaml [--from PROFILE] [--partial]",
+		Use:   "calibrate (RESULTS.jsonl... | --target URL...) -o profile.yaml [--from PROFILE] [--partial]",
 		Short: "Fit an engine profile to a live run's results",
 		Long: `calibrate fits the engine's step latency model to the results of a run
 against a live server (replay --target, ideally with --scrape), from the
@@ -39,10 +44,33 @@ A useful run has several concurrency levels (so γ and c_decode can be told
 apart), varied prompt lengths (for c_prefill) and at least 20 requests
 with two or more output tokens. Scheduler limits and the block size come
 from --from (default: the default profile); num_gpu_blocks from the run's
-scrapes of vllm:cache_config_info when present.`,
-		Args: cobra.MinimumNArgs(1),
+scrapes of vllm:cache_config_info when present.
+
+With --target (repeatable) it first runs a designed probe against the live
+servers, within --probe-budget (default 3 minutes): unrelated prompts of
+32 to 1,536 tokens at 1, 2, 4, ... --probe-max-concurrency requests in
+flight per backend, then prompts sharing long system prompts, each phase
+into its own results file under --probe-dir, and fits those.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
+			switch {
+			case len(args) > 0 && len(o.targets) > 0:
+				return usagef("give results files or --target, not both")
+			case len(args) == 0 && len(o.targets) == 0:
+				return usagef("give results files to fit, or --target URL to probe a live server")
+			case len(o.targets) > 0:
+				if err := checkTargets(o.targets); err != nil {
+					return err
+				}
+				if o.budget < 10*time.Second || o.maxConc < 2 {
+					return usagef("--probe-budget %v, --probe-max-concurrency %d: want at least 10s and 2", o.budget, o.maxConc)
+				}
+				files, err := runProbe(cmd.Context(), o.targets, o.probe, o.budget, o.maxConc, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				o.files = files
+			}
 			return runCalibrate(cmd.OutOrStdout(), o)
 		},
 	}
@@ -50,6 +78,10 @@ scrapes of vllm:cache_config_info when present.`,
 	fs.StringVarP(&o.out, "out", "o", "", "write the fitted profile here (YAML)")
 	fs.StringVar(&o.from, "from", profile.DefaultName, "starting profile: scheduler limits, KV cache, and values of parameters the run cannot identify")
 	fs.StringVar(&o.name, "name", "calibrated", "name of the fitted profile")
+	fs.StringArrayVar(&o.targets, "target", nil, "probe this live server (repeatable) instead of reading results files")
+	fs.StringVar(&o.probe, "probe-dir", "calibrate-probe", "directory for the probe's results files")
+	fs.DurationVar(&o.budget, "probe-budget", 3*time.Minute, "longest the probe may run (each phase gets an equal share)")
+	fs.IntVar(&o.maxConc, "probe-max-concurrency", 32, "highest concurrency per backend the probe reaches (powers of two from 1)")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 	return cmd
 }
