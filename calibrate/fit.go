@@ -80,8 +80,9 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	res := &Result{BatchRange: [2]float64{stat.Quantile(0.1, stat.Empirical, bs, nil), stat.Quantile(0.9, stat.Empirical, bs, nil)}}
 	l := start.Latency
 	fixed := [numCols]float64{colPrefill: sec(l.CPrefill), colDecode: sec(l.CDecode), colBeta: sec(l.Beta + l.CStep),
-		colBetaGamma: sec(l.Beta+l.CStep) * l.Gamma, colOverhead: sec(l.RequestOverhead)}
-	free := [numCols]bool{true, true, true, true, true}
+		colBetaGamma: sec(l.Beta+l.CStep) * l.Gamma, colOverhead: sec(l.RequestOverhead),
+		colAttend: l.CAttendNs}
+	free := [numCols]bool{true, true, true, true, true, true}
 	lo, hi := res.BatchRange[0], res.BatchRange[1]
 	if hi-lo < 0.5 {
 		what := fmt.Sprintf("the batch stayed near %.1f requests", (lo+hi)/2)
@@ -119,76 +120,83 @@ func Fit(in *Input, opt Options) (*Result, error) {
 // modelOf is the step model of the fitted parameters.
 func modelOf(th [numCols]float64) stepModel { return stepModel{ok: true, th: th} }
 
-// solveChecked solves, then fixes what the data cannot determine and
-// solves again: with both batch terms free and one of them negative or
-// unsure, it keeps the better single one; a negative or unsure c_prefill
-// keeps its start value; a negative request overhead becomes 0. It
+// optional are the terms a fit adds only when the data support them.
+var optional = []int{colBetaGamma, colDecode, colAttend}
+
+// termName names a column for warnings.
+var termName = map[int]string{colPrefill: "c_prefill", colDecode: "c_decode", colBeta: "β",
+	colBetaGamma: "γ", colOverhead: "request_overhead", colAttend: "c_attend"}
+
+// solveChecked fits by forward selection: c_prefill, β and the request
+// overhead always, then, one at a time, the batch and attention terms (γ,
+// c_decode, c_attend) while one of them is positive by more than three
+// standard errors, keeps β positive and lowers the weighted residuals by
+// 1 % or more. A term not added is set to 0; a c_prefill the data cannot
+// determine keeps its start value and a negative overhead becomes 0. It
 // returns the final free set. Warnings are added on the last pass only.
 func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns *[]string, last bool) ([numCols]float64, [numCols]float64, [numCols]bool, error) {
-	th, se, _, err := solve(rows, free, fixed)
-	if err != nil {
-		return th, se, free, err
-	}
 	note := func(s string) {
 		if last {
 			*warns = append(*warns, s)
 		}
 	}
-	unsure := func(c int) bool { return th[c] < 0 || se[c] > 0.25*math.Abs(th[c]) }
+	cur, fx := free, fixed
+	var cands []int
+	for _, c := range optional {
+		if free[c] {
+			cur[c], fx[c] = false, 0
+			cands = append(cands, c)
+		}
+	}
+	th, se, rss, err := solve(rows, cur, fx)
+	if err != nil {
+		return th, se, cur, err
+	}
+	for {
+		best, bestRSS := -1, rss
+		var bth, bse [numCols]float64
+		for _, c := range cands {
+			if cur[c] {
+				continue
+			}
+			try := cur
+			try[c] = true
+			t2, s2, r2, e2 := solve(rows, try, fx)
+			if e2 != nil || t2[c] <= 3*s2[c] || t2[colBeta] <= 0 || r2 > rss*0.99 || r2 >= bestRSS {
+				continue
+			}
+			best, bestRSS, bth, bse = c, r2, t2, s2
+		}
+		if best < 0 {
+			break
+		}
+		cur[best], th, se, rss = true, bth, bse, bestRSS
+	}
+	for _, c := range cands {
+		if !cur[c] {
+			note(fmt.Sprintf("%s not fitted: the data do not show it (it would not be positive by three standard errors, "+
+				"or it adds nothing the other terms do not explain); set to 0", termName[c]))
+		}
+	}
 	refit := func(c int, v float64) {
-		free[c], fixed[c] = false, v
-		if t2, s2, _, e2 := solve(rows, free, fixed); e2 == nil {
+		cur[c], fx[c] = false, v
+		if t2, s2, _, e2 := solve(rows, cur, fx); e2 == nil {
 			th, se = t2, s2
 		}
 	}
-	// When the two batch terms cannot be told apart, γ (a batch cost that
-	// levels off, the shape of the decode TBT model) is kept unless the
-	// linear c_decode fits clearly (5 %) better.
-	if free[colDecode] && free[colBetaGamma] && (unsure(colDecode) || unsure(colBetaGamma)) {
-		g, d := free, free
-		g[colDecode], d[colBetaGamma] = false, false
-		fz := fixed
-		fz[colDecode], fz[colBetaGamma] = 0, 0
-		_, _, rssG, errG := solve(rows, g, fz)
-		_, _, rssD, errD := solve(rows, d, fz)
-		dec, bg := th[colDecode], th[colBetaGamma]
-		sd, sg := se[colDecode], se[colBetaGamma]
-		switch {
-		case !unsure(colBetaGamma) && dec < 2*sd && errG == nil:
-			refit(colDecode, 0)
-			note(fmt.Sprintf("c_decode came out at or near 0 (%.3g ± %.2g us): set to 0, γ fitted alone", dec*1e6, sd*1e6))
-		case !unsure(colDecode) && bg < 2*sg && errD == nil:
-			refit(colBetaGamma, 0)
-			note(fmt.Sprintf("γ came out at or near 0 (β·γ %.3g ± %.2g ms): set to 0, c_decode fitted alone", bg*1e3, sg*1e3))
-		case errG == nil && (errD != nil || rssG <= rssD/0.95):
-			refit(colDecode, 0)
-			note("c_decode and γ could not be told apart (the batch sizes varied too little); fitted γ with c_decode = 0. " +
-				"To separate them replay concurrency levels from 1 to 64 or more")
-		case errD == nil:
-			refit(colBetaGamma, 0)
-			note("c_decode and γ could not be told apart (the batch sizes varied too little); fitted c_decode with γ = 0. " +
-				"To separate them replay concurrency levels from 1 to 64 or more")
-		}
-	}
-	if free[colPrefill] && unsure(colPrefill) {
+	if cur[colPrefill] && (th[colPrefill] < 0 || se[colPrefill] > 0.25*math.Abs(th[colPrefill])) {
 		refit(colPrefill, fixed[colPrefill])
 		note(fmt.Sprintf("c_prefill not identified (prompt lengths or cache hits varied too little); kept at %v. "+
 			"To fit it replay prompts from about 100 to 2,000 tokens without shared prefixes", durOf(fixed[colPrefill])))
 	}
-	if free[colOverhead] && th[colOverhead] < 0 {
+	if cur[colOverhead] && th[colOverhead] < 0 {
 		refit(colOverhead, 0)
 		note("the request overhead came out below 0; set to 0")
 	}
-	for _, c := range []int{colDecode, colBetaGamma} {
-		if free[c] && th[c] < 0 {
-			refit(c, 0)
-			note(fmt.Sprintf("%s came out below 0; set to 0", map[int]string{colDecode: "c_decode", colBetaGamma: "γ"}[c]))
-		}
-	}
 	if th[colBeta] <= 0 {
-		return th, se, free, fmt.Errorf("calibrate: the fitted per-step time β is %.3g ms, not positive: the run does not follow the engine model (check that the results are from one server kind and not dominated by errors or queueing)", th[colBeta]*1e3)
+		return th, se, cur, fmt.Errorf("calibrate: the fitted per-step time β is %.3g ms, not positive: the run does not follow the engine model (check that the results are from one server kind and not dominated by errors or queueing)", th[colBeta]*1e3)
 	}
-	return th, se, free, nil
+	return th, se, cur, nil
 }
 
 // solve fits the free columns by linear least squares (the fixed ones'

@@ -32,12 +32,13 @@ func (res *Result) fill(rows []row, th, se [numCols]float64, free [numCols]bool,
 		{Name: "c_decode", Value: th[colDecode] * 1e6, StdErr: se[colDecode] * 1e6, Unit: "us", Identified: free[colDecode] && se[colDecode] > 0},
 		{Name: "beta", Value: beta * 1e3, StdErr: se[colBeta] * 1e3, Unit: "ms", Identified: true},
 		{Name: "gamma", Value: gamma, StdErr: gse, Identified: free[colBetaGamma] && se[colBetaGamma] > 0},
+		{Name: "c_attend_ns", Value: th[colAttend], StdErr: se[colAttend], Unit: "ns", Identified: free[colAttend] && se[colAttend] > 0},
 		{Name: "jitter", Value: jit, Identified: jitOK},
 		{Name: "request_overhead", Value: th[colOverhead] * 1e3, StdErr: se[colOverhead] * 1e3, Unit: "ms", Identified: free[colOverhead] && se[colOverhead] > 0},
 	}
 	switch {
 	case !jitOK:
-		res.Params[4].Value = start.Latency.Jitter
+		res.Params[5].Value = start.Latency.Jitter
 		res.Warnings = append(res.Warnings, "jitter not measured (too few requests with 8 or more chunk gaps); kept the starting profile's")
 	case !jitClean:
 		res.Warnings = append(res.Warnings, "jitter is an upper bound: fewer than 5 requests decoded alone at one batch size, "+
@@ -59,12 +60,13 @@ func (res *Result) fill(rows []row, th, se [numCols]float64, free [numCols]bool,
 		p.Notes += "; num_gpu_blocks scraped from vllm:cache_config_info"
 	}
 	p.Latency = profile.Latency{
-		CStep:    0,
-		CPrefill: profile.Duration(durOf(max(0, th[colPrefill]))),
-		CDecode:  profile.Duration(durOf(max(0, th[colDecode]))),
-		Beta:     profile.Duration(durOf(beta)),
-		Gamma:    round3(max(0, gamma)),
-		Jitter:   round3(res.Params[4].Value),
+		CStep:     0,
+		CPrefill:  profile.Duration(durOf(max(0, th[colPrefill]))),
+		CDecode:   profile.Duration(durOf(max(0, th[colDecode]))),
+		Beta:      profile.Duration(durOf(beta)),
+		Gamma:     round3(max(0, gamma)),
+		Jitter:    round3(res.Params[5].Value),
+		CAttendNs: round3(max(0, th[colAttend])),
 
 		RequestOverhead: profile.Duration(durOf(max(0, th[colOverhead]))),
 	}

@@ -10,7 +10,7 @@ import (
 // LatencyModel gives the duration of one engine step:
 //
 //	t = StepOverhead + PrefillPerToken·prefill_tokens + DecodePerToken·b
-//	    + Beta·(1 + Gamma·(b−1)/b)
+//	    + Beta·(1 + Gamma·(b−1)/b) + AttendPerKey·attended_keys
 //
 // where b ≥ 1 sequences emit a token in the step (the Beta term is absent
 // when b = 0), then multiplied by a seeded log-normal jitter factor of mean
@@ -32,6 +32,12 @@ type LatencyModel struct {
 	// Beta is β, the decode step time of a batch of one (default 5.74 ms,
 	// multi-bin seed).
 	Beta time.Duration
+	// AttendPerKey is c_attend in nanoseconds: the cost of each key a
+	// computed token attends to (a token at position p attends to p keys),
+	// the attention cost that grows with context; default 0 (GPU decode
+	// profiles fold it into β). Needed where attention is a large share of
+	// a step, as on a CPU engine.
+	AttendPerKey float64
 	// Gamma is γ, the relative growth of the decode step from batch 1 to a
 	// large batch (default 0.316, multi-bin seed).
 	Gamma float64
@@ -63,6 +69,7 @@ func (m LatencyModel) Scaled(f float64) LatencyModel {
 	s := func(d time.Duration) time.Duration { return time.Duration(float64(d) * f) }
 	m.StepOverhead, m.PrefillPerToken, m.Beta = s(m.StepOverhead), s(m.PrefillPerToken), s(m.Beta)
 	m.DecodePerToken = s(m.DecodePerToken)
+	m.AttendPerKey *= f
 	return m
 }
 
@@ -77,6 +84,8 @@ func (m LatencyModel) Validate() error {
 		return fmt.Errorf("latency model: DecodePerToken %v: want ≥ 0", m.DecodePerToken)
 	case m.Beta < 0:
 		return fmt.Errorf("latency model: Beta %v: want ≥ 0", m.Beta)
+	case !(m.AttendPerKey >= 0) || math.IsInf(m.AttendPerKey, 0):
+		return fmt.Errorf("latency model: AttendPerKey %g: want ≥ 0", m.AttendPerKey)
 	case m.Gamma < 0 || math.IsNaN(m.Gamma):
 		return fmt.Errorf("latency model: Gamma %g: want ≥ 0", m.Gamma)
 	case m.Jitter < 0 || m.Jitter > 1 || math.IsNaN(m.Jitter):
@@ -95,13 +104,18 @@ func (m LatencyModel) Mean(prefill, b int) time.Duration {
 	return time.Duration(math.Round(t))
 }
 
+// MeanWith is Mean plus the attention term for keys attended keys.
+func (m LatencyModel) MeanWith(prefill, b int, keys int64) time.Duration {
+	return m.Mean(prefill, b) + time.Duration(math.Round(m.AttendPerKey*float64(keys)))
+}
+
 // DecodeTBT returns the mean time between tokens of a steady batch of b
 // decoding sequences (no prefill in the step).
 func (m LatencyModel) DecodeTBT(b int) time.Duration { return m.Mean(0, b) }
 
 // sample draws a step duration with jitter from rng.
-func (m LatencyModel) sample(rng *rand.Rand, prefill, b int) time.Duration {
-	mean := m.Mean(prefill, b)
+func (m LatencyModel) sample(rng *rand.Rand, prefill, b int, keys int64) time.Duration {
+	mean := m.MeanWith(prefill, b, keys)
 	if m.Jitter == 0 || mean == 0 {
 		return mean
 	}

@@ -44,7 +44,7 @@ func TestJitterKeepsTheMean(t *testing.T) {
 	const n = 20000
 	var sum, sq float64
 	for range n {
-		v := float64(m.sample(rng, 0, 1)) / float64(m.Beta)
+		v := float64(m.sample(rng, 0, 1, 0)) / float64(m.Beta)
 		sum += v
 		sq += v * v
 	}

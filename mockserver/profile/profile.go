@@ -55,6 +55,7 @@ type Engine struct {
 // Latency is the step latency model
 //
 //	t = c_step + c_prefill·prefill_tokens + c_decode·b + β·(1 + γ·(b−1)/b)
+//	    + c_attend·attended_keys
 //
 // times a log-normal jitter factor of mean 1 and coefficient of variation
 // jitter, where b sequences get a token in the step.
@@ -68,6 +69,10 @@ type Latency struct {
 	CDecode Duration `yaml:"c_decode"`
 	// Beta is β, the saturating decode step time of a batch of one.
 	Beta Duration `yaml:"beta"`
+	// CAttendNs is the cost in nanoseconds of each key a computed token
+	// attends to (a token at position p attends to p keys): attention's
+	// growth with context, large on a CPU engine (default 0).
+	CAttendNs float64 `yaml:"c_attend_ns"`
 	// Gamma is γ, the relative growth of β from batch 1 to a large batch.
 	Gamma float64 `yaml:"gamma"`
 	// Jitter is the coefficient of variation of the step time, in [0, 1].

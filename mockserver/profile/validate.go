@@ -44,6 +44,8 @@ func (p *Profile) validate() error {
 		return bad("latency.c_prefill", l.CPrefill.D(), "≥ 0")
 	case l.CDecode < 0:
 		return bad("latency.c_decode", l.CDecode.D(), "≥ 0")
+	case !(l.CAttendNs >= 0) || math.IsInf(l.CAttendNs, 0):
+		return bad("latency.c_attend_ns", l.CAttendNs, "≥ 0")
 	case l.Beta < 0:
 		return bad("latency.beta", l.Beta.D(), "≥ 0")
 	case !(l.Gamma >= 0) || math.IsInf(l.Gamma, 0):

@@ -19,8 +19,7 @@ type calibrateOptions struct {
 	files   []string
 	targets []string
 	probe   string
-	budget  time.Duration
-	maxConc int
+	pc      probeConfig
 	out     string
 	from    string
 	name    string
@@ -48,7 +47,7 @@ scrapes of vllm:cache_config_info when present.
 
 With --target (repeatable) it first runs a designed probe against the live
 servers, within --probe-budget (default 3 minutes): unrelated prompts of
-32 to 1,536 tokens at 1, 2, 4, ... --probe-max-concurrency requests in
+--probe-max-prompt/48 to --probe-max-prompt words at 1, 2, 4, ... --probe-max-concurrency requests in
 flight per backend, then prompts sharing long system prompts, each phase
 into its own results file under --probe-dir, and fits those.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -62,10 +61,14 @@ into its own results file under --probe-dir, and fits those.`,
 				if err := checkTargets(o.targets); err != nil {
 					return err
 				}
-				if o.budget < 10*time.Second || o.maxConc < 2 {
-					return usagef("--probe-budget %v, --probe-max-concurrency %d: want at least 10s and 2", o.budget, o.maxConc)
+				if o.pc.budget < 10*time.Second || o.pc.maxConc < 2 || o.pc.maxPrompt < 48 {
+					return usagef("--probe-budget %v, --probe-max-concurrency %d, --probe-max-prompt %d: want at least 10s, 2 and 48",
+						o.pc.budget, o.pc.maxConc, o.pc.maxPrompt)
 				}
-				files, err := runProbe(cmd.Context(), o.targets, o.probe, o.budget, o.maxConc, cmd.ErrOrStderr())
+				if o.pc.seed == 0 {
+					o.pc.seed = uint64(time.Now().UnixNano())
+				}
+				files, err := runProbe(cmd.Context(), o.targets, o.probe, o.pc, cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
@@ -80,8 +83,10 @@ into its own results file under --probe-dir, and fits those.`,
 	fs.StringVar(&o.name, "name", "calibrated", "name of the fitted profile")
 	fs.StringArrayVar(&o.targets, "target", nil, "probe this live server (repeatable) instead of reading results files")
 	fs.StringVar(&o.probe, "probe-dir", "calibrate-probe", "directory for the probe's results files")
-	fs.DurationVar(&o.budget, "probe-budget", 3*time.Minute, "longest the probe may run (each phase gets an equal share)")
-	fs.IntVar(&o.maxConc, "probe-max-concurrency", 32, "highest concurrency per backend the probe reaches (powers of two from 1)")
+	fs.DurationVar(&o.pc.budget, "probe-budget", 3*time.Minute, "longest the probe may run (each phase gets an equal share)")
+	fs.IntVar(&o.pc.maxConc, "probe-max-concurrency", 32, "highest concurrency per backend the probe reaches (powers of two from 1)")
+	fs.IntVar(&o.pc.maxPrompt, "probe-max-prompt", 1536, "longest probe prompt, words (about as many tokens or more); lower it for slow servers")
+	fs.Uint64Var(&o.pc.seed, "probe-seed", 0, "seed of the probe's prompts (0: from the clock, so a repeated probe does not hit the prompt cache)")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 	return cmd
 }

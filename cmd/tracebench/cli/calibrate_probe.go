@@ -23,34 +23,44 @@ type probePhase struct {
 	params      []string
 }
 
-// probePhases is the designed probe: unrelated prompts of 32 to 1,536
-// tokens at concurrency 1, 2, 4, 8, 16 and 32 (so the batch term and the
+// probePhases is the designed probe: unrelated prompts of maxPrompt/48
+// to maxPrompt words at concurrency 1, 2, 4, 8, 16 and 32 (so the batch term and the
 // prompt cost can be told apart), then prompts sharing long system
 // prompts (so the cached share varies) at concurrency 4. Each phase sends
 // 6 requests per unit of concurrency and per backend, and at least 16.
-func probePhases(maxConc int) []probePhase {
+func probePhases(maxConc, maxPrompt int) []probePhase {
 	var ps []probePhase
 	for c := 1; c <= maxConc; c *= 2 {
 		ps = append(ps, probePhase{name: "c" + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths",
-			params: []string{"input_min=32", "input_max=1536", "output_min=16", "output_max=64"}})
+			params: []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(maxPrompt),
+				"output_min=16", "output_max=64"}})
 	}
 	return append(ps, probePhase{name: "shared-c4", concurrency: min(4, maxConc), workload: "shared-prefix",
-		params: []string{"groups=3", "system_len=1024", "question_len=64", "output_len=32"}})
+		params: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)), "question_len=" + strconv.Itoa(max(1, maxPrompt/24)),
+			"output_len=32"}})
+}
+
+// probeConfig sets the probe's shape.
+type probeConfig struct {
+	budget    time.Duration
+	maxConc   int
+	maxPrompt int
+	seed      uint64
 }
 
 // runProbe runs the probe phases against targets, each within an equal
 // share of budget, writing one results file per phase into dir, and
 // returns their paths.
-func runProbe(ctx context.Context, targets []string, dir string, budget time.Duration, maxConc int, log io.Writer) ([]string, error) {
+func runProbe(ctx context.Context, targets []string, dir string, pc probeConfig, log io.Writer) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("calibrate probe: %w", err)
 	}
-	phases := probePhases(maxConc)
-	per := budget / time.Duration(len(phases))
+	phases := probePhases(pc.maxConc, pc.maxPrompt)
+	per := pc.budget / time.Duration(len(phases))
 	var files []string
 	for i, ph := range phases {
 		n := max(16, 6*ph.concurrency) * len(targets)
-		args := []string{"--workload", ph.workload, "--seed", strconv.Itoa(i + 1), "-p", "rate=1000", "-p", "requests=" + strconv.Itoa(n)}
+		args := []string{"--workload", ph.workload, "--seed", strconv.FormatUint(pc.seed+uint64(i), 10), "-p", "rate=1000", "-p", "requests=" + strconv.Itoa(n)}
 		for _, p := range ph.params {
 			args = append(args, "-p", p)
 		}

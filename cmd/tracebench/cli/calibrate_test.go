@@ -84,7 +84,7 @@ func TestCalibrateRecoversSimParameters(t *testing.T) {
 	if !strings.Contains(out.String(), "± std err") || !strings.Contains(out.String(), "residuals tpot") {
 		t.Errorf("output lacks the parameter table or residuals:\n%s", out.String())
 	}
-	if fit.Fit == nil || len(fit.Fit.Params) != 6 || len(fit.Fit.Residuals) != 2 {
+	if fit.Fit == nil || len(fit.Fit.Params) != 7 || len(fit.Fit.Residuals) != 2 {
 		t.Errorf("profile fit section %+v", fit.Fit)
 	}
 }

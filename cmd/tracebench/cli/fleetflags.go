@@ -42,7 +42,7 @@ var sharedMockFlags = []string{"max-queue"}
 // one field of the profile. (KV blocks, max model length and the seed have
 // their own fleet flags.)
 var engineOverrideFlags = []string{"block-size", "max-num-seqs", "max-num-batched-tokens", "batching",
-	"beta", "gamma", "c-step", "c-prefill", "c-decode", "jitter", "eos-probability", "request-overhead"}
+	"beta", "gamma", "c-step", "c-prefill", "c-decode", "jitter", "eos-probability", "request-overhead", "c-attend-ns"}
 
 func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&m.Sim, "sim", 0, "simulate N mock engines in virtual time (no HTTP, no sleeping) instead of a real-time fleet")

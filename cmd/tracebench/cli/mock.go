@@ -107,6 +107,7 @@ func (o *mockOptions) bindEngine(fs *pflag.FlagSet) {
 	fs.DurationVar(&e.Latency.StepOverhead, "c-step", d.Latency.StepOverhead, "fixed time of every step")
 	fs.DurationVar(&e.Latency.PrefillPerToken, "c-prefill", d.Latency.PrefillPerToken, "time per computed prompt token")
 	fs.DurationVar(&e.Latency.DecodePerToken, "c-decode", d.Latency.DecodePerToken, "time per sequence that gets a token in a step")
+	fs.Float64Var(&e.Latency.AttendPerKey, "c-attend-ns", d.Latency.AttendPerKey, "nanoseconds per key a computed token attends to (attention cost)")
 	fs.Float64Var(&e.Latency.Jitter, "jitter", d.Latency.Jitter, "coefficient of variation of the step time")
 	fs.DurationVar(&e.RequestOverhead, "request-overhead", d.RequestOverhead, "time each request spends outside the engine (HTTP, tokenisation)")
 	fs.Float64Var(&e.EOSProbability, "eos-probability", d.EOSProbability, "chance a token ends the output (requests without ignore_eos)")
@@ -178,6 +179,7 @@ func (o *mockOptions) applyEngine(cfg engine.Config) engine.Config {
 	set("c-prefill", func() { cfg.Latency.PrefillPerToken = e.Latency.PrefillPerToken })
 	set("c-decode", func() { cfg.Latency.DecodePerToken = e.Latency.DecodePerToken })
 	set("jitter", func() { cfg.Latency.Jitter = e.Latency.Jitter })
+	set("c-attend-ns", func() { cfg.Latency.AttendPerKey = e.Latency.AttendPerKey })
 	set("request-overhead", func() { cfg.RequestOverhead = e.RequestOverhead })
 	set("eos-probability", func() { cfg.EOSProbability = e.EOSProbability })
 	return cfg
