@@ -223,8 +223,19 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 	prefill := float64(r.computed)
 	keys := prefillKeys(r)
 	var keysF, keysS float64 // decoders' contexts at the final step and at arrival
-	for _, j := range tl.overlapping(i, r.sent, r.first) {
+	// t0 is the last step boundary seen before the request arrived (another
+	// request's first token or end): the step in progress began there.
+	t0 := math.Inf(-1)
+	for _, j := range tl.overlapping(i, r.sent-max(step, 1e-3), r.first) {
 		q := tl.reqs[j]
+		for _, b := range []float64{q.first, q.done} {
+			if b <= r.sent && b > t0 {
+				t0 = b
+			}
+		}
+		if q.done < r.sent {
+			continue
+		}
 		qs := 0.0
 		if q.out > 1 {
 			qs = (q.done - q.first) / float64(q.out-1)
@@ -271,7 +282,13 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 	}
 	keys += float64(chunks) * keysF
 	if busy == 1 && bs > 0 {
+		// The rest of the step in progress: half a step on average, or,
+		// when a boundary was seen less than a step before (a request sent
+		// as another finished, as a closed loop does), what is left of it.
 		h := 0.5
+		if d := r.sent - t0; step > 0 && d >= 0 && d < step {
+			h = 1 - d/step
+		}
 		keys += h * keysS
 		out.x[colBeta] += h
 		out.x[colDecode] += h * float64(bs)
