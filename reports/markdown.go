@@ -25,6 +25,8 @@ type RenderOptions struct {
 	// Prediction, when set, adds a "Prediction error" section comparing a
 	// simulated replay with the measured run.
 	Prediction *Prediction
+	// Verdict, when set, opens the report with the policy to pick.
+	Verdict *Verdict
 }
 
 func (o RenderOptions) withDefaults() RenderOptions {
@@ -70,6 +72,7 @@ func WriteMarkdown(dir string, runs []*Summary, o RenderOptions) error {
 // renderMarkdown writes the report's text; plots are already drawn.
 func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptions) {
 	fmt.Fprintf(w, "# %s\n\n", o.Title)
+	writeVerdict(w, o.Verdict)
 	writeIntro(w, runs)
 	writeConfig(w, runs)
 	writeWarnings(w, runs)

@@ -40,9 +40,10 @@ func randomTruth(t *testing.T) (string, profile.Latency) {
 }
 
 // mockRun replays args against a fresh in-process mock fleet with the
-// profile and skips the test, loudly, when the mock's steps ran late
-// (the machine was too starved to keep the model's time).
-func mockRun(t *testing.T, beta time.Duration, args ...string) {
+// profile and returns a skip function that skips the test, loudly, when
+// the mock's steps ran late (the machine was too starved to keep the
+// model's time); the caller logs its figures first.
+func mockRun(t *testing.T, beta time.Duration, args ...string) func() {
 	t.Helper()
 	var so, se bytes.Buffer
 	if code := Run(append([]string{"replay"}, args...), &so, &se); code != 0 {
@@ -54,9 +55,11 @@ func mockRun(t *testing.T, beta time.Duration, args ...string) {
 		t.Fatal(err)
 	}
 	ms := float64(beta) / float64(time.Millisecond)
-	if l := s.MockStepLate; l.P99 > ms || l.P50 > ms/10 {
-		t.Skipf("SKIPPED, machine too starved to measure: mock steps ran late by p50 %.1f ms, p99 %.1f ms (over 10 %% / 100 %% of β %v; "+
-			"host steal %.1f %%); rerun on a quieter machine", l.P50, l.P99, beta, s.Host.StealPct)
+	return func() {
+		if l := s.MockStepLate; l.P99 > ms || l.P50 > ms/10 {
+			t.Skipf("SKIPPED, machine too starved to measure: mock steps ran late by p50 %.1f ms, p99 %.1f ms (over 10 %% / 100 %% of β %v; "+
+				"host steal %.1f %%); rerun on a quieter machine", l.P50, l.P99, beta, s.Host.StealPct)
+		}
 	}
 }
 
@@ -122,11 +125,12 @@ func TestCalibrateOnMockAccuracy(t *testing.T) {
 	// A different workload: shared system prompts, two replicas behind
 	// the prefix-cache router, other lengths and rate.
 	live := filepath.Join(dir, "live.jsonl")
-	mockRun(t, beta, "--mock", "2", "--mock-profile", prof, "--workload", "shared-prefix",
+	skipIfLate := mockRun(t, beta, "--mock", "2", "--mock-profile", prof, "--workload", "shared-prefix",
 		"-p", "groups=6", "-p", "prompts_per_group=20", "-p", "system_len=768", "-p", "question_len=96",
 		"-p", "output_len=60", "-p", "rate=6", "--seed", "5", "--policy", "prefix-cache", "--out", live)
 	errs, out := predictErrors(t, live, fitted, filepath.Join(dir, "pred"))
 	t.Logf("predict:\n%s", out)
+	skipIfLate()
 	for _, m := range []string{"TTFT p50", "TPOT p50", "E2E p50"} {
 		if e, ok := errs[m]; !ok || math.Abs(e) > 5 {
 			t.Errorf("%s prediction error %.1f %%, want within 5 %%", m, e)
