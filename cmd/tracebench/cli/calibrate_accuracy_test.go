@@ -93,10 +93,10 @@ func TestCalibrateOnMockAccuracy(t *testing.T) {
 		t.Fatalf("calibrate exit %d: %s", code, se.String())
 	}
 	t.Logf("calibrate:\n%s\n%s", se.String(), so.String())
-	if late := fleet.Lateness(); late.P99 > beta || late.P50 > beta/10 {
-		t.Skipf("SKIPPED, machine too starved to measure: mock steps ran late by p50 %v, p99 %v (over 10 %% / 100 %% of β %v); "+
-			"rerun on a quieter machine", late.P50, late.P99, beta)
-	}
+	calLate := fleet.Lateness()
+	// Every figure is measured and logged before a starved machine skips
+	// the test; the misses are reported after that.
+	var misses []string
 	fit, err := profile.Load(fitted)
 	if err != nil {
 		t.Fatal(err)
@@ -108,8 +108,10 @@ func TestCalibrateOnMockAccuracy(t *testing.T) {
 		{"c_prefill", fit.Latency.CPrefill.D().Seconds(), truth.CPrefill.D().Seconds()},
 		{"beta", fit.Latency.Beta.D().Seconds(), beta.Seconds()},
 	} {
-		if e := math.Abs(c.got/c.want - 1); e > 0.05 {
-			t.Errorf("%s = %.4g, want %.4g within 5 %% (off by %.1f %%)", c.name, c.got, c.want, 100*e)
+		e := c.got/c.want - 1
+		t.Logf("%s fitted %.4g, truth %.4g: %+.1f %%", c.name, c.got, c.want, 100*e)
+		if math.Abs(e) > 0.05 {
+			misses = append(misses, fmt.Sprintf("%s = %.4g, want %.4g within 5 %% (off by %.1f %%)", c.name, c.got, c.want, 100*e))
 		}
 	}
 	// γ and c_decode are told apart only over a wide range of batch sizes;
@@ -118,8 +120,10 @@ func TestCalibrateOnMockAccuracy(t *testing.T) {
 	fl, tl := fit.Config().Latency, cfg.Latency
 	for _, b := range []int{1, 2, 4, 8, 16} {
 		got, want := fl.DecodeTBT(b), tl.DecodeTBT(b)
-		if e := math.Abs(float64(got)/float64(want) - 1); e > 0.05 {
-			t.Errorf("decode step at batch %d = %v, want %v within 5 %% (off by %.1f %%)", b, got, want, 100*e)
+		e := float64(got)/float64(want) - 1
+		t.Logf("decode step at batch %d fitted %v, truth %v: %+.1f %%", b, got, want, 100*e)
+		if math.Abs(e) > 0.05 {
+			misses = append(misses, fmt.Sprintf("decode step at batch %d = %v, want %v within 5 %% (off by %.1f %%)", b, got, want, 100*e))
 		}
 	}
 	// A different workload: shared system prompts, two replicas behind
@@ -130,11 +134,18 @@ func TestCalibrateOnMockAccuracy(t *testing.T) {
 		"-p", "output_len=60", "-p", "rate=6", "--seed", "5", "--policy", "prefix-cache", "--out", live)
 	errs, out := predictErrors(t, live, fitted, filepath.Join(dir, "pred"))
 	t.Logf("predict:\n%s", out)
+	if calLate.P99 > beta || calLate.P50 > beta/10 {
+		t.Skipf("SKIPPED, machine too starved to measure: during the probe mock steps ran late by p50 %v, p99 %v "+
+			"(over 10 %% / 100 %% of β %v); rerun on a quieter machine", calLate.P50, calLate.P99, beta)
+	}
 	skipIfLate()
 	for _, m := range []string{"TTFT p50", "TPOT p50", "E2E p50"} {
 		if e, ok := errs[m]; !ok || math.Abs(e) > 5 {
-			t.Errorf("%s prediction error %.1f %%, want within 5 %%", m, e)
+			misses = append(misses, fmt.Sprintf("%s prediction error %.1f %%, want within 5 %%", m, e))
 		}
+	}
+	for _, m := range misses {
+		t.Error(m)
 	}
 }
 
