@@ -36,3 +36,23 @@ func TestBenchSeedsVerdict(t *testing.T) {
 		t.Fatalf("--seeds 0: exit %d, want %d", code, ExitUsage)
 	}
 }
+
+func TestSweepSeedsVerdict(t *testing.T) {
+	dir := t.TempDir()
+	var so, se bytes.Buffer
+	code := Run([]string{"sweep", "--sim", "2", "--policies", "round-robin,prefix-cache", "--seeds", "2",
+		"--slo-ttft", "200ms", "--slo-tpot", "50ms", "--max-requests", "80", "--max-runs", "6", "--out", dir}, &so, &se)
+	if code != 0 {
+		t.Fatalf("sweep exit %d: %s", code, se.String())
+	}
+	if !strings.Contains(so.String(), "on sustained rate") || !strings.Contains(so.String(), "over 2 seeds") {
+		t.Fatalf("no capacity verdict over 2 seeds in:\n%s", so.String())
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "sweep.md"))
+	if err != nil || !strings.Contains(string(md), "## Verdict") {
+		t.Fatalf("sweep.md lacks the verdict (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "seed-1", "runs")); err != nil {
+		t.Fatalf("second seed's runs: %v", err)
+	}
+}
