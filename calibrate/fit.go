@@ -102,12 +102,27 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	var se [numCols]float64
 	var err error
 	var final [numCols]bool
+	decodeOnly := false
 	for iter := 0; iter < 4; iter++ {
 		if iter > 0 {
 			rows = in.rowsOf(modelOf(th), budget, maxSeqs)
+			if decodeOnly {
+				rows = decodeRows(rows)
+			}
 			weigh(rows, th)
 		}
 		th, se, final, err = solveChecked(rows, free, fixed, &res.Warnings, iter == 3)
+		if err != nil && !decodeOnly {
+			// The TTFT equations can contradict the decode ones on an
+			// engine whose prompt processing the model does not describe;
+			// the decode equations alone still give the step terms.
+			decodeOnly, rows = true, decodeRows(rows)
+			free[colOverhead], fixed[colOverhead] = false, 0
+			res.Warnings = append(res.Warnings, "the time-to-first-token equations contradict the decode ones (β came out "+
+				"not positive with both); fitted from the decode equations alone, request_overhead kept at 0: "+
+				"the engine's prompt processing is not the model's prefill step, so expect TTFT errors")
+			th, se, final, err = solveChecked(rows, free, fixed, &res.Warnings, iter == 3)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -115,6 +130,17 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	res.Residuals = residuals(rows, th)
 	res.fill(rows, th, se, final, start, in, opt)
 	return res, nil
+}
+
+// decodeRows returns the decode equations of rows.
+func decodeRows(rows []row) []row {
+	var out []row
+	for _, r := range rows {
+		if !r.ttft {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // modelOf is the step model of the fitted parameters.
