@@ -14,7 +14,7 @@ func (res *Result) Render(w io.Writer) error {
 	for _, p := range res.Params {
 		se := fmt.Sprintf("%.3g", p.StdErr)
 		if !p.Identified {
-			se = "n/a (kept)"
+			se = "n/a (not fitted)"
 		} else if p.Name == "jitter" {
 			se = "n/a (median of gaps)"
 		}
