@@ -38,8 +38,9 @@ type timeline struct {
 type Input struct {
 	// Files are the results files read.
 	Files []string
-	// Requests counts successful requests; Failed the others.
-	Requests, Failed int
+	// Requests counts successful requests, Failed the failed ones and
+	// Canceled those a stopped run cut off.
+	Requests, Failed, Canceled int
 	// NumGPUBlocks is the KV cache size scraped from vllm:cache_config_info
 	// (0 when the runs did not scrape it).
 	NumGPUBlocks int
@@ -98,6 +99,10 @@ func (in *Input) loadFile(path string) (string, error) {
 			if b := int(ev.Values[replay.EventNumGPUBlocks]); b > 0 {
 				in.NumGPUBlocks = b
 			}
+			continue
+		}
+		if r.ErrClass == replay.ErrCanceled {
+			in.Canceled++
 			continue
 		}
 		if !r.OK() || r.FirstToken == 0 || r.Backend < 0 {

@@ -108,7 +108,8 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 		}
 		return err
 	}
-	fmt.Fprintf(w, "calibrate: %d successful requests (%d failed) from %d file(s)\n\n", in.Requests, in.Failed, len(o.files))
+	fmt.Fprintf(w, "calibrate: %d successful requests (%d failed, %d cut off by a stopped run) from %d file(s)\n\n",
+		in.Requests, in.Failed, in.Canceled, len(o.files))
 	if err := res.Render(w); err != nil {
 		return err
 	}
