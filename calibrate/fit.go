@@ -73,8 +73,8 @@ func Fit(in *Input, opt Options) (*Result, error) {
 		}
 	}
 	if len(bs) < MinRequests {
-		return nil, fmt.Errorf("calibrate: only %d successful requests with 2 or more output tokens (of %d successful, %d failed): need at least %d",
-			len(bs), in.Requests, in.Failed, MinRequests)
+		return nil, fmt.Errorf("calibrate: only %d successful requests with 2 or more output tokens (of %d successful, %d failed, %d cut off): need at least %d",
+			len(bs), in.Requests, in.Failed, in.Canceled, MinRequests)
 	}
 	sort.Float64s(bs)
 	res := &Result{BatchRange: [2]float64{stat.Quantile(0.1, stat.Empirical, bs, nil), stat.Quantile(0.9, stat.Empirical, bs, nil)}}

@@ -68,8 +68,8 @@ func Load(paths []string) (*Input, error) {
 		in.Model = model
 	}
 	if in.Requests == 0 {
-		return nil, fmt.Errorf("calibrate: no successful request in %d results file(s) (%d failed): nothing to fit",
-			len(paths), in.Failed)
+		return nil, fmt.Errorf("calibrate: no successful request in %d results file(s) (%d failed, %d cut off): nothing to fit",
+			len(paths), in.Failed, in.Canceled)
 	}
 	return in, nil
 }
