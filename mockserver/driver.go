@@ -28,7 +28,10 @@ type driver struct {
 	late   *lateness
 	stall  func() time.Duration // injected stall after a step (wall)
 	window time.Duration        // wait after waking from idle (wall)
-	log    *slog.Logger
+	// afterStep, when set, runs under mu right after each engine step
+	// (the KV event publisher's flush).
+	afterStep func()
+	log       *slog.Logger
 }
 
 func newDriver(eng *engine.Engine, scale float64, stall func() time.Duration, log *slog.Logger) *driver {
@@ -111,6 +114,9 @@ func (d *driver) run(ctx context.Context) {
 	for {
 		d.mu.Lock()
 		st := d.eng.Step(d.now)
+		if d.afterStep != nil {
+			d.afterStep()
+		}
 		d.mu.Unlock()
 		if st.Duration == 0 && len(st.Events) == 0 {
 			if !d.idle(ctx) {

@@ -35,6 +35,9 @@ type Options struct {
 	// first step, so the requests of a batch a client sends together
 	// start together (default 5 ms with static batching; negative: none).
 	BatchWindow time.Duration
+	// KVEvents, when KVEvents.Endpoint is set, publishes the replica's
+	// prefix cache changes in vLLM's KV event format (default: off).
+	KVEvents KVEventsOptions
 	// Logger receives the server's log lines: a rate-limited WARN when a
 	// step runs over 10 ms late and the step lateness summary at Close
 	// (default slog.Default() at NewServer).

@@ -35,6 +35,7 @@ type Server struct {
 	once    sync.Once
 	stopped chan struct{} // closed by Close: handlers stop waiting
 	inFleet bool          // the fleet logs the lateness summary, not Close
+	kv      *kvPublisher  // nil unless Options.KVEvents.Endpoint is set
 }
 
 // NewServer builds a replica from opts (defaults filled in, then
@@ -62,6 +63,9 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.Engine.Batching == engine.Static {
 		s.drv.window = opts.BatchWindow
 	}
+	if err := s.startKVEvents(eng); err != nil {
+		return nil, err
+	}
 	s.met = newMetrics(opts.ModelName, s, opts.Engine)
 	s.faults.count = s.met.faults
 	s.routes()
@@ -79,6 +83,7 @@ func (s *Server) routes() {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"version":"tracebench-mock"}`))
 	})
+	s.mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.met.reg, promhttp.HandlerOpts{}))
 }
 
@@ -106,6 +111,7 @@ func (s *Server) Close() {
 			s.cancel()
 		}
 		s.wg.Wait()
+		s.kv.close()
 		close(s.stopped)
 		if !s.inFleet {
 			logSummary(s.log, s.Lateness(), 1)

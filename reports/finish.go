@@ -39,6 +39,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Rate, s.MockStepLate = runChecks(stop, a.h.Mode)
 	s.Host = hostCPU(stop)
 	s.Series = a.series(s.Users)
+	s.KVEvents = kvEventRows(stop, len(s.Backends))
 	checkWarnings(s)
 	return s
 }

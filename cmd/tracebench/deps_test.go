@@ -10,16 +10,18 @@ const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
 // import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← cmd;
-// mockserver stands alone but for the tokenizer).
+// mockserver stands alone but for the tokenizer and the KV event wire
+// format; kvevents is a leaf).
 var allowed = map[string][]string{
 	"traces":             {"traces"},
-	"policies":           {"traces", "policies"},
-	"replay":             {"traces", "policies", "replay", "mockserver/engine"},
-	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine"},
-	"mockserver":         {"mockserver", "traces/tokenizer"},
+	"kvevents":           {"kvevents"},
+	"policies":           {"traces", "policies", "kvevents"},
+	"replay":             {"traces", "policies", "replay", "mockserver/engine", "kvevents"},
+	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents"},
+	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents"},
 	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
 	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
-	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile"},
+	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents"},
 }
 
 func TestImportDirection(t *testing.T) {
