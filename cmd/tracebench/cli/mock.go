@@ -46,7 +46,8 @@ func newMockCmd() *cobra.Command {
 engine in real time: continuous batching under max-num-seqs and a
 max-num-batched-tokens budget, a paged KV cache with prefix caching and
 recompute preemption, and a per-step latency model
-  t = c_step + c_prefill·prefill_tokens + c_decode·b + β·(1 + γ·(b−1)/b).
+  t = c_step + c_prefill·prefill_tokens + c_decode·b + β·(1 + γ·(b−1)/b)
+      + c_attend·attended_keys.
 It serves /v1/completions, /v1/chat/completions, /v1/models, /health and
 /metrics (vLLM V1 names) and prints the base URLs.
 
