@@ -28,6 +28,20 @@ type Profile struct {
 	// Fit, present in a profile written by `tracebench calibrate`, holds
 	// the uncertainty of every fitted parameter and the fit's residuals.
 	Fit *Fit `yaml:"fit,omitempty"`
+	// Validation lists the prediction errors `tracebench predict --record`
+	// measured with this profile against runs of the real fleet.
+	Validation []Validation `yaml:"validation,omitempty"`
+}
+
+// Validation is one prediction of a measured run: the errors, in percent
+// ((predicted − measured) / measured), of its p50 figures.
+type Validation struct {
+	// Run names the measured results file.
+	Run string `yaml:"run"`
+	// TTFTP50, TPOTP50 and E2EP50 are the errors in percent.
+	TTFTP50 float64 `yaml:"ttft_p50_err_pct"`
+	TPOTP50 float64 `yaml:"tpot_p50_err_pct"`
+	E2EP50  float64 `yaml:"e2e_p50_err_pct"`
 }
 
 // Engine holds the scheduler and KV cache parameters (vLLM's names).

@@ -49,6 +49,7 @@ func TestRoundTrip(t *testing.T) {
 		p.Fit = &Fit{Runs: []string{"a.jsonl"}, Requests: 10, Observations: 40,
 			Params:    []FitParam{{Name: "beta", Value: 5.7, StdErr: 0.1, Unit: "ms", Identified: true}},
 			Residuals: []Residual{{Kind: "tbt", N: 30, RMSMs: 0.2, RelRMS: 0.03}}}
+		p.Validation = []Validation{{Run: "live.jsonl", TTFTP50: -2.5, TPOTP50: 0.4, E2EP50: 1.1}}
 		data, err := Marshal(p)
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -69,6 +70,14 @@ func profileNote(m fleetFlags, live bool) string {
 // profileErrorNote describes how far a profile's predictions can be
 // trusted.
 func profileErrorNote(p *profile.Profile) string {
+	if n := len(p.Validation); n > 0 {
+		var t, o, e float64
+		for _, v := range p.Validation {
+			t, o, e = max(t, math.Abs(v.TTFTP50)), max(o, math.Abs(v.TPOTP50)), max(e, math.Abs(v.E2EP50))
+		}
+		return fmt.Sprintf("engine profile %s predicted %d measured run(s) with p50 errors up to TTFT %.1f %%, TPOT %.1f %%, E2E %.1f %% "+
+			"(tracebench predict --record)", p.Name, n, t, o, e)
+	}
 	if p.Fit == nil {
 		return fmt.Sprintf("engine profile %s is not calibrated: the figures describe its model, not a measured fleet "+
 			"(see 'tracebench calibrate' and 'tracebench predict')", p.Name)

@@ -3,11 +3,13 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -20,6 +22,7 @@ type predictOptions struct {
 	profile string
 	out     string
 	seed    int64
+	record  bool
 	so      sloFlags
 }
 
@@ -51,6 +54,7 @@ path the run read.`,
 	fs.StringVar(&o.profile, "profile", "", "engine profile of the simulated engines: a built-in name or a YAML file (required)")
 	fs.StringVar(&o.out, "out", "tracebench-predict", "directory for predicted.jsonl and report.md")
 	fs.Int64Var(&o.seed, "sim-seed", 1, "seed of the simulated engines' jitter")
+	fs.BoolVar(&o.record, "record", false, "add the p50 errors to the profile file's validation list (a file, not a built-in profile); bench and sweep verdicts quote them")
 	o.so.bind(fs)
 	return cmd
 }
@@ -63,6 +67,9 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	prof, err := resolveProfile(o.profile)
 	if err != nil {
 		return usagef("--profile: %v", err)
+	}
+	if _, builtin := profile.BuiltinYAML(o.profile); builtin && o.record {
+		return usagef("--record: %s is a built-in profile; save it to a file first ('tracebench profiles %s > my.yaml')", o.profile, o.profile)
 	}
 	ro, err := o.so.options()
 	if err != nil {
@@ -110,6 +117,45 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nreport: %s\n", filepath.Join(o.out, "report.md"))
+	if o.record {
+		if err := recordValidation(o.profile, o.live, pred); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "recorded in %s\n", o.profile)
+	}
+	return nil
+}
+
+// recordValidation appends the prediction's p50 errors to the profile
+// file's validation list.
+func recordValidation(path, live string, pred *reports.Prediction) error {
+	p, err := profile.Load(path)
+	if err != nil {
+		return err
+	}
+	v := profile.Validation{Run: live}
+	for _, r := range pred.Rows {
+		e := r.Err
+		if math.IsNaN(e) {
+			e = 0
+		}
+		switch r.Metric {
+		case "TTFT p50":
+			v.TTFTP50 = math.Round(e*10) / 10
+		case "TPOT p50":
+			v.TPOTP50 = math.Round(e*10) / 10
+		case "E2E p50":
+			v.E2EP50 = math.Round(e*10) / 10
+		}
+	}
+	p.Validation = append(p.Validation, v)
+	data, err := profile.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/mockserver/profile"
 )
 
 // predictErrors runs predict and returns the error column by metric.
@@ -60,6 +62,28 @@ func TestPredictSimAgainstItself(t *testing.T) {
 	report, err := os.ReadFile(filepath.Join(dir, "same", "report.md"))
 	if err != nil || !strings.Contains(string(report), "## Prediction error") {
 		t.Fatalf("report.md lacks the prediction error section (%v)", err)
+	}
+	// --record adds the p50 errors to the profile file, and a bench on
+	// that profile quotes them in its verdict.
+	if _, out := predictErrors(t, live, truth, filepath.Join(dir, "rec"), "--record"); !strings.Contains(out, "recorded in") {
+		t.Fatalf("--record: no confirmation in:\n%s", out)
+	}
+	p, err := profile.Load(truth)
+	if err != nil || len(p.Validation) != 1 || p.Validation[0].Run != live {
+		t.Fatalf("profile after --record: %+v, %v", p, err)
+	}
+	var bo, be bytes.Buffer
+	if code := Run([]string{"bench", "--sim", "2", "--sim-profile", truth, "--policies", "round-robin,prefix-cache",
+		"--max-requests", "40", "--out", filepath.Join(dir, "bench")}, &bo, &be); code != 0 {
+		t.Fatalf("bench exit %d: %s", code, be.String())
+	}
+	if !strings.Contains(bo.String(), "predicted 1 measured run(s) with p50 errors up to") {
+		t.Fatalf("bench verdict does not quote the recorded errors:\n%s", bo.String())
+	}
+	var ro, re bytes.Buffer
+	if code := Run([]string{"predict", live, "--profile", "fast", "--record", "--out", filepath.Join(dir, "x")}, &ro, &re); code != ExitUsage ||
+		!strings.Contains(re.String(), "built-in profile") {
+		t.Fatalf("--record on a built-in profile: exit %d, %q", code, re.String())
 	}
 	// A ten times faster profile is far off: the comparison can fail.
 	errs, out = predictErrors(t, live, "fast", filepath.Join(dir, "fast"))
