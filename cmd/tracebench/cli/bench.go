@@ -27,6 +27,9 @@ type benchOptions struct {
 	policies string
 	targets  []string
 	out      string
+	seeds    int
+	// verdict, set once every seed ran, opens the report.
+	verdict *reports.Verdict
 }
 
 func newBenchCmd() *cobra.Command {
@@ -58,6 +61,7 @@ until they are honest; if not, the machine is too busy and bench says so.`,
 		"GOMAXPROCS with --sim, 1 with --target)")
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
+	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict with a confidence interval")
 	return cmd
 }
 
@@ -95,6 +99,9 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.seeds < 1 {
+		return usagef("--seeds %d: want ≥ 1", o.seeds)
+	}
 	if err := o.pf.loadConfig(cmd.Flags().Changed, false); err != nil {
 		return err
 	}
@@ -116,6 +123,9 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	}
 	runs, err := benchAll(cmd.Context(), cmd, o, ro, names)
 	if err != nil && !errors.Is(err, ErrInterrupted) {
+		return writeBench(cmd, o, runs, err)
+	}
+	if err := benchVerdict(cmd, o, ro, names, runs); err != nil {
 		return writeBench(cmd, o, runs, err)
 	}
 	return writeBench(cmd, o, runs, cmd.Context().Err())
@@ -150,7 +160,7 @@ func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro repor
 // then returns cause (nil, an error, or the interrupt).
 func writeBench(cmd *cobra.Command, o *benchOptions, runs []*reports.Summary, cause error) error {
 	if len(runs) > 0 {
-		if err := writeReports(cmd, o.out, runs); err != nil {
+		if err := writeReportsVerdict(cmd, o.out, runs, o.verdict); err != nil {
 			return err
 		}
 	}
