@@ -41,6 +41,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Host = hostCPU(stop)
 	s.Series = a.series(s.Users)
 	s.KVEvents = kvEventRows(stop, len(s.Backends))
+	s.LoRAAffinity = loraView(stop)
 	checkWarnings(s)
 	return s
 }
