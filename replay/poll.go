@@ -183,10 +183,18 @@ func (d *scrapeDeltas) mockExtra() map[string]float64 {
 		ExtraMockSteps: steps, ExtraMockLateScraped: 1}
 }
 
+// EventNumGPUBlocks is the scrape event value of vllm:cache_config_info's
+// num_gpu_blocks label (present when the server exposes it).
+const EventNumGPUBlocks = "num_gpu_blocks"
+
 // scrapeEvent records one scrape for the per-backend report figures.
 func scrapeEvent(now time.Duration, sr *scrapeResult) *Event {
 	m := sr.m
-	return &Event{At: now, Source: "scrape:" + strconv.Itoa(sr.backend), Values: map[string]float64{
+	ev := &Event{At: now, Source: "scrape:" + strconv.Itoa(sr.backend), Values: map[string]float64{
 		"prefix_cache_hits_total": m.PrefixHits, "prefix_cache_queries_total": m.PrefixQueries,
 		"kv_cache_usage_perc": m.KVUsage, "num_requests_running": m.Running, "num_requests_waiting": m.Waiting}}
+	if m.NumGPUBlocks > 0 {
+		ev.Values[EventNumGPUBlocks] = float64(m.NumGPUBlocks)
+	}
+	return ev
 }

@@ -18,6 +18,8 @@ type apiChunk struct {
 	// {"object": "error", "message": "..."}.
 	Object  string `json:"object"`
 	Message string `json:"message"`
+	// Timings is llama.cpp's timings object (see llamacpp_timings.go).
+	Timings *apiTimings `json:"timings"`
 }
 
 type apiChoice struct {

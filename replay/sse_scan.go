@@ -7,11 +7,15 @@ type chunkInfo struct {
 	content  bool // some choice carries non-empty generated text
 	finished bool // some choice carries a non-empty finish_reason
 	usage    *apiUsage
+	// cacheN is llama.cpp's timings.cache_n when hasCacheN.
+	cacheN    int
+	hasCacheN bool
 }
 
 // info summarises a decoded chunk.
 func (c *apiChunk) info() chunkInfo {
-	return chunkInfo{content: c.hasContent(), finished: c.finished(), usage: c.Usage}
+	n, ok := c.cachedFromTimings()
+	return chunkInfo{content: c.hasContent(), finished: c.finished(), usage: c.Usage, cacheN: n, hasCacheN: ok}
 }
 
 // scanChunk is the fast path of chunk decoding: a single pass over the
@@ -56,7 +60,7 @@ const (
 
 // Known keys of each object kind. A known key may appear once.
 var (
-	keysTop     = []string{"choices", "usage", "error", "object", "message"}
+	keysTop     = []string{"choices", "usage", "error", "object", "message", "timings"}
 	keysChoice  = []string{"text", "delta", "message", "finish_reason"}
 	keysMessage = []string{"content", "reasoning_content"}
 	keysUsage   = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details"}
@@ -141,6 +145,8 @@ func (s *scanner) topField(i int) bool {
 	case 3: // object: "error" marks the flat error form
 		str, ok := s.stringOrNull()
 		return ok && string(str) != "error"
+	case 5: // timings (llama.cpp): decoded by encoding/json
+		return false
 	}
 	_, ok := s.stringOrNull() // message
 	return ok

@@ -51,6 +51,9 @@ func (s *tokenStats) chunk(c chunkInfo) {
 			s.res.CachedTokens = d.CachedTokens
 		}
 	}
+	if c.hasCacheN && (c.usage == nil || c.usage.PromptTokensDetails == nil) {
+		s.res.CachedTokens = c.cacheN
+	}
 	if c.finished {
 		s.finished = true
 	}

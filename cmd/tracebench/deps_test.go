@@ -13,13 +13,15 @@ const module = "github.com/tracebench/tracebench/"
 // mockserver stands alone but for the tokenizer and the KV event wire
 // format; kvevents is a leaf).
 var allowed = map[string][]string{
-	"traces":            {"traces"},
-	"kvevents":          {"kvevents"},
-	"policies":          {"traces", "policies", "kvevents"},
-	"replay":            {"traces", "policies", "replay", "mockserver/engine", "kvevents"},
-	"reports":           {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents"},
-	"mockserver":        {"mockserver", "traces/tokenizer", "kvevents"},
-	"mockserver/engine": {"mockserver/engine", "traces/tokenizer"},
+	"traces":             {"traces"},
+	"kvevents":           {"kvevents"},
+	"policies":           {"traces", "policies", "kvevents"},
+	"replay":             {"traces", "policies", "replay", "mockserver/engine", "kvevents"},
+	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents"},
+	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents"},
+	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
+	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
+	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents"},
 }
 
 func TestImportDirection(t *testing.T) {

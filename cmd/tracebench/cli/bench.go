@@ -31,6 +31,9 @@ type benchOptions struct {
 	policies string
 	targets  []string
 	out      string
+	seeds    int
+	// verdict, set once every seed ran, opens the report.
+	verdict *reports.Verdict
 }
 
 func newBenchCmd() *cobra.Command {
@@ -56,6 +59,7 @@ into --out.`,
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every bundled router)")
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
+	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict with a confidence interval")
 	return cmd
 }
 
@@ -94,6 +98,9 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.seeds < 1 {
+		return usagef("--seeds %d: want ≥ 1", o.seeds)
+	}
 	if err := o.pf.loadConfig(cmd.Flags().Changed, false); err != nil {
 		return err
 	}
@@ -122,6 +129,9 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 			}
 			return writeBench(cmd, o, runs, err)
 		}
+	}
+	if err := benchVerdict(cmd, o, ro, names, runs); err != nil {
+		return writeBench(cmd, o, runs, err)
 	}
 	return writeBench(cmd, o, runs, cmd.Context().Err())
 }
@@ -154,7 +164,7 @@ func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro repor
 // then returns cause (nil, an error, or the interrupt).
 func writeBench(cmd *cobra.Command, o *benchOptions, runs []*reports.Summary, cause error) error {
 	if len(runs) > 0 {
-		if err := writeReports(cmd, o.out, runs); err != nil {
+		if err := writeReportsVerdict(cmd, o.out, runs, o.verdict); err != nil {
 			return err
 		}
 	}
