@@ -54,6 +54,12 @@ type Feedback interface {
 	Done(now time.Duration, req *traces.Request, out Outcome)
 }
 
+// StopReporter is implemented by policies with run-level figures for the
+// results file's stop line (Stop.Extra), read once after the Run.
+type StopReporter interface {
+	StopExtras() map[string]float64
+}
+
 // TokenFeedback is implemented by policies that account tokens as they
 // stream back; the replay calls Tokens with the count of new output tokens.
 type TokenFeedback interface {

@@ -58,6 +58,18 @@ func NewDispatcher(r policies.Router, q policies.Queue, c policies.Capacity, max
 // Tracker returns the Backend state tracker.
 func (d *Dispatcher) Tracker() *Tracker { return d.tracker }
 
+// PolicyExtra returns the Router's and the Queue's run-level figures for
+// the stop line (nil when neither reports any). Call it after the Run.
+func (d *Dispatcher) PolicyExtra() map[string]float64 {
+	var out map[string]float64
+	for _, p := range []any{d.router, d.queue} {
+		if r, ok := p.(policies.StopReporter); ok {
+			out = MergeExtra(out, r.StopExtras())
+		}
+	}
+	return out
+}
+
 // WantsTokens reports whether a policy needs per-chunk token feedback.
 func (d *Dispatcher) WantsTokens() bool { return d.tokens }
 

@@ -155,6 +155,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 		extra = MergeExtra(extra, hostExtra(cpu0, cpu1))
 	}
 	extra = MergeExtra(extra, kvExtra(kvIdx))
+	extra = MergeExtra(extra, s.d.PolicyExtra())
 	return Stop{Reason: reason, Elapsed: end, Extra: extra}, err
 }
 

@@ -101,6 +101,7 @@ func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 	if s.kv != nil {
 		extra = MergeExtra(extra, kvExtra(s.kv.idx))
 	}
+	extra = MergeExtra(extra, s.d.PolicyExtra())
 	return Stop{Reason: reason, Elapsed: s.now, Extra: extra}, err
 }
 
