@@ -9,7 +9,7 @@ import (
 const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
-// import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← cmd;
+// import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← bench ← cmd;
 // mockserver stands alone but for the tokenizer and the KV event wire
 // format; kvevents is a leaf).
 var allowed = map[string][]string{
@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents"},
 	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
 	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
+	"bench":              {"traces", "policies", "replay", "reports", "bench", "mockserver/engine", "kvevents"},
 	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents"},
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -105,17 +106,7 @@ func benchBatch(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro rep
 // bad flag fails once, before any run starts, rather than in every run
 // side by side.
 func benchPreflight(o *benchOptions, names []string) error {
-	src, err := openSource(o.wf)
-	if err != nil {
-		return err
-	}
-	src.close()
-	for _, name := range names {
-		if _, err := buildPolicy(o.pf, name, o.wf.Seed); err != nil {
-			return err
-		}
-	}
-	return nil
+	return bench.Preflight(o.wf, o.pf, names)
 }
 
 // benchRedo runs again the runs of names whose Summary reports.Distortion

@@ -177,28 +177,28 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err := checkTargets(targets); err != nil {
 			return nil, err
 		}
-		rs.backends, rs.mode = targets, "target"
+		rs.Backends, rs.Mode = targets, "target"
 		return func() {}, m.targetKV(rs, targets)
 	case m.Sim > 0:
 		cfg, err := m.engineConfig()
 		if err != nil {
 			return nil, err
 		}
-		rs.sim, rs.engines, rs.fleet, rs.preset, rs.kvDelay = m.Sim, cfg, &cfg, m.Preset, m.kv.Delay
+		rs.Sim, rs.Engines, rs.Fleet, rs.Preset, rs.KVDelay = m.Sim, cfg, &cfg, m.Preset, m.kv.Delay
 		return func() {}, m.checkKVFlags(false, true)
 	}
 	if err := m.checkKVFlags(false, false); err != nil {
 		return nil, err
 	}
-	fleet, err := m.start(ctx, readsKVEvents(rs.router))
+	fleet, err := m.start(ctx, readsKVEvents(rs.Router))
 	if err != nil {
 		return nil, err
 	}
 	if cfg, err := m.engineConfig(); err == nil {
-		rs.fleet, rs.preset = &cfg, m.Preset
+		rs.Fleet, rs.Preset = &cfg, m.Preset
 	}
-	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
-	rs.kvEvents = fleetKV(fleet)
+	rs.Backends, rs.Mode, rs.Extra = fleet.URLs(), "mock", fleetExtra(fleet)
+	rs.KVEvents = fleetKV(fleet)
 	return func() { fleet.Close() }, nil
 }
 
@@ -207,11 +207,11 @@ func (m *fleetFlags) targetKV(rs *runSpec, targets []string) error {
 	if err := m.checkKVFlags(true, false); err != nil {
 		return err
 	}
-	if !readsKVEvents(rs.router) {
+	if !readsKVEvents(rs.Router) {
 		return nil
 	}
 	eps, err := m.kv.targetEndpoints(targets)
-	rs.kvEvents = eps
+	rs.KVEvents = eps
 	return err
 }
 

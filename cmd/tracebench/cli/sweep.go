@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -96,9 +97,9 @@ run's results file under DIR/runs/.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
 	}
 	fs := cmd.Flags()
-	o.wf.bind(fs, "mixed")
-	o.pf.bind(fs, false)
-	o.cf.bind(fs)
+	bindWorkload(fs, &o.wf, "mixed")
+	bindPolicy(fs, &o.pf, false)
+	bindClient(fs, &o.cf)
 	o.so.bind(fs)
 	o.mf.bind(fs)
 	o.bind(fs)
@@ -236,13 +237,13 @@ func (o *sweepOptions) sweepPolicies(baselineGiven bool) ([]string, string, erro
 	}
 	for _, n := range names {
 		if n == o.baseline {
-			return names, policyName(n, o.pf.Queue), nil
+			return names, bench.PolicyName(n, o.pf.Queue), nil
 		}
 	}
 	if baselineGiven {
 		return nil, "", usagef("--baseline %q is not one of --policies %s", o.baseline, strings.Join(names, ","))
 	}
-	return names, policyName(names[0], o.pf.Queue), nil
+	return names, bench.PolicyName(names[0], o.pf.Queue), nil
 }
 
 // prepare validates the flags (changed says which were given), resolves
@@ -253,14 +254,14 @@ func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (*sw
 	if err := o.validate(changed); err != nil {
 		return nil, nil, "", err
 	}
-	if err := o.pf.loadConfig(changed, false); err != nil {
+	if err := o.pf.LoadConfig(changed, false); err != nil {
 		return nil, nil, "", err
 	}
 	names, baseline, err := o.sweepPolicies(changed("baseline"))
 	if err != nil {
 		return nil, nil, "", err
 	}
-	if err := o.pf.checkConfigRouter(names); err != nil {
+	if err := o.pf.CheckConfigRouter(names); err != nil {
 		return nil, nil, "", err
 	}
 	ro, err := o.so.options()

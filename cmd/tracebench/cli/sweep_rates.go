@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/bench"
 )
 
 // rateSpec is a rate from the command line: req/s, or with an "x"
@@ -67,11 +69,11 @@ func parseLadder(s string, native float64) ([]float64, error) {
 // arrivals or no time between them) with the workload's identity.
 func nativeRate(wf workloadFlags) (float64, string, error) {
 	wf.Rate, wf.TimeScale = 0, 1
-	src, err := openSource(wf)
+	src, err := bench.OpenSource(wf)
 	if err != nil {
 		return 0, "", err
 	}
-	defer src.close()
+	defer src.Close()
 	var n int
 	var first, last float64
 	for {
@@ -90,7 +92,7 @@ func nativeRate(wf workloadFlags) (float64, string, error) {
 		n++
 	}
 	if n < 2 || !(last > first) {
-		return 0, src.ident, nil
+		return 0, src.Ident(), nil
 	}
-	return float64(n-1) / (last - first), src.ident, nil
+	return float64(n-1) / (last - first), src.Ident(), nil
 }

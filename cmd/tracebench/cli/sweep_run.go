@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -159,7 +160,7 @@ func (sw *sweeper) fleet() string {
 
 // policy runs one policy's search or ladder.
 func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPolicy, error) {
-	p := reports.SweepPolicy{Policy: policyName(router, sw.o.pf.Queue)}
+	p := reports.SweepPolicy{Policy: bench.PolicyName(router, sw.o.pf.Queue)}
 	errStop := 0.0
 	eval := func(rate float64) (float64, error) {
 		st, cut, err := sw.step(ctx, router, p.Policy, rate)
@@ -229,19 +230,19 @@ func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64
 	}
 	rel := filepath.Join("runs", policy+"-r"+strconv.FormatFloat(rate, 'g', 6, 64)+".jsonl")
 	lim := &errorLimit{max: sw.o.maxErrorRate}
-	rs := runSpec{wf: sw.o.wf, pf: sw.o.pf, cf: sw.o.cf, ro: sw.ro, router: router, onResult: lim.check,
-		results: filepath.Join(sw.o.out, rel), errOut: sw.errOut, quiet: sw.o.mf.Sim > 0 && !sw.o.live()}
-	sw.setRate(&rs.wf, rate)
+	rs := runSpec{Workload: sw.o.wf, Policy: sw.o.pf, Client: sw.o.cf, Report: sw.ro, Router: router, OnResult: lim.check,
+		Results: filepath.Join(sw.o.out, rel), ErrOut: sw.errOut, Quiet: sw.o.mf.Sim > 0 && !sw.o.live()}
+	sw.setRate(&rs.Workload, rate)
 	stop, err := sw.o.mf.backends(ctx, &rs, sw.o.targets)
 	if err != nil {
 		return reports.SweepStep{}, nil, err
 	}
 	defer stop()
-	sum, err := execute(ctx, rs)
+	sum, err := bench.Run(ctx, rs)
 	if err != nil {
 		return reports.SweepStep{}, nil, err
 	}
-	m, err := reports.CountMisses(rs.results, sw.ro)
+	m, err := reports.CountMisses(rs.Results, sw.ro)
 	if err != nil {
 		return reports.SweepStep{}, nil, err
 	}

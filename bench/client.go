@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // newClient builds the HTTP client, checking every backend answers, and
 // returns it with the model it sends: --model, else the first model the
 // first backend's /v1/models lists.
-func newClient(ctx context.Context, cf clientFlags, backends []string) (*replay.Client, string, error) {
+func newClient(ctx context.Context, cf Client, backends []string) (*replay.Client, string, error) {
 	headers, err := parseHeaders(cf.Headers)
 	if err != nil {
 		return nil, "", err
