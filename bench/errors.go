@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -54,4 +55,20 @@ func fileOf(w io.Writer) *os.File {
 		return v.File()
 	}
 	return nil
+}
+
+// FirstError is the first error that is not an interrupt, else the
+// first interrupt, else nil.
+func FirstError(errs []error) error {
+	var intr error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrInterrupted):
+			intr = cmp.Or(intr, err)
+		default:
+			return err
+		}
+	}
+	return intr
 }

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -69,7 +67,7 @@ func benchBatch(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro rep
 				break
 			}
 		}
-		return sums, firstError(errs)
+		return sums, bench.FirstError(errs)
 	}
 	if err := benchPreflight(o, names); err != nil {
 		return sums, err
@@ -99,7 +97,7 @@ func benchBatch(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro rep
 		}()
 	}
 	wg.Wait()
-	return sums, firstError(errs)
+	return sums, bench.FirstError(errs)
 }
 
 // benchPreflight opens the workload once and builds every policy, so a
@@ -193,20 +191,4 @@ func allIndexes(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// firstError is the first error that is not an interrupt, else the
-// first interrupt, else nil.
-func firstError(errs []error) error {
-	var intr error
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case errors.Is(err, ErrInterrupted):
-			intr = cmp.Or(intr, err)
-		default:
-			return err
-		}
-	}
-	return intr
 }
