@@ -10,13 +10,15 @@ const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
 // import (DESIGN.md section 1: traces ← policies ← replay ← reports ← cmd;
-// mockserver stands alone but for the tokenizer).
+// mockserver stands alone but for the tokenizer and the server dialects;
+// dialect is a leaf every layer may read).
 var allowed = map[string][]string{
+	"dialect":           {"dialect"},
 	"traces":            {"traces"},
 	"policies":          {"traces", "policies"},
-	"replay":            {"traces", "policies", "replay", "mockserver/engine"},
-	"reports":           {"traces", "policies", "replay", "reports", "mockserver/engine"},
-	"mockserver":        {"mockserver", "traces/tokenizer"},
+	"replay":            {"traces", "policies", "replay", "mockserver/engine", "dialect"},
+	"reports":           {"traces", "policies", "replay", "reports", "mockserver/engine", "dialect"},
+	"mockserver":        {"mockserver", "traces/tokenizer", "dialect"},
 	"mockserver/engine": {"mockserver/engine", "traces/tokenizer"},
 }
 
