@@ -84,8 +84,11 @@ func (d *Dialect) CanFlush() bool { return d != nil && d.flush != nil }
 // FlushNote says how Flush empties the cache, or why it cannot.
 func (d *Dialect) FlushNote() string { return d.flushNote }
 
-// sortedKeys returns m's keys sorted (for messages).
+// sortedKeys returns m's keys sorted (nil when m is empty).
 func sortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil
+	}
 	ks := make([]string, 0, len(m))
 	for k := range m {
 		ks = append(ks, k)

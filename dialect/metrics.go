@@ -1,9 +1,6 @@
 package dialect
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // Field names one figure read from /metrics.
 type Field uint16
@@ -110,9 +107,7 @@ func Prefixes(names []string) []string {
 			seen[p+":"] = true
 		}
 	}
-	ps := sortedKeys(seen)
-	slices.Sort(ps)
-	return ps
+	return sortedKeys(seen)
 }
 
 // ByPrefix returns the dialect whose metric namespace prefixes most of

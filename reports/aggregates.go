@@ -53,7 +53,16 @@ func (u *userAcc) arrive(r *replay.Result, o Options) {
 	} else if r.FirstToken > 0 {
 		u.ttft.add(r.TTFT())
 	}
-	s := o.ServiceWeights.Service(r.PromptTokens, r.CompletionTokens)
+	// Service counts the prompt on the trace's basis, as demand does, so
+	// a server tokenizer that splits text differently does not inflate
+	// it; output tokens are the server's own (the same basis for both).
+	// A prompt the server did not count (a failure before usage) is no
+	// service.
+	in = 0
+	if r.PromptTokens > 0 {
+		in = intendedPrompt(r)
+	}
+	s := o.ServiceWeights.Service(in, r.CompletionTokens)
 	if s <= 0 {
 		return
 	}
@@ -113,6 +122,7 @@ type backendAcc struct {
 	lastHits, lastQueries     float64
 	kvMax                     float64
 	kvSeen                    bool
+	basis                     tokenBasis
 }
 
 func (b *backendAcc) add(r *replay.Result) {
@@ -124,6 +134,7 @@ func (b *backendAcc) add(r *replay.Result) {
 	b.input += int64(r.PromptTokens)
 	b.output += int64(r.CompletionTokens)
 	b.cached += int64(r.CachedTokens)
+	b.basis.add(r)
 	b.predicted += int64(r.PredictedHitTokens)
 	if r.FirstToken > 0 {
 		b.ttft.add(r.TTFT())

@@ -78,6 +78,7 @@ func checkWarnings(s *Summary) {
 			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, errorList(s.Errors))})
 	}
 	timingWarnings(s)
+	tokenWarnings(s)
 	if n := s.TTFT.Count; n > 0 && n < warnTailSamples {
 		s.addWarning(warning{"too few requests for a reliable p99",
 			fmt.Sprintf("a p99 rests on the slowest 1 %% of requests; %d or more give it 10", warnTailSamples),

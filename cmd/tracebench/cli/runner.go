@@ -60,6 +60,7 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	// creation between it and the Run (the progress total is counted
 	// alongside the Run).
 	h := header(rs, src.ident, pol)
+	dialectConfig(&h, rs.cf)
 	w, err := replay.Create(rs.results, h)
 	if err != nil {
 		return nil, err
@@ -83,7 +84,7 @@ func (rs *runSpec) connect(ctx context.Context) (*replay.Client, func(), error) 
 		rs.backends, rs.mode = replay.SimBackendNames(rs.sim), "sim"
 		return nil, func() {}, nil
 	}
-	client, model, err := newClient(ctx, rs.cf, rs.backends)
+	client, model, err := newClient(ctx, &rs.cf, rs.backends)
 	if err != nil {
 		return nil, nil, err
 	}
