@@ -97,6 +97,14 @@ func (d *driver) waiting() int {
 	return d.eng.Stats().Waiting
 }
 
+// resetPrefixCache empties the engine's prefix cache when it is idle and
+// reports whether it did.
+func (d *driver) resetPrefixCache() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.eng.ResetPrefixCache()
+}
+
 // stats returns the engine's stats.
 func (d *driver) stats() engine.Stats {
 	d.mu.Lock()

@@ -2,7 +2,9 @@ package mockserver
 
 import (
 	"fmt"
+	"github.com/tracebench/tracebench/dialect"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -35,6 +37,10 @@ type Options struct {
 	// first step, so the requests of a batch a client sends together
 	// start together (default 5 ms with static batching; negative: none).
 	BatchWindow time.Duration
+	// Dialect is the server the mock answers as: dialect.VLLM (the
+	// default), dialect.SGLang, dialect.LlamaCpp or dialect.OpenAI (see
+	// dialect.go for what changes).
+	Dialect string
 	// Logger receives the server's log lines: a rate-limited WARN when a
 	// step runs over 10 ms late and the step lateness summary at Close
 	// (default slog.Default() at NewServer).
@@ -61,6 +67,9 @@ func (o Options) withDefaults() Options {
 	if o.ModelName == "" {
 		o.ModelName = DefaultModelName
 	}
+	if o.Dialect == "" {
+		o.Dialect = dialect.VLLM
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -74,6 +83,11 @@ func (o Options) withDefaults() Options {
 func (o Options) validate() error {
 	if !(o.TimeScale > 0 && o.TimeScale <= 1e6) {
 		return fmt.Errorf("mock options: time scale %g: want in (0, 1e6]", o.TimeScale)
+	}
+	if d, err := dialect.Lookup(o.Dialect); err != nil {
+		return fmt.Errorf("mock options: %w", err)
+	} else if d.Name != o.Dialect {
+		return fmt.Errorf("mock options: dialect %q: want %s", o.Dialect, strings.Join(dialect.Names(), ", "))
 	}
 	if o.MaxQueue < 0 {
 		return fmt.Errorf("mock options: max queue %d: want ≥ 0", o.MaxQueue)

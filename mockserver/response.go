@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"encoding/json"
+	"github.com/tracebench/tracebench/dialect"
 	"net/http"
 	"strings"
 	"time"
@@ -69,10 +70,19 @@ func (rs *response) text(ev engine.Event) string {
 	return rs.s.vocab.word(ev.Token)
 }
 
+// usage is the response's usage, with the cached prompt tokens where the
+// mock's dialect puts them.
 func (rs *response) usage() usage {
 	p := len(rs.g.prompt)
-	return usage{PromptTokens: p, CompletionTokens: rs.out, TotalTokens: p + rs.out,
-		PromptTokensDetails: &tokenDetails{CachedTokens: rs.cached}}
+	u := usage{PromptTokens: p, CompletionTokens: rs.out, TotalTokens: p + rs.out}
+	switch rs.s.opts.Dialect {
+	case dialect.LlamaCpp:
+		u.timings = &timings{CacheN: rs.cached, PromptN: p - rs.cached}
+	case dialect.OpenAI:
+	default:
+		u.PromptTokensDetails = &tokenDetails{CachedTokens: rs.cached}
+	}
+	return u
 }
 
 // stream writes server-sent events, flushing after each step's chunks.
@@ -174,6 +184,7 @@ func (rs *response) body(text string) any {
 	} else {
 		c.Text = &text
 	}
+	u := rs.usage()
 	return struct {
 		ID      string   `json:"id"`
 		Object  string   `json:"object"`
@@ -181,7 +192,8 @@ func (rs *response) body(text string) any {
 		Model   string   `json:"model"`
 		Choices []choice `json:"choices"`
 		Usage   usage    `json:"usage"`
-	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, rs.usage()}
+		Timings *timings `json:"timings,omitempty"`
+	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, u, u.timings}
 }
 
 // chatReply is a non-streamed chat message, fields in vLLM's order.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
@@ -23,7 +24,10 @@ type fleetFlags struct {
 	MaxLen    int
 	TimeScale float64
 	Tokenizer string
-	Seed      int64
+	// dialect is the in-process fleet's server dialect ("" vLLM), from
+	// --dialect when it names one.
+	dialect string
+	Seed    int64
 	// shared holds the values of the `tracebench mock` flags the fleet
 	// takes too (faults and max-queue); sharedDefaults their defaults.
 	shared         mockOptions
@@ -95,6 +99,10 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 // backends points rs at the targets, a simulation or a fresh mock fleet,
 // and returns the fleet's stop function (a no-op without one).
 func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string) (func(), error) {
+	if !dialect.Valid(rs.cf.Dialect) {
+		_, err := dialect.Lookup(rs.cf.Dialect)
+		return nil, usagef("--dialect: %v", err)
+	}
 	switch {
 	case len(targets) > 0 && m.Sim > 0:
 		return nil, usagef("--sim and --target are exclusive")
@@ -114,6 +122,10 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		}
 		rs.sim, rs.engines = m.Sim, cfg
 		return func() {}, nil
+	}
+	if d := rs.cf.Dialect; d != "" && d != dialect.Auto {
+		// The in-process fleet answers in the dialect asked for.
+		m.dialect = d
 	}
 	fleet, err := m.start(ctx)
 	if err != nil {
@@ -148,7 +160,8 @@ func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
 		return mockserver.FleetConfig{}, err
 	}
 	return mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1", Options: mockserver.Options{Engine: cfg,
-		Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: m.shared.Faults, MaxQueue: m.shared.MaxQueue}}, nil
+		Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: m.shared.Faults, MaxQueue: m.shared.MaxQueue,
+		Dialect: m.dialect}}, nil
 }
 
 // start launches the fleet on ephemeral loopback ports.
