@@ -227,7 +227,8 @@ func scrapeEvent(now time.Duration, sr *scrapeResult) *Event {
 		{dialect.FieldPrefixQueries, "prefix_cache_queries_total", m.PrefixQueries},
 		{dialect.FieldKVUsage, "kv_cache_usage_perc", m.KVUsage},
 		{dialect.FieldRunning, "num_requests_running", m.Running},
-		{dialect.FieldWaiting, "num_requests_waiting", m.Waiting}} {
+		{dialect.FieldWaiting, "num_requests_waiting", m.Waiting},
+		{dialect.FieldGenerationTokens, "generation_tokens_total", m.GenerationTokens}} {
 		if m.Has&f.has != 0 {
 			v[f.name] = f.val
 		}

@@ -123,6 +123,10 @@ type backendAcc struct {
 	kvMax                     float64
 	kvSeen                    bool
 	basis                     tokenBasis
+	// genSeen, firstGen and lastGen are the scraped generated-tokens
+	// counter at the first and last scrape.
+	genSeen           bool
+	firstGen, lastGen float64
 }
 
 func (b *backendAcc) add(r *replay.Result) {

@@ -16,7 +16,10 @@ func (a *Accumulator) backendRows() []BackendSummary {
 		r := BackendSummary{Index: i, Requests: b.requests, Errors: b.errors, InputTokens: b.input,
 			OutputTokens: b.output, TTFTP50: nanIfEmpty(&b.ttft, 0.5), TTFTP99: nanIfEmpty(&b.ttft, 0.99),
 			HitRate: ratio(float64(b.cached), float64(b.basis.knownPrompt)), ScrapedHitRate: math.NaN(),
-			PredictedHitRate: math.NaN(), KVUsageMax: math.NaN()}
+			PredictedHitRate: math.NaN(), KVUsageMax: math.NaN(), ScrapedOutputShare: math.NaN()}
+		if b.genSeen {
+			r.ScrapedOutputShare = ratio(b.lastGen-b.firstGen, float64(b.output))
+		}
 		if i < len(a.h.Backends) {
 			r.URL = a.h.Backends[i]
 		}

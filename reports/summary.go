@@ -207,6 +207,11 @@ type BackendSummary struct {
 	// KVUsageMax is the largest scraped KV-cache usage in [0, 1] (NaN
 	// when not scraped).
 	KVUsageMax float64 `json:"kv_usage_max"`
+	// ScrapedOutputShare is Δ of the server's generated-tokens counter /
+	// the output tokens the client received from it (NaN when not
+	// scraped): well under 1 means more than one server answers at the
+	// address.
+	ScrapedOutputShare float64 `json:"scraped_output_share"`
 }
 
 // UserSummary is one user's row.

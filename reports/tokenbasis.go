@@ -88,8 +88,36 @@ func tokenWarnings(s *Summary) {
 			"predicted hits and fairness use the trace's tokens, the server hit rate the server's",
 			fmt.Sprintf("%.3f server tokens per trace token", r)})
 	}
+	benchWarnings(s)
 	if s.unstreamed > 0 {
 		s.addWarning(warning{"responses were not streamed", "TPOT and TBT cannot be measured and are n/a; a TPOT SLO was not checked",
 			fmt.Sprintf("%d requests", s.unstreamed)})
+	}
+}
+
+// warnOutputShare: a server whose generated-tokens counter grew by less
+// than 80 % of the output tokens the client received from its address
+// did not serve them all: another server answers there too.
+const warnOutputShare = 0.8
+
+// minSharedOutput is the output tokens below which the comparison is
+// not made (counters scraped once a second miss the last few requests).
+const minSharedOutput = 1000
+
+// benchWarnings warns when a live bench left caches warm between
+// policies, and when one address hides several servers.
+func benchWarnings(s *Summary) {
+	if c, ok := s.Header.Config["bench_caches"].(string); ok && strings.HasPrefix(c, "persisted") {
+		order, _ := s.Header.Config["bench_order"].(string)
+		s.addWarning(warning{"prefix caches persisted between policies",
+			"this policy ran on servers warmed by the policies before it (" + strings.TrimPrefix(c, "persisted: ") + ")",
+			"ran " + order})
+	}
+	for _, b := range s.Backends {
+		if sh := b.ScrapedOutputShare; !math.IsNaN(sh) && b.OutputTokens >= minSharedOutput && sh < warnOutputShare {
+			s.addWarning(warning{"more than one server answers at " + b.URL,
+				"its /metrics saw only part of the tokens the client received; per-server figures cover one of them",
+				fmt.Sprintf("%.0f %% of %d output tokens", 100*sh, b.OutputTokens)})
+		}
 	}
 }

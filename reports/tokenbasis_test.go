@@ -105,3 +105,31 @@ func approx(a, b float64) bool {
 	}
 	return math.Abs(a-b) < 1e-9
 }
+
+// TestBenchWarnings: a live bench whose caches persisted says so, and a
+// backend whose scraped generated tokens fall well short of what the
+// client received is flagged as more than one server.
+func TestBenchWarnings(t *testing.T) {
+	h := replay.Header{Backends: []string{"http://b0", "http://b1"},
+		Config: map[string]any{"bench_caches": "persisted: cannot flush", "bench_order": "2 of 3"}}
+	a := NewAccumulator(h, DefaultOptions())
+	for i := range 20 {
+		a.Add(&replay.Result{Backend: i % 2, Intended: time.Duration(i) * 100 * time.Millisecond, Sent: 1,
+			FirstToken: time.Duration(i)*100*time.Millisecond + 10, Done: time.Duration(i)*100*time.Millisecond + 50,
+			Chunks: 100, CompletionTokens: 100, PromptTokens: 10, InputTokens: 10})
+	}
+	for _, at := range []time.Duration{0, 3 * time.Second} {
+		g := float64(at / time.Second * 333) // b0: 999 of 1,000 tokens; b1: half
+		a.AddEvent(&replay.Event{At: at, Source: "scrape:0", Values: map[string]float64{"generation_tokens_total": g * 1.001}})
+		a.AddEvent(&replay.Event{At: at, Source: "scrape:1", Values: map[string]float64{"generation_tokens_total": g / 2}})
+	}
+	s := a.Finish(&replay.Stop{Reason: "done", Elapsed: 3 * time.Second})
+	for _, w := range []string{"prefix caches persisted between policies", "ran 2 of 3", "more than one server answers at http://b1"} {
+		if !hasWarning(s, w) {
+			t.Errorf("no warning %q in %q", w, s.Warnings)
+		}
+	}
+	if hasWarning(s, "answers at http://b0") {
+		t.Errorf("b0 served what the client received, yet: %q", s.Warnings)
+	}
+}

@@ -110,9 +110,13 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
+	live, names, err := prepareLive(cmd, o, names)
+	if err != nil {
+		return err
+	}
 	var runs []*reports.Summary
-	for _, name := range names {
-		sum, err := benchOne(cmd.Context(), cmd, o, ro, name)
+	for i, name := range names {
+		sum, err := benchOne(cmd.Context(), cmd, o, ro, name, live.note(i, len(names)))
 		if sum != nil {
 			runs = append(runs, sum)
 		}
@@ -139,7 +143,8 @@ func quickDefaults(cmd *cobra.Command, o *benchOptions) {
 
 // benchOne runs one policy on a fresh fleet (or the given targets, or
 // a fresh simulation).
-func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string) (*reports.Summary, error) {
+func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string,
+	prepare func(context.Context, *runSpec)) (*reports.Summary, error) {
 	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: router,
 		results: resultsPath(o.out, policyName(router, o.pf.Queue)), errOut: cmd.ErrOrStderr()}
 	stop, err := o.mf.backends(ctx, &rs, o.targets)
@@ -147,6 +152,7 @@ func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro repor
 		return nil, err
 	}
 	defer stop()
+	prepare(ctx, &rs)
 	return execute(ctx, rs)
 }
 

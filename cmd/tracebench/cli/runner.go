@@ -38,6 +38,9 @@ type runSpec struct {
 	onResult func(*replay.Result) string
 	errOut   io.Writer
 	quiet    bool
+	// notes are added to the header's Config (a live bench's cache
+	// state and order).
+	notes map[string]any
 }
 
 // execute runs one Run and returns its Summary.
@@ -61,6 +64,9 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	// alongside the Run).
 	h := header(rs, src.ident, pol)
 	dialectConfig(&h, rs.cf)
+	for k, v := range rs.notes {
+		h.Config[k] = v
+	}
 	w, err := replay.Create(rs.results, h)
 	if err != nil {
 		return nil, err
