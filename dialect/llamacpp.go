@@ -81,7 +81,7 @@ func eraseSlots(ctx context.Context, hc *http.Client, base string) error {
 		return err
 	}
 	for _, s := range slots {
-		if _, err := post(ctx, hc, base, "/slots/"+strconv.Itoa(s.ID)+"?action=erase", nil); err != nil {
+		if _, err := post(ctx, hc, base, "/slots/"+strconv.Itoa(s.ID)+"?action=erase", struct{}{}); err != nil {
 			return err
 		}
 	}
