@@ -29,7 +29,8 @@ type tokenBasis struct {
 	// requests with both.
 	ratioServer, ratioTrace int64
 	// unstreamed counts successful requests of two or more tokens that
-	// came in one chunk (no TPOT can be measured).
+	// came in one chunk (no TPOT can be measured; with --no-stream all
+	// do, streamed ones when the server sent every token at once).
 	unstreamed int64
 }
 
@@ -89,7 +90,7 @@ func tokenWarnings(s *Summary) {
 			fmt.Sprintf("%.3f server tokens per trace token", r)})
 	}
 	benchWarnings(s)
-	if s.unstreamed > 0 {
+	if stream, ok := s.Header.Config["stream"].(bool); ok && !stream && s.unstreamed > 0 {
 		s.addWarning(warning{"responses were not streamed", "TPOT and TBT cannot be measured and are n/a; a TPOT SLO was not checked",
 			fmt.Sprintf("%d requests", s.unstreamed)})
 	}

@@ -13,7 +13,11 @@ import (
 // backend b0, each with the given intended and server prompt tokens.
 func basisRun(t *testing.T, stop *replay.Stop, mk func(i int) *replay.Result) *Summary {
 	t.Helper()
-	a := NewAccumulator(replay.Header{Backends: []string{"http://b0"}}, DefaultOptions())
+	h := replay.Header{Backends: []string{"http://b0"}, Config: map[string]any{"stream": true}}
+	if r := mk(0); r.Chunks < 2 {
+		h.Config["stream"] = false
+	}
+	a := NewAccumulator(h, DefaultOptions())
 	for i := range 4 {
 		a.Add(mk(i))
 	}
