@@ -39,6 +39,8 @@ type Dialect struct {
 	flush flushFunc
 	// flushNote says how the flush works or why there is none.
 	flushNote string
+	// tokenPrompts reports that completions accept a prompt of token ids.
+	tokenPrompts bool
 }
 
 // Names lists the concrete dialects in a stable order.
@@ -76,6 +78,11 @@ func (d *Dialect) BodyExtras(n int) map[string]any {
 	}
 	return d.extras(max(n, 0))
 }
+
+// TokenPrompts reports whether the server's completions endpoint accepts
+// a prompt of token ids (vLLM, SGLang and llama.cpp do; a plain
+// OpenAI-compatible server is not assumed to).
+func (d *Dialect) TokenPrompts() bool { return d != nil && d.tokenPrompts }
 
 // CanFlush reports whether the dialect has a way to empty a server's
 // prefix cache.

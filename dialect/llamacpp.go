@@ -39,9 +39,10 @@ var llamacpp = Dialect{
 		// servers reuse slots too. max_tokens bounds the length.
 		return map[string]any{"ignore_eos": true, "cache_prompt": true}
 	},
-	cached:    llamacppCached,
-	flush:     eraseSlots,
-	flushNote: "POST /slots/{id}?action=erase for every slot, which llama-server allows only with --slot-save-path; its host-memory prompt cache (--cache-ram) is not erased",
+	cached:       llamacppCached,
+	flush:        eraseSlots,
+	tokenPrompts: true,
+	flushNote:    "POST /slots/{id}?action=erase for every slot, which llama-server allows only with --slot-save-path; its host-memory prompt cache (--cache-ram) is not erased",
 }
 
 // llamacppCached prefers the OpenAI field (newer releases) and falls back

@@ -28,10 +28,11 @@ var vllm = Dialect{
 		},
 		detokenizeBody: func(model string, ids []int) any { return map[string]any{"model": model, "tokens": ids} },
 		readTokens:     tokensField, readText: textField("prompt")},
-	extras:    minTokensExtras,
-	cached:    detailsCached,
-	flush:     postFlush("/reset_prefix_cache"),
-	flushNote: "POST /reset_prefix_cache, which vLLM serves only with VLLM_SERVER_DEV_MODE=1",
+	extras:       minTokensExtras,
+	cached:       detailsCached,
+	flush:        postFlush("/reset_prefix_cache"),
+	tokenPrompts: true,
+	flushNote:    "POST /reset_prefix_cache, which vLLM serves only with VLLM_SERVER_DEV_MODE=1",
 }
 
 // minTokensExtras asks for exactly n tokens with min_tokens and

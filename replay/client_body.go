@@ -84,11 +84,16 @@ func (c *Client) dialect() *dialect.Dialect {
 	return d
 }
 
-// prompt is the completions prompt: token ids when TokenExact and the
-// Request has block or token ids, else text.
+// prompt is the completions prompt: with TokenExact, when the server
+// takes token-id prompts, the Request's block or token ids, or the ids a
+// generated prompt of synthetic words spells (so the server sees exactly
+// the trace's number of tokens whatever its tokenizer); else text.
 func (c *Client) prompt(req *traces.Request) any {
-	if c.o.TokenExact {
+	if c.o.TokenExact && c.dialect().TokenPrompts() {
 		if ids := traces.PromptTokens(req); ids != nil {
+			return ids
+		}
+		if ids, ok := traces.SynthIDs(req.Prompt); ok {
 			return ids
 		}
 	}
