@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Closed form of multi-bin batching's throughput gain (POLICIES.md, from
+// Closed form of multi-bin batching's throughput gain (docs/architecture.md, from
 // Guldogan et al.): with a fixed batch size B and a batch served in time
 // proportional to its longest member, saturated throughput is
 // B / E[T_batch]. Splitting requests into bins by length makes every batch
@@ -31,7 +31,7 @@ func ExpectedMaxDiscrete(lo, hi, b int) float64 {
 
 // MultiBinGainUniform is the relative throughput gain (0.26 = +26 %) of k
 // equal-mass bins over one bin for output lengths uniform on [lo, hi] and
-// batch size b. POLICIES.md: lengths on [1, 20] give +26.0 % (k 2) and
+// batch size b. docs/architecture.md: lengths on [1, 20] give +26.0 % (k 2) and
 // +44.9 % (k 4) at b 8, +30.8 % and +54.6 % at b 128.
 func MultiBinGainUniform(lo, hi float64, b, k int) (float64, error) {
 	if b < 1 || k < 1 || !(lo < hi) {
@@ -49,7 +49,7 @@ func MultiBinGainUniform(lo, hi float64, b, k int) (float64, error) {
 // MultiBinGainDiscrete is the relative throughput gain for output lengths
 // uniform on the integers lo..hi, batch size b and bins cut at cuts (bin i
 // holds lengths in [cuts[i−1], cuts[i]), the first from lo, the last to
-// hi), each bin weighted by its share of the lengths. POLICIES.md: 1..20,
+// hi), each bin weighted by its share of the lengths. docs/architecture.md: 1..20,
 // b 8, cuts {11} gives +27.4 % and cuts {6, 11, 16} +48.2 %.
 func MultiBinGainDiscrete(lo, hi, b int, cuts []int) (float64, error) {
 	if b < 1 || lo > hi {

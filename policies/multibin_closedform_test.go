@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// qPct rounds a gain to the percentage with one decimal that POLICIES.md
-// states.
+// qPct rounds a gain to the percentage with one decimal that
+// docs/architecture.md states.
 func qPct(g float64) float64 { return math.Round(g*1000) / 10 }
 
 func TestMultiBinGainClosedForm(t *testing.T) {

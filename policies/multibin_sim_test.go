@@ -55,7 +55,7 @@ func saturatedThroughput(t *testing.T, p Params, reqs []*traces.Request) (float6
 }
 
 // TestMultiBinSaturatedGainMatchesClosedForm checks the queue against
-// POLICIES.md's closed form: B_MIN = B_MAX = 8, oracle lengths uniform on
+// the closed form of docs/architecture.md: B_MIN = B_MAX = 8, oracle lengths uniform on
 // 1..20, static batches served in longest member × 10 ms, saturated.
 func TestMultiBinSaturatedGainMatchesClosedForm(t *testing.T) {
 	reqs := uniformBacklog(16000, 42)

@@ -31,7 +31,9 @@ type Spec struct {
 	Kind string
 	// Doc is a one-line rule.
 	Doc string
-	// Needs lists what the policy reads: "prompt", "scrape", "session", ...
+	// Needs lists what the policy reads: "prompt", "scrape", "session", ...;
+	// NeedCapacity marks a Queue that only orders the Requests it holds
+	// back, so without a Capacity it releases each on arrival.
 	Needs []string
 	// Source cites where the rule comes from.
 	Source string
@@ -42,6 +44,12 @@ type Spec struct {
 	newRouter func(Params, *rand.Rand) (Router, error)
 	newQueue  func(Params, *rand.Rand) (Queue, error)
 }
+
+// NeedCapacity is the Spec.Needs entry of Queues that hold nothing back
+// without a Capacity (--backend-capacity or --token-budget): they order
+// the Requests waiting for room, and with unlimited room none waits, so
+// they act as fcfs.
+const NeedCapacity = "capacity"
 
 var (
 	registry = map[string]*Spec{}

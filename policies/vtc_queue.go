@@ -20,7 +20,7 @@ var vtcParams = []ParamSpec{
 func init() {
 	RegisterQueue(Spec{Name: "vtc",
 		Doc:    "Virtual Token Counter: release the head of the backlogged user with the smallest weighted token counter; a user that becomes backlogged is lifted to the backlogged minimum",
-		Needs:  []string{"user", "in-flight", "token-stream"},
+		Needs:  []string{"user", "in-flight", "token-stream", NeedCapacity},
 		Source: "Sheng et al., Fairness in Serving Large Language Models (OSDI 2024), Algorithm 2; VTC artifact",
 		Params: vtcParams},
 		func(p Params, _ *rand.Rand) (Queue, error) { return newVTCQueue("vtc", true, p) })

@@ -57,9 +57,12 @@ func TestAccumulatorHandComputed(t *testing.T) {
 	o := DefaultOptions()
 	o.SLO.TTFT, o.SLO.TPOT = 500*ms1, 60*ms1
 	s := summarizeHand(o)
-	// Jain over service/demand: user a 296/296 = 1, user b 242/562.
-	xb := 242.0 / 562.0
-	jain := (1 + xb) * (1 + xb) / (2 * (1 + xb*xb))
+	// Jain's index over time is worked by hand in TestJainOverTime; here
+	// it is pinned. At the end of the run 538 weighted tokens were given
+	// against demands of 296 (a) and 562 (b, one request failed): max-min
+	// shares 269 each, x = 296/269 and 242/269, Jain 0.990; earlier
+	// buckets, while b waited, pull the mean over time lower.
+	jain := 0.962253097149554
 	type figures struct {
 		Requests, OK, Met                       int64
 		ErrorRate, Attainment, Goodput          float64

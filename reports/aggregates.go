@@ -11,8 +11,9 @@ type userAcc struct {
 	requests, errors, met int64
 	demand, service       float64
 	ttft                  sketch
-	// svc is the service received over time (for the cumulative plot).
-	svc *series
+	// svc is the service received over time (for the cumulative plot and
+	// Jain's index); dem the service demanded, by intended arrival.
+	svc, dem *series
 	// asked and served are the service demanded (by arrival) and received
 	// in each fairness window.
 	asked, served []float64
@@ -29,7 +30,7 @@ func (u *userAcc) counter(buckets int) *series {
 }
 
 func newUserAcc(buckets int) *userAcc {
-	return &userAcc{svc: newSeries(buckets, false)}
+	return &userAcc{svc: newSeries(buckets, false), dem: newSeries(buckets, false)}
 }
 
 // arrive folds in one of the user's requests: its demand (the trace's
@@ -47,6 +48,7 @@ func (u *userAcc) arrive(r *replay.Result, o Options) {
 	}
 	d := o.ServiceWeights.Service(in, out)
 	u.demand += d
+	u.dem.add(r.Intended, d)
 	addAt(&u.asked, int((r.Intended-o.Warmup)/o.FairnessWindow), d)
 	if !r.OK() {
 		u.errors++

@@ -129,16 +129,16 @@ func nanIfEmpty(s *sketch, q float64) float64 {
 	return s.quantile(q)
 }
 
-// fairness computes Jain's index over service/demand of users with
-// demand, and the VTC service difference.
+// fairness computes Jain's index over time (jainOverTime) and the VTC
+// service difference.
 func (a *Accumulator) fairness(users []UserSummary, secs float64) Fairness {
-	var x []float64
+	n := 0
 	for _, u := range users {
 		if u.Demand > 0 {
-			x = append(x, u.Service/u.Demand)
+			n++
 		}
 	}
-	f := Fairness{Users: len(x), Jain: JainIndex(x)}
+	f := Fairness{Users: n, Jain: a.jainOverTime()}
 	f.ServiceDiffMax, f.ServiceDiffMean = a.serviceDiffs(secs)
 	return f
 }

@@ -7,7 +7,8 @@ type GlossaryEntry struct {
 }
 
 // Glossary returns the definition of every metric a report shows, in the
-// order of DESIGN.md section 5. The markdown report prints it at the end.
+// order of docs/architecture.md, "Metrics". The markdown report prints it
+// at the end.
 func Glossary() []GlossaryEntry {
 	return []GlossaryEntry{
 		{"TTFT", "time to first token: first content-bearing chunk − intended arrival (the trace's arrival time, so client-side queueing and late sending count; coordinated-omission safe). Over successful requests."},
@@ -26,9 +27,9 @@ func Glossary() []GlossaryEntry {
 		{"throughput", "successful requests, their prompt tokens and their output tokens per second of the measured window."},
 		{"measured window", "from the --warmup cut (requests arriving earlier are left out) to the last completion."},
 		{"hit rate (server)", "Σ cached prompt tokens / Σ prompt_tokens over the responses that reported a cached count (usage.prompt_tokens_details.cached_tokens; llama.cpp: timings.cache_n), n/a when none did; the scraped figure is Δ prefix hits / Δ prefix queries from the dialect's /metrics counters (vLLM: vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total; SGLang: sglang:cached_tokens_total / sglang:prompt_tokens_total; llama.cpp has none) when --scrape is on."},
-		{"hit rate (predicted)", "Σ prefix tokens the Router expected to hit for its picks / Σ the trace's prompt tokens (both in the trace's tokens, so never above 100 %): the Router's own model of the caches, shown beside the server figure (n/a for Routers without one). When the servers count prompts differently (a warning gives the measured server tokens per trace token), compare it with the server figure as a share, not in tokens."},
-		{"service", "of a user: w_in·input tokens + w_out·output tokens (w_in 1, w_out 2, as in VTC); demand counts the trace's intended lengths, service what was delivered."},
-		{"Jain's index", "(Σx)² / (n·Σx²) over users' x = service / demand: 1 when every user got the same share of what it asked for, 1/n when one user got everything."},
+		{"hit rate (predicted)", "Σ prefix tokens the Router expected to hit for its picks / Σ the trace's prompt tokens (both in the trace's tokens, so never above 100 %): the Router's own model of the caches, shown beside the server figure. Every Router reports one: prefix-cache, approx-prefix and cache-aware from the view they decide with, the others (load-only ones such as round-robin, vtc-basic, chwbl, session-affinity) from a per-server LRU of the 16-token blocks sent there that never affects their picks. n/a when no pick predicted any hit. When the servers count prompts differently (a warning gives the measured server tokens per trace token), compare it with the server figure as a share, not in tokens."},
+		{"service", "of a user: w_in·input tokens + w_out·output tokens (w_in 1, w_out 2, as in VTC); demand counts the trace's intended lengths, service what was delivered (its prompt counted in the trace's tokens too, so a server tokenizer that splits text finer does not inflate it)."},
+		{"Jain's index", "(Σx)² / (n·Σx²) over users' x = service received so far / their max-min fair share of the service given so far (a user that asked for less than an equal split is owed all it asked, the others share the rest equally), taken every time bucket of the run and averaged: 1 when every user always had its fair share, toward 1/n when one user was served while the others waited. n/a with fewer than two users. (At the end of a complete run every user got what it asked, so an end-of-run index would always read 1.)"},
 		{"service difference", "VTC's measure (Sheng et al. 2024, as in its artifact): in each fairness window (60 s by default; the run configuration gives it), max over users of min(best-served user's service − the user's, the user's demand − its service), in weighted tokens per second; max and mean over windows. 0 means no user that wanted more got less than another."},
 		{"load balance", "coefficient of variation (stddev / mean) of requests and of tokens per Backend: 0 is perfectly even."},
 		{"errors", "failed requests by class: connect, timeout, http-4xx, http-5xx, stream-broken, stream-error, bad-payload, rejected (client-side Queue), canceled (run stopped)."},

@@ -41,6 +41,7 @@ func (o RenderOptions) withDefaults() RenderOptions {
 // embedded by relative path.
 func WriteMarkdown(dir string, runs []*Summary, o RenderOptions) error {
 	o = o.withDefaults()
+	labelRuns(runs)
 	var plots []plotRef
 	if !o.NoPlots {
 		var err error

@@ -160,3 +160,13 @@ func (s *series) cumulative() []Point {
 	}
 	return out
 }
+
+// clone returns an independent copy of s.
+func (s *series) clone() *series {
+	c := *s
+	c.sum = append([]float64(nil), s.sum...)
+	if s.cnt != nil {
+		c.cnt = append([]float64{}, s.cnt...)
+	}
+	return &c
+}

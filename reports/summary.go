@@ -10,6 +10,9 @@ import (
 // milliseconds, rates per second, fractions in [0, 1]. A figure that
 // could not be measured is NaN in Go and rendered as "n/a" (null in JSON).
 type Summary struct {
+	// label is the display name labelRuns gave the Run among others of
+	// the same policy ("" until then).
+	label string
 	// Header is the Run's header from its results file.
 	Header replay.Header `json:"header"`
 	// PromptTokenRatio is Σ the servers' prompt tokens / Σ the trace's,
@@ -135,7 +138,9 @@ type HitRate struct {
 type Fairness struct {
 	// Users is the number of users with demand in the window.
 	Users int `json:"users"`
-	// Jain is Jain's index over per-user service / demand, in [1/n, 1].
+	// Jain is Jain's index over per-user service so far / max-min fair
+	// share of it, taken at the end of every time bucket and averaged over
+	// them, in [1/n, 1] (NaN with fewer than two users); see jainOverTime.
 	Jain float64 `json:"jain"`
 	// ServiceDiffMax and ServiceDiffMean are the VTC service difference
 	// (weighted tokens per second) over FairnessWindow windows.

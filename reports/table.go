@@ -19,6 +19,7 @@ func WriteTable(w io.Writer, runs []*Summary) error {
 		head = append(head, c.head)
 	}
 	t.Header(head...)
+	labelRuns(runs)
 	marks := best(comparisonColumns, runs)
 	for i, s := range runs {
 		row := []any{s.Name()}

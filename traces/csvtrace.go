@@ -119,26 +119,49 @@ func csvInt(col func(string) string, name string) (int, error) {
 	return n, tokenCount(name, n)
 }
 
-// azureLayout parses Azure's wall-clock times, "2023-11-16 18:17:03.9799600"
-// (7 fractional digits; any count is accepted).
-const azureLayout = "2006-01-02 15:04:05.999999999"
+// azureLayout parses Azure's wall-clock times: the 2023 release writes
+// "2023-11-16 18:17:03.9799600" (7 fractional digits), the 2024 release
+// "2024-05-10 00:00:00.009930+00:00" (6 digits, sometimes none, and a UTC
+// offset). Any digit count is accepted; a time without an offset is UTC.
+const (
+	azureLayout   = "2006-01-02 15:04:05.999999999"
+	azureLayoutTZ = "2006-01-02 15:04:05.999999999Z07:00"
+)
+
+// parseAzureTime parses a TIMESTAMP cell in either layout.
+func parseAzureTime(s string) (time.Time, error) {
+	ts, err := time.Parse(azureLayout, s)
+	if err != nil {
+		if ts, err = time.Parse(azureLayoutTZ, s); err != nil {
+			return time.Time{}, fieldErr("TIMESTAMP", "want YYYY-MM-DD HH:MM:SS[.ffffff][+hh:mm], got %q", s)
+		}
+	}
+	return ts.UTC(), nil
+}
+
+// unixEpoch and maxWallClock bound the wall-clock times a Duration
+// offset from the epoch can hold.
+var (
+	unixEpoch    = time.Unix(0, 0).UTC()
+	maxWallClock = time.Unix(0, math.MaxInt64).UTC()
+)
 
 // azureColumns is the Azure LLM inference trace 2023/2024 format
 // (Azure/AzurePublicDataset): TIMESTAMP, ContextTokens, GeneratedTokens.
-// Arrival is the time since the first row's timestamp.
+// Arrival is the wall-clock time as an offset from the Unix epoch; the
+// FileSource rebases it to the first row.
 func azureColumns() csvColumns {
-	var t0 time.Time
 	return csvColumns{
 		required: []string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"},
 		row: func(col func(string) string, lineNo int, r *Request) error {
-			ts, err := time.Parse(azureLayout, col("TIMESTAMP"))
+			ts, err := parseAzureTime(col("TIMESTAMP"))
 			if err != nil {
-				return fieldErr("TIMESTAMP", "want YYYY-MM-DD HH:MM:SS.fffffff, got %q", col("TIMESTAMP"))
+				return err
 			}
-			if t0.IsZero() {
-				t0 = ts
+			if ts.Before(unixEpoch) || ts.After(maxWallClock) {
+				return fieldErr("TIMESTAMP", "%q out of range: want 1970 to 2262", col("TIMESTAMP"))
 			}
-			r.ID, r.Arrival = strconv.Itoa(lineNo), ts.Sub(t0)
+			r.ID, r.Arrival = strconv.Itoa(lineNo), ts.Sub(unixEpoch)
 			if r.InputTokens, err = csvInt(col, "ContextTokens"); err != nil {
 				return err
 			}
@@ -149,22 +172,22 @@ func azureColumns() csvColumns {
 }
 
 // burstColumns is the BurstGPT format (HPMLL/BurstGPT): Timestamp
-// (seconds since the trace start), Model, Request tokens, Response
+// (seconds since the trace start, or unit when overridden), Model, Request tokens, Response
 // tokens, Total tokens, Log Type, and in newer releases Session ID (also
 // accepted as SessionID, the spelling of the BurstGPT README's notice).
 // Model (ChatGPT or GPT-4) is not a servable model name and is dropped;
 // failed requests (Response tokens 0) are kept as they are.
-func burstColumns() csvColumns {
+func burstColumns(unit timeUnit) csvColumns {
 	return csvColumns{
 		required: []string{"Timestamp", "Request tokens", "Response tokens"},
 		optional: []string{"Session ID", "SessionID", "Model", "Log Type", "Total tokens"},
 		row: func(col func(string) string, lineNo int, r *Request) error {
 			s := col("Timestamp")
-			sec, err := strconv.ParseFloat(s, 64)
+			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return fieldErr("Timestamp", "want seconds, got %q", s)
+				return fieldErr("Timestamp", "want a number (%s), got %q", unit.name, s)
 			}
-			if r.Arrival, err = secondsToDuration("Timestamp", sec); err != nil {
+			if r.Arrival, err = unit.toDuration("Timestamp", v); err != nil {
 				return err
 			}
 			r.ID, r.Session = strconv.Itoa(lineNo), col("Session ID")

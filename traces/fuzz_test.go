@@ -17,8 +17,14 @@ import (
 // decreasing, lengths never negative, record errors naming the file and a
 // line, and with SkipInvalid no record error at all.
 func fuzzRead(t *testing.T, format string, data []byte) {
+	fuzzReadWith(t, ReadOptions{Format: format, BlockSize: 16}, data)
+}
+
+// fuzzReadWith is fuzzRead with the read options opt.
+func fuzzReadWith(t *testing.T, opt ReadOptions, data []byte) {
 	for _, skip := range []bool{false, true} {
-		fs, err := NewReader(bytes.NewReader(data), "fuzz.trace", ReadOptions{Format: format, SkipInvalid: skip, BlockSize: 16})
+		opt.SkipInvalid = skip
+		fs, err := NewReader(bytes.NewReader(data), "fuzz.trace", opt)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.trace") {
 				t.Fatalf("open error %q does not name the file", err)
@@ -138,5 +144,18 @@ func FuzzMooncakeFast(f *testing.F) {
 		if d := cmp.Diff(slow, fast, cmpopts.EquateEmpty()); d != "" {
 			t.Fatalf("%q decodes differently (-json +fast):\n%s", line, d)
 		}
+	})
+}
+
+func FuzzBailian(f *testing.F) {
+	f.Add([]byte(`{"chat_id": 1, "parent_chat_id": -1, "timestamp": 61.1, "input_length": 20, "output_length": 5, "type": "text", "turn": 1, "hash_ids": [7, 8]}` + "\n" +
+		`{"chat_id": 2, "parent_chat_id": 1, "timestamp": 62, "input_length": 40, "output_length": 5, "turn": 2, "hash_ids": [7, 8, 9]}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, FormatBailian, data) })
+}
+
+func FuzzRAGPulse(f *testing.F) {
+	f.Add([]byte(`{"timestamp": "82", "input_length": 40, "output_length": 12, "hash_ids": {"sys_prompt": [8302, 8303], "passages_ids": [5, 6], "history": [15200], "web_search": [], "user_input": [26923]}, "session_id": "s"}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzReadWith(t, ReadOptions{Format: FormatRAGPulse, SegmentDir: "testdata/ragpulse"}, data)
 	})
 }

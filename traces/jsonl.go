@@ -69,6 +69,10 @@ func detect(br *bufio.Reader) (string, error) {
 		return FormatShareGPT, nil
 	case head[0] == '{' && (has("arrival_ns") || has("output_tokens")):
 		return FormatNative, nil
+	case head[0] == '{' && has("chat_id") && has("input_length"):
+		return FormatBailian, nil
+	case head[0] == '{' && has("hash_ids") && has("sys_prompt"):
+		return FormatRAGPulse, nil
 	case head[0] == '{' && (has("hash_ids") || has("input_length") &&
 		(has("timestamp") || has("session_id") || has("delay"))):
 		return FormatMooncake, nil

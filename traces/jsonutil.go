@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -28,16 +27,3 @@ func jsonFieldErr(err error) error {
 
 // durationNS converts nanoseconds to a Duration.
 func durationNS(ns int64) time.Duration { return time.Duration(ns) }
-
-// maxSeconds is the largest time offset a trace may state (about 292
-// years, the range of time.Duration).
-const maxSeconds = float64(math.MaxInt64) / float64(time.Second)
-
-// secondsToDuration converts a non-negative finite number of seconds to a
-// Duration, checking its range.
-func secondsToDuration(field string, s float64) (time.Duration, error) {
-	if math.IsNaN(s) || math.IsInf(s, 0) || s < 0 || s >= maxSeconds {
-		return 0, fieldErr(field, "time %v out of range", s)
-	}
-	return nsDur(s * float64(time.Second)), nil
-}

@@ -59,3 +59,6 @@ func trimEOL(b []byte) []byte {
 
 // isBlank reports whether b holds only white space.
 func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// bom is the UTF-8 byte-order mark some editors and exporters put first.
+const bom = "\ufeff"

@@ -40,6 +40,7 @@ type mooncakeRow struct {
 type mooncakeReader struct {
 	lr       *lineReader
 	bs       int
+	unit     timeUnit
 	m        merger
 	sessions map[string]sessState
 	frontier time.Duration
@@ -52,8 +53,8 @@ type sessState struct {
 	turns int
 }
 
-func newMooncake(br *bufio.Reader, bs int) *mooncakeReader {
-	return &mooncakeReader{lr: newLineReader(br), bs: bs, sessions: map[string]sessState{}}
+func newMooncake(br *bufio.Reader, bs int, unit timeUnit) *mooncakeReader {
+	return &mooncakeReader{lr: newLineReader(br), bs: bs, unit: unit, sessions: map[string]sessState{}}
 }
 
 func (mr *mooncakeReader) lineNo() int { return mr.lr.line }
@@ -105,7 +106,7 @@ func (mr *mooncakeReader) read() (mooncakeRow, error) {
 	if err != nil {
 		return mooncakeRow{}, err
 	}
-	row, err := decodeMooncake(line, mr.lr.line, mr.bs)
+	row, err := decodeMooncake(line, mr.lr.line, mr.bs, mr.unit)
 	if err != nil {
 		return mooncakeRow{}, atLine(err, mr.lr.line)
 	}
@@ -134,10 +135,11 @@ func (mr *mooncakeReader) settle(row *mooncakeRow) {
 	}
 }
 
-// decodeMooncake decodes one line with bs tokens per hash id. It checks
+// decodeMooncake decodes one line with bs tokens per hash id and times
+// (timestamp, delay) in unit (milliseconds in the published traces). It checks
 // len(hash_ids) == ceil(input_length / bs) when hash_ids are given, which
 // holds on every row of the public traces at their block size.
-func decodeMooncake(line []byte, lineNo, bs int) (mooncakeRow, error) {
+func decodeMooncake(line []byte, lineNo, bs int, unit timeUnit) (mooncakeRow, error) {
 	rec, ok := fastMooncake(line)
 	if !ok {
 		rec = mooncakeRecord{}
@@ -161,13 +163,13 @@ func decodeMooncake(line []byte, lineNo, bs int) (mooncakeRow, error) {
 	var err error
 	if rec.Timestamp != nil {
 		row.hasTime = true
-		if row.r.Arrival, err = secondsToDuration("timestamp", *rec.Timestamp/1000); err != nil {
+		if row.r.Arrival, err = unit.toDuration("timestamp", *rec.Timestamp); err != nil {
 			return mooncakeRow{}, err
 		}
 	}
 	if rec.Delay != nil {
 		row.hasDelay = true
-		if row.delay, err = secondsToDuration("delay", *rec.Delay/1000); err != nil {
+		if row.delay, err = unit.toDuration("delay", *rec.Delay); err != nil {
 			return mooncakeRow{}, err
 		}
 	}

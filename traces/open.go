@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // Formats lists the trace formats Open reads, in the order auto-detection
 // tries them.
-var Formats = []string{FormatNative, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT}
+var Formats = []string{FormatNative, FormatBailian, FormatRAGPulse, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT}
 
 // Trace format names for ReadOptions.Format.
 const (
@@ -23,6 +26,8 @@ const (
 	FormatBurstGPT = "burstgpt"
 	FormatShareGPT = "sharegpt"
 	FormatVTC      = "vtc"
+	FormatBailian  = "bailian"
+	FormatRAGPulse = "ragpulse"
 )
 
 // DefaultBlockSize is the tokens per hash id of Mooncake traces (512, the
@@ -32,17 +37,26 @@ const DefaultBlockSize = 512
 // ReadOptions configure Open.
 type ReadOptions struct {
 	// Format is "auto" (the default when empty: detected from the first
-	// line), or one of native, mooncake, azure, burstgpt, sharegpt, vtc.
+	// line), or one of Formats.
 	Format string
-	// BlockSize is the tokens per hash id of Mooncake traces (default
-	// 512; other public traces in that format use 16 or 64).
+	// BlockSize is the tokens per hash id of block-id traces; 0 means the
+	// format's own: 512 for Mooncake (other public traces in that format
+	// use 16 or 64), 16 for Bailian.
 	BlockSize int
+	// SegmentDir holds the RAGPulse segment files (RAGPulseSegmentFiles);
+	// empty means the trace file's directory.
+	SegmentDir string
 	// SkipInvalid skips malformed records (counted by Skipped) instead of
 	// failing on the first one.
 	SkipInvalid bool
 	// Tokenizer counts the tokens of ShareGPT text: "whitespace"
 	// (default, as the mock server counts), "character" or "tiktoken".
 	Tokenizer string
+	// TimeUnit overrides the unit of numeric timestamps ("s", "ms", "us"
+	// or "ns"; empty: the format's own, ms for Mooncake, s for VTC and
+	// BurstGPT). Formats whose times carry their unit (native arrival_ns,
+	// Azure wall-clock times, ShareGPT's synthetic times) refuse it.
+	TimeUnit string
 	// ThinkTime is the gap between the turns of one ShareGPT conversation
 	// (default 10 s), and SessionGap the gap between the starts of
 	// successive conversations (default 1 s): ShareGPT has no times.
@@ -67,6 +81,12 @@ type FileSource struct {
 	last    time.Duration
 	timeKey string
 	err     error
+	// origin is the first record's arrival in the file's own time;
+	// started reports it is known. Every Request is rebased to it.
+	origin  time.Duration
+	started bool
+	// pending holds the first Request when Origin read it ahead.
+	pending *Request
 }
 
 // Open opens the trace at path ("-" reads standard input) in
@@ -94,12 +114,20 @@ func Open(path string, opt ReadOptions) (*FileSource, error) {
 // Close does not close r.
 func NewReader(r io.Reader, name string, opt ReadOptions) (*FileSource, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
+	if head, _ := br.Peek(len(bom)); string(head) == bom {
+		br.Discard(len(bom))
+	}
 	format := strings.ToLower(strings.TrimSpace(opt.Format))
 	if format == "" || format == FormatAuto {
 		var err error
 		if format, err = detect(br); err != nil {
 			return nil, fmt.Errorf("read trace %s: %w", name, err)
 		}
+	} else if err := checkForcedFormat(br, format); err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", name, err)
+	}
+	if opt.SegmentDir == "" && name != "-" {
+		opt.SegmentDir = filepath.Dir(name)
 	}
 	rd, timeKey, err := newRecordReader(format, br, opt)
 	if err != nil {
@@ -125,7 +153,55 @@ func (s *FileSource) Close() error {
 
 // Next implements Source. A malformed record is an error naming file,
 // line and field, unless SkipInvalid. Arrival times must not decrease.
+// Arrivals are relative to the first record (the time origin, see
+// Origin), whatever offset the file's clock starts at.
 func (s *FileSource) Next() (Request, error) {
+	if r := s.pending; r != nil {
+		s.pending = nil
+		return *r, nil
+	}
+	r, err := s.nextRaw()
+	if err != nil {
+		return Request{}, err
+	}
+	if !s.started {
+		s.origin, s.started = r.Arrival, true
+	}
+	r.Arrival -= s.origin
+	return r, nil
+}
+
+// Origin returns the first record's arrival in the file's own time (the
+// offset every arrival is rebased by), reading that record ahead when
+// Next was not called yet. ok is false when the trace has no valid
+// record (Next then returns why). For Azure traces the origin is the
+// first row's wall-clock time as an offset from the Unix epoch.
+func (s *FileSource) Origin() (origin time.Duration, ok bool) {
+	if !s.started && s.pending == nil && s.err == nil {
+		if r, err := s.Next(); err == nil {
+			s.pending = &r
+		}
+	}
+	return s.origin, s.started
+}
+
+// OriginText describes a non-zero time origin for run headers and trace
+// statistics: "starts at 1178.625 s" (the file's own clock), or for
+// Azure "starts 2023-11-16 18:17:03.97996 UTC"; "" when the file starts
+// at 0 or has no valid record.
+func (s *FileSource) OriginText() string {
+	o, ok := s.Origin()
+	switch {
+	case !ok || o == 0:
+		return ""
+	case s.format == FormatAzure:
+		return "starts " + time.Unix(0, int64(o)).UTC().Format("2006-01-02 15:04:05.999999 UTC")
+	}
+	return "starts at " + strconv.FormatFloat(o.Seconds(), 'f', -1, 64) + " s"
+}
+
+// nextRaw returns the next valid record in the file's own time.
+func (s *FileSource) nextRaw() (Request, error) {
 	for s.err == nil {
 		r, err := s.rd.next()
 		if err == nil && r.Arrival < s.last {
@@ -165,21 +241,46 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 	bs := opt.BlockSize
 	if bs == 0 {
 		bs = DefaultBlockSize
+		if format == FormatBailian {
+			bs = BailianBlockSize
+		}
 	}
 	if bs < 0 || bs > MaxTokens {
 		return nil, "", fmt.Errorf("block size %d: want 1 to %d", bs, MaxTokens)
+	}
+	def, numeric := defaultUnits[format]
+	if opt.TimeUnit != "" && !numeric && slices.Contains(Formats, format) {
+		return nil, "", fmt.Errorf("--time-unit %s: the %s format's times have a fixed unit (--time-unit applies to %s)",
+			opt.TimeUnit, format, strings.Join(numericTimeFormats(), ", "))
+	}
+	unit, err := parseTimeUnit(opt.TimeUnit, def)
+	if err != nil {
+		return nil, "", err
 	}
 	switch format {
 	case FormatNative:
 		return newJSONL(br, decodeNative), "arrival_ns", nil
 	case FormatMooncake:
-		return newMooncake(br, bs), "timestamp", nil
+		if opt.TimeUnit == "" {
+			if err := checkMooncakeUnit(br); err != nil {
+				return nil, "", err
+			}
+		}
+		return newMooncake(br, bs, unit), "timestamp", nil
 	case FormatVTC:
-		return newJSONL(br, decodeVTC), "timestamp_s", nil
+		return newJSONL(br, vtcDecoder(unit)), "timestamp_s", nil
+	case FormatBailian:
+		return newJSONL(br, bailianDecoder(bs, unit)), "timestamp", nil
+	case FormatRAGPulse:
+		lengths, err := LoadRAGPulseSegments(opt.SegmentDir)
+		if err != nil {
+			return nil, "", err
+		}
+		return newJSONL(br, ragPulseDecoder(lengths, unit)), "timestamp", nil
 	case FormatAzure:
 		return newCSV(br, azureColumns()), "TIMESTAMP", nil
 	case FormatBurstGPT:
-		return newCSV(br, burstColumns()), "Timestamp", nil
+		return newCSV(br, burstColumns(unit)), "Timestamp", nil
 	case FormatShareGPT:
 		rd, err := newShareGPT(br, opt)
 		return rd, "", err

@@ -37,7 +37,7 @@ func TestReaders(t *testing.T) {
 		{"mooncake block size 16", FormatMooncake,
 			`{"timestamp": 2, "input_length": 20, "output_length": 1, "hash_ids": [4, 5]}`,
 			ReadOptions{BlockSize: 16},
-			[]Request{{ID: "1", Arrival: 2 * time.Millisecond, BlockIDs: []uint64{4, 5}, BlockSize: 16, InputTokens: 20, OutputTokens: 1}}},
+			[]Request{{ID: "1", BlockIDs: []uint64{4, 5}, BlockSize: 16, InputTokens: 20, OutputTokens: 1}}},
 		{"mooncake sessions with delay", FormatMooncake,
 			// a's second turn arrives 5 s after its first; b starts with the row before it (t=0).
 			`{"session_id": "a", "input_length": 10, "output_length": 1, "hash_ids": [1]}` + "\n" +
@@ -61,20 +61,20 @@ func TestReaders(t *testing.T) {
 		{"burstgpt", FormatBurstGPT,
 			"Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n45.5,GPT-4,1087,0,1087,API log\n",
 			ReadOptions{},
-			[]Request{{ID: "2", Arrival: 5 * time.Second, InputTokens: 472, OutputTokens: 18},
-				{ID: "3", Arrival: 45500 * time.Millisecond, InputTokens: 1087}}},
+			[]Request{{ID: "2", InputTokens: 472, OutputTokens: 18},
+				{ID: "3", Arrival: 40500 * time.Millisecond, InputTokens: 1087}}},
 		{"burstgpt with session", FormatBurstGPT,
 			"Timestamp,Session ID,Model,Request tokens,Response tokens,Total tokens,Log Type\n1.5,s9,ChatGPT,10,20,30,Conversation log\n",
 			ReadOptions{},
-			[]Request{{ID: "2", Arrival: 1500 * time.Millisecond, Session: "s9", InputTokens: 10, OutputTokens: 20}}},
+			[]Request{{ID: "2", Session: "s9", InputTokens: 10, OutputTokens: 20}}},
 		{"burstgpt with SessionID", FormatBurstGPT,
 			"Timestamp,SessionID,Model,Request tokens,Response tokens,Total tokens,Log Type,Elapsed time\n2,s3,GPT-4,10,20,30,API log,1.5\n",
 			ReadOptions{},
-			[]Request{{ID: "2", Arrival: 2 * time.Second, Session: "s3", InputTokens: 10, OutputTokens: 20}}},
+			[]Request{{ID: "2", Session: "s3", InputTokens: 10, OutputTokens: 20}}},
 		{"native", FormatNative,
 			`{"id":"x","arrival_ns":5,"user":"u","prompt":"a b c","input_tokens":3,"output_tokens":2}` + "\n",
 			ReadOptions{},
-			[]Request{{ID: "x", Arrival: 5, User: "u", Prompt: "a b c", InputTokens: 3, OutputTokens: 2}}},
+			[]Request{{ID: "x", User: "u", Prompt: "a b c", InputTokens: 3, OutputTokens: 2}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -218,7 +218,7 @@ func TestOpenMissingFile(t *testing.T) {
 
 func TestNativeRoundTrip(t *testing.T) {
 	in := []Request{
-		{ID: "a", Arrival: 3, User: "u", Session: "s", Turn: 2, Model: "m", LoRA: "l", Prompt: "p q",
+		{ID: "a", User: "u", Session: "s", Turn: 2, Model: "m", LoRA: "l", Prompt: "p q",
 			Messages: []Message{{Role: "system", Content: "x"}, {Role: "user", Content: "y"}}, InputTokens: 2, OutputTokens: 9},
 		{ID: "b", Arrival: 3, BlockIDs: []uint64{1, 1 << 63}, BlockSize: 16, TokenIDs: []int{5, 6}, InputTokens: 20, OutputTokens: 1},
 	}

@@ -15,8 +15,14 @@ type vtcRecord struct {
 	OutputLength *int            `json:"output_length"`
 }
 
+// vtcDecoder decodes VTC lines with timestamp_s in unit (seconds unless
+// overridden).
+func vtcDecoder(unit timeUnit) func([]byte, int, *Request) error {
+	return func(line []byte, lineNo int, r *Request) error { return decodeVTC(line, lineNo, unit, r) }
+}
+
 // decodeVTC decodes a VTC line: client becomes User.
-func decodeVTC(line []byte, lineNo int, r *Request) error {
+func decodeVTC(line []byte, lineNo int, unit timeUnit, r *Request) error {
 	var rec vtcRecord
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return jsonFieldErr(err)
@@ -31,7 +37,7 @@ func decodeVTC(line []byte, lineNo int, r *Request) error {
 	case rec.OutputLength == nil:
 		return fieldErr("output_length", "missing")
 	}
-	at, err := secondsToDuration("timestamp_s", *rec.TimestampS)
+	at, err := unit.toDuration("timestamp_s", *rec.TimestampS)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // prefixPoolSpec is the prompt generator of the hash prefix caching report
-// (seeds/hash-prefix-caching-report.txt §3.1): a pool of frequent prompts;
+// (its §3.1; see docs/traces.md, "Workloads"): a pool of frequent prompts;
 // each request is a pool prompt with probability p, else a random prompt
 // of 15 tokens; 1000 requests. The report does not state the pool's size
 // or its prompts' length: 10 prompts of 32 tokens (two 16-token KV blocks,

@@ -7,9 +7,9 @@ import (
 
 // uniformLengthsSpec: output lengths uniform on an integer range, for
 // batching experiments. The defaults [1, 20] are the setting of the
-// multi-bin batching closed form (seeds/multi-bin-dynamic-batching-
-// algorithms.md; POLICIES.md: equal-mass bins raise throughput by +27.4 %
-// at K = 2 for B = 8 with integer lengths 1..20).
+// multi-bin batching closed form (docs/architecture.md, "Multi-bin closed
+// form": equal-mass bins raise throughput by +27.4 % at K = 2 for B = 8
+// with integer lengths 1..20).
 func uniformLengthsSpec() WorkloadSpec {
 	return WorkloadSpec{
 		Name: "uniform-lengths",

@@ -9,7 +9,7 @@ import (
 const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
-// import (DESIGN.md section 1: traces ← policies ← replay ← reports ← cmd;
+// import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← cmd;
 // mockserver stands alone but for the tokenizer and the server dialects;
 // dialect is a leaf every layer may read).
 var allowed = map[string][]string{

@@ -119,7 +119,7 @@ func checkNoStarvedBackend(t *testing.T, s *reports.Summary) {
 // workloads: batches of B = 8 served for as long as their longest member
 // under the linear token-time model, oracle output lengths; the measured
 // throughput gain of multi-bin over one bin is within 3 points of the
-// closed form (POLICIES.md). Preset linear is a continuous engine that the
+// closed form (docs/architecture.md). Preset linear is a continuous engine that the
 // static multi-bin queue feeds one whole batch at a time (no gather wait,
 // the paper's exact setting); linear-static batches in the engine and
 // waits its 5 ms gather window per batch, negligible against batches of

@@ -120,7 +120,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err != nil {
 			return nil, err
 		}
-		rs.sim, rs.engines = m.Sim, cfg
+		rs.sim, rs.engines, rs.fleet, rs.preset = m.Sim, cfg, &cfg, m.Preset
 		return func() {}, nil
 	}
 	if d := rs.cf.Dialect; d != "" && d != dialect.Auto {
@@ -130,6 +130,9 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	fleet, err := m.start(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if cfg, err := m.engineConfig(); err == nil {
+		rs.fleet, rs.preset = &cfg, m.Preset
 	}
 	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
 	return func() { fleet.Close() }, nil

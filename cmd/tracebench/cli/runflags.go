@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // workloadFlags choose the Requests: a trace file or a generator, and
@@ -17,6 +18,7 @@ type workloadFlags struct {
 	Trace        string
 	Format       string
 	BlockSize    int
+	TimeUnit     string
 	SkipInvalid  bool
 	ShareGPT     shareGPTFlags
 	Workload     string
@@ -34,8 +36,9 @@ type workloadFlags struct {
 
 func (w *workloadFlags) bind(fs *pflag.FlagSet, defWorkload string) {
 	fs.StringVar(&w.Trace, "trace", "", "trace file to replay (JSONL/CSV/JSON)")
-	fs.StringVar(&w.Format, "format", "auto", "trace format: auto|native|mooncake|azure|burstgpt|sharegpt|vtc")
-	fs.IntVar(&w.BlockSize, "block-size", 512, "tokens per block id in block-id traces (Mooncake: 512)")
+	fs.StringVar(&w.Format, "format", "auto", "trace format: auto|"+strings.Join(traces.Formats, "|"))
+	fs.IntVar(&w.BlockSize, "block-size", 0, blockSizeHelp)
+	fs.StringVar(&w.TimeUnit, "time-unit", "", timeUnitHelp)
 	fs.BoolVar(&w.SkipInvalid, "skip-invalid", false, "skip malformed trace lines (counted) instead of failing")
 	w.ShareGPT.bind(fs)
 	fs.StringVar(&w.Workload, "workload", defWorkload, "workload generator when no --trace (see 'tracebench trace gen --help')")

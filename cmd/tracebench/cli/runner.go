@@ -27,6 +27,10 @@ type runSpec struct {
 	// (configured by engines) instead of sending HTTP.
 	sim     int
 	engines engine.Config
+	// fleet is the in-process engines' configuration (--mock, --sim), and
+	// preset its --mock-preset; nil against --target.
+	fleet   *engine.Config
+	preset  string
 	results string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
@@ -50,10 +54,14 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 		return nil, err
 	}
 	defer src.close()
+	if rs.fleet != nil {
+		src.lengths = &lengthCheck{limit: engineLimit(*rs.fleet)}
+	}
 	pol, err := buildPolicy(rs.pf, rs.router, rs.wf.Seed)
 	if err != nil {
 		return nil, err
 	}
+	rs.warnCapacity(pol.queue.Name())
 	client, closeClient, err := rs.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -77,6 +85,10 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	if err := w.Close(stop); err != nil && runErr == nil {
 		runErr = err
 	}
+	if runErr == nil {
+		runErr = src.allSkipped(rs.wf.Trace)
+	}
+	rs.reportTooLong(src.lengths)
 	sum := acc.Finish(&stop)
 	return sum, runOutcome(stop.Reason, runErr)
 }

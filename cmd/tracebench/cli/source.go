@@ -18,6 +18,33 @@ type source struct {
 	close func()
 	// skipped counts malformed records skipped (--skip-invalid).
 	skipped func() int
+	// yielded counts the Requests Next returned.
+	yielded int
+	// lengths, when set, counts the Requests longer than the in-process
+	// engines accept.
+	lengths *lengthCheck
+}
+
+// Next implements traces.Source, counting the Requests it yields.
+func (s *source) Next() (traces.Request, error) {
+	r, err := s.Source.Next()
+	if err == nil {
+		s.yielded++
+		if s.lengths != nil {
+			s.lengths.observe(&r)
+		}
+	}
+	return r, err
+}
+
+// allSkipped is an error when the trace's records were all malformed
+// and skipped (--skip-invalid), so nothing was replayed; nil otherwise.
+func (s *source) allSkipped(trace string) error {
+	if n := s.skipped(); n > 0 && s.yielded == 0 {
+		return fmt.Errorf("every record of %s was malformed: skipped %s, replayed none (is --format right?)",
+			trace, traces.MalformedText(n))
+	}
+	return nil
 }
 
 // openSource builds the paced, sharded Request source and its identity.
@@ -53,7 +80,7 @@ func openSource(wf workloadFlags) (*source, error) {
 // source naming it that closes it and counts the records it skipped.
 func openTrace(wf workloadFlags) (*source, traces.Source, error) {
 	fs, err := traces.Open(wf.Trace, wf.ShareGPT.readOptions(traces.ReadOptions{Format: wf.Format,
-		BlockSize: wf.BlockSize, SkipInvalid: wf.SkipInvalid}))
+		BlockSize: wf.BlockSize, TimeUnit: wf.TimeUnit, SkipInvalid: wf.SkipInvalid}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,7 +88,7 @@ func openTrace(wf workloadFlags) (*source, traces.Source, error) {
 		fs.Close()
 		return nil, nil, err
 	}
-	s := &source{ident: fmt.Sprintf("%s (%s)", wf.Trace, fs.Format()), close: func() { fs.Close() },
+	s := &source{ident: traceIdent(wf.Trace, fs), close: func() { fs.Close() },
 		skipped: fs.Skipped}
 	return s, fs, nil
 }
@@ -71,6 +98,9 @@ func openTrace(wf workloadFlags) (*source, traces.Source, error) {
 func openWorkload(wf workloadFlags) (*source, traces.Source, error) {
 	if err := wf.ShareGPT.check(""); err != nil {
 		return nil, nil, err
+	}
+	if wf.TimeUnit != "" {
+		return nil, nil, usagef("--time-unit applies to a --trace file, not to a generated workload")
 	}
 	params, err := parseKV("workload-param", wf.WorkloadArgs)
 	if err != nil {
@@ -95,3 +125,20 @@ func workloadIdent(name string, params map[string]string, seed uint64) string {
 	}
 	return strings.Join(append(parts, "seed", strconv.FormatUint(seed, 10)), " ")
 }
+
+// traceIdent names a trace file in run headers and statistics: "PATH
+// (FORMAT)", with the file's own start time when it is not 0
+// ("PATH (mooncake, starts at 1178.625 s)"): arrivals, --start and
+// --duration count from the first record.
+func traceIdent(path string, fs *traces.FileSource) string {
+	if o := fs.OriginText(); o != "" {
+		return fmt.Sprintf("%s (%s, %s)", path, fs.Format(), o)
+	}
+	return fmt.Sprintf("%s (%s)", path, fs.Format())
+}
+
+// timeUnitHelp documents --time-unit.
+const timeUnitHelp = "unit of the trace's numeric timestamps: s|ms|us|ns (default: the format's own, ms for mooncake, s for vtc and burstgpt)"
+
+// blockSizeHelp documents --block-size.
+const blockSizeHelp = "tokens per block id in block-id traces (0 = the format's own: mooncake 512, bailian 16)"

@@ -21,6 +21,7 @@ func init() { register(newTraceCmd) }
 type traceInput struct {
 	Format      string
 	BlockSize   int
+	TimeUnit    string
 	SkipInvalid bool
 	ShareGPT    shareGPTFlags
 	Workload    string
@@ -31,7 +32,8 @@ type traceInput struct {
 
 func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 	fs.StringVar(&in.Format, "format", "auto", "trace format: auto|"+strings.Join(traces.Formats, "|"))
-	fs.IntVar(&in.BlockSize, "block-size", traces.DefaultBlockSize, "tokens per block id in block-id traces (Mooncake: 512)")
+	fs.IntVar(&in.BlockSize, "block-size", 0, blockSizeHelp)
+	fs.StringVar(&in.TimeUnit, "time-unit", "", timeUnitHelp)
 	fs.BoolVar(&in.SkipInvalid, "skip-invalid", false, "skip malformed records (counted) instead of failing")
 	in.ShareGPT.bind(fs)
 }
@@ -67,6 +69,9 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if err := in.ShareGPT.check(""); err != nil {
 			return nil, "", nil, nil, err
 		}
+		if in.TimeUnit != "" {
+			return nil, "", nil, nil, usagef("--time-unit applies to a trace file, not to a generated workload")
+		}
 		params, err := parseKV("workload-param", in.Params)
 		if err != nil {
 			return nil, "", nil, nil, err
@@ -79,7 +84,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
 	fs, err := traces.Open(path, in.ShareGPT.readOptions(traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize,
-		SkipInvalid: in.SkipInvalid}))
+		TimeUnit: in.TimeUnit, SkipInvalid: in.SkipInvalid}))
 	if err != nil {
 		return nil, "", nil, nil, err
 	}
@@ -87,7 +92,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		fs.Close()
 		return nil, "", nil, nil, err
 	}
-	name := fmt.Sprintf("%s (%s)", path, fs.Format())
+	name := traceIdent(path, fs)
 	return traces.WithArrivals(fs, in.Arrivals), name, fs.Skipped, func() { fs.Close() }, nil
 }
 
@@ -113,7 +118,7 @@ JSONL trace, stats describes a trace (or a workload), convert rewrites a
 trace in the native format. Readable formats: ` + strings.Join(traces.Formats, ", ") + `
 (detected from the first line unless --format is given).`,
 	}
-	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd(), newTraceConvertCmd())
+	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd(), newTraceConvertCmd(), newTraceImportCmd())
 	return cmd
 }
 
@@ -309,6 +314,9 @@ func runTraceConvert(o *traceConvertOptions, path string, stdout, stderr io.Writ
 	n, err := writeNativeTo(o.out, stdout, src)
 	if err != nil {
 		return err
+	}
+	if s := skipped(); n == 0 && s > 0 {
+		return fmt.Errorf("every record of %s was malformed: skipped %s, converted none (is --format right?)", path, traces.MalformedText(s))
 	}
 	fmt.Fprintf(stderr, "converted %d requests of %s to %s in %v", n, name, o.out, time.Since(start).Round(time.Millisecond))
 	if s := skipped(); s > 0 {
