@@ -218,6 +218,11 @@ func roundDur(d time.Duration) time.Duration {
 // names unchanged for a mock fleet or a simulation): dialect, flush or
 // rotated order, and the speed probe.
 func prepareLive(cmd *cobra.Command, o *benchOptions, names []string) (*liveBench, []string, error) {
+	targets, err := o.mf.allTargets(o.targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.targets, o.mf.TargetsFile = targets, "" // read once
 	if len(o.targets) == 0 {
 		return nil, names, nil
 	}

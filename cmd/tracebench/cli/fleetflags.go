@@ -24,6 +24,8 @@ type fleetFlags struct {
 	MaxLen    int
 	TimeScale float64
 	Tokenizer string
+	// TargetsFile lists more --target URLs, one per line.
+	TargetsFile string
 	// dialect is the in-process fleet's server dialect ("" vLLM), from
 	// --dialect when it names one.
 	dialect string
@@ -47,6 +49,7 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&m.TimeScale, "mock-time-scale", 1, "mock model speed: 2 runs it twice as slow as real time, 0.5 twice as fast")
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
 	fs.Int64Var(&m.Seed, "mock-seed", 1, "seed of the mock's latency jitter and faults")
+	fs.StringVar(&m.TargetsFile, "targets-file", "", "file of live backend base URLs, one per line (# comments), added to --target")
 	m.bindShared(fs)
 }
 
@@ -99,6 +102,10 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 // backends points rs at the targets, a simulation or a fresh mock fleet,
 // and returns the fleet's stop function (a no-op without one).
 func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string) (func(), error) {
+	targets, err := m.allTargets(targets)
+	if err != nil {
+		return nil, err
+	}
 	if !dialect.Valid(rs.cf.Dialect) {
 		_, err := dialect.Lookup(rs.cf.Dialect)
 		return nil, usagef("--dialect: %v", err)
