@@ -29,6 +29,8 @@ type driver struct {
 	stall  func() time.Duration // injected stall after a step (wall)
 	window time.Duration        // wait after waking from idle (wall)
 	log    *slog.Logger
+	// onStep, when set, sees every step that ran work (metrics).
+	onStep func(engine.Step)
 }
 
 func newDriver(eng *engine.Engine, scale float64, stall func() time.Duration, log *slog.Logger) *driver {
@@ -161,6 +163,9 @@ func (d *driver) idle(ctx context.Context) bool {
 
 // deliver posts a step's events to the live requests' mailboxes.
 func (d *driver) deliver(st engine.Step) {
+	if d.onStep != nil && st.Duration > 0 {
+		d.onStep(st)
+	}
 	for _, ev := range st.Events {
 		f := d.reqs[ev.ID]
 		if f == nil {

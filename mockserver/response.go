@@ -23,6 +23,9 @@ type response struct {
 	out     int
 	last    time.Time // previous token emission
 	reason  string
+	// admitted and first are the wall times of admission and of the
+	// first token (for vLLM's prefill, decode and inference times).
+	admitted, first time.Time
 }
 
 // next waits for the next batch of events; false when the client left
@@ -45,11 +48,15 @@ func (rs *response) next(r *http.Request) bool {
 func (rs *response) observe(ev engine.Event, now time.Time) {
 	m := rs.s.met
 	if ev.Admitted {
+		if rs.admitted.IsZero() {
+			rs.admitted = now
+		}
 		rs.cached = ev.CachedTokens
 		m.queue.Observe(rs.s.modelTimeToWall(ev.QueueTime).Seconds())
 	}
 	if ev.HasToken {
 		if rs.out == 0 {
+			rs.first = now
 			m.ttft.Observe(now.Sub(rs.arrival).Seconds())
 		} else {
 			m.itl.Observe(now.Sub(rs.last).Seconds())
@@ -59,6 +66,7 @@ func (rs *response) observe(ev engine.Event, now time.Time) {
 	if ev.Finished {
 		rs.reason = string(ev.Reason)
 		m.e2e.Observe(now.Sub(rs.arrival).Seconds())
+		m.v1.finish(len(rs.g.prompt), rs.out, rs.g.maxTokens, rs.admitted, rs.first, now)
 	}
 }
 

@@ -64,6 +64,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.met = newMetrics(opts.ModelName, s, opts.Engine)
 	s.faults.count = s.met.faults
+	s.drv.onStep = s.met.v1.step
 	s.routes()
 	return s, nil
 }
