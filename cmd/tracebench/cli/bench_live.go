@@ -218,7 +218,7 @@ func roundDur(d time.Duration) time.Duration {
 // names unchanged for a mock fleet or a simulation): dialect, flush or
 // rotated order, and the speed probe.
 func prepareLive(cmd *cobra.Command, o *benchOptions, names []string) (*liveBench, []string, error) {
-	targets, err := o.mf.allTargets(o.targets)
+	targets, err := o.mf.allTargets(cmd.Context(), o.targets)
 	if err != nil {
 		return nil, nil, err
 	}

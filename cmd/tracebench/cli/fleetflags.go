@@ -102,7 +102,7 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 // backends points rs at the targets, a simulation or a fresh mock fleet,
 // and returns the fleet's stop function (a no-op without one).
 func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string) (func(), error) {
-	targets, err := m.allTargets(targets)
+	targets, err := m.allTargets(ctx, targets)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,26 @@ func TestReplayTargetsFile(t *testing.T) {
 	}
 	if sum.OK != 8 || strings.Join(sum.Header.Backends, ",") != strings.Join(f.URLs(), ",") {
 		t.Errorf("%d ok, backends %v; want 8 over %v", sum.OK, sum.Header.Backends, f.URLs())
+	}
+}
+
+func TestExpandDNS(t *testing.T) {
+	old := lookupHost
+	defer func() { lookupHost = old }()
+	lookupHost = func(_ context.Context, name string) ([]string, error) {
+		if name == "vllm-headless.default.svc" {
+			return []string{"10.0.0.7", "10.0.0.3", "fd00::1"}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", name)
+	}
+	got, err := expandDNS(context.Background(), []string{"http://a:1", "dns+http://vllm-headless.default.svc:8000"})
+	want := "http://a:1,http://10.0.0.3:8000,http://10.0.0.7:8000,http://[fd00::1]:8000"
+	if err != nil || strings.Join(got, ",") != want {
+		t.Errorf("got %v, %v; want %s", got, err, want)
+	}
+	for _, bad := range []string{"dns+http://nowhere:8000", "dns+http://vllm-headless.default.svc", "dns+ftp://x:1"} {
+		if _, err := expandDNS(context.Background(), []string{bad}); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%s: error %v, want one naming it", bad, err)
+		}
 	}
 }
