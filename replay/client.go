@@ -62,6 +62,8 @@ type Client struct {
 	hc *http.Client
 	// secrets are removed from every error text (see secretsOf).
 	secrets []string
+	// texts caches the server's text of generated chat contents.
+	texts serverTexts
 }
 
 // NewClient returns a Client with its own connection pool.
@@ -155,7 +157,7 @@ func (c *Client) newRequest(ctx context.Context, base string, req *traces.Reques
 	if req == nil {
 		return nil, ErrBadPayload, errors.New("no request to send")
 	}
-	body, err := c.body(req)
+	body, err := c.body(c.exactChat(ctx, base, req))
 	if err != nil {
 		return nil, ErrBadPayload, err
 	}

@@ -68,15 +68,11 @@ func (t *tokenBasis) ratio() float64 {
 // failed scrapes, prompts counted on another tokenizer than the trace's,
 // and TPOT that unstreamed responses cannot give.
 func tokenWarnings(s *Summary) {
-	var none []string
 	for _, b := range s.Backends {
 		if b.Requests > b.Errors && math.IsNaN(b.HitRate) && s.Header.Mode != "sim" {
-			none = append(none, b.URL)
+			s.addWarning(warning{"no cached-token count in responses from " + b.URL,
+				"its server hit rate is n/a (vLLM reports it with --enable-prompt-tokens-details, SGLang with --enable-cache-report, llama.cpp in timings.cache_n)", ""})
 		}
-	}
-	if len(none) > 0 {
-		s.addWarning(warning{"no cached-token count in responses from " + strings.Join(none, ", "),
-			"their server hit rate is n/a (vLLM reports it with --enable-prompt-tokens-details, SGLang with --enable-cache-report, llama.cpp in timings.cache_n)", ""})
 	}
 	if s.Stop != nil {
 		if f, n := s.Stop.Extra[replay.ExtraScrapeFailures], s.Stop.Extra[replay.ExtraScrapes]; f > 0 {

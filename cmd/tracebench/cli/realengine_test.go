@@ -129,6 +129,22 @@ func TestRealEngine(t *testing.T) {
 	if sum.Stop.Extra[replay.ExtraScrapes] == 0 {
 		t.Error("no scrapes recorded")
 	}
+	chat := filepath.Join(t.TempDir(), "chat.jsonl")
+	if code, _, stderr := runCLI(t, withTargets("replay", "--policy", "prefix-cache", "--api", "chat", "--out", chat)...); code != ExitOK {
+		t.Fatalf("chat replay: exit %d\n%s", code, stderr)
+	}
+	cs, err := reports.Summarize(chat, reports.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("chat: %.3f server prompt tokens per trace token", cs.PromptTokenRatio)
+	// The server's count includes its chat template (27 tokens a request
+	// on this model, 9 % of these 288-token prompts); synthetic words
+	// sent as text would come to about 2.5.
+	if cs.OK != 16 || !(cs.PromptTokenRatio > 1 && cs.PromptTokenRatio < 1.25) {
+		t.Errorf("chat: %d of 16 ok, %.3f server tokens per trace token: want detokenized prompts, within the template's tokens of 1",
+			cs.OK, cs.PromptTokenRatio)
+	}
 	dir := t.TempDir()
 	if code, _, stderr := runCLI(t, withTargets("bench", "--policies", "round-robin,prefix-cache", "--out", dir)...); code != ExitOK {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)
