@@ -21,7 +21,8 @@ import (
 // timings.cache_n; plain OpenAI: none); /metrics uses the dialect's
 // metric names (none for plain OpenAI), with llama.cpp's prompt counter
 // counting computed tokens only, as llama-server's does; and the
-// dialect's cache flush empties the engine's prefix cache.
+// dialect's cache flush empties the engine's prefix cache
+// (handleResetPrefixCache: 400 while requests hold blocks).
 
 // owner is /v1/models' owned_by for the dialect.
 func owner(d string) string {
@@ -49,24 +50,14 @@ func (s *Server) dialectRoutes() {
 	s.mux.Handle("GET /metrics", metrics)
 	switch d {
 	case dialect.SGLang:
-		s.mux.HandleFunc("POST /flush_cache", s.handleFlush)
-		s.mux.HandleFunc("GET /flush_cache", s.handleFlush)
+		s.mux.HandleFunc("POST /flush_cache", s.handleResetPrefixCache)
+		s.mux.HandleFunc("GET /flush_cache", s.handleResetPrefixCache)
 	case dialect.LlamaCpp:
 		s.mux.HandleFunc("GET /slots", s.handleSlots)
 		s.mux.HandleFunc("POST /slots/{id}", s.handleSlotAction)
 	default:
-		s.mux.HandleFunc("POST /reset_prefix_cache", s.handleFlush)
+		s.mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
 	}
-}
-
-// handleFlush empties the prefix cache, or answers 400 while requests
-// are in the engine (SGLang refuses then; vLLM cannot reset either).
-func (s *Server) handleFlush(w http.ResponseWriter, _ *http.Request) {
-	if !s.drv.resetPrefixCache() {
-		http.Error(w, "cannot flush the prefix cache while requests are running", http.StatusBadRequest)
-		return
-	}
-	w.WriteHeader(http.StatusOK)
 }
 
 // mockSlots is the number of slots the llama.cpp dialect lists: the
@@ -99,7 +90,7 @@ func (s *Server) handleSlotAction(w http.ResponseWriter, r *http.Request) {
 			http.StatusBadRequest)
 		return
 	}
-	s.handleFlush(w, r)
+	s.handleResetPrefixCache(w, r)
 }
 
 // renamedMetrics serves the registry's page under the dialect's names:

@@ -28,7 +28,10 @@ type driver struct {
 	late   *lateness
 	stall  func() time.Duration // injected stall after a step (wall)
 	window time.Duration        // wait after waking from idle (wall)
-	log    *slog.Logger
+	// afterStep, when set, runs under mu right after each engine step
+	// (the KV event publisher's flush).
+	afterStep func()
+	log       *slog.Logger
 	// onStep, when set, sees every step that ran work (metrics).
 	onStep func(engine.Step)
 }
@@ -99,14 +102,6 @@ func (d *driver) waiting() int {
 	return d.eng.Stats().Waiting
 }
 
-// resetPrefixCache empties the engine's prefix cache when it is idle and
-// reports whether it did.
-func (d *driver) resetPrefixCache() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.eng.ResetPrefixCache()
-}
-
 // stats returns the engine's stats.
 func (d *driver) stats() engine.Stats {
 	d.mu.Lock()
@@ -121,6 +116,9 @@ func (d *driver) run(ctx context.Context) {
 	for {
 		d.mu.Lock()
 		st := d.eng.Step(d.now)
+		if d.afterStep != nil {
+			d.afterStep()
+		}
 		d.mu.Unlock()
 		if st.Duration == 0 && len(st.Events) == 0 {
 			if !d.idle(ctx) {

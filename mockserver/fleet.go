@@ -23,7 +23,20 @@ type FleetConfig struct {
 	// Options configure every replica; replica i's engine and fault seed
 	// is Options.Engine.Seed + i.
 	Options Options
+	// KVEvents makes every replica publish KV events on Host: with a
+	// BasePort, replica i's PUB socket is on its HTTP port +
+	// KVEventPortOffset and its replay socket on the HTTP port +
+	// KVReplayPortOffset; otherwise both take free ports (see
+	// Fleet.KVEventEndpoints).
+	KVEvents bool
 }
+
+// Default port offsets of a replica's KV event sockets from its HTTP
+// port (the pattern a router derives from a target URL).
+const (
+	KVEventPortOffset  = 1000
+	KVReplayPortOffset = 2000
+)
 
 // Fleet is a set of running mock replicas.
 type Fleet struct {
@@ -41,7 +54,11 @@ func StartFleet(ctx context.Context, cfg FleetConfig) (*Fleet, error) {
 	if cfg.Replicas < 1 {
 		return nil, fmt.Errorf("mock fleet: %d replicas: want at least 1", cfg.Replicas)
 	}
-	if cfg.BasePort < 0 || cfg.BasePort+cfg.Replicas-1 > 65535 {
+	top := cfg.BasePort + cfg.Replicas - 1
+	if cfg.KVEvents && cfg.BasePort > 0 {
+		top += KVReplayPortOffset
+	}
+	if cfg.BasePort < 0 || top > 65535 {
 		return nil, fmt.Errorf("mock fleet: base port %d with %d replicas: ports out of range", cfg.BasePort, cfg.Replicas)
 	}
 	if cfg.Host == "" {
@@ -62,6 +79,9 @@ func StartFleet(ctx context.Context, cfg FleetConfig) (*Fleet, error) {
 func (f *Fleet) startOne(ctx context.Context, cfg FleetConfig, i int) error {
 	opts := cfg.Options.withDefaults()
 	opts.Engine.Seed += int64(i)
+	if cfg.KVEvents {
+		opts.KVEvents.Endpoint, opts.KVEvents.Replay = fleetKVEndpoints(cfg, i)
+	}
 	srv, err := NewServer(opts)
 	if err != nil {
 		return fmt.Errorf("mock replica %d: %w", i, err)
@@ -89,6 +109,29 @@ func (f *Fleet) startOne(ctx context.Context, cfg FleetConfig, i int) error {
 
 // URLs returns the replicas' base URLs (http://host:port), in order.
 func (f *Fleet) URLs() []string { return append([]string(nil), f.urls...) }
+
+// KVEventEndpoints returns each replica's KV event PUB and replay
+// endpoints, in URL order (empty strings without FleetConfig.KVEvents).
+func (f *Fleet) KVEventEndpoints() (pub, replay []string) {
+	for _, s := range f.servers {
+		p, r := s.KVEventEndpoints()
+		pub, replay = append(pub, p), append(replay, r)
+	}
+	return pub, replay
+}
+
+// fleetKVEndpoints returns replica i's KV event bind addresses.
+func fleetKVEndpoints(cfg FleetConfig, i int) (pub, replay string) {
+	host := cfg.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	p, r := 0, 0
+	if cfg.BasePort > 0 {
+		p, r = cfg.BasePort+i+KVEventPortOffset, cfg.BasePort+i+KVReplayPortOffset
+	}
+	return "tcp://" + net.JoinHostPort(host, strconv.Itoa(p)), "tcp://" + net.JoinHostPort(host, strconv.Itoa(r))
+}
 
 // Servers returns the replicas, in URL order.
 func (f *Fleet) Servers() []*Server { return append([]*Server(nil), f.servers...) }

@@ -41,6 +41,9 @@ type Options struct {
 	// default), dialect.SGLang, dialect.LlamaCpp or dialect.OpenAI (see
 	// dialect.go for what changes).
 	Dialect string
+	// KVEvents, when KVEvents.Endpoint is set, publishes the replica's
+	// prefix cache changes in vLLM's KV event format (default: off).
+	KVEvents KVEventsOptions
 	// Logger receives the server's log lines: a rate-limited WARN when a
 	// step runs over 10 ms late and the step lateness summary at Close
 	// (default slog.Default() at NewServer).

@@ -35,6 +35,7 @@ type Server struct {
 	once    sync.Once
 	stopped chan struct{} // closed by Close: handlers stop waiting
 	inFleet bool          // the fleet logs the lateness summary, not Close
+	kv      *kvPublisher  // nil unless Options.KVEvents.Endpoint is set
 }
 
 // NewServer builds a replica from opts (defaults filled in, then
@@ -61,6 +62,9 @@ func NewServer(opts Options) (*Server, error) {
 	s.drv = newDriver(eng, opts.TimeScale, s.faults.stall, s.log)
 	if opts.Engine.Batching == engine.Static {
 		s.drv.window = opts.BatchWindow
+	}
+	if err := s.startKVEvents(eng); err != nil {
+		return nil, err
 	}
 	s.met = newMetrics(opts.ModelName, s, opts.Engine)
 	s.faults.count = s.met.faults
@@ -107,6 +111,7 @@ func (s *Server) Close() {
 			s.cancel()
 		}
 		s.wg.Wait()
+		s.kv.close()
 		close(s.stopped)
 		if !s.inFleet {
 			logSummary(s.log, s.Lateness(), 1)

@@ -43,6 +43,11 @@ type Options struct {
 	ScrapeEvery time.Duration
 	// Counters, if set, is updated live for progress display.
 	Counters *Counters
+	// KVEvents are the Backends' KV event endpoints, by Backend index,
+	// read when the Router is a policies.KVEventRouter (precise-prefix);
+	// a Backend without one is reported unreachable and the Router
+	// decides by load alone.
+	KVEvents []KVEndpoint
 }
 
 // Counters are live figures of a Run, safe to read from any goroutine.
@@ -112,10 +117,16 @@ func newScheduler(o Options) *scheduler {
 func (s *scheduler) now() time.Duration { return time.Since(s.start) }
 
 func (s *scheduler) run(ctx context.Context) (Stop, error) {
-	s.start = time.Now()
-	cpu0, cpuOK := s.hostCPU()
 	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
+	kvIdx, stopKV, err := subscribeKV(workCtx, s.o.Router, s.o.KVEvents, len(s.o.Backends))
+	if err != nil {
+		return Stop{Reason: "error: " + err.Error()}, err
+	}
+	defer stopKV()
+	waitSubscribed(ctx, kvIdx)
+	s.start = time.Now()
+	cpu0, cpuOK := s.hostCPU()
 	collected := s.collect()
 	stopScrape := s.startScrape(workCtx)
 	s.fetch()
@@ -139,6 +150,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	if cpu1, ok := s.hostCPU(); ok && cpuOK {
 		extra = MergeExtra(extra, hostExtra(cpu0, cpu1))
 	}
+	extra = MergeExtra(extra, kvExtra(kvIdx))
 	return Stop{Reason: reason, Elapsed: end, Extra: extra}, err
 }
 

@@ -41,6 +41,10 @@ type SimOptions struct {
 	// (default DefaultStaticBatchWindow; negative: no wait). Engines with
 	// continuous batching never wait, like the mock.
 	BatchWindow time.Duration
+	// KVEventDelay is the lag between an engine step's KV events and the
+	// moment a KV-event router (precise-prefix) sees them (default 0:
+	// visible at the step's start, when vLLM publishes them).
+	KVEventDelay time.Duration
 }
 
 // DefaultStaticBatchWindow is the simulated static batching gather
@@ -89,6 +93,7 @@ type simulator struct {
 	// ends it at that Result rather than events later.
 	ctx  context.Context
 	halt bool
+	kv   *simKV // nil unless the Router reads KV events
 }
 
 // Simulate runs the Source against simulated engines in virtual time and
@@ -103,7 +108,11 @@ func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 	}
 	s.ctx = ctx
 	reason, err := s.loop(ctx)
-	return Stop{Reason: reason, Elapsed: s.now, Extra: MergeExtra(s.extra(), s.rates.extra())}, err
+	extra := MergeExtra(s.extra(), s.rates.extra())
+	if s.kv != nil {
+		extra = MergeExtra(extra, kvExtra(s.kv.idx))
+	}
+	return Stop{Reason: reason, Elapsed: s.now, Extra: extra}, err
 }
 
 func newSimulator(o SimOptions) (*simulator, error) {
@@ -124,6 +133,11 @@ func newSimulator(o SimOptions) (*simulator, error) {
 		}
 		s.bs = append(s.bs, simBackend{e: e, window: gatherWindow(cfg, o.BatchWindow)})
 	}
+	kv, err := bindSimKV(o.Router, s.bs, o.KVEventDelay)
+	if err != nil {
+		return nil, err
+	}
+	s.kv = kv
 	s.d = NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, SimBackendNames(len(o.Engines)))
 	return s, nil
 }

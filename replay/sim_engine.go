@@ -81,6 +81,7 @@ func (s *simulator) wake(b int) {
 // startStep runs backend b's next iteration from now.
 func (s *simulator) startStep(b int) {
 	st := s.bs[b].e.Step(s.now)
+	s.kv.flush(b, s.now)
 	s.bs[b].step, s.bs[b].busy = st, st.Duration > 0 || len(st.Events) > 0
 }
 

@@ -40,6 +40,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Host = hostCPU(stop)
 	s.Series = a.series(s.Users)
 	s.PromptTokenRatio, s.unstreamed = a.basis.ratio(), a.basis.unstreamed
+	s.KVEvents = kvEventRows(stop, len(s.Backends))
 	checkWarnings(s)
 	return s
 }

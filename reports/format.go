@@ -100,3 +100,16 @@ func (s *Summary) Name() string {
 	}
 	return name
 }
+
+// fmtGapPts formats the difference of two rates in percentage points
+// with its sign ("+6.1", "-0.3"); n/a when either is unknown.
+func fmtGapPts(a, b float64) string {
+	d := math.Round(1000*(a-b)) / 10
+	switch {
+	case math.IsNaN(d) || math.IsInf(d, 0):
+		return na
+	case d == 0: // also −0: a gap under 0.05 points has no sign
+		return "0.0"
+	}
+	return fmt.Sprintf("%+.1f", d)
+}

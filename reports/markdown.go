@@ -75,6 +75,7 @@ func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptio
 	writeDetails(w, runs)
 	writePlotSection(w, plots)
 	writeBackends(w, runs)
+	writeKVEvents(w, runs)
 	writeUsers(w, runs, o)
 	writeGlossary(w)
 }

@@ -12,7 +12,8 @@ import (
 func writeBackends(w io.Writer, runs []*Summary) {
 	fmt.Fprint(w, "## Backends\n\n")
 	fmt.Fprint(w, "How each run spread its requests. Share is the backend's fraction of the run's requests; "+
-		"an even spread over n backends gives 1/n each.\n\n")
+		"an even spread over n backends gives 1/n each. Hit gap is the router's predicted hit rate minus the "+
+		"server's, in points: how far the router's view of that backend's cache was off.\n\n")
 	for _, s := range runs {
 		if len(runs) > 1 {
 			fmt.Fprintf(w, "### %s\n\n", mdEscape(s.Name()))
@@ -22,10 +23,11 @@ func writeBackends(w io.Writer, runs []*Summary) {
 			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", fmtCount(b.Requests),
 				fmtPct(ratio(float64(b.Requests), float64(s.Requests))), fmtCount(b.Errors),
 				fmtCount(b.InputTokens), fmtCount(b.OutputTokens), fmtNum(b.TTFTP50), fmtNum(b.TTFTP99),
-				fmtPct(b.HitRate), fmtPct(b.ScrapedHitRate), fmtPct(b.PredictedHitRate), fmtPct(b.KVUsageMax)})
+				fmtPct(b.HitRate), fmtPct(b.ScrapedHitRate), fmtPct(b.PredictedHitRate),
+				fmtGapPts(b.PredictedHitRate, b.HitRate), fmtPct(b.KVUsageMax)})
 		}
 		mdTable(w, []string{"#", "backend", "requests", "share", "errors", "in tokens", "out tokens",
-			"TTFT p50 ms", "TTFT p99 ms", "hit server", "hit scraped", "hit predicted", "KV max"}, "ll", rows)
+			"TTFT p50 ms", "TTFT p99 ms", "hit server", "hit scraped", "hit predicted", "hit gap pts", "KV max"}, "ll", rows)
 	}
 }
 

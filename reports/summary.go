@@ -82,6 +82,9 @@ type Summary struct {
 	// sorted by demand, largest first.
 	Backends []BackendSummary `json:"backends"`
 	Users    []UserSummary    `json:"users"`
+	// KVEvents are the per-backend KV event stream figures of a router
+	// that reads them (precise-prefix); empty otherwise.
+	KVEvents []KVEventStats `json:"kv_events,omitempty"`
 	// Series are the time series behind the plots.
 	Series Series `json:"series"`
 	// Warnings say where the measurement itself is doubtful, one line

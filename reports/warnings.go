@@ -68,6 +68,7 @@ func (s *Summary) addWarning(w warning) {
 // checkWarnings adds a warning wherever the measurement of s is doubtful.
 func checkWarnings(s *Summary) {
 	stopWarnings(s)
+	kvWarnings(s)
 	if s.Requests == 0 {
 		s.addWarning(warning{"no requests in the measured window", "there is nothing to report",
 			fmt.Sprintf("warm-up cut %s", s.Options.Warmup)})

@@ -15,7 +15,7 @@ import (
 
 // Formats lists the trace formats Open reads, in the order auto-detection
 // tries them.
-var Formats = []string{FormatNative, FormatBailian, FormatRAGPulse, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT}
+var Formats = []string{FormatNative, FormatBailian, FormatRAGPulse, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT, FormatServeGen}
 
 // Trace format names for ReadOptions.Format.
 const (
@@ -46,6 +46,9 @@ type ReadOptions struct {
 	// SegmentDir holds the RAGPulse segment files (RAGPulseSegmentFiles);
 	// empty means the trace file's directory.
 	SegmentDir string
+	// Seed seeds formats that generate requests from published
+	// distributions (ServeGen); the same seed gives the same requests.
+	Seed uint64
 	// SkipInvalid skips malformed records (counted by Skipped) instead of
 	// failing on the first one.
 	SkipInvalid bool
@@ -92,6 +95,10 @@ type FileSource struct {
 // Open opens the trace at path ("-" reads standard input) in
 // opt.Format, detecting it from the first line when "auto".
 func Open(path string, opt ReadOptions) (*FileSource, error) {
+	format := strings.ToLower(strings.TrimSpace(opt.Format))
+	if format == FormatServeGen || (format == "" || format == FormatAuto) && path != "-" && isServeGenPath(path) {
+		return openServeGen(path, opt)
+	}
 	var f *os.File
 	if path == "-" {
 		f = os.Stdin
@@ -284,6 +291,8 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 	case FormatShareGPT:
 		rd, err := newShareGPT(br, opt)
 		return rd, "", err
+	case FormatServeGen:
+		return nil, "", fmt.Errorf("the servegen format reads a model directory of chunk-N-trace.csv and chunk-N-dataset.json files, or one chunk-N-trace.csv, not a stream")
 	}
 	return nil, "", fmt.Errorf("unknown format %q (known: auto, %s)", format, strings.Join(Formats, ", "))
 }

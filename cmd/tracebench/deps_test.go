@@ -10,15 +10,16 @@ const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
 // import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← cmd;
-// mockserver stands alone but for the tokenizer and the server dialects;
-// dialect is a leaf every layer may read).
+// mockserver stands alone but for the tokenizer, the KV event wire
+// format and the server dialects; kvevents and dialect are leaves).
 var allowed = map[string][]string{
 	"dialect":           {"dialect"},
 	"traces":            {"traces"},
-	"policies":          {"traces", "policies"},
-	"replay":            {"traces", "policies", "replay", "mockserver/engine", "dialect"},
-	"reports":           {"traces", "policies", "replay", "reports", "mockserver/engine", "dialect"},
-	"mockserver":        {"mockserver", "traces/tokenizer", "dialect"},
+	"kvevents":          {"kvevents"},
+	"policies":          {"traces", "policies", "kvevents"},
+	"replay":            {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect"},
+	"reports":           {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect"},
+	"mockserver":        {"mockserver", "traces/tokenizer", "kvevents", "dialect"},
 	"mockserver/engine": {"mockserver/engine", "traces/tokenizer"},
 }
 

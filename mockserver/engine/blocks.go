@@ -22,6 +22,7 @@ type blockPool struct {
 	evict     evictor
 	table     blockTable
 	evictions int64
+	onEvict   func(hash uint64) // Engine.OnBlockEvent's hook, or nil
 }
 
 func newBlockPool(n int) *blockPool {
@@ -75,6 +76,9 @@ func (p *blockPool) allocate() int32 {
 	} else {
 		id = p.evict.pop()
 		b := &p.blocks[id]
+		if p.onEvict != nil {
+			p.onEvict(b.hash)
+		}
 		p.table.del(b.hash)
 		b.hashed, b.hash, b.depth = false, 0, 0
 		p.evictions++

@@ -19,6 +19,8 @@ type Engine struct {
 	live    map[string]*seq
 	stats   Stats
 	clock   time.Duration // the latest time given to Add or Step
+	// blockHook receives prefix cache changes (OnBlockEvent), or nil.
+	blockHook func(BlockEvent)
 }
 
 // New returns an engine for cfg after validating it.

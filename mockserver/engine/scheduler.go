@@ -161,5 +161,6 @@ func (e *Engine) cacheFull(s *seq) {
 	for i := s.registered; i < full; i++ {
 		e.pool.register(s.blocks[i], hashes[i], i+1)
 	}
+	e.emitStored(s, s.registered, full)
 	s.registered = full
 }

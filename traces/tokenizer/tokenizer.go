@@ -1,7 +1,8 @@
 // Package tokenizer turns text into token ids for the mock server's engine
 // and for prefix-aware routers: whitespace words, UTF-8 bytes ("character",
 // as AIBrix's character tokenizer) and tiktoken cl100k_base loaded offline
-// from an embedded BPE file (nothing is downloaded at run time).
+// from an embedded BPE file (nothing is downloaded at run time); Load
+// also reads a Hugging Face tokenizer.json (HF).
 package tokenizer
 
 import (
@@ -27,8 +28,8 @@ type Tokenizer interface {
 // ids are hashed into [0, VocabSize). It matches cl100k_base (100,256).
 const VocabSize = 100256
 
-// New returns the named Tokenizer: "whitespace" (default), "character" or
-// "tiktoken" (alias "cl100k_base").
+// New returns the named Tokenizer: "whitespace" (default), "character"
+// or "tiktoken" (alias "cl100k_base").
 func New(name string) (Tokenizer, error) {
 	switch name {
 	case "", "whitespace", "words":
@@ -39,6 +40,19 @@ func New(name string) (Tokenizer, error) {
 		return cl100k()
 	}
 	return nil, fmt.Errorf("unknown tokenizer %q (known: whitespace, character, tiktoken)", name)
+}
+
+// Load returns New(name), or for "hf:PATH" the Hugging Face
+// tokenizer.json at PATH (see LoadHF).
+func Load(name string) (Tokenizer, error) {
+	if path, ok := strings.CutPrefix(name, HFPrefix); ok {
+		return LoadHF(path)
+	}
+	t, err := New(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w, or hf:PATH for a tokenizer.json", err)
+	}
+	return t, nil
 }
 
 // Whitespace splits on white space; each word maps to a stable id in

@@ -60,6 +60,8 @@ func TestExperimentTables(t *testing.T) {
 		{"multibin-continuous", tableMultiBinContinuous},
 		{"vtc-arena", tableVTCArena},
 		{"vtc-two-users", tableVTCTwoUsers},
+		{"kv-mooncake", tableKVMooncake},
+		{"kv-lag", tableKVLag},
 	} {
 		if !only.MatchString(g.name) {
 			continue

@@ -34,6 +34,7 @@ type fleetFlags struct {
 	// takes too (faults and max-queue); sharedDefaults their defaults.
 	shared         mockOptions
 	sharedDefaults mockOptions
+	kv             kvFlags
 }
 
 // sharedMockFlags are the flags of `tracebench mock`, besides its fault
@@ -50,6 +51,7 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
 	fs.Int64Var(&m.Seed, "mock-seed", 1, "seed of the mock's latency jitter and faults")
 	fs.StringVar(&m.TargetsFile, "targets-file", "", "file of live backend base URLs, one per line (# comments), added to --target")
+	m.kv.bind(fs)
 	m.bindShared(fs)
 }
 
@@ -121,20 +123,23 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 			return nil, err
 		}
 		rs.backends, rs.mode = targets, "target"
-		return func() {}, nil
+		return func() {}, m.targetKV(rs, targets)
 	case m.Sim > 0:
 		cfg, err := m.engineConfig()
 		if err != nil {
 			return nil, err
 		}
-		rs.sim, rs.engines, rs.fleet, rs.preset = m.Sim, cfg, &cfg, m.Preset
-		return func() {}, nil
+		rs.sim, rs.engines, rs.fleet, rs.preset, rs.kvDelay = m.Sim, cfg, &cfg, m.Preset, m.kv.Delay
+		return func() {}, m.checkKVFlags(false, true)
 	}
 	if d := rs.cf.Dialect; d != "" && d != dialect.Auto {
 		// The in-process fleet answers in the dialect asked for.
 		m.dialect = d
 	}
-	fleet, err := m.start(ctx)
+	if err := m.checkKVFlags(false, false); err != nil {
+		return nil, err
+	}
+	fleet, err := m.start(ctx, readsKVEvents(rs.router))
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +147,49 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		rs.fleet, rs.preset = &cfg, m.Preset
 	}
 	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
+	rs.kvEvents = fleetKV(fleet)
 	return func() { fleet.Close() }, nil
+}
+
+// targetKV resolves the targets' KV event endpoints for a KV-event router.
+func (m *fleetFlags) targetKV(rs *runSpec, targets []string) error {
+	if err := m.checkKVFlags(true, false); err != nil {
+		return err
+	}
+	if !readsKVEvents(rs.router) {
+		return nil
+	}
+	eps, err := m.kv.targetEndpoints(targets)
+	rs.kvEvents = eps
+	return err
+}
+
+// checkKVFlags rejects --kv-events without --target and --kv-event-delay
+// without --sim.
+func (m *fleetFlags) checkKVFlags(target, sim bool) error {
+	if len(m.kv.Endpoints) > 0 && !target {
+		return usagef("--kv-events applies to --target only (the mock fleet and --sim wire their events themselves)")
+	}
+	if m.kv.Delay != 0 && !sim {
+		return usagef("--kv-event-delay applies to --sim only (live events arrive with their real lag)")
+	}
+	if m.kv.Delay < 0 {
+		return usagef("--kv-event-delay %v: want ≥ 0", m.kv.Delay)
+	}
+	return nil
+}
+
+// fleetKV returns the fleet's KV event endpoints (nil when it publishes
+// none).
+func fleetKV(f *mockserver.Fleet) []replay.KVEndpoint {
+	pubs, reps := f.KVEventEndpoints()
+	var out []replay.KVEndpoint
+	for i := range pubs {
+		if pubs[i] != "" {
+			out = append(out, replay.KVEndpoint{Pub: pubs[i], Replay: reps[i]})
+		}
+	}
+	return out
 }
 
 // checkTargets rejects a --target that is not an http(s) base URL.
@@ -174,12 +221,14 @@ func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
 		Dialect: m.dialect}}, nil
 }
 
-// start launches the fleet on ephemeral loopback ports.
-func (m *fleetFlags) start(ctx context.Context) (*mockserver.Fleet, error) {
+// start launches the fleet on ephemeral loopback ports, publishing KV
+// events when kv is set.
+func (m *fleetFlags) start(ctx context.Context, kv bool) (*mockserver.Fleet, error) {
 	fc, err := m.fleetConfig()
 	if err != nil {
 		return nil, err
 	}
+	fc.KVEvents = kv
 	// The fleet outlives a first Ctrl-C (which only stops dispatch) so
 	// in-flight streams can finish within --grace; the caller's stop
 	// function closes it.

@@ -31,6 +31,7 @@ type mockOptions struct {
 	TimeScale float64
 	MaxQueue  int
 	Window    time.Duration
+	KVEvents  bool
 	Engine    engine.Config // override values, applied when changed
 	Faults    mockserver.FaultConfig
 	changed   func(name string) bool
@@ -83,6 +84,8 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
 	fs.DurationVar(&o.Window, "batch-window", mockserver.DefaultBatchWindow,
 		"static batching: wait after a request reaches an idle engine, so a batch sent together starts together")
+	fs.BoolVar(&o.KVEvents, "kv-events", false, fmt.Sprintf("publish KV cache events as vLLM does (ZeroMQ PUB on the HTTP port + %d, "+
+		"replay on the HTTP port + %d; free ports with --port 0)", mockserver.KVEventPortOffset, mockserver.KVReplayPortOffset))
 	o.bindEngine(fs)
 	o.bindFaults(fs)
 }
@@ -193,7 +196,8 @@ func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 	o.Dialect = d.Name
 	opts := mockserver.Options{Engine: cfg, Tokenizer: o.Tokenizer, TimeScale: o.TimeScale, Faults: o.Faults,
 		ModelName: o.Model, StrictModel: o.Strict, MaxQueue: o.MaxQueue, BatchWindow: o.Window, Dialect: o.Dialect}
-	return mockserver.FleetConfig{Replicas: o.Replicas, Host: o.Host, BasePort: o.Port, Options: opts}, nil
+	return mockserver.FleetConfig{Replicas: o.Replicas, Host: o.Host, BasePort: o.Port, Options: opts,
+		KVEvents: o.KVEvents}, nil
 }
 
 // runMock starts the fleet, prints its URLs and serves until ctx ends.
@@ -209,6 +213,12 @@ func runMock(ctx context.Context, o *mockOptions, out io.Writer) error {
 	fmt.Fprintf(out, "mock: %d replica(s), preset %s, model %s; Ctrl-C to stop\n", fc.Replicas, o.Preset, fc.Options.ModelName)
 	for _, u := range f.URLs() {
 		fmt.Fprintln(out, u)
+	}
+	if o.KVEvents {
+		pubs, reps := f.KVEventEndpoints()
+		for i, u := range f.URLs() {
+			fmt.Fprintf(out, "kv-events of %s: %s,%s\n", u, pubs[i], reps[i])
+		}
 	}
 	<-ctx.Done()
 	l := f.Lateness()

@@ -29,9 +29,13 @@ type runSpec struct {
 	engines engine.Config
 	// fleet is the in-process engines' configuration (--mock, --sim), and
 	// preset its --mock-preset; nil against --target.
-	fleet   *engine.Config
-	preset  string
-	results string
+	fleet  *engine.Config
+	preset string
+	// kvDelay is the simulated KV event lag (--kv-event-delay); kvEvents
+	// the backends' KV event endpoints for a KV-event router.
+	kvDelay  time.Duration
+	kvEvents []replay.KVEndpoint
+	results  string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
 	extra func() map[string]float64
@@ -204,11 +208,13 @@ func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Ro
 			cfgs[i].Seed = rs.engines.Seed + int64(i)
 		}
 		return replay.Simulate(ctx, replay.SimOptions{Source: src, Router: r, Queue: q, Capacity: capacity,
-			MaxInflight: rs.pf.MaxInflight, Engines: cfgs, Results: w, OnResult: add, OnEvent: event, Counters: c})
+			MaxInflight: rs.pf.MaxInflight, Engines: cfgs, Results: w, OnResult: add, OnEvent: event, Counters: c,
+			KVEventDelay: rs.kvDelay})
 	}
 	return replay.Run(ctx, replay.Options{Source: src, Router: r, Queue: q, Capacity: capacity,
 		MaxInflight: rs.pf.MaxInflight, Backends: rs.backends, Client: client, Results: w,
-		OnResult: add, OnEvent: event, Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), Counters: c})
+		OnResult: add, OnEvent: event, Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), Counters: c,
+		KVEvents: rs.kvEvents})
 }
 
 // scrapeEvery is the metrics scrape period, 0 without --scrape.

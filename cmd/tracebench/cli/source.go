@@ -80,7 +80,7 @@ func openSource(wf workloadFlags) (*source, error) {
 // source naming it that closes it and counts the records it skipped.
 func openTrace(wf workloadFlags) (*source, traces.Source, error) {
 	fs, err := traces.Open(wf.Trace, wf.ShareGPT.readOptions(traces.ReadOptions{Format: wf.Format,
-		BlockSize: wf.BlockSize, TimeUnit: wf.TimeUnit, SkipInvalid: wf.SkipInvalid}))
+		BlockSize: wf.BlockSize, TimeUnit: wf.TimeUnit, SkipInvalid: wf.SkipInvalid, Seed: wf.Seed}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,7 +88,7 @@ func openTrace(wf workloadFlags) (*source, traces.Source, error) {
 		fs.Close()
 		return nil, nil, err
 	}
-	s := &source{ident: traceIdent(wf.Trace, fs), close: func() { fs.Close() },
+	s := &source{ident: traceIdent(wf.Trace, fs, wf.Seed), close: func() { fs.Close() },
 		skipped: fs.Skipped}
 	return s, fs, nil
 }
@@ -129,8 +129,13 @@ func workloadIdent(name string, params map[string]string, seed uint64) string {
 // traceIdent names a trace file in run headers and statistics: "PATH
 // (FORMAT)", with the file's own start time when it is not 0
 // ("PATH (mooncake, starts at 1178.625 s)"): arrivals, --start and
-// --duration count from the first record.
-func traceIdent(path string, fs *traces.FileSource) string {
+// --duration count from the first record. A ServeGen model directory,
+// whose requests are drawn from distributions, names its seed instead
+// ("PATH (servegen, seed 1)").
+func traceIdent(path string, fs *traces.FileSource, seed uint64) string {
+	if fs.Format() == traces.FormatServeGen {
+		return fmt.Sprintf("%s (%s, seed %d)", path, fs.Format(), seed)
+	}
 	if o := fs.OriginText(); o != "" {
 		return fmt.Sprintf("%s (%s, %s)", path, fs.Format(), o)
 	}

@@ -41,7 +41,7 @@ func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 func (in *traceInput) bindWorkload(fs *pflag.FlagSet) {
 	fs.StringVar(&in.Workload, "workload", "", "workload generator: "+strings.Join(traces.WorkloadNames(), ", "))
 	fs.StringArrayVarP(&in.Params, "workload-param", "p", nil, "generator parameter k=v (repeatable)")
-	fs.Uint64Var(&in.Seed, "seed", 1, "seed of the generator and of --rate arrivals")
+	fs.Uint64Var(&in.Seed, "seed", 1, "seed of the generator, of a servegen directory's requests and of --rate arrivals")
 }
 
 func (in *traceInput) bindArrivals(fs *pflag.FlagSet) {
@@ -84,7 +84,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
 	fs, err := traces.Open(path, in.ShareGPT.readOptions(traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize,
-		TimeUnit: in.TimeUnit, SkipInvalid: in.SkipInvalid}))
+		TimeUnit: in.TimeUnit, SkipInvalid: in.SkipInvalid, Seed: in.Seed}))
 	if err != nil {
 		return nil, "", nil, nil, err
 	}
@@ -92,7 +92,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		fs.Close()
 		return nil, "", nil, nil, err
 	}
-	name := traceIdent(path, fs)
+	name := traceIdent(path, fs, in.Seed)
 	return traces.WithArrivals(fs, in.Arrivals), name, fs.Skipped, func() { fs.Close() }, nil
 }
 
@@ -295,7 +295,7 @@ func newTraceConvertCmd() *cobra.Command {
 	}
 	o.in.bindFile(cmd.Flags())
 	o.in.bindArrivals(cmd.Flags())
-	cmd.Flags().Uint64Var(&o.in.Seed, "seed", 1, "seed of --rate arrivals")
+	cmd.Flags().Uint64Var(&o.in.Seed, "seed", 1, "seed of --rate arrivals and of the requests drawn from a servegen directory")
 	cmd.Flags().StringVar(&o.to, "to", traces.FormatNative, "output format (native)")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
 	return cmd

@@ -44,7 +44,7 @@ ids are hashed as they are. Other lines are passed over and counted.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.tokenizer, "tokenizer", "whitespace", "tokenizer for prompt text: whitespace|character|tiktoken (cl100k_base, offline)")
+	fs.StringVar(&o.tokenizer, "tokenizer", "whitespace", "tokenizer for prompt text: whitespace|character|tiktoken (cl100k_base, offline)|hf:PATH (a model's tokenizer.json)")
 	fs.IntVar(&o.blockSize, "block-size", traces.DefaultImportBlockSize, "tokens per chained block id")
 	fs.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip malformed request records (counted) instead of failing")
 	fs.StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
@@ -52,7 +52,7 @@ ids are hashed as they are. Other lines are passed over and counted.`,
 }
 
 func runTraceImport(o *traceImportOptions, path string, stdout, stderr io.Writer) error {
-	tok, err := tokenizer.New(o.tokenizer)
+	tok, err := tokenizer.Load(o.tokenizer)
 	if err != nil {
 		return usagef("--tokenizer: %v", err)
 	}

@@ -15,6 +15,7 @@ func TestTraceImport(t *testing.T) {
 	}{
 		{"proxy.jsonl", "whitespace", "imported 3 requests of ../../../traces/testdata/import/proxy.jsonl"},
 		{"vllm.log", "tiktoken", "imported 3 requests of ../../../traces/testdata/import/vllm.log"},
+		{"proxy.jsonl", "hf:../../../traces/tokenizer/testdata/hf/llama3.json", "(tokenizer hf:llama3.json, 16-token blocks"},
 	} {
 		log := filepath.Join("..", "..", "..", "traces", "testdata", "import", tc.log)
 		out := filepath.Join(t.TempDir(), "trace.jsonl")
@@ -36,5 +37,11 @@ func TestTraceImport(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "trace", "import", "x.log", "--tokenizer", "llama"); code != ExitUsage || !strings.Contains(errOut, "--tokenizer") {
 		t.Errorf("bad tokenizer: exit %d, %q", code, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "tokenizer.json")
+	os.WriteFile(bad, []byte(`{"model": {"type": "WordPiece", "vocab": {}}}`), 0o644)
+	code, _, errOut := runCLI(t, "trace", "import", "x.log", "--tokenizer", "hf:"+bad)
+	if code != ExitUsage || !strings.Contains(errOut, bad+": model type WordPiece is not supported") {
+		t.Errorf("unsupported tokenizer.json: exit %d, %q", code, errOut)
 	}
 }

@@ -1,0 +1,312 @@
+package kvevents
+
+import (
+	"container/heap"
+	"fmt"
+	"math/bits"
+	"sync"
+	"time"
+)
+
+// MaxBackends is the most backends an Index tracks: a block's holders
+// are one 64-bit mask.
+const MaxBackends = 64
+
+// DefaultBlockLimit is the default per-backend block limit (1,048,576).
+const DefaultBlockLimit = 1 << 20
+
+// Index is the exact map from block hash to the backends holding it,
+// built from the backends' KV events. Memory is bounded: at most limit
+// blocks per backend, so at most MaxBackends × limit entries of one hash
+// and one mask each. It is safe for concurrent use.
+type Index struct {
+	mu        sync.RWMutex
+	holders   map[uint64]uint64 // block hash → mask of backends
+	counts    []int
+	stats     []Stats
+	blockSize int
+	limit     int
+	pending   pendingHeap
+	pendSeq   int64
+	// rehash keys blocks by hashes recomputed from the events' token ids
+	// (SetRehash); ext maps each backend's event hashes to them.
+	rehash  bool
+	ext     []map[uint64]uint64
+	scratch []uint64
+}
+
+// SetRehash makes the index key blocks by ChainHashes of each
+// BlockStored's token ids, chained from the parent's recomputed hash,
+// instead of by the hashes the engine sent: for engines whose hash
+// function the router does not reproduce (vLLM's sha256 or seeded
+// Python hash). A BlockStored whose parent the index does not know, or
+// whose token ids do not fill its blocks, is counted malformed. Call it
+// before applying events.
+func (x *Index) SetRehash(on bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.rehash = on
+	x.ext = nil
+	if on {
+		x.ext = make([]map[uint64]uint64, len(x.counts))
+		for i := range x.ext {
+			x.ext[i] = map[uint64]uint64{}
+		}
+	}
+}
+
+// NewIndex returns an Index of n backends (1..MaxBackends) whose blocks
+// are blockSize tokens, holding at most limit blocks per backend
+// (DefaultBlockLimit when limit ≤ 0).
+func NewIndex(n, blockSize, limit int) (*Index, error) {
+	if n < 1 || n > MaxBackends {
+		return nil, fmt.Errorf("kv event index: %d backends, want 1 to %d", n, MaxBackends)
+	}
+	if blockSize < 1 {
+		return nil, fmt.Errorf("kv event index: block size %d, want ≥ 1", blockSize)
+	}
+	if limit <= 0 {
+		limit = DefaultBlockLimit
+	}
+	return &Index{holders: make(map[uint64]uint64), counts: make([]int, n), stats: make([]Stats, n),
+		blockSize: blockSize, limit: limit}, nil
+}
+
+// Backends returns the number of backends.
+func (x *Index) Backends() int { return len(x.counts) }
+
+// BlockSize returns tokens per block.
+func (x *Index) BlockSize() int { return x.blockSize }
+
+// Apply applies one decoded batch of backend b (out of range: ignored).
+func (x *Index) Apply(b int, d Decoded) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if b < 0 || b >= len(x.counts) {
+		return
+	}
+	st := &x.stats[b]
+	st.Batches++
+	if d.UnknownTags > 0 {
+		st.UnknownTags += int64(d.UnknownTags)
+		st.problem(fmt.Sprintf("unknown event tag %q", d.FirstUnknown))
+	}
+	for i := range d.Events {
+		x.applyEvent(b, &d.Events[i])
+	}
+	st.Blocks = x.counts[b]
+}
+
+func (x *Index) applyEvent(b int, ev *Event) {
+	st := &x.stats[b]
+	st.Events++
+	bit := uint64(1) << b
+	switch ev.Kind {
+	case Stored:
+		if ev.BlockSize != x.blockSize {
+			st.BlockSizeMismatch++
+			st.problem(fmt.Sprintf("BlockStored with block_size %d, the router's is %d", ev.BlockSize, x.blockSize))
+			return
+		}
+		hashes, ok := x.ownHashes(b, ev)
+		if !ok {
+			return
+		}
+		for i, h := range hashes {
+			m := x.holders[h]
+			if m&bit != 0 {
+				continue
+			}
+			if x.counts[b] >= x.limit {
+				st.Overflow++
+				continue
+			}
+			if x.rehash {
+				x.ext[b][ev.Hashes[i]] = h
+			}
+			x.holders[h] = m | bit
+			x.counts[b]++
+		}
+	case Removed:
+		for _, h := range ev.Hashes {
+			if x.rehash {
+				own, ok := x.ext[b][h]
+				if !ok {
+					continue
+				}
+				delete(x.ext[b], h)
+				h = own
+			}
+			m, ok := x.holders[h]
+			if !ok || m&bit == 0 {
+				continue
+			}
+			if m &^= bit; m == 0 {
+				delete(x.holders, h)
+			} else {
+				x.holders[h] = m
+			}
+			x.counts[b]--
+		}
+	case Cleared:
+		st.Restarts++
+		x.clear(b)
+	}
+}
+
+// ownHashes returns the hashes ev's blocks are indexed by: the engine's,
+// or with rehash the chain of its token ids from its parent's.
+func (x *Index) ownHashes(b int, ev *Event) ([]uint64, bool) {
+	if !x.rehash {
+		return ev.Hashes, true
+	}
+	st := &x.stats[b]
+	var parent uint64
+	if ev.HasParent {
+		p, ok := x.ext[b][ev.Parent]
+		if !ok {
+			st.Malformed++
+			st.problem("BlockStored whose parent block is not indexed: its blocks cannot be rehashed")
+			return nil, false
+		}
+		parent = p
+	}
+	if len(ev.Tokens) != len(ev.Hashes)*ev.BlockSize {
+		st.Malformed++
+		st.problem(fmt.Sprintf("BlockStored with %d token ids for %d blocks of %d", len(ev.Tokens), len(ev.Hashes), ev.BlockSize))
+		return nil, false
+	}
+	x.scratch = ChainHashes(x.scratch[:0], ev.Tokens, ev.BlockSize, parent)
+	return x.scratch, true
+}
+
+// clear forgets every block of backend b.
+func (x *Index) clear(b int) {
+	if x.rehash {
+		clear(x.ext[b])
+	}
+	if x.counts[b] == 0 {
+		return
+	}
+	bit := uint64(1) << b
+	for h, m := range x.holders {
+		if m&bit == 0 {
+			continue
+		}
+		if m &^= bit; m == 0 {
+			delete(x.holders, h)
+		} else {
+			x.holders[h] = m
+		}
+	}
+	x.counts[b] = 0
+}
+
+// Restart records a restart of backend b seen outside the events (its
+// sequence numbers went back) and forgets its blocks.
+func (x *Index) Restart(b int) {
+	x.Note(b, func(s *Stats) { s.Restarts++ })
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if b >= 0 && b < len(x.counts) {
+		x.clear(b)
+		x.stats[b].Blocks = 0
+	}
+}
+
+// Note updates backend b's Stats under the Index's lock.
+func (x *Index) Note(b int, f func(*Stats)) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if b >= 0 && b < len(x.stats) {
+		f(&x.stats[b])
+	}
+}
+
+// Stats returns a copy of every backend's Stats, by backend.
+func (x *Index) Stats() []Stats {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return append([]Stats(nil), x.stats...)
+}
+
+// Match sets dst[b] to the number of leading hashes backend b holds, for
+// every backend, and returns dst (grown to Backends()).
+func (x *Index) Match(hashes []uint64, dst []int) []int {
+	dst = append(dst[:0], make([]int, len(x.counts))...)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	alive := uint64(1)<<len(x.counts) - 1
+	if len(x.counts) == MaxBackends {
+		alive = ^uint64(0)
+	}
+	for i, h := range hashes {
+		m := x.holders[h] & alive
+		for lost := alive &^ m; lost != 0; lost &= lost - 1 {
+			dst[bits.TrailingZeros64(lost)] = i
+		}
+		if alive = m; alive == 0 {
+			return dst
+		}
+	}
+	for ; alive != 0; alive &= alive - 1 {
+		dst[bits.TrailingZeros64(alive)] = len(hashes)
+	}
+	return dst
+}
+
+// Len returns the number of distinct blocks held.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.holders)
+}
+
+// Deliver queues a batch of backend b to become visible at virtual time
+// at (the simulation's event lag); Advance applies it.
+func (x *Index) Deliver(at time.Duration, b int, d Decoded) {
+	x.mu.Lock()
+	x.pendSeq++
+	heap.Push(&x.pending, pendingBatch{at: at, seq: x.pendSeq, b: b, d: d})
+	x.mu.Unlock()
+}
+
+// Advance applies, in time order, every delivered batch due at or before
+// now.
+func (x *Index) Advance(now time.Duration) {
+	for {
+		x.mu.Lock()
+		if len(x.pending) == 0 || x.pending[0].at > now {
+			x.mu.Unlock()
+			return
+		}
+		p := heap.Pop(&x.pending).(pendingBatch)
+		x.mu.Unlock()
+		x.Apply(p.b, p.d)
+	}
+}
+
+type pendingBatch struct {
+	at  time.Duration
+	seq int64
+	b   int
+	d   Decoded
+}
+
+type pendingHeap []pendingBatch
+
+func (h pendingHeap) Len() int { return len(h) }
+func (h pendingHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h pendingHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *pendingHeap) Push(v any)   { *h = append(*h, v.(pendingBatch)) }
+func (h *pendingHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
+}

@@ -1,0 +1,42 @@
+package kvevents
+
+// Stats counts what one backend's event stream delivered and what went
+// wrong with it. Problems are counted, never fatal.
+type Stats struct {
+	// Batches and Events count batches and events applied to the index
+	// (replayed ones included).
+	Batches, Events int64
+	// Gaps counts sequence gaps seen on the live stream; Replayed counts
+	// batches recovered through the replay socket and Lost the missing
+	// batches replay could not supply.
+	Gaps, Replayed, Lost int64
+	// Restarts counts backend restarts: an AllBlocksCleared event or a
+	// sequence number going back. Each one empties the backend's view.
+	Restarts int64
+	// Malformed counts messages or payloads that did not parse,
+	// UnknownTags events with a tag other than vLLM's three, and
+	// BlockSizeMismatch BlockStored events whose block size is not the
+	// index's (their blocks are ignored).
+	Malformed, UnknownTags, BlockSizeMismatch int64
+	// Overflow counts stored blocks ignored because the backend already
+	// held the index's per-backend limit.
+	Overflow int64
+	// Blocks is the number of blocks the index holds for the backend.
+	Blocks int
+	// Subscribed is set once the event stream is connected (live) or
+	// wired (simulation).
+	Subscribed bool
+	// Unreachable is the connection error when the stream could not be
+	// reached; the router then decides by load alone.
+	Unreachable string
+	// FirstProblem describes the first malformed message, unknown tag or
+	// block size mismatch, reported once.
+	FirstProblem string
+}
+
+// problem records the first problem description.
+func (s *Stats) problem(msg string) {
+	if s.FirstProblem == "" {
+		s.FirstProblem = msg
+	}
+}

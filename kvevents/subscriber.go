@@ -1,0 +1,164 @@
+package kvevents
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+)
+
+// SubscriberOptions configure Subscribe. Zero values take the defaults.
+type SubscriberOptions struct {
+	// Topic is the subscription prefix (default "", every topic).
+	Topic string
+	// DialTimeout bounds connecting to the endpoint (default 2 s); past
+	// it the stream is marked unreachable.
+	DialTimeout time.Duration
+	// ReplayTimeout bounds one replay request (default 1 s).
+	ReplayTimeout time.Duration
+}
+
+// Subscriber follows one backend's event stream into an Index.
+type Subscriber struct {
+	x        *Index
+	b        int
+	endpoint string
+	replay   string
+	o        SubscriberOptions
+	sub      zmq4.Socket
+	started  bool
+	last     uint64
+}
+
+// Subscribe connects to backend b's PUB endpoint (and replay endpoint,
+// when not empty) and applies its batches to x until ctx ends; the
+// returned channel closes when it has stopped. An endpoint that cannot be
+// reached is recorded in b's Stats (Unreachable) and ends the Subscriber.
+func Subscribe(ctx context.Context, x *Index, b int, endpoint, replay string, o SubscriberOptions) <-chan struct{} {
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 2 * time.Second
+	}
+	if o.ReplayTimeout <= 0 {
+		o.ReplayTimeout = time.Second
+	}
+	s := &Subscriber{x: x, b: b, endpoint: endpoint, replay: replay, o: o}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.run(ctx)
+	}()
+	return done
+}
+
+func (s *Subscriber) run(ctx context.Context) {
+	retry := 100 * time.Millisecond
+	s.sub = zmq4.NewSub(ctx, zmq4.WithDialerRetry(retry),
+		zmq4.WithDialerMaxRetries(max(1, int(s.o.DialTimeout/retry))), zmq4.WithAutomaticReconnect(true))
+	defer s.sub.Close()
+	if err := s.sub.Dial(s.endpoint); err != nil {
+		s.x.Note(s.b, func(st *Stats) { st.Unreachable = fmt.Sprintf("%s: %v", s.endpoint, err) })
+		return
+	}
+	if err := s.sub.SetOption(zmq4.OptionSubscribe, s.o.Topic); err != nil {
+		s.x.Note(s.b, func(st *Stats) { st.Unreachable = fmt.Sprintf("%s: subscribe: %v", s.endpoint, err) })
+		return
+	}
+	s.x.Note(s.b, func(st *Stats) { st.Subscribed = true })
+	for {
+		msg, err := s.sub.Recv()
+		if err != nil {
+			return
+		}
+		s.handle(ctx, msg.Frames)
+	}
+}
+
+// handle checks one [topic, seq, payload] message's sequence number,
+// replays a gap, and applies the batch.
+func (s *Subscriber) handle(ctx context.Context, frames [][]byte) {
+	if len(frames) != 3 || len(frames[1]) != 8 {
+		s.malformed(fmt.Sprintf("message of %d frames, want [topic, seq(8 bytes), payload]", len(frames)))
+		return
+	}
+	seq := binary.BigEndian.Uint64(frames[1])
+	switch {
+	case !s.started:
+	case seq == s.last+1:
+	case seq == s.last: // a repeated batch (delivery is at least once): already applied
+		return
+	case seq < s.last:
+		s.x.Restart(s.b)
+	default:
+		s.fill(ctx, seq)
+	}
+	s.started, s.last = true, seq
+	s.apply(frames[2])
+}
+
+// fill asks the replay socket for the batches between s.last and seq,
+// applies them in order and counts the ones it could not get.
+func (s *Subscriber) fill(ctx context.Context, seq uint64) {
+	missing := int64(seq - s.last - 1)
+	got := s.replayRange(ctx, s.last+1, seq)
+	s.x.Note(s.b, func(st *Stats) {
+		st.Gaps++
+		st.Replayed += got
+		st.Lost += missing - got
+	})
+}
+
+// replayRange requests batches [from, to) and applies them; it returns
+// how many it applied.
+func (s *Subscriber) replayRange(ctx context.Context, from, to uint64) int64 {
+	if s.replay == "" {
+		return 0
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.o.ReplayTimeout)
+	defer cancel()
+	d := zmq4.NewDealer(rctx, zmq4.WithDialerMaxRetries(1))
+	defer d.Close()
+	if d.Dial(s.replay) != nil {
+		return 0
+	}
+	var sb [8]byte
+	binary.BigEndian.PutUint64(sb[:], from)
+	if d.SendMulti(zmq4.NewMsgFrom([]byte{}, sb[:])) != nil {
+		return 0
+	}
+	var got int64
+	next := from
+	for {
+		msg, err := d.Recv()
+		if err != nil || len(msg.Frames) < 3 || len(msg.Frames[1]) != 8 {
+			return got
+		}
+		rs := binary.BigEndian.Uint64(msg.Frames[1])
+		if rs == ^uint64(0) || rs >= to {
+			return got
+		}
+		if rs == next {
+			s.apply(msg.Frames[2])
+			got++
+			next++
+		}
+	}
+}
+
+// apply decodes a payload into the index, counting a malformed one.
+func (s *Subscriber) apply(payload []byte) {
+	d, err := Decode(payload)
+	if err != nil {
+		s.malformed(err.Error())
+		return
+	}
+	s.x.Apply(s.b, d)
+}
+
+func (s *Subscriber) malformed(msg string) {
+	s.x.Note(s.b, func(st *Stats) {
+		st.Malformed++
+		st.problem(msg)
+	})
+}

@@ -1,0 +1,178 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tracebench/tracebench/kvevents"
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/policies"
+)
+
+// KVEndpoint is where one backend publishes its KV events: a ZeroMQ PUB
+// endpoint and, optionally, its replay endpoint ("tcp://host:port").
+type KVEndpoint struct {
+	Pub, Replay string
+}
+
+// Stop.Extra keys of a KV-event router's streams: ExtraKVPrefix + "b<i>_"
+// + one of the KVStat names, per backend.
+const ExtraKVPrefix = "kv_events_"
+
+// KVStatNames are the per-backend KV event figures in the stop record,
+// in report order.
+var KVStatNames = []string{"subscribed", "unreachable", "batches", "events", "gaps", "replayed", "lost",
+	"restarts", "malformed", "unknown_tags", "block_size_mismatch", "overflow", "blocks"}
+
+// KVExtraKey is the Stop.Extra key of figure name of backend b.
+func KVExtraKey(b int, name string) string { return fmt.Sprintf("%sb%d_%s", ExtraKVPrefix, b, name) }
+
+// kvExtra returns the stop extras of idx's streams and logs each
+// backend's first problem once.
+func kvExtra(idx *kvevents.Index) map[string]float64 {
+	if idx == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	flag := func(v bool) float64 {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	for b, s := range idx.Stats() {
+		vals := []float64{flag(s.Subscribed), flag(s.Unreachable != ""), float64(s.Batches), float64(s.Events),
+			float64(s.Gaps), float64(s.Replayed), float64(s.Lost), float64(s.Restarts), float64(s.Malformed),
+			float64(s.UnknownTags), float64(s.BlockSizeMismatch), float64(s.Overflow), float64(s.Blocks)}
+		for i, n := range KVStatNames {
+			out[KVExtraKey(b, n)] = vals[i]
+		}
+		if s.Unreachable != "" {
+			slog.Warn("kv events: stream unreachable; the router decided by load alone", "backend", b, "err", s.Unreachable)
+		} else if s.Subscribed && s.Batches == 0 {
+			slog.Warn("kv events: backend published nothing; the router had no cache view of it", "backend", b)
+		}
+		if s.FirstProblem != "" {
+			slog.Warn("kv events: bad input counted and skipped", "backend", b, "first", s.FirstProblem)
+		}
+	}
+	return out
+}
+
+// subscribeKV binds a KV-event router to the backends' streams; it
+// returns the index (nil for other routers) and a stop function.
+func subscribeKV(ctx context.Context, r policies.Router, eps []KVEndpoint, n int) (*kvevents.Index, func(), error) {
+	kr, ok := r.(policies.KVEventRouter)
+	if !ok {
+		return nil, func() {}, nil
+	}
+	idx, err := kr.BindKVEvents(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var done []<-chan struct{}
+	for b := range n {
+		if b >= len(eps) || eps[b].Pub == "" {
+			idx.Note(b, func(s *kvevents.Stats) { s.Unreachable = "no KV event endpoint given (--kv-events)" })
+			continue
+		}
+		done = append(done, kvevents.Subscribe(ctx, idx, b, eps[b].Pub, eps[b].Replay, kvevents.SubscriberOptions{}))
+	}
+	return idx, func() {
+		cancel()
+		for _, d := range done {
+			<-d
+		}
+	}, nil
+}
+
+// simKV hands the simulated engines' block events to a KV-event
+// router's index, each step's events visible Delay after the step
+// starts (when vLLM's scheduler publishes them).
+type simKV struct {
+	idx     *kvevents.Index
+	delay   time.Duration
+	pending [][]kvevents.Event
+}
+
+// bindSimKV hooks the engines to r's index when r reads KV events.
+func bindSimKV(r policies.Router, bs []simBackend, delay time.Duration) (*simKV, error) {
+	kr, ok := r.(policies.KVEventRouter)
+	if !ok {
+		return nil, nil
+	}
+	idx, err := kr.BindKVEvents(len(bs))
+	if err != nil {
+		return nil, err
+	}
+	k := &simKV{idx: idx, delay: delay, pending: make([][]kvevents.Event, len(bs))}
+	for i := range bs {
+		bs[i].e.OnBlockEvent(func(ev engine.BlockEvent) { k.pending[i] = appendSimEvent(k.pending[i], ev) })
+		idx.Note(i, func(s *kvevents.Stats) { s.Subscribed = true })
+	}
+	return k, nil
+}
+
+// appendSimEvent appends an engine block event to a step's events,
+// merging consecutive evictions into one BlockRemoved as the mock's
+// publisher does.
+func appendSimEvent(evs []kvevents.Event, ev engine.BlockEvent) []kvevents.Event {
+	if n := len(evs); n > 0 && ev.Kind == engine.BlocksRemoved && evs[n-1].Kind == kvevents.Removed {
+		evs[n-1].Hashes = append(evs[n-1].Hashes, ev.Hashes...)
+		return evs
+	}
+	return append(evs, simEvent(ev))
+}
+
+// simEvent converts an engine block event.
+func simEvent(ev engine.BlockEvent) kvevents.Event {
+	switch ev.Kind {
+	case engine.BlocksStored:
+		return kvevents.Event{Kind: kvevents.Stored, Hashes: ev.Hashes, Parent: ev.Parent, HasParent: ev.HasParent,
+			Tokens: ev.Tokens, BlockSize: ev.BlockSize, Medium: kvevents.MediumGPU}
+	case engine.BlocksRemoved:
+		return kvevents.Event{Kind: kvevents.Removed, Hashes: ev.Hashes, Medium: kvevents.MediumGPU}
+	}
+	return kvevents.Event{Kind: kvevents.Cleared}
+}
+
+// flush delivers backend b's events of the step started at start.
+func (k *simKV) flush(b int, start time.Duration) {
+	if k == nil || len(k.pending[b]) == 0 {
+		return
+	}
+	k.idx.Deliver(start+k.delay, b, kvevents.Decoded{Batch: kvevents.Batch{TS: start.Seconds(), Events: k.pending[b]}})
+	k.pending[b] = nil
+}
+
+// waitSubscribed waits, at most 5 s, until every stream of idx is
+// connected or known unreachable, so the Run's first batches are not
+// published before anyone listens (nil idx: no wait).
+func waitSubscribed(ctx context.Context, idx *kvevents.Index) {
+	if idx == nil {
+		return
+	}
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ready := true
+		for _, s := range idx.Stats() {
+			ready = ready && (s.Subscribed || s.Unreachable != "")
+		}
+		if ready {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// KVEventStats is what one backend's KV event stream delivered to a
+// KV-event router (precise-prefix), from the stop line.
+type KVEventStats struct {
+	// Backend is the backend's index.
+	Backend int `json:"backend"`
+	// Subscribed: the stream was connected; Unreachable: it could not be
+	// reached, and the router decided by load alone.
+	Subscribed  bool `json:"subscribed"`
+	Unreachable bool `json:"unreachable"`
+	// Batches and Events applied; Gaps in the sequence numbers, batches
+	// Replayed through the replay socket and Lost for good; Restarts
+	// (AllBlocksCleared or a sequence reset).
+	Batches  int64 `json:"batches"`
+	Events   int64 `json:"events"`
+	Gaps     int64 `json:"gaps"`
+	Replayed int64 `json:"replayed"`
+	Lost     int64 `json:"lost"`
+	Restarts int64 `json:"restarts"`
+	// Malformed messages, UnknownTags and BlockSizeMismatch events
+	// skipped; Overflow blocks past the index's per-backend limit.
+	Malformed         int64 `json:"malformed"`
+	UnknownTags       int64 `json:"unknown_tags"`
+	BlockSizeMismatch int64 `json:"block_size_mismatch"`
+	Overflow          int64 `json:"overflow"`
+	// Blocks is the blocks indexed for the backend at the end.
+	Blocks int64 `json:"blocks"`
+}
+
+// kvEventRows reads the per-backend KV event figures from the stop line
+// (nil when the Run's router read no KV events).
+func kvEventRows(stop *replay.Stop, backends int) []KVEventStats {
+	if stop == nil {
+		return nil
+	}
+	var rows []KVEventStats
+	for b := range max(backends, 64) {
+		get := func(name string) (int64, bool) {
+			v, ok := stop.Extra[replay.KVExtraKey(b, name)]
+			return int64(v), ok
+		}
+		if _, ok := get("events"); !ok {
+			continue
+		}
+		r := KVEventStats{Backend: b}
+		sub, _ := get("subscribed")
+		unr, _ := get("unreachable")
+		r.Subscribed, r.Unreachable = sub > 0, unr > 0
+		for _, f := range []struct {
+			name string
+			dst  *int64
+		}{{"batches", &r.Batches}, {"events", &r.Events}, {"gaps", &r.Gaps}, {"replayed", &r.Replayed},
+			{"lost", &r.Lost}, {"restarts", &r.Restarts}, {"malformed", &r.Malformed},
+			{"unknown_tags", &r.UnknownTags}, {"block_size_mismatch", &r.BlockSizeMismatch},
+			{"overflow", &r.Overflow}, {"blocks", &r.Blocks}} {
+			*f.dst, _ = get(f.name)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// kvWarnings warns when a KV-event router decided by load for some
+// backend: its stream was unreachable or published nothing.
+func kvWarnings(s *Summary) {
+	var down, silent []string
+	for _, r := range s.KVEvents {
+		switch {
+		case r.Unreachable:
+			down = append(down, fmt.Sprint(r.Backend))
+		case r.Batches == 0:
+			silent = append(silent, fmt.Sprint(r.Backend))
+		}
+	}
+	if len(down) > 0 {
+		s.addWarning(warning{"KV event streams were unreachable",
+			"the router fell back to load: it decided without any cache view and its prefix hits are those of a load balancer",
+			"backends " + strings.Join(down, ", ")})
+	}
+	if len(silent) > 0 {
+		s.addWarning(warning{"backends published no KV events",
+			"the router saw no cache on them and fell back to load for them (does the server publish events? vLLM needs --kv-events-config)",
+			"backends " + strings.Join(silent, ", ")})
+	}
+}
+
+// writeKVEvents writes the KV event table of every run that has one.
+func writeKVEvents(w io.Writer, runs []*Summary) {
+	any := false
+	for _, s := range runs {
+		any = any || len(s.KVEvents) > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprint(w, "## KV events\n\n")
+	fmt.Fprint(w, "What each backend's KV event stream gave the router that reads it. Gaps are holes in the "+
+		"sequence numbers; replayed batches were recovered through the replay socket, lost ones were not. "+
+		"Malformed messages, unknown event tags and blocks of another block size are counted and skipped.\n\n")
+	for _, s := range runs {
+		if len(s.KVEvents) == 0 {
+			continue
+		}
+		if len(runs) > 1 {
+			fmt.Fprintf(w, "### %s\n\n", mdEscape(s.Name()))
+		}
+		var rows [][]string
+		for _, r := range s.KVEvents {
+			state := "subscribed"
+			switch {
+			case r.Unreachable:
+				state = "unreachable: fell back to load"
+			case !r.Subscribed:
+				state = "not connected"
+			case r.Batches == 0:
+				state = "published nothing: fell back to load"
+			}
+			rows = append(rows, []string{fmt.Sprint(r.Backend), state, fmtCount(r.Batches), fmtCount(r.Events),
+				fmtCount(r.Gaps), fmtCount(r.Replayed), fmtCount(r.Lost), fmtCount(r.Restarts),
+				fmtCount(r.Malformed + r.UnknownTags + r.BlockSizeMismatch), fmtCount(r.Overflow), fmtCount(r.Blocks)})
+		}
+		mdTable(w, []string{"#", "stream", "batches", "events", "gaps", "replayed", "lost", "restarts",
+			"bad input", "overflow", "blocks at end"}, "ll", rows)
+	}
+}
