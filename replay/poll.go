@@ -39,6 +39,9 @@ const (
 const (
 	ExtraScrapes        = "scrapes"
 	ExtraScrapeFailures = "scrape_failures"
+	// ExtraScrapeUnknown counts the Backends whose pages, scraped
+	// successfully, never carried any of the dialect's names.
+	ExtraScrapeUnknown = "scrape_unknown_backends"
 )
 
 // minScrapeTimeout is the shortest time a scrape may take before it is
@@ -167,6 +170,15 @@ func (d *scrapeDeltas) extra() map[string]float64 {
 	counts := map[string]float64{ExtraScrapes: float64(d.tries), ExtraScrapeFailures: float64(d.failures)}
 	if len(d.last) == 0 {
 		return counts
+	}
+	unknown := 0
+	for i, l := range d.last {
+		if l.Has == 0 && d.first[i].Has == 0 {
+			unknown++
+		}
+	}
+	if unknown > 0 {
+		counts[ExtraScrapeUnknown] = float64(unknown)
 	}
 	var q, h, pre float64
 	var has dialect.Field

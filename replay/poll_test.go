@@ -20,7 +20,8 @@ func TestScrapeDeltasMockExtra(t *testing.T) {
 		return ServerMetrics{PrefixHits: hits, OK: true, Has: dialect.FieldPrefixHits | dialect.FieldPrefixQueries}
 	}
 	mock := func(steps, p50, p99, mx float64) ServerMetrics {
-		return ServerMetrics{MockSteps: steps, StepLateP50: p50, StepLateP99: p99, StepLateMax: mx, Mock: true, OK: true}
+		return ServerMetrics{MockSteps: steps, StepLateP50: p50, StepLateP99: p99, StepLateMax: mx, Mock: true, OK: true,
+			Has: dialect.FieldRunning}
 	}
 	tests := []struct {
 		name    string
@@ -41,6 +42,9 @@ func TestScrapeDeltasMockExtra(t *testing.T) {
 			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 7, "server_preemptions": 0,
 				"scrapes": 4, "scrape_failures": 0, "mock_step_late_p50_us": 1, "mock_step_late_p99_us": 2, "mock_step_late_max_us": 3, "mock_steps": 20,
 				"mock_lateness_scraped": 1}},
+		{"a page without the dialect's names", []scrapeAt{{0, ServerMetrics{OK: true, Found: []string{"llamacpp:"}}},
+			{0, ServerMetrics{OK: true, Found: []string{"llamacpp:"}}}},
+			map[string]float64{"server_preemptions": 0, "scrapes": 2, "scrape_failures": 0, "scrape_unknown_backends": 1}},
 		{"a mock restarted during the run", []scrapeAt{{0, mock(900, 0, 1e-3, 5e-3)}, {1, mock(10, 0, 0, 0)},
 			{0, mock(30, 1e-5, 2e-5, 3e-5)}, {1, mock(70, 0, 0, 0)}},
 			map[string]float64{"server_preemptions": 0, "scrapes": 4, "scrape_failures": 0,

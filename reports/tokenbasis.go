@@ -79,6 +79,11 @@ func tokenWarnings(s *Summary) {
 			s.addWarning(warning{"scrapes of /metrics failed", "scraped figures cover only the scrapes that succeeded",
 				fmt.Sprintf("%.0f of %.0f", f, n)})
 		}
+		if u := s.Stop.Extra[replay.ExtraScrapeUnknown]; u > 0 {
+			s.addWarning(warning{"/metrics pages without any of the dialect's names",
+				"their scraped figures are n/a, not idle servers; check --dialect (the run's log names the namespaces found)",
+				fmt.Sprintf("%.0f backends", u)})
+		}
 	}
 	if r := s.PromptTokenRatio; !math.IsNaN(r) && math.Abs(r-1) > warnTokenRatio {
 		s.addWarning(warning{"the servers counted prompts on another basis than the trace",

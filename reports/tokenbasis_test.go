@@ -69,8 +69,8 @@ func TestTokenBasis(t *testing.T) {
 			r := result(i)
 			r.PromptTokens, r.CachedTokens = 544, 272
 			return r
-		}, &replay.Stop{Reason: "done", Elapsed: 5 * time.Second, Extra: map[string]float64{"scrapes": 10, "scrape_failures": 3}},
-			0.5, 421.0 / 544, 1, []string{"scrapes of /metrics failed (3 of 10)"}, false},
+		}, &replay.Stop{Reason: "done", Elapsed: 5 * time.Second, Extra: map[string]float64{"scrapes": 10, "scrape_failures": 3, "scrape_unknown_backends": 1}},
+			0.5, 421.0 / 544, 1, []string{"scrapes of /metrics failed (3 of 10)", "without any of the dialect's names (1 backends)"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
