@@ -60,6 +60,7 @@ type generation struct {
 	stream       bool
 	includeUsage bool
 	salt         string
+	lora         string // adapter name when the model is not the base model
 }
 
 // common validates the sampling fields shared by both APIs.

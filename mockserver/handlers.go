@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -72,10 +73,12 @@ func (s *Server) parse(r *http.Request, chat bool) (*generation, int, string) {
 		g.model = s.opts.ModelName
 	}
 	if g.model != s.opts.ModelName {
-		if s.opts.StrictModel {
+		known := slices.Contains(s.opts.LoRAModules, g.model)
+		if s.opts.StrictModel && !known || len(s.opts.LoRAModules) > 0 && !known {
 			return nil, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist.", g.model)
 		}
 		g.salt = "lora:" + g.model + "\x00" + g.salt
+		g.lora = g.model
 	}
 	return g, 0, ""
 }
@@ -96,7 +99,7 @@ func (s *Server) submit(g *generation) (string, *inflight, error) {
 		}
 	}
 	f, err := s.drv.add(&engine.Request{ID: id, Prompt: g.prompt, MaxTokens: maxTokens, MinTokens: g.minTokens,
-		IgnoreEOS: g.ignoreEOS, CacheSalt: g.salt})
+		IgnoreEOS: g.ignoreEOS, CacheSalt: g.salt, LoRA: g.lora})
 	if err != nil {
 		var le *engine.LengthError
 		if errors.As(err, &le) {

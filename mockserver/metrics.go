@@ -2,6 +2,8 @@ package mockserver
 
 import (
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -61,6 +63,7 @@ type engineCollector struct {
 	model     string
 	src       statsSource
 	cacheInfo *prometheus.Desc
+	lora      bool // adapters are served: export the LoRA series
 }
 
 // newEngineCollector describes the cache configuration as vLLM's
@@ -69,7 +72,7 @@ func newEngineCollector(model string, src statsSource, cfg engine.Config) *engin
 	info := prometheus.NewDesc("vllm:cache_config_info", "Information of the LLMEngine CacheConfig.", nil,
 		prometheus.Labels{"block_size": strconv.Itoa(cfg.BlockSize), "num_gpu_blocks": strconv.Itoa(cfg.NumGPUBlocks),
 			"enable_prefix_caching": "True"})
-	return &engineCollector{model: model, src: src, cacheInfo: info}
+	return &engineCollector{model: model, src: src, cacheInfo: info, lora: cfg.LoRA.MaxLoras > 0}
 }
 
 var (
@@ -103,6 +106,10 @@ func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
 		dGen, dSuccess, c.cacheInfo, dEvictions, dSteps, dLate, dLateMax, dResyncs} {
 		ch <- d
 	}
+	if c.lora {
+		ch <- dLoRAInfo
+		ch <- dLoRALoads
+	}
 }
 
 // Collect implements prometheus.Collector.
@@ -129,4 +136,18 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstSummary(dLate, n, sum, qs)
 	ch <- prometheus.MustNewConstMetric(dLateMax, prometheus.GaugeValue, mx)
 	ch <- prometheus.MustNewConstMetric(dResyncs, prometheus.CounterValue, float64(rs))
+	if c.lora {
+		l := st.LoRA
+		ch <- prometheus.MustNewConstMetric(dLoRAInfo, prometheus.GaugeValue, float64(time.Now().UnixNano())/1e9,
+			strconv.Itoa(l.MaxLoras), strings.Join(l.Waiting, ","), strings.Join(l.Running, ","))
+		ch <- prometheus.MustNewConstMetric(dLoRALoads, prometheus.CounterValue, float64(l.Loads), c.model)
+	}
 }
+
+// dLoRAInfo is vLLM's LoRA info gauge: the adapters of running and of
+// waiting requests as comma-separated labels, the time as its value.
+var (
+	dLoRAInfo = prometheus.NewDesc("vllm:lora_requests_info", "Running stats on lora requests.", []string{"max_lora",
+		"waiting_lora_adapters", "running_lora_adapters"}, nil)
+	dLoRALoads = desc("tracebench_mock_lora_loads_total", "LoRA adapters loaded into a GPU slot.")
+)

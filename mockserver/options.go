@@ -29,6 +29,11 @@ type Options struct {
 	ModelName string
 	// StrictModel rejects unknown model names with 404 (default false).
 	StrictModel bool
+	// LoRAModules lists the adapters served (vLLM --lora-modules). When
+	// set, a request naming any other model than ModelName or these gets
+	// vLLM's 404 for an unknown model, as with StrictModel. Adapters count
+	// against Engine.LoRA.MaxLoras.
+	LoRAModules []string
 	// MaxQueue bounds the waiting requests; a request arriving when that
 	// many wait gets 429 (default 0: unbounded).
 	MaxQueue int

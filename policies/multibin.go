@@ -22,8 +22,9 @@ var multiBinSpec = Spec{
 	Name: "multi-bin",
 	Doc: "multi-bin dynamic batching: requests binned by predicted output length (equal-mass bins), " +
 		"a free backend takes a batch from one bin sized by min(b_mem, b_SLA); per-bin SLA controllers fed by measured decode TBT",
-	Needs:  []string{"in-flight", "output-length"},
-	Source: "multi-bin-dynamic-batching-algorithms.md, Algorithms 1-7 (Guldogan et al., multi-bin batching)",
+	Needs:         []string{"in-flight", "output-length"},
+	Source:        "multi-bin-dynamic-batching-algorithms.md, Algorithms 1-7 (Guldogan et al., multi-bin batching)",
+	PicksBackends: true,
 	Params: []ParamSpec{
 		{Name: "k", Default: "4", Env: "K_BINS", Doc: "number of bins K (ignored when boundaries is set)"},
 		{Name: "mode", Default: mbStatic, Doc: "static: a backend takes its next batch only when it has no request in flight; continuous: top a backend up to b_target from one bin"},

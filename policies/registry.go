@@ -27,7 +27,7 @@ type ParamSpec struct {
 type Spec struct {
 	// Name is the kebab-case registry name.
 	Name string
-	// Kind is "router" or "queue".
+	// Kind is "router", "queue" or "filter".
 	Kind string
 	// Doc is a one-line rule.
 	Doc string
@@ -40,9 +40,14 @@ type Spec struct {
 	// Params lists the parameters with defaults.
 	Params []ParamSpec
 	// Presets are named parameter sets (e.g. "aibrix-code").
-	Presets   map[string]Params
-	newRouter func(Params, *rand.Rand) (Router, error)
-	newQueue  func(Params, *rand.Rand) (Queue, error)
+	Presets map[string]Params
+	// PicksBackends is set on a Queue that chooses the Backend of what it
+	// releases itself (multi-bin), so no Router or filter sees those
+	// Requests.
+	PicksBackends bool
+	newRouter     func(Params, *rand.Rand) (Router, error)
+	newQueue      func(Params, *rand.Rand) (Queue, error)
+	newFilter     func(Params, Router) (Router, error)
 }
 
 // NeedCapacity is the Spec.Needs entry of Queues that hold nothing back
@@ -66,6 +71,30 @@ func RegisterRouter(s Spec, f func(Params, *rand.Rand) (Router, error)) {
 	register(&s)
 }
 
+// RegisterFilter adds a filter: a constructor that wraps any Router so
+// that it picks among the Backends the filter keeps.
+func RegisterFilter(s Spec, f func(Params, Router) (Router, error)) {
+	s.Kind, s.newFilter = "filter", f
+	register(&s)
+}
+
+// NewFilter wraps inner in the named filter (see NewRouter for params).
+func NewFilter(name string, p Params, inner Router) (Router, error) {
+	s, err := Lookup("filter", name)
+	if err != nil {
+		return nil, err
+	}
+	full, err := s.resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.newFilter(full, inner)
+	if err != nil {
+		return nil, fmt.Errorf("filter %s: %w", name, s.blameEnv(p, err))
+	}
+	return r, nil
+}
+
 // RegisterQueue adds a Queue constructor under s.Name.
 func RegisterQueue(s Spec, f func(Params, *rand.Rand) (Queue, error)) {
 	s.Kind, s.newQueue = "queue", f
@@ -86,9 +115,10 @@ func Specs() []Spec {
 	for _, s := range registry {
 		out = append(out, *s)
 	}
+	rank := map[string]int{"router": 0, "filter": 1, "queue": 2}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Kind != out[j].Kind {
-			return out[i].Kind == "router"
+			return rank[out[i].Kind] < rank[out[j].Kind]
 		}
 		return out[i].Name < out[j].Name
 	})

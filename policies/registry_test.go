@@ -11,8 +11,8 @@ import (
 )
 
 // routerNames are the Routers tracebench embeds.
-var routerNames = []string{"approx-prefix", "cache-aware", "chwbl", "least-kv-cache", "least-request", "power-of-two",
-	"prefix-cache", "random", "round-robin", "session-affinity", "vtc-basic"}
+var routerNames = []string{"approx-prefix", "cache-aware", "chwbl", "hashtrie", "least-kv-cache", "least-request", "power-of-two",
+	"prefix-cache", "random", "round-robin", "session-affinity", "simhash", "vtc-basic"}
 
 var (
 	kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
@@ -59,8 +59,12 @@ func TestRegistryConsistency(t *testing.T) {
 			}
 			build := func(p Params) error {
 				rng := rand.New(rand.NewPCG(1, 2))
-				if s.Kind == "router" {
+				switch s.Kind {
+				case "router":
 					_, err := NewRouter(s.Name, p, rng)
+					return err
+				case "filter":
+					_, err := NewFilter(s.Name, p, mustRouter(t, "random", nil, 1))
 					return err
 				}
 				_, err := NewQueue(s.Name, p, rng)

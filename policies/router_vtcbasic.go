@@ -35,6 +35,7 @@ func vtcBasicSpec() Spec {
 			{Name: "fairness_weight", Default: "1.0", Env: env("BASIC_FAIRNESS_WEIGHT"), Doc: "weight of the fairness score"},
 			{Name: "utilization_weight", Default: "1.0", Env: env("BASIC_UTILIZATION_WEIGHT"), Doc: "weight of the utilisation score"},
 			{Name: "jitter", Default: "0.1", Doc: "scale of the seeded uniform random term added to every score (AIBrix: 0.1; 0 = none)"},
+			{Name: "charge", Default: "completion", Doc: "when a user's tokens count: completion (AIBrix: the reported tokens when the response completes) or oracle (input plus the Request's known output length at the pick, the Router form of the vtc-oracle queue)"},
 		},
 	}
 }
@@ -49,6 +50,7 @@ type vtcBasic struct {
 	wIn, wOut             float64
 	maxLoad, wFair, wUtil float64
 	jitter                float64
+	oracle                bool // charge known tokens at the pick, not at completion
 	users                 map[string]*userWindow
 	extremaCutoff         int64
 	extremaValid          bool
@@ -95,6 +97,11 @@ func newVTCBasic(p Params, rng *rand.Rand) (Router, error) {
 	if r.maxTokens < r.minTokens {
 		return nil, errParam("max_tokens", "%g is below min_tokens %g", r.maxTokens, r.minTokens)
 	}
+	charge, err := p.OneOf("charge", "completion", "oracle")
+	if err != nil {
+		return nil, err
+	}
+	r.oracle = charge == "oracle"
 	return r, nil
 }
 
@@ -128,23 +135,31 @@ func (r *vtcBasic) Pick(req *traces.Request, st State) (Choice, error) {
 			best, bestScore = i, s
 		}
 	}
+	if r.oracle {
+		r.charge(st.Now, req.User, float64(max(req.InputTokens, 0))*r.wIn+float64(max(req.OutputTokens, 0))*r.wOut)
+	}
 	return r.hits.choose(req, st.Backends[best], "vtc"), nil
 }
 
 // Done implements Feedback: the user is charged input x weight + output x
-// weight for the completed Request.
+// weight for the completed Request (charge=completion; with oracle the
+// pick charged it).
 func (r *vtcBasic) Done(now time.Duration, req *traces.Request, out Outcome) {
-	if req == nil || req.User == "" {
+	if req == nil || req.User == "" || r.oracle {
 		return
 	}
-	add := float64(max(out.PromptTokens, 0))*r.wIn + float64(max(out.OutputTokens, 0))*r.wOut
+	r.charge(now, req.User, float64(max(out.PromptTokens, 0))*r.wIn+float64(max(out.OutputTokens, 0))*r.wOut)
+}
+
+// charge adds weighted tokens to user's window at now.
+func (r *vtcBasic) charge(now time.Duration, user string, add float64) {
 	if add == 0 {
 		return
 	}
-	u := r.users[req.User]
+	u := r.users[user]
 	if u == nil {
 		u = &userWindow{}
-		r.users[req.User] = u
+		r.users[user] = u
 	}
 	u.prune(r.cutoff(now))
 	ts := int64(now / r.res)

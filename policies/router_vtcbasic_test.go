@@ -118,3 +118,31 @@ func TestVTCBasicParams(t *testing.T) {
 		t.Errorf("environment ignored: %+v", ch)
 	}
 }
+
+// TestVTCBasicOracleCharge: with charge=oracle a pick charges the user
+// input + 2 × known output at once, and completion charges nothing more.
+// a's first pick (1000 in, 1000 out) charges 3000: a alone, bucket 3000,
+// position 1 for its second pick; completions reporting other counts
+// change nothing. With charge=completion the same picks leave a at 0
+// (nothing completed yet): position 0.
+func TestVTCBasicOracleCharge(t *testing.T) {
+	req := &traces.Request{ID: "a1", User: "a", Prompt: "hi", InputTokens: 1000, OutputTokens: 1000}
+	for _, tc := range []struct {
+		charge string
+		want   int
+	}{{"oracle", 1}, {"completion", 0}} {
+		t.Run(tc.charge, func(t *testing.T) {
+			r := mustRouter(t, "vtc-basic", Params{"jitter": "0", "charge": tc.charge}, 1)
+			mustPick(t, r, req, State{Now: 0, Backends: fleet(0, 0, 0)})
+			if tc.charge == "oracle" {
+				charge(r, 0, "a", 50000, 50000) // ignored under oracle
+			}
+			if got := mustPick(t, r, req, State{Now: time.Second, Backends: fleet(0, 0, 0)}).Backend; got != tc.want {
+				t.Errorf("second pick went to %d, want %d", got, tc.want)
+			}
+		})
+	}
+	if _, err := NewRouter("vtc-basic", Params{"charge": "later"}, nil); err == nil {
+		t.Error("charge=later accepted")
+	}
+}

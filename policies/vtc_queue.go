@@ -45,6 +45,10 @@ func init() {
 type vtcQueue struct {
 	name      string
 	lift      bool
+	variant   vtcVariant
+	predRange float64    // vtcPredict: relative error bound of the length prediction
+	rng       *rand.Rand // vtcPredict: draws the prediction error
+	flight    []*traces.Request
 	wIn, wOut float64
 	weights   map[string]float64
 	users     map[string]*vtcUser
@@ -63,10 +67,13 @@ type vtcUser struct {
 	q       fifo
 }
 
-// vtcCount tracks a released Request's user and streamed output tokens.
+// vtcCount tracks a released Request's user, streamed output tokens,
+// the output tokens charged so far and (vtcPredict) the predicted length.
 type vtcCount struct {
-	user   *vtcUser
-	tokens int
+	user    *vtcUser
+	tokens  int
+	charged int
+	pred    int
 }
 
 // newVTCQueue parses p for vtc (lift true) or lcf (lift false).

@@ -12,6 +12,9 @@ import (
 func (v *vtcQueue) Release(_ time.Duration, st State, c Capacity) []Release {
 	var out []Release
 	rb := newRoomBudget(st, c)
+	if v.variant == vtcMaxFair {
+		v.maxFairLift()
+	}
 	for len(v.active) > 0 {
 		i := v.next()
 		u := v.active[i]
@@ -21,8 +24,12 @@ func (v *vtcQueue) Release(_ time.Duration, st State, c Capacity) []Release {
 		rb.take()
 		req := u.q.pop()
 		v.held--
-		u.counter += v.wIn * float64(req.InputTokens) / u.weight
-		v.counted[req] = &vtcCount{user: u}
+		cnt := &vtcCount{user: u}
+		v.chargeRelease(req, cnt)
+		v.counted[req] = cnt
+		if v.variant == vtcMaxFair {
+			v.flight = append(v.flight, req)
+		}
 		if u.q.len() == 0 {
 			v.active = append(v.active[:i], v.active[i+1:]...)
 			v.lastLeft = u
@@ -49,30 +56,30 @@ func (v *vtcQueue) next() int {
 	return best
 }
 
-// Tokens implements TokenFeedback: n more output tokens of req add
-// w_out × n / weight to its user's counter.
+// Tokens implements TokenFeedback: n more output tokens of req are
+// charged w_out / weight each as the variant says (vtc: every one).
 func (v *vtcQueue) Tokens(_ time.Duration, req *traces.Request, n int) {
 	cnt, ok := v.counted[req]
 	if !ok || n <= 0 {
 		return
 	}
 	cnt.tokens += n
-	cnt.user.counter += v.wOut * float64(n) / cnt.user.weight
-	v.events.touch()
+	v.chargeOutput(cnt, v.streamTarget(cnt))
 }
 
-// Done implements Feedback: output tokens the server reported beyond
-// those streamed are charged, and the Request is forgotten.
+// Done implements Feedback: the output charge is settled against the
+// tokens the server reported (vtc: tokens beyond those streamed are
+// charged), and the Request is forgotten.
 func (v *vtcQueue) Done(_ time.Duration, req *traces.Request, out Outcome) {
 	cnt, ok := v.counted[req]
 	if !ok {
 		return
 	}
 	delete(v.counted, req)
-	if extra := out.OutputTokens - cnt.tokens; extra > 0 {
-		cnt.user.counter += v.wOut * float64(extra) / cnt.user.weight
-		v.events.touch()
+	if v.variant == vtcMaxFair {
+		v.leaveFlight(req)
 	}
+	v.chargeOutput(cnt, v.finalTarget(cnt, max(out.OutputTokens, cnt.tokens)))
 }
 
 // StateEvents implements StateReporter: one event with Source "vtc" (or

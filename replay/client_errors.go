@@ -92,6 +92,8 @@ func statusClass(code int) string {
 	switch {
 	case code >= 500:
 		return ErrHTTP5xx
+	case code == http.StatusNotFound:
+		return ErrUnknownModel
 	case code >= 400:
 		return ErrHTTP4xx
 	}

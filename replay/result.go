@@ -6,7 +6,8 @@ import "time"
 const (
 	ErrConnect      = "connect"       // dial failed or connection refused
 	ErrTimeout      = "timeout"       // connect, first-byte or idle-stream timeout
-	ErrHTTP4xx      = "http-4xx"      // server answered 4xx (429 included)
+	ErrHTTP4xx      = "http-4xx"      // server answered 4xx (429 included, 404 not)
+	ErrUnknownModel = "unknown-model" // server answered 404: the model or LoRA adapter is not served (vLLM)
 	ErrHTTP5xx      = "http-5xx"      // server answered 5xx
 	ErrStreamBroken = "stream-broken" // connection cut or stream ended without [DONE] and finish
 	ErrStreamError  = "stream-error"  // server sent an error frame inside the stream

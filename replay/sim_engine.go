@@ -20,7 +20,13 @@ func (s *simulator) dispatch(d Dispatch) {
 	res.Sent, res.Headers = s.now, s.now
 	id := strconv.FormatInt(d.Seq, 10)
 	out := max(d.Req.OutputTokens, 1)
-	er := &engine.Request{ID: id, Prompt: s.promptTokens(d.Req), MaxTokens: out, MinTokens: out, IgnoreEOS: true}
+	er := &engine.Request{ID: id, Prompt: s.promptTokens(d.Req), MaxTokens: out, MinTokens: out, IgnoreEOS: true,
+		LoRA: d.Req.LoRA}
+	if d.Req.LoRA != "" {
+		// As the mock server does for an adapter's requests: the adapter
+		// salts the block hash chain, so adapters never share blocks.
+		er.CacheSalt = "lora:" + d.Req.LoRA + "\x00"
+	}
 	b := &s.bs[d.Backend]
 	if err := b.e.Add(s.now, er); err != nil {
 		s.reject(d.Req, res, err)

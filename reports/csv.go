@@ -54,7 +54,7 @@ func distFields(prefix string, get func(*Summary) Dist) []csvField {
 
 // errorClasses are the error classes given their own summary column, in
 // column order.
-var errorClasses = []string{replay.ErrConnect, replay.ErrTimeout, replay.ErrHTTP4xx, replay.ErrHTTP5xx,
+var errorClasses = []string{replay.ErrConnect, replay.ErrTimeout, replay.ErrHTTP4xx, replay.ErrUnknownModel, replay.ErrHTTP5xx,
 	replay.ErrStreamBroken, replay.ErrStreamError, replay.ErrBadPayload, replay.ErrRejected, replay.ErrCanceled}
 
 // SummaryColumns returns the summary CSV's column names in order; the

@@ -14,7 +14,8 @@ const (
 	// lo, hi) per bin of the multi-bin Queue.
 	SourceMultiBin = "multi-bin"
 	// SourceVTC and SourceLCF events carry "counter:<user>" values of the
-	// vtc and lcf Queues (weighted tokens).
+	// vtc and lcf Queues (weighted tokens); so do the VTC variants, whose
+	// sources start with "vtc-" (vtc-oracle, vtc-predict, vtc-max-fair).
 	SourceVTC = "vtc"
 	SourceLCF = "lcf"
 	// SourceScrape prefixes "scrape:<backend index>" events: the gauges
@@ -53,7 +54,7 @@ func (a *Accumulator) AddEvent(e *replay.Event) {
 			}
 			s.add(e.At, v)
 		}
-	case e.Source == SourceVTC || e.Source == SourceLCF:
+	case e.Source == SourceVTC || e.Source == SourceLCF || strings.HasPrefix(e.Source, SourceVTC+"-"):
 		for k, v := range e.Values {
 			if user, ok := strings.CutPrefix(k, "counter:"); ok && !math.IsNaN(v) {
 				a.user(user).counter(a.o.Buckets).add(e.At, v)

@@ -32,6 +32,6 @@ func Glossary() []GlossaryEntry {
 		{"Jain's index", "(Σx)² / (n·Σx²) over users' x = service received so far / their max-min fair share of the service given so far (a user that asked for less than an equal split is owed all it asked, the others share the rest equally), taken every time bucket of the run and averaged: 1 when every user always had its fair share, toward 1/n when one user was served while the others waited. n/a with fewer than two users. (At the end of a complete run every user got what it asked, so an end-of-run index would always read 1.)"},
 		{"service difference", "VTC's measure (Sheng et al. 2024, as in its artifact): in each fairness window (60 s by default; the run configuration gives it), max over users of min(best-served user's service − the user's, the user's demand − its service), in weighted tokens per second; max and mean over windows. 0 means no user that wanted more got less than another."},
 		{"load balance", "coefficient of variation (stddev / mean) of requests and of tokens per Backend: 0 is perfectly even."},
-		{"errors", "failed requests by class: connect, timeout, http-4xx, http-5xx, stream-broken, stream-error, bad-payload, rejected (client-side Queue), canceled (run stopped)."},
+		{"errors", "failed requests by class: connect, timeout, http-4xx, unknown-model (404: the model or LoRA adapter is not served), http-5xx, stream-broken, stream-error, bad-payload, rejected (client-side Queue), canceled (run stopped)."},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -21,9 +22,27 @@ type SLO struct {
 	TPOT time.Duration `json:"tpot" yaml:"tpot"`
 	// E2E bounds the end-to-end latency (0: unchecked).
 	E2E time.Duration `json:"e2e" yaml:"e2e"`
+	// Weight is a per-user override's fair-share weight for the VTC
+	// queues (0: not given, which they take as 1); the run-wide SLO has
+	// none. It bounds no latency.
+	Weight float64 `json:"weight,omitempty" yaml:"weight"`
 	// PerUser overrides bounds for named users; a zero field of an
 	// override inherits the run-wide bound.
 	PerUser map[string]SLO `json:"per_user,omitempty" yaml:"-"`
+}
+
+// Weights returns the per-user weights an SLO file gave, nil when none.
+func (s SLO) Weights() map[string]float64 {
+	var out map[string]float64
+	for u, o := range s.PerUser {
+		if o.Weight > 0 {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[u] = o.Weight
+		}
+	}
+	return out
 }
 
 // For returns the bounds that apply to user: the run-wide bounds with the
@@ -105,19 +124,22 @@ func (o Options) withDefaults() Options {
 
 // sloFileEntry is one user's bounds in an SLO file, as duration strings.
 type sloFileEntry struct {
-	TTFT string `yaml:"ttft"`
-	TPOT string `yaml:"tpot"`
-	E2E  string `yaml:"e2e"`
+	TTFT   string   `yaml:"ttft"`
+	TPOT   string   `yaml:"tpot"`
+	E2E    string   `yaml:"e2e"`
+	Weight *float64 `yaml:"weight"`
 }
 
 // LoadSLOFile reads per-user SLO overrides from a YAML file mapping user
 // names to bounds given as Go durations, for example:
 //
 //	users:
-//	  alice: {ttft: 500ms, tpot: 50ms}
+//	  alice: {ttft: 500ms, tpot: 50ms, weight: 2}
 //	  bob:   {e2e: 30s}
 //
-// A bound left out inherits the run-wide flag.
+// A bound left out inherits the run-wide flag. weight (> 0) is the user's
+// fair-share weight, which the VTC queues take when their weights
+// parameter is not given (see Weights).
 func LoadSLOFile(path string) (map[string]SLO, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -151,6 +173,12 @@ func ParseSLOFile(name string, b []byte) (map[string]SLO, error) {
 
 func (e sloFileEntry) parse() (SLO, error) {
 	var s SLO
+	if e.Weight != nil {
+		if !(*e.Weight > 0) || math.IsInf(*e.Weight, 0) {
+			return s, fmt.Errorf("field weight: %g: want a positive number", *e.Weight)
+		}
+		s.Weight = *e.Weight
+	}
 	for _, f := range []struct {
 		name string
 		text string

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,10 @@ func TestParseSLOFile(t *testing.T) {
 		{"negative", "users:\n  bob: {tpot: -1s}\n", nil, `user "bob": field tpot: negative duration`},
 		{"misspelt bound", "users:\n  carol: {ttf: 1s}\n", nil, "line 2: field ttf not found"},
 		{"not a map", "users: [1, 2]\n", nil, "slo.yaml"},
+		{"weights", "users:\n  u0: {weight: 1}\n  u1: {ttft: 1s, weight: 2.5}\n",
+			map[string]SLO{"u0": {Weight: 1}, "u1": {TTFT: time.Second, Weight: 2.5}}, ""},
+		{"zero weight", "users:\n  u0: {weight: 0}\n", nil, `user "u0": field weight: 0: want a positive number`},
+		{"negative weight", "users:\n  u0: {weight: -2}\n", nil, `user "u0": field weight`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,6 +67,16 @@ func TestLoadSLOFile(t *testing.T) {
 	}
 }
 
+func TestSLOWeights(t *testing.T) {
+	s := SLO{PerUser: map[string]SLO{"a": {Weight: 2}, "b": {TTFT: time.Second}, "c": {Weight: 0.5}}}
+	if d := cmp.Diff(map[string]float64{"a": 2, "c": 0.5}, s.Weights()); d != "" {
+		t.Errorf("Weights (-want +got):\n%s", d)
+	}
+	if w := (SLO{}).Weights(); w != nil {
+		t.Errorf("no file: Weights = %v, want nil", w)
+	}
+}
+
 func TestSLOFor(t *testing.T) {
 	s := SLO{TTFT: time.Second, TPOT: 100 * time.Millisecond,
 		PerUser: map[string]SLO{"vip": {TTFT: 200 * time.Millisecond}}}
@@ -93,6 +108,9 @@ func FuzzParseSLOFile(f *testing.F) {
 		for u, s := range got {
 			if s.TTFT < 0 || s.TPOT < 0 || s.E2E < 0 {
 				t.Errorf("user %q: negative bound accepted: %+v", u, s)
+			}
+			if s.Weight < 0 || math.IsNaN(s.Weight) || math.IsInf(s.Weight, 0) {
+				t.Errorf("user %q: weight %g accepted", u, s.Weight)
 			}
 		}
 	})

@@ -18,7 +18,7 @@ func sharedPrefixSpec() WorkloadSpec {
 			"rate; shuffled over groups unless ordered=true. preset=sglang sets SGLang's generated-shared-prefix " +
 			"defaults (64 × 16, 2048/128/256). More requests than groups × prompts_per_group repeat the groups " +
 			"with new questions.",
-		Params: []ParamSpec{
+		Params: append([]ParamSpec{
 			{"groups", "8", "number of distinct system prompts"},
 			{"prompts_per_group", "16", "requests per system prompt in one round"},
 			{"system_len", "1024", "system prompt length, tokens"},
@@ -27,7 +27,7 @@ func sharedPrefixSpec() WorkloadSpec {
 			{"ordered", "false", "send a group's prompts together instead of shuffled"},
 			{"rate", "8", "mean arrival rate, req/s (Poisson)"},
 			{"requests", "0", "total requests (0 = groups × prompts_per_group)"},
-		},
+		}, adapterParams...),
 		Presets: map[string]map[string]string{
 			"sglang": {"groups": "64", "prompts_per_group": "16", "system_len": "2048", "question_len": "128", "output_len": "256"},
 		},
@@ -39,6 +39,7 @@ func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 	groups, per := p.intIn("groups", 1, maxCount), p.intIn("prompts_per_group", 1, maxCount)
 	sysLen, qLen, outLen := p.tokens("system_len", 0), p.tokens("question_len", 1), p.tokens("output_len", 1)
 	ordered, rate, n := p.bool("ordered"), p.positive("rate"), p.int("requests", 0)
+	ad := readAdapters(p)
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -60,7 +61,9 @@ func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 		grp, q := slot/per, slot%per
 		sys := SynthWords(contentKey(seed, "sp-system", grp), sysLen)
 		question := SynthWords(contentKey(seed, "sp-question", i/round, grp, q), qLen)
-		return []Request{single(fmt.Sprintf("sp%d", i), "", at, sys, sysLen, question, qLen, outLen)}
+		r := single(fmt.Sprintf("sp%d", i), "", at, sys, sysLen, question, qLen, outLen)
+		r.LoRA = ad.pick(g.rng, grp)
+		return []Request{r}
 	}
 	return g, nil
 }

@@ -17,6 +17,7 @@ func multiTenantSpec() WorkloadSpec {
 		ParamSpec{"rate", "8", "mean request rate over all users, req/s (Poisson)"},
 		ParamSpec{"requests", "480", "total requests"},
 	)
+	ps = append(ps, adapterParams...)
 	return WorkloadSpec{
 		Name: "multi-tenant",
 		Doc: "single-turn requests from users with unequal rates (heavy hitter u0 with heavy_share of the " +
@@ -32,6 +33,7 @@ func buildMultiTenant(p *params, seed uint64) (Source, error) {
 	ten := readTenants(p, g.rng)
 	sysLen, inLen, outLen := p.tokens("system_len", 0), p.tokens("input_len", 1), p.tokens("output_len", 1)
 	jit, rate := p.float("jitter", 0, 1), p.positive("rate")
+	ad := readAdapters(p)
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -41,7 +43,9 @@ func buildMultiTenant(p *params, seed uint64) (Source, error) {
 		q, out := g.jitter(ten.scaled(u, inLen), jit), g.jitter(ten.scaled(u, outLen), jit)
 		sys := SynthWords(contentKey(seed, "tenant-system", u), sysLen)
 		question := SynthWords(contentKey(seed, "tenant-question", i), q)
-		return []Request{single(fmt.Sprintf("tn%d", i), ten.names[u], at, sys, sysLen, question, q, out)}
+		r := single(fmt.Sprintf("tn%d", i), ten.names[u], at, sys, sysLen, question, q, out)
+		r.LoRA = ad.pick(g.rng, u)
+		return []Request{r}
 	}
 	return g, nil
 }

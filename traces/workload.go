@@ -33,7 +33,7 @@ type WorkloadSpec struct {
 }
 
 // workloads is the registry, in help order.
-var workloads = []WorkloadSpec{mixedSpec(), sharedPrefixSpec(), multiTurnSpec(), multiTenantSpec(),
+var workloads = []WorkloadSpec{mixedSpec(), sharedPrefixSpec(), multiTurnSpec(), multiTenantSpec(), vtcSuiteSpec(),
 	prefixPoolSpec(), uniformLengthsSpec()}
 
 // Workloads returns the specs of every workload generator.

@@ -8,8 +8,10 @@ type block struct {
 	hashed   bool   // registered in the prefix table under hash
 	hash     uint64 // chained hash of the block's tokens
 	depth    int32  // 1-based position of the block in its chain
-	prev     int32  // neighbours in the evictor list, −1 at its ends
+	prev     int32  // neighbours in an EvictLRU list, −1 at its ends
 	next     int32
+	slot     int32         // position in a heap evictor, −1 outside it
+	uses     int32         // requests that computed or hit it since it was allocated (EvictLFU)
 	lastUsed time.Duration // when the last user released it
 }
 
@@ -19,19 +21,23 @@ type block struct {
 type blockPool struct {
 	blocks    []block
 	free      []int32 // unreferenced blocks holding no cached prefix
-	evict     evictor
+	evict     evictor // orders the cached blocks without users
 	table     blockTable
 	evictions int64
 	onEvict   func(hash uint64) // Engine.OnBlockEvent's hook, or nil
 }
 
-func newBlockPool(n int) *blockPool {
+// newBlockPool returns a pool of n free blocks whose cached blocks are
+// evicted under policy (a valid Config.Eviction value, "" for
+// EvictLRULongest).
+func newBlockPool(n int, policy string) *blockPool {
 	p := &blockPool{blocks: make([]block, n), free: make([]int32, n), table: newBlockTable()}
 	for i := range n {
 		p.free[i] = int32(n - 1 - i) // pop from the end gives block 0 first
-		p.blocks[i].prev, p.blocks[i].next = -1, -1
+		p.blocks[i].prev, p.blocks[i].next, p.blocks[i].slot = -1, -1, -1
 	}
-	p.evict.init(p)
+	policy, _ = evictionPolicy(policy)
+	p.evict = newEvictor(policy, p)
 	return p
 }
 
@@ -65,6 +71,7 @@ func (p *blockPool) acquire(id int32) {
 		p.evict.remove(id)
 	}
 	b.ref++
+	b.uses++
 }
 
 // allocate hands out a fresh block, evicting the next cached block when
@@ -83,7 +90,7 @@ func (p *blockPool) allocate() int32 {
 		b.hashed, b.hash, b.depth = false, 0, 0
 		p.evictions++
 	}
-	p.blocks[id].ref = 1
+	p.blocks[id].ref, p.blocks[id].uses = 1, 1
 	return id
 }
 

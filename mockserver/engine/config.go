@@ -55,6 +55,13 @@ type Config struct {
 	OutputVocab []int
 	// Seed seeds the latency jitter and generated tokens (default 1).
 	Seed int64
+	// Eviction is the prefix cache's eviction policy: EvictLRU (vLLM V1's,
+	// the default of every preset), EvictLRULongest (also when empty) or
+	// EvictLFU; see eviction.go.
+	Eviction string
+	// LoRA sets the adapter limits and load costs (zero: no limits, no
+	// costs); see lora.go.
+	LoRA LoRAConfig
 }
 
 // VocabSize is the vocabulary assumed for generated token ids (100,256,
@@ -73,6 +80,7 @@ func DefaultConfig() Config {
 		Batching:            Continuous,
 		Latency:             DefaultLatency(),
 		Seed:                1,
+		Eviction:            EvictLRU,
 	}
 }
 
@@ -139,6 +147,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine config: Batching %q: want %q or %q", c.Batching, Continuous, Static)
 	case c.EOSProbability < 0 || c.EOSProbability > 1:
 		return fmt.Errorf("engine config: EOSProbability %g: want in [0, 1]", c.EOSProbability)
+	}
+	if _, err := evictionPolicy(c.Eviction); err != nil {
+		return err
+	}
+	if err := c.LoRA.validate(); err != nil {
+		return err
 	}
 	for i, id := range c.OutputVocab {
 		if id < 0 || id >= VocabSize {

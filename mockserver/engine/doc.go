@@ -9,9 +9,10 @@
 // become visible at Start+Duration. A paged KV cache of Config.NumGPUBlocks
 // blocks of Config.BlockSize tokens holds prompt and generated tokens; full
 // blocks are identified by chained xxhash hashes and stay cached after their
-// last user releases them, until evicted least-recently-used first and,
-// among blocks released at the same time, longest prefix first (the policy
-// of the hash-prefix-caching report in the seeds). Prefix hits follow vLLM:
+// last user releases them, until evicted under Config.Eviction: vLLM V1's
+// least-recently-released order (EvictLRU, every preset's), least recently
+// used then longest prefix (EvictLRULongest, the hash-prefix-caching
+// report's and vLLM V0's), or least frequently used (EvictLFU). Prefix hits follow vLLM:
 // whole blocks only, and the last prompt token is always recomputed. When
 // blocks run out the newest running request is preempted and later
 // recomputed, as vLLM's recompute preemption does.

@@ -19,6 +19,8 @@ type Engine struct {
 	live    map[string]*seq
 	stats   Stats
 	clock   time.Duration // the latest time given to Add or Step
+	lora    loraState
+	extra   time.Duration // adapter load time of the step being planned
 	// blockHook receives prefix cache changes (OnBlockEvent), or nil.
 	blockHook func(BlockEvent)
 }
@@ -31,8 +33,9 @@ func New(cfg Config) (*Engine, error) {
 	cfg.OutputVocab = append([]int(nil), cfg.OutputVocab...)
 	return &Engine{
 		cfg:   cfg,
-		pool:  newBlockPool(cfg.NumGPUBlocks),
+		pool:  newBlockPool(cfg.NumGPUBlocks, cfg.Eviction),
 		rng:   rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
+		lora:  loraState{cfg: cfg.LoRA},
 		live:  make(map[string]*seq),
 		stats: Stats{NumGPUBlocks: cfg.NumGPUBlocks, BlockSize: cfg.BlockSize, Finished: map[FinishReason]int64{}},
 	}, nil
@@ -144,6 +147,7 @@ func (e *Engine) Stats() Stats {
 	st.CachedBlocks = e.pool.evict.Len()
 	st.KVUsage = float64(st.UsedBlocks) / float64(e.cfg.NumGPUBlocks)
 	st.Evictions = e.pool.evictions
+	st.LoRA = e.loraStats()
 	st.Finished = make(map[FinishReason]int64, len(e.stats.Finished))
 	for k, v := range e.stats.Finished {
 		st.Finished[k] = v

@@ -95,4 +95,6 @@ type Stats struct {
 	Finished map[FinishReason]int64
 	// Steps counts steps that ran work.
 	Steps int64
+	// LoRA describes the adapters (vllm:lora_requests_info).
+	LoRA LoRAStats
 }

@@ -35,8 +35,9 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 		e.dropFinished()
 	}
 	st.Events = evs
+	defer func() { e.extra = 0 }()
 	if len(plan) > 0 {
-		st.Duration = max(stepFloor, e.cfg.Latency.sample(e.rng, st.PrefillTokens, st.DecodeSeqs))
+		st.Duration = max(stepFloor, e.cfg.Latency.sample(e.rng, st.PrefillTokens, st.DecodeSeqs)) + e.extra
 		e.stats.Steps++
 	}
 	return st

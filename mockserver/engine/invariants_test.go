@@ -29,21 +29,7 @@ func checkPool(t *testing.T, e *Engine) {
 		}
 		inFree[id] = true
 	}
-	inEvict := make([]bool, len(p.blocks))
-	n := 0
-	for id, prev := p.evict.head, int32(-1); id >= 0; prev, id = id, p.blocks[id].next {
-		if p.blocks[id].prev != prev {
-			t.Fatalf("evictor: block %d prev %d, want %d", id, p.blocks[id].prev, prev)
-		}
-		if prev >= 0 && !p.evict.before(prev, id) {
-			t.Fatalf("evictor: block %d listed before %d out of order", prev, id)
-		}
-		inEvict[id] = true
-		n++
-	}
-	if n != p.evict.Len() {
-		t.Fatalf("evictor: %d linked, Len %d", n, p.evict.Len())
-	}
+	inEvict := evictorMembers(t, p)
 	hashed := 0
 	for id := range p.blocks {
 		b := &p.blocks[id]
@@ -72,18 +58,63 @@ func checkPool(t *testing.T, e *Engine) {
 	}
 }
 
+// evictorMembers checks the evictor's structure and order (a linked list
+// in release order, or a heap with each block's slot) and returns which
+// blocks it holds.
+func evictorMembers(t *testing.T, p *blockPool) []bool {
+	t.Helper()
+	in := make([]bool, len(p.blocks))
+	n := 0
+	switch e := p.evict.(type) {
+	case *lruEvictor:
+		for id, prev := e.head, int32(-1); id >= 0; prev, id = id, p.blocks[id].next {
+			if p.blocks[id].prev != prev {
+				t.Fatalf("evictor: block %d prev %d, want %d", id, p.blocks[id].prev, prev)
+			}
+			if prev >= 0 && p.blocks[prev].lastUsed > p.blocks[id].lastUsed {
+				t.Fatalf("evictor: block %d released after %d listed first", prev, id)
+			}
+			in[id] = true
+			n++
+		}
+	case *heapEvictor:
+		for i, id := range e.heap {
+			if int(p.blocks[id].slot) != i {
+				t.Fatalf("evictor: block %d in slot %d records slot %d", id, i, p.blocks[id].slot)
+			}
+			if i > 0 && e.before(i, (i-1)/2) {
+				t.Fatalf("evictor: block %d goes before its heap parent", id)
+			}
+			in[id] = true
+			n++
+		}
+	default:
+		t.Fatalf("evictor of type %T", p.evict)
+	}
+	if n != p.evict.Len() {
+		t.Fatalf("evictor: holds %d, Len %d", n, p.evict.Len())
+	}
+	return in
+}
+
 // TestPoolInvariantsUnderChurn drives engines with random arrivals that
 // share prefixes, random aborts and a KV cache small enough to preempt
 // and evict, checking the pool after every step.
 func TestPoolInvariantsUnderChurn(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		batching string
-		blocks   int
-	}{{"continuous, 48 blocks", Continuous, 48}, {"continuous, 200 blocks", Continuous, 200}, {"static, 64 blocks", Static, 64}} {
+	type churn struct {
+		name, batching, eviction string
+		blocks                   int
+	}
+	var cases []churn
+	for _, ev := range EvictionPolicies() {
+		cases = append(cases, churn{"continuous, 48 blocks, " + ev, Continuous, ev, 48},
+			churn{"continuous, 200 blocks, " + ev, Continuous, ev, 200}, churn{"static, 64 blocks, " + ev, Static, ev, 64})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.NumGPUBlocks, cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens, cfg.Batching = tc.blocks, 12, 256, tc.batching
+			cfg.Eviction = tc.eviction
 			cfg.EOSProbability = 0.02
 			e := mustNew(t, cfg)
 			rng := rand.New(rand.NewPCG(7, uint64(tc.blocks)))

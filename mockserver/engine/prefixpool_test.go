@@ -32,11 +32,18 @@ const (
 type poolResult struct {
 	fromPool, withHit int
 	stats             Stats
+	makespan          time.Duration // from the first arrival to the last step's end
 }
 
 // runPrefixPool replays the experiment at probability p on an engine with
-// the given KV capacity.
+// the given KV capacity and the default eviction policy.
 func runPrefixPool(t testing.TB, p float64, blocks int) poolResult {
+	return runPrefixPoolWith(t, p, blocks, DefaultConfig().Eviction, poolGap)
+}
+
+// runPrefixPoolWith replays the experiment with an eviction policy and
+// requests arriving every gap (0: all at once).
+func runPrefixPoolWith(t testing.TB, p float64, blocks int, eviction string, gap time.Duration) poolResult {
 	rng := rand.New(rand.NewPCG(42, uint64(p*1000)))
 	pool := make([][]int, poolPrompts)
 	for i := range pool {
@@ -50,13 +57,14 @@ func runPrefixPool(t testing.TB, p float64, blocks int) poolResult {
 			pr = pool[rng.IntN(poolPrompts)]
 			res.fromPool++
 		}
-		arr = append(arr, arrival{time.Duration(i) * poolGap,
+		arr = append(arr, arrival{time.Duration(i) * gap,
 			Request{ID: fmt.Sprint(i), Prompt: pr, MaxTokens: poolOutput, IgnoreEOS: true}})
 	}
 	cfg := DefaultConfig()
-	cfg.NumGPUBlocks = blocks
+	cfg.NumGPUBlocks, cfg.Eviction = blocks, eviction
 	e := mustNew(t, cfg)
 	for _, st := range drive(t, e, arr, 1000000) {
+		res.makespan = st.End()
 		for _, ev := range st.Events {
 			if ev.Admitted && ev.CachedTokens > 0 {
 				res.withHit++

@@ -25,6 +25,10 @@ type Request struct {
 	// the server also salts with a LoRA adapter's name, as vLLM keys
 	// blocks by adapter).
 	CacheSalt string
+	// LoRA names the adapter the request runs with ("" = the base model).
+	// It counts against Config.LoRA.MaxLoras; the caller salts the cache
+	// with it too (CacheSalt).
+	LoRA string
 }
 
 // seq is the engine's state of one live request.

@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // planned is one request's share of a step: n tokens to compute.
 type planned struct {
@@ -54,25 +57,46 @@ func (e *Engine) scheduleRunning(now time.Duration, budget *int) ([]planned, []E
 	return plan, evs, preempted
 }
 
-// scheduleWaiting admits waiting requests in order until one does not fit.
+// scheduleWaiting admits waiting requests in order until one does not
+// fit, skipping (and leaving in place) those whose LoRA adapter cannot
+// join the running ones, as vLLM V1 does.
 func (e *Engine) scheduleWaiting(now time.Duration, budget *int, plan []planned) []planned {
-	for len(e.waiting) > 0 && len(e.running) < e.cfg.MaxNumSeqs {
+	adapters := e.runningAdapters()
+	for i := 0; i < len(e.waiting) && len(e.running) < e.cfg.MaxNumSeqs; {
 		if *budget == 0 && e.cfg.Batching == Continuous {
 			break
 		}
-		s := e.waiting[0]
+		s := e.waiting[i]
+		if e.lora.blocked(s.req.LoRA, adapters) {
+			i++
+			continue
+		}
 		first := !s.admitted
 		n, ok := e.admit(s, *budget)
 		if !ok {
 			break
 		}
-		e.waiting[0] = nil
-		e.waiting = e.waiting[1:]
+		e.waiting = slices.Delete(e.waiting, i, i+1)
 		e.running = append(e.running, s)
+		e.extra += e.lora.load(s.req.LoRA, adapters)
+		if s.req.LoRA != "" {
+			adapters[s.req.LoRA]++
+		}
 		plan = append(plan, planned{s: s, n: n, admitted: first})
 		*budget -= n
 	}
 	return plan
+}
+
+// runningAdapters counts the running requests per LoRA adapter.
+func (e *Engine) runningAdapters() map[string]int {
+	out := map[string]int{}
+	for _, s := range e.running {
+		if s.req.LoRA != "" {
+			out[s.req.LoRA]++
+		}
+	}
+	return out
 }
 
 // admit takes s's prefix-cache hit and blocks for a first chunk of at

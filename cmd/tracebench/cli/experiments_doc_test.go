@@ -60,6 +60,10 @@ func TestExperimentTables(t *testing.T) {
 		{"multibin-continuous", tableMultiBinContinuous},
 		{"vtc-arena", tableVTCArena},
 		{"vtc-two-users", tableVTCTwoUsers},
+		{"eviction-mooncake", tableEvictionMooncake},
+		{"prodstack-mooncake", tableProdStackMooncake},
+		{"vtc-variants", tableVTCVariants},
+		{"lora-affinity", tableLoRAAffinity},
 		{"kv-mooncake", tableKVMooncake},
 		{"kv-lag", tableKVLag},
 	} {

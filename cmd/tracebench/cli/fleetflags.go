@@ -22,6 +22,10 @@ type fleetFlags struct {
 	Preset    string
 	Blocks    int
 	MaxLen    int
+	Eviction  string
+	MaxLoras  int
+	LoRALoad  time.Duration
+	LoRA      []string
 	TimeScale float64
 	Tokenizer string
 	// TargetsFile lists more --target URLs, one per line.
@@ -47,6 +51,11 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&m.Preset, "mock-preset", "", "mock engine preset (see 'tracebench mock --help')")
 	fs.IntVar(&m.Blocks, "mock-blocks", 0, "KV cache blocks per mock replica (0 = preset default)")
 	fs.IntVar(&m.MaxLen, "mock-max-model-len", 0, "longest prompt + output a mock replica accepts, tokens (0 = preset default)")
+	fs.StringVar(&m.Eviction, "mock-eviction", "", "mock prefix cache eviction: "+
+		strings.Join(engine.EvictionPolicies(), ", ")+" (empty = preset default, lru)")
+	fs.IntVar(&m.MaxLoras, "mock-max-loras", 0, "most distinct LoRA adapters in a mock replica's running batch (0: preset default, no limit)")
+	fs.DurationVar(&m.LoRALoad, "mock-lora-load-cost", 0, "mock step time added to load a LoRA adapter into a GPU slot")
+	fs.StringSliceVar(&m.LoRA, "mock-lora-modules", nil, "LoRA adapters the mock replicas serve (others get vLLM's 404; --mock only)")
 	fs.Float64Var(&m.TimeScale, "mock-time-scale", 1, "mock model speed: 2 runs it twice as slow as real time, 0.5 twice as fast")
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
 	fs.Int64Var(&m.Seed, "mock-seed", 1, "seed of the mock's latency jitter and faults")
@@ -97,6 +106,23 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 	if m.MaxLen > 0 {
 		cfg.MaxModelLen = m.MaxLen
 	}
+	if m.MaxLoras > 0 {
+		cfg.LoRA.MaxLoras = m.MaxLoras
+	} else if len(m.LoRA) > 0 && cfg.LoRA.MaxLoras == 0 {
+		cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
+	}
+	if m.LoRALoad > 0 {
+		cfg.LoRA.LoadCost = m.LoRALoad
+	}
+	if m.MaxLoras < 0 || m.LoRALoad < 0 {
+		return cfg, usagef("--mock-max-loras %d, --mock-lora-load-cost %v: want ≥ 0", m.MaxLoras, m.LoRALoad)
+	}
+	if m.Eviction != "" {
+		cfg.Eviction = m.Eviction
+		if err := cfg.Validate(); err != nil {
+			return cfg, usagef("--mock-eviction: %v", err)
+		}
+	}
 	cfg.Seed = m.Seed
 	return cfg, nil
 }
@@ -118,6 +144,12 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	case (len(targets) > 0 || m.Sim > 0) && m.sharedChanged():
 		return nil, usagef("the --mock- fault flags and --mock-max-queue apply to the in-process mock fleet only, " +
 			"not to --target or --sim")
+	case len(targets) > 0 && m.Eviction != "":
+		return nil, usagef("--mock-eviction applies to the mock fleet (--mock or --sim), not to --target")
+	case m.Sim > 0 && len(m.LoRA) > 0:
+		return nil, usagef("--mock-lora-modules applies to --mock (a simulated engine answers no HTTP, so it has no 404 to give)")
+	case len(targets) > 0 && (m.MaxLoras != 0 || m.LoRALoad != 0 || len(m.LoRA) > 0):
+		return nil, usagef("--mock-max-loras, --mock-lora-load-cost and --mock-lora-modules apply to the mock fleet, not to --target")
 	case len(targets) > 0:
 		if err := checkTargets(targets); err != nil {
 			return nil, err
@@ -218,7 +250,7 @@ func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
 	}
 	return mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1", Options: mockserver.Options{Engine: cfg,
 		Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: m.shared.Faults, MaxQueue: m.shared.MaxQueue,
-		Dialect: m.dialect}}, nil
+		Dialect: m.dialect, LoRAModules: m.LoRA}}, nil
 }
 
 // start launches the fleet on ephemeral loopback ports, publishing KV

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/mockserver"
+	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -104,6 +106,48 @@ func TestFleetFaultFlags(t *testing.T) {
 			if fc.Options.Faults != tc.faults || fc.Options.MaxQueue != tc.maxQueue {
 				t.Fatalf("faults %+v max queue %d, want %+v %d", fc.Options.Faults, fc.Options.MaxQueue, tc.faults,
 					tc.maxQueue)
+			}
+		})
+	}
+}
+
+// TestFleetEvictionFlag: --mock-eviction sets the engines' policy, the
+// presets' lru otherwise; a bad name or a --target run is a usage error.
+func TestFleetEvictionFlag(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    string
+		targets []string
+		usage   bool
+	}{
+		{[]string{"--sim", "2"}, engine.EvictLRU, nil, false},
+		{[]string{"--sim", "2", "--mock-preset", "small-kv", "--mock-eviction", "lfu"}, engine.EvictLFU, nil, false},
+		{[]string{"--sim", "2", "--mock-eviction", "lru-longest"}, engine.EvictLRULongest, nil, false},
+		{[]string{"--sim", "2", "--mock-eviction", "fifo"}, "", nil, true},
+		{[]string{"--mock-eviction", "lfu"}, "", []string{"http://127.0.0.1:1"}, true},
+	}
+	if m, err := fleetFlagsOf(t, []string{"--sim", "2", "--mock-lora-modules", "a"}); err != nil {
+		t.Fatal(err)
+	} else if _, err := m.backends(context.Background(), &runSpec{}, nil); err == nil || !strings.Contains(err.Error(), "--mock-lora-modules") {
+		t.Errorf("--mock-lora-modules with --sim: %v, want a usage error naming it", err)
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			m, err := fleetFlagsOf(t, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := &runSpec{}
+			_, err = m.backends(context.Background(), rs, tc.targets)
+			var ue usageError
+			if tc.usage {
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "eviction") {
+					t.Fatalf("err %v, want a usage error naming the eviction flag", err)
+				}
+				return
+			}
+			if err != nil || rs.engines.Eviction != tc.want {
+				t.Fatalf("eviction %q (err %v), want %q", rs.engines.Eviction, err, tc.want)
 			}
 		})
 	}

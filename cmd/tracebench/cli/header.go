@@ -14,12 +14,19 @@ import (
 // extra headers but never their values or the API key.
 func header(rs runSpec, ident string, pol builtPolicy) replay.Header {
 	r, q := pol.router, pol.queue
-	return replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: policyName(r.Name(), q.Name()),
+	h := replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: policyName(r.Name(), q.Name()),
 		Router: r.Name(), RouterParams: pol.routerParams, Queue: q.Name(), QueueParams: pol.queueParams,
 		Seed: rs.wf.Seed, Trace: ident, Mode: rs.mode, Backends: rs.backends, Shard: rs.wf.Shard,
 		Config: map[string]any{"workload": rs.wf, "policy": rs.pf, "api": rs.cf.API, "model": rs.cf.Model,
 			"stream": !rs.cf.NoStream, "scrape": rs.cf.Scrape, "scrape_interval": rs.cf.ScrapeInt.String(),
 			"timeout": rs.cf.Timeout.String(), "grace": rs.cf.Grace.String(), "header_names": headerNames(rs.cf.Headers)}}
+	if rs.fleet != nil {
+		// The engine settings of the mock or simulated replicas (eviction
+		// policy and LoRA limits included), so runs that differ only there
+		// tell apart.
+		h.Config["engine"] = *rs.fleet
+	}
+	return h
 }
 
 // dialectConfig adds the dialect and why it was chosen to a header's

@@ -34,6 +34,7 @@ type mockOptions struct {
 	KVEvents  bool
 	Engine    engine.Config // override values, applied when changed
 	Faults    mockserver.FaultConfig
+	LoRA      []string // --lora-modules
 	changed   func(name string) bool
 }
 
@@ -78,6 +79,8 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Model, "model", mockserver.DefaultModelName, "served model name")
 	fs.BoolVar(&o.Strict, "strict-model", false,
 		"answer 404 for another model name (default: serve it as a LoRA adapter with its own prefix cache)")
+	fs.StringSliceVar(&o.LoRA, "lora-modules", nil,
+		"LoRA adapters served (comma-separated); any other model gets vLLM's 404; sets --max-loras 1 unless given")
 	fs.StringVar(&o.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
 	fs.StringVar(&o.Dialect, "dialect", dialect.VLLM, "server dialect to answer in: "+strings.Join(dialect.Names(), ", "))
 	fs.Float64Var(&o.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
@@ -106,6 +109,11 @@ func (o *mockOptions) bindEngine(fs *pflag.FlagSet) {
 	fs.DurationVar(&e.Latency.PrefillPerToken, "c-prefill", d.Latency.PrefillPerToken, "time per computed prompt token")
 	fs.Float64Var(&e.Latency.Jitter, "jitter", d.Latency.Jitter, "coefficient of variation of the step time")
 	fs.Float64Var(&e.EOSProbability, "eos-probability", d.EOSProbability, "chance a token ends the output (requests without ignore_eos)")
+	fs.IntVar(&e.LoRA.MaxLoras, "max-loras", d.LoRA.MaxLoras, "most distinct LoRA adapters in the running batch (0: no limit)")
+	fs.IntVar(&e.LoRA.MaxCPULoras, "max-cpu-loras", d.LoRA.MaxCPULoras, "LoRA adapters kept in host memory (0: --max-loras)")
+	fs.DurationVar(&e.LoRA.LoadCost, "lora-load-cost", d.LoRA.LoadCost, "step time added to load an adapter into a GPU slot")
+	fs.DurationVar(&e.LoRA.DiskLoadCost, "lora-disk-load-cost", d.LoRA.DiskLoadCost, "extra time when the adapter is not in host memory")
+	fs.StringVar(&e.Eviction, "eviction", d.Eviction, "prefix cache eviction: "+strings.Join(engine.EvictionPolicies(), ", "))
 	fs.Int64Var(&e.Seed, "seed", d.Seed, "seed of replica 0 (replica i uses seed+i) for jitter, tokens and faults")
 }
 
@@ -148,6 +156,14 @@ func (o *mockOptions) engineConfig() (engine.Config, error) {
 	set("c-prefill", func() { cfg.Latency.PrefillPerToken = e.Latency.PrefillPerToken })
 	set("jitter", func() { cfg.Latency.Jitter = e.Latency.Jitter })
 	set("eos-probability", func() { cfg.EOSProbability = e.EOSProbability })
+	set("eviction", func() { cfg.Eviction = e.Eviction })
+	set("max-loras", func() { cfg.LoRA.MaxLoras = e.LoRA.MaxLoras })
+	set("max-cpu-loras", func() { cfg.LoRA.MaxCPULoras = e.LoRA.MaxCPULoras })
+	set("lora-load-cost", func() { cfg.LoRA.LoadCost = e.LoRA.LoadCost })
+	set("lora-disk-load-cost", func() { cfg.LoRA.DiskLoadCost = e.LoRA.DiskLoadCost })
+	if len(o.LoRA) > 0 && cfg.LoRA.MaxLoras == 0 {
+		cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
+	}
 	cfg.Seed = e.Seed
 	if err := cfg.Validate(); err != nil {
 		return cfg, usagef("mock flags: %v", err)
@@ -195,7 +211,8 @@ func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 	}
 	o.Dialect = d.Name
 	opts := mockserver.Options{Engine: cfg, Tokenizer: o.Tokenizer, TimeScale: o.TimeScale, Faults: o.Faults,
-		ModelName: o.Model, StrictModel: o.Strict, MaxQueue: o.MaxQueue, BatchWindow: o.Window, Dialect: o.Dialect}
+		ModelName: o.Model, StrictModel: o.Strict, MaxQueue: o.MaxQueue, BatchWindow: o.Window, Dialect: o.Dialect,
+		LoRAModules: o.LoRA}
 	return mockserver.FleetConfig{Replicas: o.Replicas, Host: o.Host, BasePort: o.Port, Options: opts,
 		KVEvents: o.KVEvents}, nil
 }

@@ -28,6 +28,8 @@ func TestMockFlagsOverrideThePreset(t *testing.T) {
 		{"latency flags", []string{"--beta", "2ms", "--gamma", "0.5", "--batching", "static"}, func(c engine.Config) bool {
 			return c.Latency.Beta == 2*time.Millisecond && c.Latency.Gamma == 0.5 && c.Batching == engine.Static
 		}},
+		{"presets evict like vLLM", []string{"--preset", "small-kv"}, func(c engine.Config) bool { return c.Eviction == engine.EvictLRU }},
+		{"eviction flag", []string{"--eviction", "lfu"}, func(c engine.Config) bool { return c.Eviction == engine.EvictLFU }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,6 +97,7 @@ func TestMockUsageErrors(t *testing.T) {
 		{[]string{"--port", "65535", "--replicas", "2"}, "--port"},
 		{[]string{"--time-scale", "0"}, "--time-scale"},
 		{[]string{"--batching", "sometimes"}, "sometimes"},
+		{[]string{"--eviction", "fifo"}, `Eviction "fifo"`},
 		{[]string{"--error-rate", "2"}, "error rate 2"},
 		{[]string{"--refuse-rate", "-0.5"}, "refuse rate -0.5"},
 		{[]string{"--error-status", "404"}, "error status 404"},

@@ -24,29 +24,35 @@ func newPoliciesCmd() *cobra.Command {
 	o := &policiesOptions{}
 	cmd := &cobra.Command{
 		Use:   "policies [NAME...]",
-		Short: "List every router and queue with its parameters, defaults, needs and source",
-		Long: `policies lists the routers (--policy) and queues (--queue) tracebench embeds:
-the rule of each, what it needs from the run (prompt, scrape, session id,
-...), where it comes from, its named presets, and every parameter with its
-default and the environment variable that sets it.
+		Short: "List every router, filter and queue with its parameters, defaults, needs and source",
+		Long: `policies lists the routers (--policy), filters (--filter) and queues (--queue)
+tracebench embeds: the rule of each, what it needs from the run (prompt,
+scrape, session id, ...), where it comes from, its named presets, and every
+parameter with its default and the environment variable that sets it.
 
-Parameters are given with --router-param k=v / --queue-param k=v, in a
---policy-config YAML file, or through the environment variables listed;
-a preset is selected with the parameter preset=NAME.`,
+Parameters are given with --router-param k=v / --filter-param k=v /
+--queue-param k=v, in a --policy-config YAML file, or through the
+environment variables listed; a preset is selected with the parameter
+preset=NAME.
+
+The mock engine's prefix-cache eviction policies are engine settings, not
+client policies: --eviction (tracebench mock) or --mock-eviction: lru
+(vLLM V1's, every preset's default), lru-longest, lfu; see
+docs/mockserver.md.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.names = args
 			return runPolicies(cmd.OutOrStdout(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.kind, "kind", "all", "which policies: all, router or queue")
+	cmd.Flags().StringVar(&o.kind, "kind", "all", "which policies: all, router, queue or filter")
 	return cmd
 }
 
 // runPolicies writes the selected policies' descriptions to w.
 func runPolicies(w io.Writer, o *policiesOptions) error {
-	if !slices.Contains([]string{"all", "router", "queue"}, o.kind) {
-		return usagef("--kind %q: want all, router or queue", o.kind)
+	if !slices.Contains([]string{"all", "router", "queue", "filter"}, o.kind) {
+		return usagef("--kind %q: want all, router, queue or filter", o.kind)
 	}
 	var specs []policies.Spec
 	for _, s := range policies.Specs() {
@@ -63,7 +69,7 @@ func runPolicies(w io.Writer, o *policiesOptions) error {
 }
 
 func allPolicyNames() []string {
-	return append(policies.Names("router"), policies.Names("queue")...)
+	return append(append(policies.Names("router"), policies.Names("filter")...), policies.Names("queue")...)
 }
 
 // writePolicies renders specs as plain text: a header per kind, then one
@@ -76,7 +82,7 @@ func writePolicies(w io.Writer, specs []policies.Spec) error {
 				fmt.Fprintln(w)
 			}
 			kind = s.Kind
-			fmt.Fprintf(w, "%sS (--%s NAME)\n", strings.ToUpper(kind), map[string]string{"router": "policy", "queue": "queue"}[kind])
+			fmt.Fprintf(w, "%sS (--%s NAME)\n", strings.ToUpper(kind), map[string]string{"router": "policy", "queue": "queue", "filter": "filter"}[kind])
 		}
 		if err := writeSpec(w, s); err != nil {
 			return err

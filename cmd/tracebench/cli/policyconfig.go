@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tracebench/tracebench/policies"
@@ -98,10 +99,46 @@ func buildPolicy(pf policyFlags, router string, seed uint64) (builtPolicy, error
 	if b.routerParams, err = policies.Resolve("router", router, rp); err != nil {
 		return b, policyErr("--policy", pf, fromFile[0], err)
 	}
+	if err := applyFilter(&b, pf); err != nil {
+		return b, err
+	}
 	if b.queueParams, err = policies.Resolve("queue", pf.Queue, qp); err != nil {
 		return b, policyErr("--queue", pf, fromFile[1], err)
 	}
 	return b, nil
+}
+
+// applyFilter wraps the Router in the --filter, recording it and its
+// parameters among the router parameters as filter and filter.NAME. A
+// Queue that picks Backends itself leaves nothing to filter: giving both
+// is a usage error naming both.
+func applyFilter(b *builtPolicy, pf policyFlags) error {
+	if pf.Filter == "" {
+		if len(pf.FilterArgs) > 0 {
+			return usagef("--filter-param given without --filter")
+		}
+		return nil
+	}
+	if spec, err := policies.Lookup("queue", pf.Queue); err == nil && spec.PicksBackends {
+		return usagef("--filter %s cannot compose with --queue %s: that queue picks the backend of every request itself, "+
+			"so no router or filter sees them", pf.Filter, pf.Queue)
+	}
+	fp, err := parseKV("filter-param", pf.FilterArgs)
+	if err != nil {
+		return err
+	}
+	if b.router, err = policies.NewFilter(pf.Filter, fp, b.router); err != nil {
+		return usagef("--filter: %v", err)
+	}
+	full, err := policies.Resolve("filter", pf.Filter, fp)
+	if err != nil {
+		return usagef("--filter: %v", err)
+	}
+	b.routerParams["filter"] = pf.Filter
+	for k, v := range full {
+		b.routerParams["filter."+k] = v
+	}
+	return nil
 }
 
 func mergeKV(dst policies.Params, flag string, pairs []string) error {
@@ -142,7 +179,34 @@ func policyParams(pf policyFlags, router string) (rp, qp policies.Params, fromFi
 	if err := mergeKV(qp, "queue-param", pf.QueueArgs); err != nil {
 		return nil, nil, fromFile, err
 	}
+	if err := addSLOWeights(qp, pf); err != nil {
+		return nil, nil, fromFile, err
+	}
 	return rp, qp, fromFile, nil
+}
+
+// addSLOWeights gives the --slo-file's per-user weights to a queue that
+// takes a weights parameter (vtc and its variants, lcf) when neither the
+// flags nor the policy file set it; setting it in both places is a usage
+// error naming both.
+func addSLOWeights(qp policies.Params, pf policyFlags) error {
+	if len(pf.sloWeights) == 0 || pf.Queue == "" {
+		return nil
+	}
+	spec, err := policies.Lookup("queue", pf.Queue)
+	if err != nil || !slices.ContainsFunc(spec.Params, func(p policies.ParamSpec) bool { return p.Name == "weights" }) {
+		return nil
+	}
+	if _, given := qp["weights"]; given {
+		return usagef("--slo-file gives per-user weights and the queue parameter weights (--queue-param or --policy-config) sets them too; give them in one place")
+	}
+	users := slices.Sorted(maps.Keys(pf.sloWeights))
+	parts := make([]string, len(users))
+	for i, u := range users {
+		parts[i] = u + "=" + strconv.FormatFloat(pf.sloWeights[u], 'g', -1, 64)
+	}
+	qp["weights"] = strings.Join(parts, ",")
+	return nil
 }
 
 // policyErr is a usage error for a policy that cannot be built, naming

@@ -60,6 +60,8 @@ type policyFlags struct {
 	Queue        string
 	RouterArgs   []string
 	QueueArgs    []string
+	Filter       string
+	FilterArgs   []string
 	PolicyConfig string
 	Capacity     int
 	TokenBudget  int
@@ -67,6 +69,9 @@ type policyFlags struct {
 	// file is the parsed --policy-config file (nil without one), set by
 	// loadConfig.
 	file *policies.PolicyConfig
+	// sloWeights are the per-user weights of the --slo-file, which a
+	// queue with a weights parameter takes when none is given.
+	sloWeights map[string]float64
 }
 
 func (p *policyFlags) bind(fs *pflag.FlagSet, withRouter bool) {
@@ -76,6 +81,8 @@ func (p *policyFlags) bind(fs *pflag.FlagSet, withRouter bool) {
 	fs.StringVar(&p.Queue, "queue", "fcfs", "client-side queue: "+strings.Join(policies.Names("queue"), ", "))
 	fs.StringArrayVar(&p.RouterArgs, "router-param", nil, "router parameter k=v (repeatable)")
 	fs.StringArrayVar(&p.QueueArgs, "queue-param", nil, "queue parameter k=v (repeatable)")
+	fs.StringVar(&p.Filter, "filter", "", "filter applied before the router: "+strings.Join(policies.Names("filter"), ", ")+" (none by default)")
+	fs.StringArrayVar(&p.FilterArgs, "filter-param", nil, "filter parameter k=v (repeatable)")
 	fs.StringVar(&p.PolicyConfig, "policy-config", "", "YAML file of router and queue names and parameters (see docs/policies.md)")
 	fs.Var((*countValue)(&p.Capacity), "backend-capacity", "per-backend in-flight request limit for the queue (0 = none)")
 	fs.Var((*countValue)(&p.TokenBudget), "backend-token-budget", "per-backend in-flight token budget for the queue (0 = none)")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -28,7 +30,8 @@ type runSpec struct {
 	sim     int
 	engines engine.Config
 	// fleet is the in-process engines' configuration (--mock, --sim), and
-	// preset its --mock-preset; nil against --target.
+	// preset its --mock-preset; nil against --target. The results header
+	// records it, and the lora-affinity filter takes its adapter slots.
 	fleet  *engine.Config
 	preset string
 	// kvDelay is the simulated KV event lag (--kv-event-delay); kvEvents
@@ -51,6 +54,29 @@ type runSpec struct {
 	notes map[string]any
 }
 
+// loraSlots gives the lora-affinity filter the engines' adapter slots
+// when its max_loras is not set; set to another number than the engines
+// have, it is a usage error naming both.
+func loraSlots(pf policyFlags, engineSlots int) (policyFlags, error) {
+	if pf.Filter != "lora-affinity" || engineSlots == 0 {
+		return pf, nil
+	}
+	fp, err := parseKV("filter-param", pf.FilterArgs)
+	if err != nil {
+		return pf, err
+	}
+	v, given := fp["max_loras"]
+	if !given {
+		pf.FilterArgs = append(slices.Clone(pf.FilterArgs), fmt.Sprintf("max_loras=%d", engineSlots))
+		return pf, nil
+	}
+	if v != strconv.Itoa(engineSlots) {
+		return pf, usagef("--filter-param max_loras=%s contradicts the mock engines' --mock-max-loras %d: "+
+			"the filter would count slots the servers do not have; give one of them", v, engineSlots)
+	}
+	return pf, nil
+}
+
 // execute runs one Run and returns its Summary.
 func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	src, err := openSource(rs.wf)
@@ -58,10 +84,15 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 		return nil, err
 	}
 	defer src.close()
+	pf := rs.pf
+	pf.sloWeights = rs.ro.SLO.Weights()
 	if rs.fleet != nil {
 		src.lengths = &lengthCheck{limit: engineLimit(*rs.fleet)}
+		if pf, err = loraSlots(pf, rs.fleet.LoRA.MaxLoras); err != nil {
+			return nil, err
+		}
 	}
-	pol, err := buildPolicy(rs.pf, rs.router, rs.wf.Seed)
+	pol, err := buildPolicy(pf, rs.router, rs.wf.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,77 @@
+package policies
+
+import (
+	"testing"
+
+	"github.com/tracebench/tracebench/traces"
+)
+
+// TestLoRAAffinityFilter works GIE's rule by hand on three Backends with
+// one adapter slot each, the inner Router being least-request (fewest
+// in flight, ties to the seeded RNG; here in-flight counts make it
+// deterministic).
+func TestLoRAAffinityFilter(t *testing.T) {
+	f, err := NewFilter("lora-affinity", nil, mustRouter(t, "least-request", nil, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(id, lora string) *traces.Request {
+		return &traces.Request{ID: id, LoRA: lora, Prompt: id, InputTokens: 4}
+	}
+	pick := func(r *traces.Request, inFlight ...int) int {
+		t.Helper()
+		return mustPick(t, f, r, State{Backends: fleet(inFlight...)}).Backend
+	}
+	a1 := req("a1", "a")
+	// Nothing active: every Backend has a free slot; least-request picks b1 (0 in flight).
+	if got := pick(a1, 2, 0, 1); got != 1 {
+		t.Fatalf("a1 went to %d, want 1", got)
+	}
+	// a is active on b1: a2 goes there although b1 is now the busiest.
+	if got := pick(req("a2", "a"), 0, 5, 0); got != 1 {
+		t.Fatalf("a2 went to %d, want 1 (adapter active)", got)
+	}
+	// b: not active anywhere; b1's only slot is taken by a, so b0 and b2
+	// have a free slot; least-request picks b2.
+	if got := pick(req("b1", "b"), 3, 0, 1); got != 2 {
+		t.Fatalf("b1 went to %d, want 2 (free slot, fewest in flight)", got)
+	}
+	// c: b1 and b2 are full (a, b), b0 has a free slot: b0 though busiest.
+	if got := pick(req("c1", "c"), 9, 0, 0); got != 0 {
+		t.Fatalf("c1 went to %d, want 0 (only free slot)", got)
+	}
+	// d: no Backend has d active or a free slot: all three, least-request.
+	if got := pick(req("d1", "d"), 4, 2, 3); got != 1 {
+		t.Fatalf("d1 went to %d, want 1 (no filter applies)", got)
+	}
+	// A request without an adapter is not filtered.
+	if got := pick(req("base", ""), 1, 1, 0); got != 2 {
+		t.Fatalf("base went to %d, want 2", got)
+	}
+	// a1 finishing leaves a2 active on b1; c is active on b0: c2 goes there.
+	fb := f.(Feedback)
+	fb.Done(0, a1, Outcome{})
+	if got := pick(req("c2", "c"), 0, 0, 0); got != 0 {
+		t.Fatalf("c2 went to %d, want 0 (c active there)", got)
+	}
+	fb.Done(0, &traces.Request{ID: "x"}, Outcome{}) // unknown: ignored
+	if _, ok := f.(TokenFeedback); ok {
+		t.Error("filter over least-request asks for token feedback")
+	}
+	// The low-queue filter runs first (a fresh filter, threshold 4): c is
+	// active on b0, but b0 has 4 in flight, so c3 goes to a Backend with a
+	// free slot among b1 and b2: the least loaded, b2. c is then active on
+	// b0 and b2, and c4 takes the less loaded of those two, b0.
+	g, _ := NewFilter("lora-affinity", Params{"queue_threshold": "4"}, mustRouter(t, "least-request", nil, 1))
+	c := req("c", "c")
+	mustPick(t, g, c, State{Backends: fleet(0, 5, 5)}) // c active on b0
+	if got := mustPick(t, g, req("c3", "c"), State{Backends: fleet(4, 2, 1)}).Backend; got != 2 {
+		t.Fatalf("c3 went to %d past the queue threshold, want 2", got)
+	}
+	if got := mustPick(t, g, req("c4", "c"), State{Backends: fleet(1, 0, 3)}).Backend; got != 0 {
+		t.Fatalf("c4 went to %d, want 0 (c active on b0 and b2, b0 less loaded)", got)
+	}
+	if _, err := NewFilter("lora-affinity", Params{"max_loras": "0"}, mustRouter(t, "random", nil, 1)); err == nil {
+		t.Error("max_loras 0 accepted")
+	}
+}
