@@ -134,7 +134,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	if err != nil {
 		return nil, err
 	}
-	if !dialect.Valid(rs.cf.Dialect) {
+	if rs.cf.Dialect != "" && !dialect.Valid(rs.cf.Dialect) {
 		_, err := dialect.Lookup(rs.cf.Dialect)
 		return nil, usagef("--dialect: %v", err)
 	}
