@@ -32,6 +32,9 @@ func (s *Server) handleGenerate(chat bool) http.HandlerFunc {
 		if d := s.faults.slowFirstByte(); d > 0 && !waitCtx(r, d) {
 			return
 		}
+		if d := s.overhead(); d > 0 && !waitCtx(r, d) {
+			return
+		}
 		if s.opts.MaxQueue > 0 && s.drv.waiting() >= s.opts.MaxQueue {
 			writeError(w, http.StatusTooManyRequests,
 				fmt.Sprintf("The server's queue is full (%d requests waiting); retry later.", s.opts.MaxQueue), 1)
@@ -120,4 +123,10 @@ func waitCtx(r *http.Request, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// overhead is the engine profile's per-request time outside the engine,
+// in wall time.
+func (s *Server) overhead() time.Duration {
+	return time.Duration(float64(s.opts.Engine.RequestOverhead) * s.opts.TimeScale)
 }

@@ -166,6 +166,12 @@ func (c *Client) newRequest(ctx context.Context, base string, req *traces.Reques
 		return nil, ErrConnect, fmt.Errorf("backend address %q: %w", base, err)
 	}
 	c.setHeaders(hreq)
+	// Servers that close kept-alive connections after a number of requests
+	// (llama.cpp's cpp-httplib server: 5 by default) make the next request
+	// on a reused connection fail with EOF before the server read it. A
+	// nil X-Idempotency-Key (not sent) lets the transport retry such a
+	// request once on a new connection, as it does for GET.
+	hreq.Header["X-Idempotency-Key"] = nil
 	return hreq, "", nil
 }
 

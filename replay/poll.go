@@ -225,6 +225,10 @@ func (d *scrapeDeltas) mockExtra() map[string]float64 {
 		ExtraMockSteps: steps, ExtraMockLateScraped: 1}
 }
 
+// EventNumGPUBlocks is the scrape event value of vllm:cache_config_info's
+// num_gpu_blocks label (present when the server exposes it).
+const EventNumGPUBlocks = "num_gpu_blocks"
+
 // scrapeEvent records one scrape for the per-backend report figures:
 // only the figures the page carried, so a report shows n/a, not 0, for
 // the others.
@@ -244,6 +248,9 @@ func scrapeEvent(now time.Duration, sr *scrapeResult) *Event {
 		if m.Has&f.has != 0 {
 			v[f.name] = f.val
 		}
+	}
+	if m.NumGPUBlocks > 0 {
+		v[EventNumGPUBlocks] = float64(m.NumGPUBlocks)
 	}
 	return &Event{At: now, Source: "scrape:" + strconv.Itoa(sr.backend), Values: v}
 }

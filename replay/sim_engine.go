@@ -33,7 +33,10 @@ func (s *simulator) dispatch(d Dispatch) {
 		return
 	}
 	sr := &simReq{req: d.Req, res: res, promptLen: len(er.Prompt)}
-	sr.stats = tokenStats{res: res, now: func() time.Duration { return sr.clock }}
+	// The profile's request overhead (HTTP, tokenisation) delays every
+	// time the client sees; the engine's work is unchanged.
+	over := s.o.Engines[d.Backend].RequestOverhead
+	sr.stats = tokenStats{res: res, now: func() time.Duration { return sr.clock + over }}
 	if s.d.WantsTokens() {
 		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, d.Req, n) }
 	}
@@ -138,7 +141,7 @@ func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 	delete(s.live, ev.ID)
 	sr.stats.close()
 	res := sr.res
-	res.Done, res.Status = s.now, 200
+	res.Done, res.Status = s.now+s.o.Engines[res.Backend].RequestOverhead, 200
 	res.PromptTokens, res.CompletionTokens = sr.promptLen, ev.NumOutput
 	if ev.Reason == engine.FinishAbort {
 		res.ErrClass, res.Err = ErrCanceled, "aborted by the engine"

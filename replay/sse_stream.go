@@ -74,7 +74,10 @@ func (s *tokenStats) tokens(c chunkInfo) {
 	}
 	d := s.d
 	if d == nil {
-		d, _ = dialect.Lookup(dialect.VLLM)
+		// No dialect set: read the cached tokens wherever a response puts
+		// them (usage details first, then llama.cpp's timings), as the
+		// llama.cpp dialect does.
+		d, _ = dialect.Lookup(dialect.LlamaCpp)
 	}
 	u := d.Usage(&raw)
 	if raw.HasUsage || raw.HasTimings && !s.usage {

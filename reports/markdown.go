@@ -22,6 +22,11 @@ type RenderOptions struct {
 	// table shows (default 8); WorstUsers how many worst-served users
 	// are added below them (default 3).
 	TopUsers, WorstUsers int
+	// Prediction, when set, adds a "Prediction error" section comparing a
+	// simulated replay with the measured run.
+	Prediction *Prediction
+	// Verdict, when set, opens the report with the policy to pick.
+	Verdict *Verdict
 }
 
 func (o RenderOptions) withDefaults() RenderOptions {
@@ -68,10 +73,12 @@ func WriteMarkdown(dir string, runs []*Summary, o RenderOptions) error {
 // renderMarkdown writes the report's text; plots are already drawn.
 func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptions) {
 	fmt.Fprintf(w, "# %s\n\n", o.Title)
+	writeVerdict(w, o.Verdict)
 	writeIntro(w, runs)
 	writeConfig(w, runs)
 	writeWarnings(w, runs)
 	writeComparison(w, runs)
+	writePrediction(w, o.Prediction)
 	writeDetails(w, runs)
 	writePlotSection(w, plots)
 	writeBackends(w, runs)

@@ -71,6 +71,9 @@ type Sweep struct {
 	Baseline string `json:"baseline"`
 	// Policies are the per-policy outcomes in the order run.
 	Policies []SweepPolicy `json:"policies"`
+	// Verdict, set by a sweep over several seeds, opens the report: the
+	// policy with the highest sustained rate and its margin.
+	Verdict *Verdict `json:"-"`
 }
 
 // SweepPolicy is one policy's sweep.

@@ -44,6 +44,7 @@ func WriteSweepDir(dir string, s *Sweep) error {
 // plots/sweep-capacity.svg was drawn and is embedded.
 func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 	fmt.Fprintf(w, "# %s\n\n", s.title())
+	writeVerdict(w, s.Verdict)
 	fmt.Fprintf(w, "For each policy, the highest offered rate at which SLA attainment stayed at or above %s "+
 		"(%s; failed requests count as missed). %s\n\n", fmtPct(s.Target), sloText(s.SLO), methodText(s))
 	writeSweepSetup(w, s)

@@ -13,14 +13,16 @@ const module = "github.com/tracebench/tracebench/"
 // mockserver stands alone but for the tokenizer, the KV event wire
 // format and the server dialects; kvevents and dialect are leaves).
 var allowed = map[string][]string{
-	"dialect":           {"dialect"},
-	"traces":            {"traces"},
-	"kvevents":          {"kvevents"},
-	"policies":          {"traces", "policies", "kvevents"},
-	"replay":            {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect"},
-	"reports":           {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect"},
-	"mockserver":        {"mockserver", "traces/tokenizer", "kvevents", "dialect"},
-	"mockserver/engine": {"mockserver/engine", "traces/tokenizer"},
+	"dialect":            {"dialect"},
+	"traces":             {"traces"},
+	"kvevents":           {"kvevents"},
+	"policies":           {"traces", "policies", "kvevents"},
+	"replay":             {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect"},
+	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect"},
+	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents", "dialect"},
+	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
+	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
+	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -62,6 +62,12 @@ type Config struct {
 	// LoRA sets the adapter limits and load costs (zero: no limits, no
 	// costs); see lora.go.
 	LoRA LoRAConfig
+	// RequestOverhead is a fixed time every request spends outside the
+	// engine (HTTP, tokenisation, detokenisation; BLIS's α₀), default 0.
+	// The engine itself ignores it: the mock server holds each request
+	// this long before it reaches the engine, and the simulator adds it
+	// to every time the client sees.
+	RequestOverhead time.Duration
 }
 
 // VocabSize is the vocabulary assumed for generated token ids (100,256,
@@ -145,6 +151,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine config: MaxModelLen %d: want ≥ 2", c.MaxModelLen)
 	case c.Batching != Continuous && c.Batching != Static:
 		return fmt.Errorf("engine config: Batching %q: want %q or %q", c.Batching, Continuous, Static)
+	case c.RequestOverhead < 0:
+		return fmt.Errorf("engine config: RequestOverhead %v: want ≥ 0", c.RequestOverhead)
 	case c.EOSProbability < 0 || c.EOSProbability > 1:
 		return fmt.Errorf("engine config: EOSProbability %g: want in [0, 1]", c.EOSProbability)
 	}

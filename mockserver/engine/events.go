@@ -58,6 +58,10 @@ type Step struct {
 	// DecodeSeqs is the sequences that generated a token (b of the
 	// latency model).
 	DecodeSeqs int
+	// AttendedKeys is Σ over the tokens computed in the step of the
+	// tokens each attends to (its position in its sequence, itself
+	// included): the attention work of the step.
+	AttendedKeys int64
 	// Events lists the requests the step touched, in scheduling order.
 	Events []Event
 }

@@ -22,6 +22,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 		if p.n > 0 && !(p.n == 1 && s.numOutput() > 0 && s.computed == s.numTokens()-1) {
 			st.PrefillTokens += p.n
 		}
+		st.AttendedKeys += int64(p.n)*int64(s.computed) + int64(p.n)*int64(p.n+1)/2
 		s.computed += p.n
 		e.cacheFull(s)
 		if p.n > 0 && s.computed == s.numTokens() {
@@ -37,7 +38,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	st.Events = evs
 	defer func() { e.extra = 0 }()
 	if len(plan) > 0 {
-		st.Duration = max(stepFloor, e.cfg.Latency.sample(e.rng, st.PrefillTokens, st.DecodeSeqs)) + e.extra
+		st.Duration = max(stepFloor, e.cfg.Latency.sample(e.rng, st.PrefillTokens, st.DecodeSeqs, st.AttendedKeys)) + e.extra
 		e.stats.Steps++
 	}
 	return st

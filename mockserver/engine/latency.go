@@ -9,9 +9,10 @@ import (
 
 // LatencyModel gives the duration of one engine step:
 //
-//	t = StepOverhead + PrefillPerToken·prefill_tokens + Beta·(1 + Gamma·(b−1)/b)
+//	t = StepOverhead + PrefillPerToken·prefill_tokens + DecodePerToken·b
+//	    + Beta·(1 + Gamma·(b−1)/b) + AttendPerKey·attended_keys
 //
-// where b ≥ 1 sequences emit a token in the step (the last term is absent
+// where b ≥ 1 sequences emit a token in the step (the Beta term is absent
 // when b = 0), then multiplied by a seeded log-normal jitter factor of mean
 // 1 and coefficient of variation Jitter. The decode term is the multi-bin
 // seed's calibrated decode TBT model, ComputeDecodeTBT (β = 5.74 ms,
@@ -24,9 +25,19 @@ type LatencyModel struct {
 	// (cache hits are not computed). Default 100 µs, about 10k prefill
 	// tokens/s for an 8B model on one A100; an assumption, not a seed figure.
 	PrefillPerToken time.Duration
+	// DecodePerToken is c_decode, the cost of each sequence that gets a
+	// token in the step: a batch term linear in b, as in the BLIS
+	// simulator's blackbox step model (default 0).
+	DecodePerToken time.Duration
 	// Beta is β, the decode step time of a batch of one (default 5.74 ms,
 	// multi-bin seed).
 	Beta time.Duration
+	// AttendPerKey is c_attend in nanoseconds: the cost of each key a
+	// computed token attends to (a token at position p attends to p keys),
+	// the attention cost that grows with context; default 0 (GPU decode
+	// profiles fold it into β). Needed where attention is a large share of
+	// a step, as on a CPU engine.
+	AttendPerKey float64
 	// Gamma is γ, the relative growth of the decode step from batch 1 to a
 	// large batch (default 0.316, multi-bin seed).
 	Gamma float64
@@ -57,6 +68,8 @@ func LinearLatency() LatencyModel {
 func (m LatencyModel) Scaled(f float64) LatencyModel {
 	s := func(d time.Duration) time.Duration { return time.Duration(float64(d) * f) }
 	m.StepOverhead, m.PrefillPerToken, m.Beta = s(m.StepOverhead), s(m.PrefillPerToken), s(m.Beta)
+	m.DecodePerToken = s(m.DecodePerToken)
+	m.AttendPerKey *= f
 	return m
 }
 
@@ -67,8 +80,12 @@ func (m LatencyModel) Validate() error {
 		return fmt.Errorf("latency model: StepOverhead %v: want ≥ 0", m.StepOverhead)
 	case m.PrefillPerToken < 0:
 		return fmt.Errorf("latency model: PrefillPerToken %v: want ≥ 0", m.PrefillPerToken)
+	case m.DecodePerToken < 0:
+		return fmt.Errorf("latency model: DecodePerToken %v: want ≥ 0", m.DecodePerToken)
 	case m.Beta < 0:
 		return fmt.Errorf("latency model: Beta %v: want ≥ 0", m.Beta)
+	case !(m.AttendPerKey >= 0) || math.IsInf(m.AttendPerKey, 0):
+		return fmt.Errorf("latency model: AttendPerKey %g: want ≥ 0", m.AttendPerKey)
 	case m.Gamma < 0 || math.IsNaN(m.Gamma):
 		return fmt.Errorf("latency model: Gamma %g: want ≥ 0", m.Gamma)
 	case m.Jitter < 0 || m.Jitter > 1 || math.IsNaN(m.Jitter):
@@ -80,11 +97,16 @@ func (m LatencyModel) Validate() error {
 // Mean returns the expected step duration (jitter has mean 1) for
 // prefill computed prompt tokens and b sequences emitting a token.
 func (m LatencyModel) Mean(prefill, b int) time.Duration {
-	t := float64(m.StepOverhead) + float64(m.PrefillPerToken)*float64(prefill)
+	t := float64(m.StepOverhead) + float64(m.PrefillPerToken)*float64(prefill) + float64(m.DecodePerToken)*float64(b)
 	if b > 0 {
 		t += float64(m.Beta) * (1 + m.Gamma*float64(b-1)/float64(b))
 	}
 	return time.Duration(math.Round(t))
+}
+
+// MeanWith is Mean plus the attention term for keys attended keys.
+func (m LatencyModel) MeanWith(prefill, b int, keys int64) time.Duration {
+	return m.Mean(prefill, b) + time.Duration(math.Round(m.AttendPerKey*float64(keys)))
 }
 
 // DecodeTBT returns the mean time between tokens of a steady batch of b
@@ -92,8 +114,8 @@ func (m LatencyModel) Mean(prefill, b int) time.Duration {
 func (m LatencyModel) DecodeTBT(b int) time.Duration { return m.Mean(0, b) }
 
 // sample draws a step duration with jitter from rng.
-func (m LatencyModel) sample(rng *rand.Rand, prefill, b int) time.Duration {
-	mean := m.Mean(prefill, b)
+func (m LatencyModel) sample(rng *rand.Rand, prefill, b int, keys int64) time.Duration {
+	mean := m.MeanWith(prefill, b, keys)
 	if m.Jitter == 0 || mean == 0 {
 		return mean
 	}

@@ -31,6 +31,11 @@ func TestLatencyMean(t *testing.T) {
 	if got := LinearLatency().Mean(500, 100); got != 5740*time.Microsecond {
 		t.Fatalf("linear: %v, want β whatever the batch and prefill", got)
 	}
+	// A BLIS-style linear model: c_step + c_prefill·prefill + c_decode·b.
+	blis := LatencyModel{StepOverhead: 5 * time.Millisecond, PrefillPerToken: 20 * time.Microsecond, DecodePerToken: 6 * time.Microsecond}
+	if got, want := blis.Mean(100, 50), 5*time.Millisecond+2*time.Millisecond+300*time.Microsecond; got != want {
+		t.Fatalf("c_decode: Mean(100, 50) = %v, want %v", got, want)
+	}
 }
 
 func TestJitterKeepsTheMean(t *testing.T) {
@@ -39,7 +44,7 @@ func TestJitterKeepsTheMean(t *testing.T) {
 	const n = 20000
 	var sum, sq float64
 	for range n {
-		v := float64(m.sample(rng, 0, 1)) / float64(m.Beta)
+		v := float64(m.sample(rng, 0, 1, 0)) / float64(m.Beta)
 		sum += v
 		sq += v * v
 	}

@@ -22,6 +22,9 @@ var benchDefaultPolicies = []string{"random", "round-robin", "least-request", "p
 
 // benchOptions are the flags of `tracebench bench`.
 type benchOptions struct {
+	// live is the plan of a bench against --target servers (nil
+	// otherwise): cache flushes or rotation, per run.
+	live     *liveBench
 	wf       workloadFlags
 	pf       policyFlags
 	cf       clientFlags
@@ -31,6 +34,9 @@ type benchOptions struct {
 	policies string
 	targets  []string
 	out      string
+	seeds    int
+	// verdict, set once every seed ran, opens the report.
+	verdict *reports.Verdict
 }
 
 func newBenchCmd() *cobra.Command {
@@ -56,6 +62,7 @@ into --out.`,
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every bundled router)")
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
+	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict with a confidence interval")
 	return cmd
 }
 
@@ -94,6 +101,9 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.seeds < 1 {
+		return usagef("--seeds %d: want ≥ 1", o.seeds)
+	}
 	if err := o.pf.loadConfig(cmd.Flags().Changed, false); err != nil {
 		return err
 	}
@@ -114,6 +124,7 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	o.live = live
 	var runs []*reports.Summary
 	for i, name := range names {
 		sum, err := benchOne(cmd.Context(), cmd, o, ro, name, live.note(i, len(names)))
@@ -126,6 +137,9 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 			}
 			return writeBench(cmd, o, runs, err)
 		}
+	}
+	if err := benchVerdict(cmd, o, ro, names, runs); err != nil {
+		return writeBench(cmd, o, runs, err)
 	}
 	return writeBench(cmd, o, runs, cmd.Context().Err())
 }
@@ -160,7 +174,7 @@ func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro repor
 // then returns cause (nil, an error, or the interrupt).
 func writeBench(cmd *cobra.Command, o *benchOptions, runs []*reports.Summary, cause error) error {
 	if len(runs) > 0 {
-		if err := writeReports(cmd, o.out, runs); err != nil {
+		if err := writeReportsVerdict(cmd, o.out, runs, o.verdict); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -20,6 +22,7 @@ type fleetFlags struct {
 	Sim       int
 	Replicas  int
 	Preset    string
+	Profile   string
 	Blocks    int
 	MaxLen    int
 	Eviction  string
@@ -42,13 +45,22 @@ type fleetFlags struct {
 }
 
 // sharedMockFlags are the flags of `tracebench mock`, besides its fault
-// flags, that the in-process fleet takes as --mock-NAME.
+// flags and engine flags, that the in-process fleet takes as --mock-NAME.
 var sharedMockFlags = []string{"max-queue"}
+
+// engineOverrideFlags are the engine flags of `tracebench mock` that the
+// in-process fleet and the simulator take as --mock-NAME, each overriding
+// one field of the profile. (KV blocks, max model length and the seed have
+// their own fleet flags.)
+var engineOverrideFlags = []string{"block-size", "max-num-seqs", "max-num-batched-tokens", "batching",
+	"beta", "gamma", "c-step", "c-prefill", "c-decode", "jitter", "eos-probability", "request-overhead", "c-attend-ns"}
 
 func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&m.Sim, "sim", 0, "simulate N mock engines in virtual time (no HTTP, no sleeping) instead of a real-time fleet")
 	fs.IntVar(&m.Replicas, "mock", 4, "number of in-process mock replicas (when no --target)")
-	fs.StringVar(&m.Preset, "mock-preset", "", "mock engine preset (see 'tracebench mock --help')")
+	fs.StringVar(&m.Preset, "mock-preset", "", "built-in engine profile of the mock or simulated engines (same as --mock-profile NAME)")
+	fs.StringVar(&m.Profile, "mock-profile", "", "engine profile of the mock or simulated engines: a built-in name (see 'tracebench profiles') or a YAML file")
+	fs.StringVar(&m.Profile, "sim-profile", "", "the same as --mock-profile")
 	fs.IntVar(&m.Blocks, "mock-blocks", 0, "KV cache blocks per mock replica (0 = preset default)")
 	fs.IntVar(&m.MaxLen, "mock-max-model-len", 0, "longest prompt + output a mock replica accepts, tokens (0 = preset default)")
 	fs.StringVar(&m.Eviction, "mock-eviction", "", "mock prefix cache eviction: "+
@@ -73,8 +85,9 @@ func (m *fleetFlags) bindShared(fs *pflag.FlagSet) {
 	m.sharedDefaults = m.shared
 	faults := pflag.NewFlagSet("faults", pflag.ContinueOnError)
 	(&mockOptions{}).bindFaults(faults)
-	names := append([]string(nil), sharedMockFlags...)
+	names := append(append([]string(nil), sharedMockFlags...), engineOverrideFlags...)
 	faults.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	m.shared.changed = func(n string) bool { f := fs.Lookup("mock-" + n); return f != nil && f.Changed }
 	for _, n := range names {
 		f := all.Lookup(n)
 		usage := f.Usage
@@ -91,15 +104,35 @@ func (m *fleetFlags) sharedChanged() bool {
 	return m.shared.Faults != m.sharedDefaults.Faults || m.shared.MaxQueue != m.sharedDefaults.MaxQueue
 }
 
-// engineConfig resolves the preset and overrides.
-func (m *fleetFlags) engineConfig() (engine.Config, error) {
-	cfg := engine.DefaultConfig()
-	if m.Preset != "" {
-		var err error
-		if cfg, err = engine.Preset(m.Preset); err != nil {
-			return cfg, usagef("--mock-preset: %v", err)
-		}
+// engineChanged reports whether an engine override flag was given.
+func (m *fleetFlags) engineChanged() bool {
+	return m.Profile != "" || m.Preset != "" || slices.ContainsFunc(engineOverrideFlags, m.shared.changed)
+}
+
+// profileName returns the profile the flags select (default: "default").
+func (m *fleetFlags) profileName() (string, error) {
+	switch {
+	case m.Profile != "" && m.Preset != "":
+		return "", usagef("--mock-preset and --mock-profile (--sim-profile) are exclusive")
+	case m.Profile != "":
+		return m.Profile, nil
+	case m.Preset != "":
+		return m.Preset, nil
 	}
+	return profile.DefaultName, nil
+}
+
+// engineConfig resolves the profile and applies the override flags.
+func (m *fleetFlags) engineConfig() (engine.Config, error) {
+	name, err := m.profileName()
+	if err != nil {
+		return engine.Config{}, err
+	}
+	p, err := resolveProfile(name)
+	if err != nil {
+		return engine.Config{}, usagef("--mock-profile: %v", err)
+	}
+	cfg := m.shared.applyEngine(p.Config())
 	if m.Blocks > 0 {
 		cfg.NumGPUBlocks = m.Blocks
 	}
@@ -124,6 +157,9 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 		}
 	}
 	cfg.Seed = m.Seed
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("--mock- engine flags: %v", err)
+	}
 	return cfg, nil
 }
 
@@ -144,6 +180,8 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	case (len(targets) > 0 || m.Sim > 0) && m.sharedChanged():
 		return nil, usagef("the --mock- fault flags and --mock-max-queue apply to the in-process mock fleet only, " +
 			"not to --target or --sim")
+	case len(targets) > 0 && m.engineChanged():
+		return nil, usagef("--mock-profile, --mock-preset and the --mock- engine flags apply to --mock and --sim, not to --target")
 	case len(targets) > 0 && m.Eviction != "":
 		return nil, usagef("--mock-eviction applies to the mock fleet (--mock or --sim), not to --target")
 	case m.Sim > 0 && len(m.LoRA) > 0:

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 )
 
 func init() { register(newMockCmd) }
@@ -24,6 +25,7 @@ type mockOptions struct {
 	Host      string
 	Port      int
 	Preset    string
+	Profile   string
 	Model     string
 	Strict    bool
 	Tokenizer string
@@ -41,17 +43,21 @@ type mockOptions struct {
 func newMockCmd() *cobra.Command {
 	o := &mockOptions{}
 	cmd := &cobra.Command{
-		Use:   "mock [--replicas N] [--port P] [--host H] [--preset NAME] [engine and fault flags]",
+		Use:   "mock [--replicas N] [--port P] [--host H] [--profile NAME|FILE] [engine and fault flags]",
 		Short: "Run mock GPU model servers (vLLM OpenAI API) until interrupted",
 		Long: `mock runs N mock model servers on consecutive ports. Each simulates a vLLM
 engine in real time: continuous batching under max-num-seqs and a
 max-num-batched-tokens budget, a paged KV cache with prefix caching and
 recompute preemption, and a per-step latency model
-  t = c_step + c_prefill·prefill_tokens + β·(1 + γ·(b−1)/b).
+  t = c_step + c_prefill·prefill_tokens + c_decode·b + β·(1 + γ·(b−1)/b)
+      + c_attend·attended_keys.
 It serves /v1/completions, /v1/chat/completions, /v1/models, /health and
 /metrics (vLLM V1 names) and prints the base URLs.
 
-Presets:` + presetList(),
+The engine model comes from a profile (--profile: a built-in name or a
+YAML file, see 'tracebench profiles'); each engine flag overrides one field.
+
+Built-in profiles:` + presetList(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
@@ -62,11 +68,13 @@ Presets:` + presetList(),
 	return cmd
 }
 
-// presetList is the presets with their descriptions, one per line.
+// presetList is the built-in profiles with their descriptions, one per
+// line.
 func presetList() string {
 	var sb strings.Builder
-	for _, n := range engine.PresetNames() {
-		fmt.Fprintf(&sb, "\n  %-14s %s", n, engine.PresetDoc(n))
+	for _, n := range profile.Names() {
+		p, _ := profile.Builtin(n)
+		fmt.Fprintf(&sb, "\n  %-28s %s", n, p.Description)
 	}
 	return sb.String()
 }
@@ -75,7 +83,8 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Replicas, "replicas", 1, "number of mock servers")
 	fs.StringVar(&o.Host, "host", "127.0.0.1", "address to bind")
 	fs.IntVar(&o.Port, "port", 8000, "port of the first server; the others take the next ports (0: ephemeral)")
-	fs.StringVar(&o.Preset, "preset", "default", "engine preset: "+strings.Join(engine.PresetNames(), ", "))
+	fs.StringVar(&o.Preset, "preset", profile.DefaultName, "built-in engine profile (same as --profile NAME)")
+	fs.StringVar(&o.Profile, "profile", "", "engine profile: a built-in name (see 'tracebench profiles') or a YAML file")
 	fs.StringVar(&o.Model, "model", mockserver.DefaultModelName, "served model name")
 	fs.BoolVar(&o.Strict, "strict-model", false,
 		"answer 404 for another model name (default: serve it as a LoRA adapter with its own prefix cache)")
@@ -107,7 +116,10 @@ func (o *mockOptions) bindEngine(fs *pflag.FlagSet) {
 	fs.Float64Var(&e.Latency.Gamma, "gamma", d.Latency.Gamma, "γ: relative decode step growth with batch size")
 	fs.DurationVar(&e.Latency.StepOverhead, "c-step", d.Latency.StepOverhead, "fixed time of every step")
 	fs.DurationVar(&e.Latency.PrefillPerToken, "c-prefill", d.Latency.PrefillPerToken, "time per computed prompt token")
+	fs.DurationVar(&e.Latency.DecodePerToken, "c-decode", d.Latency.DecodePerToken, "time per sequence that gets a token in a step")
+	fs.Float64Var(&e.Latency.AttendPerKey, "c-attend-ns", d.Latency.AttendPerKey, "nanoseconds per key a computed token attends to (attention cost)")
 	fs.Float64Var(&e.Latency.Jitter, "jitter", d.Latency.Jitter, "coefficient of variation of the step time")
+	fs.DurationVar(&e.RequestOverhead, "request-overhead", d.RequestOverhead, "time each request spends outside the engine (HTTP, tokenisation)")
 	fs.Float64Var(&e.EOSProbability, "eos-probability", d.EOSProbability, "chance a token ends the output (requests without ignore_eos)")
 	fs.IntVar(&e.LoRA.MaxLoras, "max-loras", d.LoRA.MaxLoras, "most distinct LoRA adapters in the running batch (0: no limit)")
 	fs.IntVar(&e.LoRA.MaxCPULoras, "max-cpu-loras", d.LoRA.MaxCPULoras, "LoRA adapters kept in host memory (0: --max-loras)")
@@ -132,12 +144,38 @@ func (o *mockOptions) bindFaults(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.RefuseRate, "refuse-rate", 0, "share of connections reset on accept")
 }
 
-// engineConfig applies the changed engine flags to the preset.
-func (o *mockOptions) engineConfig() (engine.Config, error) {
-	cfg, err := engine.Preset(o.Preset)
-	if err != nil {
-		return cfg, usagef("--preset: %v", err)
+// profileName returns the profile the flags select: --profile, else
+// --preset.
+func (o *mockOptions) profileName() (string, error) {
+	if o.Profile != "" {
+		if o.changed != nil && o.changed("preset") {
+			return "", usagef("--preset and --profile are exclusive")
+		}
+		return o.Profile, nil
 	}
+	return o.Preset, nil
+}
+
+// engineConfig resolves the profile and applies the changed engine flags.
+func (o *mockOptions) engineConfig() (engine.Config, error) {
+	name, err := o.profileName()
+	if err != nil {
+		return engine.Config{}, err
+	}
+	p, err := resolveProfile(name)
+	if err != nil {
+		return engine.Config{}, usagef("--profile: %v", err)
+	}
+	cfg := o.applyEngine(p.Config())
+	cfg.Seed = o.Engine.Seed
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("mock flags: %v", err)
+	}
+	return cfg, nil
+}
+
+// applyEngine returns cfg with the engine flags that were given applied.
+func (o *mockOptions) applyEngine(cfg engine.Config) engine.Config {
 	e := o.Engine
 	set := func(flag string, apply func()) {
 		if o.changed != nil && o.changed(flag) {
@@ -154,7 +192,10 @@ func (o *mockOptions) engineConfig() (engine.Config, error) {
 	set("gamma", func() { cfg.Latency.Gamma = e.Latency.Gamma })
 	set("c-step", func() { cfg.Latency.StepOverhead = e.Latency.StepOverhead })
 	set("c-prefill", func() { cfg.Latency.PrefillPerToken = e.Latency.PrefillPerToken })
+	set("c-decode", func() { cfg.Latency.DecodePerToken = e.Latency.DecodePerToken })
 	set("jitter", func() { cfg.Latency.Jitter = e.Latency.Jitter })
+	set("c-attend-ns", func() { cfg.Latency.AttendPerKey = e.Latency.AttendPerKey })
+	set("request-overhead", func() { cfg.RequestOverhead = e.RequestOverhead })
 	set("eos-probability", func() { cfg.EOSProbability = e.EOSProbability })
 	set("eviction", func() { cfg.Eviction = e.Eviction })
 	set("max-loras", func() { cfg.LoRA.MaxLoras = e.LoRA.MaxLoras })
@@ -164,11 +205,7 @@ func (o *mockOptions) engineConfig() (engine.Config, error) {
 	if len(o.LoRA) > 0 && cfg.LoRA.MaxLoras == 0 {
 		cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
 	}
-	cfg.Seed = e.Seed
-	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("mock flags: %v", err)
-	}
-	return cfg, nil
+	return cfg
 }
 
 // validateShared checks the flags the in-process fleet of replay, bench
@@ -227,7 +264,8 @@ func runMock(ctx context.Context, o *mockOptions, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("mock: %w", err)
 	}
-	fmt.Fprintf(out, "mock: %d replica(s), preset %s, model %s; Ctrl-C to stop\n", fc.Replicas, o.Preset, fc.Options.ModelName)
+	name, _ := o.profileName()
+	fmt.Fprintf(out, "mock: %d replica(s), profile %s, model %s; Ctrl-C to stop\n", fc.Replicas, name, fc.Options.ModelName)
 	for _, u := range f.URLs() {
 		fmt.Fprintln(out, u)
 	}

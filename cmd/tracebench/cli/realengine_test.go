@@ -20,18 +20,18 @@ import (
 	"github.com/tracebench/tracebench/reports"
 )
 
-// realEngine is the llama.cpp build beside the repository
+// b7099Dir is the llama.cpp build beside the repository
 // (../shared/real-engine relative to its root).
-const realEngine = "../../../../shared/real-engine"
+const b7099Dir = "../../../../shared/real-engine"
 
-// startLlamaServer starts llama-server on a free loopback port with 4
+// startB7099 starts llama-server on a free loopback port with 4
 // slots, one thread, metrics, slot erase allowed and no host-memory
 // prompt cache (so erasing the slots empties the cache), and returns its
 // URL once /health answers. The server is stopped at the end of the test.
-func startLlamaServer(t *testing.T) string {
+func startB7099(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(realEngine, "llama-server")
-	model := filepath.Join(realEngine, "tiny-llama-h256-l4.gguf")
+	bin := filepath.Join(b7099Dir, "llama-server")
+	model := filepath.Join(b7099Dir, "tiny-llama-h256-l4.gguf")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -88,10 +88,10 @@ func computedPrompt(t *testing.T, u string) float64 {
 // servers' own computed-token counters give, the scraped figures are not
 // zero, and a bench flushes the caches before each policy.
 func TestRealEngine(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(realEngine, "llama-server")); err != nil {
+	if _, err := os.Stat(filepath.Join(b7099Dir, "llama-server")); err != nil {
 		t.Skipf("real engine not present (%v): llama-server b7099 lives in ../shared/real-engine beside the repository", err)
 	}
-	targets := []string{startLlamaServer(t), startLlamaServer(t)}
+	targets := []string{startB7099(t), startB7099(t)}
 	workload := []string{"--workload", "shared-prefix", "-p", "groups=2", "-p", "prompts_per_group=8",
 		"-p", "system_len=256", "-p", "question_len=32", "-p", "output_len=16", "--rate", "4"}
 	withTargets := func(args ...string) []string {

@@ -55,6 +55,7 @@ type sweepOptions struct {
 	maxErrorRate float64
 	targets      []string
 	out          string
+	seeds        int
 }
 
 func newSweepCmd() *cobra.Command { return sweepCommand(&sweepOptions{}) }
@@ -119,6 +120,7 @@ func (o *sweepOptions) bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.05, "stop a run, and its policy's sweep, as soon as the run's error rate exceeds this (from its 20th result on), in [0, 1]")
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet per run")
 	fs.StringVar(&o.out, "out", "tracebench-sweep", "directory for sweep.md, sweep.csv, plots and runs/")
+	fs.IntVar(&o.seeds, "seeds", 1, "sweep every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict with a confidence interval")
 }
 
 // live reports whether the runs go to live targets.
@@ -265,10 +267,20 @@ func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.seeds < 1 {
+		return usagef("--seeds %d: want ≥ 1", o.seeds)
+	}
 	res, runErr := sw.run(cmd.Context(), names, baseline)
+	if runErr == nil {
+		res.Verdict, runErr = sweepSeeds(cmd.Context(), sw, o, names, baseline, res)
+	}
 	if len(res.Policies) > 0 {
 		if err := reports.WriteSweepTable(cmd.OutOrStdout(), res); err != nil {
 			return err
+		}
+		if res.Verdict != nil {
+			fmt.Fprintln(cmd.OutOrStdout())
+			res.Verdict.WriteText(cmd.OutOrStdout())
 		}
 		if err := reports.WriteSweepDir(o.out, res); err != nil {
 			return fmt.Errorf("write sweep report: %w", err)

@@ -112,17 +112,17 @@ func (sw *sweeper) header(baseline string) *reports.Sweep {
 // fleet describes where the runs go.
 func (sw *sweeper) fleet() string {
 	m := sw.o.mf
-	preset := m.Preset
-	if preset == "" {
-		preset = "default"
+	preset, err := m.profileName()
+	if err != nil {
+		preset = m.Profile
 	}
 	switch {
 	case sw.o.live():
 		return "live targets " + strings.Join(sw.o.targets, ", ")
 	case m.Sim > 0:
-		return fmt.Sprintf("%d simulated mock engines in virtual time (preset %s)", m.Sim, preset)
+		return fmt.Sprintf("%d simulated mock engines in virtual time (profile %s)", m.Sim, preset)
 	}
-	return fmt.Sprintf("%d in-process mock replicas, a fresh fleet per run (preset %s)", m.Replicas, preset)
+	return fmt.Sprintf("%d in-process mock replicas, a fresh fleet per run (profile %s)", m.Replicas, preset)
 }
 
 // policy runs one policy's search or ladder.

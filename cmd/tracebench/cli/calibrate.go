@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/calibrate"
+	"github.com/tracebench/tracebench/mockserver/profile"
+)
+
+func init() { register(newCalibrateCmd) }
+
+// calibrateOptions are the flags of `tracebench calibrate`.
+type calibrateOptions struct {
+	files   []string
+	targets []string
+	probe   string
+	pc      probeConfig
+	out     string
+	from    string
+	name    string
+	partial bool
+}
+
+func newCalibrateCmd() *cobra.Command {
+	o := &calibrateOptions{}
+	cmd := &cobra.Command{
+		Use:   "calibrate (RESULTS.jsonl... | --target URL...) -o profile.yaml [--from PROFILE] [--partial]",
+		Short: "Fit an engine profile to a live run's results",
+		Long: `calibrate fits the engine's step latency model to the results of a run
+against a live server (replay --target, ideally with --scrape), from the
+client-side figures alone: send, first-token and done times, prompt, cached
+and output tokens, and every backend's requests in flight over time. It
+prints each parameter with its standard error, the fit's residuals and
+what the run could not identify, and writes a profile for --mock-profile,
+--sim-profile and 'tracebench predict'.
+
+A useful run has several concurrency levels (so γ and c_decode can be told
+apart), varied prompt lengths (for c_prefill) and at least 20 requests
+with two or more output tokens. Scheduler limits and the block size come
+from --from (default: the default profile); num_gpu_blocks from the run's
+scrapes of vllm:cache_config_info when present.
+
+With --target (repeatable) it first runs a designed probe against the live
+servers, within --probe-budget (default 3 minutes): unrelated prompts of
+--probe-max-prompt/48 to --probe-max-prompt words at 1, 2, 4, ... --probe-max-concurrency requests in
+flight per backend, then prompts sharing long system prompts, each phase
+into its own results file under --probe-dir, and fits those.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = args
+			switch {
+			case len(args) > 0 && len(o.targets) > 0:
+				return usagef("give results files or --target, not both")
+			case len(args) == 0 && len(o.targets) == 0:
+				return usagef("give results files to fit, or --target URL to probe a live server")
+			case len(o.targets) > 0:
+				if err := checkTargets(o.targets); err != nil {
+					return err
+				}
+				if o.pc.budget < 10*time.Second || o.pc.maxConc < 2 || o.pc.maxPrompt < 48 {
+					return usagef("--probe-budget %v, --probe-max-concurrency %d, --probe-max-prompt %d: want at least 10s, 2 and 48",
+						o.pc.budget, o.pc.maxConc, o.pc.maxPrompt)
+				}
+				if o.pc.seed == 0 {
+					o.pc.seed = uint64(time.Now().UnixNano())
+				}
+				files, err := runProbe(cmd.Context(), o.targets, o.probe, o.pc, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				o.files = files
+			}
+			return runCalibrate(cmd.OutOrStdout(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&o.out, "out", "o", "", "write the fitted profile here (YAML)")
+	fs.StringVar(&o.from, "from", profile.DefaultName, "starting profile: scheduler limits, KV cache, and values of parameters the run cannot identify")
+	fs.StringVar(&o.name, "name", "calibrated", "name of the fitted profile")
+	fs.StringArrayVar(&o.targets, "target", nil, "probe this live server (repeatable) instead of reading results files")
+	fs.StringVar(&o.probe, "probe-dir", "calibrate-probe", "directory for the probe's results files")
+	fs.DurationVar(&o.pc.budget, "probe-budget", 3*time.Minute, "longest the probe may run (each phase gets an equal share)")
+	fs.IntVar(&o.pc.maxConc, "probe-max-concurrency", 32, "highest concurrency per backend the probe reaches (powers of two from 1)")
+	fs.IntVar(&o.pc.maxPrompt, "probe-max-prompt", 1536, "longest probe prompt, words (about as many tokens or more); lower it for slow servers")
+	fs.Uint64Var(&o.pc.seed, "probe-seed", 0, "seed of the probe's prompts (0: from the clock, so a repeated probe does not hit the prompt cache)")
+	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
+	return cmd
+}
+
+// runCalibrate fits, prints and writes the profile.
+func runCalibrate(w io.Writer, o *calibrateOptions) error {
+	start, err := resolveProfile(o.from)
+	if err != nil {
+		return usagef("--from: %v", err)
+	}
+	in, err := calibrate.Load(o.files)
+	if err != nil {
+		return err
+	}
+	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name})
+	if err != nil {
+		if errors.Is(err, calibrate.ErrSingleLevel) {
+			return usageError{err}
+		}
+		return err
+	}
+	fmt.Fprintf(w, "calibrate: %d successful requests (%d failed, %d cut off by a stopped run) from %d file(s)\n\n",
+		in.Requests, in.Failed, in.Canceled, len(o.files))
+	if err := res.Render(w); err != nil {
+		return err
+	}
+	if o.out == "" {
+		return nil
+	}
+	data, err := profile.Marshal(res.Profile)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.out, data, 0o644); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	fmt.Fprintf(w, "\nprofile: %s\n", o.out)
+	return nil
+}

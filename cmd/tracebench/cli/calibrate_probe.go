@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// probePhase is one step of the calibration probe: a workload run at a
+// fixed concurrency (requests in flight per backend).
+type probePhase struct {
+	name        string
+	concurrency int
+	workload    string
+	params      []string
+}
+
+// probePhases is the designed probe: unrelated prompts of maxPrompt/48
+// to maxPrompt words at concurrency 1, 2, 4, 8, 16 and 32 (so the batch term and the
+// prompt cost can be told apart), then prompts sharing long system
+// prompts (so the cached share varies) at concurrency 4. Each phase sends
+// 6 requests per unit of concurrency and per backend, and at least 16.
+func probePhases(maxConc, maxPrompt int) []probePhase {
+	var ps []probePhase
+	for c := 1; c <= maxConc; c *= 2 {
+		ps = append(ps, probePhase{name: "c" + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths",
+			params: []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(maxPrompt),
+				"output_min=16", "output_max=64"}})
+	}
+	return append(ps, probePhase{name: "shared-c4", concurrency: min(4, maxConc), workload: "shared-prefix",
+		params: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)), "question_len=" + strconv.Itoa(max(1, maxPrompt/24)),
+			"output_len=32"}})
+}
+
+// probeConfig sets the probe's shape.
+type probeConfig struct {
+	budget    time.Duration
+	maxConc   int
+	maxPrompt int
+	seed      uint64
+}
+
+// runProbe runs the probe phases against targets, each within an equal
+// share of budget, writing one results file per phase into dir, and
+// returns their paths.
+func runProbe(ctx context.Context, targets []string, dir string, pc probeConfig, log io.Writer) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("calibrate probe: %w", err)
+	}
+	phases := probePhases(pc.maxConc, pc.maxPrompt)
+	per := pc.budget / time.Duration(len(phases))
+	var files []string
+	for i, ph := range phases {
+		n := max(16, 6*ph.concurrency) * len(targets)
+		args := []string{"--workload", ph.workload, "--seed", strconv.FormatUint(pc.seed+uint64(i), 10), "-p", "rate=1000", "-p", "requests=" + strconv.Itoa(n)}
+		for _, p := range ph.params {
+			args = append(args, "-p", p)
+		}
+		if ph.workload == "shared-prefix" {
+			args = append(args, "-p", "prompts_per_group="+strconv.Itoa((n+2)/3))
+		}
+		rs, err := probeSpec(args, targets, ph.concurrency*len(targets))
+		if err != nil {
+			return nil, err
+		}
+		rs.results = filepath.Join(dir, "probe-"+ph.name+".jsonl")
+		rs.errOut = log
+		start := time.Now()
+		rs.onResult = func(*replay.Result) string {
+			if time.Since(start) > per {
+				return "probe-phase-time-limit"
+			}
+			return ""
+		}
+		sum, err := execute(ctx, rs)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate probe phase %s: %w", ph.name, err)
+		}
+		fmt.Fprintf(log, "probe %-10s concurrency %2d: %3d requests, %d ok, in %v\n", ph.name, ph.concurrency,
+			sum.Requests, sum.OK, time.Since(start).Round(100*time.Millisecond))
+		files = append(files, rs.results)
+	}
+	return files, nil
+}
+
+// probeSpec builds a replay of the workload flags args against targets
+// with the least-request router, maxInflight requests in flight and
+// scraping on.
+func probeSpec(args, targets []string, maxInflight int) (runSpec, error) {
+	var rs runSpec
+	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	rs.wf.bind(fs, "uniform-lengths")
+	rs.pf.bind(fs, true)
+	rs.cf.bind(fs)
+	if err := fs.Parse(args); err != nil {
+		return rs, fmt.Errorf("calibrate probe: %w", err)
+	}
+	rs.pf.Router, rs.pf.MaxInflight = "least-request", maxInflight
+	rs.router = rs.pf.Router
+	rs.cf.Scrape = true
+	rs.ro = reports.DefaultOptions()
+	rs.backends, rs.mode, rs.quiet = targets, "target", true
+	return rs, nil
+}

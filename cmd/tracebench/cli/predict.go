@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+)
+
+func init() { register(newPredictCmd) }
+
+// predictOptions are the flags of `tracebench predict`.
+type predictOptions struct {
+	live    string
+	profile string
+	out     string
+	seed    int64
+	record  bool
+	so      sloFlags
+}
+
+func newPredictCmd() *cobra.Command {
+	o := &predictOptions{}
+	cmd := &cobra.Command{
+		Use:   "predict LIVE.jsonl --profile P [--out DIR]",
+		Short: "Replay a measured run in simulation with a profile and show the prediction error",
+		Long: `predict takes the results file of a measured run (against a live fleet or
+the mock), replays the same requests with the same arrival times, router,
+queue and number of backends on simulated engines in virtual time with
+the engine profile --profile (a built-in name or a file, e.g. from
+'tracebench calibrate'), and prints predicted against measured with the
+error of each figure: TTFT p50/p90/p99, TPOT p50/p90, E2E p50/p90,
+throughput and the server's prefix hit rate. --out DIR gets the simulated
+results file and a report.md with both runs and a "Prediction error"
+section.
+
+The requests are rebuilt from the run's header (trace file or workload
+generator, seed, rate and limits), so the trace file must still be at the
+path the run read.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.live = args[0]
+			return runPredict(cmd, o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.profile, "profile", "", "engine profile of the simulated engines: a built-in name or a YAML file (required)")
+	fs.StringVar(&o.out, "out", "tracebench-predict", "directory for predicted.jsonl and report.md")
+	fs.Int64Var(&o.seed, "sim-seed", 1, "seed of the simulated engines' jitter")
+	fs.BoolVar(&o.record, "record", false, "add the p50 errors to the profile file's validation list (a file, not a built-in profile); bench and sweep verdicts quote them")
+	o.so.bind(fs)
+	return cmd
+}
+
+// runPredict simulates the run, compares and writes the report.
+func runPredict(cmd *cobra.Command, o *predictOptions) error {
+	if o.profile == "" {
+		return usagef("--profile: give the engine profile to predict with (see 'tracebench profiles')")
+	}
+	prof, err := resolveProfile(o.profile)
+	if err != nil {
+		return usagef("--profile: %v", err)
+	}
+	if _, builtin := profile.BuiltinYAML(o.profile); builtin && o.record {
+		return usagef("--record: %s is a built-in profile; save it to a file first ('tracebench profiles %s > my.yaml')", o.profile, o.profile)
+	}
+	ro, err := o.so.options()
+	if err != nil {
+		return err
+	}
+	h, err := runHeader(o.live)
+	if err != nil {
+		return err
+	}
+	rs, err := specFromHeader(h, o.live)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	measured, err := reports.Summarize(o.live, ro)
+	if err != nil {
+		return err
+	}
+	rs.ro, rs.errOut, rs.quiet = ro, cmd.ErrOrStderr(), true
+	rs.mode, rs.sim, rs.engines = "sim", len(h.Backends), prof.Config()
+	rs.engines.Seed = o.seed
+	rs.results = filepath.Join(o.out, "predicted.jsonl")
+	predicted, err := execute(cmd.Context(), rs)
+	if err != nil {
+		return fmt.Errorf("predict: simulated replay: %w", err)
+	}
+	measured.Header.Policy += " (measured)"
+	predicted.Header.Policy += " (predicted, profile " + prof.Name + ")"
+	pred := reports.ComparePrediction(prof.Name, measured, predicted)
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "predict: %s (%d requests, %d backends) replayed on %d simulated engines with profile %s\n\n",
+		o.live, measured.Requests, len(h.Backends), rs.sim, prof.Name)
+	if err := pred.WriteTable(w); err != nil {
+		return err
+	}
+	if measured.Requests != predicted.Requests {
+		fmt.Fprintf(w, "\nnote: the measured run has %d requests, the simulated one %d (a stopped or interrupted run); figures compare unequal sets\n",
+			measured.Requests, predicted.Requests)
+	}
+	err = reports.WriteDir(o.out, []*reports.Summary{measured, predicted},
+		reports.RenderOptions{Title: "tracebench prediction", Prediction: pred})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nreport: %s\n", filepath.Join(o.out, "report.md"))
+	if o.record {
+		if err := recordValidation(o.profile, o.live, pred); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "recorded in %s\n", o.profile)
+	}
+	return nil
+}
+
+// recordValidation appends the prediction's p50 errors to the profile
+// file's validation list.
+func recordValidation(path, live string, pred *reports.Prediction) error {
+	p, err := profile.Load(path)
+	if err != nil {
+		return err
+	}
+	v := profile.Validation{Run: live}
+	for _, r := range pred.Rows {
+		e := r.Err
+		if math.IsNaN(e) {
+			e = 0
+		}
+		switch r.Metric {
+		case "TTFT p50":
+			v.TTFTP50 = math.Round(e*10) / 10
+		case "TPOT p50":
+			v.TPOTP50 = math.Round(e*10) / 10
+		case "E2E p50":
+			v.E2EP50 = math.Round(e*10) / 10
+		}
+	}
+	p.Validation = append(p.Validation, v)
+	data, err := profile.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	return nil
+}
+
+// runHeader reads the run header of a results file.
+func runHeader(path string) (replay.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return replay.Header{}, err
+	}
+	defer f.Close()
+	rd, err := replay.NewReader(path, f)
+	if err != nil {
+		return replay.Header{}, err
+	}
+	return rd.Header, nil
+}
+
+// specFromHeader rebuilds the workload and policy of a run from its
+// results file's header: the workload flags as recorded, the router and
+// queue with every parameter as resolved.
+func specFromHeader(h replay.Header, path string) (runSpec, error) {
+	var rs runSpec
+	if err := fromConfig(h.Config, "workload", &rs.wf); err != nil {
+		return rs, fmt.Errorf("%s: run header: %w", path, err)
+	}
+	if err := fromConfig(h.Config, "policy", &rs.pf); err != nil {
+		return rs, fmt.Errorf("%s: run header: %w", path, err)
+	}
+	if len(h.Backends) == 0 {
+		return rs, fmt.Errorf("%s: run header lists no backends", path)
+	}
+	rs.pf.PolicyConfig = ""
+	rs.pf.Router, rs.pf.Queue = h.Router, h.Queue
+	rs.pf.RouterArgs, rs.pf.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
+	rs.router = h.Router
+	rs.cf.API, _ = h.Config["api"].(string)
+	if rs.cf.API == "" {
+		rs.cf.API = "completions"
+	}
+	return rs, nil
+}
+
+// fromConfig decodes header config key into v.
+func fromConfig(cfg map[string]any, key string, v any) error {
+	raw, ok := cfg[key]
+	if !ok {
+		return fmt.Errorf("no %q settings (written by an older tracebench?)", key)
+	}
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return fmt.Errorf("%s settings: %w", key, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s settings: %w", key, err)
+	}
+	return nil
+}
+
+// kvList renders params as sorted k=v pairs.
+func kvList(p map[string]string) []string {
+	out := make([]string, 0, len(p))
+	for k, v := range p {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

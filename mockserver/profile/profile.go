@@ -1,0 +1,186 @@
+package profile
+
+import (
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Profile is one engine profile. Every duration is written as a Go
+// duration string ("5.74ms", "100us").
+type Profile struct {
+	// Name identifies the profile (the file name of a built-in one).
+	Name string `yaml:"name"`
+	// Description says in one line what the profile models.
+	Description string `yaml:"description"`
+	// Source cites where the figures come from.
+	Source string `yaml:"source,omitempty"`
+	// FittedOn says what the figures were measured or fitted on (model,
+	// GPU, engine version, workload).
+	FittedOn string `yaml:"fitted_on,omitempty"`
+	// Notes records what the profile leaves out or approximates.
+	Notes string `yaml:"notes,omitempty"`
+	// Engine holds the scheduler, KV cache and batching parameters.
+	Engine Engine `yaml:"engine"`
+	// Latency holds the per-step latency model.
+	Latency Latency `yaml:"latency"`
+	// Fit, present in a profile written by `tracebench calibrate`, holds
+	// the uncertainty of every fitted parameter and the fit's residuals.
+	Fit *Fit `yaml:"fit,omitempty"`
+	// Validation lists the prediction errors `tracebench predict --record`
+	// measured with this profile against runs of the real fleet.
+	Validation []Validation `yaml:"validation,omitempty"`
+}
+
+// Validation is one prediction of a measured run: the errors, in percent
+// ((predicted − measured) / measured), of its p50 figures.
+type Validation struct {
+	// Run names the measured results file.
+	Run string `yaml:"run"`
+	// TTFTP50, TPOTP50 and E2EP50 are the errors in percent.
+	TTFTP50 float64 `yaml:"ttft_p50_err_pct"`
+	TPOTP50 float64 `yaml:"tpot_p50_err_pct"`
+	E2EP50  float64 `yaml:"e2e_p50_err_pct"`
+}
+
+// Engine holds the scheduler and KV cache parameters (vLLM's names).
+type Engine struct {
+	// Cache is the prefix cache model: "paged-prefix", the shared paged
+	// prefix cache of vLLM and SGLang (the only model the engine runs).
+	Cache string `yaml:"cache"`
+	// Batching is "continuous" or "static".
+	Batching string `yaml:"batching"`
+	// MaxNumSeqs bounds the running batch.
+	MaxNumSeqs int `yaml:"max_num_seqs"`
+	// MaxNumBatchedTokens is the per-step token budget.
+	MaxNumBatchedTokens int `yaml:"max_num_batched_tokens"`
+	// NumGPUBlocks is the KV cache capacity in blocks.
+	NumGPUBlocks int `yaml:"num_gpu_blocks"`
+	// BlockSize is the number of tokens per KV block.
+	BlockSize int `yaml:"block_size"`
+	// MaxModelLen bounds prompt plus output tokens of one request.
+	MaxModelLen int `yaml:"max_model_len"`
+	// EOSProbability is the chance a generated token ends the output
+	// (requests without ignore_eos); 0 runs outputs to max_tokens.
+	EOSProbability float64 `yaml:"eos_probability"`
+	// Eviction is the prefix cache's eviction policy: "lru" (vLLM V1's,
+	// every built-in profile's), "lru-longest" or "lfu".
+	Eviction string `yaml:"eviction"`
+	// LoRA holds the adapter limits and load costs (omitted: no limits,
+	// no costs).
+	LoRA LoRA `yaml:"lora,omitempty"`
+}
+
+// LoRA is how the engine serves LoRA adapters (vLLM's --max-loras and
+// --max-cpu-loras, plus the time to load an adapter).
+type LoRA struct {
+	// MaxLoras is the most distinct adapters in the running batch (0: no
+	// limit).
+	MaxLoras int `yaml:"max_loras"`
+	// MaxCPULoras is the most adapters kept in host memory (0: max_loras).
+	MaxCPULoras int `yaml:"max_cpu_loras"`
+	// LoadCost is the step time added to load an adapter into a GPU slot.
+	LoadCost Duration `yaml:"load_cost"`
+	// DiskLoadCost is the extra time when the adapter is not in host
+	// memory either.
+	DiskLoadCost Duration `yaml:"disk_load_cost"`
+}
+
+// Latency is the step latency model
+//
+//	t = c_step + c_prefill·prefill_tokens + c_decode·b + β·(1 + γ·(b−1)/b)
+//	    + c_attend·attended_keys
+//
+// times a log-normal jitter factor of mean 1 and coefficient of variation
+// jitter, where b sequences get a token in the step.
+type Latency struct {
+	// CStep is the fixed cost of every step that runs work.
+	CStep Duration `yaml:"c_step"`
+	// CPrefill is the cost of each computed (not cached) prompt token.
+	CPrefill Duration `yaml:"c_prefill"`
+	// CDecode is the cost of each sequence that gets a token in the step
+	// (a linear batch term, as in BLIS's blackbox model).
+	CDecode Duration `yaml:"c_decode"`
+	// Beta is β, the saturating decode step time of a batch of one.
+	Beta Duration `yaml:"beta"`
+	// CAttendNs is the cost in nanoseconds of each key a computed token
+	// attends to (a token at position p attends to p keys): attention's
+	// growth with context, large on a CPU engine (default 0).
+	CAttendNs float64 `yaml:"c_attend_ns"`
+	// Gamma is γ, the relative growth of β from batch 1 to a large batch.
+	Gamma float64 `yaml:"gamma"`
+	// Jitter is the coefficient of variation of the step time, in [0, 1].
+	Jitter float64 `yaml:"jitter"`
+	// RequestOverhead is a fixed time each request spends outside the
+	// engine (HTTP, tokenisation; BLIS's α₀): the mock holds requests this
+	// long before the engine, the simulator delays what the client sees.
+	RequestOverhead Duration `yaml:"request_overhead"`
+}
+
+// Fit records how a calibrated profile was fitted.
+type Fit struct {
+	// Runs names the results files fitted.
+	Runs []string `yaml:"runs"`
+	// Requests is the number of successful requests used.
+	Requests int `yaml:"requests"`
+	// Observations is the number of equations in the least-squares fit.
+	Observations int `yaml:"observations"`
+	// Params lists every latency parameter with its standard error.
+	Params []FitParam `yaml:"params"`
+	// Residuals summarises the fit's residuals per observation kind.
+	Residuals []Residual `yaml:"residuals"`
+	// Warnings are the parameters the data could not identify and what to
+	// run instead.
+	Warnings []string `yaml:"warnings,omitempty"`
+}
+
+// FitParam is one fitted parameter.
+type FitParam struct {
+	// Name is the latency field (c_step, c_prefill, c_decode, beta, gamma).
+	Name string `yaml:"name"`
+	// Value is the fitted value in Unit.
+	Value float64 `yaml:"value"`
+	// StdErr is the standard error of Value, in Unit.
+	StdErr float64 `yaml:"stderr"`
+	// Unit is "ms", "us" or "" (dimensionless).
+	Unit string `yaml:"unit"`
+	// Identified is false when the data could not determine the parameter
+	// (it then keeps the value of the starting profile).
+	Identified bool `yaml:"identified"`
+}
+
+// Residual summarises the residuals of one kind of observation.
+type Residual struct {
+	// Kind is "ttft" or "tbt".
+	Kind string `yaml:"kind"`
+	// N is the number of observations.
+	N int `yaml:"equations"`
+	// RMSMs is the root mean square residual in milliseconds.
+	RMSMs float64 `yaml:"rms_ms"`
+	// RelRMS is the RMS residual relative to the mean observation.
+	RelRMS float64 `yaml:"rel_rms"`
+}
+
+// Duration is a time.Duration written in YAML as a Go duration string.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// MarshalYAML writes d as a duration string ("5.74ms").
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// UnmarshalYAML reads a duration string; a bare number is an error, since
+// its unit would be a guess.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a duration such as 5.74ms", n.Line)
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q: want a duration such as 5.74ms or 100us", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}

@@ -1,0 +1,142 @@
+package profile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/mockserver/engine"
+)
+
+func TestBuiltinsParse(t *testing.T) {
+	names := Names()
+	if len(names) < 10 {
+		t.Fatalf("built-in profiles %v: want the 7 presets and the BLIS profiles", names)
+	}
+	for _, n := range names {
+		p, err := Builtin(n)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if p.Name != n || p.Description == "" || p.Source == "" || p.FittedOn == "" {
+			t.Errorf("%s: name %q, want the file name, and a description, a source and what it was fitted on", n, p.Name)
+		}
+		if err := p.Config().Validate(); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+}
+
+// Every engine preset is a built-in profile with exactly its values.
+func TestPresetsAreProfiles(t *testing.T) {
+	for _, n := range engine.PresetNames() {
+		p, err := Builtin(n)
+		if err != nil {
+			t.Fatalf("preset %s has no profile: %v", n, err)
+		}
+		want, _ := engine.Preset(n)
+		if diff := cmp.Diff(want, p.Config()); diff != "" {
+			t.Errorf("profile %s differs from the preset (-preset +profile):\n%s", n, diff)
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, n := range Names() {
+		p, _ := Builtin(n)
+		p.Fit = &Fit{Runs: []string{"a.jsonl"}, Requests: 10, Observations: 40,
+			Params:    []FitParam{{Name: "beta", Value: 5.7, StdErr: 0.1, Unit: "ms", Identified: true}},
+			Residuals: []Residual{{Kind: "tbt", N: 30, RMSMs: 0.2, RelRMS: 0.03}}}
+		p.Validation = []Validation{{Run: "live.jsonl", TTFTP50: -2.5, TPOTP50: 0.4, E2EP50: 1.1}}
+		data, err := Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := Parse(data, "x.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", n, err, data)
+		}
+		if diff := cmp.Diff(p, q); diff != "" {
+			t.Errorf("%s: round trip differs:\n%s", n, diff)
+		}
+	}
+}
+
+func TestPartialFileInheritsDefault(t *testing.T) {
+	p, err := Parse([]byte("name: mine\nlatency:\n  beta: 7ms\n"), "mine.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := engine.DefaultConfig()
+	want.Latency.Beta = 7e6
+	if diff := cmp.Diff(want, p.Config()); diff != "" {
+		t.Fatal(diff)
+	}
+}
+
+func TestBadProfiles(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"unknown field", "name: x\nlatency:\n  betta: 5ms\n", `p.yaml:3: latency.betta: unknown field "betta"`},
+		{"unknown top field", "name: x\nspeed: 3\n", `p.yaml:2: speed: unknown field "speed"`},
+		{"negative gamma", "name: x\nlatency:\n  gamma: -1\n", "p.yaml:3: latency.gamma: -1: want ≥ 0"},
+		{"jitter over 1", "name: x\nlatency:\n  jitter: 2\n", "p.yaml:3: latency.jitter: 2: want in [0, 1]"},
+		{"bare number duration", "name: x\nlatency:\n  beta: 5\n", `p.yaml:3: latency.beta: "5": want a duration`},
+		{"wrong kind", "name: x\nengine:\n  max_num_seqs: many\n", "p.yaml:3: engine.max_num_seqs: cannot unmarshal"},
+		{"zero blocks", "name: x\nengine:\n  num_gpu_blocks: 0\n", "p.yaml:3: engine.num_gpu_blocks: 0: want ≥ 1"},
+		{"cache model", "name: x\nengine:\n  cache: per-slot\n", "p.yaml:3: engine.cache: per-slot: want"},
+		{"batching", "name: x\nengine:\n  batching: dynamic\n", "p.yaml:3: engine.batching: dynamic"},
+		{"no name", "latency:\n  beta: 5ms\n", "p.yaml:0: name: missing"},
+		{"all zero", "name: x\nlatency:\n  beta: 0s\n  c_prefill: 0s\n", "latency: every cost is 0"},
+		{"not a mapping", "- a\n- b\n", "profile p.yaml: want a YAML mapping"},
+		{"syntax", "name: [x\n", "p.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml), "p.yaml")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v: want one containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q: want one line", err)
+			}
+		})
+	}
+}
+
+func TestResolve(t *testing.T) {
+	if p, err := Resolve("fast"); err != nil || p.Name != "fast" {
+		t.Fatalf("Resolve(fast) = %v, %v", p, err)
+	}
+	path := filepath.Join(t.TempDir(), "mine.yaml")
+	if err := os.WriteFile(path, []byte("name: mine\nengine:\n  max_num_seqs: 8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Resolve(path)
+	if err != nil || p.Engine.MaxNumSeqs != 8 {
+		t.Fatalf("Resolve(file) = %+v, %v", p, err)
+	}
+	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "neither a built-in profile") {
+		t.Fatalf("Resolve(nope) error %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, n := range Names() {
+		data, _ := BuiltinYAML(n)
+		f.Add(data)
+	}
+	f.Add([]byte("name: x\nlatency:\n  beta: 5\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data, "f.yaml")
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		if err := p.Config().Validate(); err != nil {
+			t.Fatalf("accepted profile fails engine validation: %v", err)
+		}
+	})
+}

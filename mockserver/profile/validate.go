@@ -1,0 +1,73 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+)
+
+// CachePagedPrefix is the shared paged prefix cache of vLLM and SGLang.
+const CachePagedPrefix = "paged-prefix"
+
+// fieldError is an out-of-range value of the field at path.
+type fieldError struct{ path, msg string }
+
+func (e *fieldError) Error() string { return e.path + ": " + e.msg }
+
+// validate reports the first field out of range.
+func (p *Profile) validate() error {
+	bad := func(path string, v any, want string) error {
+		return &fieldError{path, fmt.Sprintf("%v: want %s", v, want)}
+	}
+	e, l := p.Engine, p.Latency
+	switch {
+	case p.Name == "":
+		return &fieldError{"name", "missing: want a name"}
+	case e.Cache != CachePagedPrefix:
+		return bad("engine.cache", e.Cache, `"paged-prefix" (the only cache model the engine runs)`)
+	case e.Batching != "continuous" && e.Batching != "static":
+		return bad("engine.batching", e.Batching, `"continuous" or "static"`)
+	case e.MaxNumSeqs < 1:
+		return bad("engine.max_num_seqs", e.MaxNumSeqs, "≥ 1")
+	case e.MaxNumBatchedTokens < 1:
+		return bad("engine.max_num_batched_tokens", e.MaxNumBatchedTokens, "≥ 1")
+	case e.NumGPUBlocks < 1:
+		return bad("engine.num_gpu_blocks", e.NumGPUBlocks, "≥ 1")
+	case e.BlockSize < 1 || e.BlockSize > 1024:
+		return bad("engine.block_size", e.BlockSize, "in [1, 1024]")
+	case e.MaxModelLen < 2:
+		return bad("engine.max_model_len", e.MaxModelLen, "≥ 2")
+	case !(e.EOSProbability >= 0 && e.EOSProbability <= 1):
+		return bad("engine.eos_probability", e.EOSProbability, "in [0, 1]")
+	case !slices.Contains(engine.EvictionPolicies(), e.Eviction):
+		return bad("engine.eviction", e.Eviction, strings.Join(engine.EvictionPolicies(), ", "))
+	case e.LoRA.MaxLoras < 0:
+		return bad("engine.lora.max_loras", e.LoRA.MaxLoras, "≥ 0")
+	case e.LoRA.MaxCPULoras < 0:
+		return bad("engine.lora.max_cpu_loras", e.LoRA.MaxCPULoras, "≥ 0")
+	case e.LoRA.LoadCost < 0 || e.LoRA.DiskLoadCost < 0:
+		return bad("engine.lora.load_cost", e.LoRA.LoadCost.D(), "≥ 0 (and disk_load_cost too)")
+	case l.CStep < 0:
+		return bad("latency.c_step", l.CStep.D(), "≥ 0")
+	case l.CPrefill < 0:
+		return bad("latency.c_prefill", l.CPrefill.D(), "≥ 0")
+	case l.CDecode < 0:
+		return bad("latency.c_decode", l.CDecode.D(), "≥ 0")
+	case !(l.CAttendNs >= 0) || math.IsInf(l.CAttendNs, 0):
+		return bad("latency.c_attend_ns", l.CAttendNs, "≥ 0")
+	case l.Beta < 0:
+		return bad("latency.beta", l.Beta.D(), "≥ 0")
+	case !(l.Gamma >= 0) || math.IsInf(l.Gamma, 0):
+		return bad("latency.gamma", l.Gamma, "≥ 0")
+	case l.RequestOverhead < 0:
+		return bad("latency.request_overhead", l.RequestOverhead.D(), "≥ 0")
+	case !(l.Jitter >= 0 && l.Jitter <= 1):
+		return bad("latency.jitter", l.Jitter, "in [0, 1]")
+	case l.CStep == 0 && l.CPrefill == 0 && l.CDecode == 0 && l.Beta == 0:
+		return &fieldError{"latency", "every cost is 0: want at least one of c_step, c_prefill, c_decode, beta > 0"}
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+func TestPredictionGolden(t *testing.T) {
+	runs := goldenSummaries(t)
+	if len(runs) < 2 {
+		t.Fatal("want two golden runs")
+	}
+	p := ComparePrediction("calibrated", runs[0], runs[1])
+	var b bytes.Buffer
+	if err := p.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("\n")
+	writePrediction(&b, p)
+	checkGolden(t, "prediction.txt", b.Bytes())
+}
+
+func TestPredictionErrors(t *testing.T) {
+	m := &Summary{OK: 10, TTFT: Dist{Count: 10, P50: 100}, Throughput: Throughput{Requests: 2}, HitRate: HitRate{Server: 0.5}}
+	q := &Summary{OK: 10, TTFT: Dist{Count: 10, P50: 110}, Throughput: Throughput{Requests: 1.5}, HitRate: HitRate{Server: 0.4}}
+	rows := map[string]PredictionRow{}
+	for _, r := range ComparePrediction("p", m, q).Rows {
+		rows[r.Metric] = r
+	}
+	for _, c := range []struct {
+		metric string
+		want   float64
+	}{{"TTFT p50", 10}, {"throughput", -25}, {"server hit rate", -10}, {"TPOT p50", math.NaN()}} {
+		got := rows[c.metric].Err
+		if math.IsNaN(c.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-c.want) > 1e-9) {
+			t.Errorf("%s error %v, want %v", c.metric, got, c.want)
+		}
+	}
+	if rows["TPOT p50"].errText() != "n/a" || rows["server hit rate"].errText() != "-10.0 pt" {
+		t.Errorf("texts %q %q", rows["TPOT p50"].errText(), rows["server hit rate"].errText())
+	}
+}

@@ -1,0 +1,66 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+// runsOf builds summaries with the given attainments (fractions).
+func runsOf(att ...float64) []*Summary {
+	var out []*Summary
+	for _, a := range att {
+		out = append(out, &Summary{SLA: SLA{Attainment: a, Goodput: a}})
+	}
+	return out
+}
+
+func TestDecideVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		runs     map[string][]*Summary
+		pick     string
+		tie      bool
+		headline string
+	}{
+		{"clear winner", map[string][]*Summary{"a": runsOf(0.9, 0.92, 0.91, 0.93), "b": runsOf(0.8, 0.83, 0.81, 0.82)},
+			"a", false, "pick a: SLA attainment 91.5 %, +10.0 pt over b (95 % CI"},
+		{"inside the noise", map[string][]*Summary{"a": runsOf(0.9, 0.8, 0.95, 0.85), "b": runsOf(0.85, 0.9, 0.8, 0.88)},
+			"a", true, "no clear winner: a and b tie"},
+		{"one seed", map[string][]*Summary{"a": runsOf(0.9), "b": runsOf(0.8)},
+			"a", false, "on one seed (no confidence interval"},
+		{"equal on one seed", map[string][]*Summary{"a": runsOf(0.9), "b": runsOf(0.9)},
+			"a", true, "tie on SLA attainment (90.0 % each) over one seed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := DecideVerdict([]string{"a", "b"}, tc.runs)
+			if v.Pick != tc.pick || v.Tie != tc.tie || !strings.Contains(v.Headline(), tc.headline) {
+				t.Fatalf("pick %s tie %v headline %q: want %s, %v, %q", v.Pick, v.Tie, v.Headline(), tc.pick, tc.tie, tc.headline)
+			}
+		})
+	}
+	if DecideVerdict([]string{"a"}, map[string][]*Summary{"a": runsOf(1)}) != nil {
+		t.Fatal("one policy: want no verdict")
+	}
+}
+
+func TestMeanCI(t *testing.T) {
+	// Four values 1, 2, 3, 4: mean 2.5, sd 1.291, t(3, 0.975) = 3.182.
+	lo, hi := meanCI([]float64{1, 2, 3, 4})
+	if math.Abs(lo-0.4457) > 1e-3 || math.Abs(hi-4.5543) > 1e-3 {
+		t.Fatalf("CI %v..%v, want 0.446..4.554", lo, hi)
+	}
+}
+
+func TestVerdictMarkdownGolden(t *testing.T) {
+	v := DecideVerdict([]string{"prefix-cache", "round-robin", "least-request"}, map[string][]*Summary{
+		"prefix-cache": runsOf(0.76, 0.8, 0.71, 0.79), "round-robin": runsOf(0.68, 0.7, 0.65, 0.7),
+		"least-request": runsOf(0.64, 0.67, 0.6, 0.68)})
+	v.SLO, v.ProfileNote = "TTFT ≤ 30ms", "engine profile default is not calibrated"
+	var b bytes.Buffer
+	v.WriteText(&b)
+	b.WriteString("\n")
+	writeVerdict(&b, v)
+	checkGolden(t, "verdict.txt", b.Bytes())
+}
