@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -44,6 +45,8 @@ type liveBench struct {
 	// persisted says why caches persist between policies ("" when
 	// flushed).
 	persisted string
+	// order is the policies in the order they run.
+	order []string
 }
 
 // planLiveBench resolves the dialect, tries a flush on every target and
@@ -69,6 +72,7 @@ func planLiveBench(ctx context.Context, o *benchOptions, names []string, errOut 
 		names = append(append([]string{}, names[k:]...), names[:k]...)
 		fmt.Fprintf(errOut, "tracebench: prefix caches persist between policies; order rotated by the seed: %v\n", names)
 	}
+	lb.order = names
 	return lb, names, nil
 }
 
@@ -85,9 +89,17 @@ func (lb *liveBench) flushAll(ctx context.Context) error {
 	return nil
 }
 
-// before prepares policy i of n: a flush when the plan has them, and the
-// header notes. A flush refused now is noted and the run goes on.
-func (lb *liveBench) before(ctx context.Context, rs *runSpec, i, n int, errOut io.Writer) {
+// before prepares the run of router (nothing without a live plan): a
+// flush when the plan has them, and the header notes with its place in
+// the order. A flush refused now is noted and the run goes on.
+func (lb *liveBench) before(ctx context.Context, rs *runSpec, router string) {
+	if lb == nil {
+		return
+	}
+	i, n, errOut := slices.Index(lb.order, router), len(lb.order), rs.errOut
+	if errOut == nil {
+		errOut = io.Discard
+	}
 	caches := "flushed: " + lb.d.FlushNote()
 	if lb.flush {
 		if err := lb.flushAll(ctx); err != nil {
@@ -244,13 +256,4 @@ func prepareLive(cmd *cobra.Command, o *benchOptions, names []string) (*liveBenc
 		return nil, nil, err
 	}
 	return lb, names, nil
-}
-
-// note returns the step that prepares policy i of n (nothing without a
-// live plan).
-func (lb *liveBench) note(i, n int) func(context.Context, *runSpec) {
-	if lb == nil {
-		return func(context.Context, *runSpec) {}
-	}
-	return func(ctx context.Context, rs *runSpec) { lb.before(ctx, rs, i, n, rs.errOut) }
 }
