@@ -3,6 +3,7 @@ package bench
 import (
 	"time"
 
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -24,7 +25,7 @@ func DefaultPolicy() Policy {
 
 // DefaultClient is the command line's client: streamed completions, a
 // 60 s first-byte and idle timeout, 10 s of grace after an interrupt, and
-// a 1 s scrape period when scraping is on.
+// a 1 s scrape period when scraping is on, the dialect detected.
 func DefaultClient() Client {
-	return Client{API: "completions", ScrapeInt: time.Second, Grace: 10 * time.Second, Timeout: 60 * time.Second}
+	return Client{API: "completions", Dialect: dialect.Auto, ScrapeInt: time.Second, Grace: 10 * time.Second, Timeout: 60 * time.Second}
 }

@@ -66,6 +66,9 @@ type Spec struct {
 	// Quiet turns the progress display off.
 	ErrOut io.Writer
 	Quiet  bool
+	// Notes are added to the results header's Config (a live bench's
+	// cache state and order); nil for none.
+	Notes map[string]any
 }
 
 // loraSlots gives the lora-affinity filter the engines' adapter slots
@@ -124,6 +127,10 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	// creation between it and the Run (the progress total is counted
 	// alongside the Run).
 	h := header(rs, src.ident, pol)
+	dialectConfig(&h, rs.Client)
+	for k, v := range rs.Notes {
+		h.Config[k] = v
+	}
 	w, err := replay.Create(rs.Results, h)
 	if err != nil {
 		return nil, err
@@ -151,7 +158,7 @@ func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
 		rs.Backends, rs.Mode = replay.SimBackendNames(rs.Sim), "sim"
 		return nil, func() {}, nil
 	}
-	client, model, err := newClient(ctx, rs.Client, rs.Backends)
+	client, model, err := NewClient(ctx, &rs.Client, rs.Backends)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/policies"
 )
 
@@ -106,6 +107,14 @@ type Client struct {
 	// timeout per Request (default 60 s).
 	Grace   time.Duration
 	Timeout time.Duration
+	// Dialect is the servers' dialect: "auto" (default: detected from
+	// /v1/models, the Server header or /metrics names), "vllm",
+	// "sglang", "llamacpp" or "openai".
+	Dialect string
+	// dialect and dialectWhy are the resolved dialect and why it was
+	// chosen (set by ResolveDialect or NewClient).
+	dialect    *dialect.Dialect
+	dialectWhy string
 }
 
 // ParseKV parses the k=v pairs given for flag into Params; a pair

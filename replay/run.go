@@ -73,6 +73,7 @@ type event struct {
 type scrapeResult struct {
 	backend int
 	m       ServerMetrics
+	err     error // why the scrape failed (nil when m.OK)
 }
 
 // Run replays o.Source in real time and returns the stop record. A
@@ -99,7 +100,9 @@ type scheduler struct {
 	srcErr   error
 	counters *Counters
 	scrapes  scrapeDeltas
-	rates    rateMeter
+	// scrapeWarned marks the Backends whose scrape problem was logged.
+	scrapeWarned map[int]bool
+	rates        rateMeter
 	// hostCPU reads the machine's CPU counters (readHostCPU; ok false
 	// when unavailable) at the start and the end of the Run.
 	hostCPU func() (hostCPU, bool)

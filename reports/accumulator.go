@@ -25,6 +25,7 @@ type Accumulator struct {
 	predictedTokens, chunks                      int64
 	burstGaps                                    int64 // TBT gaps under burstGapUS
 	predicted                                    bool
+	basis                                        tokenBasis
 
 	users    map[string]*userAcc
 	backends []*backendAcc
@@ -113,7 +114,7 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 			a.burstGaps += g.N
 		}
 	}
-	if r.CompletionTokens >= 2 && r.FirstToken > 0 {
+	if r.CompletionTokens >= 2 && r.FirstToken > 0 && r.Chunks >= 2 {
 		over += recordDur(a.tpot, r.TPOT())
 	}
 	over += recordDur(a.e2e, r.E2E())
@@ -128,6 +129,7 @@ func (a *Accumulator) addTokens(r *replay.Result) {
 	a.promptTokens += int64(r.PromptTokens)
 	a.completionTokens += int64(r.CompletionTokens)
 	a.cachedTokens += int64(r.CachedTokens)
+	a.basis.add(r)
 	a.predictedTokens += int64(r.PredictedHitTokens)
 	a.predicted = a.predicted || r.PredictedHitTokens > 0
 	a.chunks += int64(r.Chunks)
@@ -163,7 +165,7 @@ func MeetsSLO(slo SLO, r *replay.Result) bool {
 	if s.TTFT > 0 && (r.FirstToken == 0 || r.TTFT() > s.TTFT) {
 		return false
 	}
-	if s.TPOT > 0 && r.TPOT() > s.TPOT {
+	if s.TPOT > 0 && r.Chunks >= 2 && r.TPOT() > s.TPOT {
 		return false
 	}
 	return s.E2E <= 0 || r.E2E() <= s.E2E

@@ -93,6 +93,7 @@ func bindClient(fs *pflag.FlagSet, c *bench.Client) {
 	fs.DurationVar(&c.ScrapeInt, "scrape-interval", d.ScrapeInt, "scrape period with --scrape")
 	fs.DurationVar(&c.Grace, "grace", d.Grace, "after Ctrl-C, how long in-flight requests may finish")
 	fs.DurationVar(&c.Timeout, "timeout", d.Timeout, "first-byte and idle-stream timeout per request")
+	fs.StringVar(&c.Dialect, "dialect", d.Dialect, "server dialect: auto|vllm|sglang|llamacpp|openai (auto: from /v1/models, the Server header or /metrics names)")
 }
 
 // bindShareGPT binds the ShareGPT flags to s and marks them bound.
