@@ -38,6 +38,9 @@ type runSpec struct {
 	// the backends' KV event endpoints for a KV-event router.
 	kvDelay  time.Duration
 	kvEvents []replay.KVEndpoint
+	// discover re-resolves dns+http:// targets during the run (nil: the
+	// fleet is fixed).
+	discover *replay.Discovery
 	results  string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
@@ -243,7 +246,8 @@ func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Ro
 		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.kvDelay})
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.backends, Client: client,
-		Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), KVEvents: rs.kvEvents})
+		Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), KVEvents: rs.kvEvents,
+		Discover: rs.discover})
 }
 
 // scrapeEvery is the metrics scrape period, 0 without --scrape.
