@@ -158,6 +158,9 @@ func (d *Dispatcher) route(now time.Duration, rel policies.Release) (Dispatch, e
 		if ch.Backend < 0 || ch.Backend >= d.tracker.Len() {
 			return disp, fmt.Errorf("router %s picked backend %d of %d", d.router.Name(), ch.Backend, d.tracker.Len())
 		}
+		if d.tracker.gone[ch.Backend] {
+			return disp, fmt.Errorf("router %s picked backend %d, which left the fleet", d.router.Name(), ch.Backend)
+		}
 		d.hits.Fill(rel.Req, st, &ch)
 		disp.Backend, disp.PredictedHitTokens = ch.Backend, ch.PredictedHitTokens
 	}
