@@ -52,6 +52,9 @@ type Spec struct {
 	// KVEvents the backends' KV event endpoints for a KV-event router.
 	KVDelay  time.Duration
 	KVEvents []replay.KVEndpoint
+	// Discover re-resolves dns+http:// targets during the Run, backends
+	// joining and leaving (nil: the fleet is fixed).
+	Discover *replay.Discovery
 	// Results is the path of the results file (JSONL) Run writes.
 	Results string
 	// Extra returns run-level figures measured outside the Results (a mock
@@ -264,7 +267,8 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay})
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.Backends, Client: client,
-		Grace: rs.Client.Grace, ScrapeEvery: scrapeEvery(rs.Client), KVEvents: rs.KVEvents})
+		Grace: rs.Client.Grace, ScrapeEvery: scrapeEvery(rs.Client), KVEvents: rs.KVEvents,
+		Discover: rs.Discover})
 }
 
 // scrapeEvery is the metrics scrape period, 0 without --scrape.

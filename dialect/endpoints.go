@@ -23,6 +23,12 @@ type Endpoints struct {
 	// Tokenize and Detokenize turn text into the server's token ids and
 	// back.
 	Tokenize, Detokenize string
+	// ApplyTemplate renders chat messages through the server's chat
+	// template (llama.cpp's /apply-template).
+	ApplyTemplate string
+	// chatTokenizeBody, when set, asks Tokenize for the tokens of chat
+	// messages through the chat template (vLLM).
+	chatTokenizeBody func(model string, msgs []map[string]string) any
 	// tokenizeBody and detokenizeBody encode the requests; readTokens and
 	// readText decode the answers.
 	tokenizeBody   func(model, text string) any

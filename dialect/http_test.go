@@ -174,3 +174,45 @@ func TestTokenize(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateTokens: vLLM counts the template through /tokenize with the
+// messages; llama.cpp renders it with /apply-template and tokenizes the
+// prompt with special tokens; SGLang and plain OpenAI servers cannot.
+func TestTemplateTokens(t *testing.T) {
+	vf, vu := serve(t, map[string]fakeAnswer{"POST /tokenize": {body: `{"tokens":[1,2,3,4],"count":4}`}})
+	lf, lu := serve(t, map[string]fakeAnswer{"POST /apply-template": {body: `{"prompt":"<|im_start|>user\n<|im_end|>\n"}`},
+		"POST /tokenize": {body: `{"tokens":[1,5,6,7,8]}`}})
+	_, bad := serve(t, map[string]fakeAnswer{"POST /apply-template": {body: `{"text":"x"}`}})
+	tests := []struct {
+		dialect, url string
+		f            *fakeServer
+		want         int
+		sent         []string // substrings of the request bodies, in order
+	}{
+		{VLLM, vu, vf, 4, []string{`"add_generation_prompt":true`}},
+		{LlamaCpp, lu, lf, 5, []string{`"messages":[{"content":"","role":"user"}]`, `"add_special":true`}},
+	}
+	for _, tc := range tests {
+		d, _ := Lookup(tc.dialect)
+		n, err := d.TemplateTokens(ctx(t), http.DefaultClient, tc.url, "m", []string{"user"})
+		if err != nil || n != tc.want || !d.CanCountTemplate() {
+			t.Errorf("%s TemplateTokens = %d, %v; want %d", tc.dialect, n, err, tc.want)
+		}
+		for i, s := range tc.sent {
+			if i >= len(tc.f.bodies) || !strings.Contains(tc.f.bodies[i], s) {
+				t.Errorf("%s request %d: bodies %q lack %s", tc.dialect, i, tc.f.bodies, s)
+			}
+		}
+	}
+	d, _ := Lookup(LlamaCpp)
+	if _, err := d.TemplateTokens(ctx(t), http.DefaultClient, bad, "m", []string{"user"}); err == nil ||
+		!strings.Contains(err.Error(), "/apply-template") {
+		t.Errorf("an answer without a prompt: err %v, want one naming /apply-template", err)
+	}
+	for _, name := range []string{SGLang, OpenAI} {
+		d, _ := Lookup(name)
+		if _, err := d.TemplateTokens(ctx(t), http.DefaultClient, vu, "m", []string{"user"}); err == nil || d.CanCountTemplate() {
+			t.Errorf("%s cannot count its template", name)
+		}
+	}
+}

@@ -27,7 +27,10 @@ var vllm = Dialect{
 			return map[string]any{"model": model, "prompt": text, "add_special_tokens": false}
 		},
 		detokenizeBody: func(model string, ids []int) any { return map[string]any{"model": model, "tokens": ids} },
-		readTokens:     tokensField, readText: textField("prompt")},
+		chatTokenizeBody: func(model string, msgs []map[string]string) any {
+			return map[string]any{"model": model, "messages": msgs, "add_generation_prompt": true}
+		},
+		readTokens: tokensField, readText: textField("prompt")},
 	extras:       minTokensExtras,
 	cached:       detailsCached,
 	flush:        postFlush("/reset_prefix_cache"),

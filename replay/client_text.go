@@ -3,6 +3,8 @@ package replay
 import (
 	"context"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tracebench/tracebench/traces"
@@ -21,6 +23,10 @@ type serverTexts struct {
 	// off is set by the first failed detokenize: the server has no
 	// working endpoint, and every later prompt goes as synthetic words.
 	off bool
+	// template caches the chat template's token cost by server and role
+	// sequence (-1: unknown); templateOff is set by the first failure.
+	template    map[string]int
+	templateOff bool
 }
 
 // exactChat returns req with the generated contents of its chat messages
@@ -38,10 +44,11 @@ func (c *Client) exactChat(ctx context.Context, base string, req *traces.Request
 	if len(msgs) == 0 {
 		msgs = []traces.Message{{Role: "user", Content: traces.PromptText(req)}}
 	}
+	trim := c.templateTrim(ctx, base, msgs)
 	out := make([]traces.Message, len(msgs))
 	for i, m := range msgs {
 		out[i] = m
-		if t, ok := c.serverText(ctx, base, m.Content); ok {
+		if t, ok := c.serverText(ctx, base, m.Content, trim[i]); ok {
 			out[i].Content = t
 		}
 	}
@@ -50,15 +57,21 @@ func (c *Client) exactChat(ctx context.Context, base string, req *traces.Request
 	return &r
 }
 
-// serverText returns the server's text of a generated content.
-func (c *Client) serverText(ctx context.Context, base, content string) (string, bool) {
+// serverText returns the server's text of a generated content, trim
+// tokens shorter than it spells (the chat template's share).
+func (c *Client) serverText(ctx context.Context, base, content string, trim int) (string, bool) {
 	ids, ok := traces.SynthIDs(content)
 	if !ok {
 		return "", false
 	}
+	ids = ids[:len(ids)-min(trim, len(ids)-1)]
+	key := content
+	if trim > 0 {
+		key = content + "\x00" + strconv.Itoa(trim)
+	}
 	st := &c.texts
 	st.mu.Lock()
-	t, hit := st.texts[content]
+	t, hit := st.texts[key]
 	off := st.off
 	st.mu.Unlock()
 	if hit || off {
@@ -80,7 +93,7 @@ func (c *Client) serverText(ctx context.Context, base, content string) (string, 
 	if st.texts == nil || len(st.texts) >= maxServerTexts {
 		st.texts = map[string]string{}
 	}
-	st.texts[content] = t
+	st.texts[key] = t
 	return t, true
 }
 
@@ -111,4 +124,65 @@ func (c *Client) fitText(ctx context.Context, base string, ids []int) (string, e
 		t, err = d.Detokenize(ctx, c.hc, base, c.o.Model, cur)
 	}
 	return t, err
+}
+
+// templateTrim returns, per message, how many tokens to take off its
+// generated content so the templated conversation comes to the tokens the
+// contents spell: the chat template's cost for these roles, measured
+// once per server and role sequence (TemplateTokens), taken from the last
+// message backwards, each keeping at least one token. All zeros when the
+// dialect cannot count the template or the first count failed (logged
+// once).
+func (c *Client) templateTrim(ctx context.Context, base string, msgs []traces.Message) []int {
+	trim := make([]int, len(msgs))
+	cost := c.templateCost(ctx, base, msgs)
+	for i := len(msgs) - 1; i >= 0 && cost > 0; i-- {
+		ids, ok := traces.SynthIDs(msgs[i].Content)
+		if !ok {
+			continue
+		}
+		trim[i] = min(cost, len(ids)-1)
+		cost -= trim[i]
+	}
+	return trim
+}
+
+// templateCost is the chat template's token cost of msgs' roles on the
+// server at base (0 when unknown).
+func (c *Client) templateCost(ctx context.Context, base string, msgs []traces.Message) int {
+	d := c.dialect()
+	if !d.CanCountTemplate() {
+		return 0
+	}
+	roles := make([]string, len(msgs))
+	for i, m := range msgs {
+		roles[i] = m.Role
+	}
+	key := baseURL(base) + "\x00" + strings.Join(roles, ",")
+	st := &c.texts
+	st.mu.Lock()
+	n, hit := st.template[key]
+	off := st.templateOff || st.off // no template count without detokenized texts
+	st.mu.Unlock()
+	if hit || off {
+		return max(n, 0)
+	}
+	tctx, cancel := context.WithTimeout(ctx, c.o.FirstByteTimeout)
+	defer cancel()
+	n, err := d.TemplateTokens(tctx, c.hc, base, c.o.Model, roles)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err != nil {
+		if !st.templateOff {
+			st.templateOff = true
+			slog.Warn("counting the chat template's tokens failed; chat prompts carry the template on top of the trace's tokens",
+				"backend", baseURL(base), "err", redact(err.Error(), c.secrets))
+		}
+		return 0
+	}
+	if st.template == nil || len(st.template) >= maxServerTexts {
+		st.template = map[string]int{}
+	}
+	st.template[key] = n
+	return n
 }

@@ -66,12 +66,15 @@ func (s *scheduler) startScrape(ctx context.Context) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	hc := &http.Client{Timeout: s.scrapeTimeout()}
 	var wg sync.WaitGroup
-	for i, u := range s.o.Backends {
+	s.startPoller = func(i int, u string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s.pollBackend(ctx, hc, i, u)
 		}()
+	}
+	for i, u := range s.urls {
+		s.startPoller(i, u)
 	}
 	return func() { cancel(); wg.Wait() }
 }
@@ -90,9 +93,9 @@ func (s *scheduler) finalScrape(ctx context.Context, end time.Duration) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	hc := &http.Client{Timeout: timeout}
-	ms := make([]scrapeResult, len(s.o.Backends))
+	ms := make([]scrapeResult, len(s.urls))
 	var wg sync.WaitGroup
-	for i, u := range s.o.Backends {
+	for i, u := range s.urls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -268,14 +271,14 @@ func (s *scheduler) dialect() *dialect.Dialect {
 // read as idle servers). It runs on the scheduler goroutine.
 func (s *scheduler) warnScrape(sr *scrapeResult) {
 	m, i := &sr.m, sr.backend
-	if s.scrapeWarned[i] || (m.OK && m.Has != 0) || i < 0 || i >= len(s.o.Backends) {
+	if s.scrapeWarned[i] || (m.OK && m.Has != 0) || i < 0 || i >= len(s.urls) {
 		return
 	}
 	if s.scrapeWarned == nil {
 		s.scrapeWarned = map[int]bool{}
 	}
 	s.scrapeWarned[i] = true
-	u := baseURL(s.o.Backends[i]) + "/metrics"
+	u := baseURL(s.urls[i]) + "/metrics"
 	if !m.OK {
 		slog.Warn("scrape failed; its figures are n/a", "backend", u, "err", sr.err)
 		return

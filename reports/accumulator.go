@@ -29,6 +29,10 @@ type Accumulator struct {
 
 	users    map[string]*userAcc
 	backends []*backendAcc
+	// fleet lists Backends joining and leaving mid-run; joinedURLs the
+	// URLs of those that joined, by Index.
+	fleet      []FleetChange
+	joinedURLs []string
 
 	throughput, completions, inFlight, waiting *series
 	bins                                       map[string]*series
@@ -188,10 +192,7 @@ const maxUnlistedBackends = 4096
 // requests that reached no Backend (i < 0) or name one the header does
 // not list.
 func (a *Accumulator) backend(i int) *backendAcc {
-	limit := len(a.h.Backends)
-	if limit == 0 {
-		limit = maxUnlistedBackends
-	}
+	limit := a.backendLimit()
 	if i < 0 || i >= limit {
 		return &backendAcc{}
 	}

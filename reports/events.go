@@ -37,7 +37,7 @@ var (
 // KV usage per Backend. Events
 // before the warm-up cut are ignored; unknown sources are ignored.
 func (a *Accumulator) AddEvent(e *replay.Event) {
-	if e == nil || e.At < a.o.Warmup {
+	if e == nil || a.addFleet(e) || e.At < a.o.Warmup {
 		return
 	}
 	switch {

@@ -43,6 +43,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.PromptTokenRatio, s.unstreamed = a.basis.ratio(), a.basis.unstreamed
 	s.KVEvents = kvEventRows(stop, len(s.Backends))
 	s.LoRAAffinity = loraView(stop)
+	s.Fleet = a.fleet
 	checkWarnings(s)
 	return s
 }

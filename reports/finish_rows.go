@@ -20,9 +20,7 @@ func (a *Accumulator) backendRows() []BackendSummary {
 		if b.genSeen {
 			r.ScrapedOutputShare = ratio(b.lastGen-b.firstGen, float64(b.output))
 		}
-		if i < len(a.h.Backends) {
-			r.URL = a.h.Backends[i]
-		}
+		r.URL = a.backendURL(i)
 		if a.predicted {
 			r.PredictedHitRate = ratio(float64(b.predicted), float64(b.basis.intended))
 		}

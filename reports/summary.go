@@ -85,6 +85,8 @@ type Summary struct {
 	// KVEvents are the per-backend KV event stream figures of a router
 	// that reads them (precise-prefix); empty otherwise.
 	KVEvents []KVEventStats `json:"kv_events,omitempty"`
+	// Fleet lists the Backends that joined or left mid-run, in order.
+	Fleet []FleetChange `json:"fleet,omitempty"`
 	// Series are the time series behind the plots.
 	Series Series `json:"series"`
 	// LoRAAffinity says where a lora-affinity filter read the adapters

@@ -33,6 +33,12 @@ type fleetFlags struct {
 	Tokenizer string
 	// TargetsFile lists more --target URLs, one per line.
 	TargetsFile string
+	// ResolveEvery re-resolves dns+http:// targets during a run (0: once,
+	// at the start).
+	ResolveEvery time.Duration
+	// dnsTargets are the targets before resolution when some is a
+	// dns+http:// name (nil otherwise).
+	dnsTargets []string
 	// dialect is the in-process fleet's server dialect ("" vLLM), from
 	// --dialect when it names one.
 	dialect string
@@ -72,6 +78,8 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
 	fs.Int64Var(&m.Seed, "mock-seed", 1, "seed of the mock's latency jitter and faults")
 	fs.StringVar(&m.TargetsFile, "targets-file", "", "file of live backend base URLs, one per line (# comments), added to --target")
+	fs.DurationVar(&m.ResolveEvery, "resolve-every", replay.DefaultResolveEvery,
+		"re-resolve dns+http:// targets this often during the run; backends join and leave (0: resolve once)")
 	m.kv.bind(fs)
 	m.bindShared(fs)
 }
@@ -192,7 +200,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err := checkTargets(targets); err != nil {
 			return nil, err
 		}
-		rs.Backends, rs.Mode = targets, "target"
+		rs.Backends, rs.Mode, rs.Discover = targets, "target", m.discovery()
 		return func() {}, m.targetKV(rs, targets)
 	case m.Sim > 0:
 		cfg, err := m.engineConfig()

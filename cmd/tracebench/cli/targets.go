@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tracebench/tracebench/replay"
 )
 
 // maxTargetsFile bounds a --targets-file (1 MiB).
@@ -57,7 +59,22 @@ func (m *fleetFlags) allTargets(ctx context.Context, targets []string) ([]string
 		}
 		targets = append(append([]string{}, targets...), more...)
 	}
+	if slices.ContainsFunc(targets, func(t string) bool { return strings.HasPrefix(t, dnsScheme) }) {
+		m.dnsTargets = targets
+	}
 	return expandDNS(ctx, targets)
+}
+
+// discovery re-resolves the dns+http:// targets every --resolve-every
+// during the run (nil without such a target, or with --resolve-every 0).
+func (m *fleetFlags) discovery() *replay.Discovery {
+	if len(m.dnsTargets) == 0 || m.ResolveEvery <= 0 {
+		return nil
+	}
+	raw := m.dnsTargets
+	return &replay.Discovery{Every: m.ResolveEvery, Resolve: func(ctx context.Context) ([]string, error) {
+		return expandDNS(ctx, raw)
+	}}
 }
 
 // dnsScheme prefixes a target resolved through DNS to every address of
@@ -72,7 +89,7 @@ var lookupHost = func(ctx context.Context, name string) ([]string, error) {
 // expandDNS replaces every dns+http://name:port target by one
 // http://address:port target per address of name, sorted; other targets
 // stay as they are. A name that does not resolve is an error naming it.
-// The addresses are resolved once, when the run starts.
+// The run re-resolves them every --resolve-every (see discovery).
 func expandDNS(ctx context.Context, targets []string) ([]string, error) {
 	var out []string
 	for _, t := range targets {

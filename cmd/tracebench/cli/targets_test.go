@@ -89,3 +89,51 @@ func TestExpandDNS(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoveryReresolves: a dns+http:// target is re-resolved through
+// the same resolver during the run, static targets kept; without a DNS
+// target or with --resolve-every 0 the fleet is fixed.
+func TestDiscoveryReresolves(t *testing.T) {
+	old := lookupHost
+	defer func() { lookupHost = old }()
+	answers := [][]string{{"10.0.0.3"}, {"10.0.0.7", "10.0.0.3"}}
+	calls := 0
+	lookupHost = func(context.Context, string) ([]string, error) {
+		a := answers[min(calls, len(answers)-1)]
+		calls++
+		return a, nil
+	}
+	tests := []struct {
+		name    string
+		targets []string
+		every   time.Duration
+		want    []string // each resolution after the first; nil: no discovery
+	}{
+		{"dns target", []string{"http://a:1", "dns+http://svc:8000"}, time.Second,
+			[]string{"http://a:1,http://10.0.0.3:8000,http://10.0.0.7:8000"}},
+		{"resolve once", []string{"dns+http://svc:8000"}, 0, nil},
+		{"no dns target", []string{"http://a:1"}, time.Second, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			calls = 0
+			m := &fleetFlags{ResolveEvery: tc.every}
+			if _, err := m.allTargets(context.Background(), tc.targets); err != nil {
+				t.Fatal(err)
+			}
+			d := m.discovery()
+			if (d == nil) != (tc.want == nil) {
+				t.Fatalf("discovery = %v, want one: %v", d, tc.want != nil)
+			}
+			for _, w := range tc.want {
+				got, err := d.Resolve(context.Background())
+				if err != nil || strings.Join(got, ",") != w {
+					t.Errorf("re-resolved %v, %v; want %s", got, err, w)
+				}
+			}
+			if d != nil && d.Every != tc.every {
+				t.Errorf("Every = %v, want %v", d.Every, tc.every)
+			}
+		})
+	}
+}
