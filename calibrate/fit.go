@@ -26,6 +26,10 @@ type Options struct {
 	Partial bool
 	// Name names the fitted profile.
 	Name string
+	// Cache is the cache model of the fitted profile: CacheAuto (also
+	// when empty; per-slot when the runs were served by llama.cpp),
+	// "paged-prefix" or "per-slot".
+	Cache string
 }
 
 // Param is one fitted latency parameter.
@@ -63,6 +67,10 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	start := opt.Start
 	if start == nil {
 		start, _ = profile.Builtin(profile.DefaultName)
+	}
+	start, why, serr := startFor(start, in, opt.Cache)
+	if serr != nil {
+		return nil, serr
 	}
 	budget, maxSeqs := start.Engine.MaxNumBatchedTokens, start.Engine.MaxNumSeqs
 	rows := in.rowsOf(stepModel{}, budget, maxSeqs)
@@ -129,6 +137,11 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	}
 	res.Residuals = residuals(rows, th)
 	res.fill(rows, th, se, final, start, in, opt)
+	if why != "" {
+		res.Profile.Notes += "; " + why
+		res.Warnings = append(res.Warnings, why+": check host_cache_tokens against --cache-ram and the model's KV bytes per token")
+		res.Profile.Fit.Warnings = res.Warnings
+	}
 	return res, nil
 }
 

@@ -103,6 +103,11 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	// creation between it and the Run (the progress total is counted
 	// alongside the Run).
 	h := header(rs, src.ident, pol)
+	if rs.mode == "target" && len(rs.backends) > 0 {
+		if info := fetchServerInfo(ctx, rs.backends[0]); info != nil {
+			h.Config["server"] = info
+		}
+	}
 	w, err := replay.Create(rs.results, h)
 	if err != nil {
 		return nil, err
