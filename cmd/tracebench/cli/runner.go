@@ -14,6 +14,7 @@ import (
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/traces"
+	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
 // runSpec is everything one Run needs once flags are parsed.
@@ -29,6 +30,9 @@ type runSpec struct {
 	// (configured by engines) instead of sending HTTP.
 	sim     int
 	engines engine.Config
+	// simTok tokenises the simulated engines' text prompts (nil: the
+	// mock's default, whitespace).
+	simTok tokenizer.Tokenizer
 	// fleet is the in-process engines' configuration (--mock, --sim), and
 	// preset its --mock-preset; nil against --target. The results header
 	// records it, and the lora-affinity filter takes its adapter slots.
@@ -238,7 +242,7 @@ func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Ro
 		}
 		return replay.Simulate(ctx, replay.SimOptions{Source: src, Router: r, Queue: q, Capacity: capacity,
 			MaxInflight: rs.pf.MaxInflight, Engines: cfgs, Results: w, OnResult: add, OnEvent: event, Counters: c,
-			KVEventDelay: rs.kvDelay})
+			KVEventDelay: rs.kvDelay, Tokenizer: rs.simTok})
 	}
 	return replay.Run(ctx, replay.Options{Source: src, Router: r, Queue: q, Capacity: capacity,
 		MaxInflight: rs.pf.MaxInflight, Backends: rs.backends, Client: client, Results: w,
