@@ -192,7 +192,7 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 		return th, se, cur, err
 	}
 	for {
-		best, bestRSS := -1, rss
+		best, bestRSS, bestZero := -1, rss, false
 		var bth, bse [numCols]float64
 		for _, c := range cands {
 			if cur[c] {
@@ -201,15 +201,28 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 			try := cur
 			try[c] = true
 			t2, s2, r2, e2 := solve(rows, try, fx)
-			if e2 != nil || t2[c] <= 3*s2[c] || t2[colBeta] <= 0 || r2 > rss*0.99 || r2 >= bestRSS {
+			zeroBeta := false
+			if e2 == nil && c == colDecode && t2[colBeta] <= 0 && cur[colBeta] {
+				// A CPU engine's step cost can be all per sequence: fit
+				// c_decode with β at 0 instead of refusing it.
+				try[colBeta] = false
+				if t3, s3, r3, e3 := solve(rows, try, zeroFx(fx, colBeta)); e3 == nil {
+					t2, s2, r2, zeroBeta = t3, s3, r3, true
+				}
+			}
+			if e2 != nil || t2[c] <= 3*s2[c] || (t2[colBeta] <= 0 && !zeroBeta) || r2 > rss*0.99 || r2 >= bestRSS {
 				continue
 			}
-			best, bestRSS, bth, bse = c, r2, t2, s2
+			best, bestRSS, bth, bse, bestZero = c, r2, t2, s2, zeroBeta
 		}
 		if best < 0 {
 			break
 		}
 		cur[best], th, se, rss = true, bth, bse, bestRSS
+		if bestZero {
+			cur[colBeta], fx = false, zeroFx(fx, colBeta)
+			note("β came out not positive once c_decode was fitted: the step cost is per sequence; β set to 0")
+		}
 	}
 	for _, c := range cands {
 		if !cur[c] {
@@ -232,10 +245,16 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 		refit(colOverhead, 0)
 		note("the request overhead came out below 0; set to 0")
 	}
-	if th[colBeta] <= 0 {
+	if th[colBeta] <= 0 && !(th[colBeta] == 0 && !cur[colBeta] && th[colDecode] > 0) {
 		return th, se, cur, fmt.Errorf("calibrate: the fitted per-step time β is %.3g ms, not positive: the run does not follow the engine model (check that the results are from one server kind and not dominated by errors or queueing)", th[colBeta]*1e3)
 	}
 	return th, se, cur, nil
+}
+
+// zeroFx returns fx with column c set to 0.
+func zeroFx(fx [numCols]float64, c int) [numCols]float64 {
+	fx[c] = 0
+	return fx
 }
 
 // solve fits the free columns by linear least squares (the fixed ones'

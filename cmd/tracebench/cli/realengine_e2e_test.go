@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/reports"
 )
 
 // realEngine is ../shared/real-engine beside the repository: llama.cpp's
@@ -69,12 +71,38 @@ func startLlamaServer(t *testing.T) string {
 	}
 }
 
+// Accuracy bounds of TestRealEngineCalibratePredict: the p50 prediction
+// errors it asserts (percent) and the hit-rate error (points).
+const (
+	realEngineMaxErrPct = 15
+	realEngineMaxHitPt  = 5
+)
+
+// starved says why the live run's machine was too loaded for its timing
+// to be predicted ("" when it was not): hypervisor steal over 5 %, the
+// host busier than one core of two besides llama-server's own, or decode
+// gaps so uneven (TPOT p90 over 3× p50, when a quiet llama-server at 4
+// slots keeps them within 2×) that another process held its thread.
+func starved(sum *reports.Summary) string {
+	h, tp := sum.Host, sum.TPOT
+	switch {
+	case h.StealPct > 5:
+		return fmt.Sprintf("host steal %.1f %% over 5 %%", h.StealPct)
+	case h.BusyPct > 80:
+		return fmt.Sprintf("host busy %.0f %% over 80 %% of both cores", h.BusyPct)
+	case tp.P50 > 0 && tp.P90 > 3*tp.P50:
+		return fmt.Sprintf("TPOT p90 %.2f ms over 3× p50 %.2f ms", tp.P90, tp.P50)
+	}
+	return ""
+}
+
 // TestRealEngineCalibratePredict runs the whole loop against llama.cpp:
-// a designed probe and fit, a replay of another workload with scraping,
-// and its prediction on simulated engines. It checks the loop works on a
-// real server (cached tokens read from llama.cpp's timings, a fitted
-// profile, every p50 compared) and logs the prediction errors; accuracy
-// on this CPU engine is documented in docs/calibration.md.
+// a designed probe and fit (per-slot cache chosen from the server's
+// /v1/models), a replay of another workload with scraping, and its
+// prediction on simulated engines with prompts scaled to the server's
+// tokenizer. It asserts the hit rate within 5 points and TTFT, TPOT and
+// E2E p50 within 15 %, after logging every figure; when the machine was
+// measured too loaded during the live run it skips loudly instead.
 func TestRealEngineCalibratePredict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: about a minute against llama-server")
@@ -94,8 +122,9 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fit.Latency.Beta <= 0 || fit.Engine.MaxNumSeqs != 4 {
-		t.Fatalf("fitted profile: beta %v, max_num_seqs %d: want > 0 and the starting profile's 4", fit.Latency.Beta.D(), fit.Engine.MaxNumSeqs)
+	if fit.Latency.Beta+fit.Latency.CDecode <= 0 || fit.Engine.MaxNumSeqs != 4 || fit.Engine.Cache != profile.CachePerSlot || fit.Engine.MaxModelLen != 4096 {
+		t.Fatalf("fitted profile: beta + c_decode %v, max_num_seqs %d, cache %s, max_model_len %d: want > 0, the server's 4 slots, per-slot, 4096",
+			fit.Latency.Beta.D()+fit.Latency.CDecode.D(), fit.Engine.MaxNumSeqs, fit.Engine.Cache, fit.Engine.MaxModelLen)
 	}
 	live := filepath.Join(dir, "live.jsonl")
 	so.Reset()
@@ -115,5 +144,25 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	}
 	if !strings.Contains(out, "server hit rate") || strings.Contains(out, "server hit rate      0 %") {
 		t.Errorf("server hit rate missing or 0: llama.cpp's timings.cache_n not read?\n%s", out)
+	}
+	if !strings.Contains(out, "simulated prompts were scaled") {
+		t.Errorf("no prompt scaling: llama.cpp's Llama-2 tokenizer gives more tokens than the whitespace one\n%s", out)
+	}
+	if e := errs["server hit"]; math.Abs(e) > realEngineMaxHitPt {
+		t.Errorf("server hit rate error %+.1f pt: want within %d pt (per-slot cache)", e, realEngineMaxHitPt)
+	}
+	sum, err := reports.Summarize(live, reports.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("live run: host busy %.0f %%, steal %.1f %%, TPOT p50 %.2f ms p90 %.2f ms",
+		sum.Host.BusyPct, sum.Host.StealPct, sum.TPOT.P50, sum.TPOT.P90)
+	if why := starved(sum); why != "" {
+		t.Skipf("SKIPPED, machine too starved to measure llama-server: %s; prediction errors above are not a verdict, rerun on a quieter machine", why)
+	}
+	for _, m := range []string{"TTFT p50", "TPOT p50", "E2E p50"} {
+		if e := errs[m]; math.Abs(e) > realEngineMaxErrPct {
+			t.Errorf("%s prediction error %+.1f %%: want within %d %%", m, e, realEngineMaxErrPct)
+		}
 	}
 }
