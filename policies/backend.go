@@ -33,6 +33,14 @@ type Backend struct {
 	// PrefixQueries and PrefixHits are the server's prefix-cache counters
 	// in tokens (vllm:prefix_cache_queries_total / _hits_total).
 	PrefixQueries, PrefixHits float64
+	// LoRAScraped is true when LoRARunning, LoRAWaiting and MaxLoRA come
+	// from the server's vllm:lora_requests_info.
+	LoRAScraped bool
+	// LoRARunning and LoRAWaiting are the adapters of the server's
+	// running and waiting requests.
+	LoRARunning, LoRAWaiting []string
+	// MaxLoRA is the server's max_lora (0 when not exposed).
+	MaxLoRA int
 }
 
 // State is what a policy sees at a decision point.

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tracebench/tracebench/traces"
@@ -9,22 +10,25 @@ import (
 func init() {
 	RegisterFilter(Spec{Name: "lora-affinity",
 		Doc: "GIE LoRA affinity, before any Router: drop Backends with queue_threshold or more requests in flight " +
-			"(unless all have), then keep those with the Request's adapter active (requests for it in flight); if " +
-			"none, those with a free adapter slot (fewer than max_loras adapters in flight); if none, all; the Router " +
-			"then picks among them. Requests without an adapter are not filtered",
-		Needs:  []string{"lora", "in-flight"},
-		Source: "Gateway API Inference Extension LoRA affinity filter (prefix-cache-aware-routing-proposal.md: \"prefix cache affinity algo should be applied after LoRA affinity\"); vLLM --max-loras",
+			"(unless all have), then keep those with the Request's adapter active; if none, those with a free adapter " +
+			"slot; if none, all; the Router then picks among them. With --scrape and servers that expose " +
+			"vllm:lora_requests_info, active means among the server's running or waiting adapters and a free slot " +
+			"means fewer running plus waiting adapters than its max_lora, as GIE reads them; otherwise the client's own " +
+			"in-flight requests per adapter and the max_loras parameter stand in (the report says which was used). " +
+			"Requests without an adapter are not filtered",
+		Needs:  []string{"lora", "in-flight", "scrape (optional)"},
+		Source: "Gateway API Inference Extension LoRA affinity filter (loRASoftAffinityFilterFunc: ActiveModels, WaitingModels, MaxActiveModels from vllm:lora_requests_info; prefix-cache-aware-routing-proposal.md: \"prefix cache affinity algo should be applied after LoRA affinity\"); vLLM --max-loras",
 		Params: []ParamSpec{
-			{Name: "max_loras", Default: "1", Doc: "adapter slots per Backend, as the servers' --max-loras (vLLM's default 1)"},
+			{Name: "max_loras", Default: "1", Doc: "adapter slots per Backend, as the servers' --max-loras (vLLM's default 1); used when no scraped max_lora is known"},
 			{Name: "queue_threshold", Default: "128", Doc: "Backends with this many requests in flight are dropped first (GIE's low-queue filter; QUEUING_THRESHOLD_LORA 128)"},
 		},
 	}, newLoRAAffinity)
 }
 
 // loraAffinity filters State.Backends by adapter before its inner Router
-// picks. What is active on a Backend is the client's own count of the
-// requests it has in flight there per adapter (what a server reports as
-// running and waiting LoRA adapters).
+// picks. What is active on a Backend is what the server last reported
+// in vllm:lora_requests_info when it was scraped, else the client's own
+// count of the requests it has in flight there per adapter.
 type loraAffinity struct {
 	inner    Router
 	maxLoras int
@@ -33,7 +37,16 @@ type loraAffinity struct {
 	sentTo   map[*traces.Request]int
 	kept     []Backend
 	low      []Backend
+	// serverViews and clientViews count the Backends judged, per
+	// decision, from scraped server metrics and from client counts.
+	serverViews, clientViews int64
 }
+
+// Stop.Extra keys of the filter's views (see StopExtras).
+const (
+	ExtraLoRAServerViews = "lora_affinity_server_views"
+	ExtraLoRAClientViews = "lora_affinity_client_views"
+)
 
 // loraAffinityTokens is loraAffinity over a Router that takes token
 // feedback, which it forwards.
@@ -91,13 +104,18 @@ func (f *loraAffinity) keep(adapter string, bs []Backend) []Backend {
 	}
 	f.kept = f.kept[:0]
 	for _, b := range bs {
-		if f.inFlight[b.Index][adapter] > 0 {
+		if b.LoRAScraped {
+			f.serverViews++
+		} else {
+			f.clientViews++
+		}
+		if f.active(b, adapter) {
 			f.kept = append(f.kept, b)
 		}
 	}
 	if len(f.kept) == 0 {
 		for _, b := range bs {
-			if len(f.inFlight[b.Index]) < f.maxLoras {
+			if f.hasSlot(b) {
 				f.kept = append(f.kept, b)
 			}
 		}
@@ -106,6 +124,37 @@ func (f *loraAffinity) keep(adapter string, bs []Backend) []Backend {
 		return bs
 	}
 	return f.kept
+}
+
+// active reports whether b serves adapter now: among the server's
+// running or waiting adapters when scraped, else with requests of it in
+// flight from this client.
+func (f *loraAffinity) active(b Backend, adapter string) bool {
+	if b.LoRAScraped {
+		return slices.Contains(b.LoRARunning, adapter) || slices.Contains(b.LoRAWaiting, adapter)
+	}
+	return f.inFlight[b.Index][adapter] > 0
+}
+
+// hasSlot reports whether b can take one more adapter: fewer running
+// plus waiting adapters than the server's max_lora (the max_loras
+// parameter when the server gives none), or, unscraped, fewer adapters
+// in flight from this client than max_loras.
+func (f *loraAffinity) hasSlot(b Backend) bool {
+	if b.LoRAScraped {
+		limit := b.MaxLoRA
+		if limit <= 0 {
+			limit = f.maxLoras
+		}
+		return len(b.LoRARunning)+len(b.LoRAWaiting) < limit
+	}
+	return len(f.inFlight[b.Index]) < f.maxLoras
+}
+
+// StopExtras implements StopReporter: how many Backend views were read
+// from server metrics and how many from client counts.
+func (f *loraAffinity) StopExtras() map[string]float64 {
+	return map[string]float64{ExtraLoRAServerViews: float64(f.serverViews), ExtraLoRAClientViews: float64(f.clientViews)}
 }
 
 // Done implements Feedback: the Request leaves its Backend's adapter

@@ -75,3 +75,60 @@ func TestLoRAAffinityFilter(t *testing.T) {
 		t.Error("max_loras 0 accepted")
 	}
 }
+
+// TestLoRAAffinityScraped: with the servers' vllm:lora_requests_info
+// scraped, the filter reads their running and waiting adapters and
+// max_lora, not the client's own counts, and says so in its stop extras.
+func TestLoRAAffinityScraped(t *testing.T) {
+	scraped := func(inFlight []int, maxLoRA int, running, waiting [][]string) []Backend {
+		bs := fleet(inFlight...)
+		for i := range bs {
+			bs[i].LoRAScraped, bs[i].MaxLoRA = true, maxLoRA
+			bs[i].LoRARunning, bs[i].LoRAWaiting = running[i], waiting[i]
+		}
+		return bs
+	}
+	req := func(id, lora string) *traces.Request {
+		return &traces.Request{ID: id, LoRA: lora, Prompt: id, InputTokens: 4}
+	}
+	none := []string(nil)
+	for _, c := range []struct {
+		name     string
+		inFlight []int
+		maxLoRA  int
+		running  [][]string
+		waiting  [][]string
+		want     int
+	}{
+		// The client sent nothing, but b2 runs adapter a (another
+		// gateway's traffic): a goes to b2 although it is the busiest.
+		{"running elsewhere", []int{0, 0, 9}, 1, [][]string{none, none, {"a"}}, [][]string{none, none, none}, 2},
+		// a only waits on b0: waiting counts as active, as in GIE.
+		{"waiting", []int{5, 0, 0}, 2, [][]string{{"x"}, none, none}, [][]string{{"a"}, none, none}, 0},
+		// Nobody has a; b0 and b1 are full (running + waiting = max_lora 2), b2 has a slot.
+		{"slot from max_lora", []int{0, 0, 7}, 2, [][]string{{"x", "y"}, {"x"}, {"z"}}, [][]string{none, {"y"}, none}, 2},
+		// No slot anywhere: all three, least-request picks b1.
+		{"no slot", []int{3, 1, 2}, 1, [][]string{{"x"}, {"y"}, {"z"}}, [][]string{none, none, none}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := NewFilter("lora-affinity", nil, mustRouter(t, "least-request", nil, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := State{Backends: scraped(c.inFlight, c.maxLoRA, c.running, c.waiting)}
+			if got := mustPick(t, f, req("r", "a"), st).Backend; got != c.want {
+				t.Errorf("went to %d, want %d", got, c.want)
+			}
+			ex := f.(StopReporter).StopExtras()
+			if ex[ExtraLoRAServerViews] != 3 || ex[ExtraLoRAClientViews] != 0 {
+				t.Errorf("extras %v: want 3 server views, 0 client views", ex)
+			}
+		})
+	}
+	// Unscraped Backends fall back to the client's counts, counted as such.
+	f, _ := NewFilter("lora-affinity", nil, mustRouter(t, "least-request", nil, 1))
+	mustPick(t, f, req("r", "a"), State{Backends: fleet(0, 0)})
+	if ex := f.(StopReporter).StopExtras(); ex[ExtraLoRAServerViews] != 0 || ex[ExtraLoRAClientViews] != 2 {
+		t.Errorf("extras %v: want 0 server views, 2 client views", ex)
+	}
+}

@@ -83,6 +83,7 @@ func newSimFleet(n, capacity int) *simFleet {
 // run replays reqs (in arrival order) through r and records its picks.
 func (f *simFleet) run(t testing.TB, r Router, reqs []*traces.Request) {
 	fb, _ := r.(Feedback)
+	r = PredictHits(r)
 	var view promptView
 	for _, req := range reqs {
 		f.finish(req.Arrival, fb)

@@ -10,11 +10,13 @@ import (
 // holds at most capacity hashes (AIBRIX_PREFIX_CACHE_BLOCK_NUMBER), evicts
 // the least recently added first, and drops hashes not added again within
 // ttl (AIBrix: 20 minutes). Entries live in an arena with an intrusive
-// doubly linked list, so steady-state updates do not allocate.
+// doubly linked list, and the index is an open-addressing hitTable (a Go
+// map under this constant churn fills with tombstones and slows down), so
+// steady-state updates do not allocate.
 type hashTable struct {
 	capacity int
 	ttl      time.Duration
-	idx      map[uint64]int32
+	idx      hitTable
 	slots    []hslot
 	links    lruLinks // by slot
 	order    lruList  // head is the most recently added
@@ -28,15 +30,15 @@ type hslot struct {
 }
 
 func newHashTable(capacity int, ttl time.Duration) *hashTable {
-	return &hashTable{capacity: capacity, ttl: ttl, idx: make(map[uint64]int32), order: emptyLRU}
+	return &hashTable{capacity: capacity, ttl: ttl, order: emptyLRU}
 }
 
 // Len is the number of hashes held.
-func (t *hashTable) Len() int { return len(t.idx) }
+func (t *hashTable) Len() int { return t.idx.n }
 
 // holders implements holdersFunc with the table's own slice (no copy).
 func (t *hashTable) holders(h uint64, _ []int32) ([]int32, bool) {
-	if s, ok := t.idx[h]; ok {
+	if s, ok := t.idx.get(h); ok {
 		return t.slots[s].backends, true
 	}
 	return nil, true
@@ -52,11 +54,11 @@ func (t *hashTable) expire(now time.Duration) {
 // add records that backend was sent a prompt with these block hashes.
 func (t *hashTable) add(hashes []uint64, backend int, now time.Duration) {
 	for _, h := range hashes {
-		s, ok := t.idx[h]
+		s, ok := t.idx.get(h)
 		if ok {
 			t.links.unlink(&t.order, s)
 		} else {
-			if len(t.idx) >= t.capacity {
+			if t.idx.n >= t.capacity {
 				t.remove(t.order.tail)
 			}
 			s = t.alloc(h)
@@ -81,12 +83,12 @@ func (t *hashTable) alloc(h uint64) int32 {
 	}
 	t.slots[s].hash = h
 	t.slots[s].backends = t.slots[s].backends[:0]
-	t.idx[h] = s
+	t.idx.put(h, s)
 	return s
 }
 
 func (t *hashTable) remove(s int32) {
 	t.links.unlink(&t.order, s)
-	delete(t.idx, t.slots[s].hash)
+	t.idx.del(t.slots[s].hash)
 	t.free = append(t.free, s)
 }

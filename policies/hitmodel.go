@@ -2,17 +2,15 @@ package policies
 
 import "github.com/tracebench/tracebench/traces"
 
-// Defaults of the hit model that Routers deciding without a cache view
-// (the load-only ones, vtc-basic, chwbl, session-affinity) keep only to
-// report a predicted hit: vLLM's 16-token block (64 characters at
-// CharsPerToken) and the GIE prefix plugin's 31,250 blocks per server when
-// the server does not report num_gpu_blocks.
+// Defaults of the shared hit model: vLLM's 16-token block (64 characters
+// at CharsPerToken) and the GIE prefix plugin's 31,250 blocks per server
+// when the server does not report num_gpu_blocks.
 const (
 	hitModelChunkChars = 64
 	hitModelCapacity   = 31250
 )
 
-// hitModel predicts the prefix hit of a pick for Routers that decide
+// HitModel predicts the prefix hit of the picks of a Router that decides
 // without a cache view: per Backend, an LRU of the chained block hashes of
 // the prompts sent to it, of capacity num_gpu_blocks (else 31,250 blocks),
 // as approx-prefix keeps. It is consulted for the chosen Backend only and
@@ -21,7 +19,8 @@ const (
 // Backend) serves every lookup in one probe run however widely a Router
 // spreads prompts. Two different (hash, Backend) pairs share a key with
 // probability about 2⁻⁶⁴ per pair, which can only misstate a prediction.
-type hitModel struct {
+// A HitModel is owned by one goroutine.
+type HitModel struct {
 	table  hitTable
 	lists  []lruList // by Backend.Index
 	keys   []uint64  // by node
@@ -31,26 +30,21 @@ type hitModel struct {
 	hashes []uint64
 }
 
-func newHitModel() *hitModel { return &hitModel{} }
+// NewHitModel returns an empty HitModel.
+func NewHitModel() *HitModel { return &HitModel{} }
 
-// observe returns the prompt tokens of req that b is expected to hold and
+// Observe returns the prompt tokens of req that b is expected to hold and
 // records req's blocks for b.
-func (m *hitModel) observe(req *traces.Request, b Backend) int {
+func (m *HitModel) Observe(req *traces.Request, b Backend) int {
 	m.view.load(req)
 	size := m.view.blockUnits(hitModelChunkChars, hitModelChunkChars/CharsPerToken)
 	m.hashes = m.view.hashChain(m.hashes[:0], size, 0)
 	return m.view.toTokens(m.add(b) * size)
 }
 
-// choose is the Choice of b for req with reason, its predicted hit from
-// the model (which then records req's blocks for b).
-func (m *hitModel) choose(req *traces.Request, b Backend, reason string) Choice {
-	return Choice{Backend: b.Index, Reason: reason, PredictedHitTokens: m.observe(req, b)}
-}
-
 // add makes m.hashes b's most recent blocks, evicting its least recent
 // beyond capacity, and returns how many leading hashes b held before.
-func (m *hitModel) add(b Backend) int {
+func (m *HitModel) add(b Backend) int {
 	if b.Index < 0 {
 		return 0
 	}
@@ -84,7 +78,7 @@ func (m *hitModel) add(b Backend) int {
 	return lead
 }
 
-func (m *hitModel) alloc(key uint64) int32 {
+func (m *HitModel) alloc(key uint64) int32 {
 	if k := len(m.free); k > 0 {
 		n := m.free[k-1]
 		m.free = m.free[:k-1]
@@ -97,7 +91,7 @@ func (m *hitModel) alloc(key uint64) int32 {
 }
 
 // evict drops l's least recent block.
-func (m *hitModel) evict(l *lruList) {
+func (m *HitModel) evict(l *lruList) {
 	n := l.tail
 	m.links.unlink(l, n)
 	m.table.del(m.keys[n])

@@ -11,9 +11,10 @@ type Choice struct {
 	// Backend is the Index of the chosen Backend (State.Backends[i].Index;
 	// the slice may be a filtered subset, so this is not a slice position).
 	Backend int
-	// PredictedHitTokens is the number of prompt tokens the Router's own
-	// prefix model expects the chosen Backend to have cached. Routers that
-	// decide without a cache view keep one for this prediction only.
+	// PredictedHitTokens is the number of prompt tokens expected cached on
+	// the chosen Backend. A HitPredictor sets it from its own cache view;
+	// other Routers leave it zero and the replay fills it from a shared
+	// HitModel.
 	PredictedHitTokens int
 	// Reason is a short label of the branch taken ("prefix", "imbalance",
 	// "least-request", ...), for debugging and reports.
@@ -51,6 +52,12 @@ type Router interface {
 // The replay calls Done once per Request dispatched to a Backend.
 type Feedback interface {
 	Done(now time.Duration, req *traces.Request, out Outcome)
+}
+
+// StopReporter is implemented by policies with run-level figures for the
+// results file's stop line (Stop.Extra), read once after the Run.
+type StopReporter interface {
+	StopExtras() map[string]float64
 }
 
 // TokenFeedback is implemented by policies that account tokens as they

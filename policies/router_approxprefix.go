@@ -245,3 +245,7 @@ func kvScores(dst []float64, bs []Backend) []float64 {
 	}
 	return dst
 }
+
+// PredictsHits implements HitPredictor: the Choice's predicted hit is the
+// matched prefix in the Router's own view.
+func (r *approxPrefix) PredictsHits() {}

@@ -220,3 +220,7 @@ func (x blockTree) insert(r *cacheAware, b int, now time.Duration) {
 	x.t.insert(r.view.blocks, b, now)
 }
 func (x blockTree) size(b int) int { return x.t.Size(b) }
+
+// PredictsHits implements HitPredictor: the Choice's predicted hit is the
+// matched prefix in the Router's own view.
+func (r *cacheAware) PredictsHits() {}

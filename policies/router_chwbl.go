@@ -49,7 +49,6 @@ type chwbl struct {
 	members []ringMember
 	set     backendSet
 	visited []bool
-	hits    *hitModel
 }
 
 type ringPoint struct {
@@ -63,7 +62,7 @@ type ringMember struct {
 }
 
 func newCHWBL(p Params, _ *rand.Rand) (Router, error) {
-	r := &chwbl{hits: newHitModel()}
+	r := &chwbl{}
 	var err error
 	if r.prefixChars, err = p.Int("prefix_chars", 1, 1<<20); err != nil {
 		return nil, err
@@ -115,16 +114,16 @@ func (r *chwbl) Pick(req *traces.Request, st State) (Choice, error) {
 			first = pos
 		}
 		if r.loadOK(st.Backends[pos].InFlight, stats.Total, bound) {
-			return r.choose(req, st.Backends[pos], pos == first), nil
+			return r.choose(st.Backends[pos], pos == first), nil
 		}
 	}
-	ch := r.choose(req, st.Backends[first], true)
+	ch := r.choose(st.Backends[first], true)
 	ch.Reason = "default"
 	return ch, nil
 }
 
-func (r *chwbl) choose(req *traces.Request, b Backend, home bool) Choice {
-	ch := Choice{Backend: b.Index, Reason: "hash", PredictedHitTokens: r.hits.observe(req, b)}
+func (r *chwbl) choose(b Backend, home bool) Choice {
+	ch := Choice{Backend: b.Index, Reason: "hash"}
 	if !home {
 		ch.Reason = "overflow"
 	}

@@ -111,7 +111,7 @@ func TestCHWBLRemovalMovesOnlyItsKeys(t *testing.T) {
 }
 
 func TestCHWBLPredictsHits(t *testing.T) {
-	r := mustRouter(t, "chwbl", nil, 1)
+	r := PredictHits(mustRouter(t, "chwbl", nil, 1))
 	bs := fleet(0, 0, 0)
 	// 128 tokens of block ids: 8 blocks of 16 tokens for the hit model.
 	first := mustPick(t, r, blockReq("1", 64, 128, 1, 2), State{Backends: bs})

@@ -128,3 +128,7 @@ func (r *hashTrie) insert(idx int) {
 		}
 	}
 }
+
+// PredictsHits implements HitPredictor: the Choice's predicted hit is the
+// prefix matched in the Router's own trie.
+func (r *hashTrie) PredictsHits() {}

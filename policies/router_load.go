@@ -24,7 +24,7 @@ func init() {
 		Needs:  []string{"scrape"},
 		Source: "AIBrix least-kv-cache router (pkg/plugins/gateway/algorithms/least_kv_cache.go)",
 	}, func(_ Params, rng *rand.Rand) (Router, error) {
-		return &leastKVCache{rng: rng, hits: newHitModel()}, nil
+		return &leastKVCache{rng: rng}, nil
 	})
 }
 
@@ -32,7 +32,6 @@ func init() {
 type powerOfTwo struct {
 	rng    *rand.Rand
 	tokens bool
-	hits   *hitModel
 }
 
 func newPowerOfTwo(p Params, rng *rand.Rand) (Router, error) {
@@ -40,7 +39,7 @@ func newPowerOfTwo(p Params, rng *rand.Rand) (Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &powerOfTwo{rng: rng, tokens: m == "tokens", hits: newHitModel()}, nil
+	return &powerOfTwo{rng: rng, tokens: m == "tokens"}, nil
 }
 
 // Name implements Router.
@@ -54,7 +53,7 @@ func (r *powerOfTwo) Pick(req *traces.Request, st State) (Choice, error) {
 		return Choice{}, errNoBackends
 	}
 	if n == 1 {
-		return r.hits.choose(req, st.Backends[0], "only"), nil
+		return Choice{Backend: st.Backends[0].Index, Reason: "only"}, nil
 	}
 	i := r.rng.IntN(n)
 	j := r.rng.IntN(n - 1)
@@ -65,7 +64,7 @@ func (r *powerOfTwo) Pick(req *traces.Request, st State) (Choice, error) {
 	if r.compare(b, a) < 0 {
 		a = b
 	}
-	return r.hits.choose(req, a, "two-choices"), nil
+	return Choice{Backend: a.Index, Reason: "two-choices"}, nil
 }
 
 func (r *powerOfTwo) compare(a, b Backend) int {
@@ -80,8 +79,7 @@ func (r *powerOfTwo) compare(a, b Backend) int {
 // fewest client in-flight tokens, the client's own estimate of KV
 // occupancy, so a partial scrape never compares unlike figures.
 type leastKVCache struct {
-	rng  *rand.Rand
-	hits *hitModel
+	rng *rand.Rand
 }
 
 // Name implements Router.
@@ -96,12 +94,12 @@ func (r *leastKVCache) Pick(req *traces.Request, st State) (Choice, error) {
 		i := argmin(st.Backends, r.rng, func(a, b Backend) int {
 			return cmp.Or(cmp.Compare(a.KVUsage, b.KVUsage), cmp.Compare(a.InFlightTokens, b.InFlightTokens))
 		})
-		return r.hits.choose(req, st.Backends[i], "kv-cache"), nil
+		return Choice{Backend: st.Backends[i].Index, Reason: "kv-cache"}, nil
 	}
 	i := argmin(st.Backends, r.rng, func(a, b Backend) int {
 		return cmp.Or(cmp.Compare(a.InFlightTokens, b.InFlightTokens), cmp.Compare(a.InFlight, b.InFlight))
 	})
-	return r.hits.choose(req, st.Backends[i], "in-flight-tokens"), nil
+	return Choice{Backend: st.Backends[i].Index, Reason: "in-flight-tokens"}, nil
 }
 
 // argmin returns the position in bs of the least Backend under compare,

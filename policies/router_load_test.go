@@ -99,14 +99,24 @@ func TestRoundRobinAndRandom(t *testing.T) {
 }
 
 // TestLoadOnlyRoutersPredictHits: Routers that decide without a cache view
-// still report the hit their prediction-only view expects. One Backend, so
+// hold no prediction of their own (they are no HitPredictor and leave
+// PredictedHitTokens zero); behind the shared HitModel they report the hit
+// it expects. One Backend, so
 // every pick lands on it: 64 tokens of 16-token blocks (the view's 64
 // characters at 4 per token) predict 0 the first time, all 64 the second,
 // and 32 for a prompt sharing the first two blocks.
 func TestLoadOnlyRoutersPredictHits(t *testing.T) {
-	for _, name := range []string{"random", "round-robin", "least-request", "power-of-two", "least-kv-cache", "vtc-basic"} {
+	for _, name := range []string{"random", "round-robin", "least-request", "power-of-two", "least-kv-cache", "vtc-basic",
+		"chwbl", "session-affinity", "simhash"} {
 		t.Run(name, func(t *testing.T) {
-			r := mustRouter(t, name, nil, 1)
+			bare := mustRouter(t, name, nil, 1)
+			if _, ok := bare.(HitPredictor); ok {
+				t.Fatalf("%s is a HitPredictor", name)
+			}
+			if ch := mustPick(t, bare, blockReq("x", 16, 64, 1, 2, 3, 4), State{Backends: fleet(0)}); ch.PredictedHitTokens != 0 {
+				t.Errorf("bare %s predicted %d tokens", name, ch.PredictedHitTokens)
+			}
+			r := PredictHits(mustRouter(t, name, nil, 1))
 			st := State{Backends: fleet(0)}
 			var got []int
 			for _, req := range []*traces.Request{
@@ -130,10 +140,10 @@ func TestHitModelCapacity(t *testing.T) {
 	for _, tc := range []struct {
 		blocks, want int
 	}{{2, 0}, {4, 64}, {0, 64}} { // 0: the default 31,250 blocks
-		m := newHitModel()
+		m := NewHitModel()
 		b := Backend{Index: 3, NumGPUBlocks: tc.blocks}
-		m.observe(blockReq("a", 16, 64, 1, 2, 3, 4), b)
-		if got := m.observe(blockReq("b", 16, 64, 1, 2, 3, 4), b); got != tc.want {
+		m.Observe(blockReq("a", 16, 64, 1, 2, 3, 4), b)
+		if got := m.Observe(blockReq("b", 16, 64, 1, 2, 3, 4), b); got != tc.want {
 			t.Errorf("num_gpu_blocks %d: repeat predicts %d tokens, want %d", tc.blocks, got, tc.want)
 		}
 	}

@@ -236,3 +236,7 @@ func (r *precisePrefix) matchOf(b int) int {
 	}
 	return r.matched[b]
 }
+
+// PredictsHits implements HitPredictor: the Choice's predicted hit is the
+// prefix the KV events say the chosen Backend holds.
+func (r *precisePrefix) PredictsHits() {}

@@ -184,3 +184,7 @@ func (r *prefixCache) bestMatch(bs []Backend, s loadStats) (int, bool) {
 	}
 	return 0, false
 }
+
+// PredictsHits implements HitPredictor: the Choice's predicted hit is the
+// matched prefix in the Router's own view.
+func (r *prefixCache) PredictsHits() {}

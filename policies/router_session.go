@@ -28,7 +28,6 @@ type sessionAffinity struct {
 	cooldown time.Duration
 	down     []time.Duration // by Backend.Index: skipped until this time
 	ids      []idHash        // by Backend.Index
-	hits     *hitModel
 }
 
 type idHash struct {
@@ -41,7 +40,7 @@ func newSessionAffinity(p Params, _ *rand.Rand) (Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sessionAffinity{cooldown: cd, hits: newHitModel()}, nil
+	return &sessionAffinity{cooldown: cd}, nil
 }
 
 // Name implements Router.
@@ -70,9 +69,7 @@ func (r *sessionAffinity) Pick(req *traces.Request, st State) (Choice, error) {
 	case bestUp != best:
 		best, ch.Reason = bestUp, "failover"
 	}
-	b := st.Backends[best]
-	ch.Backend = b.Index
-	ch.PredictedHitTokens = r.hits.observe(req, b)
+	ch.Backend = st.Backends[best].Index
 	return ch, nil
 }
 

@@ -94,7 +94,7 @@ func TestSessionAffinityRemovalAndErrors(t *testing.T) {
 }
 
 func TestSessionAffinityPredictsHits(t *testing.T) {
-	r := mustRouter(t, "session-affinity", nil, 1)
+	r := PredictHits(mustRouter(t, "session-affinity", nil, 1))
 	st := State{Backends: fleet(0, 0, 0)}
 	turn1 := &traces.Request{ID: "1", Session: "c", Prompt: strings.Repeat("a", 128), InputTokens: 32}
 	turn2 := &traces.Request{ID: "2", Session: "c", Prompt: strings.Repeat("a", 128) + strings.Repeat("b", 128), InputTokens: 64}

@@ -36,19 +36,18 @@ func simHashSpec() Spec {
 // prompt openings share a fingerprint, and the fingerprint (hashed again,
 // as the ring hashes its key) picks a point on a consistent-hash ring
 // keyed by Backend.ID. Two fingerprints one bit apart land anywhere on the
-// ring: only prompts whose fingerprints are equal go together. It keeps a
-// hit model only to report a predicted hit.
+// ring: only prompts whose fingerprints are equal go together. Its
+// predicted hit comes from the replay's shared HitModel.
 type simHash struct {
 	maxChars, replication int
 	ring                  []ringPoint
 	members               []ringMember
 	set                   backendSet
 	acc                   [64]int64
-	hits                  *hitModel
 }
 
 func newSimHash(p Params, _ *rand.Rand) (Router, error) {
-	r := &simHash{hits: newHitModel()}
+	r := &simHash{}
 	var err error
 	if r.maxChars, err = p.Int("max_chars", 1, 1<<24); err != nil {
 		return nil, err
@@ -80,8 +79,7 @@ func (r *simHash) Pick(req *traces.Request, st State) (Choice, error) {
 		return 0
 	})
 	pos, _ := r.set.lookup(int(r.ring[start%len(r.ring)].index))
-	b := st.Backends[pos]
-	return Choice{Backend: b.Index, Reason: "hash", PredictedHitTokens: r.hits.observe(req, b)}, nil
+	return Choice{Backend: st.Backends[pos].Index, Reason: "hash"}, nil
 }
 
 // fingerprint is the 64-bit SimHash of the opening of req's prompt: each

@@ -100,12 +100,12 @@ func TestSimHashRouting(t *testing.T) {
 	if len(keys) < 2 {
 		t.Errorf("8 adapters with one prompt all went to one backend: the adapter is not in the key")
 	}
-	r = mustRouter(t, "simhash", nil, 1)
+	r = PredictHits(mustRouter(t, "simhash", nil, 1))
 	text := strings.Repeat("abcdefgh", 25) // 200 characters
 	if ch := mustPick(t, r, textReq("p1", text, 200), State{Backends: bs}); ch.PredictedHitTokens != 0 {
 		t.Fatalf("first pick predicts %d tokens", ch.PredictedHitTokens)
 	}
-	// The hit model's 64-character blocks: 3 full blocks = 192 characters
+	// The shared hit model's 64-character blocks: 3 full blocks = 192 characters
 	// of 200 = 192 of the 200 tokens.
 	if ch := mustPick(t, r, textReq("p2", text, 200), State{Backends: bs}); ch.PredictedHitTokens != 192 {
 		t.Fatalf("repeat predicts %d tokens, want 192", ch.PredictedHitTokens)

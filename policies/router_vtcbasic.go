@@ -55,7 +55,6 @@ type vtcBasic struct {
 	extremaCutoff         int64
 	extremaValid          bool
 	minSeen, maxSeen      float64
-	hits                  *hitModel
 }
 
 // userWindow holds one user's weighted tokens in time buckets of res,
@@ -71,7 +70,7 @@ type tokBucket struct {
 }
 
 func newVTCBasic(p Params, rng *rand.Rand) (Router, error) {
-	r := &vtcBasic{rng: rng, users: map[string]*userWindow{}, hits: newHitModel()}
+	r := &vtcBasic{rng: rng, users: map[string]*userWindow{}}
 	unit, err := p.OneOf("time_unit", "minutes", "seconds", "milliseconds")
 	if err != nil {
 		return nil, err
@@ -116,7 +115,7 @@ func (r *vtcBasic) Pick(req *traces.Request, st State) (Choice, error) {
 		return Choice{}, errNoBackends
 	}
 	if req.User == "" {
-		return r.hits.choose(req, st.Backends[r.rng.IntN(n)], "no-user"), nil
+		return Choice{Backend: st.Backends[r.rng.IntN(n)].Index, Reason: "no-user"}, nil
 	}
 	cutoff := r.cutoff(st.Now)
 	tokens := r.userTokens(req.User, cutoff)
@@ -138,7 +137,7 @@ func (r *vtcBasic) Pick(req *traces.Request, st State) (Choice, error) {
 	if r.oracle {
 		r.charge(st.Now, req.User, float64(max(req.InputTokens, 0))*r.wIn+float64(max(req.OutputTokens, 0))*r.wOut)
 	}
-	return r.hits.choose(req, st.Backends[best], "vtc"), nil
+	return Choice{Backend: st.Backends[best].Index, Reason: "vtc"}, nil
 }
 
 // Done implements Feedback: the user is charged input x weight + output x

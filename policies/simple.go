@@ -14,22 +14,21 @@ func init() {
 	RegisterRouter(Spec{Name: "random", Doc: "uniform random backend from the seeded RNG",
 		Source: "baseline (AIBrix random, SGLang router random)"},
 		func(_ Params, rng *rand.Rand) (Router, error) {
-			return &randomRouter{rng: rng, hits: newHitModel()}, nil
+			return &randomRouter{rng: rng}, nil
 		})
 	RegisterRouter(Spec{Name: "round-robin", Doc: "cycle over backends in index order, skipping absent ones",
 		Source: "baseline (vLLM production-stack roundrobin, SGLang router round_robin)"},
-		func(_ Params, _ *rand.Rand) (Router, error) { return &roundRobin{hits: newHitModel()}, nil })
+		func(_ Params, _ *rand.Rand) (Router, error) { return &roundRobin{}, nil })
 	RegisterRouter(Spec{Name: "least-request", Doc: "fewest client-side in-flight requests; ties broken by the seeded RNG",
 		Needs: []string{"in-flight"}, Source: "AIBrix least-request; vLLM production-stack"},
 		func(_ Params, rng *rand.Rand) (Router, error) {
-			return &leastRequest{rng: rng, hits: newHitModel()}, nil
+			return &leastRequest{rng: rng}, nil
 		})
 }
 
 // randomRouter picks uniformly at random.
 type randomRouter struct {
-	rng  *rand.Rand
-	hits *hitModel
+	rng *rand.Rand
 }
 
 // Name implements Router.
@@ -40,14 +39,13 @@ func (r *randomRouter) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	return r.hits.choose(req, st.Backends[r.rng.IntN(len(st.Backends))], "random"), nil
+	return Choice{Backend: st.Backends[r.rng.IntN(len(st.Backends))].Index, Reason: "random"}, nil
 }
 
 // roundRobin cycles over backends by Index; with a filtered State it takes
 // the first backend at or after the cursor.
 type roundRobin struct {
 	next int
-	hits *hitModel
 }
 
 // Name implements Router.
@@ -66,13 +64,12 @@ func (r *roundRobin) Pick(req *traces.Request, st State) (Choice, error) {
 		}
 	}
 	r.next = best.Index + 1
-	return r.hits.choose(req, best, "round-robin"), nil
+	return Choice{Backend: best.Index, Reason: "round-robin"}, nil
 }
 
 // leastRequest picks the fewest in-flight requests.
 type leastRequest struct {
-	rng  *rand.Rand
-	hits *hitModel
+	rng *rand.Rand
 }
 
 // Name implements Router.
@@ -83,7 +80,7 @@ func (r *leastRequest) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	return r.hits.choose(req, st.Backends[leastLoadedPos(st.Backends, r.rng)], "least-request"), nil
+	return Choice{Backend: st.Backends[leastLoadedPos(st.Backends, r.rng)].Index, Reason: "least-request"}, nil
 }
 
 // LeastLoaded returns the Index of the Backend with the fewest in-flight

@@ -29,6 +29,7 @@ type Dispatch struct {
 // It is owned by one goroutine.
 type Dispatcher struct {
 	router      policies.Router
+	hits        *policies.HitModel // nil when the Router predicts its own hits
 	queue       policies.Queue
 	capacity    policies.Capacity
 	maxInflight int
@@ -44,16 +45,30 @@ type Dispatcher struct {
 }
 
 // NewDispatcher builds a Dispatcher over backends. maxInflight caps the
-// total in-flight requests (0 = no cap); c bounds each Backend.
+// total in-flight requests (0 = no cap); c bounds each Backend. A Router
+// that is no policies.HitPredictor gets its predicted hits from one
+// policies.HitModel the Dispatcher keeps beside it.
 func NewDispatcher(r policies.Router, q policies.Queue, c policies.Capacity, maxInflight int, backends []string) *Dispatcher {
 	_, rt := r.(policies.TokenFeedback)
 	_, qt := q.(policies.TokenFeedback)
-	return &Dispatcher{router: r, queue: q, capacity: c, maxInflight: maxInflight,
+	return &Dispatcher{router: r, hits: policies.HitModelFor(r), queue: q, capacity: c, maxInflight: maxInflight,
 		tracker: NewTracker(backends), tokens: rt || qt, arrived: map[*traces.Request]time.Duration{}}
 }
 
 // Tracker returns the Backend state tracker.
 func (d *Dispatcher) Tracker() *Tracker { return d.tracker }
+
+// PolicyExtra returns the Router's and the Queue's run-level figures for
+// the stop line (nil when neither reports any). Call it after the Run.
+func (d *Dispatcher) PolicyExtra() map[string]float64 {
+	var out map[string]float64
+	for _, p := range []any{d.router, d.queue} {
+		if r, ok := p.(policies.StopReporter); ok {
+			out = MergeExtra(out, r.StopExtras())
+		}
+	}
+	return out
+}
 
 // WantsTokens reports whether a policy needs per-chunk token feedback.
 func (d *Dispatcher) WantsTokens() bool { return d.tokens }
@@ -132,6 +147,7 @@ func (d *Dispatcher) route(now time.Duration, rel policies.Release) (Dispatch, e
 		if ch.Backend < 0 || ch.Backend >= d.tracker.Len() {
 			return disp, fmt.Errorf("router %s picked backend %d of %d", d.router.Name(), ch.Backend, d.tracker.Len())
 		}
+		d.hits.Fill(rel.Req, st, &ch)
 		disp.Backend, disp.PredictedHitTokens = ch.Backend, ch.PredictedHitTokens
 	}
 	d.seq++

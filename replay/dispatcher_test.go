@@ -129,3 +129,30 @@ func TestDispatcherAbandon(t *testing.T) {
 		t.Fatal("a request must be abandoned once")
 	}
 }
+
+// TestDispatcherPredictsHits: a load-only Router's Dispatches carry the
+// shared HitModel's prediction (0 for the first sending of a prompt, all
+// of it for a repeat on the one Backend); a Router with its own view gets
+// no shared model.
+func TestDispatcherPredictsHits(t *testing.T) {
+	if d := newTestDispatcher(t, "prefix-cache", policies.Capacity{}, 0, 1); d.hits != nil {
+		t.Errorf("prefix-cache predicts its own hits but got the shared model")
+	}
+	d := newTestDispatcher(t, "round-robin", policies.Capacity{}, 0, 1)
+	var got []int
+	for i, id := range []string{"a", "b"} {
+		r := &traces.Request{ID: id, Arrival: time.Duration(i), Prompt: "0123456789abcdef0123456789abcdef" +
+			"0123456789abcdef0123456789abcdef", InputTokens: 16, OutputTokens: 1}
+		if rej := d.Arrive(r.Arrival, r); rej != nil {
+			t.Fatal(rej.Err)
+		}
+		disp, err := d.Pump(r.Arrival)
+		if err != nil || len(disp) != 1 {
+			t.Fatalf("pump: %v, %d dispatches", err, len(disp))
+		}
+		got = append(got, disp[0].PredictedHitTokens)
+	}
+	if got[0] != 0 || got[1] != 16 {
+		t.Errorf("predicted hits %v, want [0 16]", got)
+	}
+}

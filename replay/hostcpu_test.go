@@ -193,8 +193,9 @@ func TestRunRecordsHostCPU(t *testing.T) {
 func TestSimulateHasNoHostCPU(t *testing.T) {
 	r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 2)))
 	q, _ := policies.NewQueue("fcfs", nil, nil)
-	stop, err := Simulate(context.Background(), SimOptions{Source: traces.NewSliceSource(simWorkload()[:20]),
-		Router: r, Queue: q, Engines: []engine.Config{engine.DefaultConfig()}})
+	stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(simWorkload()[:20]),
+		Router: r, Queue: q},
+		Engines: []engine.Config{engine.DefaultConfig()}})
 	if err != nil {
 		t.Fatal(err)
 	}

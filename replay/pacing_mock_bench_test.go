@@ -88,8 +88,8 @@ func pace(b *testing.B, urls []string, rate int) ([]time.Duration, float64, int)
 	lags := make([]time.Duration, 0, rate)
 	first, last := time.Duration(-1), time.Duration(0)
 	failed := 0
-	_, err := replay.Run(context.Background(), replay.Options{Source: traces.NewSliceSource(reqs), Router: r, Queue: q,
-		Backends: urls, Client: c, OnResult: func(res *replay.Result) {
+	_, err := replay.Run(context.Background(), replay.Options{Common: replay.Common{Source: traces.NewSliceSource(reqs),
+		Router: r, Queue: q, OnResult: func(res *replay.Result) {
 			lags = append(lags, res.ScheduleLag())
 			if first < 0 || res.Sent < first {
 				first = res.Sent
@@ -98,7 +98,8 @@ func pace(b *testing.B, urls []string, rate int) ([]time.Duration, float64, int)
 			if !res.OK() {
 				failed++
 			}
-		}})
+		}},
+		Backends: urls, Client: c})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,28 @@ import (
 
 // Options configure a real-time Run.
 type Options struct {
+	Common
+	// Backends are the base URLs, indexed in order.
+	Backends []string
+	// Client sends the Requests.
+	Client *Client
+	// Grace is how long in-flight requests may finish after a stop
+	// (default 10 s).
+	Grace time.Duration
+	// ScrapeEvery scrapes each Backend's /metrics at this interval (0:
+	// off); each scrape may take as long, at least a second.
+	ScrapeEvery time.Duration
+	// KVEvents are the Backends' KV event endpoints, by Backend index,
+	// read when the Router is a policies.KVEventRouter (precise-prefix);
+	// a Backend without one is reported unreachable and the Router
+	// decides by load alone.
+	KVEvents []KVEndpoint
+}
+
+// Common is what a real-time Run (Options) and a simulation
+// (SimOptions) take alike: the Requests, the policy, its limits and
+// where the Results go.
+type Common struct {
 	// Source yields the Requests (already paced: Arrival offsets).
 	Source traces.Source
 	// Router and Queue are the Policy.
@@ -24,10 +46,6 @@ type Options struct {
 	// MaxInflight caps in-flight requests over all Backends (0: none);
 	// the wait behind it counts in TTFT and is reported as queue wait.
 	MaxInflight int
-	// Backends are the base URLs, indexed in order.
-	Backends []string
-	// Client sends the Requests.
-	Client *Client
 	// Results receives every Result as it finishes (may be nil).
 	Results *Writer
 	// OnResult is called for every Result, from one goroutine (may be nil).
@@ -35,19 +53,8 @@ type Options struct {
 	// OnEvent is called for every policy state Event, from the same
 	// goroutine as OnResult (may be nil).
 	OnEvent func(*Event)
-	// Grace is how long in-flight requests may finish after a stop
-	// (default 10 s).
-	Grace time.Duration
-	// ScrapeEvery scrapes each Backend's /metrics at this interval (0:
-	// off); each scrape may take as long, at least a second.
-	ScrapeEvery time.Duration
 	// Counters, if set, is updated live for progress display.
 	Counters *Counters
-	// KVEvents are the Backends' KV event endpoints, by Backend index,
-	// read when the Router is a policies.KVEventRouter (precise-prefix);
-	// a Backend without one is reported unreachable and the Router
-	// decides by load alone.
-	KVEvents []KVEndpoint
 }
 
 // Counters are live figures of a Run, safe to read from any goroutine.
@@ -148,6 +155,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 		extra = MergeExtra(extra, hostExtra(cpu0, cpu1))
 	}
 	extra = MergeExtra(extra, kvExtra(kvIdx))
+	extra = MergeExtra(extra, s.d.PolicyExtra())
 	return Stop{Reason: reason, Elapsed: end, Extra: extra}, err
 }
 

@@ -74,8 +74,9 @@ func TestRunMisbehavingBackends(t *testing.T) {
 		FirstByteTimeout: time.Second, IdleTimeout: time.Second})
 	defer c.Close()
 	counters := &Counters{}
-	stop, err := Run(context.Background(), Options{Source: traces.NewSliceSource(reqs), Router: r, Queue: q,
-		Backends: urls, Client: c, Results: w, Grace: time.Second, Counters: counters})
+	stop, err := Run(context.Background(), Options{Common: Common{Source: traces.NewSliceSource(reqs),
+		Router: r, Queue: q, Results: w, Counters: counters},
+		Backends: urls, Client: c, Grace: time.Second})
 	if err != nil || stop.Reason != "done" {
 		t.Fatalf("Run: stop %q, err %v", stop.Reason, err)
 	}

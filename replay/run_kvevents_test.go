@@ -50,9 +50,10 @@ func runPrecise(t *testing.T, n int, eps func(*mockserver.Fleet) []replay.KVEndp
 	}
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	var got []*replay.Result
-	stop, err := replay.Run(ctx, replay.Options{Source: traces.NewSliceSource(kvWorkload(n)), Router: r, Queue: q,
-		Backends: f.URLs(), Client: replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true}),
-		KVEvents: eps(f), OnResult: func(r *replay.Result) { got = append(got, r) }})
+	stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{Source: traces.NewSliceSource(kvWorkload(n)),
+		Router: r, Queue: q, OnResult: func(r *replay.Result) { got = append(got, r) }},
+		Backends: f.URLs(),
+		Client:   replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true}), KVEvents: eps(f)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,9 +57,8 @@ func runOptions(t *testing.T, n int, urls ...string) (Options, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Source: traces.NewSliceSource(reqs), Router: r, Queue: q, Backends: urls,
-		Client: NewClient(ClientOptions{Stream: true, Model: "m", TokenExact: true}), Results: w,
-		Grace: time.Second}, path
+	return Options{Common: Common{Source: traces.NewSliceSource(reqs), Router: r, Queue: q, Results: w}, Backends: urls,
+		Client: NewClient(ClientOptions{Stream: true, Model: "m", TokenExact: true}), Grace: time.Second}, path
 }
 
 func TestRunCountsAddUp(t *testing.T) {

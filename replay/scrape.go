@@ -43,6 +43,9 @@ type ServerMetrics struct {
 	// lateness (tracebench_mock_step_lateness_seconds), so the StepLate
 	// figures and MockSteps were measured rather than absent.
 	Mock bool
+	// LoRA is vllm:lora_requests_info (nil when the server does not
+	// expose it).
+	LoRA *LoRAInfo
 	// OK reports a successful scrape.
 	OK bool
 }

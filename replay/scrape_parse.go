@@ -56,6 +56,7 @@ func parseMetrics(r io.Reader) (ServerMetrics, error) {
 	m.StepLateMax = sumFirst(fams, []string{nameStepLateMax})
 	m.MockSteps = sumFirst(fams, []string{nameMockSteps})
 	_, m.Mock = fams[nameStepLate]
+	m.LoRA = loraInfo(fams[nameLoRAInfo])
 	return m, nil
 }
 

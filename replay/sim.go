@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -17,24 +16,13 @@ import (
 // driven by an event loop over arrivals and engine steps, with no HTTP
 // and no sleeping.
 type SimOptions struct {
-	// Source, Router, Queue, Capacity and MaxInflight as in Options.
-	Source      traces.Source
-	Router      policies.Router
-	Queue       policies.Queue
-	Capacity    policies.Capacity
-	MaxInflight int
+	Common
 	// Engines configures one simulated Backend each.
 	Engines []engine.Config
 	// Tokenizer turns text prompts into token ids (default whitespace,
 	// the mock server's default); block-id and token-id prompts are used
 	// as they are (token-exact).
 	Tokenizer tokenizer.Tokenizer
-	// Results, OnResult and OnEvent as in Options.
-	Results  *Writer
-	OnResult func(*Result)
-	OnEvent  func(*Event)
-	// Counters, if set, is updated for progress display.
-	Counters *Counters
 	// BatchWindow is how long an idle engine with static batching waits
 	// after a Request reaches it before its first step, so Requests sent
 	// close together start as one batch, as the mock server's driver does
@@ -86,6 +74,7 @@ type simulator struct {
 	live     map[string]*simReq
 	now      time.Duration
 	next     *traces.Request
+	render   []int // the last block-id prompt rendered (reused)
 	counters *Counters
 	rates    rateMeter
 	// ctx is the Run's context; halt is set when it was found canceled
@@ -112,6 +101,7 @@ func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 	if s.kv != nil {
 		extra = MergeExtra(extra, kvExtra(s.kv.idx))
 	}
+	extra = MergeExtra(extra, s.d.PolicyExtra())
 	return Stop{Reason: reason, Elapsed: s.now, Extra: extra}, err
 }
 

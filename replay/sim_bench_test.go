@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"testing"
 	"time"
@@ -28,8 +29,11 @@ const mooncakeTrace = "../../shared/traces/mooncake/conversation_trace.jsonl"
 // 8 simulated long-context engines with the prefix-cache router, writing
 // the results file and the report accumulators as `tracebench replay
 // --sim 8` does, and reports simulated requests per wall second
-// (sim-req/s), the wall seconds per run (wall-s) and the process's peak
-// resident memory (peak-rss-MB, VmHWM) and peak heap (peak-heap-MB).
+// (sim-req/s), simulated prompt + completion tokens per wall second
+// (sim-tok/s), the wall seconds per run (wall-s) and the process's peak
+// resident memory (peak-rss-MB, VmHWM), peak heap obtained from the OS
+// (peak-heap-MB, HeapSys) and peak live heap (peak-live-MB, sampled every
+// 500 Results as of the last collection).
 func BenchmarkSimulateMooncake(b *testing.B) {
 	if _, err := os.Stat(mooncakeTrace); err != nil {
 		b.Skipf("Mooncake trace not available (%v); it lives in ../shared/traces", err)
@@ -39,15 +43,28 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	var peakHeap uint64
+	var peakHeap, peakLive uint64
+	var tokens int64
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
+	seen := 0
+	tick := func() {
+		if seen++; seen%500 == 0 {
+			metrics.Read(live)
+			peakLive = max(peakLive, live[0].Value.Uint64())
+		}
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		stop, _ := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: "prefix-cache"},
-			filepath.Join(dir, "r.jsonl"))
+		stop, sum := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: "prefix-cache",
+			tick: tick}, filepath.Join(dir, "r.jsonl"))
 		if stop.Reason != "done" {
 			b.Fatalf("stop %q", stop.Reason)
+		}
+		tokens = 0
+		for _, bs := range sum.Backends {
+			tokens += bs.InputTokens + bs.OutputTokens
 		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
@@ -55,8 +72,10 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 	}
 	wall := time.Since(start).Seconds() / float64(b.N)
 	b.ReportMetric(12031/wall, "sim-req/s")
+	b.ReportMetric(float64(tokens)/wall, "sim-tok/s")
 	b.ReportMetric(wall, "wall-s")
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(peakLive)/(1<<20), "peak-live-MB")
 	if kb := vmHWM(); kb > 0 {
 		b.ReportMetric(kb/1024, "peak-rss-MB")
 	}
@@ -72,6 +91,8 @@ type traceRun struct {
 	capacity policies.Capacity
 	// max is the number of records replayed (0 = all).
 	max int
+	// tick, when set, is called after every Result is counted.
+	tick func()
 }
 
 // simulateTrace runs tr, writing a results file at out (its header's
@@ -101,13 +122,18 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 		tb.Fatal(err)
 	}
 	acc := reports.NewAccumulator(h, reports.DefaultOptions())
+	onResult := acc.Add
+	if tr.tick != nil {
+		onResult = func(r *replay.Result) { acc.Add(r); tr.tick() }
+	}
 	cfgs := make([]engine.Config, tr.engines)
 	for i := range cfgs {
 		cfgs[i] = tr.engine
 		cfgs[i].Seed = tr.engine.Seed + int64(i)
 	}
-	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Source: src, Router: r, Queue: q,
-		Capacity: tr.capacity, Engines: cfgs, Results: w, OnResult: acc.Add, OnEvent: acc.AddEvent})
+	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Common: replay.Common{Source: src,
+		Router: r, Queue: q, Capacity: tr.capacity, Results: w, OnResult: onResult, OnEvent: acc.AddEvent},
+		Engines: cfgs})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -133,4 +159,76 @@ func vmHWM() float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkSimulateLength replays the mixed workload (shared system
+// prompts, multi-turn sessions) at 100 req/s on 8 default engines with
+// prefix-cache, feeding a report Accumulator, at growing lengths. It
+// samples the live heap (as of the last collection) every 5,000 Results
+// and reports its peak (peak-live-MB; the collector's target is about
+// twice that), with
+// sim-req/s and sim-tok/s. Memory is flat in trace length when
+// peak-live-MB does not grow with the request count:
+//
+//	go test -run XXX -bench 'SimulateLength' -benchtime 1x ./replay/
+func BenchmarkSimulateLength(b *testing.B) {
+	for _, n := range []int{20_000, 200_000, 1_000_000} {
+		b.Run("requests="+strconv.Itoa(n), func(b *testing.B) {
+			var peak uint64
+			var tokens int64
+			for i := 0; i < b.N; i++ {
+				p, t := simulateWorkload(b, n)
+				peak, tokens = max(peak, p), t
+			}
+			wall := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(float64(n)/wall, "sim-req/s")
+			b.ReportMetric(float64(tokens)/wall, "sim-tok/s")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-live-MB")
+		})
+	}
+}
+
+// simulateWorkload runs n Requests of the mixed workload and returns the
+// peak live heap sampled (bytes) and the prompt + completion tokens.
+func simulateWorkload(b *testing.B, n int) (uint64, int64) {
+	src, err := traces.NewWorkload("mixed", map[string]string{"requests": strconv.Itoa(n)}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	paced := traces.WithArrivals(src, traces.ArrivalOptions{Rate: 100, Process: "poisson", Seed: 1})
+	r, err := policies.NewRouter("prefix-cache", nil, rand.New(rand.NewPCG(1, 0x7261)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := policies.NewQueue("fcfs", nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := replay.Header{Version: replay.Version, Policy: r.Name(), Router: r.Name(), Queue: q.Name(), Seed: 1,
+		Mode: "sim", Backends: replay.SimBackendNames(8)}
+	acc := reports.NewAccumulator(h, reports.DefaultOptions())
+	cfgs := make([]engine.Config, 8)
+	for i := range cfgs {
+		cfgs[i] = engine.DefaultConfig()
+		cfgs[i].Seed = int64(i + 1)
+	}
+	var peak uint64
+	var tokens int64
+	seen := 0
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
+	onResult := func(res *replay.Result) {
+		acc.Add(res)
+		tokens += int64(res.PromptTokens + res.CompletionTokens)
+		if seen++; seen%5000 == 0 {
+			metrics.Read(live)
+			peak = max(peak, live[0].Value.Uint64())
+		}
+	}
+	stop, err := replay.Simulate(context.Background(), replay.SimOptions{
+		Common:  replay.Common{Source: paced, Router: r, Queue: q, OnResult: onResult, OnEvent: acc.AddEvent},
+		Engines: cfgs})
+	if err != nil || stop.Reason != "done" {
+		b.Fatalf("stop %q: %v", stop.Reason, err)
+	}
+	return peak, tokens
 }

@@ -44,9 +44,14 @@ func (s *simulator) dispatch(d Dispatch) {
 }
 
 // promptTokens renders the prompt token-exact, else tokenises its text.
+// A rendered block-id prompt lives in a buffer reused for the next one
+// (the engine copies the prompt it is given).
 func (s *simulator) promptTokens(r *traces.Request) []int {
-	if ids := traces.PromptTokens(r); len(ids) > 0 {
-		return ids
+	if len(r.TokenIDs) > 0 {
+		return r.TokenIDs
+	}
+	if s.render = traces.AppendPromptTokens(s.render[:0], r); len(s.render) > 0 {
+		return s.render
 	}
 	return s.o.Tokenizer.Encode(traces.PromptText(r))
 }

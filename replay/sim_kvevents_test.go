@@ -23,11 +23,12 @@ func simulatePrecise(t *testing.T, delay time.Duration) (Stop, int, int) {
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	cfgs := []engine.Config{engine.DefaultConfig(), engine.DefaultConfig()}
 	var pred, cached int
-	stop, err := Simulate(context.Background(), SimOptions{Source: traces.NewSliceSource(simWorkload()), Router: r,
-		Queue: q, Engines: cfgs, KVEventDelay: delay, OnResult: func(r *Result) {
+	stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(simWorkload()),
+		Router: r, Queue: q, OnResult: func(r *Result) {
 			pred += r.PredictedHitTokens
 			cached += r.CachedTokens
-		}})
+		}},
+		Engines: cfgs, KVEventDelay: delay})
 	if err != nil {
 		t.Fatal(err)
 	}

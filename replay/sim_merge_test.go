@@ -30,8 +30,9 @@ func simulateShard(t *testing.T, path string, i, n int, late float64) Stop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop, err := Simulate(context.Background(), SimOptions{Source: ShardSource(traces.NewSliceSource(simWorkload()), i, n),
-		Router: r, Queue: q, Engines: []engine.Config{engine.DefaultConfig()}, Results: w})
+	stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: ShardSource(traces.NewSliceSource(simWorkload()), i, n),
+		Router: r, Queue: q, Results: w},
+		Engines: []engine.Config{engine.DefaultConfig()}})
 	if err != nil {
 		t.Fatal(err)
 	}

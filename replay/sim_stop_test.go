@@ -80,8 +80,9 @@ func runSimUntil(t *testing.T, reqs []traces.Request, n int, cfg engine.Config, 
 			cancel()
 		}
 	}
-	stop, err := Simulate(ctx, SimOptions{Source: traces.NewSliceSource(reqs), Router: r, Queue: q, Engines: cfgs,
-		OnResult: hook})
+	stop, err := Simulate(ctx, SimOptions{Common: Common{Source: traces.NewSliceSource(reqs),
+		Router: r, Queue: q, OnResult: hook},
+		Engines: cfgs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,9 @@ func simulate(t *testing.T, router string, path string) (Stop, []*Result) {
 		cfgs[i].Seed = int64(i + 1)
 	}
 	var got []*Result
-	stop, err := Simulate(context.Background(), SimOptions{Source: traces.NewSliceSource(simWorkload()), Router: r,
-		Queue: q, Engines: cfgs, Results: w, OnResult: func(r *Result) { got = append(got, r) }})
+	stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(simWorkload()),
+		Router: r, Queue: q, Results: w, OnResult: func(r *Result) { got = append(got, r) }},
+		Engines: cfgs})
 	if err != nil {
 		t.Fatal(err)
 	}

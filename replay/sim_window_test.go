@@ -64,12 +64,13 @@ func windowRun(t *testing.T, cfg engine.Config, window time.Duration) []time.Dur
 	r, _ := policies.NewRouter("round-robin", nil, nil)
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	firsts := make([]time.Duration, 3)
-	_, err := Simulate(context.Background(), SimOptions{Source: traces.NewSliceSource(reqs), Router: r, Queue: q,
-		Engines: []engine.Config{cfg}, BatchWindow: window, OnResult: func(res *Result) {
+	_, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(reqs),
+		Router: r, Queue: q, OnResult: func(res *Result) {
 			var i int
 			fmt.Sscan(res.ID, &i)
 			firsts[i] = res.FirstToken
-		}})
+		}},
+		Engines: []engine.Config{cfg}, BatchWindow: window})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,6 +79,11 @@ func (t *Tracker) OnScrape(i int, m ServerMetrics) {
 	if m.NumGPUBlocks > 0 {
 		b.NumGPUBlocks = m.NumGPUBlocks
 	}
+	b.LoRAScraped = m.OK && m.LoRA != nil
+	b.LoRARunning, b.LoRAWaiting, b.MaxLoRA = nil, nil, 0
+	if b.LoRAScraped {
+		b.LoRARunning, b.LoRAWaiting, b.MaxLoRA = m.LoRA.Running, m.LoRA.Waiting, m.LoRA.MaxLoRA
+	}
 }
 
 func ewma(old, sample time.Duration) time.Duration {

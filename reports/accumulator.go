@@ -15,6 +15,7 @@ type Accumulator struct {
 	o Options
 
 	ttft, serverTTFT, tbt, tpot, e2e, queueWait, schedLag *hdrhistogram.Histogram
+	overRange                                             int64 // requests with a latency clamped to histMax
 
 	requests, ok, skipped, met int64
 	errors                     map[string]int64
@@ -96,23 +97,29 @@ func (a *Accumulator) addOccupancy(r *replay.Result) {
 
 // addLatencies records a successful request's latencies.
 func (a *Accumulator) addLatencies(r *replay.Result) {
+	var over int64
+	defer func() {
+		if over > 0 {
+			a.overRange++
+		}
+	}()
 	if r.FirstToken > 0 {
-		recordDur(a.ttft, r.TTFT())
-		recordDur(a.serverTTFT, r.ServerTTFT())
+		over += recordDur(a.ttft, r.TTFT())
+		over += recordDur(a.serverTTFT, r.ServerTTFT())
 	}
 	for _, g := range r.Gaps {
-		recordUS(a.tbt, g.V, g.N)
+		over += recordUS(a.tbt, g.V, g.N)
 		if g.V < burstGapUS {
 			a.burstGaps += g.N
 		}
 	}
 	if r.CompletionTokens >= 2 && r.FirstToken > 0 {
-		recordDur(a.tpot, r.TPOT())
+		over += recordDur(a.tpot, r.TPOT())
 	}
-	recordDur(a.e2e, r.E2E())
-	recordDur(a.queueWait, r.QueueWait())
+	over += recordDur(a.e2e, r.E2E())
+	over += recordDur(a.queueWait, r.QueueWait())
 	if r.Sent > 0 {
-		recordDur(a.schedLag, r.ScheduleLag())
+		over += recordDur(a.schedLag, r.ScheduleLag())
 	}
 }
 

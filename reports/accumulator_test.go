@@ -246,3 +246,33 @@ func TestHostStealWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestOverRangeWarns: a request whose latency passes the histograms'
+// ceiling is counted once and named in one warning.
+func TestOverRangeWarns(t *testing.T) {
+	h, rs := handRun()
+	late := *rs[0]
+	late.Intended, late.Released, late.Sent = 0, 0, 0
+	late.FirstToken = histCeiling + time.Hour
+	late.Done = late.FirstToken + time.Second
+	a := NewAccumulator(h, DefaultOptions())
+	for _, r := range append(rs, &late) {
+		a.Add(r)
+	}
+	s := a.Finish(&replay.Stop{Reason: "done", Elapsed: late.Done})
+	if s.OverRange != 1 {
+		t.Errorf("OverRange = %d, want 1 (one request, several latencies over)", s.OverRange)
+	}
+	var hits int
+	for _, w := range s.Warnings {
+		if strings.Contains(w, "above the histogram's range") && strings.Contains(w, "1 requests") {
+			hits++
+		}
+	}
+	if hits != 1 {
+		t.Errorf("want one range warning naming 1 request, got %q", s.Warnings)
+	}
+	if clean := summarizeHand(DefaultOptions()); clean.OverRange != 0 {
+		t.Errorf("hand run: OverRange = %d, want 0", clean.OverRange)
+	}
+}

@@ -28,6 +28,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.TTFT, s.ServerTTFT, s.TBT = distOf(a.ttft), distOf(a.serverTTFT), distOf(a.tbt)
 	s.TPOT, s.E2E = distOf(a.tpot), distOf(a.e2e)
 	s.QueueWait, s.ScheduleLag = distOf(a.queueWait), distOf(a.schedLag)
+	s.OverRange = a.overRange
 	s.TokensPerChunk = ratio(float64(a.completionTokens), float64(a.chunks))
 	s.BurstGapShare = ratio(float64(a.burstGaps), float64(a.tbt.TotalCount()))
 	s.SLA = SLA{Met: a.met, Attainment: ratio(float64(a.met), float64(a.requests)), Goodput: per(float64(a.met), secs)}
@@ -40,6 +41,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Host = hostCPU(stop)
 	s.Series = a.series(s.Users)
 	s.KVEvents = kvEventRows(stop, len(s.Backends))
+	s.LoRAAffinity = loraView(stop)
 	checkWarnings(s)
 	return s
 }

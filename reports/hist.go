@@ -8,13 +8,19 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Histogram bounds: values are microseconds from 1 µs to 1 hour, three
-// significant digits (a 0.1 % error on every percentile).
+// Histogram bounds: values are microseconds from 1 µs to 7 days, three
+// significant digits (a 0.1 % error on every percentile). A replay of a
+// week-long trace (Azure 2023) on an overloaded fleet can keep a request
+// queued for hours, so the ceiling is the longest trace, not a plausible
+// latency. A histogram takes about 240 KiB.
 const (
 	histMin     = 1
-	histMax     = int64(time.Hour / time.Microsecond)
+	histMax     = int64(7 * 24 * time.Hour / time.Microsecond)
 	histSigFigs = 3
 )
+
+// histCeiling is histMax as a duration, for messages.
+const histCeiling = time.Duration(histMax) * time.Microsecond
 
 // newHist returns an empty microsecond histogram.
 func newHist() *hdrhistogram.Histogram {
@@ -22,24 +28,28 @@ func newHist() *hdrhistogram.Histogram {
 }
 
 // recordDur records d at microsecond resolution, clamped to the
-// histogram's range (a negative duration counts as 0).
-func recordDur(h *hdrhistogram.Histogram, d time.Duration) {
-	recordUS(h, int64(d/time.Microsecond), 1)
+// histogram's range (a negative duration counts as 0). It returns 1 when
+// d was above the range and was recorded at the ceiling, else 0.
+func recordDur(h *hdrhistogram.Histogram, d time.Duration) int64 {
+	return recordUS(h, int64(d/time.Microsecond), 1)
 }
 
-// recordUS records n values of us microseconds, clamped to the range.
-func recordUS(h *hdrhistogram.Histogram, us, n int64) {
+// recordUS records n values of us microseconds, clamped to the range. It
+// returns how many of them were above the range (n or 0).
+func recordUS(h *hdrhistogram.Histogram, us, n int64) int64 {
 	if n <= 0 {
-		return
+		return 0
 	}
+	var over int64
 	if us < 0 {
 		us = 0
 	}
 	if us > histMax {
-		us = histMax
+		us, over = histMax, n
 	}
 	// The value is inside the range, so RecordValues cannot fail.
 	_ = h.RecordValues(us, n)
+	return over
 }
 
 // Dist summarises a distribution of durations in milliseconds.

@@ -77,10 +77,42 @@ func TestSketchQuantilesAgainstExact(t *testing.T) {
 
 func TestRecordClampsOutOfRange(t *testing.T) {
 	h := newHist()
-	recordDur(h, -time.Second)
-	recordDur(h, 2*time.Hour)
+	under := recordDur(h, -time.Second)
+	over := recordDur(h, histCeiling+time.Hour)
 	if h.TotalCount() != 2 || h.Max() < histMax*999/1000 {
 		t.Errorf("count %d max %d: want both values kept, the large one at the top", h.TotalCount(), h.Max())
+	}
+	if under != 0 || over != 1 {
+		t.Errorf("reported %d below and %d above the range, want 0 and 1", under, over)
+	}
+	if n := recordUS(h, histMax+1, 5); n != 5 {
+		t.Errorf("recordUS reported %d of 5 values above the range", n)
+	}
+}
+
+// TestLatenciesPastAnHourKept: a replay of a long trace on an overloaded
+// fleet queues requests for hours; their percentiles must be their own,
+// not one ceiling value shared by every percentile.
+func TestLatenciesPastAnHourKept(t *testing.T) {
+	h := newHist()
+	xs := []time.Duration{90 * time.Minute, 2 * time.Hour, 3 * time.Hour, 5 * time.Hour, 30 * time.Hour}
+	for _, x := range xs {
+		if over := recordDur(h, x); over != 0 {
+			t.Fatalf("%s reported above the range", x)
+		}
+	}
+	d := distOf(h)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"p50", d.P50, float64(3 * time.Hour / time.Millisecond)},
+		{"max", d.Max, float64(30 * time.Hour / time.Millisecond)},
+		{"mean", d.Mean, float64((90*time.Minute + 40*time.Hour) / 5 / time.Millisecond)},
+	} {
+		if math.Abs(c.got-c.want) > c.want*0.001 {
+			t.Errorf("%s = %.0f ms, want %.0f ms within 0.1 %%", c.name, c.got, c.want)
+		}
 	}
 }
 

@@ -83,6 +83,7 @@ func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptio
 	writePlotSection(w, plots)
 	writeBackends(w, runs)
 	writeKVEvents(w, runs)
+	writeLoRAView(w, runs)
 	writeUsers(w, runs, o)
 	writeGlossary(w)
 }

@@ -80,6 +80,14 @@ type Summary struct {
 	KVEvents []KVEventStats `json:"kv_events,omitempty"`
 	// Series are the time series behind the plots.
 	Series Series `json:"series"`
+	// LoRAAffinity says where a lora-affinity filter read the adapters
+	// (nil without one).
+	LoRAAffinity *LoRAView `json:"lora_affinity,omitempty"`
+	// OverRange is how many successful requests had a latency (TTFT,
+	// TBT, TPOT, E2E, queue wait or schedule lag) above the histograms'
+	// 7-day ceiling; their values count at the ceiling, so percentiles
+	// there are lower bounds. 0 for every real run so far.
+	OverRange int64 `json:"over_range,omitempty"`
 	// Warnings say where the measurement itself is doubtful, one line
 	// each.
 	Warnings []string `json:"warnings"`

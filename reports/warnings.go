@@ -79,6 +79,12 @@ func checkWarnings(s *Summary) {
 			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, errorList(s.Errors))})
 	}
 	timingWarnings(s)
+	if s.OverRange > 0 {
+		s.addWarning(warning{"latencies above the histogram's range",
+			fmt.Sprintf("values above %g days count as %g days, so percentiles and maxima there are lower bounds",
+				histCeiling.Hours()/24, histCeiling.Hours()/24),
+			fmt.Sprintf("%d requests", s.OverRange)})
+	}
 	if n := s.TTFT.Count; n > 0 && n < warnTailSamples {
 		s.addWarning(warning{"too few requests for a reliable p99",
 			fmt.Sprintf("a p99 rests on the slowest 1 %% of requests; %d or more give it 10", warnTailSamples),

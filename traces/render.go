@@ -2,6 +2,7 @@ package traces
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -28,23 +29,32 @@ func PromptTokens(req *Request) []int {
 	if len(req.TokenIDs) > 0 {
 		return req.TokenIDs
 	}
+	return AppendPromptTokens(nil, req)
+}
+
+// AppendPromptTokens appends req's block-id prompt, rendered as
+// PromptTokens does, to dst and returns the extended slice; it appends
+// nothing for Requests without block ids (use TokenIDs as they are). A
+// caller that renders many prompts it does not keep reuses one buffer.
+func AppendPromptTokens(dst []int, req *Request) []int {
 	if len(req.BlockIDs) == 0 {
-		return nil
+		return dst
 	}
 	bs := blockSize(req)
 	n := len(req.BlockIDs) * bs
 	if req.InputTokens > 0 {
 		n = req.InputTokens
 	}
-	out := make([]int, 0, n)
+	start := len(dst)
+	out := slices.Grow(dst, n)
 	for _, id := range req.BlockIDs {
-		if len(out) >= n {
+		if len(out)-start >= n {
 			break
 		}
-		out = appendTokens(out, blockKey(id), min(bs, n-len(out)))
+		out = appendTokens(out, blockKey(id), min(bs, n-(len(out)-start)))
 	}
-	if len(out) < n {
-		out = appendTokens(out, idKey(req.ID), n-len(out))
+	if k := len(out) - start; k < n {
+		out = appendTokens(out, idKey(req.ID), n-k)
 	}
 	return out
 }

@@ -59,7 +59,7 @@ func (e *Engine) emitStored(s *seq, from, to int) {
 			return
 		}
 		ev := BlockEvent{Kind: BlocksStored, Hashes: append([]uint64(nil), s.hashes[start:end]...),
-			Tokens: append([]int(nil), s.tokens[start*bs:end*bs]...), BlockSize: bs}
+			Tokens: widen(s.tokens[start*bs : end*bs]), BlockSize: bs}
 		if start > 0 {
 			ev.Parent, ev.HasParent = s.hashes[start-1], true
 		}
@@ -100,4 +100,13 @@ func (e *Engine) ResetPrefixCache() bool {
 		e.blockHook(BlockEvent{Kind: BlocksCleared})
 	}
 	return true
+}
+
+// widen copies 32-bit token ids into ints.
+func widen(ids []int32) []int {
+	out := make([]int, len(ids))
+	for i, t := range ids {
+		out[i] = int(t)
+	}
+	return out
 }

@@ -81,7 +81,7 @@ func (e *LengthError) Unwrap() error { return ErrTooLong }
 
 // Add queues request r, arriving at now. It rejects an empty prompt, a
 // MaxTokens below 1, a duplicate live ID, and a request that can never
-// fit (a *LengthError wrapping ErrTooLong). The engine keeps r.Prompt.
+// fit (a *LengthError wrapping ErrTooLong). The engine copies r.Prompt.
 func (e *Engine) Add(now time.Duration, r *Request) error {
 	switch {
 	case len(r.Prompt) == 0:
@@ -105,8 +105,11 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 	}
 	s := &seq{req: *r, promptLen: len(r.Prompt), arrival: now, slot: -1,
 		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID), salt: saltHash(r.CacheSalt)}
-	s.tokens = make([]int, len(r.Prompt), n)
-	copy(s.tokens, r.Prompt)
+	s.tokens = make([]int32, len(r.Prompt), n)
+	for i, t := range r.Prompt {
+		s.tokens[i] = int32(t)
+	}
+	s.req.Prompt = nil // s.tokens holds it; do not keep the caller's copy alive
 	e.live[r.ID] = s
 	e.waiting = append(e.waiting, s)
 	return nil

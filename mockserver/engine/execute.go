@@ -50,7 +50,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 func (e *Engine) emit(s *seq, ev *Event, now time.Duration) bool {
 	i := s.numOutput()
 	tok := s.nextToken(i, e.cfg.OutputVocab)
-	s.tokens = append(s.tokens, tok)
+	s.tokens = append(s.tokens, int32(tok))
 	ev.Token, ev.HasToken = tok, true
 	if !s.firstDone {
 		s.firstDone, ev.First = true, true

@@ -34,7 +34,7 @@ type Request struct {
 // seq is the engine's state of one live request.
 type seq struct {
 	req        Request
-	tokens     []int // prompt then generated tokens
+	tokens     []int32 // prompt then generated ids (their low 32 bits: all the block hash reads)
 	promptLen  int
 	computed   int     // tokens whose KV is in the cache
 	registered int     // leading full blocks registered in the prefix table
@@ -61,7 +61,13 @@ func (s *seq) blockHashes(n, bs int) []uint64 {
 		return s.hashes[:n]
 	}
 	var d xxhash.Digest
-	buf := make([]byte, 8+4*bs)
+	var scratch [8 + 4*64]byte // blocks of up to 64 tokens hash without allocating
+	buf := scratch[:0]
+	if 8+4*bs > len(scratch) {
+		buf = make([]byte, 8+4*bs)
+	} else {
+		buf = scratch[:8+4*bs]
+	}
 	parent := s.salt
 	if k := len(s.hashes); k > 0 {
 		parent = s.hashes[k-1]
@@ -83,7 +89,10 @@ func (s *seq) blockHashes(n, bs int) []uint64 {
 // the engine computes them (for tests and for routers that model the
 // server's cache).
 func BlockHashes(tokens []int, blockSize int, salt string) []uint64 {
-	s := seq{tokens: tokens, salt: saltHash(salt)}
+	s := seq{tokens: make([]int32, len(tokens)), salt: saltHash(salt)}
+	for i, t := range tokens {
+		s.tokens[i] = int32(t)
+	}
 	return s.blockHashes(len(tokens)/blockSize, blockSize)
 }
 

@@ -34,7 +34,7 @@ type slotCache struct {
 
 // slot is one llama.cpp server slot.
 type slot struct {
-	tokens   []int // KV held: the last prompt and its computed output
+	tokens   []int32 // KV held: the last prompt and its computed output
 	salt     uint64
 	busy     bool
 	lastUsed int64 // tick of the last release; −1 never used
@@ -42,7 +42,7 @@ type slot struct {
 
 // hostEntry is a prompt state saved in host memory.
 type hostEntry struct {
-	tokens []int
+	tokens []int32
 	salt   uint64
 }
 
@@ -56,7 +56,7 @@ func newSlotCache(n int, similarity float64, hostCap int) *slotCache {
 }
 
 // lcp is the length of the longest common prefix of a and b.
-func lcp(a, b []int) int {
+func lcp(a, b []int32) int {
 	n := min(len(a), len(b))
 	for i := range n {
 		if a[i] != b[i] {
@@ -67,7 +67,7 @@ func lcp(a, b []int) int {
 }
 
 // common is the prefix of tokens a slot or entry with salt can serve.
-func common(held []int, heldSalt uint64, tokens []int, salt uint64) int {
+func common(held []int32, heldSalt uint64, tokens []int32, salt uint64) int {
 	if heldSalt != salt {
 		return 0
 	}
@@ -83,7 +83,7 @@ func common(held []int, heldSalt uint64, tokens []int, salt uint64) int {
 // most of its tokens (kept share < 0.5, or any LRU pick), the slot's state
 // is saved in the host cache and the saved prompt serving the request
 // best is restored into it.
-func (c *slotCache) place(tokens []int, salt uint64) (int, int) {
+func (c *slotCache) place(tokens []int32, salt uint64) (int, int) {
 	best, save := c.bySimilarity(tokens, salt)
 	if best < 0 {
 		best = c.leastRecent()
@@ -104,7 +104,7 @@ func (c *slotCache) place(tokens []int, salt uint64) (int, int) {
 // bySimilarity returns the free slot with the largest common-prefix share
 // above the threshold (−1 when none) and whether its kept share is below
 // one half.
-func (c *slotCache) bySimilarity(tokens []int, salt uint64) (int, bool) {
+func (c *slotCache) bySimilarity(tokens []int32, salt uint64) (int, bool) {
 	if c.similarity == 0 {
 		return -1, false
 	}
@@ -141,7 +141,7 @@ func (c *slotCache) leastRecent() int {
 // save copies a slot's tokens into the host cache unless an entry already
 // holds them, dropping entries that are prefixes of it and then the
 // oldest entries until it fits.
-func (c *slotCache) save(tokens []int, salt uint64) {
+func (c *slotCache) save(tokens []int32, salt uint64) {
 	if len(tokens) > c.hostCap {
 		return
 	}
@@ -168,7 +168,7 @@ func (c *slotCache) save(tokens []int, salt uint64) {
 // restore loads into s the host entry that serves tokens better than s
 // does on both counts llama.cpp compares (share of the entry kept and share
 // of the prompt served), taking the entry out of the host cache.
-func (c *slotCache) restore(s *slot, tokens []int, salt uint64) {
+func (c *slotCache) restore(s *slot, tokens []int32, salt uint64) {
 	n := common(s.tokens, s.salt, tokens, salt)
 	keepBest := float64(n) / float64(max(1, len(s.tokens)))
 	simBest := float64(n) / float64(len(tokens))
@@ -191,7 +191,7 @@ func (c *slotCache) restore(s *slot, tokens []int, salt uint64) {
 }
 
 // release frees slot i, which now holds the given tokens (copied).
-func (c *slotCache) release(i int, tokens []int, salt uint64) {
+func (c *slotCache) release(i int, tokens []int32, salt uint64) {
 	s := &c.slots[i]
 	c.tick++
 	s.tokens = append(s.tokens[:0:0], tokens...)

@@ -14,6 +14,15 @@ func seqTo(from, to int) []int {
 	return out
 }
 
+// i32 converts token ids to the engine's int32.
+func i32(ts []int) []int32 {
+	out := make([]int32, len(ts))
+	for i, t := range ts {
+		out[i] = int32(t)
+	}
+	return out
+}
+
 // cat joins token lists.
 func cat(parts ...[]int) []int {
 	var out []int
@@ -94,10 +103,10 @@ func TestSlotCachePlacement(t *testing.T) {
 			c := newSlotCache(tc.slots, tc.similarity, tc.host)
 			for i, op := range tc.ops {
 				if op.release >= 0 {
-					c.release(op.release, op.tokens, 0)
+					c.release(op.release, i32(op.tokens), 0)
 					continue
 				}
-				slot, hit := c.place(op.tokens, 0)
+				slot, hit := c.place(i32(op.tokens), 0)
 				if slot != op.slot || hit != op.hit {
 					t.Fatalf("op %d: place = slot %d hit %d, want slot %d hit %d", i, slot, hit, op.slot, op.hit)
 				}
@@ -110,7 +119,7 @@ func TestSlotCachePlacement(t *testing.T) {
 // place refuses when every slot is busy.
 func TestSlotCacheSaltAndFull(t *testing.T) {
 	c := newSlotCache(1, 0.1, 0)
-	a := seqTo(1, 11)
+	a := i32(seqTo(1, 11))
 	if s, _ := c.place(a, 7); s != 0 {
 		t.Fatalf("first place: slot %d", s)
 	}

@@ -15,11 +15,6 @@ import (
 
 func init() { register(newBenchCmd) }
 
-// benchDefaultPolicies are compared by bench when --policies is not given
-// (those registered, in this order).
-var benchDefaultPolicies = []string{"random", "round-robin", "least-request", "power-of-two",
-	"session-affinity", "prefix-cache", "approx-prefix", "chwbl", "cache-aware"}
-
 // benchOptions are the flags of `tracebench bench`.
 type benchOptions struct {
 	wf       workloadFlags
@@ -28,6 +23,7 @@ type benchOptions struct {
 	so       sloFlags
 	mf       fleetFlags
 	quick    bool
+	jobs     int
 	policies string
 	targets  []string
 	out      string
@@ -42,10 +38,14 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Compare policies on a workload: one replay per policy, one table, a report",
 		Long: `bench replays one workload once per policy and prints a comparison table.
-With no flags it starts a 4-replica mock fleet in-process (fresh for every
-policy, so each starts with cold caches), generates the default mixed
-workload, and writes report.md, summary.csv, plots and the results files
-into --out.`,
+With no flags it compares every registered router: each on its own fresh
+4-replica mock fleet in-process (so each starts with cold caches), all at
+once, on the default mixed workload, and writes report.md, summary.csv,
+plots and the results files into --out. When the machine distorted the
+timings of runs side by side (client schedule lag or mock step lateness
+past the report's warning thresholds), one of them is run again alone: if
+that is honest, the others are run again at half the concurrency, halving
+until they are honest; if not, the machine is too busy and bench says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
@@ -56,7 +56,9 @@ into --out.`,
 	o.so.bind(fs)
 	o.mf.bind(fs)
 	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers, 80 requests at 20 req/s each (about half a minute)")
-	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every bundled router)")
+	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every registered router)")
+	fs.IntVar(&o.jobs, "jobs", 0, "policies run at once, each on its own fleet (0 = all of them on mock fleets, "+
+		"GOMAXPROCS with --sim, 1 with --target)")
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
 	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict with a confidence interval")
@@ -70,12 +72,11 @@ var benchQuickPolicies = []string{"random", "round-robin", "least-request", "pre
 // benchPolicies resolves --policies, checking every name.
 func benchPolicies(list string, quick bool) ([]string, error) {
 	if list == "" {
-		defaults := benchDefaultPolicies
-		if quick {
-			defaults = benchQuickPolicies
+		if !quick {
+			return policies.Names("router"), nil
 		}
 		var out []string
-		for _, p := range defaults {
+		for _, p := range benchQuickPolicies {
 			if _, err := policies.Lookup("router", p); err == nil {
 				out = append(out, p)
 			}
@@ -117,18 +118,12 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
-	var runs []*reports.Summary
-	for _, name := range names {
-		sum, err := benchOne(cmd.Context(), cmd, o, ro, name)
-		if sum != nil {
-			runs = append(runs, sum)
-		}
-		if err != nil {
-			if errors.Is(err, ErrInterrupted) {
-				break
-			}
-			return writeBench(cmd, o, runs, err)
-		}
+	if o.jobs < 0 {
+		return usagef("--jobs %d: want 0 (automatic) or more", o.jobs)
+	}
+	runs, err := benchAll(cmd.Context(), cmd, o, ro, names)
+	if err != nil && !errors.Is(err, ErrInterrupted) {
+		return writeBench(cmd, o, runs, err)
 	}
 	if err := benchVerdict(cmd, o, ro, names, runs); err != nil {
 		return writeBench(cmd, o, runs, err)
@@ -149,9 +144,10 @@ func quickDefaults(cmd *cobra.Command, o *benchOptions) {
 
 // benchOne runs one policy on a fresh fleet (or the given targets, or
 // a fresh simulation).
-func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string) (*reports.Summary, error) {
+// quiet turns its progress display off (for runs side by side).
+func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string, quiet bool) (*reports.Summary, error) {
 	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: router,
-		results: resultsPath(o.out, policyName(router, o.pf.Queue)), errOut: cmd.ErrOrStderr()}
+		results: resultsPath(o.out, policyName(router, o.pf.Queue)), errOut: cmd.ErrOrStderr(), quiet: quiet}
 	stop, err := o.mf.backends(ctx, &rs, o.targets)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,8 @@ import (
 
 // benchVerdict runs seeds 1..--seeds−1 of every policy (seed 0 is first,
 // whose runs the report details), each seed shifting the workload seed,
-// hence the arrivals, and the mock's seed, into --out/seed-K, then sets
+// hence the arrivals, and the mock's seed, into --out/seed-K (the
+// policies of a seed side by side, as the first seed's), then sets
 // o.verdict from all of them. With one policy there is no verdict.
 func benchVerdict(cmd *cobra.Command, o *benchOptions, ro reports.Options, names []string, first []*reports.Summary) error {
 	if len(first) != len(names) || len(names) < 2 {
@@ -33,12 +34,15 @@ func benchVerdict(cmd *cobra.Command, o *benchOptions, ro reports.Options, names
 		if err := os.MkdirAll(oo.out, 0o755); err != nil {
 			return fmt.Errorf("--out %s: %w", oo.out, err)
 		}
-		for _, name := range names {
-			sum, err := benchOne(cmd.Context(), cmd, &oo, ro, name)
-			if err != nil {
-				return err
-			}
-			runs[name] = append(runs[name], sum)
+		sums, err := benchAll(cmd.Context(), cmd, &oo, ro, names)
+		if err != nil {
+			return err
+		}
+		if len(sums) != len(names) {
+			return fmt.Errorf("seed %d: %d of %d policies produced a summary", k, len(sums), len(names))
+		}
+		for i, name := range names {
+			runs[name] = append(runs[name], sums[i])
 		}
 	}
 	v := reports.DecideVerdict(order, runs)

@@ -64,6 +64,7 @@ func TestExperimentTables(t *testing.T) {
 		{"prodstack-mooncake", tableProdStackMooncake},
 		{"vtc-variants", tableVTCVariants},
 		{"lora-affinity", tableLoRAAffinity},
+		{"lora-two-slots", tableLoRATwoSlots},
 		{"kv-mooncake", tableKVMooncake},
 		{"kv-lag", tableKVLag},
 	} {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
@@ -37,7 +36,7 @@ func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters)
 		return func() {}
 	}
 	tty := false
-	if f, ok := rs.errOut.(*os.File); ok {
+	if f := fileOf(rs.errOut); f != nil {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
 	total := progressTotal(ctx, rs.wf, progressCount)

@@ -70,6 +70,7 @@ func Main() int {
 // Run executes args and returns the exit code. SIGINT cancels the
 // command's context (a second SIGINT exits at once).
 func Run(args []string, out, errOut io.Writer) int {
+	errOut = &syncWriter{w: errOut}
 	slog.SetDefault(slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	ctx, stop := interruptContext(errOut)
 	defer stop()

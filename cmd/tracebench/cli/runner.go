@@ -233,21 +233,19 @@ func (s *runStopper) finish(parent context.Context, reason string) string {
 func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Router, q policies.Queue,
 	client *replay.Client, w *replay.Writer, add func(*replay.Result), event func(*replay.Event),
 	c *replay.Counters) (replay.Stop, error) {
-	capacity := policies.Capacity{Requests: rs.pf.Capacity, Tokens: rs.pf.TokenBudget}
+	common := replay.Common{Source: src, Router: r, Queue: q,
+		Capacity:    policies.Capacity{Requests: rs.pf.Capacity, Tokens: rs.pf.TokenBudget},
+		MaxInflight: rs.pf.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c}
 	if rs.sim > 0 {
 		cfgs := make([]engine.Config, rs.sim)
 		for i := range cfgs {
 			cfgs[i] = rs.engines
 			cfgs[i].Seed = rs.engines.Seed + int64(i)
 		}
-		return replay.Simulate(ctx, replay.SimOptions{Source: src, Router: r, Queue: q, Capacity: capacity,
-			MaxInflight: rs.pf.MaxInflight, Engines: cfgs, Results: w, OnResult: add, OnEvent: event, Counters: c,
-			KVEventDelay: rs.kvDelay, Tokenizer: rs.simTok})
+		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.kvDelay, Tokenizer: rs.simTok})
 	}
-	return replay.Run(ctx, replay.Options{Source: src, Router: r, Queue: q, Capacity: capacity,
-		MaxInflight: rs.pf.MaxInflight, Backends: rs.backends, Client: client, Results: w,
-		OnResult: add, OnEvent: event, Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), Counters: c,
-		KVEvents: rs.kvEvents})
+	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.backends, Client: client,
+		Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), KVEvents: rs.kvEvents})
 }
 
 // scrapeEvery is the metrics scrape period, 0 without --scrape.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -44,7 +45,10 @@ type sweepOptions struct {
 	growth    float64
 	tolerance float64
 	maxRuns   int
-	vary      string
+	// jobs is how many policies are swept at once (--sim only; 0 =
+	// GOMAXPROCS).
+	jobs int
+	vary string
 	// cooldown is the pause between runs (default 10 s against live
 	// targets, enough for vLLM's queues to drain and its gauges, scraped
 	// every second by default, to settle; 0 otherwise).
@@ -115,6 +119,7 @@ func (o *sweepOptions) bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.growth, "growth", 0, "search: factor the rate grows by until a run fails (default 4 with --sim or --mock, 2 with --target)")
 	fs.Float64Var(&o.tolerance, "tolerance", 0.04, "search: stop when the failing and passing rates are within this fraction")
 	fs.IntVar(&o.maxRuns, "max-runs", 12, "search: most runs per policy")
+	fs.IntVar(&o.jobs, "jobs", 0, "policies swept at once with --sim (0 = GOMAXPROCS); real-time runs go one at a time")
 	fs.StringVar(&o.vary, "vary", "rate", "how the offered rate is set: rate (a --arrival process at the rate) or time-scale (trace times divided by a factor)")
 	fs.DurationVar(&o.cooldown, "cooldown", 0, "pause between runs (default 0 with --sim or --mock, 10s with --target)")
 	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.05, "stop a run, and its policy's sweep, as soon as the run's error rate exceeds this (from its 20th result on), in [0, 1]")
@@ -199,6 +204,10 @@ func (o *sweepOptions) validate(changed func(string) bool) error {
 		return usagef("--max-error-rate %v: want a fraction in [0, 1]", o.maxErrorRate)
 	case o.cooldown < 0:
 		return usagef("--cooldown %v: want >= 0", o.cooldown)
+	case o.jobs < 0:
+		return usagef("--jobs %d: want 0 (automatic) or more", o.jobs)
+	case o.jobs > 1 && o.mf.Sim == 0:
+		return usagef("--jobs %d: only --sim runs go side by side; in real time they would share the machine's cores", o.jobs)
 	case o.vary != reports.VaryRate && o.vary != reports.VaryTimeScale:
 		return usagef("--vary %q: want rate or time-scale", o.vary)
 	case o.live() && o.mf.Sim > 0:
@@ -291,4 +300,16 @@ func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
 		return ErrInterrupted
 	}
 	return runErr
+}
+
+// sweepJobs is how many of n policies are swept at once: --jobs, else
+// GOMAXPROCS, with --sim; one in real time.
+func (o *sweepOptions) sweepJobs(n int) int {
+	switch {
+	case o.mf.Sim == 0:
+		return 1
+	case o.jobs > 0:
+		return min(o.jobs, n)
+	}
+	return min(runtime.GOMAXPROCS(0), n)
 }

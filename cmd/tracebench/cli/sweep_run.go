@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
@@ -28,7 +29,9 @@ type sweeper struct {
 	// a search), both in req/s.
 	start  float64
 	ladder []float64
-	// runs counts the runs made over all policies.
+	// runs counts the runs made over all policies (under mu: policies
+	// may be swept side by side).
+	mu   sync.Mutex
 	runs int
 	// sleep waits out the cool-down (ctx-aware; replaced in tests).
 	sleep func(ctx context.Context, d time.Duration) error
@@ -83,6 +86,9 @@ func (sw *sweeper) run(ctx context.Context, routers []string, baseline string) (
 	if err := os.MkdirAll(filepath.Join(sw.o.out, "runs"), 0o755); err != nil {
 		return res, fmt.Errorf("--out %s: %w", sw.o.out, err)
 	}
+	if jobs := sw.o.sweepJobs(len(routers)); jobs > 1 {
+		return sw.runSideBySide(ctx, res, routers, jobs)
+	}
 	for _, r := range routers {
 		p, err := sw.policy(ctx, r)
 		if len(p.Steps) > 0 {
@@ -93,6 +99,32 @@ func (sw *sweeper) run(ctx context.Context, routers []string, baseline string) (
 		}
 	}
 	return res, nil
+}
+
+// runSideBySide sweeps the policies jobs at a time (each search is
+// sequential, the policies independent) and adds them to res in the
+// order given, whatever order they finish in.
+func (sw *sweeper) runSideBySide(ctx context.Context, res *reports.Sweep, routers []string, jobs int) (*reports.Sweep, error) {
+	ps := make([]reports.SweepPolicy, len(routers))
+	errs := make([]error, len(routers))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, jobs)
+	for i, r := range routers {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ps[i], errs[i] = sw.policy(ctx, r)
+		}()
+	}
+	wg.Wait()
+	for _, p := range ps {
+		if len(p.Steps) > 0 {
+			res.Policies = append(res.Policies, p)
+		}
+	}
+	return res, firstError(errs)
 }
 
 // header describes the sweep before any run.
@@ -186,12 +218,15 @@ func (sw *sweeper) unconverged(p reports.SweepPolicy) string {
 // error rate passes --max-error-rate (errorLimit); the limit is then
 // returned, else nil.
 func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64) (reports.SweepStep, *errorLimit, error) {
-	if sw.runs > 0 && sw.o.cooldown > 0 {
+	sw.mu.Lock()
+	first := sw.runs == 0
+	sw.runs++
+	sw.mu.Unlock()
+	if !first && sw.o.cooldown > 0 {
 		if err := sw.sleep(ctx, sw.o.cooldown); err != nil {
 			return reports.SweepStep{}, nil, ErrInterrupted
 		}
 	}
-	sw.runs++
 	rel := filepath.Join("runs", policy+"-r"+strconv.FormatFloat(rate, 'g', 6, 64)+".jsonl")
 	lim := &errorLimit{max: sw.o.maxErrorRate}
 	rs := runSpec{wf: sw.o.wf, pf: sw.o.pf, cf: sw.o.cf, ro: sw.ro, router: router, onResult: lim.check,

@@ -235,12 +235,14 @@ func TestSweepErrorStop(t *testing.T) {
 }
 
 // TestSweepCooldown: the cool-down passes between runs, never before
-// the first, and an interrupt during it stops the sweep.
+// the first, and an interrupt during it stops the sweep. The policies
+// run one at a time (--jobs 1), as they do against live targets, where
+// the cool-down matters.
 func TestSweepCooldown(t *testing.T) {
 	o := &sweepOptions{}
 	cmd := sweepCommand(o)
 	if err := cmd.ParseFlags([]string{"--out", t.TempDir(), "--sim", "2", "--policies", "round-robin,random",
-		"--max-requests", "50", "--rates", "5,10", "--cooldown", "3s"}); err != nil {
+		"--max-requests", "50", "--rates", "5,10", "--cooldown", "3s", "--jobs", "1"}); err != nil {
 		t.Fatal(err)
 	}
 	sw, names, base, err := o.prepare(cmd.Flags().Changed, io.Discard)
