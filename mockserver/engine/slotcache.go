@@ -79,7 +79,7 @@ func common(held []int32, heldSalt uint64, tokens []int32, salt uint64) int {
 // request reuses, or −1 when every slot is busy. Like llama.cpp it first
 // takes the free slot whose common prefix is the largest share of the
 // prompt above the similarity threshold, else the least recently used
-// free slot (ties to the lowest index). When the chosen slot would lose
+// free slot (ties to the highest index). When the chosen slot would lose
 // most of its tokens (kept share < 0.5, or any LRU pick), the slot's state
 // is saved in the host cache and the saved prompt serving the request
 // best is restored into it.
@@ -126,12 +126,14 @@ func (c *slotCache) bySimilarity(tokens []int32, salt uint64) (int, bool) {
 	return best, keep < 0.5
 }
 
-// leastRecent returns the free slot released longest ago, −1 if none.
+// leastRecent returns the free slot released longest ago, −1 if none;
+// ties go to the highest index, as llama.cpp's loop (t_last_used ≤ best)
+// gives them.
 func (c *slotCache) leastRecent() int {
 	best := -1
 	for i := range c.slots {
 		s := &c.slots[i]
-		if !s.busy && (best < 0 || s.lastUsed < c.slots[best].lastUsed) {
+		if !s.busy && (best < 0 || s.lastUsed <= c.slots[best].lastUsed) {
 			best = i
 		}
 	}

@@ -56,20 +56,20 @@ func TestSlotCachePlacement(t *testing.T) {
 		ops        []slotOp
 	}{
 		{"lcp-then-lru", 2, 0.1, 0, []slotOp{
-			{tokens: a, release: -1, slot: 0, hit: 0}, // all empty: LRU, lowest index
-			{tokens: cat(a, []int{11, 12}), release: 0},
-			{tokens: b, release: -1, slot: 0, hit: 5}, // 5/10 = 0.5 > 0.1
-			{tokens: b, release: 0},
-			{tokens: c, release: -1, slot: 1, hit: 0}, // no match: slot 1 never used
+			{tokens: a, release: -1, slot: 1, hit: 0}, // all empty: LRU, ties to the highest index
+			{tokens: cat(a, []int{11, 12}), release: 1},
+			{tokens: b, release: -1, slot: 1, hit: 5}, // 5/10 = 0.5 > 0.1
+			{tokens: b, release: 1},
+			{tokens: c, release: -1, slot: 0, hit: 0}, // no match: slot 0 never used
 		}},
 		{"below-threshold-goes-lru", 2, 0.6, 0, []slotOp{
-			{tokens: a, release: -1, slot: 0},
-			{tokens: a, release: 0},
-			{tokens: b, release: -1, slot: 1, hit: 0}, // 0.5 ≤ 0.6: LRU is slot 1
+			{tokens: a, release: -1, slot: 1},
+			{tokens: a, release: 1},
+			{tokens: b, release: -1, slot: 0, hit: 0}, // 0.5 ≤ 0.6: LRU is slot 0
 		}},
 		{"busy-slot-is-skipped", 2, 0.1, 0, []slotOp{
-			{tokens: a, release: -1, slot: 0},
-			{tokens: a, release: -1, slot: 1, hit: 0}, // slot 0 busy: no reuse
+			{tokens: a, release: -1, slot: 1},
+			{tokens: a, release: -1, slot: 0, hit: 0}, // slot 1 busy: no reuse
 		}},
 		{"no-host-cache-loses-a", 1, 0.1, 0, []slotOp{
 			{tokens: a, release: -1, slot: 0},
@@ -93,9 +93,9 @@ func TestSlotCachePlacement(t *testing.T) {
 			{tokens: a2, release: -1, slot: 0, hit: 0},
 		}},
 		{"similarity-off-is-lru-only", 2, 0, 0, []slotOp{
-			{tokens: a, release: -1, slot: 0},
-			{tokens: a, release: 0},
-			{tokens: a2, release: -1, slot: 1, hit: 0},
+			{tokens: a, release: -1, slot: 1},
+			{tokens: a, release: 1},
+			{tokens: a2, release: -1, slot: 0, hit: 0},
 		}},
 	}
 	for _, tc := range tests {
