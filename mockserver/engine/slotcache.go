@@ -167,6 +167,10 @@ func (c *slotCache) save(tokens []int32, salt uint64) {
 	c.hostUsed += len(tokens)
 }
 
+// minRestoreKeep is the least share of a saved prompt a restore must
+// reuse (llama.cpp's server_prompt_cache::load).
+const minRestoreKeep = 0.25
+
 // restore loads into s the host entry that serves tokens better than s
 // does on both counts llama.cpp compares (share of the entry kept and share
 // of the prompt served), taking the entry out of the host cache.
@@ -179,6 +183,9 @@ func (c *slotCache) restore(s *slot, tokens []int32, salt uint64) {
 		m := common(e.tokens, e.salt, tokens, salt)
 		keep := float64(m) / float64(len(e.tokens))
 		sim := float64(m) / float64(len(tokens))
+		if keep < minRestoreKeep {
+			continue // llama.cpp does not trash a large saved prompt for a small reuse
+		}
 		if keep > keepBest && sim > simBest {
 			pick, keepBest, simBest = i, keep, sim
 		}

@@ -85,6 +85,13 @@ func TestSlotCachePlacement(t *testing.T) {
 			{tokens: c, release: 0},
 			{tokens: a2, release: -1, slot: 0, hit: 10}, // c saved, a restored
 		}},
+		{"host-cache-keeps-large-prompts", 1, 0.1, 100, []slotOp{
+			{tokens: a, release: -1, slot: 0},
+			{tokens: cat(a, seqTo(200, 240)), release: 0}, // 50 tokens held
+			{tokens: c, release: -1, slot: 0, hit: 0},     // saved to host
+			{tokens: c, release: 0},
+			{tokens: a2, release: -1, slot: 0, hit: 0}, // 10 of 50 = 0.2 < 0.25: not restored
+		}},
 		{"host-cache-too-small", 1, 0.1, 5, []slotOp{
 			{tokens: a, release: -1, slot: 0},
 			{tokens: a, release: 0},
