@@ -93,9 +93,11 @@ func (c *slotCache) place(tokens []int32, salt uint64) (int, int) {
 		return -1, 0
 	}
 	s := &c.slots[best]
-	if save && c.hostCap > 0 && len(s.tokens) > 0 {
-		c.save(s.tokens, s.salt)
-		c.restore(s, tokens, salt)
+	if save && c.hostCap > 0 {
+		if len(s.tokens) > 0 {
+			c.save(s.tokens, s.salt)
+		}
+		c.restore(s, tokens, salt) // into an empty slot too, as llama.cpp
 	}
 	s.busy = true
 	return best, common(s.tokens, s.salt, tokens, salt)
