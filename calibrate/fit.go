@@ -210,7 +210,7 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 					t2, s2, r2, zeroBeta = t3, s3, r3, true
 				}
 			}
-			if e2 != nil || t2[c] <= 3*s2[c] || (t2[colBeta] <= 0 && !zeroBeta) || r2 > rss*0.99 || r2 >= bestRSS {
+			if e2 != nil || t2[c] <= 3*s2[c] || (cur[colBeta] && t2[colBeta] <= 0 && !zeroBeta) || r2 > rss*0.99 || r2 >= bestRSS {
 				continue
 			}
 			best, bestRSS, bth, bse, bestZero = c, r2, t2, s2, zeroBeta
