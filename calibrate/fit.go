@@ -195,8 +195,8 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 		best, bestRSS, bestZero := -1, rss, false
 		var bth, bse [numCols]float64
 		for _, c := range cands {
-			if cur[c] {
-				continue
+			if cur[c] || (c == colBetaGamma && !cur[colBeta]) {
+				continue // γ scales β: nothing to scale once β is fixed at 0
 			}
 			try := cur
 			try[c] = true
@@ -205,8 +205,8 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 			if e2 == nil && c == colDecode && t2[colBeta] <= 0 && cur[colBeta] {
 				// A CPU engine's step cost can be all per sequence: fit
 				// c_decode with β at 0 instead of refusing it.
-				try[colBeta] = false
-				if t3, s3, r3, e3 := solve(rows, try, zeroFx(fx, colBeta)); e3 == nil {
+				try[colBeta], try[colBetaGamma] = false, false
+				if t3, s3, r3, e3 := solve(rows, try, zeroFx(zeroFx(fx, colBeta), colBetaGamma)); e3 == nil {
 					t2, s2, r2, zeroBeta = t3, s3, r3, true
 				}
 			}
@@ -220,7 +220,7 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 		}
 		cur[best], th, se, rss = true, bth, bse, bestRSS
 		if bestZero {
-			cur[colBeta], fx = false, zeroFx(fx, colBeta)
+			cur[colBeta], cur[colBetaGamma], fx = false, false, zeroFx(zeroFx(fx, colBeta), colBetaGamma)
 			note("β came out not positive once c_decode was fitted: the step cost is per sequence; β set to 0")
 		}
 	}
