@@ -26,8 +26,11 @@ const (
 )
 
 // serverOf reads the header's config.server (what /v1/models and /props
-// said) into in.
+// said), or else its llama.cpp dialect, into in.
 func (in *Input) serverOf(cfg map[string]any) {
+	if d, _ := cfg["dialect"].(string); d == "llamacpp" && in.Server == "" {
+		in.Server = d // the client's dialect, when the server said nothing
+	}
 	s, _ := cfg["server"].(map[string]any)
 	if s == nil {
 		return

@@ -32,6 +32,8 @@ type driver struct {
 	// (the KV event publisher's flush).
 	afterStep func()
 	log       *slog.Logger
+	// onStep, when set, sees every step that ran work (metrics).
+	onStep func(engine.Step)
 }
 
 func newDriver(eng *engine.Engine, scale float64, stall func() time.Duration, log *slog.Logger) *driver {
@@ -159,6 +161,9 @@ func (d *driver) idle(ctx context.Context) bool {
 
 // deliver posts a step's events to the live requests' mailboxes.
 func (d *driver) deliver(st engine.Step) {
+	if d.onStep != nil && st.Duration > 0 {
+		d.onStep(st)
+	}
 	for _, ev := range st.Events {
 		f := d.reqs[ev.ID]
 		if f == nil {

@@ -28,6 +28,7 @@ type metrics struct {
 	reg                   *prometheus.Registry
 	ttft, itl, e2e, queue prometheus.Observer
 	faults                *prometheus.CounterVec
+	v1                    *requestMetrics
 }
 
 func newMetrics(model string, src statsSource, cfg engine.Config) *metrics {
@@ -46,6 +47,7 @@ func newMetrics(model string, src statsSource, cfg engine.Config) *metrics {
 			Help: "Faults injected by the mock server, by kind."}, []string{"fault"}),
 	}
 	reg.MustRegister(m.faults, newEngineCollector(model, src, cfg))
+	m.v1 = newRequestMetrics(reg, model, cfg.MaxModelLen)
 	return m
 }
 

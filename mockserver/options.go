@@ -2,7 +2,9 @@ package mockserver
 
 import (
 	"fmt"
+	"github.com/tracebench/tracebench/dialect"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -40,6 +42,10 @@ type Options struct {
 	// first step, so the requests of a batch a client sends together
 	// start together (default 5 ms with static batching; negative: none).
 	BatchWindow time.Duration
+	// Dialect is the server the mock answers as: dialect.VLLM (the
+	// default), dialect.SGLang, dialect.LlamaCpp or dialect.OpenAI (see
+	// dialect.go for what changes).
+	Dialect string
 	// KVEvents, when KVEvents.Endpoint is set, publishes the replica's
 	// prefix cache changes in vLLM's KV event format (default: off).
 	KVEvents KVEventsOptions
@@ -69,6 +75,9 @@ func (o Options) withDefaults() Options {
 	if o.ModelName == "" {
 		o.ModelName = DefaultModelName
 	}
+	if o.Dialect == "" {
+		o.Dialect = dialect.VLLM
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -82,6 +91,11 @@ func (o Options) withDefaults() Options {
 func (o Options) validate() error {
 	if !(o.TimeScale > 0 && o.TimeScale <= 1e6) {
 		return fmt.Errorf("mock options: time scale %g: want in (0, 1e6]", o.TimeScale)
+	}
+	if d, err := dialect.Lookup(o.Dialect); err != nil {
+		return fmt.Errorf("mock options: %w", err)
+	} else if d.Name != o.Dialect {
+		return fmt.Errorf("mock options: dialect %q: want %s", o.Dialect, strings.Join(dialect.Names(), ", "))
 	}
 	if o.MaxQueue < 0 {
 		return fmt.Errorf("mock options: max queue %d: want ≥ 0", o.MaxQueue)

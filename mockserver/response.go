@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"encoding/json"
+	"github.com/tracebench/tracebench/dialect"
 	"net/http"
 	"strings"
 	"time"
@@ -22,6 +23,9 @@ type response struct {
 	out     int
 	last    time.Time // previous token emission
 	reason  string
+	// admitted and first are the wall times of admission and of the
+	// first token (for vLLM's prefill, decode and inference times).
+	admitted, first time.Time
 }
 
 // next waits for the next batch of events; false when the client left
@@ -44,11 +48,15 @@ func (rs *response) next(r *http.Request) bool {
 func (rs *response) observe(ev engine.Event, now time.Time) {
 	m := rs.s.met
 	if ev.Admitted {
+		if rs.admitted.IsZero() {
+			rs.admitted = now
+		}
 		rs.cached = ev.CachedTokens
 		m.queue.Observe(rs.s.modelTimeToWall(ev.QueueTime).Seconds())
 	}
 	if ev.HasToken {
 		if rs.out == 0 {
+			rs.first = now
 			m.ttft.Observe(now.Sub(rs.arrival).Seconds())
 		} else {
 			m.itl.Observe(now.Sub(rs.last).Seconds())
@@ -58,6 +66,7 @@ func (rs *response) observe(ev engine.Event, now time.Time) {
 	if ev.Finished {
 		rs.reason = string(ev.Reason)
 		m.e2e.Observe(now.Sub(rs.arrival).Seconds())
+		m.v1.finish(len(rs.g.prompt), rs.out, rs.g.maxTokens, rs.admitted, rs.first, now)
 	}
 }
 
@@ -69,10 +78,19 @@ func (rs *response) text(ev engine.Event) string {
 	return rs.s.vocab.word(ev.Token)
 }
 
+// usage is the response's usage, with the cached prompt tokens where the
+// mock's dialect puts them.
 func (rs *response) usage() usage {
 	p := len(rs.g.prompt)
-	return usage{PromptTokens: p, CompletionTokens: rs.out, TotalTokens: p + rs.out,
-		PromptTokensDetails: &tokenDetails{CachedTokens: rs.cached}}
+	u := usage{PromptTokens: p, CompletionTokens: rs.out, TotalTokens: p + rs.out}
+	switch rs.s.opts.Dialect {
+	case dialect.LlamaCpp:
+		u.timings = &timings{CacheN: rs.cached, PromptN: p - rs.cached}
+	case dialect.OpenAI:
+	default:
+		u.PromptTokensDetails = &tokenDetails{CachedTokens: rs.cached}
+	}
+	return u
 }
 
 // stream writes server-sent events, flushing after each step's chunks.
@@ -174,6 +192,7 @@ func (rs *response) body(text string) any {
 	} else {
 		c.Text = &text
 	}
+	u := rs.usage()
 	return struct {
 		ID      string   `json:"id"`
 		Object  string   `json:"object"`
@@ -181,7 +200,8 @@ func (rs *response) body(text string) any {
 		Model   string   `json:"model"`
 		Choices []choice `json:"choices"`
 		Usage   usage    `json:"usage"`
-	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, rs.usage()}
+		Timings *timings `json:"timings,omitempty"`
+	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, u, u.timings}
 }
 
 // chatReply is a non-streamed chat message, fields in vLLM's order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tracebench/tracebench/dialect"
 	"log/slog"
 	"net"
 	"net/http"
@@ -11,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -68,6 +68,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.met = newMetrics(opts.ModelName, s, opts.Engine)
 	s.faults.count = s.met.faults
+	s.drv.onStep = s.met.v1.step
 	s.routes()
 	return s, nil
 }
@@ -83,8 +84,7 @@ func (s *Server) routes() {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"version":"tracebench-mock"}`))
 	})
-	s.mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.met.reg, promhttp.HandlerOpts{}))
+	s.dialectRoutes()
 }
 
 // ServeHTTP implements http.Handler.
@@ -165,8 +165,11 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 	body := struct {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
-	}{"list", []model{{ID: s.opts.ModelName, Object: "model", Created: s.created, OwnedBy: "vllm",
+	}{"list", []model{{ID: s.opts.ModelName, Object: "model", Created: s.created, OwnedBy: owner(s.opts.Dialect),
 		Root: s.opts.ModelName, MaxModelLen: s.opts.Engine.MaxModelLen, Permission: []any{}}}}
 	w.Header().Set("Content-Type", "application/json")
+	if s.opts.Dialect == dialect.LlamaCpp {
+		w.Header().Set("Server", "llama.cpp")
+	}
 	_ = json.NewEncoder(w).Encode(body)
 }

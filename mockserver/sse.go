@@ -5,12 +5,22 @@ import (
 	"strconv"
 )
 
-// usage is the OpenAI usage object with vLLM's prompt_tokens_details.
+// usage is the OpenAI usage object with vLLM's prompt_tokens_details
+// (nil: null, for dialects that do not report cached tokens there).
+// timings, when set, is llama.cpp's timings object, sent beside usage.
 type usage struct {
 	PromptTokens        int           `json:"prompt_tokens"`
 	TotalTokens         int           `json:"total_tokens"`
 	CompletionTokens    int           `json:"completion_tokens"`
 	PromptTokensDetails *tokenDetails `json:"prompt_tokens_details"`
+	timings             *timings
+}
+
+// timings is the part of llama.cpp's timings object the mock fills: the
+// prompt tokens reused from the cache and those computed.
+type timings struct {
+	CacheN  int `json:"cache_n"`
+	PromptN int `json:"prompt_n"`
 }
 
 type tokenDetails struct {
@@ -87,9 +97,21 @@ func (e *encoder) usage(dst []byte, u usage) []byte {
 	dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
 	dst = append(dst, `,"completion_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(u.CompletionTokens), 10)
-	dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
-	dst = strconv.AppendInt(dst, int64(u.PromptTokensDetails.CachedTokens), 10)
-	return append(dst, "}}}\n\n"...)
+	if u.PromptTokensDetails == nil {
+		dst = append(dst, `,"prompt_tokens_details":null}`...)
+	} else {
+		dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.PromptTokensDetails.CachedTokens), 10)
+		dst = append(dst, "}}"...)
+	}
+	if t := u.timings; t != nil {
+		dst = append(dst, `,"timings":{"cache_n":`...)
+		dst = strconv.AppendInt(dst, int64(t.CacheN), 10)
+		dst = append(dst, `,"prompt_n":`...)
+		dst = strconv.AppendInt(dst, int64(t.PromptN), 10)
+		dst = append(dst, '}')
+	}
+	return append(dst, "}\n\n"...)
 }
 
 // appendJSONString appends s as a JSON string.

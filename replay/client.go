@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -45,6 +46,9 @@ type ClientOptions struct {
 	// TokenExact sends Requests that have block or token ids as token-id
 	// arrays to completions endpoints (vLLM accepts prompt: []int).
 	TokenExact bool
+	// Dialect is the servers' dialect: the request-body extras and where
+	// responses carry cached prompt tokens (nil: vLLM).
+	Dialect *dialect.Dialect
 	// HTTP2 allows HTTP/2 (TLS ALPN); the default is HTTP/1.1 only, one
 	// stream per connection, as vLLM's uvicorn server speaks.
 	HTTP2 bool
@@ -58,6 +62,8 @@ type Client struct {
 	hc *http.Client
 	// secrets are removed from every error text (see secretsOf).
 	secrets []string
+	// texts caches the server's text of generated chat contents.
+	texts serverTexts
 }
 
 // NewClient returns a Client with its own connection pool.
@@ -151,7 +157,7 @@ func (c *Client) newRequest(ctx context.Context, base string, req *traces.Reques
 	if req == nil {
 		return nil, ErrBadPayload, errors.New("no request to send")
 	}
-	body, err := c.body(req)
+	body, err := c.body(c.exactChat(ctx, base, req))
 	if err != nil {
 		return nil, ErrBadPayload, err
 	}
@@ -176,7 +182,7 @@ const drainTimeout = 250 * time.Millisecond
 // whether it succeeded.
 func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Reader, res *Result,
 	now func() time.Duration, onTokens func(n int)) bool {
-	st := &tokenStats{res: res, now: now, onTokens: onTokens}
+	st := &tokenStats{res: res, now: now, onTokens: onTokens, d: c.o.Dialect}
 	var err error
 	if isEventStream(resp.Header.Get("Content-Type")) {
 		err = consumeSSE(rd, st)

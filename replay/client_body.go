@@ -2,7 +2,9 @@ package replay
 
 import (
 	"encoding/json"
+
 	"fmt"
+	"github.com/tracebench/tracebench/dialect"
 	"strings"
 
 	"github.com/tracebench/tracebench/traces"
@@ -15,39 +17,6 @@ const (
 	// APIChat sends /v1/chat/completions requests.
 	APIChat = "chat"
 )
-
-// streamOptions asks for a final usage chunk (OpenAI stream_options).
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-// completionsBody is a /v1/completions request. MinTokens and IgnoreEOS
-// are extra sampling parameters of vLLM's OpenAI-compatible server (as
-// vLLM's own benchmark sends them): together with MaxTokens they make the
-// output exactly as long as the trace says. Temperature 0 keeps replays
-// repeatable.
-type completionsBody struct {
-	Model         string         `json:"model"`
-	Prompt        any            `json:"prompt"`
-	MaxTokens     int            `json:"max_tokens,omitempty"`
-	MinTokens     int            `json:"min_tokens,omitempty"`
-	IgnoreEOS     bool           `json:"ignore_eos"`
-	Stream        bool           `json:"stream"`
-	StreamOptions *streamOptions `json:"stream_options,omitempty"`
-	Temperature   float64        `json:"temperature"`
-}
-
-// chatBody is a /v1/chat/completions request.
-type chatBody struct {
-	Model         string           `json:"model"`
-	Messages      []traces.Message `json:"messages"`
-	MaxTokens     int              `json:"max_tokens,omitempty"`
-	MinTokens     int              `json:"min_tokens,omitempty"`
-	IgnoreEOS     bool             `json:"ignore_eos"`
-	Stream        bool             `json:"stream"`
-	StreamOptions *streamOptions   `json:"stream_options,omitempty"`
-	Temperature   float64          `json:"temperature"`
-}
 
 // endpoint returns the request path for the configured API.
 func (c *Client) endpoint() string {
@@ -70,26 +39,34 @@ func (c *Client) model(req *traces.Request) string {
 	return c.o.Model
 }
 
-// body encodes the JSON request body for req. OutputTokens 0 omits
-// max_tokens and min_tokens (the server's default length applies).
-// stream_options is only sent when streaming (vLLM rejects it otherwise).
+// body encodes the JSON request body for req: the standard OpenAI
+// fields (model, prompt or messages, max_tokens, stream, temperature 0
+// so replays repeat) and the dialect's extras that make the output as
+// long as the trace says (vLLM and SGLang: min_tokens and ignore_eos).
+// OutputTokens 0 omits max_tokens (the server's default length
+// applies). stream_options asks for a final usage chunk and is only sent
+// when streaming (vLLM rejects it otherwise).
 func (c *Client) body(req *traces.Request) ([]byte, error) {
-	var so *streamOptions
-	if c.o.Stream {
-		so = &streamOptions{IncludeUsage: true}
-	}
 	n := max(req.OutputTokens, 0)
-	var v any
+	v := c.dialect().BodyExtras(n)
+	if v == nil {
+		v = map[string]any{}
+	}
+	v["model"], v["stream"], v["temperature"] = c.model(req), c.o.Stream, 0
+	if c.o.Stream {
+		v["stream_options"] = map[string]bool{"include_usage": true}
+	}
+	if n > 0 {
+		v["max_tokens"] = n
+	}
 	if c.o.API == APIChat {
 		msgs := req.Messages
 		if len(msgs) == 0 {
 			msgs = []traces.Message{{Role: "user", Content: traces.PromptText(req)}}
 		}
-		v = &chatBody{Model: c.model(req), Messages: msgs, MaxTokens: n, MinTokens: n,
-			IgnoreEOS: true, Stream: c.o.Stream, StreamOptions: so}
+		v["messages"] = msgs
 	} else {
-		v = &completionsBody{Model: c.model(req), Prompt: c.prompt(req), MaxTokens: n, MinTokens: n,
-			IgnoreEOS: true, Stream: c.o.Stream, StreamOptions: so}
+		v["prompt"] = c.prompt(req)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -98,11 +75,25 @@ func (c *Client) body(req *traces.Request) ([]byte, error) {
 	return b, nil
 }
 
-// prompt is the completions prompt: token ids when TokenExact and the
-// Request has block or token ids, else text.
+// dialect returns the Client's dialect (vLLM when none was set).
+func (c *Client) dialect() *dialect.Dialect {
+	if c.o.Dialect != nil {
+		return c.o.Dialect
+	}
+	d, _ := dialect.Lookup(dialect.VLLM)
+	return d
+}
+
+// prompt is the completions prompt: with TokenExact, when the server
+// takes token-id prompts, the Request's block or token ids, or the ids a
+// generated prompt of synthetic words spells (so the server sees exactly
+// the trace's number of tokens whatever its tokenizer); else text.
 func (c *Client) prompt(req *traces.Request) any {
-	if c.o.TokenExact {
+	if c.o.TokenExact && c.dialect().TokenPrompts() {
 		if ids := traces.PromptTokens(req); ids != nil {
+			return ids
+		}
+		if ids, ok := traces.SynthIDs(req.Prompt); ok {
 			return ids
 		}
 	}

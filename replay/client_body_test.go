@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -68,6 +69,35 @@ func TestBlockIDsGoAsTokens(t *testing.T) {
 	c := NewClient(ClientOptions{TokenExact: true})
 	if got, want := c.prompt(req), traces.PromptTokens(req); !cmp.Equal(got, want) {
 		t.Fatalf("prompt = %v, want token ids %v", got, want)
+	}
+}
+
+// TestSynthPromptGoesAsTokens: a generated prompt of synthetic words is
+// sent as the ids it spells to servers that take token-id prompts, and
+// as text to a plain OpenAI-compatible server or without TokenExact.
+func TestSynthPromptGoesAsTokens(t *testing.T) {
+	text := traces.SynthWords(7, 12)
+	ids, _ := traces.SynthIDs(text)
+	openai, _ := dialect.Lookup(dialect.OpenAI)
+	llama, _ := dialect.Lookup(dialect.LlamaCpp)
+	for _, tc := range []struct {
+		name string
+		o    ClientOptions
+		want any
+	}{
+		{"vllm", ClientOptions{TokenExact: true}, ids},
+		{"llamacpp", ClientOptions{TokenExact: true, Dialect: llama}, ids},
+		{"openai", ClientOptions{TokenExact: true, Dialect: openai}, text},
+		{"not token-exact", ClientOptions{}, text},
+	} {
+		c := NewClient(tc.o)
+		if got := c.prompt(&traces.Request{Prompt: text, InputTokens: 12}); !cmp.Equal(got, tc.want) {
+			t.Errorf("%s: prompt = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	c := NewClient(ClientOptions{TokenExact: true})
+	if got := c.prompt(&traces.Request{Prompt: "hello there"}); got != "hello there" {
+		t.Errorf("real text went as %v", got)
 	}
 }
 

@@ -55,6 +55,14 @@ func NewDispatcher(r policies.Router, q policies.Queue, c policies.Capacity, max
 		tracker: NewTracker(backends), tokens: rt || qt, arrived: map[*traces.Request]time.Duration{}}
 }
 
+// Join adds the Backend at url to the fleet mid-run (see Tracker.Join).
+func (d *Dispatcher) Join(url string) (int, bool) { return d.tracker.Join(url) }
+
+// Leave takes Backend i out of the fleet mid-run: the policies no longer
+// see it, so it gets no new picks; its in-flight requests finish and
+// are accounted as usual.
+func (d *Dispatcher) Leave(i int) bool { return d.tracker.Leave(i) }
+
 // Tracker returns the Backend state tracker.
 func (d *Dispatcher) Tracker() *Tracker { return d.tracker }
 
@@ -94,6 +102,9 @@ func (d *Dispatcher) Arrive(now time.Duration, req *traces.Request) *Result {
 func (d *Dispatcher) Pump(now time.Duration) ([]Dispatch, error) {
 	var out []Dispatch
 	for {
+		if d.tracker.Live() == 0 {
+			return out, nil // every Backend left: hold until one joins
+		}
 		if len(d.gate) == 0 {
 			d.gate = d.queue.Release(now, d.tracker.Snapshot(now), d.capacity)
 			if len(d.gate) > 0 {
@@ -146,6 +157,9 @@ func (d *Dispatcher) route(now time.Duration, rel policies.Release) (Dispatch, e
 		}
 		if ch.Backend < 0 || ch.Backend >= d.tracker.Len() {
 			return disp, fmt.Errorf("router %s picked backend %d of %d", d.router.Name(), ch.Backend, d.tracker.Len())
+		}
+		if d.tracker.gone[ch.Backend] {
+			return disp, fmt.Errorf("router %s picked backend %d, which left the fleet", d.router.Name(), ch.Backend)
 		}
 		d.hits.Fill(rel.Req, st, &ch)
 		disp.Backend, disp.PredictedHitTokens = ch.Backend, ch.PredictedHitTokens

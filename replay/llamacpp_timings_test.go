@@ -15,7 +15,7 @@ func TestLlamaCppCachedTokens(t *testing.T) {
 		{"no timings", `{"choices":[],"usage":{"completion_tokens":3,"prompt_tokens":7}}`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var u apiUsage
+			var u scanStore
 			info, err := decodeInfo([]byte(tc.chunk), &u, "chunk")
 			if err != nil {
 				t.Fatal(err)

@@ -2,10 +2,14 @@ package replay
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/tracebench/tracebench/dialect"
 )
 
 // Stop.Extra keys of the bundled mock server's step lateness, recorded
@@ -30,6 +34,16 @@ const (
 	ExtraMockLateScraped = "mock_lateness_scraped"
 )
 
+// Stop.Extra keys of a Run that scraped: how many scrapes it tried and
+// how many failed (an error, a timeout, an unparsable page).
+const (
+	ExtraScrapes        = "scrapes"
+	ExtraScrapeFailures = "scrape_failures"
+	// ExtraScrapeUnknown counts the Backends whose pages, scraped
+	// successfully, never carried any of the dialect's names.
+	ExtraScrapeUnknown = "scrape_unknown_backends"
+)
+
 // minScrapeTimeout is the shortest time a scrape may take before it is
 // abandoned: a short ScrapeEvery must not make every scrape of a busy
 // server time out.
@@ -52,12 +66,15 @@ func (s *scheduler) startScrape(ctx context.Context) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	hc := &http.Client{Timeout: s.scrapeTimeout()}
 	var wg sync.WaitGroup
-	for i, u := range s.o.Backends {
+	s.startPoller = func(i int, u string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s.pollBackend(ctx, hc, i, u)
 		}()
+	}
+	for i, u := range s.urls {
+		s.startPoller(i, u)
 	}
 	return func() { cancel(); wg.Wait() }
 }
@@ -76,20 +93,20 @@ func (s *scheduler) finalScrape(ctx context.Context, end time.Duration) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	hc := &http.Client{Timeout: timeout}
-	ms := make([]ServerMetrics, len(s.o.Backends))
+	ms := make([]scrapeResult, len(s.urls))
 	var wg sync.WaitGroup
-	for i, u := range s.o.Backends {
+	for i, u := range s.urls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m, err := ScrapeOnce(ctx, hc, u)
+			m, err := Scrape(ctx, hc, u, s.dialect())
 			m.OK = err == nil
-			ms[i] = m
+			ms[i] = scrapeResult{backend: i, m: m, err: err}
 		}()
 	}
 	wg.Wait()
-	for i, m := range ms {
-		s.recordScrape(end, &scrapeResult{backend: i, m: m})
+	for i := range ms {
+		s.recordScrape(end, &ms[i])
 	}
 }
 
@@ -97,6 +114,7 @@ func (s *scheduler) finalScrape(ctx context.Context, end time.Duration) {
 // and, when it succeeded, writes it to the results as an event.
 func (s *scheduler) recordScrape(at time.Duration, sr *scrapeResult) {
 	s.scrapes.add(sr.backend, sr.m)
+	s.warnScrape(sr)
 	if sr.m.OK {
 		s.results <- record{ev: scrapeEvent(at, sr)}
 	}
@@ -106,10 +124,10 @@ func (s *scheduler) pollBackend(ctx context.Context, hc *http.Client, i int, url
 	t := time.NewTicker(s.o.ScrapeEvery)
 	defer t.Stop()
 	for {
-		m, err := ScrapeOnce(ctx, hc, url)
+		m, err := Scrape(ctx, hc, url, s.dialect())
 		m.OK = err == nil
 		select {
-		case s.events <- event{scrape: &scrapeResult{backend: i, m: m}}:
+		case s.events <- event{scrape: &scrapeResult{backend: i, m: m, err: err}}:
 		case <-ctx.Done():
 			return
 		}
@@ -122,13 +140,17 @@ func (s *scheduler) pollBackend(ctx context.Context, hc *http.Client, i int, url
 }
 
 // scrapeDeltas keeps each Backend's first and last successful scrape so
-// the server-side prefix hit rate over the Run is a counter delta.
+// the server-side prefix hit rate over the Run is a counter delta, and
+// counts scrapes and failed scrapes.
 type scrapeDeltas struct {
-	first, last map[int]ServerMetrics
+	first, last     map[int]ServerMetrics
+	tries, failures int
 }
 
 func (d *scrapeDeltas) add(i int, m ServerMetrics) {
+	d.tries++
 	if !m.OK {
+		d.failures++
 		return
 	}
 	if d.first == nil {
@@ -142,19 +164,42 @@ func (d *scrapeDeltas) add(i int, m ServerMetrics) {
 
 // extra returns the summed deltas for the stop record, with the mock's
 // step lateness when a Backend is the bundled mock (nil: no scrapes).
+// The counts of scrapes are recorded whenever the Run scraped; each
+// prefix counter only when some Backend exported it.
 func (d *scrapeDeltas) extra() map[string]float64 {
-	if len(d.last) == 0 {
+	if d.tries == 0 {
 		return nil
 	}
+	counts := map[string]float64{ExtraScrapes: float64(d.tries), ExtraScrapeFailures: float64(d.failures)}
+	if len(d.last) == 0 {
+		return counts
+	}
+	unknown := 0
+	for i, l := range d.last {
+		if l.Has == 0 && d.first[i].Has == 0 {
+			unknown++
+		}
+	}
+	if unknown > 0 {
+		counts[ExtraScrapeUnknown] = float64(unknown)
+	}
 	var q, h, pre float64
+	var has dialect.Field
 	for i, l := range d.last {
 		f := d.first[i]
+		has |= l.Has
 		q += l.PrefixQueries - f.PrefixQueries
 		h += l.PrefixHits - f.PrefixHits
 		pre += l.Preemptions - f.Preemptions
 	}
-	return MergeExtra(map[string]float64{"server_prefix_queries": q, "server_prefix_hits": h,
-		"server_preemptions": pre}, d.mockExtra())
+	if has&dialect.FieldPrefixQueries != 0 {
+		counts["server_prefix_queries"] = q
+	}
+	if has&dialect.FieldPrefixHits != 0 {
+		counts["server_prefix_hits"] = h
+	}
+	counts["server_preemptions"] = pre
+	return MergeExtra(counts, d.mockExtra())
 }
 
 // mockExtra returns the bundled mock's step lateness under the in-process
@@ -187,14 +232,76 @@ func (d *scrapeDeltas) mockExtra() map[string]float64 {
 // num_gpu_blocks label (present when the server exposes it).
 const EventNumGPUBlocks = "num_gpu_blocks"
 
-// scrapeEvent records one scrape for the per-backend report figures.
+// scrapeEvent records one scrape for the per-backend report figures:
+// only the figures the page carried, so a report shows n/a, not 0, for
+// the others.
 func scrapeEvent(now time.Duration, sr *scrapeResult) *Event {
 	m := sr.m
-	ev := &Event{At: now, Source: "scrape:" + strconv.Itoa(sr.backend), Values: map[string]float64{
-		"prefix_cache_hits_total": m.PrefixHits, "prefix_cache_queries_total": m.PrefixQueries,
-		"kv_cache_usage_perc": m.KVUsage, "num_requests_running": m.Running, "num_requests_waiting": m.Waiting}}
-	if m.NumGPUBlocks > 0 {
-		ev.Values[EventNumGPUBlocks] = float64(m.NumGPUBlocks)
+	v := map[string]float64{}
+	for _, f := range []struct {
+		has  dialect.Field
+		name string
+		val  float64
+	}{{dialect.FieldPrefixHits, "prefix_cache_hits_total", m.PrefixHits},
+		{dialect.FieldPrefixQueries, "prefix_cache_queries_total", m.PrefixQueries},
+		{dialect.FieldKVUsage, "kv_cache_usage_perc", m.KVUsage},
+		{dialect.FieldRunning, "num_requests_running", m.Running},
+		{dialect.FieldWaiting, "num_requests_waiting", m.Waiting},
+		{dialect.FieldGenerationTokens, "generation_tokens_total", m.GenerationTokens}} {
+		if m.Has&f.has != 0 {
+			v[f.name] = f.val
+		}
 	}
-	return ev
+	if m.NumGPUBlocks > 0 {
+		v[EventNumGPUBlocks] = float64(m.NumGPUBlocks)
+	}
+	return &Event{At: now, Source: "scrape:" + strconv.Itoa(sr.backend), Values: v}
+}
+
+// dialect is the Backends' dialect (the Client's; nil reads as vLLM).
+func (s *scheduler) dialect() *dialect.Dialect {
+	if s.o.Client == nil {
+		return nil
+	}
+	return s.o.Client.o.Dialect
+}
+
+// warnScrape logs, once per Backend, the first failed scrape and a page
+// that carries none of the dialect's names (the figures would otherwise
+// read as idle servers). It runs on the scheduler goroutine.
+func (s *scheduler) warnScrape(sr *scrapeResult) {
+	m, i := &sr.m, sr.backend
+	if s.scrapeWarned[i] || (m.OK && m.Has != 0) || i < 0 || i >= len(s.urls) {
+		return
+	}
+	if s.scrapeWarned == nil {
+		s.scrapeWarned = map[int]bool{}
+	}
+	s.scrapeWarned[i] = true
+	u := baseURL(s.urls[i]) + "/metrics"
+	if !m.OK {
+		slog.Warn("scrape failed; its figures are n/a", "backend", u, "err", sr.err)
+		return
+	}
+	name := dialect.VLLM
+	if d := s.dialect(); d != nil {
+		name = d.Name
+	}
+	slog.Warn(fmt.Sprintf("%s has no known %s names (found %s); its scraped figures are n/a", u, name,
+		foundText(m.Found)))
+}
+
+// foundText lists namespaces as "llamacpp:*, vllm:*" ("no namespaced names").
+func foundText(ps []string) string {
+	if len(ps) == 0 {
+		return "no namespaced names"
+	}
+	out := ""
+	for i, p := range ps {
+		if i > 0 {
+			out += ", "
+		}
+		out += p + "*"
+	}
+	return out
 }

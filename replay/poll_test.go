@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracebench/tracebench/dialect"
 )
 
 // TestScrapeDeltasMockExtra: the stop extras carry the bundled mock's
@@ -14,9 +16,12 @@ import (
 // first and last scrape, summed; a counter that went down (a restarted
 // mock) adds none.
 func TestScrapeDeltasMockExtra(t *testing.T) {
-	vllm := func(hits float64) ServerMetrics { return ServerMetrics{PrefixHits: hits, OK: true} }
+	vllm := func(hits float64) ServerMetrics {
+		return ServerMetrics{PrefixHits: hits, OK: true, Has: dialect.FieldPrefixHits | dialect.FieldPrefixQueries}
+	}
 	mock := func(steps, p50, p99, mx float64) ServerMetrics {
-		return ServerMetrics{MockSteps: steps, StepLateP50: p50, StepLateP99: p99, StepLateMax: mx, Mock: true, OK: true}
+		return ServerMetrics{MockSteps: steps, StepLateP50: p50, StepLateP99: p99, StepLateMax: mx, Mock: true, OK: true,
+			Has: dialect.FieldRunning}
 	}
 	tests := []struct {
 		name    string
@@ -24,21 +29,25 @@ func TestScrapeDeltasMockExtra(t *testing.T) {
 		want    map[string]float64
 	}{
 		{"vLLM: no mock figures", []scrapeAt{{0, vllm(10)}, {1, vllm(5)}, {0, vllm(30)}, {1, vllm(5)}},
-			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 20, "server_preemptions": 0}},
+			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 20, "server_preemptions": 0,
+				"scrapes": 4, "scrape_failures": 0}},
 		{"two mocks: worst lateness, steps summed over the run", []scrapeAt{{0, mock(100, 1e-5, 1e-3, 2e-3)},
 			{1, mock(50, 0, 0, 0)}, {0, mock(400, 2e-5, 3e-3, 9e-3)}, {1, mock(150, 4e-5, 1e-3, 5e-3)},
 			{1, ServerMetrics{}}},
-			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 0, "server_preemptions": 0,
+			map[string]float64{"server_preemptions": 0, "scrapes": 5, "scrape_failures": 1,
 				"mock_step_late_p50_us": 40, "mock_step_late_p99_us": 3000, "mock_step_late_max_us": 9000, "mock_steps": 400,
 				"mock_lateness_scraped": 1}},
 		{"a mock beside a vLLM", []scrapeAt{{0, vllm(0)}, {1, mock(0, 0, 0, 0)}, {0, vllm(7)},
 			{1, mock(20, 1e-6, 2e-6, 3e-6)}},
 			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 7, "server_preemptions": 0,
-				"mock_step_late_p50_us": 1, "mock_step_late_p99_us": 2, "mock_step_late_max_us": 3, "mock_steps": 20,
+				"scrapes": 4, "scrape_failures": 0, "mock_step_late_p50_us": 1, "mock_step_late_p99_us": 2, "mock_step_late_max_us": 3, "mock_steps": 20,
 				"mock_lateness_scraped": 1}},
+		{"a page without the dialect's names", []scrapeAt{{0, ServerMetrics{OK: true, Found: []string{"llamacpp:"}}},
+			{0, ServerMetrics{OK: true, Found: []string{"llamacpp:"}}}},
+			map[string]float64{"server_preemptions": 0, "scrapes": 2, "scrape_failures": 0, "scrape_unknown_backends": 1}},
 		{"a mock restarted during the run", []scrapeAt{{0, mock(900, 0, 1e-3, 5e-3)}, {1, mock(10, 0, 0, 0)},
 			{0, mock(30, 1e-5, 2e-5, 3e-5)}, {1, mock(70, 0, 0, 0)}},
-			map[string]float64{"server_prefix_queries": 0, "server_prefix_hits": 0, "server_preemptions": 0,
+			map[string]float64{"server_preemptions": 0, "scrapes": 4, "scrape_failures": 0,
 				"mock_step_late_p50_us": 10, "mock_step_late_p99_us": 20, "mock_step_late_max_us": 30, "mock_steps": 60,
 				"mock_lateness_scraped": 1}},
 	}

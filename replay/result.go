@@ -63,6 +63,10 @@ type Result struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	CachedTokens     int `json:"cached_tokens"`
+	// NoCached reports that no part of the response carried a cached
+	// prompt-token count (CachedTokens is then unknown, not 0). Absent
+	// in results files written before it existed, which always knew.
+	NoCached bool `json:"no_cached,omitempty"`
 	// PredictedHitTokens is the Router's expected prefix hit.
 	PredictedHitTokens int `json:"predicted_hit_tokens,omitempty"`
 	// Status is the HTTP status (0 when no response).

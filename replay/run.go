@@ -30,6 +30,9 @@ type Options struct {
 	// a Backend without one is reported unreachable and the Router
 	// decides by load alone.
 	KVEvents []KVEndpoint
+	// Discover, when set, re-resolves the fleet during the Run: Backends
+	// join and leave (recorded as fleet: Events).
+	Discover *Discovery
 }
 
 // Common is what a real-time Run (Options) and a simulation
@@ -68,11 +71,13 @@ type event struct {
 	req    *traces.Request
 	tokens int
 	scrape *scrapeResult
+	fleet  []string // a fresh resolution of the fleet
 }
 
 type scrapeResult struct {
 	backend int
 	m       ServerMetrics
+	err     error // why the scrape failed (nil when m.OK)
 }
 
 // Run replays o.Source in real time and returns the stop record. A
@@ -99,10 +104,17 @@ type scheduler struct {
 	srcErr   error
 	counters *Counters
 	scrapes  scrapeDeltas
-	rates    rateMeter
+	// scrapeWarned marks the Backends whose scrape problem was logged.
+	scrapeWarned map[int]bool
+	rates        rateMeter
 	// hostCPU reads the machine's CPU counters (readHostCPU; ok false
 	// when unavailable) at the start and the end of the Run.
 	hostCPU func() (hostCPU, bool)
+	// urls are the Backends' base URLs by Index (o.Backends, then every
+	// Backend that joined).
+	urls []string
+	// startPoller scrapes a Backend that joined (no-op without scraping).
+	startPoller func(i int, url string)
 }
 
 func newScheduler(o Options) *scheduler {
@@ -114,7 +126,8 @@ func newScheduler(o Options) *scheduler {
 		c = &Counters{}
 	}
 	return &scheduler{o: o, d: NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, o.Backends),
-		events: make(chan event, 1024), results: make(chan record, 1024), counters: c, hostCPU: readHostCPU}
+		events: make(chan event, 1024), results: make(chan record, 1024), counters: c, hostCPU: readHostCPU,
+		urls: append([]string(nil), o.Backends...), startPoller: func(int, string) {}}
 }
 
 // now is the Run clock: time since start (monotonic).
@@ -133,6 +146,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	cpu0, cpuOK := s.hostCPU()
 	collected := s.collect()
 	stopScrape := s.startScrape(workCtx)
+	s.startDiscovery(workCtx)
 	s.fetch()
 	reason, err := s.loop(ctx, workCtx)
 	if reason != "done" {
@@ -220,6 +234,8 @@ func (s *scheduler) arrivals(workCtx context.Context) error {
 // handle applies one worker or scraper event.
 func (s *scheduler) handle(workCtx context.Context, ev event) error {
 	switch {
+	case ev.fleet != nil:
+		s.applyFleet(s.now(), ev.fleet)
 	case ev.scrape != nil:
 		s.d.Tracker().OnScrape(ev.scrape.backend, ev.scrape.m)
 		s.recordScrape(s.now(), ev.scrape)
@@ -261,8 +277,9 @@ func (s *scheduler) launch(workCtx context.Context, d Dispatch) {
 	if s.d.WantsTokens() {
 		onTokens = func(n int) { s.events <- event{req: d.Req, tokens: n} }
 	}
+	url := s.urls[d.Backend]
 	go func() {
-		s.o.Client.Do(workCtx, s.o.Backends[d.Backend], d.Req, res, s.now, onTokens)
+		s.o.Client.Do(workCtx, url, d.Req, res, s.now, onTokens)
 		s.events <- event{done: res, req: d.Req}
 	}()
 }

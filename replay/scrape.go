@@ -1,37 +1,46 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/tracebench/tracebench/dialect"
 )
 
-// ServerMetrics are one scrape of a Backend's Prometheus /metrics, in
-// vLLM V1 terms. Gauges are the values at scrape time; counters are
-// cumulative since the server started (take deltas between scrapes).
-// Every figure is summed over label sets (e.g. one per model); a metric
-// the server does not expose stays 0.
+// ServerMetrics are one scrape of a Backend's Prometheus /metrics, read
+// through the Backend's dialect (dialect.Metrics names each figure's
+// metric: vllm:num_requests_running, sglang:num_queue_reqs,
+// llamacpp:requests_processing, ...). Gauges are the values at scrape
+// time; counters are cumulative since the server started (take deltas
+// between scrapes). Counts are summed over label sets (models,
+// data-parallel engines), KV usage is their mean; a figure the server
+// does not expose stays 0 and its bit in Has is clear.
 type ServerMetrics struct {
-	// Running and Waiting are vllm:num_requests_running and
-	// vllm:num_requests_waiting (requests).
+	// Running and Waiting are the requests being computed and queued.
 	Running, Waiting float64
-	// KVUsage is vllm:kv_cache_usage_perc (V0: vllm:gpu_cache_usage_perc),
-	// the fraction of KV-cache blocks in use, 0 to 1.
+	// KVUsage is the fraction of KV-cache capacity in use, 0 to 1.
 	KVUsage float64
-	// PrefixQueries and PrefixHits are vllm:prefix_cache_queries_total and
-	// vllm:prefix_cache_hits_total (V0: vllm:gpu_prefix_cache_*), counted
-	// in tokens; ΔHits/ΔQueries is the server's prefix hit rate.
+	// PrefixQueries and PrefixHits count prompt tokens looked up in and
+	// found in the prefix cache; ΔHits/ΔQueries is the server's prefix
+	// hit rate.
 	PrefixQueries, PrefixHits float64
 	// NumGPUBlocks is the num_gpu_blocks label of vllm:cache_config_info
 	// (KV-cache capacity in blocks; 0 when not exposed).
 	NumGPUBlocks int
-	// PromptTokens and GenerationTokens are vllm:prompt_tokens_total and
-	// vllm:generation_tokens_total (tokens).
+	// PromptTokens and GenerationTokens count prompt and generated
+	// tokens (llama.cpp counts computed prompt tokens only).
 	PromptTokens, GenerationTokens float64
-	// Preemptions is vllm:num_preemptions_total.
+	// Preemptions counts preempted (SGLang: retracted) requests.
 	Preemptions float64
+	// Has marks the figures the page carried.
+	Has dialect.Field
+	// Found lists the metric namespaces of the page ("llamacpp:") when
+	// it carried none of the dialect's names, for the warning.
+	Found []string
 	// StepLateP50, StepLateP99 and StepLateMax are the bundled mock
 	// server's step lateness (seconds a step started after its deadline);
 	// 0 for a real vLLM server.
@@ -56,10 +65,16 @@ const maxMetricsBody = 16 << 20
 // defaultScrapeClient is used when ScrapeOnce gets a nil client.
 var defaultScrapeClient = &http.Client{Timeout: 5 * time.Second}
 
-// ScrapeOnce fetches base+"/metrics" with hc (nil: a client with a 5 s
-// timeout) and parses the Prometheus text format. The result has OK set
-// when err is nil.
+// ScrapeOnce is Scrape in the vLLM dialect.
 func ScrapeOnce(ctx context.Context, hc *http.Client, base string) (ServerMetrics, error) {
+	return Scrape(ctx, hc, base, nil)
+}
+
+// Scrape fetches base+"/metrics" with hc (nil: a client with a 5 s
+// timeout) and parses the Prometheus text format, also when the body is
+// the text inside a JSON string (llama-server b7099), reading d's names
+// (nil: vLLM). The result has OK set when err is nil.
+func Scrape(ctx context.Context, hc *http.Client, base string, d *dialect.Dialect) (ServerMetrics, error) {
 	if hc == nil {
 		hc = defaultScrapeClient
 	}
@@ -79,7 +94,11 @@ func ScrapeOnce(ctx context.Context, hc *http.Client, base string) (ServerMetric
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
 		return ServerMetrics{}, fmt.Errorf("scrape %s: HTTP %s: %s", u, resp.Status, printable(b))
 	}
-	m, err := parseMetrics(io.LimitReader(resp.Body, maxMetricsBody))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsBody))
+	if err != nil {
+		return ServerMetrics{}, fmt.Errorf("scrape %s: read: %w", u, err)
+	}
+	m, err := parseMetricsAs(bytes.NewReader(dialect.UnwrapExposition(b)), d)
 	if err != nil {
 		return ServerMetrics{}, fmt.Errorf("scrape %s: %w", u, err)
 	}

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -15,7 +16,7 @@ func FuzzScrape(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		m, err := parseMetrics(bytes.NewReader(in))
 		if err != nil {
-			if m != (ServerMetrics{}) {
+			if !reflect.DeepEqual(m, ServerMetrics{}) {
 				t.Fatalf("error %v with figures %+v", err, m)
 			}
 			return

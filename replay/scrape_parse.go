@@ -6,26 +6,15 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/tracebench/tracebench/dialect"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 )
 
-// Metric names read from /metrics, newest first: the first name a server
-// exposes wins, so a vLLM that exports both V1 names and their deprecated
-// V0 aliases is not counted twice. Names: vLLM's production metrics
-// documentation (V1 engine) and the V0 names it replaced.
+// Names of the bundled mock server's own metrics (the server figures
+// come from the dialect's tables, dialect.Metrics).
 var (
-	namesRunning       = []string{"vllm:num_requests_running"}
-	namesWaiting       = []string{"vllm:num_requests_waiting"}
-	namesKVUsage       = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}
-	namesPrefixQueries = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries",
-		"vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
-	namesPrefixHits = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits",
-		"vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
-	namesPromptTokens     = []string{"vllm:prompt_tokens_total", "vllm:prompt_tokens"}
-	namesGenerationTokens = []string{"vllm:generation_tokens_total", "vllm:generation_tokens"}
-	namesPreemptions      = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
-	nameCacheConfig       = "vllm:cache_config_info"
 	// The bundled mock server's step lateness: a summary with 0.5 and
 	// 0.99 quantiles and a gauge of the largest lateness, in seconds.
 	// Its engine steps are the counter tracebench_mock_steps_total.
@@ -35,22 +24,33 @@ var (
 )
 
 // parseMetrics parses the Prometheus text exposition format into
-// ServerMetrics (OK set).
-func parseMetrics(r io.Reader) (ServerMetrics, error) {
+// ServerMetrics (OK set) with vLLM's names.
+func parseMetrics(r io.Reader) (ServerMetrics, error) { return parseMetricsAs(r, nil) }
+
+// parseMetricsAs parses the Prometheus text exposition format into
+// ServerMetrics (OK set) with d's names (nil: vLLM).
+func parseMetricsAs(r io.Reader, d *dialect.Dialect) (ServerMetrics, error) {
 	fams, err := textToFamilies(r)
 	if err != nil {
 		return ServerMetrics{}, fmt.Errorf("parse metrics: %w", err)
 	}
-	m := ServerMetrics{OK: true}
-	m.Running = sumFirst(fams, namesRunning)
-	m.Waiting = sumFirst(fams, namesWaiting)
-	m.KVUsage = sumFirst(fams, namesKVUsage)
-	m.PrefixQueries = sumFirst(fams, namesPrefixQueries)
-	m.PrefixHits = sumFirst(fams, namesPrefixHits)
-	m.PromptTokens = sumFirst(fams, namesPromptTokens)
-	m.GenerationTokens = sumFirst(fams, namesGenerationTokens)
-	m.Preemptions = sumFirst(fams, namesPreemptions)
-	m.NumGPUBlocks = gpuBlocks(fams[nameCacheConfig])
+	if d == nil {
+		d, _ = dialect.Lookup(dialect.VLLM)
+	}
+	f := d.Metrics.Read(func(name string) (float64, int) { return sum(fams[name]) })
+	m := ServerMetrics{OK: true, Running: f.Running, Waiting: f.Waiting, KVUsage: f.KVUsage,
+		PrefixQueries: f.PrefixQueries, PrefixHits: f.PrefixHits, PromptTokens: f.PromptTokens,
+		GenerationTokens: f.GenerationTokens, Preemptions: f.Preemptions, Has: f.Has}
+	if f.Has == 0 {
+		names := make([]string, 0, len(fams))
+		for n := range fams {
+			names = append(names, n)
+		}
+		m.Found = dialect.Prefixes(names)
+	}
+	if d.Metrics.CacheConfig != "" {
+		m.NumGPUBlocks = gpuBlocks(fams[d.Metrics.CacheConfig])
+	}
 	m.StepLateP50 = quantile(fams[nameStepLate], 0.5)
 	m.StepLateP99 = quantile(fams[nameStepLate], 0.99)
 	m.StepLateMax = sumFirst(fams, []string{nameStepLateMax})
@@ -73,6 +73,16 @@ func textToFamilies(r io.Reader) (fams map[string]*dto.MetricFamily, err error) 
 	}()
 	var p expfmt.TextParser
 	return p.TextToMetricFamilies(r)
+}
+
+// sum returns the sum of a family's samples and how many there are (0
+// for an absent family).
+func sum(f *dto.MetricFamily) (float64, int) {
+	var s float64
+	for _, mt := range f.GetMetric() {
+		s += finite(value(mt))
+	}
+	return s, len(f.GetMetric())
 }
 
 // sumFirst sums the samples of the first of names present in fams.

@@ -2,12 +2,15 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracebench/tracebench/dialect"
 )
 
 // vllmV1Metrics is an excerpt of a vLLM V1 /metrics page (python
@@ -70,6 +73,41 @@ vllm:gpu_prefix_cache_hits_total{model_name="m"} 40
 vllm:cache_config_info{num_gpu_blocks="None"} 1
 `
 
+// vllmDPMetrics is a data-parallel vLLM (two engines).
+const vllmDPMetrics = `# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 2
+vllm:num_requests_running{engine="1",model_name="m"} 3
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.25
+vllm:kv_cache_usage_perc{engine="1",model_name="m"} 0.75
+# TYPE vllm:prefix_cache_queries_total counter
+vllm:prefix_cache_queries_total{engine="0",model_name="m"} 100
+vllm:prefix_cache_queries_total{engine="1",model_name="m"} 200
+# TYPE vllm:prefix_cache_hits_total counter
+vllm:prefix_cache_hits_total{engine="0",model_name="m"} 20
+vllm:prefix_cache_hits_total{engine="1",model_name="m"} 100
+`
+
+// llamacppMetrics is llama-server b7099's page (after unwrapping).
+const llamacppMetrics = `# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.
+# TYPE llamacpp:prompt_tokens_total counter
+llamacpp:prompt_tokens_total 11
+# TYPE llamacpp:tokens_predicted_total counter
+llamacpp:tokens_predicted_total 7
+# TYPE llamacpp:n_decode_total counter
+llamacpp:n_decode_total 7
+# TYPE llamacpp:requests_processing gauge
+llamacpp:requests_processing 1
+# TYPE llamacpp:requests_deferred gauge
+llamacpp:requests_deferred 0
+`
+
+const (
+	allFields = dialect.FieldRunning | dialect.FieldWaiting | dialect.FieldKVUsage | dialect.FieldPrefixQueries |
+		dialect.FieldPrefixHits | dialect.FieldPromptTokens | dialect.FieldGenerationTokens | dialect.FieldPreemptions
+	v0Fields = dialect.FieldRunning | dialect.FieldKVUsage | dialect.FieldPrefixQueries | dialect.FieldPrefixHits
+)
+
 // mockMetrics carries the mock server's step lateness and step count.
 const mockMetrics = `# TYPE tracebench_mock_steps_total counter
 tracebench_mock_steps_total{model_name="m"} 1234
@@ -91,11 +129,16 @@ func TestParseMetrics(t *testing.T) {
 	}{
 		{"vLLM V1, two models, V0 aliases not double counted", vllmV1Metrics, ServerMetrics{
 			Running: 5, Waiting: 7, KVUsage: 0.25, PrefixQueries: 4096, PrefixHits: 1024, NumGPUBlocks: 27153,
-			PromptTokens: 5120, GenerationTokens: 800, Preemptions: 2, OK: true}},
+			PromptTokens: 5120, GenerationTokens: 800, Preemptions: 2, OK: true, Has: allFields}},
 		{"vLLM V0 names", vllmV0Metrics, ServerMetrics{
-			Running: 1, KVUsage: 0.5, PrefixQueries: 100, PrefixHits: 40, OK: true}},
+			Running: 1, KVUsage: 0.5, PrefixQueries: 100, PrefixHits: 40, OK: true, Has: v0Fields}},
+		{"vLLM data-parallel engines: counts summed, KV usage averaged", vllmDPMetrics, ServerMetrics{
+			Running: 5, KVUsage: 0.5, PrefixQueries: 300, PrefixHits: 120, OK: true, Has: v0Fields}},
 		{"mock step lateness, NaN as 0", mockMetrics, ServerMetrics{
-			StepLateP50: 0.0002, StepLateP99: 0.003, StepLateMax: 0.012, MockSteps: 1234, Mock: true, OK: true}},
+			StepLateP50: 0.0002, StepLateP99: 0.003, StepLateMax: 0.012, MockSteps: 1234, Mock: true, OK: true,
+			Has: dialect.FieldWaiting}},
+		{"llama.cpp page read as vLLM: nothing known, namespace found", llamacppMetrics, ServerMetrics{
+			OK: true, Found: []string{"llamacpp:"}}},
 		{"empty page", "", ServerMetrics{OK: true}},
 	}
 	for _, tc := range tests {
@@ -141,7 +184,7 @@ func TestScrapeOnce(t *testing.T) {
 			}
 			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 			fmt.Fprint(w, vllmV0Metrics)
-		}, "", ServerMetrics{Running: 1, KVUsage: 0.5, PrefixQueries: 100, PrefixHits: 40, OK: true}},
+		}, "", ServerMetrics{Running: 1, KVUsage: 0.5, PrefixQueries: 100, PrefixHits: 40, OK: true, Has: v0Fields}},
 		{"404", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, "HTTP 404", ServerMetrics{}},
 		{"garbage", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "{\"json\": true}") }, "parse metrics",
 			ServerMetrics{}},
@@ -160,6 +203,27 @@ func TestScrapeOnce(t *testing.T) {
 				t.Fatalf("ScrapeOnce: %v", err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ServerMetrics mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestScrapeLlamaCpp scrapes llama-server b7099's JSON-wrapped page and
+// the plain page of later releases in the llama.cpp dialect.
+func TestScrapeLlamaCpp(t *testing.T) {
+	d, _ := dialect.Lookup(dialect.LlamaCpp)
+	want := ServerMetrics{Running: 1, PromptTokens: 11, GenerationTokens: 7, OK: true,
+		Has: dialect.FieldRunning | dialect.FieldWaiting | dialect.FieldPromptTokens | dialect.FieldGenerationTokens}
+	wrapped, _ := json.Marshal(llamacppMetrics)
+	for name, body := range map[string]string{"json-wrapped": string(wrapped), "plain": llamacppMetrics} {
+		t.Run(name, func(t *testing.T) {
+			srv := rawServer(t, func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, body) })
+			got, err := Scrape(context.Background(), nil, srv.URL, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("ServerMetrics mismatch (-want +got):\n%s", diff)
 			}
 		})

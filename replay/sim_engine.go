@@ -130,7 +130,7 @@ func (s *simulator) apply(ev *engine.Event) error {
 	}
 	sr.clock = s.now
 	if ev.Admitted {
-		sr.res.CachedTokens = ev.CachedTokens
+		sr.res.CachedTokens, sr.stats.cached = ev.CachedTokens, true
 	}
 	if ev.HasToken {
 		sr.stats.content(nil)

@@ -12,14 +12,15 @@ import (
 type apiChunk struct {
 	Choices []apiChoice `json:"choices"`
 	Usage   *apiUsage   `json:"usage"`
+	// Timings is llama.cpp's per-response timing object; its cache_n is
+	// the prompt tokens reused from the slot's cache.
+	Timings *apiTimings `json:"timings"`
 	// Error is vLLM's in-stream error frame: {"error": {...}}.
 	Error json.RawMessage `json:"error"`
 	// Object and Message are the older flat error form:
 	// {"object": "error", "message": "..."}.
 	Object  string `json:"object"`
 	Message string `json:"message"`
-	// Timings is llama.cpp's timings object (see llamacpp_timings.go).
-	Timings *apiTimings `json:"timings"`
 }
 
 type apiChoice struct {
@@ -45,6 +46,12 @@ type apiUsage struct {
 	PromptTokensDetails *struct {
 		CachedTokens int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+}
+
+// apiTimings is the part of llama.cpp's timings object the client reads.
+type apiTimings struct {
+	CacheN  *int `json:"cache_n"`
+	PromptN int  `json:"prompt_n"`
 }
 
 // apiErrorBody is the error object inside {"error": {...}}.

@@ -7,15 +7,12 @@ type chunkInfo struct {
 	content  bool // some choice carries non-empty generated text
 	finished bool // some choice carries a non-empty finish_reason
 	usage    *apiUsage
-	// cacheN is llama.cpp's timings.cache_n when hasCacheN.
-	cacheN    int
-	hasCacheN bool
+	timings  *apiTimings // llama.cpp's timings object, when present
 }
 
 // info summarises a decoded chunk.
 func (c *apiChunk) info() chunkInfo {
-	n, ok := c.cachedFromTimings()
-	return chunkInfo{content: c.hasContent(), finished: c.finished(), usage: c.Usage, cacheN: n, hasCacheN: ok}
+	return chunkInfo{content: c.hasContent(), finished: c.finished(), usage: c.Usage, timings: c.Timings}
 }
 
 // scanChunk is the fast path of chunk decoding: a single pass over the
@@ -26,8 +23,8 @@ func (c *apiChunk) info() chunkInfo {
 // encoding/json would reject, an error frame, deep nesting. The caller
 // then decodes with encoding/json; FuzzScanChunk checks that both agree
 // whenever scanChunk accepts.
-func scanChunk(data []byte, u *apiUsage) (chunkInfo, bool) {
-	s := scanner{b: data, u: u}
+func scanChunk(data []byte, st *scanStore) (chunkInfo, bool) {
+	s := scanner{b: data, u: &st.usage, t: &st.timings, cn: &st.cacheN}
 	if !s.object(kindTop) {
 		return chunkInfo{}, false
 	}
@@ -43,6 +40,16 @@ type scanner struct {
 	depth int
 	info  chunkInfo
 	u     *apiUsage
+	t     *apiTimings
+	cn    *int // storage for timings.cache_n
+}
+
+// scanStore is storage for the figures of one chunk, reused across the
+// chunks of a stream so the fast path does not allocate.
+type scanStore struct {
+	usage   apiUsage
+	timings apiTimings
+	cacheN  int
 }
 
 // maxScanDepth bounds nesting; deeper values go to encoding/json.
@@ -56,6 +63,7 @@ const (
 	kindMessage        // a delta or message object
 	kindUsage          // the usage object
 	kindDetails        // usage.prompt_tokens_details
+	kindTimings        // llama.cpp's timings
 )
 
 // Known keys of each object kind. A known key may appear once.
@@ -65,6 +73,7 @@ var (
 	keysMessage = []string{"content", "reasoning_content"}
 	keysUsage   = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details"}
 	keysDetails = []string{"cached_tokens"}
+	keysTimings = []string{"cache_n", "prompt_n"}
 )
 
 // member scans the value of key in an object of the given kind.
@@ -81,6 +90,8 @@ func (s *scanner) member(kind int, key []byte, seen *uint8) bool {
 		names = keysUsage
 	case kindDetails:
 		names = keysDetails
+	case kindTimings:
+		names = keysTimings
 	default:
 		return s.value()
 	}
@@ -124,6 +135,8 @@ func (s *scanner) field(kind, i int) bool {
 			CachedTokens int `json:"cached_tokens"`
 		}{}
 		return s.object(kindDetails)
+	case kindTimings:
+		return s.timingsField(i)
 	}
 	return s.intOrNull(&s.u.PromptTokensDetails.CachedTokens)
 }
@@ -145,11 +158,30 @@ func (s *scanner) topField(i int) bool {
 	case 3: // object: "error" marks the flat error form
 		str, ok := s.stringOrNull()
 		return ok && string(str) != "error"
-	case 5: // timings (llama.cpp): decoded by encoding/json
-		return false
+	case 4: // message
+		_, ok := s.stringOrNull()
+		return ok
 	}
-	_, ok := s.stringOrNull() // message
-	return ok
+	if s.null() { // timings
+		return true
+	}
+	*s.t = apiTimings{}
+	s.info.timings = s.t
+	return s.object(kindTimings)
+}
+
+// timingsField scans timings.cache_n (i 0; null leaves it absent, as
+// encoding/json leaves a *int nil) or timings.prompt_n.
+func (s *scanner) timingsField(i int) bool {
+	if i == 1 {
+		return s.intOrNull(&s.t.PromptN)
+	}
+	if s.null() {
+		s.t.CacheN = nil
+		return true
+	}
+	s.t.CacheN = s.cn
+	return s.intOrNull(s.t.CacheN)
 }
 
 // known returns the index of key in names (-1 for an unknown key) and

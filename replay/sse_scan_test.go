@@ -47,10 +47,15 @@ func TestScanChunk(t *testing.T) {
 		{"bad escape", `{"choices":[{"text":"\x"}]}`, false},
 		{"unclosed", `{"choices":[{"text":"a"}]`, false},
 		{"leading zero", `{"n":01}`, false},
+		{"llama.cpp timings", `{"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":3,"prompt_tokens":11},"timings":{"cache_n":9,"prompt_n":2,"prompt_ms":1.575}}`, true},
+		{"timings cache_n null", `{"timings":{"cache_n":null,"prompt_n":2}}`, true},
+		{"timings null", `{"timings":null}`, true},
+		{"duplicate timings", `{"timings":{},"timings":{}}`, false},
+		{"float cache_n", `{"timings":{"cache_n":1.5}}`, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var u apiUsage
+			var u scanStore
 			got, ok := scanChunk([]byte(tc.in), &u)
 			if ok != tc.accept {
 				t.Fatalf("scanChunk accepted = %v, want %v", ok, tc.accept)
@@ -76,8 +81,9 @@ func FuzzScanChunk(f *testing.F) {
 	f.Add([]byte(`{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}],"usage":null}`))
 	f.Add([]byte(`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":8}}}`))
 	f.Add([]byte(`{"object":"error","message":"x","error":{"message":"y"}}`))
+	f.Add([]byte(`{"usage":{"prompt_tokens":11},"timings":{"cache_n":9,"prompt_n":2}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var u apiUsage
+		var u scanStore
 		got, ok := scanChunk(in, &u)
 		if !ok {
 			return

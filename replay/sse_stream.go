@@ -7,6 +7,8 @@ import (
 	"io"
 	"sort"
 	"time"
+
+	"github.com/tracebench/tracebench/dialect"
 )
 
 // classedError carries the error class decided where the error arose
@@ -30,10 +32,13 @@ type tokenStats struct {
 	res      *Result
 	now      func() time.Duration
 	onTokens func(n int)
+	// d reads the cached prompt tokens (nil: vLLM).
+	d        *dialect.Dialect
 	last     time.Duration
 	gaps     gapBins
 	streamed int  // output tokens counted from content chunks
 	usage    bool // a usage object was seen
+	cached   bool // some chunk carried a cached-token count
 	finished bool // a finish_reason was seen
 }
 
@@ -43,19 +48,46 @@ func (s *tokenStats) chunk(c chunkInfo) {
 	if c.content {
 		s.content(c.usage)
 	}
-	if u := c.usage; u != nil {
-		s.usage = true
-		s.res.PromptTokens = u.PromptTokens
-		s.res.CompletionTokens = u.CompletionTokens
-		if d := u.PromptTokensDetails; d != nil {
-			s.res.CachedTokens = d.CachedTokens
-		}
-	}
-	if c.hasCacheN && (c.usage == nil || c.usage.PromptTokensDetails == nil) {
-		s.res.CachedTokens = c.cacheN
+	if c.usage != nil || c.timings != nil {
+		s.tokens(c)
 	}
 	if c.finished {
 		s.finished = true
+	}
+}
+
+// tokens applies a chunk's usage and timings through the dialect: usage
+// sets the prompt and completion counts, and the cached prompt tokens
+// come from wherever the dialect puts them (usage details, llama.cpp's
+// timings.cache_n).
+func (s *tokenStats) tokens(c chunkInfo) {
+	var raw dialect.Raw
+	if u := c.usage; u != nil {
+		s.usage = true
+		raw.HasUsage, raw.PromptTokens, raw.CompletionTokens = true, u.PromptTokens, u.CompletionTokens
+		if d := u.PromptTokensDetails; d != nil {
+			raw.HasDetailsCached, raw.DetailsCached = true, d.CachedTokens
+		}
+	}
+	if t := c.timings; t != nil && t.CacheN != nil {
+		raw.HasTimings, raw.CacheN, raw.PromptN = true, *t.CacheN, t.PromptN
+	}
+	d := s.d
+	if d == nil {
+		// No dialect set: read the cached tokens wherever a response puts
+		// them (usage details first, then llama.cpp's timings), as the
+		// llama.cpp dialect does.
+		d, _ = dialect.Lookup(dialect.LlamaCpp)
+	}
+	u := d.Usage(&raw)
+	if raw.HasUsage || raw.HasTimings && !s.usage {
+		s.res.PromptTokens = u.Prompt
+	}
+	if raw.HasUsage {
+		s.res.CompletionTokens = u.Completion
+	}
+	if u.CachedKnown {
+		s.cached, s.res.CachedTokens = true, u.Cached
 	}
 }
 
@@ -88,6 +120,7 @@ func (s *tokenStats) close() {
 	if !s.usage {
 		s.res.CompletionTokens = s.streamed
 	}
+	s.res.NoCached = !s.cached
 	s.res.Gaps = s.gaps.bins()
 }
 
@@ -97,7 +130,7 @@ func (s *tokenStats) close() {
 // when the stream itself decided it (error frame, bad payload, broken).
 func consumeSSE(body io.Reader, s *tokenStats) error {
 	rd := newSSEReader(body)
-	var u apiUsage
+	var u scanStore
 	for {
 		typ, data, err := rd.Next()
 		if err != nil {
@@ -144,7 +177,7 @@ func consumeJSON(body io.Reader, s *tokenStats) error {
 	if len(b) > maxJSONBody {
 		return classed(ErrBadPayload, "response body larger than %d bytes", maxJSONBody)
 	}
-	var u apiUsage
+	var u scanStore
 	info, err := decodeInfo(b, &u, "response")
 	if err != nil {
 		return err
@@ -155,8 +188,8 @@ func consumeJSON(body io.Reader, s *tokenStats) error {
 
 // decodeInfo summarises one chunk: the fast scanner when it accepts,
 // else encoding/json, which also reads error frames. where names the
-// chunk's place in error texts. u is storage for the usage figures.
-func decodeInfo(data []byte, u *apiUsage, where string) (chunkInfo, error) {
+// chunk's place in error texts. u is storage for the token figures.
+func decodeInfo(data []byte, u *scanStore, where string) (chunkInfo, error) {
 	if info, ok := scanChunk(data, u); ok {
 		return info, nil
 	}

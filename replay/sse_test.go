@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracebench/tracebench/dialect"
 )
 
 // sseEvent is one parsed event, for comparisons.
@@ -112,17 +114,27 @@ func TestGapBins(t *testing.T) {
 // TestConsumeSSECapture parses the vLLM captures with a reader that moves
 // the virtual clock by 1 ms per event, independently of HTTP.
 func TestConsumeSSECapture(t *testing.T) {
+	llama := Result{FirstToken: time.Millisecond, Chunks: 3, Gaps: []GapBin{{V: 1000, N: 2}},
+		TBTMax: time.Millisecond, PromptTokens: 11, CompletionTokens: 3}
+	llamaCached := llama
+	llamaCached.CachedTokens = 9
+	llamaUnknown := llama
+	llamaUnknown.NoCached = true
 	tests := []struct {
-		file string
-		want Result
+		file    string
+		dialect string
+		want    Result
 	}{
-		{"vllm_chat.sse", Result{FirstToken: 2 * time.Millisecond, Chunks: 8, Gaps: []GapBin{{V: 1000, N: 7}},
+		{"llamacpp_b7099_completions.sse", dialect.LlamaCpp, llamaCached},
+		{"llamacpp_b7099_completions.sse", dialect.VLLM, llamaUnknown},
+		{"llamacpp_b7099_completions.sse", dialect.OpenAI, llamaUnknown},
+		{"vllm_chat.sse", "", Result{FirstToken: 2 * time.Millisecond, Chunks: 8, Gaps: []GapBin{{V: 1000, N: 7}},
 			TBTMax: time.Millisecond, PromptTokens: 1024, CompletionTokens: 8, CachedTokens: 512}},
-		{"vllm_completions.sse", Result{FirstToken: time.Millisecond, Chunks: 5, Gaps: []GapBin{{V: 1000, N: 4}},
+		{"vllm_completions.sse", "", Result{FirstToken: time.Millisecond, Chunks: 5, Gaps: []GapBin{{V: 1000, N: 4}},
 			TBTMax: time.Millisecond, PromptTokens: 37, CompletionTokens: 5, CachedTokens: 32}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.file, func(t *testing.T) {
+		t.Run(tc.file+"/"+tc.dialect, func(t *testing.T) {
 			var clk vclock
 			var readers []io.Reader
 			for _, ev := range readEvents(t, tc.file) {
@@ -130,6 +142,9 @@ func TestConsumeSSECapture(t *testing.T) {
 			}
 			var res Result
 			st := &tokenStats{res: &res, now: clk.now}
+			if tc.dialect != "" {
+				st.d, _ = dialect.Lookup(tc.dialect)
+			}
 			if err := consumeSSE(io.MultiReader(readers...), st); err != nil {
 				t.Fatalf("consumeSSE: %v", err)
 			}

@@ -15,11 +15,14 @@ const ewmaAlpha = 0.2
 // the last scraped server metrics. It is owned by one goroutine.
 type Tracker struct {
 	bs []policies.Backend
+	// gone marks Backends that left the fleet: they get no new picks and
+	// are left out of Snapshot; their in-flight requests still finish.
+	gone []bool
 }
 
 // NewTracker tracks one Backend per URL, indexed in order.
 func NewTracker(urls []string) *Tracker {
-	t := &Tracker{bs: make([]policies.Backend, len(urls))}
+	t := &Tracker{bs: make([]policies.Backend, len(urls)), gone: make([]bool, len(urls))}
 	for i, u := range urls {
 		t.bs[i] = policies.Backend{Index: i, ID: backendID(i), URL: u}
 	}
@@ -28,12 +31,58 @@ func NewTracker(urls []string) *Tracker {
 
 func backendID(i int) string { return "b" + strconv.Itoa(i) }
 
-// Len is the number of Backends.
+// Len is the number of Backends ever tracked, live or gone.
 func (t *Tracker) Len() int { return len(t.bs) }
 
-// Snapshot returns a copy of every Backend's state.
+// Live is the number of Backends in the fleet now.
+func (t *Tracker) Live() int {
+	n := 0
+	for _, g := range t.gone {
+		if !g {
+			n++
+		}
+	}
+	return n
+}
+
+// Snapshot returns a copy of the state of every Backend in the fleet
+// now (a Backend that left is not offered to the policies).
 func (t *Tracker) Snapshot(now time.Duration) policies.State {
-	return policies.State{Now: now, Backends: append([]policies.Backend(nil), t.bs...)}
+	bs := make([]policies.Backend, 0, len(t.bs))
+	for i, b := range t.bs {
+		if !t.gone[i] {
+			bs = append(bs, b)
+		}
+	}
+	return policies.State{Now: now, Backends: bs}
+}
+
+// Join adds the Backend at url to the fleet and returns its Index: a URL
+// seen before gets its old Index (and state) back, a new one the next
+// Index. joined is false when url is already live.
+func (t *Tracker) Join(url string) (i int, joined bool) {
+	for i, b := range t.bs {
+		if b.URL == url {
+			if !t.gone[i] {
+				return i, false
+			}
+			t.gone[i] = false
+			return i, true
+		}
+	}
+	i = len(t.bs)
+	t.bs = append(t.bs, policies.Backend{Index: i, ID: backendID(i), URL: url})
+	t.gone = append(t.gone, false)
+	return i, true
+}
+
+// Leave takes Backend i out of the fleet; false when it was not live.
+func (t *Tracker) Leave(i int) bool {
+	if i < 0 || i >= len(t.bs) || t.gone[i] {
+		return false
+	}
+	t.gone[i] = true
+	return true
 }
 
 // InFlight is the total in-flight requests across Backends.

@@ -25,9 +25,14 @@ type Accumulator struct {
 	predictedTokens, chunks                      int64
 	burstGaps                                    int64 // TBT gaps under burstGapUS
 	predicted                                    bool
+	basis                                        tokenBasis
 
 	users    map[string]*userAcc
 	backends []*backendAcc
+	// fleet lists Backends joining and leaving mid-run; joinedURLs the
+	// URLs of those that joined, by Index.
+	fleet      []FleetChange
+	joinedURLs []string
 
 	throughput, completions, inFlight, waiting *series
 	bins                                       map[string]*series
@@ -113,7 +118,7 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 			a.burstGaps += g.N
 		}
 	}
-	if r.CompletionTokens >= 2 && r.FirstToken > 0 {
+	if r.CompletionTokens >= 2 && r.FirstToken > 0 && r.Chunks >= 2 {
 		over += recordDur(a.tpot, r.TPOT())
 	}
 	over += recordDur(a.e2e, r.E2E())
@@ -128,6 +133,7 @@ func (a *Accumulator) addTokens(r *replay.Result) {
 	a.promptTokens += int64(r.PromptTokens)
 	a.completionTokens += int64(r.CompletionTokens)
 	a.cachedTokens += int64(r.CachedTokens)
+	a.basis.add(r)
 	a.predictedTokens += int64(r.PredictedHitTokens)
 	a.predicted = a.predicted || r.PredictedHitTokens > 0
 	a.chunks += int64(r.Chunks)
@@ -163,7 +169,7 @@ func MeetsSLO(slo SLO, r *replay.Result) bool {
 	if s.TTFT > 0 && (r.FirstToken == 0 || r.TTFT() > s.TTFT) {
 		return false
 	}
-	if s.TPOT > 0 && r.TPOT() > s.TPOT {
+	if s.TPOT > 0 && r.Chunks >= 2 && r.TPOT() > s.TPOT {
 		return false
 	}
 	return s.E2E <= 0 || r.E2E() <= s.E2E
@@ -186,10 +192,7 @@ const maxUnlistedBackends = 4096
 // requests that reached no Backend (i < 0) or name one the header does
 // not list.
 func (a *Accumulator) backend(i int) *backendAcc {
-	limit := len(a.h.Backends)
-	if limit == 0 {
-		limit = maxUnlistedBackends
-	}
+	limit := a.backendLimit()
 	if i < 0 || i >= limit {
 		return &backendAcc{}
 	}

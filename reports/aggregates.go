@@ -55,7 +55,16 @@ func (u *userAcc) arrive(r *replay.Result, o Options) {
 	} else if r.FirstToken > 0 {
 		u.ttft.add(r.TTFT())
 	}
-	s := o.ServiceWeights.Service(r.PromptTokens, r.CompletionTokens)
+	// Service counts the prompt on the trace's basis, as demand does, so
+	// a server tokenizer that splits text differently does not inflate
+	// it; output tokens are the server's own (the same basis for both).
+	// A prompt the server did not count (a failure before usage) is no
+	// service.
+	in = 0
+	if r.PromptTokens > 0 {
+		in = intendedPrompt(r)
+	}
+	s := o.ServiceWeights.Service(in, r.CompletionTokens)
 	if s <= 0 {
 		return
 	}
@@ -115,6 +124,11 @@ type backendAcc struct {
 	lastHits, lastQueries     float64
 	kvMax                     float64
 	kvSeen                    bool
+	basis                     tokenBasis
+	// genSeen, firstGen and lastGen are the scraped generated-tokens
+	// counter at the first and last scrape.
+	genSeen           bool
+	firstGen, lastGen float64
 }
 
 func (b *backendAcc) add(r *replay.Result) {
@@ -126,6 +140,7 @@ func (b *backendAcc) add(r *replay.Result) {
 	b.input += int64(r.PromptTokens)
 	b.output += int64(r.CompletionTokens)
 	b.cached += int64(r.CachedTokens)
+	b.basis.add(r)
 	b.predicted += int64(r.PredictedHitTokens)
 	if r.FirstToken > 0 {
 		b.ttft.add(r.TTFT())

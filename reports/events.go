@@ -29,6 +29,7 @@ var (
 	scrapeHits    = []string{"prefix_cache_hits_total", "prefix_cache_hits", "prefix_hits"}
 	scrapeQueries = []string{"prefix_cache_queries_total", "prefix_cache_queries", "prefix_queries"}
 	scrapeKV      = []string{"kv_cache_usage_perc", "kv_usage", "gpu_cache_usage_perc"}
+	scrapeGen     = []string{"generation_tokens_total"}
 )
 
 // AddEvent folds one Event in: multi-bin b_target per bin and VTC
@@ -36,7 +37,7 @@ var (
 // KV usage per Backend. Events
 // before the warm-up cut are ignored; unknown sources are ignored.
 func (a *Accumulator) AddEvent(e *replay.Event) {
-	if e == nil || e.At < a.o.Warmup {
+	if e == nil || a.addFleet(e) || e.At < a.o.Warmup {
 		return
 	}
 	switch {
@@ -75,6 +76,12 @@ func (b *backendAcc) scrape(v map[string]float64) {
 			kv /= 100
 		}
 		b.kvMax, b.kvSeen = max(b.kvMax, kv), true
+	}
+	if g, ok := lookup(v, scrapeGen); ok {
+		if !b.genSeen {
+			b.genSeen, b.firstGen = true, g
+		}
+		b.lastGen = g
 	}
 	hits, okH := lookup(v, scrapeHits)
 	queries, okQ := lookup(v, scrapeQueries)

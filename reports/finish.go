@@ -40,8 +40,10 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Rate, s.MockStepLate = runChecks(stop, a.h.Mode)
 	s.Host = hostCPU(stop)
 	s.Series = a.series(s.Users)
+	s.PromptTokenRatio, s.unstreamed = a.basis.ratio(), a.basis.unstreamed
 	s.KVEvents = kvEventRows(stop, len(s.Backends))
 	s.LoRAAffinity = loraView(stop)
+	s.Fleet = a.fleet
 	checkWarnings(s)
 	return s
 }
@@ -76,10 +78,10 @@ func ratio(a, b float64) float64 {
 // hitRate computes the hit rates; the scraped one comes from the stop
 // line's counter deltas when present, else from scrape Events.
 func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
-	h := HitRate{Server: ratio(float64(a.cachedTokens), float64(a.promptTokens)),
+	h := HitRate{Server: ratio(float64(a.cachedTokens), float64(a.basis.knownPrompt)),
 		Scraped: math.NaN(), Predicted: math.NaN()}
 	if a.predicted {
-		h.Predicted = ratio(float64(a.predictedTokens), float64(a.promptTokens))
+		h.Predicted = ratio(float64(a.predictedTokens), float64(a.basis.intended))
 	}
 	var hits, queries float64
 	scraped := false

@@ -82,6 +82,7 @@ func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptio
 	writeDetails(w, runs)
 	writePlotSection(w, plots)
 	writeBackends(w, runs)
+	writeFleet(w, runs)
 	writeKVEvents(w, runs)
 	writeLoRAView(w, runs)
 	writeUsers(w, runs, o)

@@ -15,6 +15,13 @@ type Summary struct {
 	label string
 	// Header is the Run's header from its results file.
 	Header replay.Header `json:"header"`
+	// PromptTokenRatio is Σ the servers' prompt tokens / Σ the trace's,
+	// over successful requests with both (NaN when none): 1 when the
+	// servers count prompts as the trace does.
+	PromptTokenRatio float64 `json:"prompt_token_ratio"`
+	// unstreamed counts successful multi-token requests that came in one
+	// chunk (TPOT n/a).
+	unstreamed int64
 	// Stop is the stop line (nil when the Run was killed).
 	Stop *replay.Stop `json:"stop,omitempty"`
 	// Options are the options the Summary was built with.
@@ -78,6 +85,8 @@ type Summary struct {
 	// KVEvents are the per-backend KV event stream figures of a router
 	// that reads them (precise-prefix); empty otherwise.
 	KVEvents []KVEventStats `json:"kv_events,omitempty"`
+	// Fleet lists the Backends that joined or left mid-run, in order.
+	Fleet []FleetChange `json:"fleet,omitempty"`
 	// Series are the time series behind the plots.
 	Series Series `json:"series"`
 	// LoRAAffinity says where a lora-affinity filter read the adapters
@@ -126,14 +135,15 @@ type SLA struct {
 
 // HitRate compares prefix-cache hit rates.
 type HitRate struct {
-	// Server is Σ cached_tokens / Σ prompt_tokens from usage.
+	// Server is Σ cached_tokens / Σ prompt_tokens from usage, over the
+	// responses that carried a cached count (NaN when none did).
 	Server float64 `json:"server"`
 	// Scraped is Δ prefix_cache_hits / Δ prefix_cache_queries from the
 	// servers' /metrics (NaN when not scraped).
 	Scraped float64 `json:"scraped"`
-	// Predicted is Σ predicted hit tokens / Σ prompt tokens: what the
-	// Router's own prefix model expected (NaN when the Router predicts
-	// nothing).
+	// Predicted is Σ predicted hit tokens / Σ the trace's prompt tokens
+	// (both on the trace's basis): what the Router's own prefix model
+	// expected (NaN when the Router predicts nothing).
 	Predicted float64 `json:"predicted"`
 }
 
@@ -215,6 +225,11 @@ type BackendSummary struct {
 	// KVUsageMax is the largest scraped KV-cache usage in [0, 1] (NaN
 	// when not scraped).
 	KVUsageMax float64 `json:"kv_usage_max"`
+	// ScrapedOutputShare is Δ of the server's generated-tokens counter /
+	// the output tokens the client received from it (NaN when not
+	// scraped): well under 1 means more than one server answers at the
+	// address.
+	ScrapedOutputShare float64 `json:"scraped_output_share"`
 }
 
 // UserSummary is one user's row.

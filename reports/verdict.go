@@ -153,8 +153,8 @@ func (v *Verdict) Headline() string {
 	d := func(x float64) string { return verdictNum(x, v.DiffUnit, true) }
 	switch {
 	case v.Tie && math.IsNaN(v.Lo):
-		return fmt.Sprintf("%s and %s tie on %s (%s %s each) over one seed; run --seeds 3 or more for a confidence interval",
-			v.Pick, v.RunnerUp, v.Metric, best, v.Unit)
+		return fmt.Sprintf("%s tie on %s (%s %s each) over one seed; run --seeds 3 or more for a confidence interval",
+			v.tiedAtTop(), v.Metric, best, v.Unit)
 	case v.Tie:
 		return fmt.Sprintf("no clear winner: %s and %s tie on %s (difference %s %s, 95 %% CI %s to %s %s over %d seeds, inside the noise)",
 			v.Pick, v.RunnerUp, v.Metric, d(v.Margin), v.DiffUnit, d(v.Lo), d(v.Hi), v.DiffUnit, v.Seeds)
@@ -164,6 +164,24 @@ func (v *Verdict) Headline() string {
 	}
 	return fmt.Sprintf("pick %s: %s %s %s, %s %s over %s (95 %% CI %s to %s %s over %d seeds)",
 		v.Pick, v.Metric, best, v.Unit, d(v.Margin), v.DiffUnit, v.RunnerUp, d(v.Lo), d(v.Hi), v.DiffUnit, v.Seeds)
+}
+
+// tiedAtTop names every policy whose mean equals the best one's: "a
+// and b" for two, "all 5 policies" when every one ties, else "a, b and c".
+func (v *Verdict) tiedAtTop() string {
+	var names []string
+	for _, r := range v.Rows {
+		if r.Mean == v.Rows[0].Mean {
+			names = append(names, r.Policy)
+		}
+	}
+	switch {
+	case len(names) < 2:
+		return v.Pick + " and " + v.RunnerUp
+	case len(names) == len(v.Rows) && len(names) > 2:
+		return fmt.Sprintf("all %d policies", len(names))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // WriteText prints the verdict and each policy's figure.

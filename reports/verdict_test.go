@@ -64,3 +64,27 @@ func TestVerdictMarkdownGolden(t *testing.T) {
 	writeVerdict(&b, v)
 	checkGolden(t, "verdict.txt", b.Bytes())
 }
+
+// TestVerdictNamesEveryTiedPolicy: a tie on one seed names every policy
+// at the top, not only the first two.
+func TestVerdictNamesEveryTiedPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		runs map[string][]*Summary
+		want string
+	}{
+		{"all three", map[string][]*Summary{"a": runsOf(1), "b": runsOf(1), "c": runsOf(1)},
+			"all 3 policies tie on SLA attainment (100.0 % each)"},
+		{"two of three", map[string][]*Summary{"a": runsOf(0.9), "b": runsOf(0.9), "c": runsOf(0.5)},
+			"a and b tie on SLA attainment (90.0 % each)"},
+		{"three of four", map[string][]*Summary{"a": runsOf(0.9), "b": runsOf(0.9), "c": runsOf(0.9), "d": runsOf(0.1)},
+			"a, b and c tie on SLA attainment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			names := []string{"a", "b", "c", "d"}[:len(tc.runs)]
+			if h := DecideVerdict(names, tc.runs).Headline(); !strings.Contains(h, tc.want) {
+				t.Fatalf("headline %q, want %q", h, tc.want)
+			}
+		})
+	}
+}

@@ -79,6 +79,7 @@ func checkWarnings(s *Summary) {
 			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, errorList(s.Errors))})
 	}
 	timingWarnings(s)
+	tokenWarnings(s)
 	if s.OverRange > 0 {
 		s.addWarning(warning{"latencies above the histogram's range",
 			fmt.Sprintf("values above %g days count as %g days, so percentiles and maxima there are lower bounds",

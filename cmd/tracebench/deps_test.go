@@ -10,18 +10,19 @@ const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
 // import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← cmd;
-// mockserver stands alone but for the tokenizer and the KV event wire
-// format; kvevents is a leaf).
+// mockserver stands alone but for the tokenizer, the KV event wire
+// format and the server dialects; kvevents and dialect are leaves).
 var allowed = map[string][]string{
+	"dialect":            {"dialect"},
 	"traces":             {"traces"},
 	"kvevents":           {"kvevents"},
 	"policies":           {"traces", "policies", "kvevents"},
-	"replay":             {"traces", "policies", "replay", "mockserver/engine", "kvevents"},
-	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents"},
-	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents"},
+	"replay":             {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect"},
+	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect"},
+	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents", "dialect"},
 	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
 	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
-	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents"},
+	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect"},
 }
 
 func TestImportDirection(t *testing.T) {

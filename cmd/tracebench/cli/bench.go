@@ -17,6 +17,9 @@ func init() { register(newBenchCmd) }
 
 // benchOptions are the flags of `tracebench bench`.
 type benchOptions struct {
+	// live is the plan of a bench against --target servers (nil
+	// otherwise): cache flushes or rotation, per run.
+	live     *liveBench
 	wf       workloadFlags
 	pf       policyFlags
 	cf       clientFlags
@@ -118,6 +121,11 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
+	live, names, err := prepareLive(cmd, o, names)
+	if err != nil {
+		return err
+	}
+	o.live = live
 	if o.jobs < 0 {
 		return usagef("--jobs %d: want 0 (automatic) or more", o.jobs)
 	}
@@ -153,6 +161,7 @@ func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro repor
 		return nil, err
 	}
 	defer stop()
+	o.live.before(ctx, &rs, router)
 	return execute(ctx, rs)
 }
 

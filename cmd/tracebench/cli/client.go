@@ -10,15 +10,23 @@ import (
 
 // newClient builds the HTTP client, checking every backend answers, and
 // returns it with the model it sends: --model, else the first model the
-// first backend's /v1/models lists.
-func newClient(ctx context.Context, cf clientFlags, backends []string) (*replay.Client, string, error) {
+// first backend's /v1/models lists. The dialect is --dialect's, detected
+// from the backends when "auto"; cf.dialectWhy records the choice.
+func newClient(ctx context.Context, cf *clientFlags, backends []string) (*replay.Client, string, error) {
 	headers, err := parseHeaders(cf.Headers)
 	if err != nil {
 		return nil, "", err
 	}
+	if cf.dialect == nil {
+		d, why, err := resolveDialect(ctx, cf.Dialect, headers, cf.apiKey(), backends)
+		if err != nil {
+			return nil, "", err
+		}
+		cf.dialect, cf.dialectWhy = d, why
+	}
 	c := replay.NewClient(replay.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
 		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
-		TokenExact: true})
+		TokenExact: true, Dialect: cf.dialect})
 	model := cf.Model
 	for _, b := range backends {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)

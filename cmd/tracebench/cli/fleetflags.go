@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/mockserver/profile"
@@ -30,7 +31,18 @@ type fleetFlags struct {
 	LoRA      []string
 	TimeScale float64
 	Tokenizer string
-	Seed      int64
+	// TargetsFile lists more --target URLs, one per line.
+	TargetsFile string
+	// ResolveEvery re-resolves dns+http:// targets during a run (0: once,
+	// at the start).
+	ResolveEvery time.Duration
+	// dnsTargets are the targets before resolution when some is a
+	// dns+http:// name (nil otherwise).
+	dnsTargets []string
+	// dialect is the in-process fleet's server dialect ("" vLLM), from
+	// --dialect when it names one.
+	dialect string
+	Seed    int64
 	// shared holds the values of the `tracebench mock` flags the fleet
 	// takes too (faults and max-queue); sharedDefaults their defaults.
 	shared         mockOptions
@@ -65,6 +77,9 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&m.TimeScale, "mock-time-scale", 1, "mock model speed: 2 runs it twice as slow as real time, 0.5 twice as fast")
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
 	fs.Int64Var(&m.Seed, "mock-seed", 1, "seed of the mock's latency jitter and faults")
+	fs.StringVar(&m.TargetsFile, "targets-file", "", "file of live backend base URLs, one per line (# comments), added to --target")
+	fs.DurationVar(&m.ResolveEvery, "resolve-every", replay.DefaultResolveEvery,
+		"re-resolve dns+http:// targets this often during the run; backends join and leave (0: resolve once)")
 	m.kv.bind(fs)
 	m.bindShared(fs)
 }
@@ -159,6 +174,14 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 // backends points rs at the targets, a simulation or a fresh mock fleet,
 // and returns the fleet's stop function (a no-op without one).
 func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string) (func(), error) {
+	targets, err := m.allTargets(ctx, targets)
+	if err != nil {
+		return nil, err
+	}
+	if rs.cf.Dialect != "" && !dialect.Valid(rs.cf.Dialect) {
+		_, err := dialect.Lookup(rs.cf.Dialect)
+		return nil, usagef("--dialect: %v", err)
+	}
 	switch {
 	case len(targets) > 0 && m.Sim > 0:
 		return nil, usagef("--sim and --target are exclusive")
@@ -177,7 +200,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err := checkTargets(targets); err != nil {
 			return nil, err
 		}
-		rs.backends, rs.mode = targets, "target"
+		rs.backends, rs.mode, rs.discover = targets, "target", m.discovery()
 		return func() {}, m.targetKV(rs, targets)
 	case m.Sim > 0:
 		cfg, err := m.engineConfig()
@@ -186,6 +209,10 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		}
 		rs.sim, rs.engines, rs.fleet, rs.preset, rs.kvDelay = m.Sim, cfg, &cfg, m.Preset, m.kv.Delay
 		return func() {}, m.checkKVFlags(false, true)
+	}
+	if d := rs.cf.Dialect; d != "" && d != dialect.Auto {
+		// The in-process fleet answers in the dialect asked for.
+		m.dialect = d
 	}
 	if err := m.checkKVFlags(false, false); err != nil {
 		return nil, err
@@ -269,7 +296,7 @@ func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
 	}
 	return mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1", Options: mockserver.Options{Engine: cfg,
 		Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: m.shared.Faults, MaxQueue: m.shared.MaxQueue,
-		LoRAModules: m.LoRA}}, nil
+		Dialect: m.dialect, LoRAModules: m.LoRA}}, nil
 }
 
 // start launches the fleet on ephemeral loopback ports, publishing KV

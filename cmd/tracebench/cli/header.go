@@ -29,6 +29,15 @@ func header(rs runSpec, ident string, pol builtPolicy) replay.Header {
 	return h
 }
 
+// dialectConfig adds the dialect and why it was chosen to a header's
+// Config (nothing for simulated backends, which speak none).
+func dialectConfig(h *replay.Header, cf clientFlags) {
+	if cf.dialect == nil {
+		return
+	}
+	h.Config["dialect"], h.Config["dialect_reason"] = cf.dialect.Name, cf.dialectWhy
+}
+
 // headerNames returns the names of the --header flags, sorted.
 func headerNames(hs []string) []string {
 	names := []string{}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/tracebench/tracebench/dialect"
 	"io"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ type mockOptions struct {
 	Model     string
 	Strict    bool
 	Tokenizer string
+	Dialect   string
 	TimeScale float64
 	MaxQueue  int
 	Window    time.Duration
@@ -89,6 +91,7 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.LoRA, "lora-modules", nil,
 		"LoRA adapters served (comma-separated); any other model gets vLLM's 404; sets --max-loras 1 unless given")
 	fs.StringVar(&o.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
+	fs.StringVar(&o.Dialect, "dialect", dialect.VLLM, "server dialect to answer in: "+strings.Join(dialect.Names(), ", "))
 	fs.Float64Var(&o.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
 	fs.IntVar(&o.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
 	fs.DurationVar(&o.Window, "batch-window", mockserver.DefaultBatchWindow,
@@ -235,12 +238,18 @@ func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 	if err := o.validateShared(""); err != nil {
 		return mockserver.FleetConfig{}, err
 	}
+	d, err := dialect.Lookup(o.Dialect)
+	if err != nil {
+		return mockserver.FleetConfig{}, usagef("--dialect: %v", err)
+	}
 	cfg, err := o.engineConfig()
 	if err != nil {
 		return mockserver.FleetConfig{}, err
 	}
+	o.Dialect = d.Name
 	opts := mockserver.Options{Engine: cfg, Tokenizer: o.Tokenizer, TimeScale: o.TimeScale, Faults: o.Faults,
-		ModelName: o.Model, StrictModel: o.Strict, MaxQueue: o.MaxQueue, BatchWindow: o.Window, LoRAModules: o.LoRA}
+		ModelName: o.Model, StrictModel: o.Strict, MaxQueue: o.MaxQueue, BatchWindow: o.Window, Dialect: o.Dialect,
+		LoRAModules: o.LoRA}
 	return mockserver.FleetConfig{Replicas: o.Replicas, Host: o.Host, BasePort: o.Port, Options: opts,
 		KVEvents: o.KVEvents}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -119,6 +120,12 @@ type clientFlags struct {
 	ScrapeInt time.Duration
 	Grace     time.Duration
 	Timeout   time.Duration
+	// Dialect is --dialect: auto, vllm, sglang, llamacpp or openai.
+	Dialect string
+	// dialect and dialectWhy are the resolved dialect and why it was
+	// chosen (set by newClient).
+	dialect    *dialect.Dialect
+	dialectWhy string
 }
 
 func (c *clientFlags) bind(fs *pflag.FlagSet) {
@@ -131,6 +138,7 @@ func (c *clientFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.ScrapeInt, "scrape-interval", time.Second, "scrape period with --scrape")
 	fs.DurationVar(&c.Grace, "grace", 10*time.Second, "after Ctrl-C, how long in-flight requests may finish")
 	fs.DurationVar(&c.Timeout, "timeout", 60*time.Second, "first-byte and idle-stream timeout per request")
+	fs.StringVar(&c.Dialect, "dialect", dialect.Auto, "server dialect: auto|vllm|sglang|llamacpp|openai (auto: from /v1/models, the Server header or /metrics names)")
 }
 
 // parseKV parses k=v pairs of flag into Params.

@@ -42,6 +42,9 @@ type runSpec struct {
 	// the backends' KV event endpoints for a KV-event router.
 	kvDelay  time.Duration
 	kvEvents []replay.KVEndpoint
+	// discover re-resolves dns+http:// targets during the run (nil: the
+	// fleet is fixed).
+	discover *replay.Discovery
 	results  string
 	// extra returns run-level figures measured outside Results (the mock
 	// fleet's step lateness); may be nil.
@@ -53,6 +56,9 @@ type runSpec struct {
 	onResult func(*replay.Result) string
 	errOut   io.Writer
 	quiet    bool
+	// notes are added to the header's Config (a live bench's cache
+	// state and order).
+	notes map[string]any
 }
 
 // loraSlots gives the lora-affinity filter the engines' adapter slots
@@ -107,6 +113,10 @@ func execute(ctx context.Context, rs runSpec) (*reports.Summary, error) {
 	// creation between it and the Run (the progress total is counted
 	// alongside the Run).
 	h := header(rs, src.ident, pol)
+	dialectConfig(&h, rs.cf)
+	for k, v := range rs.notes {
+		h.Config[k] = v
+	}
 	if rs.mode == "target" && len(rs.backends) > 0 {
 		if info := fetchServerInfo(ctx, rs.backends[0]); info != nil {
 			h.Config["server"] = info
@@ -139,7 +149,7 @@ func (rs *runSpec) connect(ctx context.Context) (*replay.Client, func(), error) 
 		rs.backends, rs.mode = replay.SimBackendNames(rs.sim), "sim"
 		return nil, func() {}, nil
 	}
-	client, model, err := newClient(ctx, rs.cf, rs.backends)
+	client, model, err := newClient(ctx, &rs.cf, rs.backends)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -245,7 +255,8 @@ func (rs runSpec) dispatch(ctx context.Context, src traces.Source, r policies.Ro
 		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.kvDelay, Tokenizer: rs.simTok})
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.backends, Client: client,
-		Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), KVEvents: rs.kvEvents})
+		Grace: rs.cf.Grace, ScrapeEvery: scrapeEvery(rs.cf), KVEvents: rs.kvEvents,
+		Discover: rs.discover})
 }
 
 // scrapeEvery is the metrics scrape period, 0 without --scrape.

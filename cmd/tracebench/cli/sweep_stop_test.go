@@ -66,7 +66,7 @@ func TestSweepErrorLimitCutsRun(t *testing.T) {
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/models" {
-			fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+			fmt.Fprint(w, `{"data":[{"id":"m","owned_by":"vllm"}]}`)
 			return
 		}
 		hits.Add(1)
@@ -165,7 +165,7 @@ func TestSweepErrorsOverLimitFail(t *testing.T) {
 			var completions atomic.Int64
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path == "/v1/models" {
-					fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+					fmt.Fprint(w, `{"data":[{"id":"m","owned_by":"vllm"}]}`)
 					return
 				}
 				if c := completions.Add(1); c > 2*n-late {

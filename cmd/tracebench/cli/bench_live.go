@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// A bench against live targets runs every policy on the same servers, one
+// after another. To compare them fairly each policy should start on cold
+// caches: liveBench flushes every target's prefix cache before each
+// policy where the dialect allows it; where it does not (or a server
+// refuses), it rotates the policy order by the seed and every run's
+// header says the caches persisted and where the policy ran in the
+// order. Before the first policy it probes the targets' speed and warns
+// when the planned load will overload them, with the expected duration.
+
+// Header Config keys written by a live bench.
+const (
+	// configBenchCaches is "flushed: <how>" or "persisted: <why>".
+	configBenchCaches = "bench_caches"
+	// configBenchOrder is the policy's 1-based position and the count,
+	// "2 of 5".
+	configBenchOrder = "bench_order"
+)
+
+// liveBench is the plan of a bench against --target servers.
+type liveBench struct {
+	targets []string
+	d       *dialect.Dialect
+	hc      *http.Client
+	// flush is whether every target accepted a flush at planning time.
+	flush bool
+	// persisted says why caches persist between policies ("" when
+	// flushed).
+	persisted string
+	// order is the policies in the order they run.
+	order []string
+}
+
+// planLiveBench resolves the dialect, tries a flush on every target and
+// orders the policies: unchanged when caches can be flushed, else
+// rotated by seed so repeated benches with different seeds start with
+// different policies. It writes its notes to errOut.
+func planLiveBench(ctx context.Context, o *benchOptions, names []string, errOut io.Writer) (*liveBench, []string, error) {
+	headers, err := parseHeaders(o.cf.Headers)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, why, err := resolveDialect(ctx, o.cf.Dialect, headers, o.cf.apiKey(), o.targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.cf.dialect, o.cf.dialectWhy = d, why
+	lb := &liveBench{targets: o.targets, d: d, flush: true,
+		hc: &http.Client{Timeout: 30 * time.Second, Transport: headerTransport{headers: headers, apiKey: o.cf.apiKey()}}}
+	if err := lb.flushAll(ctx); err != nil {
+		lb.flush, lb.persisted = false, err.Error()
+		fmt.Fprintf(errOut, "tracebench: %v\n", err)
+		k := int(o.wf.Seed % uint64(len(names)))
+		names = append(append([]string{}, names[k:]...), names[:k]...)
+		fmt.Fprintf(errOut, "tracebench: prefix caches persist between policies; order rotated by the seed: %v\n", names)
+	}
+	lb.order = names
+	return lb, names, nil
+}
+
+// flushAll empties every target's prefix cache (the first error stops).
+func (lb *liveBench) flushAll(ctx context.Context) error {
+	for _, t := range lb.targets {
+		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := lb.d.Flush(fctx, lb.hc, t)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// before prepares the run of router (nothing without a live plan): a
+// flush when the plan has them, and the header notes with its place in
+// the order. A flush refused now is noted and the run goes on.
+func (lb *liveBench) before(ctx context.Context, rs *runSpec, router string) {
+	if lb == nil {
+		return
+	}
+	i, n, errOut := slices.Index(lb.order, router), len(lb.order), rs.errOut
+	if errOut == nil {
+		errOut = io.Discard
+	}
+	caches := "flushed: " + lb.d.FlushNote()
+	if lb.flush {
+		if err := lb.flushAll(ctx); err != nil {
+			fmt.Fprintf(errOut, "tracebench: %v\n", err)
+			caches = "persisted: " + err.Error()
+		}
+	} else {
+		caches = "persisted: " + lb.persisted
+	}
+	rs.notes = map[string]any{configBenchCaches: caches, configBenchOrder: strconv.Itoa(i+1) + " of " + strconv.Itoa(n)}
+}
+
+// probeRequests is how many requests the speed probe sends to each
+// target at once.
+const probeRequests = 4
+
+// probe measures each target's speed with probeRequests concurrent
+// requests of the workload's mean prompt and output lengths (prompts of
+// their own, so they share no cache with the workload) and warns on
+// errOut when the planned arrival rate exceeds what the targets served,
+// with the expected duration of each policy's run.
+func (lb *liveBench) probe(ctx context.Context, o *benchOptions, client *replay.Client, errOut io.Writer) error {
+	plan, err := planOf(o.wf)
+	if err != nil {
+		return err
+	}
+	var capacity float64 // requests per second over all targets
+	for _, t := range lb.targets {
+		rps, err := probeTarget(ctx, client, t, plan)
+		if err != nil {
+			fmt.Fprintf(errOut, "tracebench: speed probe of %s: %v\n", t, err)
+			return nil
+		}
+		capacity += rps
+	}
+	if lb.flush {
+		_ = lb.flushAll(ctx) // the probe's own prompts leave the caches as they were
+	}
+	fmt.Fprintf(errOut, "tracebench: speed probe: the targets served %.2f req/s of the workload's mean size "+
+		"(%d prompt, %d output tokens; %d at once each)\n", capacity, plan.in, plan.out, probeRequests)
+	if plan.rate > capacity && capacity > 0 {
+		fmt.Fprintf(errOut, "tracebench: warning: the plan is %d requests at %.2f req/s, more than the targets served; "+
+			"expect about %s per policy instead of %s, with queueing and timeouts\n", plan.n, plan.rate,
+			roundDur(time.Duration(float64(plan.n)/capacity*float64(time.Second))), roundDur(plan.span))
+	}
+	return nil
+}
+
+// workloadPlan is what the bench will send to each policy.
+type workloadPlan struct {
+	n       int
+	span    time.Duration
+	rate    float64
+	in, out int
+}
+
+// maxPlanRequests bounds the requests read to plan (the rate and mean
+// sizes of a longer trace come from its first ones).
+const maxPlanRequests = 100000
+
+// planOf reads the workload as the runs will replay it.
+func planOf(wf workloadFlags) (workloadPlan, error) {
+	src, err := openSource(wf)
+	if err != nil {
+		return workloadPlan{}, err
+	}
+	defer src.close()
+	var p workloadPlan
+	var in, out int64
+	for p.n < maxPlanRequests {
+		r, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return workloadPlan{}, err
+		}
+		p.n++
+		p.span = r.Arrival
+		in += int64(max(r.InputTokens, len(traces.PromptTokens(&r))))
+		out += int64(r.OutputTokens)
+	}
+	if p.n == 0 {
+		return p, errors.New("the workload has no requests")
+	}
+	p.in, p.out = int(in/int64(p.n)), max(int(out/int64(p.n)), 1)
+	if p.span > 0 {
+		p.rate = float64(p.n) / p.span.Seconds()
+	}
+	return p, nil
+}
+
+// probeTarget sends probeRequests requests at once and returns the rate
+// at which they were served.
+func probeTarget(ctx context.Context, client *replay.Client, target string, p workloadPlan) (float64, error) {
+	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
+	start := time.Now()
+	now := func() time.Duration { return time.Since(start) }
+	res := make([]replay.Result, probeRequests)
+	var wg sync.WaitGroup
+	for i := range probeRequests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := &traces.Request{ID: "tracebench-probe-" + nonce + "-" + strconv.Itoa(i), InputTokens: p.in, OutputTokens: p.out}
+			client.Do(ctx, target, req, &res[i], now, nil)
+		}()
+	}
+	wg.Wait()
+	wall := now()
+	for i := range res {
+		if !res[i].OK() {
+			return 0, fmt.Errorf("%s: %s", res[i].ErrClass, res[i].Err)
+		}
+	}
+	return probeRequests / wall.Seconds(), nil
+}
+
+// roundDur rounds d for a message (to the second above a minute).
+func roundDur(d time.Duration) time.Duration {
+	if d > time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
+// prepareLive plans a bench against --target servers (nil plan and the
+// names unchanged for a mock fleet or a simulation): dialect, flush or
+// rotated order, and the speed probe.
+func prepareLive(cmd *cobra.Command, o *benchOptions, names []string) (*liveBench, []string, error) {
+	targets, err := o.mf.allTargets(cmd.Context(), o.targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.targets, o.mf.TargetsFile = targets, "" // read once
+	if len(o.targets) == 0 {
+		return nil, names, nil
+	}
+	if err := checkTargets(o.targets); err != nil {
+		return nil, nil, err
+	}
+	ctx, errOut := cmd.Context(), cmd.ErrOrStderr()
+	lb, names, err := planLiveBench(ctx, o, names, errOut)
+	if err != nil {
+		return nil, nil, err
+	}
+	client, model, err := newClient(ctx, &o.cf, o.targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer client.Close()
+	o.cf.Model = model
+	if err := lb.probe(ctx, o, client, errOut); err != nil {
+		return nil, nil, err
+	}
+	return lb, names, nil
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/mockserver"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// TestBenchLiveFair benches two policies on live targets (mock fleets
+// started on their own): a dialect with a cache flush flushes before each
+// policy; one without rotates the order by the seed and every run says
+// its caches persisted. Both probe the targets' speed first.
+func TestBenchLiveFair(t *testing.T) {
+	tests := []struct {
+		dialect string
+		caches  string // prefix of the header's bench_caches
+		order   []string
+		warn    string
+	}{
+		{dialect.VLLM, "flushed", []string{"round-robin", "prefix-cache"}, ""},
+		{dialect.OpenAI, "persisted", []string{"prefix-cache", "round-robin"}, "prefix caches persisted between policies"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.dialect, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: 2, Host: "127.0.0.1",
+				Options: mockserver.Options{TimeScale: 0.05, Dialect: tc.dialect}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			dir := t.TempDir()
+			args := []string{"bench", "--policies", "round-robin,prefix-cache", "--workload", "shared-prefix",
+				"--workload-param", "requests=12", "--rate", "40", "--seed", "1", "--out", dir}
+			for _, u := range f.URLs() {
+				args = append(args, "--target", u)
+			}
+			code, _, stderr := runCLI(t, args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr, "speed probe: the targets served") {
+				t.Errorf("no speed probe line in stderr:\n%s", stderr)
+			}
+			var started []time.Time
+			for i, p := range tc.order {
+				sum, err := reports.Summarize(resultsPath(dir, p), reports.DefaultOptions())
+				if err != nil {
+					t.Fatal(err)
+				}
+				caches, _ := sum.Header.Config["bench_caches"].(string)
+				order, _ := sum.Header.Config["bench_order"].(string)
+				if !strings.HasPrefix(caches, tc.caches) || order != []string{"1 of 2", "2 of 2"}[i] {
+					t.Errorf("%s: bench_caches %q order %q, want %s… and %d of 2", p, caches, order, tc.caches, i+1)
+				}
+				if tc.warn != "" && !strings.Contains(strings.Join(sum.Warnings, "\n"), tc.warn) {
+					t.Errorf("%s: no warning %q in %q", p, tc.warn, sum.Warnings)
+				}
+				started = append(started, sum.Header.Started)
+			}
+			if !started[0].Before(started[1]) {
+				t.Errorf("runs started %v: want the order %v", started, tc.order)
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/tracebench/tracebench/dialect"
+)
+
+// resolveDialect returns the dialect --dialect names, or with "auto"
+// the one the first backend answers as (dialect.Detect), and why. A
+// backend answering as another dialect is logged; the first one wins.
+func resolveDialect(ctx context.Context, name string, headers map[string]string, apiKey string,
+	backends []string) (*dialect.Dialect, string, error) {
+	if name == "" || name == dialect.Auto {
+		return detectDialect(ctx, headers, apiKey, backends)
+	}
+	d, err := dialect.Lookup(name)
+	if err != nil {
+		return nil, "", usagef("--dialect: %v", err)
+	}
+	return d, "--dialect " + d.Name, nil
+}
+
+// detectDialect asks each backend (10 s each).
+func detectDialect(ctx context.Context, headers map[string]string, apiKey string,
+	backends []string) (*dialect.Dialect, string, error) {
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: headerTransport{headers: headers, apiKey: apiKey}}
+	var chosen dialect.Detection
+	for _, b := range backends {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		det, err := dialect.Detect(pctx, hc, b)
+		cancel()
+		if err != nil {
+			return nil, "", fmt.Errorf("target %s: %w", b, err)
+		}
+		if chosen.Dialect == nil {
+			chosen = det
+			chosen.Reason = "detected: " + b + " " + det.Reason
+			continue
+		}
+		if det.Dialect != chosen.Dialect {
+			slog.Warn("backends speak different dialects; the first one's is used",
+				"backend", b, "dialect", det.Dialect.Name, "why", det.Reason, "used", chosen.Dialect.Name)
+		}
+	}
+	if chosen.Dialect == nil {
+		d, _ := dialect.Lookup(dialect.VLLM)
+		return d, "no backend to ask; vllm assumed", nil
+	}
+	return chosen.Dialect, chosen.Reason, nil
+}
+
+// headerTransport adds the --header values and the bearer token to
+// every probe, as the client does to every request.
+type headerTransport struct {
+	headers map[string]string
+	apiKey  string
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	if t.apiKey != "" {
+		r.Header.Set("Authorization", "Bearer "+t.apiKey)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}

@@ -1,0 +1,161 @@
+//go:build !race
+
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// b7099Dir is the llama.cpp build beside the repository
+// (../shared/real-engine relative to its root).
+const b7099Dir = "../../../../shared/real-engine"
+
+// startB7099 starts llama-server on a free loopback port with 4
+// slots, one thread, metrics, slot erase allowed and no host-memory
+// prompt cache (so erasing the slots empties the cache), and returns its
+// URL once /health answers. The server is stopped at the end of the test.
+func startB7099(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(b7099Dir, "llama-server")
+	model := filepath.Join(b7099Dir, "tiny-llama-h256-l4.gguf")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "-m", model, "--alias", "tiny-llama", "--host", "127.0.0.1", "--port", fmt.Sprint(port),
+		"-np", "4", "-c", "8192", "-t", "1", "-fa", "off", "--metrics", "--slot-save-path", t.TempDir(), "--cache-ram", "0")
+	logf, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start llama-server: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		logf.Close()
+	})
+	u := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(u + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return u
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("llama-server at %s not healthy within 20 s (%v)", u, err)
+		}
+		time.Sleep(100 * time.Millisecond) // polling a starting process, not a unit-test sleep
+	}
+}
+
+// computedPrompt is the server's llamacpp:prompt_tokens_total: the prompt
+// tokens it computed (cache hits excluded).
+func computedPrompt(t *testing.T, u string) float64 {
+	t.Helper()
+	d, _ := dialect.Lookup(dialect.LlamaCpp)
+	m, err := replay.Scrape(context.Background(), nil, u, d)
+	if err != nil || m.Has&dialect.FieldPromptTokens == 0 {
+		t.Fatalf("scrape %s: %+v, %v", u, m, err)
+	}
+	return m.PromptTokens
+}
+
+// TestRealEngine replays against two real llama-servers (b7099, whose
+// /metrics is JSON-wrapped): the dialect is detected, the server hit
+// rate read from timings.cache_n is within 5 points of the one the
+// servers' own computed-token counters give, the scraped figures are not
+// zero, and a bench flushes the caches before each policy.
+func TestRealEngine(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(b7099Dir, "llama-server")); err != nil {
+		t.Skipf("real engine not present (%v): llama-server b7099 lives in ../shared/real-engine beside the repository", err)
+	}
+	targets := []string{startB7099(t), startB7099(t)}
+	workload := []string{"--workload", "shared-prefix", "-p", "groups=2", "-p", "prompts_per_group=8",
+		"-p", "system_len=256", "-p", "question_len=32", "-p", "output_len=16", "--rate", "4"}
+	withTargets := func(args ...string) []string {
+		for _, u := range targets {
+			args = append(args, "--target", u)
+		}
+		return append(args, workload...)
+	}
+	before := computedPrompt(t, targets[0]) + computedPrompt(t, targets[1])
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	if code, _, stderr := runCLI(t, withTargets("replay", "--policy", "prefix-cache", "--scrape",
+		"--scrape-interval", "200ms", "--out", out)...); code != ExitOK {
+		t.Fatalf("replay: exit %d\n%s", code, stderr)
+	}
+	computed := computedPrompt(t, targets[0]) + computedPrompt(t, targets[1]) - before
+	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.OK != 16 || sum.Header.Config["dialect"] != dialect.LlamaCpp {
+		t.Fatalf("%d of 16 ok, dialect %v", sum.OK, sum.Header.Config["dialect"])
+	}
+	prompt := sum.Throughput.InputTokens * sum.Window.Seconds
+	serverSide := 1 - computed/prompt
+	t.Logf("hit rate from responses %.3f, from the servers' counters %.3f (%.0f of %.0f prompt tokens computed); predicted %.3f",
+		sum.HitRate.Server, serverSide, computed, prompt, sum.HitRate.Predicted)
+	if !(sum.HitRate.Server > 0) || math.Abs(sum.HitRate.Server-serverSide) > 0.05 {
+		t.Errorf("server hit rate %.3f, the servers' counters give %.3f: want within 5 points", sum.HitRate.Server, serverSide)
+	}
+	for _, b := range sum.Backends {
+		if b.Requests > 0 && !(b.ScrapedOutputShare > 0.5) {
+			t.Errorf("%s: scraped generated tokens %.2f of the client's: want the scrape to see them", b.URL, b.ScrapedOutputShare)
+		}
+	}
+	if sum.Stop.Extra[replay.ExtraScrapes] == 0 {
+		t.Error("no scrapes recorded")
+	}
+	chat := filepath.Join(t.TempDir(), "chat.jsonl")
+	if code, _, stderr := runCLI(t, withTargets("replay", "--policy", "prefix-cache", "--api", "chat", "--out", chat)...); code != ExitOK {
+		t.Fatalf("chat replay: exit %d\n%s", code, stderr)
+	}
+	cs, err := reports.Summarize(chat, reports.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("chat: %.3f server prompt tokens per trace token", cs.PromptTokenRatio)
+	// The chat template's tokens (45 a request for a system and a user
+	// message on this model) come off the contents, so the server counts
+	// the trace's tokens; synthetic words sent as text would come to 2.5.
+	if cs.OK != 16 || !(math.Abs(cs.PromptTokenRatio-1) <= 0.05) {
+		t.Errorf("chat: %d of 16 ok, %.3f server tokens per trace token: want token-exact prompts, within 5 %% of 1",
+			cs.OK, cs.PromptTokenRatio)
+	}
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, withTargets("bench", "--policies", "round-robin,prefix-cache", "--out", dir)...); code != ExitOK {
+		t.Fatalf("bench: exit %d\n%s", code, stderr)
+	}
+	for _, p := range []string{"round-robin", "prefix-cache"} {
+		s, err := reports.Summarize(resultsPath(dir, p), reports.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := s.Header.Config["bench_caches"].(string); !strings.HasPrefix(c, "flushed") || s.OK != 16 {
+			t.Errorf("%s: bench_caches %q, %d of 16 ok; want flushed and all served", p, c, s.OK)
+		}
+	}
+}

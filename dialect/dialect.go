@@ -1,0 +1,105 @@
+package dialect
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Dialect names accepted by Lookup and the --dialect flag.
+const (
+	// Auto asks Detect to choose from the server's answers.
+	Auto = "auto"
+	// VLLM is vLLM's OpenAI-compatible server (V1 engine; V0 names read).
+	VLLM = "vllm"
+	// SGLang is SGLang's OpenAI-compatible server.
+	SGLang = "sglang"
+	// LlamaCpp is llama.cpp's llama-server.
+	LlamaCpp = "llamacpp"
+	// OpenAI is a plain OpenAI-compatible server with none of the above.
+	OpenAI = "openai"
+)
+
+// Dialect is what tracebench knows of one kind of server. Its values are
+// read-only tables; take them from Lookup.
+type Dialect struct {
+	// Name is one of VLLM, SGLang, LlamaCpp, OpenAI.
+	Name string
+	// Metrics maps the server's Prometheus names to the figures the
+	// client reads.
+	Metrics Metrics
+	// Endpoints are the server's auxiliary paths ("" when absent).
+	Endpoints Endpoints
+	// extras returns the request-body fields added for output length n
+	// (tokens; 0 means the server's default length).
+	extras func(n int) map[string]any
+	// cached picks the cached prompt tokens out of a response's counts.
+	cached func(r *Raw) (int, bool)
+	// flush empties the server's prefix cache (nil: no way to).
+	flush flushFunc
+	// flushNote says how the flush works or why there is none.
+	flushNote string
+	// tokenPrompts reports that completions accept a prompt of token ids.
+	tokenPrompts bool
+}
+
+// Names lists the concrete dialects in a stable order.
+func Names() []string { return []string{VLLM, SGLang, LlamaCpp, OpenAI} }
+
+// Lookup returns the named dialect (case-insensitive). "auto" is not a
+// dialect: callers resolve it with Detect first.
+func Lookup(name string) (*Dialect, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case VLLM:
+		return &vllm, nil
+	case SGLang:
+		return &sglang, nil
+	case LlamaCpp, "llama.cpp", "llama-cpp":
+		return &llamacpp, nil
+	case OpenAI:
+		return &openai, nil
+	}
+	return nil, fmt.Errorf("unknown dialect %q (want %s or %s)", name, Auto, strings.Join(Names(), ", "))
+}
+
+// Valid reports whether name is "auto" or a known dialect.
+func Valid(name string) bool {
+	_, err := Lookup(name)
+	return err == nil || strings.EqualFold(strings.TrimSpace(name), Auto)
+}
+
+// BodyExtras returns the fields to add to a completions or chat request
+// body asking for n output tokens (n ≤ 0: none asked), beyond the
+// standard model, prompt, max_tokens, stream, stream_options and
+// temperature. The map is new on every call.
+func (d *Dialect) BodyExtras(n int) map[string]any {
+	if d == nil || d.extras == nil {
+		return nil
+	}
+	return d.extras(max(n, 0))
+}
+
+// TokenPrompts reports whether the server's completions endpoint accepts
+// a prompt of token ids (vLLM, SGLang and llama.cpp do; a plain
+// OpenAI-compatible server is not assumed to).
+func (d *Dialect) TokenPrompts() bool { return d != nil && d.tokenPrompts }
+
+// CanFlush reports whether the dialect has a way to empty a server's
+// prefix cache.
+func (d *Dialect) CanFlush() bool { return d != nil && d.flush != nil }
+
+// FlushNote says how Flush empties the cache, or why it cannot.
+func (d *Dialect) FlushNote() string { return d.flushNote }
+
+// sortedKeys returns m's keys sorted (nil when m is empty).
+func sortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

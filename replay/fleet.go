@@ -1,0 +1,116 @@
+package replay
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// DefaultResolveEvery is how often a Discovery re-resolves the fleet
+// when its Every is 0 (10 s).
+const DefaultResolveEvery = 10 * time.Second
+
+// Discovery re-resolves a live fleet during a real-time Run, so Backends
+// may join and leave mid-run (a headless Kubernetes Service whose pods
+// come and go).
+type Discovery struct {
+	// Every is the interval between resolutions (0: DefaultResolveEvery).
+	Every time.Duration
+	// Resolve returns the fleet's current base URLs. An error or an empty
+	// list keeps the fleet as it was (logged once per distinct error).
+	Resolve func(ctx context.Context) ([]string, error)
+}
+
+// Event sources and value names of fleet changes in the results file.
+const (
+	// FleetEventPrefix starts the Source of a join or leave event; the
+	// Backend's URL follows it ("fleet:http://10.0.0.7:8000").
+	FleetEventPrefix = "fleet:"
+	// FleetJoined is 1 when the Backend joined; FleetLeft when it left.
+	FleetJoined = "joined"
+	FleetLeft   = "left"
+	// FleetBackend is the Backend's Index.
+	FleetBackend = "backend"
+)
+
+// fleetEvent is the results-file Event of Backend i (url) joining or
+// leaving at now.
+func fleetEvent(now time.Duration, i int, url, what string) Event {
+	return Event{At: now, Source: FleetEventPrefix + url, Values: map[string]float64{what: 1, FleetBackend: float64(i)}}
+}
+
+// startDiscovery runs o.Discover's resolver every interval until ctx
+// ends, sending each list to the scheduler.
+func (s *scheduler) startDiscovery(ctx context.Context) {
+	dv := s.o.Discover
+	if dv == nil || dv.Resolve == nil {
+		return
+	}
+	every := dv.Every
+	if every <= 0 {
+		every = DefaultResolveEvery
+	}
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		var lastErr string
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			rctx, cancel := context.WithTimeout(ctx, every)
+			urls, err := dv.Resolve(rctx)
+			cancel()
+			if err != nil || len(urls) == 0 {
+				if msg := resolveErrText(err); msg != lastErr {
+					slog.Warn("re-resolving the fleet failed; keeping the backends as they are", "err", msg)
+					lastErr = msg
+				}
+				continue
+			}
+			lastErr = ""
+			select {
+			case s.events <- event{fleet: urls}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+}
+
+func resolveErrText(err error) string {
+	if err == nil {
+		return "no addresses"
+	}
+	return err.Error()
+}
+
+// applyFleet makes urls the live Backends: a URL not live joins (a new
+// Index, or its old one when it comes back), a live one not in urls
+// leaves (no new picks; its in-flight requests finish).
+func (s *scheduler) applyFleet(now time.Duration, urls []string) {
+	for _, u := range urls {
+		i, joined := s.d.Join(u)
+		if !joined {
+			continue
+		}
+		if i == len(s.urls) {
+			s.urls = append(s.urls, u)
+		}
+		s.startPoller(i, u)
+		s.results <- record{ev: ptr(fleetEvent(now, i, u, FleetJoined))}
+		slog.Info("backend joined", "backend", backendID(i), "url", u, "at", now.Round(time.Millisecond))
+	}
+	for i, u := range s.urls {
+		if slices.Contains(urls, u) || !s.d.Leave(i) {
+			continue
+		}
+		s.results <- record{ev: ptr(fleetEvent(now, i, u, FleetLeft))}
+		slog.Info("backend left", "backend", backendID(i), "url", u, "at", now.Round(time.Millisecond))
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
