@@ -139,8 +139,8 @@ func hostStarved(sum *reports.Summary) string {
 // TestRealEngineCalibratePredict runs the whole loop against llama.cpp:
 // a designed probe and fit (per-slot cache chosen from the server's
 // /v1/models), a replay of another workload with scraping, and its
-// prediction on simulated engines with prompts scaled to the server's
-// tokenizer. It asserts the hit rate within 5 points and TTFT, TPOT and
+// prediction on simulated engines (prompts scaled to the server's token
+// counts when it tokenised them differently). It asserts the hit rate within 5 points and TTFT, TPOT and
 // E2E p50 within realEngineMaxErrPct, after logging every figure; when
 // the machine was measured too loaded during the probe or the live run
 // it skips loudly instead.
