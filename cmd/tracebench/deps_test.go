@@ -9,7 +9,7 @@ import (
 const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
-// import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← cmd;
+// import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← bench ← cmd;
 // mockserver stands alone but for the tokenizer, the KV event wire
 // format and the server dialects; kvevents and dialect are leaves).
 var allowed = map[string][]string{
@@ -22,6 +22,7 @@ var allowed = map[string][]string{
 	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents", "dialect"},
 	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
 	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
+	"bench":              {"traces", "policies", "replay", "reports", "bench", "mockserver/engine", "kvevents", "dialect"},
 	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect"},
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -53,9 +54,9 @@ until they are honest; if not, the machine is too busy and bench says so.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
 	fs := cmd.Flags()
-	o.wf.bind(fs, "mixed")
-	o.pf.bind(fs, false)
-	o.cf.bind(fs)
+	bindWorkload(fs, &o.wf, "mixed")
+	bindPolicy(fs, &o.pf, false)
+	bindClient(fs, &o.cf)
 	o.so.bind(fs)
 	o.mf.bind(fs)
 	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers, 80 requests at 20 req/s each (about half a minute)")
@@ -105,10 +106,10 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	if o.seeds < 1 {
 		return usagef("--seeds %d: want ≥ 1", o.seeds)
 	}
-	if err := o.pf.loadConfig(cmd.Flags().Changed, false); err != nil {
+	if err := o.pf.LoadConfig(cmd.Flags().Changed, false); err != nil {
 		return err
 	}
-	if err := o.pf.checkConfigRouter(names); err != nil {
+	if err := o.pf.CheckConfigRouter(names); err != nil {
 		return err
 	}
 	if o.quick {
@@ -154,15 +155,15 @@ func quickDefaults(cmd *cobra.Command, o *benchOptions) {
 // a fresh simulation).
 // quiet turns its progress display off (for runs side by side).
 func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string, quiet bool) (*reports.Summary, error) {
-	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: router,
-		results: resultsPath(o.out, policyName(router, o.pf.Queue)), errOut: cmd.ErrOrStderr(), quiet: quiet}
+	rs := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, Router: router,
+		Results: bench.ResultsPath(o.out, bench.PolicyName(router, o.pf.Queue)), ErrOut: cmd.ErrOrStderr(), Quiet: quiet}
 	stop, err := o.mf.backends(ctx, &rs, o.targets)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
 	o.live.before(ctx, &rs, router)
-	return execute(ctx, rs)
+	return bench.Run(ctx, rs)
 }
 
 // writeBench prints the table and writes the report files for what ran,

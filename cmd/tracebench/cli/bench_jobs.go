@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -68,7 +67,7 @@ func benchBatch(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro rep
 				break
 			}
 		}
-		return sums, firstError(errs)
+		return sums, bench.FirstError(errs)
 	}
 	if err := benchPreflight(o, names); err != nil {
 		return sums, err
@@ -98,24 +97,14 @@ func benchBatch(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro rep
 		}()
 	}
 	wg.Wait()
-	return sums, firstError(errs)
+	return sums, bench.FirstError(errs)
 }
 
 // benchPreflight opens the workload once and builds every policy, so a
 // bad flag fails once, before any run starts, rather than in every run
 // side by side.
 func benchPreflight(o *benchOptions, names []string) error {
-	src, err := openSource(o.wf)
-	if err != nil {
-		return err
-	}
-	src.close()
-	for _, name := range names {
-		if _, err := buildPolicy(o.pf, name, o.wf.Seed); err != nil {
-			return err
-		}
-	}
-	return nil
+	return bench.Preflight(o.wf, o.pf, names)
 }
 
 // benchRedo runs again the runs of names whose Summary reports.Distortion
@@ -202,20 +191,4 @@ func allIndexes(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// firstError is the first error that is not an interrupt, else the
-// first interrupt, else nil.
-func firstError(errs []error) error {
-	var intr error
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case errors.Is(err, ErrInterrupted):
-			intr = cmp.Or(intr, err)
-		default:
-			return err
-		}
-	}
-	return intr
 }

@@ -105,9 +105,9 @@ func TestBenchRedo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := &benchOptions{out: t.TempDir()}
 			fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
-			o.wf.bind(fs, "mixed")
-			o.pf.bind(fs, false)
-			o.cf.bind(fs)
+			bindWorkload(fs, &o.wf, "mixed")
+			bindPolicy(fs, &o.pf, false)
+			bindClient(fs, &o.cf)
 			o.so.bind(fs)
 			o.mf.bind(fs)
 			if err := fs.Parse([]string{"--sim", "1", "--max-requests", "20", "--rate", "20"}); err != nil {

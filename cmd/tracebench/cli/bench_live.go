@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
@@ -54,17 +55,15 @@ type liveBench struct {
 // rotated by seed so repeated benches with different seeds start with
 // different policies. It writes its notes to errOut.
 func planLiveBench(ctx context.Context, o *benchOptions, names []string, errOut io.Writer) (*liveBench, []string, error) {
-	headers, err := parseHeaders(o.cf.Headers)
+	hc, err := o.cf.HTTPClient(30 * time.Second)
 	if err != nil {
 		return nil, nil, err
 	}
-	d, why, err := resolveDialect(ctx, o.cf.Dialect, headers, o.cf.apiKey(), o.targets)
+	d, err := o.cf.ResolveDialect(ctx, o.targets)
 	if err != nil {
 		return nil, nil, err
 	}
-	o.cf.dialect, o.cf.dialectWhy = d, why
-	lb := &liveBench{targets: o.targets, d: d, flush: true,
-		hc: &http.Client{Timeout: 30 * time.Second, Transport: headerTransport{headers: headers, apiKey: o.cf.apiKey()}}}
+	lb := &liveBench{targets: o.targets, d: d, flush: true, hc: hc}
 	if err := lb.flushAll(ctx); err != nil {
 		lb.flush, lb.persisted = false, err.Error()
 		fmt.Fprintf(errOut, "tracebench: %v\n", err)
@@ -96,7 +95,7 @@ func (lb *liveBench) before(ctx context.Context, rs *runSpec, router string) {
 	if lb == nil {
 		return
 	}
-	i, n, errOut := slices.Index(lb.order, router), len(lb.order), rs.errOut
+	i, n, errOut := slices.Index(lb.order, router), len(lb.order), rs.ErrOut
 	if errOut == nil {
 		errOut = io.Discard
 	}
@@ -109,7 +108,7 @@ func (lb *liveBench) before(ctx context.Context, rs *runSpec, router string) {
 	} else {
 		caches = "persisted: " + lb.persisted
 	}
-	rs.notes = map[string]any{configBenchCaches: caches, configBenchOrder: strconv.Itoa(i+1) + " of " + strconv.Itoa(n)}
+	rs.Notes = map[string]any{configBenchCaches: caches, configBenchOrder: strconv.Itoa(i+1) + " of " + strconv.Itoa(n)}
 }
 
 // probeRequests is how many requests the speed probe sends to each
@@ -162,11 +161,11 @@ const maxPlanRequests = 100000
 
 // planOf reads the workload as the runs will replay it.
 func planOf(wf workloadFlags) (workloadPlan, error) {
-	src, err := openSource(wf)
+	src, err := bench.OpenSource(wf)
 	if err != nil {
 		return workloadPlan{}, err
 	}
-	defer src.close()
+	defer src.Close()
 	var p workloadPlan
 	var in, out int64
 	for p.n < maxPlanRequests {
@@ -246,7 +245,7 @@ func prepareLive(cmd *cobra.Command, o *benchOptions, names []string) (*liveBenc
 	if err != nil {
 		return nil, nil, err
 	}
-	client, model, err := newClient(ctx, &o.cf, o.targets)
+	client, model, err := bench.NewClient(ctx, &o.cf, o.targets)
 	if err != nil {
 		return nil, nil, err
 	}

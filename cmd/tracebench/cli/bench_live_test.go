@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/reports"
@@ -50,7 +51,7 @@ func TestBenchLiveFair(t *testing.T) {
 			}
 			var started []time.Time
 			for i, p := range tc.order {
-				sum, err := reports.Summarize(resultsPath(dir, p), reports.DefaultOptions())
+				sum, err := reports.Summarize(bench.ResultsPath(dir, p), reports.DefaultOptions())
 				if err != nil {
 					t.Fatal(err)
 				}

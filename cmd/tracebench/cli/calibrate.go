@@ -106,7 +106,7 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache})
 	if err != nil {
 		if errors.Is(err, calibrate.ErrSingleLevel) {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		return err
 	}

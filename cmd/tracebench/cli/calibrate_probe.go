@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -71,22 +72,22 @@ func runProbe(ctx context.Context, targets []string, dir string, pc probeConfig,
 		if err != nil {
 			return nil, err
 		}
-		rs.results = filepath.Join(dir, "probe-"+ph.name+".jsonl")
-		rs.errOut = log
+		rs.Results = filepath.Join(dir, "probe-"+ph.name+".jsonl")
+		rs.ErrOut = log
 		start := time.Now()
-		rs.onResult = func(*replay.Result) string {
+		rs.OnResult = func(*replay.Result) string {
 			if time.Since(start) > per {
 				return "probe-phase-time-limit"
 			}
 			return ""
 		}
-		sum, err := execute(ctx, rs)
+		sum, err := bench.Run(ctx, rs)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate probe phase %s: %w", ph.name, err)
 		}
 		fmt.Fprintf(log, "probe %-10s concurrency %2d: %3d requests, %d ok, in %v\n", ph.name, ph.concurrency,
 			sum.Requests, sum.OK, time.Since(start).Round(100*time.Millisecond))
-		files = append(files, rs.results)
+		files = append(files, rs.Results)
 	}
 	return files, nil
 }
@@ -97,16 +98,16 @@ func runProbe(ctx context.Context, targets []string, dir string, pc probeConfig,
 func probeSpec(args, targets []string, maxInflight int) (runSpec, error) {
 	var rs runSpec
 	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
-	rs.wf.bind(fs, "uniform-lengths")
-	rs.pf.bind(fs, true)
-	rs.cf.bind(fs)
+	bindWorkload(fs, &rs.Workload, "uniform-lengths")
+	bindPolicy(fs, &rs.Policy, true)
+	bindClient(fs, &rs.Client)
 	if err := fs.Parse(args); err != nil {
 		return rs, fmt.Errorf("calibrate probe: %w", err)
 	}
-	rs.pf.Router, rs.pf.MaxInflight = "least-request", maxInflight
-	rs.router = rs.pf.Router
-	rs.cf.Scrape = true
-	rs.ro = reports.DefaultOptions()
-	rs.backends, rs.mode, rs.quiet = targets, "target", true
+	rs.Policy.Router, rs.Policy.MaxInflight = "least-request", maxInflight
+	rs.Router = rs.Policy.Router
+	rs.Client.Scrape = true
+	rs.Report = reports.DefaultOptions()
+	rs.Backends, rs.Mode, rs.Quiet = targets, "target", true
 	return rs, nil
 }

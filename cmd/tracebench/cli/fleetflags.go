@@ -178,8 +178,8 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	if err != nil {
 		return nil, err
 	}
-	if rs.cf.Dialect != "" && !dialect.Valid(rs.cf.Dialect) {
-		_, err := dialect.Lookup(rs.cf.Dialect)
+	if rs.Client.Dialect != "" && !dialect.Valid(rs.Client.Dialect) {
+		_, err := dialect.Lookup(rs.Client.Dialect)
 		return nil, usagef("--dialect: %v", err)
 	}
 	switch {
@@ -200,32 +200,32 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err := checkTargets(targets); err != nil {
 			return nil, err
 		}
-		rs.backends, rs.mode, rs.discover = targets, "target", m.discovery()
+		rs.Backends, rs.Mode, rs.Discover = targets, "target", m.discovery()
 		return func() {}, m.targetKV(rs, targets)
 	case m.Sim > 0:
 		cfg, err := m.engineConfig()
 		if err != nil {
 			return nil, err
 		}
-		rs.sim, rs.engines, rs.fleet, rs.preset, rs.kvDelay = m.Sim, cfg, &cfg, m.Preset, m.kv.Delay
+		rs.Sim, rs.Engines, rs.Fleet, rs.Preset, rs.KVDelay = m.Sim, cfg, &cfg, m.Preset, m.kv.Delay
 		return func() {}, m.checkKVFlags(false, true)
 	}
-	if d := rs.cf.Dialect; d != "" && d != dialect.Auto {
+	if d := rs.Client.Dialect; d != "" && d != dialect.Auto {
 		// The in-process fleet answers in the dialect asked for.
 		m.dialect = d
 	}
 	if err := m.checkKVFlags(false, false); err != nil {
 		return nil, err
 	}
-	fleet, err := m.start(ctx, readsKVEvents(rs.router))
+	fleet, err := m.start(ctx, readsKVEvents(rs.Router))
 	if err != nil {
 		return nil, err
 	}
 	if cfg, err := m.engineConfig(); err == nil {
-		rs.fleet, rs.preset = &cfg, m.Preset
+		rs.Fleet, rs.Preset = &cfg, m.Preset
 	}
-	rs.backends, rs.mode, rs.extra = fleet.URLs(), "mock", fleetExtra(fleet)
-	rs.kvEvents = fleetKV(fleet)
+	rs.Backends, rs.Mode, rs.Extra = fleet.URLs(), "mock", fleetExtra(fleet)
+	rs.KVEvents = fleetKV(fleet)
 	return func() { fleet.Close() }, nil
 }
 
@@ -234,11 +234,11 @@ func (m *fleetFlags) targetKV(rs *runSpec, targets []string) error {
 	if err := m.checkKVFlags(true, false); err != nil {
 		return err
 	}
-	if !readsKVEvents(rs.router) {
+	if !readsKVEvents(rs.Router) {
 		return nil
 	}
 	eps, err := m.kv.targetEndpoints(targets)
-	rs.kvEvents = eps
+	rs.KVEvents = eps
 	return err
 }
 

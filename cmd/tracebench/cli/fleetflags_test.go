@@ -146,8 +146,8 @@ func TestFleetEvictionFlag(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || rs.engines.Eviction != tc.want {
-				t.Fatalf("eviction %q (err %v), want %q", rs.engines.Eviction, err, tc.want)
+			if err != nil || rs.Engines.Eviction != tc.want {
+				t.Fatalf("eviction %q (err %v), want %q", rs.Engines.Eviction, err, tc.want)
 			}
 		})
 	}

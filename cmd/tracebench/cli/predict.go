@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
@@ -91,15 +92,15 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	rs.ro, rs.errOut, rs.quiet = ro, cmd.ErrOrStderr(), true
-	rs.mode, rs.sim, rs.engines = "sim", len(h.Backends), prof.Config()
-	rs.engines.Seed = o.seed
-	rs.results = filepath.Join(o.out, "predicted.jsonl")
-	predicted, err := execute(cmd.Context(), rs)
+	rs.Report, rs.ErrOut, rs.Quiet = ro, cmd.ErrOrStderr(), true
+	rs.Mode, rs.Sim, rs.Engines = "sim", len(h.Backends), prof.Config()
+	rs.Engines.Seed = o.seed
+	rs.Results = filepath.Join(o.out, "predicted.jsonl")
+	predicted, err := bench.Run(cmd.Context(), rs)
 	if err != nil {
 		return fmt.Errorf("predict: simulated replay: %w", err)
 	}
-	scale, err := promptScale(o.live, rs.results)
+	scale, err := promptScale(o.live, rs.Results)
 	if err != nil {
 		return err
 	}
@@ -107,8 +108,8 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		// The server tokenised the prompts into more (or fewer) tokens
 		// than the simulated engines did: replay again with prompts
 		// scaled to the server's counts.
-		rs.simTok = tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: scale}
-		if predicted, err = execute(cmd.Context(), rs); err != nil {
+		rs.SimTokenizer = tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: scale}
+		if predicted, err = bench.Run(cmd.Context(), rs); err != nil {
 			return fmt.Errorf("predict: simulated replay: %w", err)
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "note: the server counted %.3f prompt tokens per simulated one (its own tokenizer); "+
@@ -119,7 +120,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	pred := reports.ComparePrediction(prof.Name, measured, predicted)
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "predict: %s (%d requests, %d backends) replayed on %d simulated engines with profile %s\n\n",
-		o.live, measured.Requests, len(h.Backends), rs.sim, prof.Name)
+		o.live, measured.Requests, len(h.Backends), rs.Sim, prof.Name)
 	if err := pred.WriteTable(w); err != nil {
 		return err
 	}
@@ -194,22 +195,22 @@ func runHeader(path string) (replay.Header, error) {
 // queue with every parameter as resolved.
 func specFromHeader(h replay.Header, path string) (runSpec, error) {
 	var rs runSpec
-	if err := fromConfig(h.Config, "workload", &rs.wf); err != nil {
+	if err := fromConfig(h.Config, "workload", &rs.Workload); err != nil {
 		return rs, fmt.Errorf("%s: run header: %w", path, err)
 	}
-	if err := fromConfig(h.Config, "policy", &rs.pf); err != nil {
+	if err := fromConfig(h.Config, "policy", &rs.Policy); err != nil {
 		return rs, fmt.Errorf("%s: run header: %w", path, err)
 	}
 	if len(h.Backends) == 0 {
 		return rs, fmt.Errorf("%s: run header lists no backends", path)
 	}
-	rs.pf.PolicyConfig = ""
-	rs.pf.Router, rs.pf.Queue = h.Router, h.Queue
-	rs.pf.RouterArgs, rs.pf.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
-	rs.router = h.Router
-	rs.cf.API, _ = h.Config["api"].(string)
-	if rs.cf.API == "" {
-		rs.cf.API = "completions"
+	rs.Policy.PolicyConfig = ""
+	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
+	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
+	rs.Router = h.Router
+	rs.Client.API, _ = h.Config["api"].(string)
+	if rs.Client.API == "" {
+		rs.Client.API = "completions"
 	}
 	return rs, nil
 }

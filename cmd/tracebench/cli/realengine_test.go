@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
@@ -150,7 +151,7 @@ func TestRealEngine(t *testing.T) {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)
 	}
 	for _, p := range []string{"round-robin", "prefix-cache"} {
-		s, err := reports.Summarize(resultsPath(dir, p), reports.DefaultOptions())
+		s, err := reports.Summarize(bench.ResultsPath(dir, p), reports.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -38,9 +39,9 @@ exits 130.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runReplay(cmd, o) },
 	}
 	fs := cmd.Flags()
-	o.wf.bind(fs, "mixed")
-	o.pf.bind(fs, true)
-	o.cf.bind(fs)
+	bindWorkload(fs, &o.wf, "mixed")
+	bindPolicy(fs, &o.pf, true)
+	bindClient(fs, &o.cf)
 	o.so.bind(fs)
 	o.mf.bind(fs)
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a backend (repeatable); without it --mock N starts a mock fleet")
@@ -54,7 +55,7 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.pf.loadConfig(cmd.Flags().Changed, true); err != nil {
+	if err := o.pf.LoadConfig(cmd.Flags().Changed, true); err != nil {
 		return err
 	}
 	if dir := filepath.Dir(o.out); dir != "" {
@@ -62,13 +63,13 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 			return fmt.Errorf("--out %s: %w", o.out, err)
 		}
 	}
-	rs := runSpec{wf: o.wf, pf: o.pf, cf: o.cf, ro: ro, router: o.pf.Router, results: o.out, errOut: cmd.ErrOrStderr()}
+	rs := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, Router: o.pf.Router, Results: o.out, ErrOut: cmd.ErrOrStderr()}
 	stop, err := o.mf.backends(cmd.Context(), &rs, o.targets)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	sum, runErr := execute(cmd.Context(), rs)
+	sum, runErr := bench.Run(cmd.Context(), rs)
 	if sum != nil {
 		if err := reports.WriteTable(cmd.OutOrStdout(), []*reports.Summary{sum}); err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
 )
 
 // Exit codes.
@@ -33,17 +34,14 @@ var commands []func() *cobra.Command
 func register(f func() *cobra.Command) { commands = append(commands, f) }
 
 // usageError marks an error as a usage error (exit 2).
-type usageError struct{ err error }
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
+type usageError = bench.UsageError
 
 // usagef returns a usage error.
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return usageError{Err: fmt.Errorf(format, a...)} }
 
 // ErrInterrupted is returned by runs stopped by SIGINT after writing what
 // they measured.
-var ErrInterrupted = errors.New("interrupted")
+var ErrInterrupted = bench.ErrInterrupted
 
 // NewRoot builds the root command writing to out and errOut.
 func NewRoot(out, errOut io.Writer) *cobra.Command {
@@ -55,7 +53,7 @@ func NewRoot(out, errOut io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{Err: err} })
 	for _, f := range commands {
 		root.AddCommand(f())
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -52,15 +53,15 @@ func TestShareGPTFlagsChangeRequests(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var wf workloadFlags
 			fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
-			wf.bind(fs, "mixed")
+			bindWorkload(fs, &wf, "mixed")
 			if err := fs.Parse(append([]string{"--trace", path}, tc.args...)); err != nil {
 				t.Fatal(err)
 			}
-			src, err := openSource(wf)
+			src, err := bench.OpenSource(wf)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer src.close()
+			defer src.Close()
 			var got []time.Duration
 			first := -1
 			for {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -96,9 +98,9 @@ run's results file under DIR/runs/.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
 	}
 	fs := cmd.Flags()
-	o.wf.bind(fs, "mixed")
-	o.pf.bind(fs, false)
-	o.cf.bind(fs)
+	bindWorkload(fs, &o.wf, "mixed")
+	bindPolicy(fs, &o.pf, false)
+	bindClient(fs, &o.cf)
 	o.so.bind(fs)
 	o.mf.bind(fs)
 	o.bind(fs)
@@ -236,53 +238,53 @@ func (o *sweepOptions) sweepPolicies(baselineGiven bool) ([]string, string, erro
 	}
 	for _, n := range names {
 		if n == o.baseline {
-			return names, policyName(n, o.pf.Queue), nil
+			return names, bench.PolicyName(n, o.pf.Queue), nil
 		}
 	}
 	if baselineGiven {
 		return nil, "", usagef("--baseline %q is not one of --policies %s", o.baseline, strings.Join(names, ","))
 	}
-	return names, policyName(names[0], o.pf.Queue), nil
+	return names, bench.PolicyName(names[0], o.pf.Queue), nil
 }
 
 // prepare validates the flags (changed says which were given), resolves
-// the defaults, the policies and the rates, and returns the sweeper with
-// the routers to sweep and the baseline's display name.
-func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (*sweeper, []string, string, error) {
+// the defaults, the policies and the rates, and returns the sweep to run.
+func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (bench.SweepSpec, error) {
 	o.resolveDefaults(changed)
 	if err := o.validate(changed); err != nil {
-		return nil, nil, "", err
+		return bench.SweepSpec{}, err
 	}
-	if err := o.pf.loadConfig(changed, false); err != nil {
-		return nil, nil, "", err
+	if err := o.pf.LoadConfig(changed, false); err != nil {
+		return bench.SweepSpec{}, err
 	}
 	names, baseline, err := o.sweepPolicies(changed("baseline"))
 	if err != nil {
-		return nil, nil, "", err
+		return bench.SweepSpec{}, err
 	}
-	if err := o.pf.checkConfigRouter(names); err != nil {
-		return nil, nil, "", err
+	if err := o.pf.CheckConfigRouter(names); err != nil {
+		return bench.SweepSpec{}, err
 	}
 	ro, err := o.so.options()
 	if err != nil {
-		return nil, nil, "", err
+		return bench.SweepSpec{}, err
 	}
-	sw, err := newSweeper(o, ro, errOut)
-	return sw, names, baseline, err
+	spec := bench.SweepSpec{Base: runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, ErrOut: errOut},
+		Routers: names, Baseline: baseline, Attainment: o.attainment, Growth: o.growth, Tolerance: o.tolerance,
+		MaxRuns: o.maxRuns, Vary: o.vary, Fleet: o.fleet(), Jobs: o.sweepJobs(len(names)), Cooldown: o.cooldown,
+		MaxErrorRate: o.maxErrorRate, Out: o.out, ErrOut: errOut,
+		Seeds: o.seeds, ProfileNote: profileNote(o.mf, o.live()), Setup: o.setup}
+	return spec, o.resolveRates(&spec)
 }
 
 func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
-	sw, names, baseline, err := o.prepare(cmd.Flags().Changed, cmd.ErrOrStderr())
+	spec, err := o.prepare(cmd.Flags().Changed, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	if o.seeds < 1 {
 		return usagef("--seeds %d: want ≥ 1", o.seeds)
 	}
-	res, runErr := sw.run(cmd.Context(), names, baseline)
-	if runErr == nil {
-		res.Verdict, runErr = sweepSeeds(cmd.Context(), sw, o, names, baseline, res)
-	}
+	res, runErr := bench.Sweep(cmd.Context(), spec)
 	if len(res.Policies) > 0 {
 		if err := reports.WriteSweepTable(cmd.OutOrStdout(), res); err != nil {
 			return err
@@ -291,15 +293,37 @@ func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
 			fmt.Fprintln(cmd.OutOrStdout())
 			res.Verdict.WriteText(cmd.OutOrStdout())
 		}
-		if err := reports.WriteSweepDir(o.out, res); err != nil {
-			return fmt.Errorf("write sweep report: %w", err)
-		}
 		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\n", filepath.Join(o.out, "sweep.md"))
 	}
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		return ErrInterrupted
 	}
 	return runErr
+}
+
+// setup points a sweep run's Spec at its fleet: --target, --sim or a
+// fresh mock fleet, the mock's seed shifted by the run's seed offset (its
+// workload seed above --seed).
+func (o *sweepOptions) setup(ctx context.Context, rs *runSpec) (func(), error) {
+	m := o.mf
+	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
+	return m.backends(ctx, rs, o.targets)
+}
+
+// fleet describes where the runs go.
+func (o *sweepOptions) fleet() string {
+	m := o.mf
+	preset, err := m.profileName()
+	if err != nil {
+		preset = m.Profile
+	}
+	switch {
+	case o.live():
+		return "live targets " + strings.Join(o.targets, ", ")
+	case m.Sim > 0:
+		return fmt.Sprintf("%d simulated mock engines in virtual time (profile %s)", m.Sim, preset)
+	}
+	return fmt.Sprintf("%d in-process mock replicas, a fresh fleet per run (profile %s)", m.Replicas, preset)
 }
 
 // sweepJobs is how many of n policies are swept at once: --jobs, else

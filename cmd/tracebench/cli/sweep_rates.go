@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/reports"
 )
 
 // rateSpec is a rate from the command line: req/s, or with an "x"
@@ -61,36 +62,33 @@ func parseLadder(s string, native float64) ([]float64, error) {
 	return out, nil
 }
 
-// nativeRate measures the workload's own mean arrival rate over the
-// window each run replays, (n − 1) / (last − first arrival) of its
-// Requests at time-scale 1, and returns it (0 when fewer than two
-// arrivals or no time between them) with the workload's identity.
-func nativeRate(wf workloadFlags) (float64, string, error) {
-	wf.Rate, wf.TimeScale = 0, 1
-	src, err := openSource(wf)
+// resolveRates measures the workload's own rate and identity and sets
+// spec's ladder (--rates) or the search's first rate (--start-rate, else
+// the workload's own rate, else 1 req/s).
+func (o *sweepOptions) resolveRates(spec *bench.SweepSpec) error {
+	native, ident, err := bench.NativeRate(o.wf)
 	if err != nil {
-		return 0, "", err
+		return err
 	}
-	defer src.close()
-	var n int
-	var first, last float64
-	for {
-		r, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return 0, "", err
-		}
-		at := r.Arrival.Seconds()
-		if n == 0 {
-			first = at
-		}
-		last = at
-		n++
+	spec.Native, spec.Ident = native, ident
+	if o.vary == reports.VaryTimeScale && !(native > 0) {
+		return usagef("--vary time-scale: the workload's arrivals span no time, so it has no rate to scale; use --vary rate")
 	}
-	if n < 2 || !(last > first) {
-		return 0, src.ident, nil
+	if o.rates != "" {
+		spec.Ladder, err = parseLadder(o.rates, native)
+		return err
 	}
-	return float64(n-1) / (last - first), src.ident, nil
+	spec.Start = 1
+	if native > 0 {
+		spec.Start = native
+	}
+	if o.startRate == "" {
+		return nil
+	}
+	rs, err := parseRateSpec("start-rate", o.startRate)
+	if err != nil {
+		return err
+	}
+	spec.Start, err = rs.resolve("start-rate", native)
+	return err
 }

@@ -14,25 +14,26 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
 
 // sweepFor parses args as `tracebench sweep` flags (with --out a temp
 // dir) and runs the sweep in-process.
-func sweepFor(t *testing.T, ctx context.Context, args ...string) (*reports.Sweep, *sweeper, error) {
+func sweepFor(t *testing.T, ctx context.Context, args ...string) (*reports.Sweep, bench.SweepSpec, error) {
 	t.Helper()
 	o := &sweepOptions{}
 	cmd := sweepCommand(o)
 	if err := cmd.ParseFlags(append([]string{"--out", t.TempDir()}, args...)); err != nil {
 		t.Fatal(err)
 	}
-	sw, names, baseline, err := o.prepare(cmd.Flags().Changed, io.Discard)
+	spec, err := o.prepare(cmd.Flags().Changed, io.Discard)
 	if err != nil {
-		return nil, nil, err
+		return nil, spec, err
 	}
-	res, err := sw.run(ctx, names, baseline)
-	return res, sw, err
+	res, err := bench.Sweep(ctx, spec)
+	return res, spec, err
 }
 
 // probe is one run of a sweep as compared between sweeps.
@@ -162,14 +163,14 @@ func TestSweepOfferedRate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !(sw.native > 1) {
-				t.Fatalf("native rate %v", sw.native)
+			if !(sw.Native > 1) {
+				t.Fatalf("native rate %v", sw.Native)
 			}
 			for i, st := range s.Policies[0].Steps {
-				if want := sw.native * []float64{0.5, 2}[i]; math.Abs(st.Rate-want) > 1e-9*want {
+				if want := sw.Native * []float64{0.5, 2}[i]; math.Abs(st.Rate-want) > 1e-9*want {
 					t.Fatalf("run %d rate %v, want %v", i, st.Rate, want)
 				}
-				got := arrivalRate(t, filepath.Join(sw.o.out, st.Results))
+				got := arrivalRate(t, filepath.Join(sw.Out, st.Results))
 				if d := math.Abs(got-st.Rate) / st.Rate; d > tc.tol {
 					t.Errorf("run %d: arrivals at %.3f req/s, offered %.3f (%.1f %% off)", i, got, st.Rate, 100*d)
 				}
@@ -245,22 +246,21 @@ func TestSweepCooldown(t *testing.T) {
 		"--max-requests", "50", "--rates", "5,10", "--cooldown", "3s", "--jobs", "1"}); err != nil {
 		t.Fatal(err)
 	}
-	sw, names, base, err := o.prepare(cmd.Flags().Changed, io.Discard)
+	sw, err := o.prepare(cmd.Flags().Changed, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var waits []time.Duration
-	sw.sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
-	res, err := sw.run(context.Background(), names, base)
+	sw.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+	res, err := bench.Sweep(context.Background(), sw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]time.Duration{3 * time.Second, 3 * time.Second, 3 * time.Second}, waits); d != "" {
 		t.Errorf("cool-downs for 4 runs (-want +got):\n%s", d)
 	}
-	sw.runs = 0
-	sw.sleep = func(context.Context, time.Duration) error { return context.Canceled }
-	res, err = sw.run(context.Background(), names, base)
+	sw.Sleep = func(context.Context, time.Duration) error { return context.Canceled }
+	res, err = bench.Sweep(context.Background(), sw)
 	if !errors.Is(err, ErrInterrupted) || len(res.Policies) != 1 || len(res.Policies[0].Steps) != 1 {
 		t.Errorf("interrupted cool-down: err %v, %d policies", err, len(res.Policies))
 	}
@@ -294,8 +294,8 @@ func TestSweepMooncakePrefixAware(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 600 requests over the trace's first 200 s or so: about 3 req/s.
-	if !(sw.native > 2 && sw.native < 4) {
-		t.Errorf("trace rate %.2f req/s, want about 3", sw.native)
+	if !(sw.Native > 2 && sw.Native < 4) {
+		t.Errorf("trace rate %.2f req/s, want about 3", sw.Native)
 	}
 	for _, p := range s.Policies[1:] {
 		if g := s.Gain(&p); !(g > 0.05) {

@@ -20,19 +20,8 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// file is the *os.File under s, or nil (for the terminal check).
-func (s *syncWriter) file() *os.File {
+// File is the *os.File under s, or nil (for the terminal check).
+func (s *syncWriter) File() *os.File {
 	f, _ := s.w.(*os.File)
 	return f
-}
-
-// fileOf is w's *os.File, also under a syncWriter, or nil.
-func fileOf(w io.Writer) *os.File {
-	switch v := w.(type) {
-	case *os.File:
-		return v
-	case *syncWriter:
-		return v.file()
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -35,7 +36,7 @@ func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 	fs.IntVar(&in.BlockSize, "block-size", 0, blockSizeHelp)
 	fs.StringVar(&in.TimeUnit, "time-unit", "", timeUnitHelp)
 	fs.BoolVar(&in.SkipInvalid, "skip-invalid", false, "skip malformed records (counted) instead of failing")
-	in.ShareGPT.bind(fs)
+	bindShareGPT(fs, &in.ShareGPT)
 }
 
 func (in *traceInput) bindWorkload(fs *pflag.FlagSet) {
@@ -58,21 +59,21 @@ func (in *traceInput) bindArrivals(fs *pflag.FlagSet) {
 // open returns the Source, a display name, the skipped-count function and
 // a closer.
 func (in *traceInput) open(path string) (traces.Source, string, func() int, func(), error) {
-	if err := checkArrivals(in.Arrivals); err != nil {
+	if err := bench.CheckArrivals(in.Arrivals); err != nil {
 		return nil, "", nil, nil, err
 	}
-	if err := in.ShareGPT.validate(); err != nil {
+	if err := in.ShareGPT.Validate(); err != nil {
 		return nil, "", nil, nil, err
 	}
 	in.Arrivals.Seed = in.Seed
 	if path == "" {
-		if err := in.ShareGPT.check(""); err != nil {
+		if err := in.ShareGPT.Check(""); err != nil {
 			return nil, "", nil, nil, err
 		}
 		if in.TimeUnit != "" {
 			return nil, "", nil, nil, usagef("--time-unit applies to a trace file, not to a generated workload")
 		}
-		params, err := parseKV("workload-param", in.Params)
+		params, err := bench.ParseKV("workload-param", in.Params)
 		if err != nil {
 			return nil, "", nil, nil, err
 		}
@@ -80,33 +81,20 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if err != nil {
 			return nil, "", nil, nil, usagef("--workload: %v", err)
 		}
-		name := workloadIdent(in.Workload, params, in.Seed)
+		name := bench.WorkloadIdent(in.Workload, params, in.Seed)
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
-	fs, err := traces.Open(path, in.ShareGPT.readOptions(traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize,
+	fs, err := traces.Open(path, in.ShareGPT.ReadOptions(traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize,
 		TimeUnit: in.TimeUnit, SkipInvalid: in.SkipInvalid, Seed: in.Seed}))
 	if err != nil {
 		return nil, "", nil, nil, err
 	}
-	if err := in.ShareGPT.check(fs.Format()); err != nil {
+	if err := in.ShareGPT.Check(fs.Format()); err != nil {
 		fs.Close()
 		return nil, "", nil, nil, err
 	}
-	name := traceIdent(path, fs, in.Seed)
+	name := bench.TraceIdent(path, fs, in.Seed)
 	return traces.WithArrivals(fs, in.Arrivals), name, fs.Skipped, func() { fs.Close() }, nil
-}
-
-// checkArrivals validates the arrival flags as a usage error. The
-// library reads --cv 0 as its default 1 (Poisson), so with --arrival
-// gamma it is refused rather than silently ignored.
-func checkArrivals(ao traces.ArrivalOptions) error {
-	if err := ao.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-	if ao.Process == traces.ProcessGamma && ao.CV == 0 {
-		return usagef("--cv 0: want > 0 (--arrival constant gives evenly spaced arrivals)")
-	}
-	return nil
 }
 
 func newTraceCmd() *cobra.Command {

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"fmt"
@@ -18,8 +18,8 @@ import (
 // cache can bind well below max_num_seqs; the warning names the flags
 // that give it (and the in-process engines' max_num_seqs, the upper
 // end).
-func (rs *runSpec) warnCapacity(queue string) {
-	if rs.pf.Capacity > 0 || rs.pf.TokenBudget > 0 {
+func (rs *Spec) warnCapacity(queue string) {
+	if rs.Policy.Capacity > 0 || rs.Policy.TokenBudget > 0 {
 		return
 	}
 	spec, err := policies.Lookup("queue", queue)
@@ -27,10 +27,10 @@ func (rs *runSpec) warnCapacity(queue string) {
 		return
 	}
 	limit := "the servers' concurrent-request limit (vLLM --max-num-seqs, 256 by default; llama.cpp --parallel)"
-	if rs.fleet != nil {
-		limit = fmt.Sprintf("the requests an engine runs at once (at most its max_num_seqs, %d; fewer when its KV cache fills first)", rs.fleet.MaxNumSeqs)
+	if rs.Fleet != nil {
+		limit = fmt.Sprintf("the requests an engine runs at once (at most its max_num_seqs, %d; fewer when its KV cache fills first)", rs.Fleet.MaxNumSeqs)
 	}
-	warnOnce(rs.errOut, fmt.Sprintf("tracebench: warning: --queue %s without --backend-capacity or --backend-token-budget "+
+	warnOnce(rs.ErrOut, fmt.Sprintf("tracebench: warning: --queue %s without --backend-capacity or --backend-token-budget "+
 		"holds no request back and acts as fcfs; set --backend-capacity to %s", queue, limit))
 }
 

@@ -1,14 +1,14 @@
-package cli
+package bench
 
 import "github.com/tracebench/tracebench/replay"
 
-// errorLimitMinResults is how many Results a run must have before its
+// ErrorLimitMinResults is how many Results a run must have before its
 // error rate can stop it: with fewer, one or two failures are already
 // past a 5 % limit, so a stray early error would end the run.
-const errorLimitMinResults = 20
+const ErrorLimitMinResults = 20
 
 // errorLimit watches a run's Results as they finish and asks to stop it
-// once at least errorLimitMinResults are in and the share that failed
+// once at least ErrorLimitMinResults are in and the share that failed
 // exceeds max, so a failing fleet gets no more requests than that.
 // Every Result counts, warm-up ones too. Not safe for concurrent use
 // (a Run calls it from one goroutine).
@@ -29,7 +29,7 @@ func (e *errorLimit) check(r *replay.Result) string {
 	if !r.OK() {
 		e.failed++
 	}
-	if e.results < errorLimitMinResults || !(float64(e.failed) > e.max*float64(e.results)) {
+	if e.results < ErrorLimitMinResults || !(float64(e.failed) > e.max*float64(e.results)) {
 		return ""
 	}
 	if e.at == 0 {

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"fmt"
@@ -12,13 +12,13 @@ import (
 	"github.com/tracebench/tracebench/policies"
 )
 
-// loadConfig reads the --policy-config file, when one is given, and keeps
-// it for buildPolicy. The router (withRouter: replay's --policy) and the
+// LoadConfig reads the --policy-config file, when one is given, and keeps
+// it for Run. The router (withRouter: replay's --policy) and the
 // queue the file names are used where their flag was not given (changed
 // says which flags were); a flag naming another policy than the file is a
 // usage error. An unreadable file is a runtime error, a file that does
 // not parse or validate a usage error naming the file and the field.
-func (p *policyFlags) loadConfig(changed func(string) bool, withRouter bool) error {
+func (p *Policy) LoadConfig(changed func(string) bool, withRouter bool) error {
 	if p.PolicyConfig == "" {
 		return nil
 	}
@@ -28,7 +28,7 @@ func (p *policyFlags) loadConfig(changed func(string) bool, withRouter bool) err
 	}
 	c, err := policies.ParsePolicyConfig(p.PolicyConfig, data)
 	if err != nil {
-		return usageError{err} // names the file, line and field
+		return UsageError{Err: err} // names the file, line and field
 	}
 	if withRouter {
 		if err := takeName(&p.Router, c.Router.Name, "policy", "router", p.PolicyConfig, changed); err != nil {
@@ -56,10 +56,10 @@ func takeName(flag *string, name, flagName, kind, file string, changed func(stri
 	return nil
 }
 
-// checkConfigRouter checks that a router the --policy-config file names
+// CheckConfigRouter checks that a router the --policy-config file names
 // is among the routers bench or sweep runs, since its parameters apply to
 // that router only.
-func (p *policyFlags) checkConfigRouter(routers []string) error {
+func (p *Policy) CheckConfigRouter(routers []string) error {
 	if p.file == nil || p.file.Router.Name == "" || slices.Contains(routers, p.file.Router.Name) {
 		return nil
 	}
@@ -79,9 +79,9 @@ type builtPolicy struct {
 // buildPolicy constructs the Router and Queue, flags over the
 // --policy-config file (loaded by loadConfig, or here when it was not),
 // and resolves the parameters they run with.
-func buildPolicy(pf policyFlags, router string, seed uint64) (builtPolicy, error) {
+func buildPolicy(pf Policy, router string, seed uint64) (builtPolicy, error) {
 	if pf.file == nil && pf.PolicyConfig != "" {
-		if err := pf.loadConfig(func(string) bool { return true }, false); err != nil {
+		if err := pf.LoadConfig(func(string) bool { return true }, false); err != nil {
 			return builtPolicy{}, err
 		}
 	}
@@ -112,7 +112,7 @@ func buildPolicy(pf policyFlags, router string, seed uint64) (builtPolicy, error
 // parameters among the router parameters as filter and filter.NAME. A
 // Queue that picks Backends itself leaves nothing to filter: giving both
 // is a usage error naming both.
-func applyFilter(b *builtPolicy, pf policyFlags) error {
+func applyFilter(b *builtPolicy, pf Policy) error {
 	if pf.Filter == "" {
 		if len(pf.FilterArgs) > 0 {
 			return usagef("--filter-param given without --filter")
@@ -123,7 +123,7 @@ func applyFilter(b *builtPolicy, pf policyFlags) error {
 		return usagef("--filter %s cannot compose with --queue %s: that queue picks the backend of every request itself, "+
 			"so no router or filter sees them", pf.Filter, pf.Queue)
 	}
-	fp, err := parseKV("filter-param", pf.FilterArgs)
+	fp, err := ParseKV("filter-param", pf.FilterArgs)
 	if err != nil {
 		return err
 	}
@@ -142,15 +142,15 @@ func applyFilter(b *builtPolicy, pf policyFlags) error {
 }
 
 func mergeKV(dst policies.Params, flag string, pairs []string) error {
-	p, err := parseKV(flag, pairs)
+	p, err := ParseKV(flag, pairs)
 	for k, v := range p {
 		dst[k] = v
 	}
 	return err
 }
 
-// policyName is the Run's display name: router, plus +queue unless fcfs.
-func policyName(router, queue string) string {
+// PolicyName is the Run's display name: router, plus +queue unless fcfs.
+func PolicyName(router, queue string) string {
 	if queue == "" || queue == "fcfs" {
 		return router
 	}
@@ -161,7 +161,7 @@ func policyName(router, queue string) string {
 // --policy-config file's (its router section only when it names router
 // or no router), then the --router-param / --queue-param flags over them.
 // fromFile reports whether the file gave any router or queue parameter.
-func policyParams(pf policyFlags, router string) (rp, qp policies.Params, fromFile [2]bool, err error) {
+func policyParams(pf Policy, router string) (rp, qp policies.Params, fromFile [2]bool, err error) {
 	rp, qp = policies.Params{}, policies.Params{}
 	if c := pf.file; c != nil {
 		if c.Router.Name == "" || c.Router.Name == router {
@@ -189,7 +189,7 @@ func policyParams(pf policyFlags, router string) (rp, qp policies.Params, fromFi
 // takes a weights parameter (vtc and its variants, lcf) when neither the
 // flags nor the policy file set it; setting it in both places is a usage
 // error naming both.
-func addSLOWeights(qp policies.Params, pf policyFlags) error {
+func addSLOWeights(qp policies.Params, pf Policy) error {
 	if len(pf.sloWeights) == 0 || pf.Queue == "" {
 		return nil
 	}
@@ -211,7 +211,7 @@ func addSLOWeights(qp policies.Params, pf policyFlags) error {
 
 // policyErr is a usage error for a policy that cannot be built, naming
 // the flag and, when it gave parameters, the --policy-config file.
-func policyErr(flag string, pf policyFlags, fromFile bool, err error) error {
+func policyErr(flag string, pf Policy, fromFile bool, err error) error {
 	if fromFile {
 		return usagef("%s (parameters from --policy-config %s): %v", flag, pf.PolicyConfig, err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"slices"
@@ -12,26 +12,26 @@ import (
 // parameter they ran with (defaults, preset, environment, file, flags),
 // the model actually sent and the client settings, with the names of
 // extra headers but never their values or the API key.
-func header(rs runSpec, ident string, pol builtPolicy) replay.Header {
+func header(rs Spec, ident string, pol builtPolicy) replay.Header {
 	r, q := pol.router, pol.queue
-	h := replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: policyName(r.Name(), q.Name()),
+	h := replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: PolicyName(r.Name(), q.Name()),
 		Router: r.Name(), RouterParams: pol.routerParams, Queue: q.Name(), QueueParams: pol.queueParams,
-		Seed: rs.wf.Seed, Trace: ident, Mode: rs.mode, Backends: rs.backends, Shard: rs.wf.Shard,
-		Config: map[string]any{"workload": rs.wf, "policy": rs.pf, "api": rs.cf.API, "model": rs.cf.Model,
-			"stream": !rs.cf.NoStream, "scrape": rs.cf.Scrape, "scrape_interval": rs.cf.ScrapeInt.String(),
-			"timeout": rs.cf.Timeout.String(), "grace": rs.cf.Grace.String(), "header_names": headerNames(rs.cf.Headers)}}
-	if rs.fleet != nil {
+		Seed: rs.Workload.Seed, Trace: ident, Mode: rs.Mode, Backends: rs.Backends, Shard: rs.Workload.Shard,
+		Config: map[string]any{"workload": rs.Workload, "policy": rs.Policy, "api": rs.Client.API, "model": rs.Client.Model,
+			"stream": !rs.Client.NoStream, "scrape": rs.Client.Scrape, "scrape_interval": rs.Client.ScrapeInt.String(),
+			"timeout": rs.Client.Timeout.String(), "grace": rs.Client.Grace.String(), "header_names": headerNames(rs.Client.Headers)}}
+	if rs.Fleet != nil {
 		// The engine settings of the mock or simulated replicas (eviction
 		// policy and LoRA limits included), so runs that differ only there
 		// tell apart.
-		h.Config["engine"] = *rs.fleet
+		h.Config["engine"] = *rs.Fleet
 	}
 	return h
 }
 
 // dialectConfig adds the dialect and why it was chosen to a header's
 // Config (nothing for simulated backends, which speak none).
-func dialectConfig(h *replay.Header, cf clientFlags) {
+func dialectConfig(h *replay.Header, cf Client) {
 	if cf.dialect == nil {
 		return
 	}

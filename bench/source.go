@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// source is the paced, sharded Request source of a Run.
-type source struct {
+// Source is the paced, sharded Request source of a Run.
+type Source struct {
 	traces.Source
 	// ident identifies the trace or workload in the run header.
 	ident string
@@ -26,7 +26,7 @@ type source struct {
 }
 
 // Next implements traces.Source, counting the Requests it yields.
-func (s *source) Next() (traces.Request, error) {
+func (s *Source) Next() (traces.Request, error) {
 	r, err := s.Source.Next()
 	if err == nil {
 		s.yielded++
@@ -39,7 +39,7 @@ func (s *source) Next() (traces.Request, error) {
 
 // allSkipped is an error when the trace's records were all malformed
 // and skipped (--skip-invalid), so nothing was replayed; nil otherwise.
-func (s *source) allSkipped(trace string) error {
+func (s *Source) allSkipped(trace string) error {
 	if n := s.skipped(); n > 0 && s.yielded == 0 {
 		return fmt.Errorf("every record of %s was malformed: skipped %s, replayed none (is --format right?)",
 			trace, traces.MalformedText(n))
@@ -47,14 +47,14 @@ func (s *source) allSkipped(trace string) error {
 	return nil
 }
 
-// openSource builds the paced, sharded Request source and its identity.
-func openSource(wf workloadFlags) (*source, error) {
+// OpenSource builds the paced, sharded Request source and its identity.
+func OpenSource(wf Workload) (*Source, error) {
 	ao := traces.ArrivalOptions{TimeScale: wf.TimeScale, Rate: wf.Rate, Process: wf.Arrival, CV: wf.CV,
 		MaxRequests: wf.MaxRequests, Duration: wf.Duration, Start: wf.Start, Seed: wf.Seed}
-	if err := checkArrivals(ao); err != nil {
+	if err := CheckArrivals(ao); err != nil {
 		return nil, err
 	}
-	if err := wf.ShareGPT.validate(); err != nil {
+	if err := wf.ShareGPT.Validate(); err != nil {
 		return nil, err
 	}
 	i, n, err := parseShard(wf.Shard)
@@ -78,31 +78,31 @@ func openSource(wf workloadFlags) (*source, error) {
 
 // openTrace opens the --trace file: its Requests, unpaced, and the
 // source naming it that closes it and counts the records it skipped.
-func openTrace(wf workloadFlags) (*source, traces.Source, error) {
-	fs, err := traces.Open(wf.Trace, wf.ShareGPT.readOptions(traces.ReadOptions{Format: wf.Format,
+func openTrace(wf Workload) (*Source, traces.Source, error) {
+	fs, err := traces.Open(wf.Trace, wf.ShareGPT.ReadOptions(traces.ReadOptions{Format: wf.Format,
 		BlockSize: wf.BlockSize, TimeUnit: wf.TimeUnit, SkipInvalid: wf.SkipInvalid, Seed: wf.Seed}))
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := wf.ShareGPT.check(fs.Format()); err != nil {
+	if err := wf.ShareGPT.Check(fs.Format()); err != nil {
 		fs.Close()
 		return nil, nil, err
 	}
-	s := &source{ident: traceIdent(wf.Trace, fs, wf.Seed), close: func() { fs.Close() },
+	s := &Source{ident: TraceIdent(wf.Trace, fs, wf.Seed), close: func() { fs.Close() },
 		skipped: fs.Skipped}
 	return s, fs, nil
 }
 
 // openWorkload builds the --workload generator: its Requests, unpaced,
 // and the source naming it (see workloadIdent).
-func openWorkload(wf workloadFlags) (*source, traces.Source, error) {
-	if err := wf.ShareGPT.check(""); err != nil {
+func openWorkload(wf Workload) (*Source, traces.Source, error) {
+	if err := wf.ShareGPT.Check(""); err != nil {
 		return nil, nil, err
 	}
 	if wf.TimeUnit != "" {
 		return nil, nil, usagef("--time-unit applies to a --trace file, not to a generated workload")
 	}
-	params, err := parseKV("workload-param", wf.WorkloadArgs)
+	params, err := ParseKV("workload-param", wf.WorkloadArgs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,15 +110,15 @@ func openWorkload(wf workloadFlags) (*source, traces.Source, error) {
 	if err != nil {
 		return nil, nil, usagef("--workload: %v", err)
 	}
-	s := &source{ident: workloadIdent(wf.Workload, params, wf.Seed), close: func() {},
+	s := &Source{ident: WorkloadIdent(wf.Workload, params, wf.Seed), close: func() {},
 		skipped: func() int { return 0 }}
 	return s, raw, nil
 }
 
-// workloadIdent names a generated workload in run headers and reports:
+// WorkloadIdent names a generated workload in run headers and reports:
 // "workload NAME k=v... seed N" with the parameters given, sorted by
 // key, and none when none were given.
-func workloadIdent(name string, params map[string]string, seed uint64) string {
+func WorkloadIdent(name string, params map[string]string, seed uint64) string {
 	parts := []string{"workload", name}
 	for _, k := range sortedKeys(params) {
 		parts = append(parts, k+"="+params[k])
@@ -126,13 +126,13 @@ func workloadIdent(name string, params map[string]string, seed uint64) string {
 	return strings.Join(append(parts, "seed", strconv.FormatUint(seed, 10)), " ")
 }
 
-// traceIdent names a trace file in run headers and statistics: "PATH
+// TraceIdent names a trace file in run headers and statistics: "PATH
 // (FORMAT)", with the file's own start time when it is not 0
 // ("PATH (mooncake, starts at 1178.625 s)"): arrivals, --start and
 // --duration count from the first record. A ServeGen model directory,
 // whose requests are drawn from distributions, names its seed instead
 // ("PATH (servegen, seed 1)").
-func traceIdent(path string, fs *traces.FileSource, seed uint64) string {
+func TraceIdent(path string, fs *traces.FileSource, seed uint64) string {
 	if fs.Format() == traces.FormatServeGen {
 		return fmt.Sprintf("%s (%s, seed %d)", path, fs.Format(), seed)
 	}
@@ -142,8 +142,8 @@ func traceIdent(path string, fs *traces.FileSource, seed uint64) string {
 	return fmt.Sprintf("%s (%s)", path, fs.Format())
 }
 
-// timeUnitHelp documents --time-unit.
-const timeUnitHelp = "unit of the trace's numeric timestamps: s|ms|us|ns (default: the format's own, ms for mooncake, s for vtc and burstgpt)"
+// Close releases the trace file.
+func (s *Source) Close() { s.close() }
 
-// blockSizeHelp documents --block-size.
-const blockSizeHelp = "tokens per block id in block-id traces (0 = the format's own: mooncake 512, bailian 16)"
+// Ident names the trace or workload as the results header does.
+func (s *Source) Ident() string { return s.ident }

@@ -1,18 +1,17 @@
-package cli
+package bench
 
 import (
 	"time"
 
-	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
-// shareGPTFlags set how a ShareGPT file, which has neither times nor
+// ShareGPT sets how a ShareGPT file, which has neither times nor
 // token counts, becomes Requests (the ShareGPT fields of
 // traces.ReadOptions). They are refused with a trace of another format
 // or a generated workload, where they would be ignored.
-type shareGPTFlags struct {
+type ShareGPT struct {
 	// Tokenizer counts the tokens of the text: whitespace (default, as
 	// the mock server counts), character or tiktoken.
 	Tokenizer string
@@ -20,26 +19,19 @@ type shareGPTFlags struct {
 	// traces.DefaultThinkTime, 10 s); Gap the time between the starts of
 	// successive conversations (default traces.DefaultSessionGap, 1 s).
 	Think, Gap time.Duration
-	// bound is set by bind: commands without these flags skip the checks.
-	bound bool
+	// Bound is set when these settings come from flags the command has:
+	// commands without them skip the checks.
+	Bound bool `json:"-"`
 }
 
-const defaultShareGPTTokenizer = "whitespace"
+// DefaultShareGPTTokenizer is the ShareGPT tokenizer by default, the
+// one the mock server counts with.
+const DefaultShareGPTTokenizer = "whitespace"
 
-func (s *shareGPTFlags) bind(fs *pflag.FlagSet) {
-	s.bound = true
-	fs.StringVar(&s.Tokenizer, "sharegpt-tokenizer", defaultShareGPTTokenizer,
-		"tokenizer counting ShareGPT text in tokens: whitespace|character|tiktoken")
-	fs.DurationVar(&s.Think, "sharegpt-think", traces.DefaultThinkTime,
-		"time between the turns of one ShareGPT conversation")
-	fs.DurationVar(&s.Gap, "sharegpt-gap", traces.DefaultSessionGap,
-		"time between the starts of successive ShareGPT conversations")
-}
-
-// validate checks the values, naming the flag.
-func (s *shareGPTFlags) validate() error {
+// Validate checks the values, naming the flag.
+func (s *ShareGPT) Validate() error {
 	switch {
-	case !s.bound:
+	case !s.Bound:
 		return nil
 	case s.Think <= 0:
 		return usagef("--sharegpt-think %v: want > 0", s.Think)
@@ -53,11 +45,11 @@ func (s *shareGPTFlags) validate() error {
 }
 
 // changed names the first flag set off its default ("" when none).
-func (s *shareGPTFlags) changed() string {
+func (s *ShareGPT) changed() string {
 	switch {
-	case !s.bound:
+	case !s.Bound:
 		return ""
-	case s.Tokenizer != defaultShareGPTTokenizer:
+	case s.Tokenizer != DefaultShareGPTTokenizer:
 		return "sharegpt-tokenizer"
 	case s.Think != traces.DefaultThinkTime:
 		return "sharegpt-think"
@@ -67,17 +59,17 @@ func (s *shareGPTFlags) changed() string {
 	return ""
 }
 
-// readOptions returns o with the ShareGPT fields set from the flags.
-func (s *shareGPTFlags) readOptions(o traces.ReadOptions) traces.ReadOptions {
-	if s.bound {
+// ReadOptions returns o with the ShareGPT fields set from the flags.
+func (s *ShareGPT) ReadOptions(o traces.ReadOptions) traces.ReadOptions {
+	if s.Bound {
 		o.Tokenizer, o.ThinkTime, o.SessionGap = s.Tokenizer, s.Think, s.Gap
 	}
 	return o
 }
 
-// check refuses a flag set off its default when the Requests come from
+// Check refuses a flag set off its default when the Requests come from
 // a trace of another format, or from a generated workload (format "").
-func (s *shareGPTFlags) check(format string) error {
+func (s *ShareGPT) Check(format string) error {
 	f := s.changed()
 	switch {
 	case f == "" || format == traces.FormatShareGPT:

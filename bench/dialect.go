@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/tracebench/tracebench/dialect"
 )
 
-// resolveDialect returns the dialect --dialect names, or with "auto"
+// resolveDialect returns the dialect name (--dialect) names, or with "auto"
 // the one the first backend answers as (dialect.Detect), and why. A
 // backend answering as another dialect is logged; the first one wins.
 func resolveDialect(ctx context.Context, name string, headers map[string]string, apiKey string,
@@ -70,4 +70,32 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("Authorization", "Bearer "+t.apiKey)
 	}
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// ResolveDialect resolves c.Dialect against backends ("auto" or "":
+// detected from the first backend that answers, see resolveDialect),
+// records it and why for the Run's client and results header, and
+// returns it.
+func (c *Client) ResolveDialect(ctx context.Context, backends []string) (*dialect.Dialect, error) {
+	headers, err := parseHeaders(c.Headers)
+	if err != nil {
+		return nil, err
+	}
+	d, why, err := resolveDialect(ctx, c.Dialect, headers, c.apiKey(), backends)
+	if err != nil {
+		return nil, err
+	}
+	c.dialect, c.dialectWhy = d, why
+	return d, nil
+}
+
+// HTTPClient is an HTTP client with the given timeout that sends c's
+// extra headers and bearer token with every request, as a Run's client
+// does (for probes and cache flushes outside a Run).
+func (c *Client) HTTPClient(timeout time.Duration) (*http.Client, error) {
+	headers, err := parseHeaders(c.Headers)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Timeout: timeout, Transport: headerTransport{headers: headers, apiKey: c.apiKey()}}, nil
 }

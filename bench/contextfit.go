@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"fmt"
@@ -35,17 +35,17 @@ func (c *lengthCheck) observe(r *traces.Request) {
 	}
 }
 
-// reportTooLong says on rs.errOut how many Requests the in-process
+// reportTooLong says on rs.ErrOut how many Requests the in-process
 // engines rejected as too long, and which preset or flag fits them.
-func (rs runSpec) reportTooLong(c *lengthCheck) {
-	if c == nil || c.over == 0 || rs.errOut == nil {
+func (rs Spec) reportTooLong(c *lengthCheck) {
+	if c == nil || c.over == 0 || rs.ErrOut == nil {
 		return
 	}
-	preset := rs.preset
+	preset := rs.Preset
 	if preset == "" {
 		preset = "default"
 	}
-	fmt.Fprintf(rs.errOut, "tracebench: %d of %d requests (%.1f %%) need more than the mock engines' %d tokens "+
+	fmt.Fprintf(rs.ErrOut, "tracebench: %d of %d requests (%.1f %%) need more than the mock engines' %d tokens "+
 		"(prompt + max output; preset %s) and were rejected as too long; %s\n",
 		c.over, c.total, 100*float64(c.over)/float64(c.total), c.limit, preset, fitHint(c.longest))
 }

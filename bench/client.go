@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/tracebench/tracebench/replay"
 )
 
-// newClient builds the HTTP client, checking every backend answers, and
+// NewClient builds a Run's HTTP client, checking every backend answers, and
 // returns it with the model it sends: --model, else the first model the
-// first backend's /v1/models lists. The dialect is --dialect's, detected
+// first backend's /v1/models lists. The dialect is cf.Dialect, detected
 // from the backends when "auto"; cf.dialectWhy records the choice.
-func newClient(ctx context.Context, cf *clientFlags, backends []string) (*replay.Client, string, error) {
+func NewClient(ctx context.Context, cf *Client, backends []string) (*replay.Client, string, error) {
 	headers, err := parseHeaders(cf.Headers)
 	if err != nil {
 		return nil, "", err
@@ -42,7 +42,7 @@ func newClient(ctx context.Context, cf *clientFlags, backends []string) (*replay
 	if model != cf.Model {
 		c.Close()
 		cf.Model = model
-		return newClient(ctx, cf, nil)
+		return NewClient(ctx, cf, nil)
 	}
 	return c, model, nil
 }

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -31,16 +31,16 @@ var progressCount = countLimit{Requests: 1_000_000, Time: 250 * time.Millisecond
 // (progressTotal within progressCount, ended early by ctx); the display
 // goes on past ctx's end, while in-flight Requests drain after Ctrl-C,
 // until the stop func.
-func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters) func() {
-	if rs.quiet || rs.errOut == nil {
+func (rs Spec) progress(ctx context.Context, name string, c *replay.Counters) func() {
+	if rs.Quiet || rs.ErrOut == nil {
 		return func() {}
 	}
 	tty := false
-	if f := fileOf(rs.errOut); f != nil {
+	if f := fileOf(rs.ErrOut); f != nil {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
-	total := progressTotal(ctx, rs.wf, progressCount)
-	return replay.ShowProgress(context.WithoutCancel(ctx), rs.errOut, tty, name, total, c, 5*time.Second)
+	total := progressTotal(ctx, rs.Workload, progressCount)
+	return replay.ShowProgress(context.WithoutCancel(ctx), rs.ErrOut, tty, name, total, c, 5*time.Second)
 }
 
 // progressTotal is the number of Requests a Run replays, when known up
@@ -49,18 +49,18 @@ func (rs runSpec) progress(ctx context.Context, name string, c *replay.Counters)
 // --duration and --shard into account, unless lim or ctx ends the count
 // first; else --max-requests for an unsharded Run (a shorter trace ends
 // sooner, and the display then ends at what was done).
-func progressTotal(ctx context.Context, wf workloadFlags, lim countLimit) int64 {
+func progressTotal(ctx context.Context, wf Workload, lim countLimit) int64 {
 	if wf.Trace != "" {
 		if wf.Shard != "" {
 			return 0
 		}
 		return int64(wf.MaxRequests)
 	}
-	src, err := openSource(wf)
+	src, err := OpenSource(wf)
 	if err != nil {
 		return 0
 	}
-	defer src.close()
+	defer src.Close()
 	ctx, cancel := context.WithTimeout(ctx, lim.Time)
 	defer cancel()
 	return countRequests(ctx, src, lim.Requests)

@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+
+	"github.com/tracebench/tracebench/traces"
+)
+
+// UsageError marks an error as the caller's: a bad flag value or Spec
+// field, named in its text (the CLI exits 2 on it).
+type UsageError struct{ Err error }
+
+// Error implements error.
+func (u UsageError) Error() string { return u.Err.Error() }
+
+// Unwrap returns the error it marks.
+func (u UsageError) Unwrap() error { return u.Err }
+
+// usagef formats a UsageError.
+func usagef(format string, a ...any) error { return UsageError{Err: fmt.Errorf(format, a...)} }
+
+// ErrInterrupted is returned by a Run stopped by its context (Ctrl-C)
+// after writing what was measured.
+var ErrInterrupted = errors.New("interrupted")
+
+// CheckArrivals validates the arrival options as a UsageError. The
+// library reads --cv 0 as its default 1 (Poisson), so with --arrival
+// gamma it is refused rather than silently ignored.
+func CheckArrivals(ao traces.ArrivalOptions) error {
+	if err := ao.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	if ao.Process == traces.ProcessGamma && ao.CV == 0 {
+		return usagef("--cv 0: want > 0 (--arrival constant gives evenly spaced arrivals)")
+	}
+	return nil
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// fileOf is w's *os.File, also under a writer that serialises writes to
+// one and says so with a File method, or nil (for the terminal check).
+func fileOf(w io.Writer) *os.File {
+	switch v := w.(type) {
+	case *os.File:
+		return v
+	case interface{ File() *os.File }:
+		return v.File()
+	}
+	return nil
+}
+
+// FirstError is the first error that is not an interrupt, else the
+// first interrupt, else nil.
+func FirstError(errs []error) error {
+	var intr error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrInterrupted):
+			intr = cmp.Or(intr, err)
+		default:
+			return err
+		}
+	}
+	return intr
+}

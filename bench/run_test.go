@@ -1,0 +1,112 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// simSpec is a small virtual-time Run of router writing into dir.
+func simSpec(dir, router string) Spec {
+	cfg := engine.DefaultConfig()
+	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Report: reports.DefaultOptions(),
+		Router: router, Sim: 2, Engines: cfg, Fleet: &cfg, Results: ResultsPath(dir, router)}
+	s.Workload.WorkloadArgs, s.Workload.Rate = []string{"requests=40"}, 10
+	return s
+}
+
+// TestRunErrors: a Spec the caller can fix is a UsageError naming the
+// field's flag, with no Summary and no results file.
+func TestRunErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Spec)
+		want string
+	}{
+		{"unknown router", func(s *Spec) { s.Router = "nope" }, "--policy"},
+		{"unknown queue", func(s *Spec) { s.Policy.Queue = "nope" }, "--queue"},
+		{"unknown workload", func(s *Spec) { s.Workload.Workload = "nope" }, "--workload"},
+		{"bad shard", func(s *Spec) { s.Workload.Shard = "2/2" }, "--shard"},
+		{"bad parameter", func(s *Spec) { s.Policy.RouterArgs = []string{"novalue"} }, "--router-param"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := simSpec(dir, "round-robin")
+			tc.edit(&s)
+			sum, err := Run(context.Background(), s)
+			var ue UsageError
+			if !errors.As(err, &ue) || !containsAll(err.Error(), tc.want) {
+				t.Errorf("err %v, want a UsageError naming %s", err, tc.want)
+			}
+			if sum != nil {
+				t.Errorf("Summary %+v, want none", sum)
+			}
+			if _, err := os.Stat(s.Results); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("results file: %v, want none written", err)
+			}
+		})
+	}
+}
+
+// TestRunSim: a virtual-time Run counts every Request in its Summary
+// and writes them to its results file, whose header names the policy,
+// the simulated backends and the workload.
+func TestRunSim(t *testing.T) {
+	dir := t.TempDir()
+	s := simSpec(dir, "prefix-cache")
+	sum, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.OK != 40 || sum.Header.Policy != "prefix-cache" {
+		t.Errorf("summary: %d ok of policy %q, want 40 of prefix-cache", sum.OK, sum.Header.Policy)
+	}
+	if filepath.Base(s.Results) != "results-prefix-cache.jsonl" {
+		t.Errorf("results path %s", s.Results)
+	}
+	f, err := os.Open(s.Results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err := replay.NewReader(s.Results, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := 0
+	for {
+		r, _, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r != nil {
+			results++
+		}
+	}
+	h := rd.Header
+	if h.Mode != "sim" || len(h.Backends) != 2 || h.Trace != "workload mixed requests=40 seed 1" || results != 40 {
+		t.Errorf("header mode %q backends %v trace %q, %d results", h.Mode, h.Backends, h.Trace, results)
+	}
+}
+
+// TestRunInterrupted: a Run whose context is already done returns
+// ErrInterrupted with a Summary of what it measured.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sum, err := Run(ctx, simSpec(t.TempDir(), "round-robin"))
+	if !errors.Is(err, ErrInterrupted) || sum == nil {
+		t.Errorf("err %v, summary %v; want ErrInterrupted with a Summary", err, sum)
+	}
+}

@@ -1,0 +1,294 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/traces"
+	"github.com/tracebench/tracebench/traces/tokenizer"
+)
+
+// Spec is everything one Run needs: the workload, the policy, the client
+// settings, the report options, and where the Requests go (Backends over
+// HTTP, or Sim simulated engines in virtual time).
+type Spec struct {
+	// Workload chooses the Requests: a trace file or a generator, and how
+	// they arrive.
+	Workload Workload
+	// Policy holds the queue and the router's and queue's parameters.
+	Policy Policy
+	// Client sets how Requests are sent over HTTP (unused with Sim).
+	Client Client
+	// Report holds the SLO bounds and weights the Summary is computed with.
+	Report reports.Options
+	// Router is the name of the router to run (see `tracebench policies`).
+	Router string
+	// Backends are the servers' base URLs; Run sets them to the simulated
+	// engines' names with Sim.
+	Backends []string
+	// Mode names the fleet in the results header: "target", "mock" or
+	// "sim" (Run sets "sim" with Sim).
+	Mode string
+	// Sim, when > 0, runs that many simulated engines in virtual time
+	// (configured by Engines, engine i seeded Engines.Seed+i) instead of
+	// sending HTTP.
+	Sim     int
+	Engines engine.Config
+	// SimTokenizer tokenises the simulated engines' text prompts (nil:
+	// the mock's default, whitespace).
+	SimTokenizer tokenizer.Tokenizer
+	// Fleet is the in-process engines' configuration (mock or simulated),
+	// and Preset its preset name; nil against live targets. The results
+	// header records it, requests longer than it accepts are counted, and
+	// the lora-affinity filter takes its adapter slots.
+	Fleet  *engine.Config
+	Preset string
+	// KVDelay is the simulated KV event lag with Sim (default 0);
+	// KVEvents the backends' KV event endpoints for a KV-event router.
+	KVDelay  time.Duration
+	KVEvents []replay.KVEndpoint
+	// Discover re-resolves dns+http:// targets during the Run, backends
+	// joining and leaving (nil: the fleet is fixed).
+	Discover *replay.Discovery
+	// Results is the path of the results file (JSONL) Run writes.
+	Results string
+	// Extra returns run-level figures measured outside the Results (a mock
+	// fleet's step lateness), put in the stop record; may be nil.
+	Extra func() map[string]float64
+	// OnResult, when set, sees every Result after it is counted and
+	// returns a non-empty stop reason to end the Run there: dispatch
+	// stops, in-flight requests finish within Client.Grace, and the
+	// reason is written as the results file's stop reason.
+	OnResult func(*replay.Result) string
+	// ErrOut receives warnings and the progress display (nil: none);
+	// Quiet turns the progress display off.
+	ErrOut io.Writer
+	Quiet  bool
+	// Notes are added to the results header's Config (a live bench's
+	// cache state and order); nil for none.
+	Notes map[string]any
+}
+
+// loraSlots gives the lora-affinity filter the engines' adapter slots
+// when its max_loras is not set; set to another number than the engines
+// have, it is a usage error naming both.
+func loraSlots(pf Policy, engineSlots int) (Policy, error) {
+	if pf.Filter != "lora-affinity" || engineSlots == 0 {
+		return pf, nil
+	}
+	fp, err := ParseKV("filter-param", pf.FilterArgs)
+	if err != nil {
+		return pf, err
+	}
+	v, given := fp["max_loras"]
+	if !given {
+		pf.FilterArgs = append(slices.Clone(pf.FilterArgs), fmt.Sprintf("max_loras=%d", engineSlots))
+		return pf, nil
+	}
+	if v != strconv.Itoa(engineSlots) {
+		return pf, usagef("--filter-param max_loras=%s contradicts the mock engines' --mock-max-loras %d: "+
+			"the filter would count slots the servers do not have; give one of them", v, engineSlots)
+	}
+	return pf, nil
+}
+
+// Run replays spec's workload with its policy, writes every Result to
+// spec.Results and returns the Run's Summary. The Summary is nil only when
+// the Run could not start (a bad Spec, an unreachable backend); when the
+// Run stops early (ctx cancelled: ErrInterrupted) the Summary and results
+// file hold what was measured. Usage errors are UsageError.
+func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
+	src, err := OpenSource(rs.Workload)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	pf := rs.Policy
+	pf.sloWeights = rs.Report.SLO.Weights()
+	if rs.Fleet != nil {
+		src.lengths = &lengthCheck{limit: engineLimit(*rs.Fleet)}
+		if pf, err = loraSlots(pf, rs.Fleet.LoRA.MaxLoras); err != nil {
+			return nil, err
+		}
+	}
+	pol, err := buildPolicy(pf, rs.Router, rs.Workload.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rs.warnCapacity(pol.queue.Name())
+	client, closeClient, err := rs.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer closeClient()
+	// The header's Started is taken here, with only the results file's
+	// creation between it and the Run (the progress total is counted
+	// alongside the Run).
+	h := header(rs, src.ident, pol)
+	dialectConfig(&h, rs.Client)
+	for k, v := range rs.Notes {
+		h.Config[k] = v
+	}
+	if rs.Mode == "target" && len(rs.Backends) > 0 {
+		if info := fetchServerInfo(ctx, rs.Backends[0]); info != nil {
+			h.Config["server"] = info
+		}
+	}
+	w, err := replay.Create(rs.Results, h)
+	if err != nil {
+		return nil, err
+	}
+	acc := reports.NewAccumulator(h, rs.Report)
+	stop, runErr := rs.run(ctx, h.Policy, src, pol, client, w, acc)
+	rs.addExtra(&stop, src)
+	if err := w.Close(stop); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr == nil {
+		runErr = src.allSkipped(rs.Workload.Trace)
+	}
+	rs.reportTooLong(src.lengths)
+	sum := acc.Finish(&stop)
+	return sum, runOutcome(stop.Reason, runErr)
+}
+
+// connect sets the Run up to send: to rs.Sim simulated engines in
+// virtual time (no client), else over an HTTP client checked against
+// every backend, the model it sends put in rs.Client.Model. The returned
+// func releases the client.
+func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
+	if rs.Sim > 0 {
+		rs.Backends, rs.Mode = replay.SimBackendNames(rs.Sim), "sim"
+		return nil, func() {}, nil
+	}
+	client, model, err := NewClient(ctx, &rs.Client, rs.Backends)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs.Client.Model = model
+	return client, client.Close, nil
+}
+
+// run dispatches the Run with the progress display (titled name) on,
+// counting every Result in acc, and returns its stop line, whose reason
+// is rs.OnResult's when that stopped the Run.
+func (rs Spec) run(ctx context.Context, name string, src traces.Source, pol builtPolicy,
+	client *replay.Client, w *replay.Writer, acc *reports.Accumulator) (replay.Stop, error) {
+	counters := &replay.Counters{}
+	stopProgress := rs.progress(ctx, name, counters)
+	rst := newRunStopper(ctx, acc.Add, rs.OnResult)
+	stop, err := rs.dispatch(rst.ctx, src, pol.router, pol.queue, client, w, rst.add, acc.AddEvent, counters)
+	stopProgress()
+	stop.Reason = rst.finish(ctx, stop.Reason)
+	return stop, err
+}
+
+// addExtra puts in the stop line the figures measured outside the
+// Results (rs.Extra) and the number of malformed records skipped,
+// which it also reports on errOut.
+func (rs Spec) addExtra(stop *replay.Stop, src *Source) {
+	if rs.Extra != nil {
+		stop.Extra = replay.MergeExtra(stop.Extra, rs.Extra())
+	}
+	n := src.skipped()
+	if n == 0 {
+		return
+	}
+	stop.Extra = replay.MergeExtra(stop.Extra, map[string]float64{"skipped_records": float64(n)})
+	if rs.ErrOut != nil {
+		fmt.Fprintf(rs.ErrOut, "tracebench: skipped %s of %s\n", traces.MalformedText(n), rs.Workload.Trace)
+	}
+}
+
+// runOutcome is Run's error: the Run's own, else ErrInterrupted
+// when it stopped on an interrupt.
+func runOutcome(reason string, err error) error {
+	if err == nil && reason == "interrupted" {
+		return ErrInterrupted
+	}
+	return err
+}
+
+// runStopper passes every Result to count, then to check (may be nil):
+// the first non-empty reason check returns cancels ctx, which stops the
+// Run as an interrupt would, and finish puts that reason in the stop
+// line. Results come from one goroutine, and the Run has returned (its
+// collector done) before finish reads the reason.
+type runStopper struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	count  func(*replay.Result)
+	check  func(*replay.Result) string
+	reason string
+}
+
+func newRunStopper(parent context.Context, count func(*replay.Result), check func(*replay.Result) string) *runStopper {
+	s := &runStopper{count: count, check: check}
+	s.ctx, s.cancel = context.WithCancel(parent)
+	return s
+}
+
+// add counts r, then checks whether the Run must stop.
+func (s *runStopper) add(r *replay.Result) {
+	s.count(r)
+	if s.check == nil || s.reason != "" {
+		return
+	}
+	if s.reason = s.check(r); s.reason != "" {
+		s.cancel()
+	}
+}
+
+// finish releases the context and returns the Run's stop reason: the
+// check's reason where the Run stopped on it rather than on the
+// caller's interrupt.
+func (s *runStopper) finish(parent context.Context, reason string) string {
+	s.cancel()
+	if s.reason != "" && reason == "interrupted" && parent.Err() == nil {
+		return s.reason
+	}
+	return reason
+}
+
+// dispatch runs the Requests in virtual time or over HTTP; add sees
+// every Result and event every policy state Event.
+func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Router, q policies.Queue,
+	client *replay.Client, w *replay.Writer, add func(*replay.Result), event func(*replay.Event),
+	c *replay.Counters) (replay.Stop, error) {
+	common := replay.Common{Source: src, Router: r, Queue: q,
+		Capacity:    policies.Capacity{Requests: rs.Policy.Capacity, Tokens: rs.Policy.TokenBudget},
+		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c}
+	if rs.Sim > 0 {
+		cfgs := make([]engine.Config, rs.Sim)
+		for i := range cfgs {
+			cfgs[i] = rs.Engines
+			cfgs[i].Seed = rs.Engines.Seed + int64(i)
+		}
+		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay, Tokenizer: rs.SimTokenizer})
+	}
+	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.Backends, Client: client,
+		Grace: rs.Client.Grace, ScrapeEvery: scrapeEvery(rs.Client), KVEvents: rs.KVEvents,
+		Discover: rs.Discover})
+}
+
+// scrapeEvery is the metrics scrape period, 0 without --scrape.
+func scrapeEvery(cf Client) time.Duration {
+	if !cf.Scrape {
+		return 0
+	}
+	return cf.ScrapeInt
+}
+
+// ResultsPath is dir/results-<policy>.jsonl.
+func ResultsPath(dir, policy string) string {
+	return filepath.Join(dir, "results-"+policy+".jsonl")
+}

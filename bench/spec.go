@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/policies"
+)
+
+// Workload chooses the Requests of a Run: a trace file or a generator,
+// and how they arrive. Each field is the command-line flag of the same
+// name (`tracebench replay --help`); DefaultWorkload gives the flags'
+// defaults. The results header records it as JSON.
+type Workload struct {
+	// Trace is the trace file to replay ("" runs the Workload generator);
+	// Format its format ("auto" detects it); BlockSize the tokens per block
+	// id of block-id traces (0: the format's own); TimeUnit the unit of
+	// numeric timestamps ("": the format's own); SkipInvalid skips and
+	// counts malformed records instead of failing.
+	Trace       string
+	Format      string
+	BlockSize   int
+	TimeUnit    string
+	SkipInvalid bool
+	// ShareGPT sets how a ShareGPT file becomes Requests.
+	ShareGPT ShareGPT
+	// Workload names the generator used without a Trace (default
+	// "mixed"), WorkloadArgs its k=v parameters.
+	Workload     string
+	WorkloadArgs []string
+	// Seed seeds every random choice: workload, arrivals, policies
+	// (default 1).
+	Seed uint64
+	// TimeScale multiplies the trace's inter-arrival times (default 1);
+	// Rate, in req/s, replaces them (0 keeps them) with Arrival
+	// inter-arrivals ("poisson", "gamma" or "constant"), CV being the
+	// gamma coefficient of variation (default 1).
+	TimeScale float64
+	Rate      float64
+	Arrival   string
+	CV        float64
+	// MaxRequests stops after that many Requests (0: all); Duration at
+	// that much replay time (0: all); Start skips that much of the trace
+	// in its own time.
+	MaxRequests int
+	Duration    time.Duration
+	Start       time.Duration
+	// Shard replays only shard "i/n" of the users and sessions ("": all).
+	Shard string
+}
+
+// Policy chooses a Run's queue, the router's and queue's parameters, an
+// optional filter before the router and the capacity limits the queue
+// holds Requests back by. Each field is the command-line flag of the same
+// name; DefaultPolicy gives the flags' defaults.
+type Policy struct {
+	// Router is --policy (replay's router; bench and sweep take the
+	// router from Spec.Router), Queue the client-side queue (default
+	// "fcfs"); RouterArgs and QueueArgs their k=v parameters.
+	Router     string
+	Queue      string
+	RouterArgs []string
+	QueueArgs  []string
+	// Filter wraps the router ("": none), FilterArgs its parameters.
+	Filter     string
+	FilterArgs []string
+	// PolicyConfig is a YAML file of router and queue names and
+	// parameters, under the k=v parameters (see LoadConfig).
+	PolicyConfig string
+	// Capacity is the per-backend in-flight request limit, TokenBudget
+	// the per-backend in-flight token limit, MaxInflight the limit over
+	// all backends (a closed loop); 0 is no limit.
+	Capacity    int
+	TokenBudget int
+	MaxInflight int
+	// file is the parsed PolicyConfig file (nil without one), set by
+	// LoadConfig.
+	file *policies.PolicyConfig
+	// sloWeights are the per-user weights of the SLO file (Spec.Report),
+	// which a queue with a weights parameter takes when none is given.
+	sloWeights map[string]float64
+}
+
+// Client sets how Requests are sent over HTTP. Each field is the
+// command-line flag of the same name; DefaultClient gives the flags'
+// defaults.
+type Client struct {
+	// API is the endpoint, "completions" or "chat"; Model the model sent
+	// ("": the first one the first backend's /v1/models lists); APIKey the
+	// bearer token ("": $OPENAI_API_KEY), never written anywhere; Headers
+	// extra "Name: value" headers, whose values are never written.
+	API     string
+	Model   string
+	APIKey  string
+	Headers []string
+	// NoStream asks for non-streaming responses.
+	NoStream bool
+	// Scrape scrapes each backend's /metrics every ScrapeInt (default
+	// 1 s) during the Run.
+	Scrape    bool
+	ScrapeInt time.Duration
+	// Grace is how long in-flight Requests may finish after the Run's
+	// context ends (default 10 s); Timeout the first-byte and idle-stream
+	// timeout per Request (default 60 s).
+	Grace   time.Duration
+	Timeout time.Duration
+	// Dialect is the servers' dialect: "auto" (default: detected from
+	// /v1/models, the Server header or /metrics names), "vllm",
+	// "sglang", "llamacpp" or "openai".
+	Dialect string
+	// dialect and dialectWhy are the resolved dialect and why it was
+	// chosen (set by ResolveDialect or NewClient).
+	dialect    *dialect.Dialect
+	dialectWhy string
+}
+
+// ParseKV parses the k=v pairs given for flag into Params; a pair
+// without = is a UsageError naming --flag.
+func ParseKV(flag string, pairs []string) (policies.Params, error) {
+	p := policies.Params{}
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usagef("--%s %q: want key=value", flag, kv)
+		}
+		p[k] = v
+	}
+	return p, nil
+}
+
+// parseHeaders parses "Name: value" pairs.
+func parseHeaders(hs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, h := range hs {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("--header %q: want 'Name: value'", h)
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
+
+// apiKey returns the flag or $OPENAI_API_KEY.
+func (c *Client) apiKey() string {
+	if c.APIKey != "" {
+		return c.APIKey
+	}
+	return os.Getenv("OPENAI_API_KEY")
+}
+
+// parseShard parses "i/n".
+func parseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 0, 1, nil
+	}
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, usagef("--shard %q: want i/n with 0 <= i < n", s)
+	}
+	return i, n, nil
+}
