@@ -14,6 +14,7 @@ import (
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/traces"
+	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
 // Spec is everything one Run needs: the workload, the policy, the client
@@ -42,6 +43,9 @@ type Spec struct {
 	// sending HTTP.
 	Sim     int
 	Engines engine.Config
+	// SimTokenizer tokenises the simulated engines' text prompts (nil:
+	// the mock's default, whitespace).
+	SimTokenizer tokenizer.Tokenizer
 	// Fleet is the in-process engines' configuration (mock or simulated),
 	// and Preset its preset name; nil against live targets. The results
 	// header records it, requests longer than it accepts are counted, and
@@ -133,6 +137,11 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	dialectConfig(&h, rs.Client)
 	for k, v := range rs.Notes {
 		h.Config[k] = v
+	}
+	if rs.Mode == "target" && len(rs.Backends) > 0 {
+		if info := fetchServerInfo(ctx, rs.Backends[0]); info != nil {
+			h.Config["server"] = info
+		}
 	}
 	w, err := replay.Create(rs.Results, h)
 	if err != nil {
@@ -264,7 +273,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 			cfgs[i] = rs.Engines
 			cfgs[i].Seed = rs.Engines.Seed + int64(i)
 		}
-		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay})
+		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay, Tokenizer: rs.SimTokenizer})
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.Backends, Client: client,
 		Grace: rs.Client.Grace, ScrapeEvery: scrapeEvery(rs.Client), KVEvents: rs.KVEvents,

@@ -26,6 +26,10 @@ type Options struct {
 	Partial bool
 	// Name names the fitted profile.
 	Name string
+	// Cache is the cache model of the fitted profile: CacheAuto (also
+	// when empty; per-slot when the runs were served by llama.cpp),
+	// "paged-prefix" or "per-slot".
+	Cache string
 }
 
 // Param is one fitted latency parameter.
@@ -63,6 +67,10 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	start := opt.Start
 	if start == nil {
 		start, _ = profile.Builtin(profile.DefaultName)
+	}
+	start, why, serr := startFor(start, in, opt.Cache)
+	if serr != nil {
+		return nil, serr
 	}
 	budget, maxSeqs := start.Engine.MaxNumBatchedTokens, start.Engine.MaxNumSeqs
 	rows := in.rowsOf(stepModel{}, budget, maxSeqs)
@@ -129,6 +137,11 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	}
 	res.Residuals = residuals(rows, th)
 	res.fill(rows, th, se, final, start, in, opt)
+	if why != "" {
+		res.Profile.Notes += "; " + why
+		res.Warnings = append(res.Warnings, why+": check host_cache_tokens against --cache-ram and the model's KV bytes per token")
+		res.Profile.Fit.Warnings = res.Warnings
+	}
 	return res, nil
 }
 
@@ -179,24 +192,37 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 		return th, se, cur, err
 	}
 	for {
-		best, bestRSS := -1, rss
+		best, bestRSS, bestZero := -1, rss, false
 		var bth, bse [numCols]float64
 		for _, c := range cands {
-			if cur[c] {
-				continue
+			if cur[c] || (c == colBetaGamma && !cur[colBeta]) {
+				continue // γ scales β: nothing to scale once β is fixed at 0
 			}
 			try := cur
 			try[c] = true
 			t2, s2, r2, e2 := solve(rows, try, fx)
-			if e2 != nil || t2[c] <= 3*s2[c] || t2[colBeta] <= 0 || r2 > rss*0.99 || r2 >= bestRSS {
+			zeroBeta := false
+			if e2 == nil && c == colDecode && t2[colBeta] <= 0 && cur[colBeta] {
+				// A CPU engine's step cost can be all per sequence: fit
+				// c_decode with β at 0 instead of refusing it.
+				try[colBeta], try[colBetaGamma] = false, false
+				if t3, s3, r3, e3 := solve(rows, try, zeroFx(zeroFx(fx, colBeta), colBetaGamma)); e3 == nil {
+					t2, s2, r2, zeroBeta = t3, s3, r3, true
+				}
+			}
+			if e2 != nil || t2[c] <= 3*s2[c] || (cur[colBeta] && t2[colBeta] <= 0 && !zeroBeta) || r2 > rss*0.99 || r2 >= bestRSS {
 				continue
 			}
-			best, bestRSS, bth, bse = c, r2, t2, s2
+			best, bestRSS, bth, bse, bestZero = c, r2, t2, s2, zeroBeta
 		}
 		if best < 0 {
 			break
 		}
 		cur[best], th, se, rss = true, bth, bse, bestRSS
+		if bestZero {
+			cur[colBeta], cur[colBetaGamma], fx = false, false, zeroFx(zeroFx(fx, colBeta), colBetaGamma)
+			note("β came out not positive once c_decode was fitted: the step cost is per sequence; β set to 0")
+		}
 	}
 	for _, c := range cands {
 		if !cur[c] {
@@ -219,10 +245,16 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, warns 
 		refit(colOverhead, 0)
 		note("the request overhead came out below 0; set to 0")
 	}
-	if th[colBeta] <= 0 {
+	if th[colBeta] <= 0 && !(th[colBeta] == 0 && !cur[colBeta] && th[colDecode] > 0) {
 		return th, se, cur, fmt.Errorf("calibrate: the fitted per-step time β is %.3g ms, not positive: the run does not follow the engine model (check that the results are from one server kind and not dominated by errors or queueing)", th[colBeta]*1e3)
 	}
 	return th, se, cur, nil
+}
+
+// zeroFx returns fx with column c set to 0.
+func zeroFx(fx [numCols]float64, c int) [numCols]float64 {
+	fx[c] = 0
+	return fx
 }
 
 // solve fits the free columns by linear least squares (the fixed ones'

@@ -45,8 +45,13 @@ type Input struct {
 	// (0 when the runs did not scrape it).
 	NumGPUBlocks int
 	// Model is the model name of the runs ("" for the server's default).
-	Model     string
-	timelines []*timeline
+	Model string
+	// Server is who served the runs (the header's config.server.owned_by:
+	// "llamacpp", "vllm"...; "" when not recorded); Slots and SlotContext
+	// are llama.cpp's slots and tokens per slot (0: unknown).
+	Server             string
+	Slots, SlotContext int
+	timelines          []*timeline
 }
 
 // Load reads results files. Mixed models across the files, or a file with
@@ -86,6 +91,7 @@ func (in *Input) loadFile(path string) (string, error) {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
 	model, _ := rd.Header.Config["model"].(string)
+	in.serverOf(rd.Header.Config)
 	byBackend := map[int]*timeline{}
 	for {
 		r, ev, err := rd.Next()

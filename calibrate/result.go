@@ -30,7 +30,7 @@ func (res *Result) fill(rows []row, th, se [numCols]float64, free [numCols]bool,
 	res.Params = []Param{
 		{Name: "c_prefill", Value: th[colPrefill] * 1e6, StdErr: se[colPrefill] * 1e6, Unit: "us", Identified: free[colPrefill]},
 		{Name: "c_decode", Value: th[colDecode] * 1e6, StdErr: se[colDecode] * 1e6, Unit: "us", Identified: free[colDecode] && se[colDecode] > 0},
-		{Name: "beta", Value: beta * 1e3, StdErr: se[colBeta] * 1e3, Unit: "ms", Identified: true},
+		{Name: "beta", Value: beta * 1e3, StdErr: se[colBeta] * 1e3, Unit: "ms", Identified: free[colBeta]},
 		{Name: "gamma", Value: gamma, StdErr: gse, Identified: free[colBetaGamma] && se[colBetaGamma] > 0},
 		{Name: "c_attend_ns", Value: th[colAttend], StdErr: se[colAttend], Unit: "ns", Identified: free[colAttend] && se[colAttend] > 0},
 		{Name: "jitter", Value: jit, Identified: jitOK},

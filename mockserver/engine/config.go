@@ -68,6 +68,18 @@ type Config struct {
 	// this long before it reaches the engine, and the simulator adds it
 	// to every time the client sees.
 	RequestOverhead time.Duration
+	// Cache is the cache model: CachePagedPrefix (also when empty) or
+	// CachePerSlot (llama.cpp: MaxNumSeqs slots, see slotcache.go).
+	Cache string
+	// SlotSimilarity is llama.cpp's --slot-prompt-similarity for
+	// CachePerSlot: a free slot is chosen by common prefix when it covers
+	// more than this share of the prompt (llama.cpp's default 0.10 is
+	// DefaultSlotSimilarity; 0 picks the least recently used slot only).
+	SlotSimilarity float64
+	// HostCacheTokens is the size in tokens of llama.cpp's host-memory
+	// prompt cache (--cache-ram) for CachePerSlot; 0 (the default) turns
+	// it off.
+	HostCacheTokens int
 }
 
 // VocabSize is the vocabulary assumed for generated token ids (100,256,
@@ -153,6 +165,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine config: Batching %q: want %q or %q", c.Batching, Continuous, Static)
 	case c.RequestOverhead < 0:
 		return fmt.Errorf("engine config: RequestOverhead %v: want ≥ 0", c.RequestOverhead)
+	case c.Cache != "" && c.Cache != CachePagedPrefix && c.Cache != CachePerSlot:
+		return fmt.Errorf("engine config: Cache %q: want %q or %q", c.Cache, CachePagedPrefix, CachePerSlot)
+	case !(c.SlotSimilarity >= 0 && c.SlotSimilarity <= 1):
+		return fmt.Errorf("engine config: SlotSimilarity %g: want in [0, 1]", c.SlotSimilarity)
+	case c.HostCacheTokens < 0:
+		return fmt.Errorf("engine config: HostCacheTokens %d: want ≥ 0", c.HostCacheTokens)
 	case c.EOSProbability < 0 || c.EOSProbability > 1:
 		return fmt.Errorf("engine config: EOSProbability %g: want in [0, 1]", c.EOSProbability)
 	}

@@ -23,6 +23,8 @@ type Engine struct {
 	extra   time.Duration // adapter load time of the step being planned
 	// blockHook receives prefix cache changes (OnBlockEvent), or nil.
 	blockHook func(BlockEvent)
+	// slots is the per-slot cache (Config.Cache CachePerSlot), or nil.
+	slots *slotCache
 }
 
 // New returns an engine for cfg after validating it.
@@ -31,14 +33,18 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	cfg.OutputVocab = append([]int(nil), cfg.OutputVocab...)
-	return &Engine{
+	e := &Engine{
 		cfg:   cfg,
 		pool:  newBlockPool(cfg.NumGPUBlocks, cfg.Eviction),
 		rng:   rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
 		lora:  loraState{cfg: cfg.LoRA},
 		live:  make(map[string]*seq),
 		stats: Stats{NumGPUBlocks: cfg.NumGPUBlocks, BlockSize: cfg.BlockSize, Finished: map[FinishReason]int64{}},
-	}, nil
+	}
+	if cfg.Cache == CachePerSlot {
+		e.slots = newSlotCache(cfg.MaxNumSeqs, cfg.SlotSimilarity, cfg.HostCacheTokens)
+	}
+	return e, nil
 }
 
 // Config returns the engine's configuration.
@@ -97,7 +103,7 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 		return &LengthError{PromptTokens: len(r.Prompt), MaxTokens: r.MaxTokens,
 			Limit: e.cfg.NumGPUBlocks * e.cfg.BlockSize, Cache: true}
 	}
-	s := &seq{req: *r, promptLen: len(r.Prompt), arrival: now,
+	s := &seq{req: *r, promptLen: len(r.Prompt), arrival: now, slot: -1,
 		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID), salt: saltHash(r.CacheSalt)}
 	s.tokens = make([]int32, len(r.Prompt), n)
 	for i, t := range r.Prompt {
@@ -124,6 +130,7 @@ func (e *Engine) Abort(id string) bool {
 		e.waiting = removeSeq(e.waiting, s)
 	}
 	e.freeBlocks(s, e.clock)
+	e.releaseSlot(s)
 	delete(e.live, id)
 	e.stats.Finished[FinishAbort]++
 	return true

@@ -66,6 +66,7 @@ func (e *Engine) emit(s *seq, ev *Event, now time.Duration) bool {
 		return false
 	}
 	e.freeBlocks(s, now)
+	e.releaseSlot(s)
 	s.running = false
 	delete(e.live, s.req.ID)
 	e.stats.Finished[ev.Reason]++

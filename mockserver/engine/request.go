@@ -47,6 +47,7 @@ type seq struct {
 	tokSeed    uint64
 	salt       uint64 // parent hash of the first block
 	running    bool
+	slot       int // per-slot cache: the slot held while running, −1 none
 }
 
 func (s *seq) numTokens() int { return len(s.tokens) }

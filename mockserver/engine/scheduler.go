@@ -102,6 +102,9 @@ func (e *Engine) runningAdapters() map[string]int {
 // admit takes s's prefix-cache hit and blocks for a first chunk of at
 // most budget tokens. It reports the chunk and false when blocks are short.
 func (e *Engine) admit(s *seq, budget int) (int, bool) {
+	if e.slots != nil {
+		return e.admitSlot(s, budget)
+	}
 	bs := e.cfg.BlockSize
 	// vLLM: only whole blocks hit, and the last token is always computed.
 	hits := e.pool.lookup(s.blockHashes((s.numTokens()-1)/bs, bs))
@@ -161,6 +164,7 @@ func (e *Engine) grow(s *seq, n int) bool {
 func (e *Engine) preempt(s *seq, now time.Duration) {
 	e.running = removeSeq(e.running, s)
 	e.freeBlocks(s, now)
+	e.releaseSlot(s)
 	s.computed, s.registered, s.running = 0, 0, false
 	e.waiting = append([]*seq{s}, e.waiting...)
 	e.stats.Preemptions++
@@ -176,6 +180,9 @@ func (e *Engine) freeBlocks(s *seq, now time.Duration) {
 
 // cacheFull registers s's newly completed full blocks in the prefix table.
 func (e *Engine) cacheFull(s *seq) {
+	if e.slots != nil {
+		return // a slot's KV is private: nothing is shared by block hash
+	}
 	bs := e.cfg.BlockSize
 	full := s.computed / bs
 	if full <= s.registered {

@@ -19,6 +19,9 @@ func (p *Profile) Config() engine.Config {
 		Batching:            e.Batching,
 		EOSProbability:      e.EOSProbability,
 		Eviction:            e.Eviction,
+		Cache:               cacheModel(e.Cache),
+		SlotSimilarity:      e.SlotPromptSimilarity,
+		HostCacheTokens:     e.HostCacheTokens,
 		LoRA: engine.LoRAConfig{
 			MaxLoras:     e.LoRA.MaxLoras,
 			MaxCPULoras:  e.LoRA.MaxCPULoras,
@@ -45,18 +48,23 @@ func FromConfig(name string, cfg engine.Config) *Profile {
 	if cfg.Eviction == "" {
 		cfg.Eviction = engine.EvictLRULongest // what the engine runs for ""
 	}
+	if cfg.Cache == "" {
+		cfg.Cache = CachePagedPrefix
+	}
 	return &Profile{
 		Name: name,
 		Engine: Engine{
-			Cache:               CachePagedPrefix,
-			Batching:            cfg.Batching,
-			MaxNumSeqs:          cfg.MaxNumSeqs,
-			MaxNumBatchedTokens: cfg.MaxNumBatchedTokens,
-			NumGPUBlocks:        cfg.NumGPUBlocks,
-			BlockSize:           cfg.BlockSize,
-			MaxModelLen:         cfg.MaxModelLen,
-			EOSProbability:      cfg.EOSProbability,
-			Eviction:            cfg.Eviction,
+			Cache:                cfg.Cache,
+			SlotPromptSimilarity: cfg.SlotSimilarity,
+			HostCacheTokens:      cfg.HostCacheTokens,
+			Batching:             cfg.Batching,
+			MaxNumSeqs:           cfg.MaxNumSeqs,
+			MaxNumBatchedTokens:  cfg.MaxNumBatchedTokens,
+			NumGPUBlocks:         cfg.NumGPUBlocks,
+			BlockSize:            cfg.BlockSize,
+			MaxModelLen:          cfg.MaxModelLen,
+			EOSProbability:       cfg.EOSProbability,
+			Eviction:             cfg.Eviction,
 			LoRA: LoRA{
 				MaxLoras:     cfg.LoRA.MaxLoras,
 				MaxCPULoras:  cfg.LoRA.MaxCPULoras,
@@ -76,4 +84,13 @@ func FromConfig(name string, cfg engine.Config) *Profile {
 			RequestOverhead: Duration(cfg.RequestOverhead),
 		},
 	}
+}
+
+// cacheModel maps a profile's cache model to Config.Cache, where "" is
+// the paged prefix cache (as in every preset).
+func cacheModel(c string) string {
+	if c == CachePagedPrefix {
+		return ""
+	}
+	return c
 }

@@ -46,9 +46,17 @@ type Validation struct {
 
 // Engine holds the scheduler and KV cache parameters (vLLM's names).
 type Engine struct {
-	// Cache is the prefix cache model: "paged-prefix", the shared paged
-	// prefix cache of vLLM and SGLang (the only model the engine runs).
+	// Cache is the cache model: "paged-prefix", the shared paged prefix
+	// cache of vLLM and SGLang, or "per-slot", llama.cpp server's slots
+	// (max_num_seqs slots, each reusing the common prefix with its last
+	// prompt and output).
 	Cache string `yaml:"cache"`
+	// SlotPromptSimilarity is llama.cpp's --slot-prompt-similarity for
+	// the per-slot cache (default 0.1; 0: least recently used slot only).
+	SlotPromptSimilarity float64 `yaml:"slot_prompt_similarity,omitempty"`
+	// HostCacheTokens is the size in tokens of llama.cpp's host-memory
+	// prompt cache (--cache-ram) for the per-slot cache (0: off).
+	HostCacheTokens int `yaml:"host_cache_tokens,omitempty"`
 	// Batching is "continuous" or "static".
 	Batching string `yaml:"batching"`
 	// MaxNumSeqs bounds the running batch.

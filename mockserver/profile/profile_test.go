@@ -85,7 +85,9 @@ func TestBadProfiles(t *testing.T) {
 		{"bare number duration", "name: x\nlatency:\n  beta: 5\n", `p.yaml:3: latency.beta: "5": want a duration`},
 		{"wrong kind", "name: x\nengine:\n  max_num_seqs: many\n", "p.yaml:3: engine.max_num_seqs: cannot unmarshal"},
 		{"zero blocks", "name: x\nengine:\n  num_gpu_blocks: 0\n", "p.yaml:3: engine.num_gpu_blocks: 0: want ≥ 1"},
-		{"cache model", "name: x\nengine:\n  cache: per-slot\n", "p.yaml:3: engine.cache: per-slot: want"},
+		{"cache model", "name: x\nengine:\n  cache: radix\n", "p.yaml:3: engine.cache: radix: want"},
+		{"slot similarity", "name: x\nengine:\n  cache: per-slot\n  slot_prompt_similarity: 1.5\n", "p.yaml:4: engine.slot_prompt_similarity: 1.5: want"},
+		{"host cache", "name: x\nengine:\n  cache: per-slot\n  host_cache_tokens: -1\n", "p.yaml:4: engine.host_cache_tokens: -1: want"},
 		{"batching", "name: x\nengine:\n  batching: dynamic\n", "p.yaml:3: engine.batching: dynamic"},
 		{"no name", "latency:\n  beta: 5ms\n", "p.yaml:0: name: missing"},
 		{"all zero", "name: x\nlatency:\n  beta: 0s\n  c_prefill: 0s\n", "latency: every cost is 0"},
@@ -139,4 +141,21 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted profile fails engine validation: %v", err)
 		}
 	})
+}
+
+// TestPerSlotMapsToEngine checks that a per-slot profile reaches the
+// engine configuration and comes back.
+func TestPerSlotMapsToEngine(t *testing.T) {
+	p, err := Parse([]byte("name: x\nengine:\n  cache: per-slot\n  max_num_seqs: 4\n  slot_prompt_similarity: 0.1\n  host_cache_tokens: 1000\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	if cfg.Cache != engine.CachePerSlot || cfg.SlotSimilarity != 0.1 || cfg.HostCacheTokens != 1000 || cfg.MaxNumSeqs != 4 {
+		t.Fatalf("config: cache %q similarity %g host %d seqs %d", cfg.Cache, cfg.SlotSimilarity, cfg.HostCacheTokens, cfg.MaxNumSeqs)
+	}
+	back := FromConfig("x", cfg)
+	if diff := cmp.Diff(p.Engine, back.Engine); diff != "" {
+		t.Errorf("engine section after a round trip:\n%s", diff)
+	}
 }

@@ -10,7 +10,10 @@ import (
 )
 
 // CachePagedPrefix is the shared paged prefix cache of vLLM and SGLang.
-const CachePagedPrefix = "paged-prefix"
+const CachePagedPrefix = engine.CachePagedPrefix
+
+// CachePerSlot is llama.cpp server's per-slot prompt cache.
+const CachePerSlot = engine.CachePerSlot
 
 // fieldError is an out-of-range value of the field at path.
 type fieldError struct{ path, msg string }
@@ -26,8 +29,12 @@ func (p *Profile) validate() error {
 	switch {
 	case p.Name == "":
 		return &fieldError{"name", "missing: want a name"}
-	case e.Cache != CachePagedPrefix:
-		return bad("engine.cache", e.Cache, `"paged-prefix" (the only cache model the engine runs)`)
+	case e.Cache != CachePagedPrefix && e.Cache != CachePerSlot:
+		return bad("engine.cache", e.Cache, `"paged-prefix" or "per-slot"`)
+	case !(e.SlotPromptSimilarity >= 0 && e.SlotPromptSimilarity <= 1):
+		return bad("engine.slot_prompt_similarity", e.SlotPromptSimilarity, "in [0, 1]")
+	case e.HostCacheTokens < 0:
+		return bad("engine.host_cache_tokens", e.HostCacheTokens, "≥ 0")
 	case e.Batching != "continuous" && e.Batching != "static":
 		return bad("engine.batching", e.Batching, `"continuous" or "static"`)
 	case e.MaxNumSeqs < 1:

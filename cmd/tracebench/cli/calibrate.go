@@ -24,6 +24,7 @@ type calibrateOptions struct {
 	from    string
 	name    string
 	partial bool
+	cache   string
 }
 
 func newCalibrateCmd() *cobra.Command {
@@ -87,6 +88,7 @@ into its own results file under --probe-dir, and fits those.`,
 	fs.IntVar(&o.pc.maxConc, "probe-max-concurrency", 32, "highest concurrency per backend the probe reaches (powers of two from 1)")
 	fs.IntVar(&o.pc.maxPrompt, "probe-max-prompt", 1536, "longest probe prompt, words (about as many tokens or more); lower it for slow servers")
 	fs.Uint64Var(&o.pc.seed, "probe-seed", 0, "seed of the probe's prompts (0: from the clock, so a repeated probe does not hit the prompt cache)")
+	fs.StringVar(&o.cache, "cache", calibrate.CacheAuto, "cache model of the fitted profile: auto (per-slot when llama.cpp served the runs, else the starting profile's), paged-prefix or per-slot")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 	return cmd
 }
@@ -101,7 +103,7 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name})
+	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache})
 	if err != nil {
 		if errors.Is(err, calibrate.ErrSingleLevel) {
 			return usageError{Err: err}

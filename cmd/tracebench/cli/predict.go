@@ -13,6 +13,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
 func init() { register(newPredictCmd) }
@@ -98,6 +99,21 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	predicted, err := bench.Run(cmd.Context(), rs)
 	if err != nil {
 		return fmt.Errorf("predict: simulated replay: %w", err)
+	}
+	scale, err := promptScale(o.live, rs.Results)
+	if err != nil {
+		return err
+	}
+	if math.Abs(scale-1) > promptScaleTolerance {
+		// The server tokenised the prompts into more (or fewer) tokens
+		// than the simulated engines did: replay again with prompts
+		// scaled to the server's counts.
+		rs.SimTokenizer = tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: scale}
+		if predicted, err = bench.Run(cmd.Context(), rs); err != nil {
+			return fmt.Errorf("predict: simulated replay: %w", err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "note: the server counted %.3f prompt tokens per simulated one (its own tokenizer); "+
+			"the simulated prompts were scaled to match\n", scale)
 	}
 	measured.Header.Policy += " (measured)"
 	predicted.Header.Policy += " (predicted, profile " + prof.Name + ")"

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/reports"
 )
 
 // realEngine is ../shared/real-engine beside the repository: llama.cpp's
@@ -24,7 +26,7 @@ var realEngine = filepath.Join("..", "..", "..", "..", "shared", "real-engine")
 
 // startLlamaServer starts llama-server on a free loopback port with 4
 // slots and one thread, and stops it when the test ends.
-func startLlamaServer(t *testing.T) string {
+func startLlamaServer(t *testing.T) (string, int) {
 	t.Helper()
 	bin := filepath.Join(realEngine, "llama-server-plain-metrics")
 	model := filepath.Join(realEngine, "tiny-llama-h256-l4.gguf")
@@ -59,7 +61,7 @@ func startLlamaServer(t *testing.T) string {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return url
+				return url, cmd.Process.Pid
 			}
 		}
 		if time.Now().After(deadline) {
@@ -69,33 +71,106 @@ func startLlamaServer(t *testing.T) string {
 	}
 }
 
+// realEngineMaxErrPct are the p50 prediction errors (percent)
+// TestRealEngineCalibratePredict asserts, set from the runs measured on
+// an unstarved machine (docs/calibration.md): TTFT −26 … +1 % (the
+// llama.cpp dialect's token-id prompts make TTFT ~10 ms, so the 2–3 ms
+// per request the model misses is 20–26 %), E2E −13 … +13 %, TPOT −3 … +25 %
+// (the CPU decode terms are the least stable fit over batch sizes 1–4).
+var realEngineMaxErrPct = map[string]float64{"TTFT p50": 30, "E2E p50": 20, "TPOT p50": 30}
+
+// realEngineMaxHitPt is the hit-rate error (points) it asserts.
+const realEngineMaxHitPt = 5
+
+// minProbeCPUShare is the least share of the probe's wall time
+// llama-server must have run for its fit to describe the server rather
+// than the machine's load (its one thread is busy through the probe).
+const minProbeCPUShare = 0.75
+
+// processCPU returns the user plus system CPU time of process pid from
+// /proc (Linux; clock ticks of 10 ms), or 0 when it cannot be read.
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, st int64
+	fmt.Sscan(f[11], &ut)
+	fmt.Sscan(f[12], &st)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// starved says why the live run's machine was too loaded for its timing
+// to be predicted ("" when it was not): hypervisor steal over 5 %, the
+// host busier than one core of two besides llama-server's own, or decode
+// gaps so uneven (TPOT p90 over 3× p50, when a quiet llama-server at 4
+// slots keeps them within 2×) that another process held its thread.
+func starved(sum *reports.Summary) string {
+	if why := hostStarved(sum); why != "" {
+		return why
+	}
+	if tp := sum.TPOT; tp.P50 > 0 && tp.P90 > 3*tp.P50 {
+		return fmt.Sprintf("TPOT p90 %.2f ms over 3× p50 %.2f ms", tp.P90, tp.P50)
+	}
+	return ""
+}
+
+// hostStarved is starved's host part.
+func hostStarved(sum *reports.Summary) string {
+	h := sum.Host
+	switch {
+	case h.StealPct > 5:
+		return fmt.Sprintf("host steal %.1f %% over 5 %%", h.StealPct)
+	case h.BusyPct > 80:
+		return fmt.Sprintf("host busy %.0f %% over 80 %% of both cores", h.BusyPct)
+	}
+	return ""
+}
+
 // TestRealEngineCalibratePredict runs the whole loop against llama.cpp:
-// a designed probe and fit, a replay of another workload with scraping,
-// and its prediction on simulated engines. It checks the loop works on a
-// real server (cached tokens read from llama.cpp's timings, a fitted
-// profile, every p50 compared) and logs the prediction errors; accuracy
-// on this CPU engine is documented in docs/calibration.md.
+// a designed probe and fit (per-slot cache chosen from the server's
+// /v1/models), a replay of another workload with scraping, and its
+// prediction on simulated engines (prompts scaled to the server's token
+// counts when it tokenised them differently). It asserts the hit rate within 5 points and TTFT, TPOT and
+// E2E p50 within realEngineMaxErrPct, after logging every figure; when
+// the machine was measured too loaded during the probe or the live run
+// it skips loudly instead.
 func TestRealEngineCalibratePredict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: about a minute against llama-server")
 	}
-	url := startLlamaServer(t)
+	url, pid := startLlamaServer(t)
+	cpu0, wall0 := processCPU(pid), time.Now()
 	dir := t.TempDir()
 	fitted := filepath.Join(dir, "fit.yaml")
 	var so, se bytes.Buffer
 	code := Run([]string{"calibrate", "--target", url, "--from", filepath.Join("testdata", "llama-cpp-np4.yaml"),
-		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "30s", "--probe-max-concurrency", "4",
-		"--probe-max-prompt", "256", "--probe-seed", "11", "-o", fitted}, &so, &se)
+		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "40s", "--probe-max-concurrency", "4",
+		"--probe-max-prompt", "512", "--probe-seed", "11", "-o", fitted}, &so, &se)
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s\n%s", code, se.String(), so.String())
 	}
 	t.Logf("calibrate:\n%s\n%s", se.String(), so.String())
+	// The probe keeps llama-server's one thread busy: the share of the
+	// probe's wall time it got on a CPU says whether the machine let it.
+	probeShare := (processCPU(pid) - cpu0).Seconds() / time.Since(wall0).Seconds()
+	t.Logf("probe: llama-server ran %.0f %% of the probe's wall time", 100*probeShare)
 	fit, err := profile.Load(fitted)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fit.Latency.Beta <= 0 || fit.Engine.MaxNumSeqs != 4 {
-		t.Fatalf("fitted profile: beta %v, max_num_seqs %d: want > 0 and the starting profile's 4", fit.Latency.Beta.D(), fit.Engine.MaxNumSeqs)
+	if fit.Latency.Beta+fit.Latency.CDecode <= 0 || fit.Engine.MaxNumSeqs != 4 || fit.Engine.Cache != profile.CachePerSlot || fit.Engine.MaxModelLen != 4096 {
+		t.Fatalf("fitted profile: beta + c_decode %v, max_num_seqs %d, cache %s, max_model_len %d: want > 0, the server's 4 slots, per-slot, 4096",
+			fit.Latency.Beta.D()+fit.Latency.CDecode.D(), fit.Engine.MaxNumSeqs, fit.Engine.Cache, fit.Engine.MaxModelLen)
 	}
 	live := filepath.Join(dir, "live.jsonl")
 	so.Reset()
@@ -115,5 +190,27 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	}
 	if !strings.Contains(out, "server hit rate") || strings.Contains(out, "server hit rate      0 %") {
 		t.Errorf("server hit rate missing or 0: llama.cpp's timings.cache_n not read?\n%s", out)
+	}
+	if e := errs["server hit"]; math.Abs(e) > realEngineMaxHitPt {
+		t.Errorf("server hit rate error %+.1f pt: want within %d pt (per-slot cache)", e, realEngineMaxHitPt)
+	}
+	sum, err := reports.Summarize(live, reports.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("live run: host busy %.0f %%, steal %.1f %%, TPOT p50 %.2f ms p90 %.2f ms",
+		sum.Host.BusyPct, sum.Host.StealPct, sum.TPOT.P50, sum.TPOT.P90)
+	why := starved(sum)
+	if why == "" && probeShare < minProbeCPUShare {
+		why = fmt.Sprintf("llama-server ran only %.0f %% of the probe's wall time (want ≥ %.0f %%): other processes held its core",
+			100*probeShare, 100*minProbeCPUShare)
+	}
+	if why != "" {
+		t.Skipf("SKIPPED, machine too starved to measure llama-server: %s; prediction errors above are not a verdict, rerun on a quieter machine", why)
+	}
+	for _, m := range []string{"TTFT p50", "TPOT p50", "E2E p50"} {
+		if e, bound := errs[m], realEngineMaxErrPct[m]; math.Abs(e) > bound {
+			t.Errorf("%s prediction error %+.1f %%: want within %.0f %%", m, e, bound)
+		}
 	}
 }

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// promptScaleTolerance is how far the server's prompt token count may be
+// from the simulated one before predict scales the simulated prompts
+// (2 %).
+const promptScaleTolerance = 0.02
+
+// promptScale returns the server's prompt tokens per simulated prompt
+// token: Σ prompt_tokens of the live run over Σ prompt_tokens of the
+// simulated one, over the requests that succeeded in both (matched by
+// id). It is 1 when no request pairs up or the live server did not
+// report prompt tokens.
+func promptScale(live, simulated string) (float64, error) {
+	lv, err := promptTokensByID(live)
+	if err != nil {
+		return 0, err
+	}
+	sv, err := promptTokensByID(simulated)
+	if err != nil {
+		return 0, err
+	}
+	var l, s int
+	for id, n := range lv {
+		if m, ok := sv[id]; ok && n > 0 && m > 0 {
+			l, s = l+n, s+m
+		}
+	}
+	if l == 0 || s == 0 {
+		return 1, nil
+	}
+	return float64(l) / float64(s), nil
+}
+
+// promptTokensByID reads the prompt tokens of the successful requests of
+// a results file.
+func promptTokensByID(path string) (map[string]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("predict: %w", err)
+	}
+	defer f.Close()
+	rd, err := replay.NewReader(path, f)
+	if err != nil {
+		return nil, fmt.Errorf("predict: %w", err)
+	}
+	out := map[string]int{}
+	for {
+		r, _, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("predict: %w", err)
+		}
+		if r != nil && r.OK() {
+			out[r.ID] = r.PromptTokens
+		}
+	}
+}
