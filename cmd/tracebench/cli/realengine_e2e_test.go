@@ -4,13 +4,9 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,57 +15,6 @@ import (
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
 )
-
-// realEngine is ../shared/real-engine beside the repository: llama.cpp's
-// llama-server b7099 (CPU) and a tiny random-weight model.
-var realEngine = filepath.Join("..", "..", "..", "..", "shared", "real-engine")
-
-// startLlamaServer starts llama-server on a free loopback port with 4
-// slots and one thread, and stops it when the test ends.
-func startLlamaServer(t *testing.T) (string, int) {
-	t.Helper()
-	bin := filepath.Join(realEngine, "llama-server-plain-metrics")
-	model := filepath.Join(realEngine, "tiny-llama-h256-l4.gguf")
-	for _, p := range []string{bin, model} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("real engine not present (%v): llama.cpp's llama-server lives in ../shared/real-engine beside the repository", err)
-		}
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	var log bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "-m", model, "--alias", "tiny-llama", "--host", "127.0.0.1",
-		"--port", fmt.Sprint(port), "-np", "4", "-c", "16384", "-t", "1", "-fa", "off", "--metrics")
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatalf("start llama-server: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(url + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return url, cmd.Process.Pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("llama-server on %s not healthy after 20 s: %v\n%s", url, err, log.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // realEngineMaxErrPct are the p50 prediction errors (percent)
 // TestRealEngineCalibratePredict asserts, set from the runs measured on
@@ -148,7 +93,7 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: about a minute against llama-server")
 	}
-	url, pid := startLlamaServer(t)
+	url, pid := startLlamaServer(t, "llama-server-plain-metrics", "-c", "16384")
 	cpu0, wall0 := processCPU(pid), time.Now()
 	dir := t.TempDir()
 	fitted := filepath.Join(dir, "fit.yaml")

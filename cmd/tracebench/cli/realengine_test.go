@@ -4,16 +4,10 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
@@ -21,54 +15,13 @@ import (
 	"github.com/tracebench/tracebench/reports"
 )
 
-// b7099Dir is the llama.cpp build beside the repository
-// (../shared/real-engine relative to its root).
-const b7099Dir = "../../../../shared/real-engine"
-
-// startB7099 starts llama-server on a free loopback port with 4
-// slots, one thread, metrics, slot erase allowed and no host-memory
-// prompt cache (so erasing the slots empties the cache), and returns its
-// URL once /health answers. The server is stopped at the end of the test.
+// startB7099 starts llama-server b7099 as released (JSON-wrapped /metrics)
+// with slot erase allowed and no host-memory prompt cache, so erasing the
+// slots empties the cache, and returns its URL.
 func startB7099(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(b7099Dir, "llama-server")
-	model := filepath.Join(b7099Dir, "tiny-llama-h256-l4.gguf")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "-m", model, "--alias", "tiny-llama", "--host", "127.0.0.1", "--port", fmt.Sprint(port),
-		"-np", "4", "-c", "8192", "-t", "1", "-fa", "off", "--metrics", "--slot-save-path", t.TempDir(), "--cache-ram", "0")
-	logf, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start llama-server: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		logf.Close()
-	})
-	u := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(u + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return u
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("llama-server at %s not healthy within 20 s (%v)", u, err)
-		}
-		time.Sleep(100 * time.Millisecond) // polling a starting process, not a unit-test sleep
-	}
+	u, _ := startLlamaServer(t, "llama-server", "-c", "8192", "--slot-save-path", t.TempDir(), "--cache-ram", "0")
+	return u
 }
 
 // computedPrompt is the server's llamacpp:prompt_tokens_total: the prompt
@@ -89,9 +42,6 @@ func computedPrompt(t *testing.T, u string) float64 {
 // servers' own computed-token counters give, the scraped figures are not
 // zero, and a bench flushes the caches before each policy.
 func TestRealEngine(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(b7099Dir, "llama-server")); err != nil {
-		t.Skipf("real engine not present (%v): llama-server b7099 lives in ../shared/real-engine beside the repository", err)
-	}
 	targets := []string{startB7099(t), startB7099(t)}
 	workload := []string{"--workload", "shared-prefix", "-p", "groups=2", "-p", "prompts_per_group=8",
 		"-p", "system_len=256", "-p", "question_len=32", "-p", "output_len=16", "--rate", "4"}

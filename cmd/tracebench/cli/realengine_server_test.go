@@ -1,0 +1,72 @@
+//go:build !race
+
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// realEngine is ../shared/real-engine beside the repository: llama.cpp's
+// llama-server b7099 (CPU; llama-server-plain-metrics is the same with
+// plain /metrics text) and a tiny random-weight model.
+var realEngine = filepath.Join("..", "..", "..", "..", "shared", "real-engine")
+
+// startLlamaServer starts the llama-server binary bin of realEngine on a
+// free loopback port with the model, 4 slots, one thread, flash attention
+// off, metrics and the extra flags, and returns its URL and process id
+// once /health answers. It skips the test when the real engine is absent
+// and stops the server when the test ends.
+func startLlamaServer(t *testing.T, bin string, extra ...string) (string, int) {
+	t.Helper()
+	bin = filepath.Join(realEngine, bin)
+	model := filepath.Join(realEngine, "tiny-llama-h256-l4.gguf")
+	for _, p := range []string{bin, model} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("real engine not present (%v): llama.cpp's llama-server lives in ../shared/real-engine beside the repository", err)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var log bytes.Buffer
+	args := append([]string{"-m", model, "--alias", "tiny-llama", "--host", "127.0.0.1", "--port", fmt.Sprint(port),
+		"-np", "4", "-t", "1", "-fa", "off", "--metrics"}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start llama-server: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(url + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url, cmd.Process.Pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("llama-server on %s not healthy after 20 s: %v\n%s", url, err, log.String())
+		}
+		time.Sleep(100 * time.Millisecond) // polling a starting process, not a unit-test sleep
+	}
+}
