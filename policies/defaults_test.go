@@ -57,7 +57,7 @@ func TestSeedDefaults(t *testing.T) {
 
 	// chwbl: 100 characters, 256 virtual nodes, load factor 1.25 (KubeAI).
 	c := mustRouter(t, "chwbl", nil, 1).(*chwbl)
-	if d := cmp.Diff([]float64{100, 256, 1.25}, []float64{float64(c.prefixChars), float64(c.replication), c.loadFactor}); d != "" {
+	if d := cmp.Diff([]float64{100, 256, 1.25}, []float64{float64(c.prefixChars), float64(c.ring.replication), c.loadFactor}); d != "" {
 		t.Errorf("chwbl defaults (-KubeAI +got):\n%s", d)
 	}
 

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/tracebench/tracebench/traces"
@@ -41,24 +40,13 @@ func chwblSpec() Spec {
 // keyed by Backend.ID, so removing a Backend moves only its keys; it is
 // rebuilt when the set of Backends changes.
 type chwbl struct {
-	prefixChars, replication int
-	loadFactor               float64
-	countNew                 bool
+	prefixChars int
+	loadFactor  float64
+	countNew    bool
 
-	ring    []ringPoint
-	members []ringMember
+	ring    hashRing // points named ID + number, as KubeAI's
 	set     backendSet
 	visited []bool
-}
-
-type ringPoint struct {
-	hash  uint64
-	index int32 // Backend.Index
-}
-
-type ringMember struct {
-	index int
-	id    string
 }
 
 func newCHWBL(p Params, _ *rand.Rand) (Router, error) {
@@ -67,7 +55,7 @@ func newCHWBL(p Params, _ *rand.Rand) (Router, error) {
 	if r.prefixChars, err = p.Int("prefix_chars", 1, 1<<20); err != nil {
 		return nil, err
 	}
-	if r.replication, err = p.Int("replication", 1, 1<<16); err != nil {
+	if r.ring.replication, err = p.Int("replication", 1, 1<<16); err != nil {
 		return nil, err
 	}
 	if r.loadFactor, err = p.Float("load_factor", 1, 1e6); err != nil {
@@ -87,25 +75,17 @@ func (r *chwbl) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	r.syncRing(st.Backends)
+	r.ring.sync(st.Backends)
 	r.set.load(st.Backends)
 	stats := inFlightStats(st.Backends)
 	bound := r.loadFactor * float64(stats.Total+1) / float64(len(st.Backends))
 	key := chwblKey(req, r.prefixChars)
-	start, _ := slices.BinarySearchFunc(r.ring, key, func(p ringPoint, k uint64) int {
-		switch {
-		case p.hash < k:
-			return -1
-		case p.hash > k:
-			return 1
-		}
-		return 0
-	})
+	start := r.ring.search(key)
 	r.visited = slices.Grow(r.visited[:0], len(st.Backends))[:len(st.Backends)]
 	clear(r.visited)
 	first, seen := -1, 0
-	for k := 0; k < len(r.ring) && seen < len(st.Backends); k++ {
-		pos, _ := r.set.lookup(int(r.ring[(start+k)%len(r.ring)].index))
+	for k := 0; k < len(r.ring.points) && seen < len(st.Backends); k++ {
+		pos, _ := r.set.lookup(int(r.ring.points[(start+k)%len(r.ring.points)].index))
 		if r.visited[pos] {
 			continue
 		}
@@ -136,35 +116,6 @@ func (r *chwbl) loadOK(inFlight, total int, bound float64) bool {
 		return total == 0 || float64(inFlight+1) <= bound
 	}
 	return float64(inFlight) <= bound
-}
-
-// syncRing rebuilds the ring when the Backends (Index and ID) changed.
-func (r *chwbl) syncRing(bs []Backend) {
-	same := len(bs) == len(r.members)
-	for i := 0; same && i < len(bs); i++ {
-		same = bs[i].Index == r.members[i].index && bs[i].ID == r.members[i].id
-	}
-	if same {
-		return
-	}
-	r.members, r.ring = r.members[:0], r.ring[:0]
-	var buf []byte
-	for _, b := range bs {
-		r.members = append(r.members, ringMember{index: b.Index, id: b.ID})
-		for i := 0; i < r.replication; i++ {
-			buf = strconv.AppendInt(append(buf[:0], b.ID...), int64(i), 10)
-			r.ring = append(r.ring, ringPoint{hash: xxhash.Sum64(buf), index: int32(b.Index)})
-		}
-	}
-	slices.SortFunc(r.ring, func(a, b ringPoint) int {
-		if a.hash != b.hash {
-			if a.hash < b.hash {
-				return -1
-			}
-			return 1
-		}
-		return int(a.index - b.index)
-	})
 }
 
 // chwblKey hashes the LoRA adapter and the first prefixChars characters of

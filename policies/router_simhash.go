@@ -3,8 +3,6 @@ package policies
 import (
 	"encoding/binary"
 	"math/rand/v2"
-	"slices"
-	"strconv"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/tracebench/tracebench/traces"
@@ -39,20 +37,19 @@ func simHashSpec() Spec {
 // ring: only prompts whose fingerprints are equal go together. Its
 // predicted hit comes from the replay's shared HitModel.
 type simHash struct {
-	maxChars, replication int
-	ring                  []ringPoint
-	members               []ringMember
-	set                   backendSet
-	acc                   [64]int64
+	maxChars int
+	ring     hashRing // points named ID-number, as uhashring's
+	set      backendSet
+	acc      [64]int64
 }
 
 func newSimHash(p Params, _ *rand.Rand) (Router, error) {
-	r := &simHash{}
+	r := &simHash{ring: hashRing{sep: "-"}}
 	var err error
 	if r.maxChars, err = p.Int("max_chars", 1, 1<<24); err != nil {
 		return nil, err
 	}
-	if r.replication, err = p.Int("replication", 1, 1<<16); err != nil {
+	if r.ring.replication, err = p.Int("replication", 1, 1<<16); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -66,19 +63,11 @@ func (r *simHash) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	r.syncRing(st.Backends)
+	r.ring.sync(st.Backends)
 	r.set.load(st.Backends)
 	key := mix64(r.fingerprint(req) ^ modelSeed(req))
-	start, _ := slices.BinarySearchFunc(r.ring, key, func(p ringPoint, k uint64) int {
-		switch {
-		case p.hash < k:
-			return -1
-		case p.hash > k:
-			return 1
-		}
-		return 0
-	})
-	pos, _ := r.set.lookup(int(r.ring[start%len(r.ring)].index))
+	start := r.ring.search(key)
+	pos, _ := r.set.lookup(int(r.ring.points[start%len(r.ring.points)].index))
 	return Choice{Backend: st.Backends[pos].Index, Reason: "hash"}, nil
 }
 
@@ -157,33 +146,4 @@ func (r *simHash) add(h uint64, w int64) {
 		}
 		h2 >>= 1
 	}
-}
-
-// syncRing rebuilds the ring when the Backends (Index and ID) changed.
-func (r *simHash) syncRing(bs []Backend) {
-	same := len(bs) == len(r.members)
-	for i := 0; same && i < len(bs); i++ {
-		same = bs[i].Index == r.members[i].index && bs[i].ID == r.members[i].id
-	}
-	if same {
-		return
-	}
-	r.members, r.ring = r.members[:0], r.ring[:0]
-	var buf []byte
-	for _, b := range bs {
-		r.members = append(r.members, ringMember{index: b.Index, id: b.ID})
-		for i := 0; i < r.replication; i++ {
-			buf = strconv.AppendInt(append(append(buf[:0], b.ID...), '-'), int64(i), 10)
-			r.ring = append(r.ring, ringPoint{hash: xxhash.Sum64(buf), index: int32(b.Index)})
-		}
-	}
-	slices.SortFunc(r.ring, func(a, b ringPoint) int {
-		if a.hash != b.hash {
-			if a.hash < b.hash {
-				return -1
-			}
-			return 1
-		}
-		return int(a.index - b.index)
-	})
 }
