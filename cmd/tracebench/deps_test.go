@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents", "dialect"},
 	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
 	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
-	"bench":              {"traces", "policies", "replay", "reports", "bench", "mockserver/engine", "kvevents", "dialect"},
+	"bench":              {"traces", "policies", "replay", "reports", "bench", "mockserver", "kvevents", "dialect"},
 	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect"},
 }
 
