@@ -50,7 +50,7 @@ func CheckArrivals(ao traces.ArrivalOptions) error {
 		return usagef("%v", err)
 	}
 	if ao.Process == traces.ProcessGamma && ao.CV == 0 {
-		return usagef("--cv 0: want > 0 (--arrival constant gives evenly spaced arrivals)")
+		return fieldf("Spec.Workload.CV", "Spec.Workload.CV 0: want > 0 (Spec.Workload.Arrival constant gives evenly spaced arrivals)")
 	}
 	return nil
 }

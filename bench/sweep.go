@@ -134,7 +134,7 @@ func (sw *sweeper) run(ctx context.Context) (*reports.Sweep, error) {
 	routers, baseline := sw.s.Routers, sw.s.Baseline
 	res := sw.header(baseline)
 	if err := os.MkdirAll(filepath.Join(sw.s.Out, "runs"), 0o755); err != nil {
-		return res, fmt.Errorf("--out %s: %w", sw.s.Out, err)
+		return res, fmt.Errorf("SweepSpec.Out %s: %w", sw.s.Out, err)
 	}
 	if jobs := min(sw.s.Jobs, len(routers)); jobs > 1 {
 		return sw.runSideBySide(ctx, res, routers, jobs)

@@ -93,7 +93,7 @@ func benchPolicies(list string, quick bool) ([]string, error) {
 func runBench(cmd *cobra.Command, o *benchOptions) error {
 	spec, err := o.compareSpec(cmd)
 	if err != nil {
-		return flagErr(err, benchFlagNames)
+		return err
 	}
 	res, err := bench.Compare(cmd.Context(), spec)
 	if len(res.Runs) > 0 {
@@ -101,18 +101,7 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 			return werr
 		}
 	}
-	return flagErr(err, benchFlagNames)
-}
-
-// benchFlagNames are the flags of bench that set the CompareSpec fields
-// the library's errors name.
-var benchFlagNames = map[string]string{
-	"CompareSpec.Routers": "--policies",
-	"CompareSpec.Jobs":    "--jobs",
-	"CompareSpec.Out":     "--out",
-	"CompareSpec.Seeds":   "--seeds",
-	"CompareSpec.Targets": "--target",
-	"Spec.Sim":            "--sim",
+	return err
 }
 
 // compareSpec checks the flags and turns them into the comparison to

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -254,15 +253,7 @@ func (m *fleetFlags) checkKVFlags(target, sim bool) error {
 }
 
 // checkTargets rejects a --target that is not an http(s) base URL.
-func checkTargets(targets []string) error {
-	for _, t := range targets {
-		u, err := url.Parse(t)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usagef("--target %q: want a base URL such as http://host:8000", t)
-		}
-	}
-	return nil
-}
+func checkTargets(targets []string) error { return flagErr(bench.CheckTargets(targets), flagNames) }
 
 // fleetFlagNames are the flags that set the MockFleet fields the
 // library's errors name, for the in-process fleet.
