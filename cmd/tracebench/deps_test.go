@@ -11,7 +11,8 @@ const module = "github.com/tracebench/tracebench/"
 // allowed lists, for each top-level package, which of our packages it may
 // import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← bench ← cmd;
 // mockserver stands alone but for the tokenizer, the KV event wire
-// format and the server dialects; kvevents and dialect are leaves).
+// format and the server dialects; bench starts the in-process mock
+// fleet; kvevents and dialect are leaves).
 var allowed = map[string][]string{
 	"dialect":            {"dialect"},
 	"traces":             {"traces"},
