@@ -82,8 +82,12 @@ type SweepSpec struct {
 // ErrInterrupted for an interrupt). It writes every Run's results file
 // under spec.Out/runs/ (spec.Out/seed-K/runs/ for seed K), and, when any
 // Run finished, the report: sweep.md, sweep.csv and the capacity plot in
-// spec.Out, as `tracebench sweep` does.
+// spec.Out, as `tracebench sweep` does. A bad setting is a UsageError
+// naming its field (see SweepSpec.Validate), with nothing run.
 func Sweep(ctx context.Context, spec SweepSpec) (*reports.Sweep, error) {
+	if err := spec.Validate(); err != nil {
+		return &reports.Sweep{}, err
+	}
 	res, runErr := newSweeper(&spec).run(ctx)
 	if runErr == nil {
 		res.Verdict, runErr = sweepSeeds(ctx, spec, res)

@@ -49,6 +49,15 @@ var flagNames = map[string]string{
 	"CompareSpec.Seeds":                "--seeds",
 	"CompareSpec.Targets":              "--target",
 	"SweepSpec.Out":                    "--out",
+	"SweepSpec.Attainment":             "--attainment",
+	"SweepSpec.Tolerance":              "--tolerance",
+	"SweepSpec.MaxRuns":                "--max-runs",
+	"SweepSpec.Growth":                 "--growth",
+	"SweepSpec.MaxErrorRate":           "--max-error-rate",
+	"SweepSpec.Cooldown":               "--cooldown",
+	"SweepSpec.Jobs":                   "--jobs",
+	"SweepSpec.Vary":                   "--vary",
+	"SweepSpec.Ladder":                 "--rates",
 }
 
 // fieldPath matches a field path in an error's text.
