@@ -41,6 +41,8 @@ func TestRunErrors(t *testing.T) {
 		{"filter args without a filter", func(s *Spec) { s.Policy.FilterArgs = []string{"a=1"} }, "Spec.Policy.FilterArgs"},
 		{"bad shard", func(s *Spec) { s.Workload.Shard = "2/2" }, "Spec.Workload.Shard"},
 		{"bad parameter", func(s *Spec) { s.Policy.RouterArgs = []string{"novalue"} }, "Spec.Policy.RouterArgs"},
+		{"nowhere to send", func(s *Spec) { s.Sim = 0 }, "Spec.Backends"},
+		{"negative sim", func(s *Spec) { s.Sim = -1 }, "Spec.Sim"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -107,6 +107,9 @@ func loraSlots(pf Policy, engineSlots int) (Policy, error) {
 // Run stops early (ctx cancelled: ErrInterrupted) the Summary and results
 // file hold what was measured. Usage errors are UsageError.
 func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
+	if err := rs.check(); err != nil {
+		return nil, err
+	}
 	src, err := OpenSource(rs.Workload)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,8 @@ import (
 // them differently.)
 var flagNames = map[string]string{
 	"Spec.Router":                      "--policy",
+	"Spec.Backends":                    "--target",
+	"Spec.Results":                     "--out",
 	"Spec.Sim":                         "--sim",
 	"Spec.Policy.Router":               "--policy",
 	"Spec.Policy.Queue":                "--queue",
