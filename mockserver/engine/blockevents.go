@@ -92,7 +92,7 @@ func (e *Engine) ResetPrefixCache() bool {
 			continue
 		}
 		p.evict.remove(int32(id))
-		p.table.del(b.hash)
+		p.table.del(b.hash, int32(id))
 		b.hashed, b.hash, b.depth = false, 0, 0
 		p.free = append(p.free, int32(id))
 	}

@@ -31,7 +31,8 @@ type blockPool struct {
 // evicted under policy (a valid Config.Eviction value, "" for
 // EvictLRULongest).
 func newBlockPool(n int, policy string) *blockPool {
-	p := &blockPool{blocks: make([]block, n), free: make([]int32, n), table: newBlockTable()}
+	p := &blockPool{blocks: make([]block, n), free: make([]int32, n)}
+	p.table = newBlockTable(p.blocks)
 	for i := range n {
 		p.free[i] = int32(n - 1 - i) // pop from the end gives block 0 first
 		p.blocks[i].prev, p.blocks[i].next, p.blocks[i].slot = -1, -1, -1
@@ -86,7 +87,7 @@ func (p *blockPool) allocate() int32 {
 		if p.onEvict != nil {
 			p.onEvict(b.hash)
 		}
-		p.table.del(b.hash)
+		p.table.del(b.hash, id)
 		b.hashed, b.hash, b.depth = false, 0, 0
 		p.evictions++
 	}
