@@ -91,12 +91,12 @@ func (e *Engine) ResetPrefixCache() bool {
 	}
 	for id := range p.blocks {
 		b := &p.blocks[id]
-		if !b.hashed {
+		if !b.hashed() {
 			continue
 		}
 		p.evict.remove(int32(id))
 		p.table.del(b.hash, int32(id))
-		b.hashed, b.hash, b.depth = false, 0, 0
+		b.hash, b.depth = 0, 0
 		p.free = append(p.free, int32(id))
 	}
 	if e.blockHook != nil {

@@ -2,24 +2,30 @@ package engine
 
 import "time"
 
-// block is one KV cache block.
+// block is one KV cache block: 24 bytes, the fields every allocation,
+// lookup and eviction touches. What only some eviction policies read
+// lives in the pool's side arrays (lastUsed, uses).
 type block struct {
-	ref      int32  // requests using the block
-	hashed   bool   // registered in the prefix table under hash
-	hash     uint64 // chained hash of the block's tokens
-	depth    int32  // 1-based position of the block in its chain
-	prev     int32  // neighbours in an EvictLRU list, −1 at its ends
-	next     int32
-	slot     int32         // position in a heap evictor, −1 outside it
-	uses     int32         // requests that computed or hit it since it was allocated (EvictLFU)
-	lastUsed time.Duration // when the last user released it
+	hash  uint64 // chained hash of the block's tokens (when depth > 0)
+	ref   int32  // requests using the block
+	depth int32  // 1-based position of the block in its chain when registered in the prefix table, 0 when not
+	prev  int32  // neighbours in an EvictLRU list, −1 at its ends
+	next  int32
 }
+
+// hashed reports whether the block is registered in the prefix table.
+func (b *block) hashed() bool { return b.depth > 0 }
 
 // blockPool is the paged KV cache with prefix caching: free uncached
 // blocks, cached blocks with users, cached blocks without users (the
 // evictor), and the hash table from chained block hash to block.
 type blockPool struct {
-	blocks    []block
+	blocks []block
+	// lastUsed is when each block's last user released it.
+	lastUsed []time.Duration
+	// uses counts the requests that computed or hit each block since it
+	// was allocated (EvictLFU only; nil otherwise).
+	uses      []int32
 	free      []int32 // unreferenced blocks holding no cached prefix
 	evict     evictor // orders the cached blocks without users
 	table     blockTable
@@ -31,13 +37,16 @@ type blockPool struct {
 // evicted under policy (a valid Config.Eviction value, "" for
 // EvictLRULongest).
 func newBlockPool(n int, policy string) *blockPool {
-	p := &blockPool{blocks: make([]block, n), free: make([]int32, n)}
+	p := &blockPool{blocks: make([]block, n), lastUsed: make([]time.Duration, n), free: make([]int32, n)}
 	p.table = newBlockTable(p.blocks)
 	for i := range n {
 		p.free[i] = int32(n - 1 - i) // pop from the end gives block 0 first
-		p.blocks[i].prev, p.blocks[i].next, p.blocks[i].slot = -1, -1, -1
+		p.blocks[i].prev, p.blocks[i].next = -1, -1
 	}
 	policy, _ = evictionPolicy(policy)
+	if policy == EvictLFU {
+		p.uses = make([]int32, n)
+	}
 	p.evict = newEvictor(policy, p)
 	return p
 }
@@ -72,7 +81,9 @@ func (p *blockPool) acquire(id int32) {
 		p.evict.remove(id)
 	}
 	b.ref++
-	b.uses++
+	if p.uses != nil {
+		p.uses[id]++
+	}
 }
 
 // allocate hands out a fresh block, evicting the next cached block when
@@ -88,10 +99,13 @@ func (p *blockPool) allocate() int32 {
 			p.onEvict(b.hash)
 		}
 		p.table.del(b.hash, id)
-		b.hashed, b.hash, b.depth = false, 0, 0
+		b.hash, b.depth = 0, 0
 		p.evictions++
 	}
-	p.blocks[id].ref, p.blocks[id].uses = 1, 1
+	p.blocks[id].ref = 1
+	if p.uses != nil {
+		p.uses[id] = 1
+	}
 	return id
 }
 
@@ -103,8 +117,9 @@ func (p *blockPool) release(id int32, now time.Duration) {
 	if b.ref > 0 {
 		return
 	}
-	if b.hashed {
-		p.evict.push(id, now)
+	if b.hashed() {
+		p.lastUsed[id] = now
+		p.evict.push(id)
 		return
 	}
 	p.free = append(p.free, id)
@@ -118,6 +133,6 @@ func (p *blockPool) register(id int32, hash uint64, depth int) {
 		return
 	}
 	b := &p.blocks[id]
-	b.hashed, b.hash, b.depth = true, hash, int32(depth)
+	b.hash, b.depth = hash, int32(depth)
 	p.table.put(hash, id)
 }

@@ -50,17 +50,17 @@ func TestBlockTableChurn(t *testing.T) {
 	for step := range 100_000 {
 		id := int32(rng.IntN(n))
 		b := &blocks[id]
-		if b.hashed {
+		if b.hashed() {
 			tb.del(b.hash, id)
 			delete(ref, b.hash)
-			b.hashed, b.hash = false, 0
+			b.depth, b.hash = 0, 0
 		} else {
 			// Few distinct high bits: many tags collide.
 			h := rng.Uint64() & 0xff000000ffffffff
 			if _, dup := ref[h]; dup {
 				continue
 			}
-			b.hashed, b.hash = true, h
+			b.depth, b.hash = 1, h
 			tb.put(h, id)
 			ref[h] = id
 		}
