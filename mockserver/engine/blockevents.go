@@ -95,10 +95,10 @@ func (e *Engine) ResetPrefixCache() bool {
 			continue
 		}
 		p.evict.remove(int32(id))
-		p.table.del(b.hash, int32(id))
 		b.hash, b.depth = 0, 0
 		p.free = append(p.free, int32(id))
 	}
+	p.table.clear()
 	if e.blockHook != nil {
 		e.blockHook(BlockEvent{Kind: BlocksCleared})
 	}

@@ -98,8 +98,7 @@ func (p *blockPool) allocate() int32 {
 		if p.onEvict != nil {
 			p.onEvict(b.hash)
 		}
-		p.table.del(b.hash, id)
-		b.hash, b.depth = 0, 0
+		b.hash, b.depth = 0, 0 // its table entry goes stale
 		p.evictions++
 	}
 	p.blocks[id].ref = 1
@@ -132,7 +131,7 @@ func (p *blockPool) register(id int32, hash uint64, depth int) {
 	if _, dup := p.table.get(hash); dup {
 		return
 	}
+	p.table.put(hash, id)
 	b := &p.blocks[id]
 	b.hash, b.depth = hash, int32(depth)
-	p.table.put(hash, id)
 }

@@ -1,37 +1,43 @@
 package engine
 
-// blockTable maps chained block hashes to block ids: open addressing with
-// linear probing and backward-shift deletion, so a cache that evicts and
-// registers blocks all the time keeps short probe sequences (a Go map
-// under that churn fills with tombstones and its missed lookups, which
-// end every prefix match, slow down about threefold). It grows by
-// doubling at half load.
+// blockTable maps chained block hashes to the ids of the blocks cached
+// under them: open addressing with linear probing over 8-byte slots.
 //
-// A slot is 8 bytes: a 32-bit tag folded from the hash, which alone
-// decides the slot's home, and the block id + 1 (0: empty). A tag match
-// is verified against the block's own hash, so two hashes sharing a tag
-// (one in 2³² pairs) never alias. Half the size of a slot holding the
-// whole hash, the table (1 MB at 65,536 blocks) stays in cache far more.
+// A slot holds a 32-bit tag folded from the hash, which alone decides the
+// slot's home, and the block id + 1. Every tag match is verified against
+// the block's own record (its hash, and depth > 0 while it is
+// registered), so two hashes sharing a tag (one in 2³² pairs) never alias.
+//
+// Eviction does not touch the table: an evicted block's entry goes stale
+// (its record no longer verifies), lookups that meet a stale entry of
+// their own tag turn it into a tombstone, and inserts reuse tombstones.
+// When live, stale and tombstone slots reach half the table, it is
+// rebuilt from the block records. The table has at least four slots per
+// block, so a rebuild, which reads every block record, comes at most once
+// per NumGPUBlocks inserts. Deleting eagerly instead cost a cache miss
+// into the table for every evicted block, a fifth of the simulator's
+// time on a full cache.
 type blockTable struct {
 	slots  []uint64
-	blocks []block // the pool's blocks, whose hash field verifies a tag match
+	blocks []block // the pool's blocks, whose records verify a tag match
 	mask   uint64
 	shift  uint8
-	n      int
+	used   int // non-empty slots: live and stale entries, tombstones
 }
 
-// minTableSlots is the initial number of slots (a power of two).
-const minTableSlots = 1024
+// tombstone marks a slot whose entry went stale (tag 1, no block).
+const tombstone = 1 << 32
 
 // newBlockTable returns an empty table over the pool's blocks.
 func newBlockTable(blocks []block) blockTable {
-	t := blockTable{blocks: blocks}
-	t.resize(minTableSlots)
+	size := 1024
+	for size < 4*len(blocks) {
+		size *= 2
+	}
+	t := blockTable{blocks: blocks, slots: make([]uint64, size), mask: uint64(size - 1)}
+	t.shift = uint8(64 - log2(size))
 	return t
 }
-
-// len is the number of entries.
-func (t *blockTable) len() int { return t.n }
 
 // tagOf folds a hash to the 32-bit tag a slot keeps.
 func tagOf(hash uint64) uint64 { return (hash ^ hash>>32) & 0xffffffff }
@@ -45,7 +51,8 @@ func (t *blockTable) home(tag uint64) uint64 {
 	return (tag * 0x9e3779b97f4a7c15) >> t.shift
 }
 
-// get returns the block id cached under hash.
+// get returns the block cached under hash. A stale entry of hash's tag
+// met on the way becomes a tombstone.
 func (t *blockTable) get(hash uint64) (int32, bool) {
 	tag := tagOf(hash)
 	for i := t.home(tag); ; i = (i + 1) & t.mask {
@@ -53,72 +60,73 @@ func (t *blockTable) get(hash uint64) (int32, bool) {
 		if s == 0 {
 			return 0, false
 		}
-		if s>>32 == tag {
-			if id := int32(uint32(s)) - 1; t.blocks[id].hash == hash {
-				return id, true
-			}
+		if s>>32 != tag || uint32(s) == 0 {
+			continue
+		}
+		id := int32(uint32(s)) - 1
+		b := &t.blocks[id]
+		if b.depth > 0 && b.hash == hash {
+			return id, true
+		}
+		if b.depth == 0 || tagOf(b.hash) != tag {
+			t.slots[i] = tombstone
 		}
 	}
 }
 
-// put stores block id under hash, which must not be present.
+// put stores block id under hash, which must not be present (get said
+// so). Call it before the block's record holds hash, so a rebuild here
+// does not insert the block twice.
 func (t *blockTable) put(hash uint64, id int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		t.resize(2 * len(t.slots))
+	if 2*(t.used+1) > len(t.slots) {
+		t.rebuild()
 	}
-	t.insert(slotOf(tagOf(hash), id))
-}
-
-// insert places slot value s (not present) without growing.
-func (t *blockTable) insert(s uint64) {
-	i := t.home(s >> 32)
-	for t.slots[i] != 0 {
+	tag := tagOf(hash)
+	i := t.home(tag)
+	for s := t.slots[i]; s != 0 && s != tombstone; s = t.slots[i] {
 		i = (i + 1) & t.mask
 	}
-	t.slots[i] = s
-	t.n++
+	if t.slots[i] == 0 {
+		t.used++
+	}
+	t.slots[i] = slotOf(tag, id)
 }
 
-// del removes block id, cached under hash, shifting later entries of its
-// probe run back so no tombstone is left.
-func (t *blockTable) del(hash uint64, id int32) {
-	want := slotOf(tagOf(hash), id)
-	i := t.home(want >> 32)
-	for ; t.slots[i] != want; i = (i + 1) & t.mask {
-		if t.slots[i] == 0 {
-			return
-		}
-	}
-	t.n--
-	for {
-		t.slots[i] = 0
-		j := i
-		for {
-			j = (j + 1) & t.mask
-			if t.slots[j] == 0 {
-				return
+// rebuild empties the table and inserts every registered block.
+func (t *blockTable) rebuild() {
+	t.clear()
+	for id := range t.blocks {
+		if b := &t.blocks[id]; b.depth > 0 {
+			i := t.home(tagOf(b.hash))
+			for t.slots[i] != 0 {
+				i = (i + 1) & t.mask
 			}
-			// The entry at j may fill slot i when i lies on its probe
-			// path, between its home and j.
-			if (j-t.home(t.slots[j]>>32))&t.mask >= (j-i)&t.mask {
-				break
-			}
+			t.slots[i] = slotOf(tagOf(b.hash), int32(id))
+			t.used++
 		}
-		t.slots[i] = t.slots[j]
-		i = j
 	}
 }
 
-// resize rehashes into size slots (a power of two).
-func (t *blockTable) resize(size int) {
-	old := t.slots
-	t.slots, t.mask, t.n = make([]uint64, size), uint64(size-1), 0
-	t.shift = uint8(64 - log2(size))
-	for _, s := range old {
-		if s != 0 {
-			t.insert(s)
+// clear empties the table.
+func (t *blockTable) clear() {
+	clear(t.slots)
+	t.used = 0
+}
+
+// len counts the registered blocks the table finds (each once): O(slots),
+// for tests.
+func (t *blockTable) len() int {
+	seen := make(map[uint32]bool)
+	for _, s := range t.slots {
+		if s == 0 || uint32(s) == 0 {
+			continue
+		}
+		id := int32(uint32(s)) - 1
+		if b := &t.blocks[id]; b.depth > 0 && tagOf(b.hash) == s>>32 {
+			seen[uint32(id)] = true
 		}
 	}
+	return len(seen)
 }
 
 // log2 is the base-2 logarithm of a power of two.

@@ -5,9 +5,16 @@ import (
 	"testing"
 )
 
+// registerForTest puts block id under hash in tb and marks its record, as the
+// pool does.
+func (tb *blockTable) registerForTest(id int32, hash uint64) {
+	tb.put(hash, id)
+	tb.blocks[id].hash, tb.blocks[id].depth = hash, 1
+}
+
 // TestBlockTableTagCollisions checks that hashes sharing a slot tag (and so
 // a home slot) never alias: each lookup is verified against the block's
-// own hash, and deleting one leaves the others found.
+// own record, and evicting one leaves the others found.
 func TestBlockTableTagCollisions(t *testing.T) {
 	blocks := make([]block, 64)
 	tb := newBlockTable(blocks)
@@ -19,8 +26,7 @@ func TestBlockTableTagCollisions(t *testing.T) {
 		if tagOf(hashes[k]) != tagOf(base) {
 			t.Fatalf("hash %d: tag %x, want %x", k, tagOf(hashes[k]), tagOf(base))
 		}
-		blocks[k].hash = hashes[k]
-		tb.put(hashes[k], int32(k))
+		tb.registerForTest(int32(k), hashes[k])
 	}
 	for k, h := range hashes {
 		if id, ok := tb.get(h); !ok || id != int32(k) {
@@ -30,41 +36,51 @@ func TestBlockTableTagCollisions(t *testing.T) {
 	if _, ok := tb.get(base ^ (9<<32 | 9)); ok {
 		t.Fatal("an absent hash sharing the tag was found")
 	}
-	tb.del(hashes[3], 3)
+	blocks[3].hash, blocks[3].depth = 0, 0 // evicted: its entry is stale
 	for k, h := range hashes {
 		id, ok := tb.get(h)
 		if want := k != 3; ok != want || (ok && id != int32(k)) {
-			t.Fatalf("after del: get(hash %d) = %d, %v; want found=%v", k, id, ok, want)
+			t.Fatalf("after eviction: get(hash %d) = %d, %v; want found=%v", k, id, ok, want)
 		}
+	}
+	// The evicted hash cached again in another block is found there.
+	tb.registerForTest(40, hashes[3])
+	if id, ok := tb.get(hashes[3]); !ok || id != 40 {
+		t.Fatalf("re-registered hash: get = %d, %v; want 40, true", id, ok)
+	}
+	if n := tb.len(); n != len(hashes) {
+		t.Fatalf("len %d, want %d", n, len(hashes))
 	}
 }
 
 // TestBlockTableChurn compares the table with a Go map under random
-// puts and deletes through several resizes.
+// registrations and evictions, through many rebuilds, with hashes that
+// often share tags and hashes cached again after eviction.
 func TestBlockTableChurn(t *testing.T) {
 	const n = 5000
 	blocks := make([]block, n)
 	tb := newBlockTable(blocks)
 	ref := map[uint64]int32{}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for step := range 100_000 {
+	for step := range 200_000 {
 		id := int32(rng.IntN(n))
 		b := &blocks[id]
 		if b.hashed() {
-			tb.del(b.hash, id)
 			delete(ref, b.hash)
-			b.depth, b.hash = 0, 0
+			b.hash, b.depth = 0, 0
 		} else {
-			// Few distinct high bits: many tags collide.
-			h := rng.Uint64() & 0xff000000ffffffff
-			if _, dup := ref[h]; dup {
+			// Few distinct hashes with few distinct high bits: tags
+			// collide and evicted hashes come back.
+			h := uint64(rng.IntN(3*n)) | uint64(rng.IntN(4))<<56
+			if _, dup := tb.get(h); dup != hasKey(ref, h) {
+				t.Fatalf("step %d: get(%x) found %v, map %v", step, h, dup, hasKey(ref, h))
+			} else if dup {
 				continue
 			}
-			b.depth, b.hash = 1, h
-			tb.put(h, id)
+			tb.registerForTest(id, h)
 			ref[h] = id
 		}
-		if tb.len() != len(ref) {
+		if step%10_000 == 0 && tb.len() != len(ref) {
 			t.Fatalf("step %d: len %d, want %d", step, tb.len(), len(ref))
 		}
 	}
@@ -82,4 +98,9 @@ func TestBlockTableChurn(t *testing.T) {
 			t.Fatalf("absent hash %x found", h)
 		}
 	}
+}
+
+func hasKey(m map[uint64]int32, k uint64) bool {
+	_, ok := m[k]
+	return ok
 }
