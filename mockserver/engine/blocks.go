@@ -57,10 +57,9 @@ func (p *blockPool) available() int { return len(p.free) + p.evict.Len() }
 // used is the number of blocks with at least one user.
 func (p *blockPool) used() int { return len(p.blocks) - p.available() }
 
-// lookup returns the ids of the cached blocks matching the leading
+// lookup appends to ids those of the cached blocks matching the leading
 // hashes, stopping at the first miss.
-func (p *blockPool) lookup(hashes []uint64) []int32 {
-	var ids []int32
+func (p *blockPool) lookup(ids []int32, hashes []uint64) []int32 {
 	for _, h := range hashes {
 		id, ok := p.table.get(h)
 		if !ok {

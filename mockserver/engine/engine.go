@@ -21,6 +21,8 @@ type Engine struct {
 	clock   time.Duration // the latest time given to Add or Step
 	lora    loraState
 	extra   time.Duration // adapter load time of the step being planned
+	plan    []planned     // the last step's plan (its array is reused)
+	hits    []int32       // scratch of admit's prefix lookup
 	// blockHook receives prefix cache changes (OnBlockEvent), or nil.
 	blockHook func(BlockEvent)
 	// slots is the per-slot cache (Config.Cache CachePerSlot), or nil.
