@@ -102,7 +102,6 @@ func appendHashes[T int | int32](dst []uint64, parent uint64, tokens []T, bs, n 
 // blockHasher is a block hash's scratch: blocks of up to 64 tokens hash
 // without allocating.
 type blockHasher struct {
-	d       xxhash.Digest
 	scratch [8 + 4*64]byte
 }
 
@@ -119,9 +118,7 @@ func hashBlock[T int | int32](h *blockHasher, parent uint64, toks []T) uint64 {
 	for j, t := range toks {
 		binary.LittleEndian.PutUint32(buf[8+4*j:], uint32(t))
 	}
-	h.d.Reset()
-	_, _ = h.d.Write(buf)
-	return h.d.Sum64()
+	return xxhash.Sum64(buf)
 }
 
 // BlockHashes returns the chained hashes of the full blocks of tokens, as
