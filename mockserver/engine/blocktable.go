@@ -23,6 +23,7 @@ type blockTable struct {
 	mask   uint64
 	shift  uint8
 	used   int // non-empty slots: live and stale entries, tombstones
+	sink   uint64
 }
 
 // tombstone marks a slot whose entry went stale (tag 1, no block).
@@ -72,6 +73,18 @@ func (t *blockTable) get(hash uint64) (int32, bool) {
 			t.slots[i] = tombstone
 		}
 	}
+}
+
+// touch loads the home slot of each hash, so that the cache misses of
+// the lookups that follow overlap instead of waiting one behind another
+// (a software prefetch: the loads are independent, while a lookup's
+// probe loop branches on what it loaded).
+func (t *blockTable) touch(hashes []uint64) {
+	var x uint64
+	for _, h := range hashes {
+		x += t.slots[t.home(tagOf(h))]
+	}
+	t.sink = x
 }
 
 // put stores block id under hash, which must not be present (get said

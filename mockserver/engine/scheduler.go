@@ -196,6 +196,7 @@ func (e *Engine) cacheFull(s *seq) {
 		return
 	}
 	hashes := s.blockHashes(full, bs)
+	e.pool.table.touch(hashes[s.registered:full])
 	for i := s.registered; i < full; i++ {
 		e.pool.register(s.blocks[i], hashes[i], i+1)
 	}
