@@ -23,6 +23,7 @@ type Engine struct {
 	extra   time.Duration // adapter load time of the step being planned
 	plan    []planned     // the last step's plan (its array is reused)
 	hits    []int32       // scratch of admit's prefix lookup
+	spare   []seqArrays   // arrays of finished requests, for new ones
 	// blockHook receives prefix cache changes (OnBlockEvent), or nil.
 	blockHook func(BlockEvent)
 	// slots is the per-slot cache (Config.Cache CachePerSlot), or nil.
@@ -122,13 +123,15 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 // stored tokens).
 func (e *Engine) keepPrompt(s *seq, prompt []int, n int) {
 	bs := e.cfg.BlockSize
-	s.hashes = make([]uint64, 0, n/bs)
 	if e.slots == nil && e.blockHook == nil {
-		full := len(prompt) / bs
-		s.hashes = appendHashes(s.hashes, s.salt, prompt, bs, full)
-		s.base = full * bs
+		s.base = len(prompt) / bs * bs
 	}
-	s.tokens = make([]int32, len(prompt)-s.base, n-s.base)
+	a := e.arrays(n-s.base, n/bs, e.cfg.blocksFor(n))
+	s.hashes, s.blocks = a.hashes, a.blocks
+	if s.base > 0 {
+		s.hashes = appendHashes(s.hashes, s.salt, prompt, bs, s.base/bs)
+	}
+	s.tokens = a.tokens[:len(prompt)-s.base]
 	for i, t := range prompt[s.base:] {
 		s.tokens[i] = int32(t)
 	}
@@ -151,6 +154,7 @@ func (e *Engine) Abort(id string) bool {
 	e.freeBlocks(s, e.clock)
 	e.releaseSlot(s)
 	delete(e.live, id)
+	e.recycle(s)
 	e.stats.Finished[FinishAbort]++
 	return true
 }
