@@ -96,7 +96,7 @@ func (e *Engine) ResetPrefixCache() bool {
 		}
 		p.evict.remove(int32(id))
 		b.hash, b.depth = 0, 0
-		p.free = append(p.free, int32(id))
+		p.pushFree(int32(id))
 	}
 	p.table.clear()
 	if e.blockHook != nil {

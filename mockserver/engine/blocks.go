@@ -9,8 +9,8 @@ type block struct {
 	hash  uint64 // chained hash of the block's tokens (when depth > 0)
 	ref   int32  // requests using the block
 	depth int32  // 1-based position of the block in its chain when registered in the prefix table, 0 when not
-	prev  int32  // neighbours in an EvictLRU list, −1 at its ends
-	next  int32
+	prev  int32  // neighbours in an EvictLRU list, −1 at its ends;
+	next  int32  // next also links the free stack
 }
 
 // hashed reports whether the block is registered in the prefix table.
@@ -25,8 +25,12 @@ type blockPool struct {
 	lastUsed []time.Duration
 	// uses counts the requests that computed or hit each block since it
 	// was allocated (EvictLFU only; nil otherwise).
-	uses      []int32
-	free      []int32 // unreferenced blocks holding no cached prefix
+	uses []int32
+	// free is the stack of unreferenced blocks holding no cached prefix,
+	// linked through their next fields (unused outside the evictor):
+	// its top, −1 when empty, and its size.
+	free      int32
+	freeLen   int
 	evict     evictor // orders the cached blocks without users
 	table     blockTable
 	evictions int64
@@ -37,11 +41,11 @@ type blockPool struct {
 // evicted under policy (a valid Config.Eviction value, "" for
 // EvictLRULongest).
 func newBlockPool(n int, policy string) *blockPool {
-	p := &blockPool{blocks: make([]block, n), lastUsed: make([]time.Duration, n), free: make([]int32, n)}
+	p := &blockPool{blocks: make([]block, n), lastUsed: make([]time.Duration, n), free: -1}
 	p.table = newBlockTable(p.blocks)
-	for i := range n {
-		p.free[i] = int32(n - 1 - i) // pop from the end gives block 0 first
+	for i := n - 1; i >= 0; i-- { // block 0 on top: handed out first
 		p.blocks[i].prev, p.blocks[i].next = -1, -1
+		p.pushFree(int32(i))
 	}
 	policy, _ = evictionPolicy(policy)
 	if policy == EvictLFU {
@@ -52,7 +56,23 @@ func newBlockPool(n int, policy string) *blockPool {
 }
 
 // available is the number of blocks that can be handed out now.
-func (p *blockPool) available() int { return len(p.free) + p.evict.Len() }
+func (p *blockPool) available() int { return p.freeLen + p.evict.Len() }
+
+// pushFree puts block id on top of the free stack.
+func (p *blockPool) pushFree(id int32) {
+	p.blocks[id].next = p.free
+	p.free = id
+	p.freeLen++
+}
+
+// popFree takes the block on top of the free stack, which must not be
+// empty.
+func (p *blockPool) popFree() int32 {
+	id := p.free
+	p.free, p.blocks[id].next = p.blocks[id].next, -1
+	p.freeLen--
+	return id
+}
 
 // used is the number of blocks with at least one user.
 func (p *blockPool) used() int { return len(p.blocks) - p.available() }
@@ -89,8 +109,8 @@ func (p *blockPool) acquire(id int32) {
 // no uncached one is free. The caller checks available first.
 func (p *blockPool) allocate() int32 {
 	var id int32
-	if n := len(p.free); n > 0 {
-		id, p.free = p.free[n-1], p.free[:n-1]
+	if p.freeLen > 0 {
+		id = p.popFree()
 	} else {
 		id = p.evict.pop()
 		b := &p.blocks[id]
@@ -120,7 +140,7 @@ func (p *blockPool) release(id int32, now time.Duration) {
 		p.evict.push(id)
 		return
 	}
-	p.free = append(p.free, id)
+	p.pushFree(id)
 }
 
 // register caches full block id under hash at chain position depth. When

@@ -23,11 +23,18 @@ func checkPool(t *testing.T, e *Engine) {
 		}
 	}
 	inFree := make([]bool, len(p.blocks))
-	for _, id := range p.free {
+	nFree := 0
+	for id := p.free; id >= 0; id = p.blocks[id].next {
+		if nFree++; nFree > len(p.blocks) {
+			t.Fatal("free list has a cycle")
+		}
 		if inFree[id] {
 			t.Fatalf("block %d twice in the free list", id)
 		}
 		inFree[id] = true
+	}
+	if nFree != p.freeLen {
+		t.Fatalf("free list holds %d blocks, counted %d", nFree, p.freeLen)
 	}
 	inEvict := evictorMembers(t, p)
 	hashed := 0
