@@ -12,17 +12,17 @@ package engine
 // (its record no longer verifies), lookups that meet a stale entry of
 // their own tag turn it into a tombstone, and inserts reuse tombstones.
 // When live, stale and tombstone slots reach half the table, it is
-// rebuilt from the block records. The table has at least four slots per
-// block, so a rebuild, which reads every block record, comes at most once
-// per NumGPUBlocks inserts. Deleting eagerly instead cost a cache miss
+// rebuilt from the block records. The table has three slots per block
+// (1.5 MB at 65,536 blocks; its size need not be a power of two), so a
+// rebuild, which reads every block record, comes at most once per
+// NumGPUBlocks/2 inserts. Deleting eagerly instead cost a cache miss
 // into the table for every evicted block, a fifth of the simulator's
 // time on a full cache.
 type blockTable struct {
 	slots  []uint64
 	blocks []block // the pool's blocks, whose records verify a tag match
-	mask   uint64
-	shift  uint8
-	used   int // non-empty slots: live and stale entries, tombstones
+	size   uint64  // len(slots)
+	used   int     // non-empty slots: live and stale entries, tombstones
 	sink   uint64
 }
 
@@ -31,13 +31,8 @@ const tombstone = 1 << 32
 
 // newBlockTable returns an empty table over the pool's blocks.
 func newBlockTable(blocks []block) blockTable {
-	size := 1024
-	for size < 4*len(blocks) {
-		size *= 2
-	}
-	t := blockTable{blocks: blocks, slots: make([]uint64, size), mask: uint64(size - 1)}
-	t.shift = uint8(64 - log2(size))
-	return t
+	size := max(1024, 3*len(blocks))
+	return blockTable{blocks: blocks, slots: make([]uint64, size), size: uint64(size)}
 }
 
 // tagOf folds a hash to the 32-bit tag a slot keeps.
@@ -46,17 +41,26 @@ func tagOf(hash uint64) uint64 { return (hash ^ hash>>32) & 0xffffffff }
 // slotOf packs tag and block id into a slot.
 func slotOf(tag uint64, id int32) uint64 { return tag<<32 | uint64(uint32(id+1)) }
 
-// home is the slot where a tag's probe sequence starts (Fibonacci
-// hashing, so structured tags spread too).
+// home is the slot where a tag's probe sequence starts: the tag times an
+// odd constant (so structured tags spread too), mapped onto the slots by
+// a multiply and shift (Lemire's fast range reduction).
 func (t *blockTable) home(tag uint64) uint64 {
-	return (tag * 0x9e3779b97f4a7c15) >> t.shift
+	return ((tag * 0x9e3779b9) & 0xffffffff * t.size) >> 32
+}
+
+// next is the slot after i, wrapping around.
+func (t *blockTable) next(i uint64) uint64 {
+	if i++; i == t.size {
+		return 0
+	}
+	return i
 }
 
 // get returns the block cached under hash. A stale entry of hash's tag
 // met on the way becomes a tombstone.
 func (t *blockTable) get(hash uint64) (int32, bool) {
 	tag := tagOf(hash)
-	for i := t.home(tag); ; i = (i + 1) & t.mask {
+	for i := t.home(tag); ; i = t.next(i) {
 		s := t.slots[i]
 		if s == 0 {
 			return 0, false
@@ -97,7 +101,7 @@ func (t *blockTable) put(hash uint64, id int32) {
 	tag := tagOf(hash)
 	i := t.home(tag)
 	for s := t.slots[i]; s != 0 && s != tombstone; s = t.slots[i] {
-		i = (i + 1) & t.mask
+		i = t.next(i)
 	}
 	if t.slots[i] == 0 {
 		t.used++
@@ -112,7 +116,7 @@ func (t *blockTable) rebuild() {
 		if b := &t.blocks[id]; b.depth > 0 {
 			i := t.home(tagOf(b.hash))
 			for t.slots[i] != 0 {
-				i = (i + 1) & t.mask
+				i = t.next(i)
 			}
 			t.slots[i] = slotOf(tagOf(b.hash), int32(id))
 			t.used++
@@ -140,14 +144,4 @@ func (t *blockTable) len() int {
 		}
 	}
 	return len(seen)
-}
-
-// log2 is the base-2 logarithm of a power of two.
-func log2(n int) int {
-	k := 0
-	for n > 1 {
-		n >>= 1
-		k++
-	}
-	return k
 }
