@@ -20,7 +20,7 @@ func resolveDialect(ctx context.Context, name string, headers map[string]string,
 	}
 	d, err := dialect.Lookup(name)
 	if err != nil {
-		return nil, "", usagef("--dialect: %v", err)
+		return nil, "", fieldf("Spec.Client.Dialect", "Spec.Client.Dialect: %v", err)
 	}
 	return d, "--dialect " + d.Name, nil
 }

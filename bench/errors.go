@@ -12,9 +12,17 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// UsageError marks an error as the caller's: a bad flag value or Spec
-// field, named in its text (the CLI exits 2 on it).
-type UsageError struct{ Err error }
+// UsageError marks an error as the caller's: a bad value in a Spec (or
+// MockFleet, CompareSpec) field, or a bad flag of the command line. The
+// text names the field by its path from the struct the caller filled,
+// as "Spec.Policy.Router" or "MockFleet.Replicas" (the command line
+// rewrites it into the flag's name, and exits 2 on it).
+type UsageError struct {
+	// Field is the path of the field at fault ("" when no one field is);
+	// Err says what is wrong with it, naming it.
+	Field string
+	Err   error
+}
 
 // Error implements error.
 func (u UsageError) Error() string { return u.Err.Error() }
@@ -22,8 +30,13 @@ func (u UsageError) Error() string { return u.Err.Error() }
 // Unwrap returns the error it marks.
 func (u UsageError) Unwrap() error { return u.Err }
 
-// usagef formats a UsageError.
+// usagef formats a UsageError that names no one field.
 func usagef(format string, a ...any) error { return UsageError{Err: fmt.Errorf(format, a...)} }
+
+// fieldf formats a UsageError about field, whose text names it.
+func fieldf(field, format string, a ...any) error {
+	return UsageError{Field: field, Err: fmt.Errorf(format, a...)}
+}
 
 // ErrInterrupted is returned by a Run stopped by its context (Ctrl-C)
 // after writing what was measured.
@@ -37,7 +50,7 @@ func CheckArrivals(ao traces.ArrivalOptions) error {
 		return usagef("%v", err)
 	}
 	if ao.Process == traces.ProcessGamma && ao.CV == 0 {
-		return usagef("--cv 0: want > 0 (--arrival constant gives evenly spaced arrivals)")
+		return fieldf("Spec.Workload.CV", "Spec.Workload.CV 0: want > 0 (Spec.Workload.Arrival constant gives evenly spaced arrivals)")
 	}
 	return nil
 }

@@ -13,8 +13,8 @@ import (
 func TestFilterUsage(t *testing.T) {
 	_, err := buildPolicy(Policy{Router: "round-robin", Queue: "multi-bin", Filter: "lora-affinity"}, "round-robin", 1)
 	var ue UsageError
-	if !asUsage(err, &ue) || !containsAll(err.Error(), "--filter lora-affinity", "--queue multi-bin") {
-		t.Errorf("err %v, want a usage error naming --filter lora-affinity and --queue multi-bin", err)
+	if !asUsage(err, &ue) || !containsAll(err.Error(), "Spec.Policy.Filter lora-affinity", "Spec.Policy.Queue multi-bin") {
+		t.Errorf("err %v, want a usage error naming Spec.Policy.Filter lora-affinity and Spec.Policy.Queue multi-bin", err)
 	}
 	if _, err := buildPolicy(Policy{Router: "round-robin", Queue: "fcfs", Filter: "lora-affinity",
 		FilterArgs: []string{"max_loras=0"}}, "round-robin", 1); !asUsage(err, &ue) {
@@ -23,7 +23,7 @@ func TestFilterUsage(t *testing.T) {
 }
 
 // TestFilterTakesTheEnginesSlots: the filter's max_loras defaults to the
-// engines' --mock-max-loras; a different value is a usage error naming
+// engines' adapter slots (Spec.Fleet.LoRA.MaxLoras); a different value is a usage error naming
 // both.
 func TestFilterTakesTheEnginesSlots(t *testing.T) {
 	pf := Policy{Filter: "lora-affinity"}
@@ -37,7 +37,7 @@ func TestFilterTakesTheEnginesSlots(t *testing.T) {
 	}
 	pf.FilterArgs = []string{"max_loras=4"}
 	var ue UsageError
-	if _, err := loraSlots(pf, 2); !asUsage(err, &ue) || !containsAll(err.Error(), "max_loras=4", "--mock-max-loras 2") {
+	if _, err := loraSlots(pf, 2); !asUsage(err, &ue) || !containsAll(err.Error(), "Spec.Policy.FilterArgs max_loras=4", "Spec.Fleet.LoRA.MaxLoras 2") {
 		t.Errorf("contradicting values: %v, want a usage error naming both", err)
 	}
 }

@@ -24,34 +24,36 @@ func (p *Policy) LoadConfig(changed func(string) bool, withRouter bool) error {
 	}
 	data, err := os.ReadFile(p.PolicyConfig)
 	if err != nil {
-		return fmt.Errorf("--policy-config: %w", err)
+		return fmt.Errorf("Spec.Policy.PolicyConfig: %w", err)
 	}
 	c, err := policies.ParsePolicyConfig(p.PolicyConfig, data)
 	if err != nil {
-		return UsageError{Err: err} // names the file, line and field
+		return UsageError{Field: "Spec.Policy.PolicyConfig", Err: err} // names the file, line and field
 	}
 	if withRouter {
-		if err := takeName(&p.Router, c.Router.Name, "policy", "router", p.PolicyConfig, changed); err != nil {
+		if err := takeName(&p.Router, c.Router.Name, "Router", "router", p.PolicyConfig, changed); err != nil {
 			return err
 		}
 	}
-	if err := takeName(&p.Queue, c.Queue.Name, "queue", "queue", p.PolicyConfig, changed); err != nil {
+	if err := takeName(&p.Queue, c.Queue.Name, "Queue", "queue", p.PolicyConfig, changed); err != nil {
 		return err
 	}
 	p.file = &c
 	return nil
 }
 
-// takeName sets *flag to the name the file gives for kind unless --flag
-// was given; a given flag naming another policy is a usage error.
-func takeName(flag *string, name, flagName, kind, file string, changed func(string) bool) error {
+// takeName sets *to, the Policy field named field, to the name the file
+// gives for kind unless changed(field's flag) says it was given; given
+// and naming another policy, it is a usage error naming the field.
+func takeName(to *string, name, field, kind, file string, changed func(string) bool) error {
+	path := "Spec.Policy." + field
 	switch {
 	case name == "":
-	case !changed(flagName):
-		*flag = name
-	case *flag != name:
-		return usagef("--%s %s but --policy-config %s names %s %s: give one, or the same in both",
-			flagName, *flag, file, kind, name)
+	case !changed(policyFlags[field]):
+		*to = name
+	case *to != name:
+		return fieldf(path, "%s %s but Spec.Policy.PolicyConfig %s names %s %s: give one, or the same in both",
+			path, *to, file, kind, name)
 	}
 	return nil
 }
@@ -63,7 +65,7 @@ func (p *Policy) CheckConfigRouter(routers []string) error {
 	if p.file == nil || p.file.Router.Name == "" || slices.Contains(routers, p.file.Router.Name) {
 		return nil
 	}
-	return usagef("--policy-config %s sets router %s, which is not among the routers run (%s); add it to --policies",
+	return fieldf("Spec.Policy.PolicyConfig", "Spec.Policy.PolicyConfig %s sets router %s, which is not among the routers run (%s); add it to CompareSpec.Routers",
 		p.PolicyConfig, p.file.Router.Name, strings.Join(routers, ","))
 }
 
@@ -91,19 +93,19 @@ func buildPolicy(pf Policy, router string, seed uint64) (builtPolicy, error) {
 	}
 	b := builtPolicy{}
 	if b.router, err = policies.NewRouter(router, rp, rand.New(rand.NewPCG(seed, 0x7261))); err != nil {
-		return b, policyErr("--policy", pf, fromFile[0], err)
+		return b, policyErr("Spec.Router", pf, fromFile[0], err)
 	}
 	if b.queue, err = policies.NewQueue(pf.Queue, qp, rand.New(rand.NewPCG(seed, 0x7175))); err != nil {
-		return b, policyErr("--queue", pf, fromFile[1], err)
+		return b, policyErr("Spec.Policy.Queue", pf, fromFile[1], err)
 	}
 	if b.routerParams, err = policies.Resolve("router", router, rp); err != nil {
-		return b, policyErr("--policy", pf, fromFile[0], err)
+		return b, policyErr("Spec.Router", pf, fromFile[0], err)
 	}
 	if err := applyFilter(&b, pf); err != nil {
 		return b, err
 	}
 	if b.queueParams, err = policies.Resolve("queue", pf.Queue, qp); err != nil {
-		return b, policyErr("--queue", pf, fromFile[1], err)
+		return b, policyErr("Spec.Policy.Queue", pf, fromFile[1], err)
 	}
 	return b, nil
 }
@@ -115,24 +117,24 @@ func buildPolicy(pf Policy, router string, seed uint64) (builtPolicy, error) {
 func applyFilter(b *builtPolicy, pf Policy) error {
 	if pf.Filter == "" {
 		if len(pf.FilterArgs) > 0 {
-			return usagef("--filter-param given without --filter")
+			return fieldf("Spec.Policy.FilterArgs", "Spec.Policy.FilterArgs given without Spec.Policy.Filter")
 		}
 		return nil
 	}
 	if spec, err := policies.Lookup("queue", pf.Queue); err == nil && spec.PicksBackends {
-		return usagef("--filter %s cannot compose with --queue %s: that queue picks the backend of every request itself, "+
+		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter %s cannot compose with Spec.Policy.Queue %s: that queue picks the backend of every request itself, "+
 			"so no router or filter sees them", pf.Filter, pf.Queue)
 	}
-	fp, err := ParseKV("filter-param", pf.FilterArgs)
+	fp, err := ParseKV("Spec.Policy.FilterArgs", pf.FilterArgs)
 	if err != nil {
 		return err
 	}
 	if b.router, err = policies.NewFilter(pf.Filter, fp, b.router); err != nil {
-		return usagef("--filter: %v", err)
+		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter: %v", err)
 	}
 	full, err := policies.Resolve("filter", pf.Filter, fp)
 	if err != nil {
-		return usagef("--filter: %v", err)
+		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter: %v", err)
 	}
 	b.routerParams["filter"] = pf.Filter
 	for k, v := range full {
@@ -173,10 +175,10 @@ func policyParams(pf Policy, router string) (rp, qp policies.Params, fromFile [2
 			fromFile[1] = len(c.Queue.Params) > 0
 		}
 	}
-	if err := mergeKV(rp, "router-param", pf.RouterArgs); err != nil {
+	if err := mergeKV(rp, "Spec.Policy.RouterArgs", pf.RouterArgs); err != nil {
 		return nil, nil, fromFile, err
 	}
-	if err := mergeKV(qp, "queue-param", pf.QueueArgs); err != nil {
+	if err := mergeKV(qp, "Spec.Policy.QueueArgs", pf.QueueArgs); err != nil {
 		return nil, nil, fromFile, err
 	}
 	if err := addSLOWeights(qp, pf); err != nil {
@@ -198,7 +200,7 @@ func addSLOWeights(qp policies.Params, pf Policy) error {
 		return nil
 	}
 	if _, given := qp["weights"]; given {
-		return usagef("--slo-file gives per-user weights and the queue parameter weights (--queue-param or --policy-config) sets them too; give them in one place")
+		return fieldf("Spec.Policy.QueueArgs", "Spec.Report.SLO.PerUser gives per-user weights and the queue parameter weights (Spec.Policy.QueueArgs or Spec.Policy.PolicyConfig) sets them too; give them in one place")
 	}
 	users := slices.Sorted(maps.Keys(pf.sloWeights))
 	parts := make([]string, len(users))
@@ -210,10 +212,14 @@ func addSLOWeights(qp policies.Params, pf Policy) error {
 }
 
 // policyErr is a usage error for a policy that cannot be built, naming
-// the flag and, when it gave parameters, the --policy-config file.
-func policyErr(flag string, pf Policy, fromFile bool, err error) error {
+// its field and, when it gave parameters, the PolicyConfig file.
+func policyErr(field string, pf Policy, fromFile bool, err error) error {
 	if fromFile {
-		return usagef("%s (parameters from --policy-config %s): %v", flag, pf.PolicyConfig, err)
+		return fieldf(field, "%s (parameters from Spec.Policy.PolicyConfig %s): %v", field, pf.PolicyConfig, err)
 	}
-	return usagef("%s: %v", flag, err)
+	return fieldf(field, "%s: %v", field, err)
 }
+
+// policyFlags are the flags LoadConfig's changed takes for the Policy
+// fields a PolicyConfig file can name.
+var policyFlags = map[string]string{"Router": "policy", "Queue": "queue"}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -23,18 +24,25 @@ func simSpec(dir, router string) Spec {
 }
 
 // TestRunErrors: a Spec the caller can fix is a UsageError naming the
-// field's flag, with no Summary and no results file.
+// field (its path, in the text and in Field), with no Summary and no
+// results file.
 func TestRunErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		edit func(*Spec)
 		want string
 	}{
-		{"unknown router", func(s *Spec) { s.Router = "nope" }, "--policy"},
-		{"unknown queue", func(s *Spec) { s.Policy.Queue = "nope" }, "--queue"},
-		{"unknown workload", func(s *Spec) { s.Workload.Workload = "nope" }, "--workload"},
-		{"bad shard", func(s *Spec) { s.Workload.Shard = "2/2" }, "--shard"},
-		{"bad parameter", func(s *Spec) { s.Policy.RouterArgs = []string{"novalue"} }, "--router-param"},
+		{"unknown router", func(s *Spec) { s.Router = "nope" }, "Spec.Router"},
+		{"unknown queue", func(s *Spec) { s.Policy.Queue = "nope" }, "Spec.Policy.Queue"},
+		{"unknown workload", func(s *Spec) { s.Workload.Workload = "nope" }, "Spec.Workload.Workload"},
+		{"bad dialect", func(s *Spec) { s.Sim, s.Backends, s.Client.Dialect = 0, []string{"http://127.0.0.1:1"}, "nope" }, "Spec.Client.Dialect"},
+		{"bad header", func(s *Spec) { s.Sim, s.Backends, s.Client.Headers = 0, []string{"http://127.0.0.1:1"}, []string{"x"} }, "Spec.Client.Headers"},
+		{"time unit without a trace", func(s *Spec) { s.Workload.TimeUnit = "ms" }, "Spec.Workload.TimeUnit"},
+		{"filter args without a filter", func(s *Spec) { s.Policy.FilterArgs = []string{"a=1"} }, "Spec.Policy.FilterArgs"},
+		{"bad shard", func(s *Spec) { s.Workload.Shard = "2/2" }, "Spec.Workload.Shard"},
+		{"bad parameter", func(s *Spec) { s.Policy.RouterArgs = []string{"novalue"} }, "Spec.Policy.RouterArgs"},
+		{"nowhere to send", func(s *Spec) { s.Sim = 0 }, "Spec.Backends"},
+		{"negative sim", func(s *Spec) { s.Sim = -1 }, "Spec.Sim"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,7 +51,7 @@ func TestRunErrors(t *testing.T) {
 			tc.edit(&s)
 			sum, err := Run(context.Background(), s)
 			var ue UsageError
-			if !errors.As(err, &ue) || !containsAll(err.Error(), tc.want) {
+			if !errors.As(err, &ue) || ue.Field != tc.want || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("err %v, want a UsageError naming %s", err, tc.want)
 			}
 			if sum != nil {

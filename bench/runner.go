@@ -85,7 +85,7 @@ func loraSlots(pf Policy, engineSlots int) (Policy, error) {
 	if pf.Filter != "lora-affinity" || engineSlots == 0 {
 		return pf, nil
 	}
-	fp, err := ParseKV("filter-param", pf.FilterArgs)
+	fp, err := ParseKV("Spec.Policy.FilterArgs", pf.FilterArgs)
 	if err != nil {
 		return pf, err
 	}
@@ -95,7 +95,7 @@ func loraSlots(pf Policy, engineSlots int) (Policy, error) {
 		return pf, nil
 	}
 	if v != strconv.Itoa(engineSlots) {
-		return pf, usagef("--filter-param max_loras=%s contradicts the mock engines' --mock-max-loras %d: "+
+		return pf, fieldf("Spec.Policy.FilterArgs", "Spec.Policy.FilterArgs max_loras=%s contradicts the mock engines' Spec.Fleet.LoRA.MaxLoras %d: "+
 			"the filter would count slots the servers do not have; give one of them", v, engineSlots)
 	}
 	return pf, nil
@@ -107,6 +107,9 @@ func loraSlots(pf Policy, engineSlots int) (Policy, error) {
 // Run stops early (ctx cancelled: ErrInterrupted) the Summary and results
 // file hold what was measured. Usage errors are UsageError.
 func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
+	if err := rs.check(); err != nil {
+		return nil, err
+	}
 	src, err := OpenSource(rs.Workload)
 	if err != nil {
 		return nil, err

@@ -28,33 +28,33 @@ type ShareGPT struct {
 // one the mock server counts with.
 const DefaultShareGPTTokenizer = "whitespace"
 
-// Validate checks the values, naming the flag.
+// Validate checks the values, naming the Spec field.
 func (s *ShareGPT) Validate() error {
 	switch {
 	case !s.Bound:
 		return nil
 	case s.Think <= 0:
-		return usagef("--sharegpt-think %v: want > 0", s.Think)
+		return fieldf("Spec.Workload.ShareGPT.Think", "Spec.Workload.ShareGPT.Think %v: want > 0", s.Think)
 	case s.Gap <= 0:
-		return usagef("--sharegpt-gap %v: want > 0", s.Gap)
+		return fieldf("Spec.Workload.ShareGPT.Gap", "Spec.Workload.ShareGPT.Gap %v: want > 0", s.Gap)
 	}
 	if _, err := tokenizer.New(s.Tokenizer); err != nil {
-		return usagef("--sharegpt-tokenizer: %v", err)
+		return fieldf("Spec.Workload.ShareGPT.Tokenizer", "Spec.Workload.ShareGPT.Tokenizer: %v", err)
 	}
 	return nil
 }
 
-// changed names the first flag set off its default ("" when none).
+// changed names the first field set off its default ("" when none).
 func (s *ShareGPT) changed() string {
 	switch {
 	case !s.Bound:
 		return ""
 	case s.Tokenizer != DefaultShareGPTTokenizer:
-		return "sharegpt-tokenizer"
+		return "Spec.Workload.ShareGPT.Tokenizer"
 	case s.Think != traces.DefaultThinkTime:
-		return "sharegpt-think"
+		return "Spec.Workload.ShareGPT.Think"
 	case s.Gap != traces.DefaultSessionGap:
-		return "sharegpt-gap"
+		return "Spec.Workload.ShareGPT.Gap"
 	}
 	return ""
 }
@@ -75,7 +75,7 @@ func (s *ShareGPT) Check(format string) error {
 	case f == "" || format == traces.FormatShareGPT:
 		return nil
 	case format == "":
-		return usagef("--%s applies to ShareGPT traces only, not to a generated workload", f)
+		return fieldf(f, "%s applies to ShareGPT traces only, not to a generated workload", f)
 	}
-	return usagef("--%s applies to ShareGPT traces only; the trace is %s", f, format)
+	return fieldf(f, "%s applies to ShareGPT traces only; the trace is %s", f, format)
 }

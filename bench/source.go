@@ -100,15 +100,15 @@ func openWorkload(wf Workload) (*Source, traces.Source, error) {
 		return nil, nil, err
 	}
 	if wf.TimeUnit != "" {
-		return nil, nil, usagef("--time-unit applies to a --trace file, not to a generated workload")
+		return nil, nil, fieldf("Spec.Workload.TimeUnit", "Spec.Workload.TimeUnit applies to a Spec.Workload.Trace file, not to a generated workload")
 	}
-	params, err := ParseKV("workload-param", wf.WorkloadArgs)
+	params, err := ParseKV("Spec.Workload.WorkloadArgs", wf.WorkloadArgs)
 	if err != nil {
 		return nil, nil, err
 	}
 	raw, err := traces.NewWorkload(wf.Workload, params, wf.Seed)
 	if err != nil {
-		return nil, nil, usagef("--workload: %v", err)
+		return nil, nil, fieldf("Spec.Workload.Workload", "Spec.Workload.Workload: %v", err)
 	}
 	s := &Source{ident: WorkloadIdent(wf.Workload, params, wf.Seed), close: func() {},
 		skipped: func() int { return 0 }}

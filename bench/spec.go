@@ -117,14 +117,14 @@ type Client struct {
 	dialectWhy string
 }
 
-// ParseKV parses the k=v pairs given for flag into Params; a pair
-// without = is a UsageError naming --flag.
-func ParseKV(flag string, pairs []string) (policies.Params, error) {
+// ParseKV parses the k=v pairs given for field (a Spec field's path, or
+// a flag) into Params; a pair without = is a UsageError naming field.
+func ParseKV(field string, pairs []string) (policies.Params, error) {
 	p := policies.Params{}
 	for _, kv := range pairs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, usagef("--%s %q: want key=value", flag, kv)
+			return nil, fieldf(field, "%s %q: want key=value", field, kv)
 		}
 		p[k] = v
 	}
@@ -137,7 +137,7 @@ func parseHeaders(hs []string) (map[string]string, error) {
 	for _, h := range hs {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef("--header %q: want 'Name: value'", h)
+			return nil, fieldf("Spec.Client.Headers", "Spec.Client.Headers %q: want 'Name: value'", h)
 		}
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
@@ -158,7 +158,7 @@ func parseShard(s string) (i, n int, err error) {
 		return 0, 1, nil
 	}
 	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 0 || i >= n {
-		return 0, 0, usagef("--shard %q: want i/n with 0 <= i < n", s)
+		return 0, 0, fieldf("Spec.Workload.Shard", "Spec.Workload.Shard %q: want i/n with 0 <= i < n", s)
 	}
 	return i, n, nil
 }

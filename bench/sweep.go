@@ -82,8 +82,12 @@ type SweepSpec struct {
 // ErrInterrupted for an interrupt). It writes every Run's results file
 // under spec.Out/runs/ (spec.Out/seed-K/runs/ for seed K), and, when any
 // Run finished, the report: sweep.md, sweep.csv and the capacity plot in
-// spec.Out, as `tracebench sweep` does.
+// spec.Out, as `tracebench sweep` does. A bad setting is a UsageError
+// naming its field (see SweepSpec.Validate), with nothing run.
 func Sweep(ctx context.Context, spec SweepSpec) (*reports.Sweep, error) {
+	if err := spec.Validate(); err != nil {
+		return &reports.Sweep{}, err
+	}
 	res, runErr := newSweeper(&spec).run(ctx)
 	if runErr == nil {
 		res.Verdict, runErr = sweepSeeds(ctx, spec, res)
@@ -134,7 +138,7 @@ func (sw *sweeper) run(ctx context.Context) (*reports.Sweep, error) {
 	routers, baseline := sw.s.Routers, sw.s.Baseline
 	res := sw.header(baseline)
 	if err := os.MkdirAll(filepath.Join(sw.s.Out, "runs"), 0o755); err != nil {
-		return res, fmt.Errorf("--out %s: %w", sw.s.Out, err)
+		return res, fmt.Errorf("SweepSpec.Out %s: %w", sw.s.Out, err)
 	}
 	if jobs := min(sw.s.Jobs, len(routers)); jobs > 1 {
 		return sw.runSideBySide(ctx, res, routers, jobs)

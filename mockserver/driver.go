@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/pace"
 	"github.com/tracebench/tracebench/mockserver/engine"
 )
 
@@ -128,7 +129,7 @@ func (d *driver) run(ctx context.Context) {
 		}
 		stall := d.stall()
 		deadline := d.wallAt(st.End()).Add(stall)
-		if !sleepUntil(ctx, timer, deadline) {
+		if !pace.Until(ctx, timer, deadline) {
 			return
 		}
 		late := time.Since(deadline)
@@ -173,20 +174,5 @@ func (d *driver) deliver(st engine.Step) {
 		if ev.Finished {
 			delete(d.reqs, ev.ID)
 		}
-	}
-}
-
-// sleepUntil waits for wall time t; it reports false when ctx ended.
-func sleepUntil(ctx context.Context, timer *time.Timer, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer.Reset(d)
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
 	}
 }

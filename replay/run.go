@@ -189,8 +189,8 @@ func (s *scheduler) fetch() {
 // loop paces arrivals and handles events until the Source is exhausted
 // and nothing is in flight or held, or ctx is canceled.
 func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	pc := newPacer()
+	defer pc.stop()
 	for {
 		if s.srcErr != nil {
 			return "error: " + s.srcErr.Error(), fmt.Errorf("read requests: %w", s.srcErr)
@@ -198,15 +198,17 @@ func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
 		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 {
 			return "done", nil
 		}
-		var arrive <-chan time.Time
+		var rearm <-chan time.Time
+		var arrive <-chan struct{}
 		if s.next != nil {
-			timer.Reset(time.Until(s.start.Add(s.next.Arrival)))
-			arrive = timer.C
+			rearm, arrive = pc.wait(s.start.Add(s.next.Arrival))
 		}
 		select {
 		case <-ctx.Done():
 			return "interrupted", nil
+		case <-rearm:
 		case <-arrive:
+			pc.fired()
 			if err := s.arrivals(workCtx); err != nil {
 				return "error: " + err.Error(), err
 			}

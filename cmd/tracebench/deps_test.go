@@ -11,19 +11,21 @@ const module = "github.com/tracebench/tracebench/"
 // allowed lists, for each top-level package, which of our packages it may
 // import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← bench ← cmd;
 // mockserver stands alone but for the tokenizer, the KV event wire
-// format and the server dialects; kvevents and dialect are leaves).
+// format and the server dialects; bench starts the in-process mock
+// fleet; kvevents, dialect and internal/pace are leaves).
 var allowed = map[string][]string{
 	"dialect":            {"dialect"},
+	"internal/pace":      {"internal/pace"},
 	"traces":             {"traces"},
 	"kvevents":           {"kvevents"},
 	"policies":           {"traces", "policies", "kvevents"},
-	"replay":             {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect"},
-	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect"},
-	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents", "dialect"},
+	"replay":             {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect", "internal/pace"},
+	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect", "internal/pace"},
+	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace"},
 	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
 	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
-	"bench":              {"traces", "policies", "replay", "reports", "bench", "mockserver/engine", "kvevents", "dialect"},
-	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect"},
+	"bench":              {"traces", "policies", "replay", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace"},
+	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace"},
 }
 
 func TestImportDirection(t *testing.T) {

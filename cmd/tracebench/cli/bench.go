@@ -2,10 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,9 +15,6 @@ func init() { register(newBenchCmd) }
 
 // benchOptions are the flags of `tracebench bench`.
 type benchOptions struct {
-	// live is the plan of a bench against --target servers (nil
-	// otherwise): cache flushes or rotation, per run.
-	live     *liveBench
 	wf       workloadFlags
 	pf       policyFlags
 	cf       clientFlags
@@ -32,8 +26,6 @@ type benchOptions struct {
 	targets  []string
 	out      string
 	seeds    int
-	// verdict, set once every seed ran, opens the report.
-	verdict *reports.Verdict
 }
 
 func newBenchCmd() *cobra.Command {
@@ -99,45 +91,61 @@ func benchPolicies(list string, quick bool) ([]string, error) {
 }
 
 func runBench(cmd *cobra.Command, o *benchOptions) error {
-	names, err := benchPolicies(o.policies, o.quick)
+	spec, err := o.compareSpec(cmd)
 	if err != nil {
 		return err
 	}
+	res, err := bench.Compare(cmd.Context(), spec)
+	if len(res.Runs) > 0 {
+		if werr := printBench(cmd, res); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// compareSpec checks the flags and turns them into the comparison to
+// run: the routers, the base Run, and a Setup starting each Run's fleet
+// (a fresh mock fleet, a simulation or the live targets).
+func (o *benchOptions) compareSpec(cmd *cobra.Command) (bench.CompareSpec, error) {
+	names, err := benchPolicies(o.policies, o.quick)
+	if err != nil {
+		return bench.CompareSpec{}, err
+	}
 	if o.seeds < 1 {
-		return usagef("--seeds %d: want ≥ 1", o.seeds)
+		return bench.CompareSpec{}, usagef("--seeds %d: want ≥ 1", o.seeds)
 	}
 	if err := o.pf.LoadConfig(cmd.Flags().Changed, false); err != nil {
-		return err
+		return bench.CompareSpec{}, err
 	}
 	if err := o.pf.CheckConfigRouter(names); err != nil {
-		return err
+		return bench.CompareSpec{}, err
 	}
 	if o.quick {
 		quickDefaults(cmd, o)
 	}
 	ro, err := o.so.options()
 	if err != nil {
-		return err
+		return bench.CompareSpec{}, err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
-	}
-	live, names, err := prepareLive(cmd, o, names)
+	targets, err := o.mf.allTargets(cmd.Context(), o.targets)
 	if err != nil {
-		return err
+		return bench.CompareSpec{}, err
 	}
-	o.live = live
-	if o.jobs < 0 {
-		return usagef("--jobs %d: want 0 (automatic) or more", o.jobs)
-	}
-	runs, err := benchAll(cmd.Context(), cmd, o, ro, names)
-	if err != nil && !errors.Is(err, ErrInterrupted) {
-		return writeBench(cmd, o, runs, err)
-	}
-	if err := benchVerdict(cmd, o, ro, names, runs); err != nil {
-		return writeBench(cmd, o, runs, err)
-	}
-	return writeBench(cmd, o, runs, cmd.Context().Err())
+	o.targets, o.mf.TargetsFile = targets, "" // read once
+	base := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, ErrOut: cmd.ErrOrStderr(), Sim: o.mf.Sim}
+	return bench.CompareSpec{Base: base, Routers: names, Out: o.out, Jobs: o.jobs, Setup: o.setup,
+		Targets: o.targets, Seeds: o.seeds, ProfileNote: profileNote(o.mf, len(o.targets) > 0),
+		ErrOut: cmd.ErrOrStderr()}, nil
+}
+
+// setup points a Run's Spec at its fleet: the targets, a simulation or a
+// fresh mock fleet, the mock's seed shifted by the Run's seed offset
+// (its workload seed above --seed).
+func (o *benchOptions) setup(ctx context.Context, rs *runSpec) (func(), error) {
+	m := o.mf
+	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
+	return m.backends(ctx, rs, o.targets)
 }
 
 // quickDefaults shortens the run for --quick unless the flags were set:
@@ -151,44 +159,19 @@ func quickDefaults(cmd *cobra.Command, o *benchOptions) {
 	}
 }
 
-// benchOne runs one policy on a fresh fleet (or the given targets, or
-// a fresh simulation).
-// quiet turns its progress display off (for runs side by side).
-func benchOne(ctx context.Context, cmd *cobra.Command, o *benchOptions, ro reports.Options, router string, quiet bool) (*reports.Summary, error) {
-	rs := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, Router: router,
-		Results: bench.ResultsPath(o.out, bench.PolicyName(router, o.pf.Queue)), ErrOut: cmd.ErrOrStderr(), Quiet: quiet}
-	stop, err := o.mf.backends(ctx, &rs, o.targets)
-	if err != nil {
-		return nil, err
-	}
-	defer stop()
-	o.live.before(ctx, &rs, router)
-	return bench.Run(ctx, rs)
-}
-
-// writeBench prints the table and writes the report files for what ran,
-// then returns cause (nil, an error, or the interrupt).
-func writeBench(cmd *cobra.Command, o *benchOptions, runs []*reports.Summary, cause error) error {
-	if len(runs) > 0 {
-		if err := writeReportsVerdict(cmd, o.out, runs, o.verdict); err != nil {
-			return err
-		}
-	}
-	if cause != nil && errors.Is(cause, context.Canceled) {
-		return ErrInterrupted
-	}
-	return cause
-}
-
-// writeReports prints the comparison table and writes report.md and
-// summary.csv into dir.
-func writeReports(cmd *cobra.Command, dir string, runs []*reports.Summary) error {
-	if err := reports.WriteTable(cmd.OutOrStdout(), runs); err != nil {
+// printBench prints the comparison table, the verdict and where the
+// report is.
+func printBench(cmd *cobra.Command, res *bench.CompareResult) error {
+	out := cmd.OutOrStdout()
+	if err := reports.WriteTable(out, res.Runs); err != nil {
 		return err
 	}
-	if err := writeReportFiles(dir, runs); err != nil {
-		return err
+	if res.Verdict != nil {
+		fmt.Fprintln(out)
+		res.Verdict.WriteText(out)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\n", filepath.Join(dir, "report.md"))
+	if res.Report != "" {
+		fmt.Fprintf(out, "\nreport: %s\n", res.Report)
+	}
 	return nil
 }

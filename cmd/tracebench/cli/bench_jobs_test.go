@@ -2,18 +2,13 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // TestBenchDefaultPoliciesAreTheRegistry: bench with no --policies
@@ -28,27 +23,6 @@ func TestBenchDefaultPoliciesAreTheRegistry(t *testing.T) {
 	}
 	if _, err := benchPolicies("random,no-such-router", false); err == nil || !strings.Contains(err.Error(), "no-such-router") {
 		t.Errorf("unknown router: error %v", err)
-	}
-}
-
-// TestBenchJobs: automatic --jobs is every policy on mock fleets,
-// GOMAXPROCS for --sim and one for --target; an explicit value wins but
-// never exceeds the policies.
-func TestBenchJobs(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		o    benchOptions
-		want int
-	}{
-		{"mock", benchOptions{}, 11},
-		{"target", benchOptions{targets: []string{"http://127.0.0.1:1"}}, 1},
-		{"sim", benchOptions{mf: fleetFlags{Sim: 2}}, min(11, runtimeProcs())},
-		{"explicit", benchOptions{jobs: 3}, 3},
-		{"explicit above the policies", benchOptions{jobs: 30}, 11},
-	} {
-		if got := benchJobs(&tc.o, 11); got != tc.want {
-			t.Errorf("%s: %d jobs, want %d", tc.name, got, tc.want)
-		}
 	}
 }
 
@@ -79,75 +53,5 @@ func TestBenchSimJobsMatchSerial(t *testing.T) {
 		if !bytes.Equal(files["1"][n], files["4"][n]) {
 			t.Errorf("%s: results differ between --jobs 1 and --jobs 4", n)
 		}
-	}
-}
-
-func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
-
-// TestBenchRedo plays a busy machine with a stand-in for
-// reports.Distortion over small simulated runs: when a run alone is
-// distorted too, bench stops retrying and says so; when it is honest, the
-// other flagged runs go again at half the concurrency.
-func TestBenchRedo(t *testing.T) {
-	names := []string{"random", "round-robin", "least-request", "prefix-cache"}
-	for _, tc := range []struct {
-		name string
-		// flag reports whether a Summary counts as distorted; first holds
-		// the Summaries of the side-by-side runs.
-		flag func(first map[*reports.Summary]bool, s *reports.Summary) bool
-		want string
-	}{
-		{"machine too busy", func(map[*reports.Summary]bool, *reports.Summary) bool { return true },
-			"bench: random alone was distorted too"},
-		{"side by side was the cause", func(first map[*reports.Summary]bool, s *reports.Summary) bool { return first[s] },
-			"bench: random alone was honest; running the other 3 again, 2 at a time"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			o := &benchOptions{out: t.TempDir()}
-			fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
-			bindWorkload(fs, &o.wf, "mixed")
-			bindPolicy(fs, &o.pf, false)
-			bindClient(fs, &o.cf)
-			o.so.bind(fs)
-			o.mf.bind(fs)
-			if err := fs.Parse([]string{"--sim", "1", "--max-requests", "20", "--rate", "20"}); err != nil {
-				t.Fatal(err)
-			}
-			ro, err := o.so.options()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr bytes.Buffer
-			cmd := &cobra.Command{}
-			cmd.SetErr(&syncWriter{w: &stderr})
-			ctx := context.Background()
-			sums, err := benchBatch(ctx, cmd, o, ro, names, 4)
-			if err != nil {
-				t.Fatal(err)
-			}
-			first := map[*reports.Summary]bool{}
-			for _, s := range sums {
-				first[s] = true
-			}
-			old := distortion
-			t.Cleanup(func() { distortion = old })
-			distortion = func(s *reports.Summary) string {
-				if tc.flag(first, s) {
-					return "late"
-				}
-				return ""
-			}
-			if err := benchRedo(ctx, cmd, o, ro, names, sums, 4); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr.String())
-			}
-			for i, s := range sums {
-				if s == nil || s.OK != 20 {
-					t.Errorf("%s: summary %v", names[i], s)
-				}
-			}
-		})
 	}
 }

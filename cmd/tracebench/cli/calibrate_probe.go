@@ -25,16 +25,24 @@ type probePhase struct {
 }
 
 // probePhases is the designed probe: unrelated prompts of maxPrompt/48
-// to maxPrompt words at concurrency 1, 2, 4, 8, 16 and 32 (so the batch term and the
-// prompt cost can be told apart), then prompts sharing long system
-// prompts (so the cached share varies) at concurrency 4. Each phase sends
-// 6 requests per unit of concurrency and per backend, and at least 16.
+// to maxPrompt words with 16 to 64 output tokens at concurrency 1 and 2
+// (the prompt cost), short prompts (maxPrompt/48 to maxPrompt/8 words)
+// with long outputs (128 to 256 tokens) at concurrency 4, 8, 16 and 32 (the
+// batch terms: with long prompts the other requests' prefills fill the
+// decode windows and hide how the step time grows with the batch), then
+// prompts sharing long system prompts (so the cached share varies) at
+// concurrency 4. Each phase sends 6 requests per unit of concurrency and
+// per backend, and at least 16.
 func probePhases(maxConc, maxPrompt int) []probePhase {
 	var ps []probePhase
 	for c := 1; c <= maxConc; c *= 2 {
-		ps = append(ps, probePhase{name: "c" + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths",
-			params: []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(maxPrompt),
-				"output_min=16", "output_max=64"}})
+		params := []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(maxPrompt),
+			"output_min=16", "output_max=64"}
+		if c >= 4 {
+			params = []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(max(1, maxPrompt/8)),
+				"output_min=128", "output_max=256"}
+		}
+		ps = append(ps, probePhase{name: "c" + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths", params: params})
 	}
 	return append(ps, probePhase{name: "shared-c4", concurrency: min(4, maxConc), workload: "shared-prefix",
 		params: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)), "question_len=" + strconv.Itoa(max(1, maxPrompt/24)),

@@ -2,13 +2,12 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -109,7 +108,8 @@ func (m *fleetFlags) bindShared(fs *pflag.FlagSet) {
 // sharedChanged reports whether a fault flag or --mock-max-queue has a
 // value other than its default.
 func (m *fleetFlags) sharedChanged() bool {
-	return m.shared.Faults != m.sharedDefaults.Faults || m.shared.MaxQueue != m.sharedDefaults.MaxQueue
+	got, def := m.shared.fleet.Server, m.sharedDefaults.fleet.Server
+	return got.Faults != def.Faults || got.MaxQueue != def.MaxQueue
 }
 
 // engineChanged reports whether an engine override flag was given.
@@ -217,16 +217,11 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	if err := m.checkKVFlags(false, false); err != nil {
 		return nil, err
 	}
-	fleet, err := m.start(ctx, readsKVEvents(rs.Router))
+	f, err := m.mockFleet()
 	if err != nil {
 		return nil, err
 	}
-	if cfg, err := m.engineConfig(); err == nil {
-		rs.Fleet, rs.Preset = &cfg, m.Preset
-	}
-	rs.Backends, rs.Mode, rs.Extra = fleet.URLs(), "mock", fleetExtra(fleet)
-	rs.KVEvents = fleetKV(fleet)
-	return func() { fleet.Close() }, nil
+	return f.Start(ctx, rs)
 }
 
 // targetKV resolves the targets' KV event endpoints for a KV-event router.
@@ -257,73 +252,42 @@ func (m *fleetFlags) checkKVFlags(target, sim bool) error {
 	return nil
 }
 
-// fleetKV returns the fleet's KV event endpoints (nil when it publishes
-// none).
-func fleetKV(f *mockserver.Fleet) []replay.KVEndpoint {
-	pubs, reps := f.KVEventEndpoints()
-	var out []replay.KVEndpoint
-	for i := range pubs {
-		if pubs[i] != "" {
-			out = append(out, replay.KVEndpoint{Pub: pubs[i], Replay: reps[i]})
-		}
-	}
-	return out
+// checkTargets rejects a --target that is not an http(s) base URL.
+func checkTargets(targets []string) error { return flagErr(bench.CheckTargets(targets), flagNames) }
+
+// fleetFlagNames are the flags that set the MockFleet fields the
+// library's errors name, for the in-process fleet.
+var fleetFlagNames = map[string]string{
+	"MockFleet.Server.MaxQueue":  "--mock-max-queue",
+	"MockFleet.Server.Faults":    "--mock- fault flags",
+	"MockFleet.Server.Engine":    "--mock- engine flags",
+	"MockFleet.Server.TimeScale": "--mock-time-scale",
 }
 
-// checkTargets rejects a --target that is not an http(s) base URL.
-func checkTargets(targets []string) error {
-	for _, t := range targets {
-		u, err := url.Parse(t)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usagef("--target %q: want a base URL such as http://host:8000", t)
-		}
+// mockFleet validates the flags and builds the in-process fleet:
+// ephemeral loopback ports, the engine configuration the profile and
+// the --mock- flags resolve to.
+func (m *fleetFlags) mockFleet() (bench.MockFleet, error) {
+	if m.Replicas < 1 {
+		return bench.MockFleet{}, usagef("--mock %d: want at least 1 replica", m.Replicas)
 	}
-	return nil
+	cfg, err := m.engineConfig()
+	if err != nil {
+		return bench.MockFleet{}, err
+	}
+	sh := m.shared.fleet.Server
+	f := bench.MockFleet{Replicas: m.Replicas, Host: "127.0.0.1", Preset: m.Preset, Server: mockserver.Options{
+		Engine: cfg, Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: sh.Faults, MaxQueue: sh.MaxQueue,
+		Dialect: m.dialect, LoRAModules: m.LoRA}}
+	return f, flagErr(f.Validate(), fleetFlagNames)
 }
 
 // fleetConfig validates the flags and builds the fleet's configuration
 // (ephemeral loopback ports).
 func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
-	if m.Replicas < 1 {
-		return mockserver.FleetConfig{}, usagef("--mock %d: want at least 1 replica", m.Replicas)
-	}
-	cfg, err := m.engineConfig()
+	f, err := m.mockFleet()
 	if err != nil {
 		return mockserver.FleetConfig{}, err
 	}
-	if err := m.shared.validateShared("mock-"); err != nil {
-		return mockserver.FleetConfig{}, err
-	}
-	return mockserver.FleetConfig{Replicas: m.Replicas, Host: "127.0.0.1", Options: mockserver.Options{Engine: cfg,
-		Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: m.shared.Faults, MaxQueue: m.shared.MaxQueue,
-		Dialect: m.dialect, LoRAModules: m.LoRA}}, nil
-}
-
-// start launches the fleet on ephemeral loopback ports, publishing KV
-// events when kv is set.
-func (m *fleetFlags) start(ctx context.Context, kv bool) (*mockserver.Fleet, error) {
-	fc, err := m.fleetConfig()
-	if err != nil {
-		return nil, err
-	}
-	fc.KVEvents = kv
-	// The fleet outlives a first Ctrl-C (which only stops dispatch) so
-	// in-flight streams can finish within --grace; the caller's stop
-	// function closes it.
-	f, err := mockserver.StartFleet(context.WithoutCancel(ctx), fc)
-	if err != nil {
-		return nil, fmt.Errorf("start mock fleet: %w", err)
-	}
-	return f, nil
-}
-
-// fleetExtra reports the fleet's step lateness and step count for the
-// stop record.
-func fleetExtra(f *mockserver.Fleet) func() map[string]float64 {
-	return func() map[string]float64 {
-		l := f.Lateness()
-		us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-		return map[string]float64{replay.ExtraMockLateP50: us(l.P50), replay.ExtraMockLateP99: us(l.P99),
-			replay.ExtraMockLateMax: us(l.Max), replay.ExtraMockSteps: float64(l.Steps)}
-	}
+	return f.Config(), nil
 }

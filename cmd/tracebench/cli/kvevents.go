@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/mockserver"
-	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -34,10 +33,7 @@ func (k *kvFlags) bind(fs *pflag.FlagSet) {
 }
 
 // readsKVEvents reports whether the named router decides from KV events.
-func readsKVEvents(router string) bool {
-	s, err := policies.Lookup("router", router)
-	return err == nil && slices.Contains(s.Needs, "kv-events")
-}
+var readsKVEvents = bench.ReadsKVEvents
 
 // targetEndpoints resolves --kv-events for the targets.
 func (k *kvFlags) targetEndpoints(targets []string) ([]replay.KVEndpoint, error) {

@@ -3,13 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/tracebench/tracebench/dialect"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/mockserver/profile"
@@ -17,27 +18,17 @@ import (
 
 func init() { register(newMockCmd) }
 
-// mockOptions are the flags of `tracebench mock`. Engine holds the
-// engine flags' values; each is applied on top of the preset only when
-// its flag was given.
+// mockOptions are the flags of `tracebench mock`: the fleet's flags
+// bound into the library's bench.MockFleet, whose engine configuration
+// fleetConfig resolves from the profile (--preset or --profile) and the
+// engine flags. Engine holds the engine flags' values; each is applied
+// on top of the profile only when its flag was given.
 type mockOptions struct {
-	Replicas  int
-	Host      string
-	Port      int
-	Preset    string
-	Profile   string
-	Model     string
-	Strict    bool
-	Tokenizer string
-	Dialect   string
-	TimeScale float64
-	MaxQueue  int
-	Window    time.Duration
-	KVEvents  bool
-	Engine    engine.Config // override values, applied when changed
-	Faults    mockserver.FaultConfig
-	LoRA      []string // --lora-modules
-	changed   func(name string) bool
+	fleet   bench.MockFleet
+	Preset  string
+	Profile string
+	Engine  engine.Config // override values, applied when changed
+	changed func(name string) bool
 }
 
 func newMockCmd() *cobra.Command {
@@ -80,23 +71,24 @@ func presetList() string {
 }
 
 func (o *mockOptions) bind(fs *pflag.FlagSet) {
-	fs.IntVar(&o.Replicas, "replicas", 1, "number of mock servers")
-	fs.StringVar(&o.Host, "host", "127.0.0.1", "address to bind")
-	fs.IntVar(&o.Port, "port", 8000, "port of the first server; the others take the next ports (0: ephemeral)")
+	f, s := &o.fleet, &o.fleet.Server
+	fs.IntVar(&f.Replicas, "replicas", 1, "number of mock servers")
+	fs.StringVar(&f.Host, "host", "127.0.0.1", "address to bind")
+	fs.IntVar(&f.Port, "port", 8000, "port of the first server; the others take the next ports (0: ephemeral)")
 	fs.StringVar(&o.Preset, "preset", profile.DefaultName, "built-in engine profile (same as --profile NAME)")
 	fs.StringVar(&o.Profile, "profile", "", "engine profile: a built-in name (see 'tracebench profiles') or a YAML file")
-	fs.StringVar(&o.Model, "model", mockserver.DefaultModelName, "served model name")
-	fs.BoolVar(&o.Strict, "strict-model", false,
+	fs.StringVar(&s.ModelName, "model", mockserver.DefaultModelName, "served model name")
+	fs.BoolVar(&s.StrictModel, "strict-model", false,
 		"answer 404 for another model name (default: serve it as a LoRA adapter with its own prefix cache)")
-	fs.StringSliceVar(&o.LoRA, "lora-modules", nil,
+	fs.StringSliceVar(&s.LoRAModules, "lora-modules", nil,
 		"LoRA adapters served (comma-separated); any other model gets vLLM's 404; sets --max-loras 1 unless given")
-	fs.StringVar(&o.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
-	fs.StringVar(&o.Dialect, "dialect", dialect.VLLM, "server dialect to answer in: "+strings.Join(dialect.Names(), ", "))
-	fs.Float64Var(&o.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
-	fs.IntVar(&o.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
-	fs.DurationVar(&o.Window, "batch-window", mockserver.DefaultBatchWindow,
+	fs.StringVar(&s.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
+	fs.StringVar(&s.Dialect, "dialect", dialect.VLLM, "server dialect to answer in: "+strings.Join(dialect.Names(), ", "))
+	fs.Float64Var(&s.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
+	fs.IntVar(&s.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
+	fs.DurationVar(&s.BatchWindow, "batch-window", mockserver.DefaultBatchWindow,
 		"static batching: wait after a request reaches an idle engine, so a batch sent together starts together")
-	fs.BoolVar(&o.KVEvents, "kv-events", false, fmt.Sprintf("publish KV cache events as vLLM does (ZeroMQ PUB on the HTTP port + %d, "+
+	fs.BoolVar(&f.KVEvents, "kv-events", false, fmt.Sprintf("publish KV cache events as vLLM does (ZeroMQ PUB on the HTTP port + %d, "+
 		"replay on the HTTP port + %d; free ports with --port 0)", mockserver.KVEventPortOffset, mockserver.KVReplayPortOffset))
 	o.bindEngine(fs)
 	o.bindFaults(fs)
@@ -131,7 +123,7 @@ func (o *mockOptions) bindEngine(fs *pflag.FlagSet) {
 
 // bindFaults binds the fault injection flags.
 func (o *mockOptions) bindFaults(fs *pflag.FlagSet) {
-	f := &o.Faults
+	f := &o.fleet.Server.Faults
 	fs.Float64Var(&f.ErrorRate, "error-rate", 0, "share of requests answered with --error-status")
 	fs.IntVar(&f.ErrorStatus, "error-status", 503, "status of injected errors: 429, 500 or 503")
 	fs.DurationVar(&f.RetryAfter, "retry-after", 0, "Retry-After sent with injected errors (0: none)")
@@ -202,56 +194,54 @@ func (o *mockOptions) applyEngine(cfg engine.Config) engine.Config {
 	set("max-cpu-loras", func() { cfg.LoRA.MaxCPULoras = e.LoRA.MaxCPULoras })
 	set("lora-load-cost", func() { cfg.LoRA.LoadCost = e.LoRA.LoadCost })
 	set("lora-disk-load-cost", func() { cfg.LoRA.DiskLoadCost = e.LoRA.DiskLoadCost })
-	if len(o.LoRA) > 0 && cfg.LoRA.MaxLoras == 0 {
+	if len(o.fleet.Server.LoRAModules) > 0 && cfg.LoRA.MaxLoras == 0 {
 		cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
 	}
 	return cfg
 }
 
-// validateShared checks the flags the in-process fleet of replay, bench
-// and sweep takes too (--max-queue and the fault flags); prefix is how
-// the flag names start there ("mock-"), "" for this command.
-func (o *mockOptions) validateShared(prefix string) error {
-	if o.MaxQueue < 0 {
-		return usagef("--%smax-queue %d: want ≥ 0 (0: unbounded)", prefix, o.MaxQueue)
+// mockFlagNames are the flags of this command that set the MockFleet
+// fields the library's errors name.
+var mockFlagNames = map[string]string{
+	"MockFleet.Replicas":         "--replicas",
+	"MockFleet.Port":             "--port",
+	"MockFleet.Server.MaxQueue":  "--max-queue",
+	"MockFleet.Server.Faults":    "fault flags",
+	"MockFleet.Server.Dialect":   "--dialect",
+	"MockFleet.Server.Engine":    "mock flags",
+	"MockFleet.Server.TimeScale": "--time-scale",
+}
+
+// mockFleet resolves the engine profile and flags into the fleet the
+// flags describe, checked by the library (bench.MockFleet.Validate)
+// before any server starts, its errors naming this command's flags.
+func (o *mockOptions) mockFleet() (bench.MockFleet, error) {
+	f := o.fleet
+	if err := f.Validate(); err != nil && !isField(err, "MockFleet.Server.Engine") {
+		return f, flagErr(err, mockFlagNames)
 	}
-	if err := o.Faults.Validate(); err != nil {
-		if prefix != "" {
-			return usagef("--%s fault flags: %v", prefix, err)
-		}
-		return usagef("fault flags: %v", err)
+	if !(f.Server.TimeScale > 0) {
+		// The library reads 0 as real time; the flag's 0 is refused.
+		return f, usagef("--time-scale %g: want > 0", f.Server.TimeScale)
 	}
-	return nil
+	cfg, err := o.engineConfig()
+	if err != nil {
+		return f, err
+	}
+	f.Server.Engine = cfg
+	if d, err := dialect.Lookup(f.Server.Dialect); err == nil {
+		f.Server.Dialect = d.Name
+	}
+	return f, flagErr(f.Validate(), mockFlagNames)
 }
 
 // fleetConfig validates the flags and builds the fleet configuration.
 func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
-	if o.Replicas < 1 {
-		return mockserver.FleetConfig{}, usagef("--replicas %d: want at least 1", o.Replicas)
-	}
-	if o.Port < 0 || o.Port+o.Replicas-1 > 65535 {
-		return mockserver.FleetConfig{}, usagef("--port %d: ports %d..%d out of range", o.Port, o.Port, o.Port+o.Replicas-1)
-	}
-	if !(o.TimeScale > 0) {
-		return mockserver.FleetConfig{}, usagef("--time-scale %g: want > 0", o.TimeScale)
-	}
-	if err := o.validateShared(""); err != nil {
-		return mockserver.FleetConfig{}, err
-	}
-	d, err := dialect.Lookup(o.Dialect)
-	if err != nil {
-		return mockserver.FleetConfig{}, usagef("--dialect: %v", err)
-	}
-	cfg, err := o.engineConfig()
+	f, err := o.mockFleet()
 	if err != nil {
 		return mockserver.FleetConfig{}, err
 	}
-	o.Dialect = d.Name
-	opts := mockserver.Options{Engine: cfg, Tokenizer: o.Tokenizer, TimeScale: o.TimeScale, Faults: o.Faults,
-		ModelName: o.Model, StrictModel: o.Strict, MaxQueue: o.MaxQueue, BatchWindow: o.Window, Dialect: o.Dialect,
-		LoRAModules: o.LoRA}
-	return mockserver.FleetConfig{Replicas: o.Replicas, Host: o.Host, BasePort: o.Port, Options: opts,
-		KVEvents: o.KVEvents}, nil
+	return f.Config(), nil
 }
 
 // runMock starts the fleet, prints its URLs and serves until ctx ends.
@@ -269,7 +259,7 @@ func runMock(ctx context.Context, o *mockOptions, out io.Writer) error {
 	for _, u := range f.URLs() {
 		fmt.Fprintln(out, u)
 	}
-	if o.KVEvents {
+	if fc.KVEvents {
 		pubs, reps := f.KVEventEndpoints()
 		for i, u := range f.URLs() {
 			fmt.Fprintf(out, "kv-events of %s: %s,%s\n", u, pubs[i], reps[i])

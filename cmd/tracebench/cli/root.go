@@ -55,7 +55,9 @@ func NewRoot(out, errOut io.Writer) *cobra.Command {
 	root.SetErr(errOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{Err: err} })
 	for _, f := range commands {
-		root.AddCommand(f())
+		cmd := f()
+		namingFlags(cmd)
+		root.AddCommand(cmd)
 	}
 	return root
 }

@@ -193,25 +193,14 @@ func (o *sweepOptions) validate(changed func(string) bool) error {
 			}
 		}
 	}
+	settings := bench.SweepSpec{Attainment: o.attainment, Tolerance: o.tolerance, MaxRuns: o.maxRuns, Growth: o.growth,
+		MaxErrorRate: o.maxErrorRate, Cooldown: o.cooldown, Jobs: o.jobs, Vary: o.vary}
+	if err := settings.Validate(); err != nil {
+		return err
+	}
 	switch {
-	case !(o.attainment > 0 && o.attainment <= 1):
-		return usagef("--attainment %v: want a fraction in (0, 1]", o.attainment)
-	case !(o.tolerance > 0 && o.tolerance < 1):
-		return usagef("--tolerance %v: want a fraction in (0, 1)", o.tolerance)
-	case o.maxRuns < 1:
-		return usagef("--max-runs %d: want at least 1", o.maxRuns)
-	case !(o.growth > 1) || o.growth > 100:
-		return usagef("--growth %v: want a factor in (1, 100]", o.growth)
-	case !(o.maxErrorRate >= 0 && o.maxErrorRate <= 1):
-		return usagef("--max-error-rate %v: want a fraction in [0, 1]", o.maxErrorRate)
-	case o.cooldown < 0:
-		return usagef("--cooldown %v: want >= 0", o.cooldown)
-	case o.jobs < 0:
-		return usagef("--jobs %d: want 0 (automatic) or more", o.jobs)
 	case o.jobs > 1 && o.mf.Sim == 0:
 		return usagef("--jobs %d: only --sim runs go side by side; in real time they would share the machine's cores", o.jobs)
-	case o.vary != reports.VaryRate && o.vary != reports.VaryTimeScale:
-		return usagef("--vary %q: want rate or time-scale", o.vary)
 	case o.live() && o.mf.Sim > 0:
 		return usagef("--sim and --target are exclusive")
 	}

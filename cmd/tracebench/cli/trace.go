@@ -73,7 +73,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if in.TimeUnit != "" {
 			return nil, "", nil, nil, usagef("--time-unit applies to a trace file, not to a generated workload")
 		}
-		params, err := bench.ParseKV("workload-param", in.Params)
+		params, err := bench.ParseKV("--workload-param", in.Params)
 		if err != nil {
 			return nil, "", nil, nil, err
 		}

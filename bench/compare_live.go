@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -6,20 +6,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 )
 
-// A bench against live targets runs every policy on the same servers, one
-// after another. To compare them fairly each policy should start on cold
+// A comparison against live targets (CompareSpec.Targets) runs every
+// router on the same servers, one after another. To compare them fairly each policy should start on cold
 // caches: liveBench flushes every target's prefix cache before each
 // policy where the dialect allows it; where it does not (or a server
 // refuses), it rotates the policy order by the seed and every run's
@@ -36,7 +35,7 @@ const (
 	configBenchOrder = "bench_order"
 )
 
-// liveBench is the plan of a bench against --target servers.
+// liveBench is the plan of a comparison against live targets.
 type liveBench struct {
 	targets []string
 	d       *dialect.Dialect
@@ -54,20 +53,20 @@ type liveBench struct {
 // orders the policies: unchanged when caches can be flushed, else
 // rotated by seed so repeated benches with different seeds start with
 // different policies. It writes its notes to errOut.
-func planLiveBench(ctx context.Context, o *benchOptions, names []string, errOut io.Writer) (*liveBench, []string, error) {
-	hc, err := o.cf.HTTPClient(30 * time.Second)
+func planLiveBench(ctx context.Context, spec *CompareSpec, names []string, errOut io.Writer) (*liveBench, []string, error) {
+	hc, err := spec.Base.Client.HTTPClient(30 * time.Second)
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := o.cf.ResolveDialect(ctx, o.targets)
+	d, err := spec.Base.Client.ResolveDialect(ctx, spec.Targets)
 	if err != nil {
 		return nil, nil, err
 	}
-	lb := &liveBench{targets: o.targets, d: d, flush: true, hc: hc}
+	lb := &liveBench{targets: spec.Targets, d: d, flush: true, hc: hc}
 	if err := lb.flushAll(ctx); err != nil {
 		lb.flush, lb.persisted = false, err.Error()
 		fmt.Fprintf(errOut, "tracebench: %v\n", err)
-		k := int(o.wf.Seed % uint64(len(names)))
+		k := int(spec.Base.Workload.Seed % uint64(len(names)))
 		names = append(append([]string{}, names[k:]...), names[:k]...)
 		fmt.Fprintf(errOut, "tracebench: prefix caches persist between policies; order rotated by the seed: %v\n", names)
 	}
@@ -91,7 +90,7 @@ func (lb *liveBench) flushAll(ctx context.Context) error {
 // before prepares the run of router (nothing without a live plan): a
 // flush when the plan has them, and the header notes with its place in
 // the order. A flush refused now is noted and the run goes on.
-func (lb *liveBench) before(ctx context.Context, rs *runSpec, router string) {
+func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 	if lb == nil {
 		return
 	}
@@ -120,8 +119,8 @@ const probeRequests = 4
 // their own, so they share no cache with the workload) and warns on
 // errOut when the planned arrival rate exceeds what the targets served,
 // with the expected duration of each policy's run.
-func (lb *liveBench) probe(ctx context.Context, o *benchOptions, client *replay.Client, errOut io.Writer) error {
-	plan, err := planOf(o.wf)
+func (lb *liveBench) probe(ctx context.Context, w Workload, client *replay.Client, errOut io.Writer) error {
+	plan, err := planOf(w)
 	if err != nil {
 		return err
 	}
@@ -160,8 +159,8 @@ type workloadPlan struct {
 const maxPlanRequests = 100000
 
 // planOf reads the workload as the runs will replay it.
-func planOf(wf workloadFlags) (workloadPlan, error) {
-	src, err := bench.OpenSource(wf)
+func planOf(wf Workload) (workloadPlan, error) {
+	src, err := OpenSource(wf)
 	if err != nil {
 		return workloadPlan{}, err
 	}
@@ -225,34 +224,38 @@ func roundDur(d time.Duration) time.Duration {
 	return d.Round(100 * time.Millisecond)
 }
 
-// prepareLive plans a bench against --target servers (nil plan and the
-// names unchanged for a mock fleet or a simulation): dialect, flush or
-// rotated order, and the speed probe.
-func prepareLive(cmd *cobra.Command, o *benchOptions, names []string) (*liveBench, []string, error) {
-	targets, err := o.mf.allTargets(cmd.Context(), o.targets)
+// prepareLive plans a comparison against spec.Targets: dialect, flush
+// or rotated order, and the speed probe. It returns the plan and the
+// routers in the order they run, and puts the model the targets serve in
+// spec.Base.Client.
+func prepareLive(ctx context.Context, spec *CompareSpec, names []string, errOut io.Writer) (*liveBench, []string, error) {
+	if err := CheckTargets(spec.Targets); err != nil {
+		return nil, nil, err
+	}
+	lb, names, err := planLiveBench(ctx, spec, names, errOut)
 	if err != nil {
 		return nil, nil, err
 	}
-	o.targets, o.mf.TargetsFile = targets, "" // read once
-	if len(o.targets) == 0 {
-		return nil, names, nil
-	}
-	if err := checkTargets(o.targets); err != nil {
-		return nil, nil, err
-	}
-	ctx, errOut := cmd.Context(), cmd.ErrOrStderr()
-	lb, names, err := planLiveBench(ctx, o, names, errOut)
-	if err != nil {
-		return nil, nil, err
-	}
-	client, model, err := bench.NewClient(ctx, &o.cf, o.targets)
+	client, model, err := NewClient(ctx, &spec.Base.Client, spec.Targets)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer client.Close()
-	o.cf.Model = model
-	if err := lb.probe(ctx, o, client, errOut); err != nil {
+	spec.Base.Client.Model = model
+	if err := lb.probe(ctx, spec.Base.Workload, client, errOut); err != nil {
 		return nil, nil, err
 	}
 	return lb, names, nil
+}
+
+// CheckTargets rejects a target that is not an http(s) base URL, as a
+// UsageError naming CompareSpec.Targets.
+func CheckTargets(targets []string) error {
+	for _, t := range targets {
+		u, err := url.Parse(t)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fieldf("CompareSpec.Targets", "CompareSpec.Targets %q: want a base URL such as http://host:8000", t)
+		}
+	}
+	return nil
 }

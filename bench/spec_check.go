@@ -1,0 +1,16 @@
+package bench
+
+// check rejects a Spec that says nowhere to send its Requests or write
+// its Results, as a UsageError naming the field.
+func (rs Spec) check() error {
+	switch {
+	case rs.Sim < 0:
+		return fieldf("Spec.Sim", "Spec.Sim %d: want 0 (HTTP to Spec.Backends) or more simulated engines", rs.Sim)
+	case rs.Sim == 0 && len(rs.Backends) == 0:
+		return fieldf("Spec.Backends", "Spec.Backends: none; give the servers' base URLs, Spec.Sim simulated engines, "+
+			"or start a MockFleet for the Run")
+	case rs.Results == "":
+		return fieldf("Spec.Results", "Spec.Results: no results file path")
+	}
+	return nil
+}

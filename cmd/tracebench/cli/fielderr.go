@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"errors"
+	"regexp"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
+)
+
+// The library's usage errors name the Go fields at fault
+// ("Spec.Workload.Shard", "MockFleet.Replicas"); the command line
+// names the flags that set them instead. Each table maps a field path to
+// the flag (or flags, as the message should read) of the commands it
+// serves.
+
+// flagNames are the flags of replay, bench, sweep and the other
+// commands that run a bench.Spec, for the Spec, CompareSpec and
+// SweepSpec fields the library's errors name. (The MockFleet fields have
+// a table per command: `tracebench mock` and the in-process fleet name
+// them differently.)
+var flagNames = map[string]string{
+	"Spec.Router":                      "--policy",
+	"Spec.Backends":                    "--target",
+	"Spec.Results":                     "--out",
+	"Spec.Sim":                         "--sim",
+	"Spec.Policy.Router":               "--policy",
+	"Spec.Policy.Queue":                "--queue",
+	"Spec.Policy.RouterArgs":           "--router-param",
+	"Spec.Policy.QueueArgs":            "--queue-param",
+	"Spec.Policy.Filter":               "--filter",
+	"Spec.Policy.FilterArgs":           "--filter-param",
+	"Spec.Policy.PolicyConfig":         "--policy-config",
+	"Spec.Workload.Workload":           "--workload",
+	"Spec.Workload.WorkloadArgs":       "--workload-param",
+	"Spec.Workload.Trace":              "--trace",
+	"Spec.Workload.TimeUnit":           "--time-unit",
+	"Spec.Workload.Shard":              "--shard",
+	"Spec.Workload.CV":                 "--cv",
+	"Spec.Workload.Arrival":            "--arrival",
+	"Spec.Workload.ShareGPT.Think":     "--sharegpt-think",
+	"Spec.Workload.ShareGPT.Gap":       "--sharegpt-gap",
+	"Spec.Workload.ShareGPT.Tokenizer": "--sharegpt-tokenizer",
+	"Spec.Client.Dialect":              "--dialect",
+	"Spec.Client.Headers":              "--header",
+	"Spec.Report.SLO.PerUser":          "--slo-file",
+	"Spec.Fleet.LoRA.MaxLoras":         "--mock-max-loras",
+	"CompareSpec.Routers":              "--policies",
+	"CompareSpec.Jobs":                 "--jobs",
+	"CompareSpec.Out":                  "--out",
+	"CompareSpec.Seeds":                "--seeds",
+	"CompareSpec.Targets":              "--target",
+	"SweepSpec.Out":                    "--out",
+	"SweepSpec.Attainment":             "--attainment",
+	"SweepSpec.Tolerance":              "--tolerance",
+	"SweepSpec.MaxRuns":                "--max-runs",
+	"SweepSpec.Growth":                 "--growth",
+	"SweepSpec.MaxErrorRate":           "--max-error-rate",
+	"SweepSpec.Cooldown":               "--cooldown",
+	"SweepSpec.Jobs":                   "--jobs",
+	"SweepSpec.Vary":                   "--vary",
+	"SweepSpec.Ladder":                 "--rates",
+}
+
+// fieldPath matches a field path in an error's text.
+var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec)(?:\.[A-Z][A-Za-z0-9]*)+`)
+
+// flagErr rewrites the field paths err's text names into the flags
+// names gives for them (paths it does not hold stay); the error it
+// returns wraps err, so a usage error stays one.
+func flagErr(err error, names map[string]string) error {
+	if err == nil {
+		return nil
+	}
+	text := fieldPath.ReplaceAllStringFunc(err.Error(), func(p string) string {
+		if f, ok := names[p]; ok {
+			return f
+		}
+		return p
+	})
+	if text == err.Error() {
+		return err
+	}
+	return renamedError{text: text, err: err}
+}
+
+// renamedError is err with its fields named as flags.
+type renamedError struct {
+	text string
+	err  error
+}
+
+func (r renamedError) Error() string { return r.text }
+
+func (r renamedError) Unwrap() error { return r.err }
+
+// namingFlags makes cmd's and its subcommands' errors name flags rather
+// than the library's fields.
+func namingFlags(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error { return flagErr(run(c, args), flagNames) }
+	}
+	for _, sub := range cmd.Commands() {
+		namingFlags(sub)
+	}
+}
+
+// isField reports whether err is a usage error naming field.
+func isField(err error, field string) bool {
+	var ue bench.UsageError
+	return errors.As(err, &ue) && ue.Field == field
+}
