@@ -108,7 +108,7 @@ func (rs *response) stream(w http.ResponseWriter, r *http.Request) {
 		if !rs.next(r) {
 			return
 		}
-		buf = rs.encode(enc, buf[:0])
+		buf = rs.encode(enc, buf[:0], cut)
 		if len(buf) == 0 {
 			continue
 		}
@@ -134,10 +134,15 @@ func (rs *response) stream(w http.ResponseWriter, r *http.Request) {
 }
 
 // encode appends the chunks of the pending events, observing them at the
-// current time (the chunks are written right after).
-func (rs *response) encode(enc *encoder, buf []byte) []byte {
+// current time (the chunks are written right after). With limit ≥ 0 it
+// stops once limit tokens were sent, so a cut after limit tokens happens
+// there even when several steps' events were pending.
+func (rs *response) encode(enc *encoder, buf []byte, limit int) []byte {
 	now := time.Now()
 	for _, ev := range rs.evs {
+		if limit >= 0 && rs.out >= limit {
+			break
+		}
 		first := rs.out == 0
 		rs.observe(ev, now)
 		if !ev.HasToken {
