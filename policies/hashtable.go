@@ -21,6 +21,7 @@ type hashTable struct {
 	links    lruLinks // by slot
 	order    lruList  // head is the most recently added
 	free     []int32
+	victims  []uint64 // scratch of touchVictims
 }
 
 type hslot struct {
@@ -53,6 +54,7 @@ func (t *hashTable) expire(now time.Duration) {
 
 // add records that backend was sent a prompt with these block hashes.
 func (t *hashTable) add(hashes []uint64, backend int, now time.Duration) {
+	t.touchVictims(len(hashes))
 	for _, h := range hashes {
 		s, ok := t.idx.get(h)
 		if ok {
@@ -70,6 +72,22 @@ func (t *hashTable) add(hashes []uint64, backend int, now time.Duration) {
 		}
 		t.links.pushFront(&t.order, s)
 	}
+}
+
+// touchVictims loads the index slots of the hashes that adding n more
+// would evict at most (the n least recently added beyond capacity), so
+// that the cache misses of their deletions overlap instead of queuing.
+// It reads the arena in eviction order, which mostly follows slot order.
+func (t *hashTable) touchVictims(n int) {
+	n = min(n, t.idx.n+n-t.capacity)
+	if n <= 0 {
+		return
+	}
+	t.victims = t.victims[:0]
+	for s := t.order.tail; s >= 0 && len(t.victims) < n; s = t.links[s].prev {
+		t.victims = append(t.victims, t.slots[s].hash)
+	}
+	t.idx.touch(t.victims)
 }
 
 func (t *hashTable) alloc(h uint64) int32 {

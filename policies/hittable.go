@@ -9,6 +9,7 @@ type hitTable struct {
 	mask  uint64
 	shift uint8
 	n     int
+	sink  int32
 }
 
 // hitSlot is one entry; node1 is the node index + 1 (0: empty).
@@ -39,6 +40,21 @@ func (t *hitTable) get(key uint64) (int32, bool) {
 			return s.node1 - 1, true
 		}
 	}
+}
+
+// touch loads the home slot of each key, so that the cache misses of the
+// lookups that follow overlap instead of waiting one behind another (a
+// software prefetch: the loads are independent, while a lookup's probe
+// loop branches on what it loaded).
+func (t *hitTable) touch(keys []uint64) {
+	if t.n == 0 {
+		return
+	}
+	var x int32
+	for _, k := range keys {
+		x += t.slots[t.home(k)].node1
+	}
+	t.sink = x
 }
 
 // put stores node under key, which must not be present.

@@ -133,6 +133,7 @@ func (r *prefixCache) Pick(req *traces.Request, st State) (Choice, error) {
 	}
 	size := r.view.blockUnits(r.blockChars, r.blockTokens)
 	r.hashes = r.view.hashChain(r.hashes[:0], size, 0)
+	r.table.idx.touch(r.hashes) // matching and adding probe every one
 	r.set.load(st.Backends)
 	r.matches = r.matcher.match(r.hashes, &r.set, r.table.holders)
 

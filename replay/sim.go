@@ -53,6 +53,8 @@ type simBackend struct {
 	e    *engine.Engine
 	busy bool
 	step engine.Step
+	// events is the array of the last step's events, reused by the next.
+	events []engine.Event
 	// window is the gather wait before a step from idle (static batching).
 	window time.Duration
 }

@@ -94,7 +94,9 @@ func (s *simulator) wake(b int) {
 
 // startStep runs backend b's next iteration from now.
 func (s *simulator) startStep(b int) {
-	st := s.bs[b].e.Step(s.now)
+	// The last step's events were all applied: their slice is reused.
+	st := s.bs[b].e.StepInto(s.now, s.bs[b].events)
+	s.bs[b].events = st.Events
 	s.kv.flush(b, s.now)
 	s.bs[b].step, s.bs[b].busy = st, st.Duration > 0 || len(st.Events) > 0
 }

@@ -24,7 +24,8 @@ type BlockEvent struct {
 	// (BlocksStored past a chain's first block).
 	Parent    uint64
 	HasParent bool
-	// Tokens are the stored blocks' token ids, BlockSize per block.
+	// Tokens are the stored blocks' token ids, BlockSize per block (nil
+	// for a request added before the hook was set; see OnBlockEvent).
 	Tokens []int
 	// BlockSize is tokens per block.
 	BlockSize int
@@ -32,7 +33,9 @@ type BlockEvent struct {
 
 // OnBlockEvent sets f to receive every prefix cache change, synchronously
 // from the Add, Step or ClearCache call that makes it (nil: none). f must
-// not call back into the engine and must copy what it keeps.
+// not call back into the engine and must copy what it keeps. Set it
+// before adding requests: a request added without a hook keeps no prompt
+// tokens of its full blocks, and its stored blocks report no Tokens.
 func (e *Engine) OnBlockEvent(f func(BlockEvent)) {
 	e.blockHook = f
 	if f == nil {
@@ -59,7 +62,7 @@ func (e *Engine) emitStored(s *seq, from, to int) {
 			return
 		}
 		ev := BlockEvent{Kind: BlocksStored, Hashes: append([]uint64(nil), s.hashes[start:end]...),
-			Tokens: widen(s.tokens[start*bs : end*bs]), BlockSize: bs}
+			Tokens: widen(s.span(start*bs, end*bs)), BlockSize: bs}
 		if start > 0 {
 			ev.Parent, ev.HasParent = s.hashes[start-1], true
 		}
@@ -88,14 +91,14 @@ func (e *Engine) ResetPrefixCache() bool {
 	}
 	for id := range p.blocks {
 		b := &p.blocks[id]
-		if !b.hashed {
+		if !b.hashed() {
 			continue
 		}
 		p.evict.remove(int32(id))
-		p.table.del(b.hash)
-		b.hashed, b.hash, b.depth = false, 0, 0
-		p.free = append(p.free, int32(id))
+		b.hash, b.depth = 0, 0
+		p.pushFree(int32(id))
 	}
+	p.table.clear()
 	if e.blockHook != nil {
 		e.blockHook(BlockEvent{Kind: BlocksCleared})
 	}
@@ -104,6 +107,9 @@ func (e *Engine) ResetPrefixCache() bool {
 
 // widen copies 32-bit token ids into ints.
 func widen(ids []int32) []int {
+	if ids == nil {
+		return nil
+	}
 	out := make([]int, len(ids))
 	for i, t := range ids {
 		out[i] = int(t)

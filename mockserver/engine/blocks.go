@@ -2,25 +2,35 @@ package engine
 
 import "time"
 
-// block is one KV cache block.
+// block is one KV cache block: 24 bytes, the fields every allocation,
+// lookup and eviction touches. What only some eviction policies read
+// lives in the pool's side arrays (lastUsed, uses).
 type block struct {
-	ref      int32  // requests using the block
-	hashed   bool   // registered in the prefix table under hash
-	hash     uint64 // chained hash of the block's tokens
-	depth    int32  // 1-based position of the block in its chain
-	prev     int32  // neighbours in an EvictLRU list, −1 at its ends
-	next     int32
-	slot     int32         // position in a heap evictor, −1 outside it
-	uses     int32         // requests that computed or hit it since it was allocated (EvictLFU)
-	lastUsed time.Duration // when the last user released it
+	hash  uint64 // chained hash of the block's tokens (when depth > 0)
+	ref   int32  // requests using the block
+	depth int32  // 1-based position of the block in its chain when registered in the prefix table, 0 when not
+	prev  int32  // neighbours in an EvictLRU list, −1 at its ends;
+	next  int32  // next also links the free stack
 }
+
+// hashed reports whether the block is registered in the prefix table.
+func (b *block) hashed() bool { return b.depth > 0 }
 
 // blockPool is the paged KV cache with prefix caching: free uncached
 // blocks, cached blocks with users, cached blocks without users (the
 // evictor), and the hash table from chained block hash to block.
 type blockPool struct {
-	blocks    []block
-	free      []int32 // unreferenced blocks holding no cached prefix
+	blocks []block
+	// lastUsed is when each block's last user released it.
+	lastUsed []time.Duration
+	// uses counts the requests that computed or hit each block since it
+	// was allocated (EvictLFU only; nil otherwise).
+	uses []int32
+	// free is the stack of unreferenced blocks holding no cached prefix,
+	// linked through their next fields (unused outside the evictor):
+	// its top, −1 when empty, and its size.
+	free      int32
+	freeLen   int
 	evict     evictor // orders the cached blocks without users
 	table     blockTable
 	evictions int64
@@ -31,26 +41,45 @@ type blockPool struct {
 // evicted under policy (a valid Config.Eviction value, "" for
 // EvictLRULongest).
 func newBlockPool(n int, policy string) *blockPool {
-	p := &blockPool{blocks: make([]block, n), free: make([]int32, n), table: newBlockTable()}
-	for i := range n {
-		p.free[i] = int32(n - 1 - i) // pop from the end gives block 0 first
-		p.blocks[i].prev, p.blocks[i].next, p.blocks[i].slot = -1, -1, -1
+	p := &blockPool{blocks: make([]block, n), lastUsed: make([]time.Duration, n), free: -1}
+	p.table = newBlockTable(p.blocks)
+	for i := n - 1; i >= 0; i-- { // block 0 on top: handed out first
+		p.blocks[i].prev, p.blocks[i].next = -1, -1
+		p.pushFree(int32(i))
 	}
 	policy, _ = evictionPolicy(policy)
+	if policy == EvictLFU {
+		p.uses = make([]int32, n)
+	}
 	p.evict = newEvictor(policy, p)
 	return p
 }
 
 // available is the number of blocks that can be handed out now.
-func (p *blockPool) available() int { return len(p.free) + p.evict.Len() }
+func (p *blockPool) available() int { return p.freeLen + p.evict.Len() }
+
+// pushFree puts block id on top of the free stack.
+func (p *blockPool) pushFree(id int32) {
+	p.blocks[id].next = p.free
+	p.free = id
+	p.freeLen++
+}
+
+// popFree takes the block on top of the free stack, which must not be
+// empty.
+func (p *blockPool) popFree() int32 {
+	id := p.free
+	p.free, p.blocks[id].next = p.blocks[id].next, -1
+	p.freeLen--
+	return id
+}
 
 // used is the number of blocks with at least one user.
 func (p *blockPool) used() int { return len(p.blocks) - p.available() }
 
-// lookup returns the ids of the cached blocks matching the leading
+// lookup appends to ids those of the cached blocks matching the leading
 // hashes, stopping at the first miss.
-func (p *blockPool) lookup(hashes []uint64) []int32 {
-	var ids []int32
+func (p *blockPool) lookup(ids []int32, hashes []uint64) []int32 {
 	for _, h := range hashes {
 		id, ok := p.table.get(h)
 		if !ok {
@@ -71,26 +100,30 @@ func (p *blockPool) acquire(id int32) {
 		p.evict.remove(id)
 	}
 	b.ref++
-	b.uses++
+	if p.uses != nil {
+		p.uses[id]++
+	}
 }
 
 // allocate hands out a fresh block, evicting the next cached block when
 // no uncached one is free. The caller checks available first.
 func (p *blockPool) allocate() int32 {
 	var id int32
-	if n := len(p.free); n > 0 {
-		id, p.free = p.free[n-1], p.free[:n-1]
+	if p.freeLen > 0 {
+		id = p.popFree()
 	} else {
 		id = p.evict.pop()
 		b := &p.blocks[id]
 		if p.onEvict != nil {
 			p.onEvict(b.hash)
 		}
-		p.table.del(b.hash)
-		b.hashed, b.hash, b.depth = false, 0, 0
+		b.hash, b.depth = 0, 0 // its table entry goes stale
 		p.evictions++
 	}
-	p.blocks[id].ref, p.blocks[id].uses = 1, 1
+	p.blocks[id].ref = 1
+	if p.uses != nil {
+		p.uses[id] = 1
+	}
 	return id
 }
 
@@ -102,11 +135,12 @@ func (p *blockPool) release(id int32, now time.Duration) {
 	if b.ref > 0 {
 		return
 	}
-	if b.hashed {
-		p.evict.push(id, now)
+	if b.hashed() {
+		p.lastUsed[id] = now
+		p.evict.push(id)
 		return
 	}
-	p.free = append(p.free, id)
+	p.pushFree(id)
 }
 
 // register caches full block id under hash at chain position depth. When
@@ -116,7 +150,7 @@ func (p *blockPool) register(id int32, hash uint64, depth int) {
 	if _, dup := p.table.get(hash); dup {
 		return
 	}
-	b := &p.blocks[id]
-	b.hashed, b.hash, b.depth = true, hash, int32(depth)
 	p.table.put(hash, id)
+	b := &p.blocks[id]
+	b.hash, b.depth = hash, int32(depth)
 }

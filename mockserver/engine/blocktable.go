@@ -1,115 +1,147 @@
 package engine
 
-// blockTable maps chained block hashes to block ids: open addressing with
-// linear probing and backward-shift deletion, so a cache that evicts and
-// registers blocks all the time keeps short probe sequences (a Go map
-// under that churn fills with tombstones and its missed lookups, which
-// end every prefix match, slow down about threefold). It grows by
-// doubling at half load.
+// blockTable maps chained block hashes to the ids of the blocks cached
+// under them: open addressing with linear probing over 8-byte slots.
+//
+// A slot holds a 32-bit tag folded from the hash, which alone decides the
+// slot's home, and the block id + 1. Every tag match is verified against
+// the block's own record (its hash, and depth > 0 while it is
+// registered), so two hashes sharing a tag (one in 2³² pairs) never alias.
+//
+// Eviction does not touch the table: an evicted block's entry goes stale
+// (its record no longer verifies), lookups that meet a stale entry of
+// their own tag turn it into a tombstone, and inserts reuse tombstones.
+// When live, stale and tombstone slots reach half the table, it is
+// rebuilt from the block records. The table has three slots per block
+// (1.5 MB at 65,536 blocks; its size need not be a power of two), so a
+// rebuild, which reads every block record, comes at most once per
+// NumGPUBlocks/2 inserts. Deleting eagerly instead cost a cache miss
+// into the table for every evicted block, a fifth of the simulator's
+// time on a full cache.
 type blockTable struct {
-	slots []tableSlot
-	mask  uint64
-	shift uint8
-	n     int
+	slots  []uint64
+	blocks []block // the pool's blocks, whose records verify a tag match
+	size   uint64  // len(slots)
+	used   int     // non-empty slots: live and stale entries, tombstones
+	sink   uint64
 }
 
-// tableSlot is one entry; id1 is the block id + 1 (0: empty).
-type tableSlot struct {
-	hash uint64
-	id1  int32
+// tombstone marks a slot whose entry went stale (tag 1, no block).
+const tombstone = 1 << 32
+
+// newBlockTable returns an empty table over the pool's blocks.
+func newBlockTable(blocks []block) blockTable {
+	size := max(1024, 3*len(blocks))
+	return blockTable{blocks: blocks, slots: make([]uint64, size), size: uint64(size)}
 }
 
-// minTableSlots is the initial number of slots (a power of two).
-const minTableSlots = 1024
+// tagOf folds a hash to the 32-bit tag a slot keeps.
+func tagOf(hash uint64) uint64 { return (hash ^ hash>>32) & 0xffffffff }
 
-func newBlockTable() blockTable {
-	var t blockTable
-	t.resize(minTableSlots)
-	return t
+// slotOf packs tag and block id into a slot.
+func slotOf(tag uint64, id int32) uint64 { return tag<<32 | uint64(uint32(id+1)) }
+
+// home is the slot where a tag's probe sequence starts: the tag times an
+// odd constant (so structured tags spread too), mapped onto the slots by
+// a multiply and shift (Lemire's fast range reduction).
+func (t *blockTable) home(tag uint64) uint64 {
+	return ((tag * 0x9e3779b9) & 0xffffffff * t.size) >> 32
 }
 
-// len is the number of entries.
-func (t *blockTable) len() int { return t.n }
-
-// home is the slot where hash's probe sequence starts (Fibonacci hashing
-// of the already mixed hash, so structured hashes spread too).
-func (t *blockTable) home(hash uint64) uint64 {
-	return (hash * 0x9e3779b97f4a7c15) >> t.shift
+// next is the slot after i, wrapping around.
+func (t *blockTable) next(i uint64) uint64 {
+	if i++; i == t.size {
+		return 0
+	}
+	return i
 }
 
-// get returns the block id cached under hash.
+// get returns the block cached under hash. A stale entry of hash's tag
+// met on the way becomes a tombstone.
 func (t *blockTable) get(hash uint64) (int32, bool) {
-	for i := t.home(hash); ; i = (i + 1) & t.mask {
-		s := &t.slots[i]
-		if s.id1 == 0 {
+	tag := tagOf(hash)
+	for i := t.home(tag); ; i = t.next(i) {
+		s := t.slots[i]
+		if s == 0 {
 			return 0, false
 		}
-		if s.hash == hash {
-			return s.id1 - 1, true
+		if s>>32 != tag || uint32(s) == 0 {
+			continue
+		}
+		id := int32(uint32(s)) - 1
+		b := &t.blocks[id]
+		if b.depth > 0 && b.hash == hash {
+			return id, true
+		}
+		if b.depth == 0 || tagOf(b.hash) != tag {
+			t.slots[i] = tombstone
 		}
 	}
 }
 
-// put stores id under hash, which must not be present.
+// touch loads the home slot of each hash, so that the cache misses of
+// the lookups that follow overlap instead of waiting one behind another
+// (a software prefetch: the loads are independent, while a lookup's
+// probe loop branches on what it loaded).
+func (t *blockTable) touch(hashes []uint64) {
+	var x uint64
+	for _, h := range hashes {
+		x += t.slots[t.home(tagOf(h))]
+	}
+	t.sink = x
+}
+
+// put stores block id under hash, which must not be present (get said
+// so). Call it before the block's record holds hash, so a rebuild here
+// does not insert the block twice.
 func (t *blockTable) put(hash uint64, id int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		t.resize(2 * len(t.slots))
+	if 2*(t.used+1) > len(t.slots) {
+		t.rebuild()
 	}
-	i := t.home(hash)
-	for t.slots[i].id1 != 0 {
-		i = (i + 1) & t.mask
+	tag := tagOf(hash)
+	i := t.home(tag)
+	for s := t.slots[i]; s != 0 && s != tombstone; s = t.slots[i] {
+		i = t.next(i)
 	}
-	t.slots[i] = tableSlot{hash: hash, id1: id + 1}
-	t.n++
+	if t.slots[i] == 0 {
+		t.used++
+	}
+	t.slots[i] = slotOf(tag, id)
 }
 
-// del removes hash, shifting later entries of its probe run back so no
-// tombstone is left.
-func (t *blockTable) del(hash uint64) {
-	i := t.home(hash)
-	for ; t.slots[i].hash != hash || t.slots[i].id1 == 0; i = (i + 1) & t.mask {
-		if t.slots[i].id1 == 0 {
-			return
-		}
-	}
-	t.n--
-	for {
-		t.slots[i] = tableSlot{}
-		j := i
-		for {
-			j = (j + 1) & t.mask
-			if t.slots[j].id1 == 0 {
-				return
+// rebuild empties the table and inserts every registered block.
+func (t *blockTable) rebuild() {
+	t.clear()
+	for id := range t.blocks {
+		if b := &t.blocks[id]; b.depth > 0 {
+			i := t.home(tagOf(b.hash))
+			for t.slots[i] != 0 {
+				i = t.next(i)
 			}
-			// The entry at j may fill slot i when i lies on its probe
-			// path, between its home and j.
-			if (j-t.home(t.slots[j].hash))&t.mask >= (j-i)&t.mask {
-				break
-			}
-		}
-		t.slots[i] = t.slots[j]
-		i = j
-	}
-}
-
-// resize rehashes into size slots (a power of two).
-func (t *blockTable) resize(size int) {
-	old := t.slots
-	t.slots, t.mask, t.n = make([]tableSlot, size), uint64(size-1), 0
-	t.shift = uint8(64 - log2(size))
-	for _, s := range old {
-		if s.id1 != 0 {
-			t.put(s.hash, s.id1-1)
+			t.slots[i] = slotOf(tagOf(b.hash), int32(id))
+			t.used++
 		}
 	}
 }
 
-// log2 is the base-2 logarithm of a power of two.
-func log2(n int) int {
-	k := 0
-	for n > 1 {
-		n >>= 1
-		k++
+// clear empties the table.
+func (t *blockTable) clear() {
+	clear(t.slots)
+	t.used = 0
+}
+
+// len counts the registered blocks the table finds (each once): O(slots),
+// for tests.
+func (t *blockTable) len() int {
+	seen := make(map[uint32]bool)
+	for _, s := range t.slots {
+		if s == 0 || uint32(s) == 0 {
+			continue
+		}
+		id := int32(uint32(s)) - 1
+		if b := &t.blocks[id]; b.depth > 0 && tagOf(b.hash) == s>>32 {
+			seen[uint32(id)] = true
+		}
 	}
-	return k
+	return len(seen)
 }

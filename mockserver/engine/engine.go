@@ -21,6 +21,9 @@ type Engine struct {
 	clock   time.Duration // the latest time given to Add or Step
 	lora    loraState
 	extra   time.Duration // adapter load time of the step being planned
+	plan    []planned     // the last step's plan (its array is reused)
+	hits    []int32       // scratch of admit's prefix lookup
+	spare   []seqArrays   // arrays of finished requests, for new ones
 	// blockHook receives prefix cache changes (OnBlockEvent), or nil.
 	blockHook func(BlockEvent)
 	// slots is the per-slot cache (Config.Cache CachePerSlot), or nil.
@@ -81,7 +84,9 @@ func (e *LengthError) Unwrap() error { return ErrTooLong }
 
 // Add queues request r, arriving at now. It rejects an empty prompt, a
 // MaxTokens below 1, a duplicate live ID, and a request that can never
-// fit (a *LengthError wrapping ErrTooLong). The engine copies r.Prompt.
+// fit (a *LengthError wrapping ErrTooLong). The engine does not keep
+// r.Prompt: it hashes the prompt's full blocks at once and copies only
+// what it still needs, so the caller may reuse the slice.
 func (e *Engine) Add(now time.Duration, r *Request) error {
 	switch {
 	case len(r.Prompt) == 0:
@@ -105,14 +110,31 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 	}
 	s := &seq{req: *r, promptLen: len(r.Prompt), arrival: now, slot: -1,
 		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID), salt: saltHash(r.CacheSalt)}
-	s.tokens = make([]int32, len(r.Prompt), n)
-	for i, t := range r.Prompt {
-		s.tokens[i] = int32(t)
-	}
-	s.req.Prompt = nil // s.tokens holds it; do not keep the caller's copy alive
+	e.keepPrompt(s, r.Prompt, n)
+	s.req.Prompt = nil // s keeps what it needs; do not keep the caller's copy alive
 	e.live[r.ID] = s
 	e.waiting = append(e.waiting, s)
 	return nil
+}
+
+// keepPrompt stores the prompt of s, whose tokens will number at most n:
+// the hashes of its full blocks and the tokens after them (every token
+// when the per-slot cache compares prompts or a block event hook reports
+// stored tokens).
+func (e *Engine) keepPrompt(s *seq, prompt []int, n int) {
+	bs := e.cfg.BlockSize
+	if e.slots == nil && e.blockHook == nil {
+		s.base = len(prompt) / bs * bs
+	}
+	a := e.arrays(n-s.base, n/bs, e.cfg.blocksFor(n))
+	s.hashes, s.blocks = a.hashes, a.blocks
+	if s.base > 0 {
+		s.hashes = appendHashes(s.hashes, s.salt, prompt, bs, s.base/bs)
+	}
+	s.tokens = a.tokens[:len(prompt)-s.base]
+	for i, t := range prompt[s.base:] {
+		s.tokens[i] = int32(t)
+	}
 }
 
 // Abort removes a live request and frees its blocks (as last used at the
@@ -132,6 +154,7 @@ func (e *Engine) Abort(id string) bool {
 	e.freeBlocks(s, e.clock)
 	e.releaseSlot(s)
 	delete(e.live, id)
+	e.recycle(s)
 	e.stats.Finished[FinishAbort]++
 	return true
 }

@@ -55,8 +55,8 @@ func newEvictor(policy string, p *blockPool) evictor {
 	case EvictLRU:
 		return &lruEvictor{pool: p, head: -1, tail: -1}
 	case EvictLFU:
-		return &heapEvictor{pool: p, less: lfuLess}
+		return newHeapEvictor(p, lfuLess)
 	default:
-		return &heapEvictor{pool: p, less: lruLongestLess}
+		return newHeapEvictor(p, lruLongestLess)
 	}
 }

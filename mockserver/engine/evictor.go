@@ -1,15 +1,14 @@
 package engine
 
-import "time"
-
 // evictor holds the cached blocks nobody references (reference count 0)
 // in the order a policy evicts them (see EvictLRU and the other policies).
 // Every operation is O(1) or O(log n) in the number of blocks it holds.
 type evictor interface {
 	// Len is the number of cached blocks without users.
 	Len() int
-	// push adds block id, whose last user released it at now.
-	push(id int32, now time.Duration)
+	// push adds block id, whose last user has just released it (the
+	// pool's lastUsed holds when).
+	push(id int32)
 	// remove takes block id out (it has a user again).
 	remove(id int32)
 	// pop removes and returns the block to evict next; Len must be > 0.
@@ -28,9 +27,8 @@ type lruEvictor struct {
 
 func (e *lruEvictor) Len() int { return e.n }
 
-func (e *lruEvictor) push(id int32, now time.Duration) {
+func (e *lruEvictor) push(id int32) {
 	bs := e.pool.blocks
-	bs[id].lastUsed = now
 	bs[id].prev, bs[id].next = e.tail, -1
 	if e.tail >= 0 {
 		bs[e.tail].next = id

@@ -1,7 +1,5 @@
 package engine
 
-import "time"
-
 // heapEvictor keeps the cached blocks without users in a binary min-heap
 // under less (the first to evict at the root); each block records its
 // slot in the heap, so push, remove and pop are O(log n). Blocks are
@@ -10,27 +8,37 @@ import "time"
 type heapEvictor struct {
 	pool *blockPool
 	heap []int32
-	less func(a, b *block, ida, idb int32) bool
+	slot []int32 // each block's position in heap, −1 outside it
+	less func(p *blockPool, a, b int32) bool
+}
+
+// newHeapEvictor returns an empty heap evictor over p's blocks.
+func newHeapEvictor(p *blockPool, less func(p *blockPool, a, b int32) bool) *heapEvictor {
+	e := &heapEvictor{pool: p, slot: make([]int32, len(p.blocks)), less: less}
+	for i := range e.slot {
+		e.slot[i] = -1
+	}
+	return e
 }
 
 // lruLongestLess orders EvictLRULongest: released earlier, then deeper,
 // then lower id.
-func lruLongestLess(a, b *block, ida, idb int32) bool {
-	if a.lastUsed != b.lastUsed {
-		return a.lastUsed < b.lastUsed
+func lruLongestLess(p *blockPool, a, b int32) bool {
+	if ta, tb := p.lastUsed[a], p.lastUsed[b]; ta != tb {
+		return ta < tb
 	}
-	if a.depth != b.depth {
-		return a.depth > b.depth
+	if da, db := p.blocks[a].depth, p.blocks[b].depth; da != db {
+		return da > db
 	}
-	return ida < idb
+	return a < b
 }
 
 // lfuLess orders EvictLFU: fewer uses, then as lruLongestLess.
-func lfuLess(a, b *block, ida, idb int32) bool {
-	if a.uses != b.uses {
-		return a.uses < b.uses
+func lfuLess(p *blockPool, a, b int32) bool {
+	if p.uses[a] != p.uses[b] {
+		return p.uses[a] < p.uses[b]
 	}
-	return lruLongestLess(a, b, ida, idb)
+	return lruLongestLess(p, a, b)
 }
 
 func (e *heapEvictor) Len() int { return len(e.heap) }
@@ -38,25 +46,23 @@ func (e *heapEvictor) Len() int { return len(e.heap) }
 // before reports whether the block in slot i is evicted before the one in
 // slot j.
 func (e *heapEvictor) before(i, j int) bool {
-	a, b := e.heap[i], e.heap[j]
-	return e.less(&e.pool.blocks[a], &e.pool.blocks[b], a, b)
+	return e.less(e.pool, e.heap[i], e.heap[j])
 }
 
-func (e *heapEvictor) push(id int32, now time.Duration) {
-	e.pool.blocks[id].lastUsed = now
+func (e *heapEvictor) push(id int32) {
 	e.heap = append(e.heap, id)
-	e.pool.blocks[id].slot = int32(len(e.heap) - 1)
+	e.slot[id] = int32(len(e.heap) - 1)
 	e.up(len(e.heap) - 1)
 }
 
 func (e *heapEvictor) remove(id int32) {
-	i := int(e.pool.blocks[id].slot)
+	i := int(e.slot[id])
 	last := len(e.heap) - 1
 	if i != last {
 		e.swap(i, last)
 	}
 	e.heap = e.heap[:last]
-	e.pool.blocks[id].slot = -1
+	e.slot[id] = -1
 	if i != last {
 		if !e.down(i) {
 			e.up(i)
@@ -73,7 +79,7 @@ func (e *heapEvictor) pop() int32 {
 func (e *heapEvictor) swap(i, j int) {
 	h := e.heap
 	h[i], h[j] = h[j], h[i]
-	e.pool.blocks[h[i]].slot, e.pool.blocks[h[j]].slot = int32(i), int32(j)
+	e.slot[h[i]], e.slot[h[j]] = int32(i), int32(j)
 }
 
 // up moves the block in slot i towards the root while it goes first.

@@ -79,6 +79,8 @@ func (e *Engine) dropFinished() {
 	for _, s := range e.running {
 		if s.running {
 			kept = append(kept, s)
+		} else {
+			e.recycle(s)
 		}
 	}
 	clear(e.running[len(kept):])

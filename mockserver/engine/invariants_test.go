@@ -23,11 +23,18 @@ func checkPool(t *testing.T, e *Engine) {
 		}
 	}
 	inFree := make([]bool, len(p.blocks))
-	for _, id := range p.free {
+	nFree := 0
+	for id := p.free; id >= 0; id = p.blocks[id].next {
+		if nFree++; nFree > len(p.blocks) {
+			t.Fatal("free list has a cycle")
+		}
 		if inFree[id] {
 			t.Fatalf("block %d twice in the free list", id)
 		}
 		inFree[id] = true
+	}
+	if nFree != p.freeLen {
+		t.Fatalf("free list holds %d blocks, counted %d", nFree, p.freeLen)
 	}
 	inEvict := evictorMembers(t, p)
 	hashed := 0
@@ -39,14 +46,14 @@ func checkPool(t *testing.T, e *Engine) {
 		switch {
 		case b.ref > 0 && (inFree[id] || inEvict[id]):
 			t.Fatalf("block %d: in use and free (free %v, evictor %v)", id, inFree[id], inEvict[id])
-		case b.ref == 0 && b.hashed && !inEvict[id]:
+		case b.ref == 0 && b.hashed() && !inEvict[id]:
 			t.Fatalf("block %d: cached without users but not in the evictor", id)
-		case b.ref == 0 && !b.hashed && !inFree[id]:
+		case b.ref == 0 && !b.hashed() && !inFree[id]:
 			t.Fatalf("block %d: unused and uncached but not free", id)
-		case inEvict[id] && !b.hashed:
+		case inEvict[id] && !b.hashed():
 			t.Fatalf("block %d: in the evictor without a hash", id)
 		}
-		if b.hashed {
+		if b.hashed() {
 			hashed++
 			if got, ok := p.table.get(b.hash); !ok || got != int32(id) {
 				t.Fatalf("block %d: table maps its hash to %d (%v)", id, got, ok)
@@ -71,7 +78,7 @@ func evictorMembers(t *testing.T, p *blockPool) []bool {
 			if p.blocks[id].prev != prev {
 				t.Fatalf("evictor: block %d prev %d, want %d", id, p.blocks[id].prev, prev)
 			}
-			if prev >= 0 && p.blocks[prev].lastUsed > p.blocks[id].lastUsed {
+			if prev >= 0 && p.lastUsed[prev] > p.lastUsed[id] {
 				t.Fatalf("evictor: block %d released after %d listed first", prev, id)
 			}
 			in[id] = true
@@ -79,8 +86,8 @@ func evictorMembers(t *testing.T, p *blockPool) []bool {
 		}
 	case *heapEvictor:
 		for i, id := range e.heap {
-			if int(p.blocks[id].slot) != i {
-				t.Fatalf("evictor: block %d in slot %d records slot %d", id, i, p.blocks[id].slot)
+			if int(e.slot[id]) != i {
+				t.Fatalf("evictor: block %d in slot %d records slot %d", id, i, e.slot[id])
 			}
 			if i > 0 && e.before(i, (i-1)/2) {
 				t.Fatalf("evictor: block %d goes before its heap parent", id)

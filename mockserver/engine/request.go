@@ -33,8 +33,15 @@ type Request struct {
 
 // seq is the engine's state of one live request.
 type seq struct {
-	req        Request
-	tokens     []int32 // prompt then generated ids (their low 32 bits: all the block hash reads)
+	req Request
+	// tokens holds the request's token ids (their low 32 bits: all the
+	// block hash reads) from position base on: the prompt then the
+	// generated ids.
+	tokens []int32
+	// base is the leading tokens not kept: whole prompt blocks already
+	// folded into hashes at Add (0 when the per-slot cache or a block
+	// event hook needs every token).
+	base       int
 	promptLen  int
 	computed   int     // tokens whose KV is in the cache
 	registered int     // leading full blocks registered in the prefix table
@@ -50,8 +57,17 @@ type seq struct {
 	slot       int // per-slot cache: the slot held while running, −1 none
 }
 
-func (s *seq) numTokens() int { return len(s.tokens) }
-func (s *seq) numOutput() int { return len(s.tokens) - s.promptLen }
+func (s *seq) numTokens() int { return s.base + len(s.tokens) }
+func (s *seq) numOutput() int { return s.numTokens() - s.promptLen }
+
+// span returns the kept tokens at positions lo..hi−1, or nil when some
+// of them were folded into hashes and dropped.
+func (s *seq) span(lo, hi int) []int32 {
+	if lo < s.base {
+		return nil
+	}
+	return s.tokens[lo-s.base : hi-s.base]
+}
 
 // blockHashes extends s.hashes to cover the first n full blocks, each the
 // xxhash of its parent's hash followed by its tokens (4 bytes little
@@ -60,40 +76,57 @@ func (s *seq) blockHashes(n, bs int) []uint64 {
 	if len(s.hashes) >= n {
 		return s.hashes[:n]
 	}
-	var d xxhash.Digest
-	var scratch [8 + 4*64]byte // blocks of up to 64 tokens hash without allocating
-	buf := scratch[:0]
-	if 8+4*bs > len(scratch) {
-		buf = make([]byte, 8+4*bs)
-	} else {
-		buf = scratch[:8+4*bs]
-	}
 	parent := s.salt
 	if k := len(s.hashes); k > 0 {
 		parent = s.hashes[k-1]
 	}
+	var h blockHasher
 	for i := len(s.hashes); i < n; i++ {
-		binary.LittleEndian.PutUint64(buf, parent)
-		for j, t := range s.tokens[i*bs : (i+1)*bs] {
-			binary.LittleEndian.PutUint32(buf[8+4*j:], uint32(t))
-		}
-		d.Reset()
-		_, _ = d.Write(buf)
-		parent = d.Sum64()
+		parent = hashBlock(&h, parent, s.span(i*bs, (i+1)*bs))
 		s.hashes = append(s.hashes, parent)
 	}
 	return s.hashes
+}
+
+// appendHashes appends to dst the chained hashes of the first n full
+// blocks of bs tokens, chained from parent.
+func appendHashes[T int | int32](dst []uint64, parent uint64, tokens []T, bs, n int) []uint64 {
+	var h blockHasher
+	for i := range n {
+		parent = hashBlock(&h, parent, tokens[i*bs:(i+1)*bs])
+		dst = append(dst, parent)
+	}
+	return dst
+}
+
+// blockHasher is a block hash's scratch: blocks of up to 64 tokens hash
+// without allocating.
+type blockHasher struct {
+	scratch [8 + 4*64]byte
+}
+
+// hashBlock is the xxhash of parent followed by the block's tokens (the
+// low 32 bits of each, little endian).
+func hashBlock[T int | int32](h *blockHasher, parent uint64, toks []T) uint64 {
+	var buf []byte
+	if n := 8 + 4*len(toks); n <= len(h.scratch) {
+		buf = h.scratch[:n]
+	} else {
+		buf = make([]byte, n)
+	}
+	binary.LittleEndian.PutUint64(buf, parent)
+	for j, t := range toks {
+		binary.LittleEndian.PutUint32(buf[8+4*j:], uint32(t))
+	}
+	return xxhash.Sum64(buf)
 }
 
 // BlockHashes returns the chained hashes of the full blocks of tokens, as
 // the engine computes them (for tests and for routers that model the
 // server's cache).
 func BlockHashes(tokens []int, blockSize int, salt string) []uint64 {
-	s := seq{tokens: make([]int32, len(tokens)), salt: saltHash(salt)}
-	for i, t := range tokens {
-		s.tokens[i] = int32(t)
-	}
-	return s.blockHashes(len(tokens)/blockSize, blockSize)
+	n := len(tokens) / blockSize
+	return appendHashes(make([]uint64, 0, n), saltHash(salt), tokens, blockSize, n)
 }
 
 // mix64 is a 64-bit finaliser (SplitMix64).

@@ -21,21 +21,27 @@ type planned struct {
 // allow, each taking its prefix-cache hit first. In Static mode requests
 // are admitted only when the running batch is empty. A step with no work
 // returns Duration 0 and no events.
-func (e *Engine) Step(now time.Duration) Step {
+func (e *Engine) Step(now time.Duration) Step { return e.StepInto(now, nil) }
+
+// StepInto is Step writing the events into evs[:0]'s array when it is
+// large enough, so a caller done with a step's events before the next
+// step can reuse one slice for all of them.
+func (e *Engine) StepInto(now time.Duration, evs []Event) Step {
 	e.clock = max(e.clock, now)
 	budget := e.cfg.MaxNumBatchedTokens
 	mayAdmit := e.cfg.Batching == Continuous || len(e.running) == 0
-	plan, evs, preempted := e.scheduleRunning(now, &budget)
+	plan, evs, preempted := e.scheduleRunning(now, &budget, evs[:0])
 	if !preempted && mayAdmit {
 		plan = e.scheduleWaiting(now, &budget, plan)
 	}
+	e.plan = plan
 	return e.execute(now, plan, evs)
 }
 
 // scheduleRunning plans the running requests' tokens and preempts.
-func (e *Engine) scheduleRunning(now time.Duration, budget *int) ([]planned, []Event, bool) {
-	plan := make([]planned, 0, len(e.running)+1)
-	var evs []Event
+func (e *Engine) scheduleRunning(now time.Duration, budget *int, evs []Event) ([]planned, []Event, bool) {
+	clear(e.plan) // drop the last step's request pointers
+	plan := e.plan[:0]
 	preempted := false
 	for i := 0; i < len(e.running) && *budget > 0; i++ {
 		s := e.running[i]
@@ -107,7 +113,8 @@ func (e *Engine) admit(s *seq, budget int) (int, bool) {
 	}
 	bs := e.cfg.BlockSize
 	// vLLM: only whole blocks hit, and the last token is always computed.
-	hits := e.pool.lookup(s.blockHashes((s.numTokens()-1)/bs, bs))
+	hits := e.pool.lookup(e.hits[:0], s.blockHashes((s.numTokens()-1)/bs, bs))
+	e.hits = hits
 	computed := len(hits) * bs
 	n := min(s.numTokens()-computed, budget)
 	need := e.cfg.blocksFor(computed+n) - len(hits)
@@ -189,6 +196,7 @@ func (e *Engine) cacheFull(s *seq) {
 		return
 	}
 	hashes := s.blockHashes(full, bs)
+	e.pool.table.touch(hashes[s.registered:full])
 	for i := s.registered; i < full; i++ {
 		e.pool.register(s.blocks[i], hashes[i], i+1)
 	}
