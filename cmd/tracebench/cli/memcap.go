@@ -21,9 +21,9 @@ import (
 // allocates a lot), so the cap never makes the collector thrash. Setting
 // GOMEMLIMIT turns the cap off.
 const (
-	memCapHeap  = 80 << 20
-	memCapLive  = 72 << 20
-	memCapGC    = 0.10
+	memCapHeap = 80 << 20
+	memCapLive = 72 << 20
+	memCapGC   = 0.10
 	// memCapJudge is the CPU time (s) the process must have used before
 	// the collector's share is judged: start-up allocates in bursts.
 	memCapJudge = 1.0
