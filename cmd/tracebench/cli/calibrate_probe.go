@@ -25,11 +25,12 @@ type probePhase struct {
 }
 
 // probePhases is the designed probe: unrelated prompts of maxPrompt/48
-// to maxPrompt words with 16 to 64 output tokens at concurrency 1 and 2
-// (the prompt cost), short prompts (maxPrompt/48 to maxPrompt/8 words)
-// with long outputs (128 to 256 tokens) at concurrency 4, 8, 16 and 32 (the
-// batch terms: with long prompts the other requests' prefills fill the
-// decode windows and hide how the step time grows with the batch), then
+// to maxPrompt words with 16 to 64 output tokens at concurrency 1, 2 and 4
+// (the prompt cost, and decode at small batches), short prompts
+// (maxPrompt/48 to maxPrompt/8 words) with long outputs (128 to 256
+// tokens) at concurrency 8, 16 and 32 (the batch terms: with long prompts
+// the other requests' prefills fill the decode windows and hide how the
+// step time grows with the batch), then
 // prompts sharing long system prompts (so the cached share varies) at
 // concurrency 4. Each phase sends requests until its share of the budget
 // is used, at most probeFill × 6 per unit of concurrency and per backend
@@ -39,7 +40,7 @@ func probePhases(maxConc, maxPrompt int) []probePhase {
 	for c := 1; c <= maxConc; c *= 2 {
 		params := []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(maxPrompt),
 			"output_min=16", "output_max=64"}
-		if c >= 4 {
+		if c >= 8 {
 			params = []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(max(1, maxPrompt/8)),
 				"output_min=128", "output_max=256"}
 		}
