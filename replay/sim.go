@@ -57,6 +57,8 @@ type simBackend struct {
 	events []engine.Event
 	// window is the gather wait before a step from idle (static batching).
 	window time.Duration
+	// blockSize is the engine's tokens per KV block.
+	blockSize int
 }
 
 // simReq is a Request inside an engine.
@@ -76,7 +78,8 @@ type simulator struct {
 	live     map[string]*simReq
 	now      time.Duration
 	next     *traces.Request
-	render   []int // the last block-id prompt rendered (reused)
+	render   []int    // the last block-id prompt's rendered tokens (reused)
+	keys     []uint64 // the last block-id prompt's block keys (reused)
 	counters *Counters
 	rates    rateMeter
 	// ctx is the Run's context; halt is set when it was found canceled
@@ -123,7 +126,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 		if err != nil {
 			return nil, fmt.Errorf("simulated backend %d: %w", i, err)
 		}
-		s.bs = append(s.bs, simBackend{e: e, window: gatherWindow(cfg, o.BatchWindow)})
+		s.bs = append(s.bs, simBackend{e: e, window: gatherWindow(cfg, o.BatchWindow), blockSize: cfg.BlockSize})
 	}
 	kv, err := bindSimKV(o.Router, s.bs, o.KVEventDelay)
 	if err != nil {
