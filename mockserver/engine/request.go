@@ -133,13 +133,14 @@ func hashBlock[T int | int32](h *blockHasher, parent uint64, toks []T) uint64 {
 }
 
 // appendKeyHashes appends to dst the chained hashes of the blocks standing
-// for keys (Request.PromptKeys), chained from parent.
+// for keys (Request.PromptKeys), chained from parent: each is
+// mix64(parent ⊕ mix64(key)), which, mix64 being a bijection, differs
+// from its siblings' (same parent, other key) and its cousins' (same key,
+// other parent) and otherwise collides with probability 2^−64, as the
+// xxhash of a token block does.
 func appendKeyHashes(dst []uint64, parent uint64, keys []uint64) []uint64 {
-	var buf [16]byte
 	for _, k := range keys {
-		binary.LittleEndian.PutUint64(buf[:8], parent)
-		binary.LittleEndian.PutUint64(buf[8:], k)
-		parent = xxhash.Sum64(buf[:])
+		parent = mix64(parent ^ mix64(k))
 		dst = append(dst, parent)
 	}
 	return dst
