@@ -14,6 +14,7 @@ type Engine struct {
 	cfg     Config
 	pool    *blockPool
 	rng     *rand.Rand
+	jitter  jitter // cfg.Latency's jitter parameters
 	waiting []*seq // FCFS; preempted requests go back to the front
 	running []*seq // admission order; the newest is preempted first
 	live    map[string]*seq
@@ -37,12 +38,13 @@ func New(cfg Config) (*Engine, error) {
 	}
 	cfg.OutputVocab = append([]int(nil), cfg.OutputVocab...)
 	e := &Engine{
-		cfg:   cfg,
-		pool:  newBlockPool(cfg.NumGPUBlocks, cfg.Eviction),
-		rng:   rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
-		lora:  loraState{cfg: cfg.LoRA},
-		live:  make(map[string]*seq),
-		stats: Stats{NumGPUBlocks: cfg.NumGPUBlocks, BlockSize: cfg.BlockSize, Finished: map[FinishReason]int64{}},
+		cfg:    cfg,
+		pool:   newBlockPool(cfg.NumGPUBlocks, cfg.Eviction),
+		rng:    rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
+		jitter: cfg.Latency.jitter(),
+		lora:   loraState{cfg: cfg.LoRA},
+		live:   make(map[string]*seq),
+		stats:  Stats{NumGPUBlocks: cfg.NumGPUBlocks, BlockSize: cfg.BlockSize, Finished: map[FinishReason]int64{}},
 	}
 	if cfg.Cache == CachePerSlot {
 		e.slots = newSlotCache(cfg.MaxNumSeqs, cfg.SlotSimilarity, cfg.HostCacheTokens)

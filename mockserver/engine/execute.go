@@ -38,7 +38,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	st.Events = evs
 	defer func() { e.extra = 0 }()
 	if len(plan) > 0 {
-		st.Duration = max(stepFloor, e.cfg.Latency.sample(e.rng, st.PrefillTokens, st.DecodeSeqs, st.AttendedKeys)) + e.extra
+		st.Duration = max(stepFloor, e.jitter.sample(e.cfg.Latency, e.rng, st.PrefillTokens, st.DecodeSeqs, st.AttendedKeys)) + e.extra
 		e.stats.Steps++
 	}
 	return st
