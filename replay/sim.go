@@ -75,7 +75,7 @@ type simulator struct {
 	o        SimOptions
 	d        *Dispatcher
 	bs       []simBackend
-	live     map[string]*simReq
+	live     simLive
 	now      time.Duration
 	next     *traces.Request
 	render   []int    // the last block-id prompt's rendered tokens (reused)
@@ -117,7 +117,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 	if o.Tokenizer == nil {
 		o.Tokenizer = tokenizer.Whitespace{}
 	}
-	s := &simulator{o: o, live: map[string]*simReq{}, counters: o.Counters}
+	s := &simulator{o: o, counters: o.Counters}
 	if s.counters == nil {
 		s.counters = &Counters{}
 	}

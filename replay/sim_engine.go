@@ -21,7 +21,7 @@ func (s *simulator) dispatch(d Dispatch) {
 	id := strconv.FormatInt(d.Seq, 10)
 	out := max(d.Req.OutputTokens, 1)
 	b := &s.bs[d.Backend]
-	er := &engine.Request{ID: id, MaxTokens: out, MinTokens: out, IgnoreEOS: true, LoRA: d.Req.LoRA}
+	er := &engine.Request{ID: id, Tag: int64(s.live.next()), MaxTokens: out, MinTokens: out, IgnoreEOS: true, LoRA: d.Req.LoRA}
 	s.setPrompt(er, d.Req, b)
 	if d.Req.LoRA != "" {
 		// As the mock server does for an adapter's requests: the adapter
@@ -40,7 +40,7 @@ func (s *simulator) dispatch(d Dispatch) {
 	if s.d.WantsTokens() {
 		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, d.Req, n) }
 	}
-	s.live[id] = sr
+	s.live.put(sr)
 }
 
 // setPrompt gives er the prompt of r on backend b: its token ids, else a
@@ -139,8 +139,8 @@ func (s *simulator) finishStep(b int) error {
 
 // apply applies one engine event at now.
 func (s *simulator) apply(ev *engine.Event) error {
-	sr, ok := s.live[ev.ID]
-	if !ok {
+	sr := s.live.get(ev.Tag)
+	if sr == nil {
 		return fmt.Errorf("simulate: event for unknown request %s", ev.ID)
 	}
 	sr.clock = s.now
@@ -158,7 +158,7 @@ func (s *simulator) apply(ev *engine.Event) error {
 
 // finish completes a Request and feeds it back.
 func (s *simulator) finish(ev *engine.Event, sr *simReq) {
-	delete(s.live, ev.ID)
+	s.live.del(ev.Tag)
 	sr.stats.close()
 	res := sr.res
 	res.Done, res.Status = s.now+s.o.Engines[res.Backend].RequestOverhead, 200

@@ -14,7 +14,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	evs = slices.Grow(evs, len(plan))
 	for _, p := range plan {
 		s := p.s
-		ev := Event{ID: s.req.ID}
+		ev := Event{ID: s.req.ID, Tag: s.req.Tag}
 		if p.admitted {
 			ev.Admitted = true
 			ev.CachedTokens, ev.QueueTime = s.cached, max(0, now-s.arrival)

@@ -11,6 +11,10 @@ import (
 type Request struct {
 	// ID names the request in Events and Abort; unique among live requests.
 	ID string
+	// Tag is the caller's number for the request, echoed in its Events
+	// (Event.Tag) so a caller can find its own state without looking the
+	// ID up; the engine does not read it (default 0).
+	Tag int64
 	// Prompt holds the prompt's token ids (at least one with PromptKeys
 	// empty), or with PromptKeys only the tokens after the keyed blocks.
 	Prompt []int
