@@ -39,7 +39,8 @@ type Input struct {
 	// Files are the results files read.
 	Files []string
 	// Requests counts successful requests, Failed the failed ones and
-	// Canceled those a stopped run cut off.
+	// Canceled those a stopped run cut off after sending them (those it
+	// never sent are not counted).
 	Requests, Failed, Canceled int
 	// NumGPUBlocks is the KV cache size scraped from vllm:cache_config_info
 	// (0 when the runs did not scrape it).
@@ -108,7 +109,9 @@ func (in *Input) loadFile(path string) (string, error) {
 			continue
 		}
 		if r.ErrClass == replay.ErrCanceled {
-			in.Canceled++
+			if r.Sent > 0 {
+				in.Canceled++ // a request held in the client and never sent is no datum at all
+			}
 			continue
 		}
 		if !r.OK() || r.FirstToken == 0 || r.Backend < 0 {

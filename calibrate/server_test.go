@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/tracebench/tracebench/mockserver/profile"
@@ -47,5 +48,23 @@ func TestStartFor(t *testing.T) {
 				t.Fatal("the starting profile was modified")
 			}
 		})
+	}
+}
+
+// TestOptionalFor: attention is an optional term of a fit, except on a
+// llama.cpp server (per-slot cache), where it is always fitted.
+func TestOptionalFor(t *testing.T) {
+	for _, tc := range []struct {
+		cache  string
+		attend bool
+	}{
+		{profile.CachePagedPrefix, true},
+		{profile.CachePerSlot, false},
+	} {
+		p := &profile.Profile{}
+		p.Engine.Cache = tc.cache
+		if got := slices.Contains(optionalFor(p), colAttend); got != tc.attend {
+			t.Errorf("cache %s: c_attend optional %v, want %v", tc.cache, got, tc.attend)
+		}
 	}
 }

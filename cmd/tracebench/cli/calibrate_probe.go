@@ -31,8 +31,9 @@ type probePhase struct {
 // batch terms: with long prompts the other requests' prefills fill the
 // decode windows and hide how the step time grows with the batch), then
 // prompts sharing long system prompts (so the cached share varies) at
-// concurrency 4. Each phase sends 6 requests per unit of concurrency and
-// per backend, and at least 16.
+// concurrency 4. Each phase sends requests until its share of the budget
+// is used, at most probeFill × 6 per unit of concurrency and per backend
+// (and probeFill × 16).
 func probePhases(maxConc, maxPrompt int) []probePhase {
 	var ps []probePhase
 	for c := 1; c <= maxConc; c *= 2 {
@@ -57,6 +58,13 @@ type probeConfig struct {
 	seed      uint64
 }
 
+// probeFill bounds how many requests a probe phase sends, in units of
+// its minimum (6 per unit of concurrency, at least 16): a phase normally
+// ends with its share of the budget, since more requests make a surer fit
+// (15 prompt-cost requests on a CPU llama.cpp server gave c_prefill
+// estimates from 139 to 248 µs per token between runs).
+const probeFill = 16
+
 // runProbe runs the probe phases against targets, each within an equal
 // share of budget, writing one results file per phase into dir, and
 // returns their paths.
@@ -68,7 +76,7 @@ func runProbe(ctx context.Context, targets []string, dir string, pc probeConfig,
 	per := pc.budget / time.Duration(len(phases))
 	var files []string
 	for i, ph := range phases {
-		n := max(16, 6*ph.concurrency) * len(targets)
+		n := max(16, 6*ph.concurrency) * probeFill * len(targets)
 		args := []string{"--workload", ph.workload, "--seed", strconv.FormatUint(pc.seed+uint64(i), 10), "-p", "rate=1000", "-p", "requests=" + strconv.Itoa(n)}
 		for _, p := range ph.params {
 			args = append(args, "-p", p)
@@ -93,8 +101,8 @@ func runProbe(ctx context.Context, targets []string, dir string, pc probeConfig,
 		if err != nil {
 			return nil, fmt.Errorf("calibrate probe phase %s: %w", ph.name, err)
 		}
-		fmt.Fprintf(log, "probe %-10s concurrency %2d: %3d requests, %d ok, in %v\n", ph.name, ph.concurrency,
-			sum.Requests, sum.OK, time.Since(start).Round(100*time.Millisecond))
+		fmt.Fprintf(log, "probe %-10s concurrency %2d: %3d requests ok in %v\n", ph.name, ph.concurrency,
+			sum.OK, time.Since(start).Round(100*time.Millisecond))
 		files = append(files, rs.Results)
 	}
 	return files, nil

@@ -69,6 +69,9 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 		return err
 	}
 	defer stop()
+	if rs.Sim > 0 {
+		defer capHeap()()
+	}
 	sum, runErr := bench.Run(cmd.Context(), rs)
 	if sum != nil {
 		if err := reports.WriteTable(cmd.OutOrStdout(), []*reports.Summary{sum}); err != nil {

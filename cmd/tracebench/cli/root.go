@@ -64,7 +64,6 @@ func NewRoot(out, errOut io.Writer) *cobra.Command {
 
 // Main runs the command line and returns the process exit code.
 func Main() int {
-	capHeap(nil)
 	return Run(os.Args[1:], os.Stdout, os.Stderr)
 }
 
