@@ -24,6 +24,9 @@ type hashRing struct {
 type ringPoint struct {
 	hash  uint64
 	index int32 // Backend.Index
+	// pos is the Backend's position in the Backends the ring was synced
+	// to (sync rebuilds the ring when a position changes).
+	pos int32
 }
 
 type ringMember struct {
@@ -43,17 +46,20 @@ func (h *hashRing) sync(bs []Backend) {
 	}
 	h.members, h.points = h.members[:0], h.points[:0]
 	var buf []byte
-	for _, b := range bs {
+	for pos, b := range bs {
 		h.members = append(h.members, ringMember{index: b.Index, id: b.ID})
 		for i := 0; i < h.replication; i++ {
 			buf = strconv.AppendInt(append(append(buf[:0], b.ID...), h.sep...), int64(i), 10)
-			h.points = append(h.points, ringPoint{hash: xxhash.Sum64(buf), index: int32(b.Index)})
+			h.points = append(h.points, ringPoint{hash: xxhash.Sum64(buf), index: int32(b.Index), pos: int32(pos)})
 		}
 	}
 	slices.SortFunc(h.points, func(a, b ringPoint) int {
 		return cmp.Or(cmp.Compare(a.hash, b.hash), int(a.index-b.index))
 	})
 }
+
+// at returns the k-th point clockwise from position start of search.
+func (h *hashRing) at(start, k int) ringPoint { return h.points[(start+k)%len(h.points)] }
 
 // search returns the position of the first point clockwise from key (it
 // may be len(points): wrap it).

@@ -45,7 +45,6 @@ type chwbl struct {
 	countNew    bool
 
 	ring    hashRing // points named ID + number, as KubeAI's
-	set     backendSet
 	visited []bool
 }
 
@@ -76,25 +75,29 @@ func (r *chwbl) Pick(req *traces.Request, st State) (Choice, error) {
 		return Choice{}, errNoBackends
 	}
 	r.ring.sync(st.Backends)
-	r.set.load(st.Backends)
-	stats := inFlightStats(st.Backends)
-	bound := r.loadFactor * float64(stats.Total+1) / float64(len(st.Backends))
+	total := 0
+	for _, b := range st.Backends {
+		total += b.InFlight
+	}
+	bound := r.loadFactor * float64(total+1) / float64(len(st.Backends))
 	key := chwblKey(req, r.prefixChars)
 	start := r.ring.search(key)
+	first := int(r.ring.at(start, 0).pos)
+	if r.loadOK(st.Backends[first].InFlight, total, bound) {
+		return r.choose(st.Backends[first], true), nil
+	}
+	// Overflow: walk on to the next Backend not yet tried.
 	r.visited = slices.Grow(r.visited[:0], len(st.Backends))[:len(st.Backends)]
 	clear(r.visited)
-	first, seen := -1, 0
-	for k := 0; k < len(r.ring.points) && seen < len(st.Backends); k++ {
-		pos, _ := r.set.lookup(int(r.ring.points[(start+k)%len(r.ring.points)].index))
+	r.visited[first] = true
+	for k, seen := 1, 1; k < len(r.ring.points) && seen < len(st.Backends); k++ {
+		pos := int(r.ring.at(start, k).pos)
 		if r.visited[pos] {
 			continue
 		}
 		r.visited[pos], seen = true, seen+1
-		if first < 0 {
-			first = pos
-		}
-		if r.loadOK(st.Backends[pos].InFlight, stats.Total, bound) {
-			return r.choose(st.Backends[pos], pos == first), nil
+		if r.loadOK(st.Backends[pos].InFlight, total, bound) {
+			return r.choose(st.Backends[pos], false), nil
 		}
 	}
 	ch := r.choose(st.Backends[first], true)

@@ -39,7 +39,6 @@ func simHashSpec() Spec {
 type simHash struct {
 	maxChars int
 	ring     hashRing // points named ID-number, as uhashring's
-	set      backendSet
 	acc      [64]int64
 }
 
@@ -64,10 +63,8 @@ func (r *simHash) Pick(req *traces.Request, st State) (Choice, error) {
 		return Choice{}, errNoBackends
 	}
 	r.ring.sync(st.Backends)
-	r.set.load(st.Backends)
 	key := mix64(r.fingerprint(req) ^ modelSeed(req))
-	start := r.ring.search(key)
-	pos, _ := r.set.lookup(int(r.ring.points[start%len(r.ring.points)].index))
+	pos := r.ring.at(r.ring.search(key), 0).pos
 	return Choice{Backend: st.Backends[pos].Index, Reason: "hash"}, nil
 }
 
