@@ -57,6 +57,8 @@ type simBackend struct {
 	events []engine.Event
 	// window is the gather wait before a step from idle (static batching).
 	window time.Duration
+	// blockSize is the engine's tokens per KV block.
+	blockSize int
 }
 
 // simReq is a Request inside an engine.
@@ -73,10 +75,11 @@ type simulator struct {
 	o        SimOptions
 	d        *Dispatcher
 	bs       []simBackend
-	live     map[string]*simReq
+	live     simLive
 	now      time.Duration
 	next     *traces.Request
-	render   []int // the last block-id prompt rendered (reused)
+	render   []int    // the last block-id prompt's rendered tokens (reused)
+	keys     []uint64 // the last block-id prompt's block keys (reused)
 	counters *Counters
 	rates    rateMeter
 	// ctx is the Run's context; halt is set when it was found canceled
@@ -114,7 +117,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 	if o.Tokenizer == nil {
 		o.Tokenizer = tokenizer.Whitespace{}
 	}
-	s := &simulator{o: o, live: map[string]*simReq{}, counters: o.Counters}
+	s := &simulator{o: o, counters: o.Counters}
 	if s.counters == nil {
 		s.counters = &Counters{}
 	}
@@ -123,7 +126,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 		if err != nil {
 			return nil, fmt.Errorf("simulated backend %d: %w", i, err)
 		}
-		s.bs = append(s.bs, simBackend{e: e, window: gatherWindow(cfg, o.BatchWindow)})
+		s.bs = append(s.bs, simBackend{e: e, window: gatherWindow(cfg, o.BatchWindow), blockSize: cfg.BlockSize})
 	}
 	kv, err := bindSimKV(o.Router, s.bs, o.KVEventDelay)
 	if err != nil {

@@ -20,19 +20,19 @@ func (s *simulator) dispatch(d Dispatch) {
 	res.Sent, res.Headers = s.now, s.now
 	id := strconv.FormatInt(d.Seq, 10)
 	out := max(d.Req.OutputTokens, 1)
-	er := &engine.Request{ID: id, Prompt: s.promptTokens(d.Req), MaxTokens: out, MinTokens: out, IgnoreEOS: true,
-		LoRA: d.Req.LoRA}
+	b := &s.bs[d.Backend]
+	er := &engine.Request{ID: id, Tag: int64(s.live.next()), MaxTokens: out, MinTokens: out, IgnoreEOS: true, LoRA: d.Req.LoRA}
+	s.setPrompt(er, d.Req, b)
 	if d.Req.LoRA != "" {
 		// As the mock server does for an adapter's requests: the adapter
 		// salts the block hash chain, so adapters never share blocks.
 		er.CacheSalt = "lora:" + d.Req.LoRA + "\x00"
 	}
-	b := &s.bs[d.Backend]
 	if err := b.e.Add(s.now, er); err != nil {
 		s.reject(d.Req, res, err)
 		return
 	}
-	sr := &simReq{req: d.Req, res: res, promptLen: len(er.Prompt)}
+	sr := &simReq{req: d.Req, res: res, promptLen: len(er.PromptKeys)*b.blockSize + len(er.Prompt)}
 	// The profile's request overhead (HTTP, tokenisation) delays every
 	// time the client sees; the engine's work is unchanged.
 	over := s.o.Engines[d.Backend].RequestOverhead
@@ -40,12 +40,25 @@ func (s *simulator) dispatch(d Dispatch) {
 	if s.d.WantsTokens() {
 		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, d.Req, n) }
 	}
-	s.live[id] = sr
+	s.live.put(sr)
+}
+
+// setPrompt gives er the prompt of r on backend b: its token ids, else a
+// block-id prompt as the keys of its leading KV blocks and its remaining
+// tokens when the engine need not see every token (the same cache hits as
+// rendering it, without spelling and hashing its tokens), else rendered,
+// else its tokenised text. A block-id prompt lives in buffers reused for
+// the next one (the engine copies what it is given).
+func (s *simulator) setPrompt(er *engine.Request, r *traces.Request, b *simBackend) {
+	if len(r.TokenIDs) == 0 && len(r.BlockIDs) > 0 && !b.e.KeepsTokens() {
+		s.keys, s.render = traces.AppendPromptKeys(s.keys[:0], s.render[:0], r, b.blockSize)
+		er.PromptKeys, er.Prompt = s.keys, s.render
+		return
+	}
+	er.Prompt = s.promptTokens(r)
 }
 
 // promptTokens renders the prompt token-exact, else tokenises its text.
-// A rendered block-id prompt lives in a buffer reused for the next one
-// (the engine copies the prompt it is given).
 func (s *simulator) promptTokens(r *traces.Request) []int {
 	if len(r.TokenIDs) > 0 {
 		return r.TokenIDs
@@ -126,8 +139,8 @@ func (s *simulator) finishStep(b int) error {
 
 // apply applies one engine event at now.
 func (s *simulator) apply(ev *engine.Event) error {
-	sr, ok := s.live[ev.ID]
-	if !ok {
+	sr := s.live.get(ev.Tag)
+	if sr == nil {
 		return fmt.Errorf("simulate: event for unknown request %s", ev.ID)
 	}
 	sr.clock = s.now
@@ -145,7 +158,7 @@ func (s *simulator) apply(ev *engine.Event) error {
 
 // finish completes a Request and feeds it back.
 func (s *simulator) finish(ev *engine.Event, sr *simReq) {
-	delete(s.live, ev.ID)
+	s.live.del(ev.Tag)
 	sr.stats.close()
 	res := sr.res
 	res.Done, res.Status = s.now+s.o.Engines[res.Backend].RequestOverhead, 200

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
@@ -211,7 +210,14 @@ type gapBins []GapBin
 func (g *gapBins) add(d time.Duration) {
 	v := round2(d.Microseconds())
 	bins := *g
-	i := sort.Search(len(bins), func(i int) bool { return bins[i].V >= v })
+	i, hi := 0, len(bins) // the first bin with V ≥ v (called per token: no closure)
+	for i < hi {
+		if m := int(uint(i+hi) >> 1); bins[m].V < v {
+			i = m + 1
+		} else {
+			hi = m
+		}
+	}
 	if i < len(bins) && bins[i].V == v {
 		bins[i].N++
 		return
@@ -234,8 +240,18 @@ func (g gapBins) bins() []GapBin {
 // (12345 → 12000, 995 → 1000); values under 100 are already exact and
 // negative values (a clock step) count as 0.
 func round2(v int64) int64 {
-	if v < 100 {
+	// Called per token: the common magnitudes divide by constants.
+	switch {
+	case v < 100:
 		return max(v, 0)
+	case v < 1_000:
+		return (v + 5) / 10 * 10
+	case v < 10_000:
+		return (v + 50) / 100 * 100
+	case v < 100_000:
+		return (v + 500) / 1_000 * 1_000
+	case v < 1_000_000:
+		return (v + 5_000) / 10_000 * 10_000
 	}
 	p := int64(1)
 	for v/p >= 100 {

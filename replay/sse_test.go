@@ -95,6 +95,32 @@ func TestRound2(t *testing.T) {
 			t.Errorf("round2(%d) = %d, want %d", tc.in, got, tc.want)
 		}
 	}
+	// The fast paths per magnitude agree with the general rule around
+	// every power of ten and on a sweep of values.
+	ref := func(v int64) int64 {
+		if v < 100 {
+			return max(v, 0)
+		}
+		p := int64(1)
+		for v/p >= 100 {
+			p *= 10
+		}
+		return (v + p/2) / p * p
+	}
+	var vs []int64
+	for p := int64(10); p <= 1e9; p *= 10 {
+		for d := int64(-6); d <= 6; d++ {
+			vs = append(vs, p+d, p/2+d, 95*p/10+d)
+		}
+	}
+	for v := int64(0); v < 3_000_000; v += 997 {
+		vs = append(vs, v)
+	}
+	for _, v := range vs {
+		if got, want := round2(v), ref(v); got != want {
+			t.Fatalf("round2(%d) = %d, want %d", v, got, want)
+		}
+	}
 }
 
 func TestGapBins(t *testing.T) {

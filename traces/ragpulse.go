@@ -96,12 +96,12 @@ func ragPulseTokens(segs map[string]json.RawMessage, lengths map[uint64]int, r *
 				return nil, fieldErr("hash_ids."+name, "id %d has no token length in the segment files (%s)", id, strings.Join(RAGPulseSegmentFiles, ", "))
 			}
 			if len(out) < r.InputTokens {
-				out = appendTokens(out, blockKey(id), min(n, r.InputTokens-len(out)))
+				out = appendTokens(out, blockKey(id), 0, min(n, r.InputTokens-len(out)))
 			}
 		}
 	}
 	if len(out) < r.InputTokens {
-		out = appendTokens(out, idKey(r.ID), r.InputTokens-len(out))
+		out = appendTokens(out, idKey(r.ID), 0, r.InputTokens-len(out))
 	}
 	return out, nil
 }

@@ -37,24 +37,34 @@ func PromptTokens(req *Request) []int {
 // nothing for Requests without block ids (use TokenIDs as they are). A
 // caller that renders many prompts it does not keep reuses one buffer.
 func AppendPromptTokens(dst []int, req *Request) []int {
+	return appendPromptFrom(dst, req, 0)
+}
+
+// promptLen is the token count of req's rendered block-id prompt.
+func promptLen(req *Request) int {
+	if req.InputTokens > 0 {
+		return req.InputTokens
+	}
+	return len(req.BlockIDs) * blockSize(req)
+}
+
+// appendPromptFrom appends the tokens of req's rendered block-id prompt
+// from position from on.
+func appendPromptFrom(dst []int, req *Request, from int) []int {
 	if len(req.BlockIDs) == 0 {
 		return dst
 	}
-	bs := blockSize(req)
-	n := len(req.BlockIDs) * bs
-	if req.InputTokens > 0 {
-		n = req.InputTokens
-	}
-	start := len(dst)
-	out := slices.Grow(dst, n)
-	for _, id := range req.BlockIDs {
-		if len(out)-start >= n {
+	bs, n := blockSize(req), promptLen(req)
+	out := slices.Grow(dst, max(n-from, 0))
+	for pos := from; pos < n; {
+		i, off := pos/bs, pos%bs
+		if i >= len(req.BlockIDs) {
+			out = appendTokens(out, idKey(req.ID), pos-len(req.BlockIDs)*bs, n-pos)
 			break
 		}
-		out = appendTokens(out, blockKey(id), min(bs, n-(len(out)-start)))
-	}
-	if k := len(out) - start; k < n {
-		out = appendTokens(out, idKey(req.ID), n-k)
+		k := min(bs-off, n-pos)
+		out = appendTokens(out, blockKey(req.BlockIDs[i]), off, k)
+		pos += k
 	}
 	return out
 }
@@ -75,13 +85,13 @@ func PromptText(req *Request) string {
 	if ids := PromptTokens(req); ids != nil {
 		return wordsFor(ids)
 	}
-	return wordsFor(appendTokens(make([]int, 0, max(req.InputTokens, 0)), idKey(req.ID), req.InputTokens))
+	return wordsFor(appendTokens(make([]int, 0, max(req.InputTokens, 0)), idKey(req.ID), 0, req.InputTokens))
 }
 
 // SynthWords returns n words determined by key alone (one whitespace
 // token each): the text generators use for prompts and answers.
 func SynthWords(key uint64, n int) string {
-	return wordsFor(appendTokens(make([]int, 0, max(n, 0)), key, n))
+	return wordsFor(appendTokens(make([]int, 0, max(n, 0)), key, 0, n))
 }
 
 // blockSize is req's tokens per block id (DefaultBlockSize when unset).
@@ -104,11 +114,11 @@ func blockKey(id uint64) uint64 {
 func idKey(id string) uint64 { return xxhash.Sum64String("r" + id) }
 
 // appendTokens appends n ids in [VocabLo, VocabHi) of the splitmix64
-// stream seeded by key.
-func appendTokens(dst []int, key uint64, n int) []int {
-	s := key
+// stream seeded by key, from its position off on.
+func appendTokens(dst []int, key uint64, off, n int) []int {
+	s := streamState(key, off)
 	for j := 0; j < n; j++ {
-		s += 0x9e3779b97f4a7c15
+		s += golden
 		z := s
 		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
@@ -117,6 +127,13 @@ func appendTokens(dst []int, key uint64, n int) []int {
 	}
 	return dst
 }
+
+// golden is splitmix64's increment.
+const golden = 0x9e3779b97f4a7c15
+
+// streamState is the splitmix64 state of key's stream before its token at
+// position off: the tokens from off on are a function of it alone.
+func streamState(key uint64, off int) uint64 { return key + uint64(off)*golden }
 
 // wordsFor spells each id as a short pronounceable word, separated by
 // spaces (distinct ids give distinct words).

@@ -7,7 +7,7 @@ import (
 )
 
 func TestSynthIDs(t *testing.T) {
-	ids := appendTokens(nil, 42, 300)
+	ids := appendTokens(nil, 42, 0, 300)
 	got, ok := SynthIDs(wordsFor(ids))
 	if !ok || !slices.Equal(got, ids) {
 		t.Fatalf("round trip of %d ids failed: ok %v", len(ids), ok)

@@ -14,6 +14,7 @@ type Engine struct {
 	cfg     Config
 	pool    *blockPool
 	rng     *rand.Rand
+	jitter  jitter // cfg.Latency's jitter parameters
 	waiting []*seq // FCFS; preempted requests go back to the front
 	running []*seq // admission order; the newest is preempted first
 	live    map[string]*seq
@@ -37,12 +38,13 @@ func New(cfg Config) (*Engine, error) {
 	}
 	cfg.OutputVocab = append([]int(nil), cfg.OutputVocab...)
 	e := &Engine{
-		cfg:   cfg,
-		pool:  newBlockPool(cfg.NumGPUBlocks, cfg.Eviction),
-		rng:   rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
-		lora:  loraState{cfg: cfg.LoRA},
-		live:  make(map[string]*seq),
-		stats: Stats{NumGPUBlocks: cfg.NumGPUBlocks, BlockSize: cfg.BlockSize, Finished: map[FinishReason]int64{}},
+		cfg:    cfg,
+		pool:   newBlockPool(cfg.NumGPUBlocks, cfg.Eviction),
+		rng:    rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
+		jitter: cfg.Latency.jitter(),
+		lora:   loraState{cfg: cfg.LoRA},
+		live:   make(map[string]*seq),
+		stats:  Stats{NumGPUBlocks: cfg.NumGPUBlocks, BlockSize: cfg.BlockSize, Finished: map[FinishReason]int64{}},
 	}
 	if cfg.Cache == CachePerSlot {
 		e.slots = newSlotCache(cfg.MaxNumSeqs, cfg.SlotSimilarity, cfg.HostCacheTokens)
@@ -85,12 +87,16 @@ func (e *LengthError) Unwrap() error { return ErrTooLong }
 // Add queues request r, arriving at now. It rejects an empty prompt, a
 // MaxTokens below 1, a duplicate live ID, and a request that can never
 // fit (a *LengthError wrapping ErrTooLong). The engine does not keep
-// r.Prompt: it hashes the prompt's full blocks at once and copies only
-// what it still needs, so the caller may reuse the slice.
+// r.Prompt or r.PromptKeys: it hashes the prompt's full blocks at once and
+// copies only what it still needs, so the caller may reuse the slices.
 func (e *Engine) Add(now time.Duration, r *Request) error {
+	prompt := len(r.PromptKeys)*e.cfg.BlockSize + len(r.Prompt)
 	switch {
-	case len(r.Prompt) == 0:
+	case prompt == 0:
 		return fmt.Errorf("add request %q: empty prompt", r.ID)
+	case len(r.PromptKeys) > 0 && e.KeepsTokens():
+		return fmt.Errorf("add request %q: prompt keys given but the engine keeps every prompt token "+
+			"(per-slot cache or block event hook)", r.ID)
 	case r.MaxTokens < 1:
 		return fmt.Errorf("add request %q: max tokens %d: want ≥ 1", r.ID, r.MaxTokens)
 	case r.MinTokens < 0:
@@ -100,39 +106,55 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 	if _, dup := e.live[r.ID]; dup {
 		return fmt.Errorf("add request %q: id already live", r.ID)
 	}
-	n := len(r.Prompt) + r.MaxTokens
+	n := prompt + r.MaxTokens
 	if n > e.cfg.MaxModelLen {
-		return &LengthError{PromptTokens: len(r.Prompt), MaxTokens: r.MaxTokens, Limit: e.cfg.MaxModelLen}
+		return &LengthError{PromptTokens: prompt, MaxTokens: r.MaxTokens, Limit: e.cfg.MaxModelLen}
 	}
 	if e.cfg.blocksFor(n) > e.cfg.NumGPUBlocks {
-		return &LengthError{PromptTokens: len(r.Prompt), MaxTokens: r.MaxTokens,
+		return &LengthError{PromptTokens: prompt, MaxTokens: r.MaxTokens,
 			Limit: e.cfg.NumGPUBlocks * e.cfg.BlockSize, Cache: true}
 	}
-	s := &seq{req: *r, promptLen: len(r.Prompt), arrival: now, slot: -1,
+	s := &seq{req: *r, promptLen: prompt, arrival: now, slot: -1,
 		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID), salt: saltHash(r.CacheSalt)}
-	e.keepPrompt(s, r.Prompt, n)
-	s.req.Prompt = nil // s keeps what it needs; do not keep the caller's copy alive
+	e.keepPrompt(s, r.PromptKeys, r.Prompt, n)
+	// s keeps what it needs; do not keep the caller's copies alive.
+	s.req.Prompt, s.req.PromptKeys = nil, nil
 	e.live[r.ID] = s
 	e.waiting = append(e.waiting, s)
 	return nil
 }
 
-// keepPrompt stores the prompt of s, whose tokens will number at most n:
-// the hashes of its full blocks and the tokens after them (every token
-// when the per-slot cache compares prompts or a block event hook reports
-// stored tokens).
-func (e *Engine) keepPrompt(s *seq, prompt []int, n int) {
+// KeepsTokens reports whether the engine keeps every prompt token: the
+// per-slot cache compares prompts, a block event hook reports stored
+// tokens. Requests with PromptKeys are refused then.
+func (e *Engine) KeepsTokens() bool { return e.slots != nil || e.blockHook != nil }
+
+// keepPrompt stores the prompt of s (the blocks standing for keys, then
+// the tokens of prompt), whose tokens will number at most n: the hashes of
+// its full blocks and the tokens after them (every token when the engine
+// keeps tokens, in which case keys is empty).
+func (e *Engine) keepPrompt(s *seq, keys []uint64, prompt []int, n int) {
 	bs := e.cfg.BlockSize
-	if e.slots == nil && e.blockHook == nil {
-		s.base = len(prompt) / bs * bs
+	tail := 0 // full blocks of prompt folded into hashes
+	if !e.KeepsTokens() {
+		tail = len(prompt) / bs
+		s.base = (len(keys) + tail) * bs
 	}
 	a := e.arrays(n-s.base, n/bs, e.cfg.blocksFor(n))
 	s.hashes, s.blocks = a.hashes, a.blocks
-	if s.base > 0 {
-		s.hashes = appendHashes(s.hashes, s.salt, prompt, bs, s.base/bs)
+	if len(keys) > 0 {
+		s.hashes = appendKeyHashes(s.hashes, s.salt, keys)
 	}
-	s.tokens = a.tokens[:len(prompt)-s.base]
-	for i, t := range prompt[s.base:] {
+	if tail > 0 {
+		parent := s.salt
+		if k := len(s.hashes); k > 0 {
+			parent = s.hashes[k-1]
+		}
+		s.hashes = appendHashes(s.hashes, parent, prompt, bs, tail)
+	}
+	rest := prompt[tail*bs:]
+	s.tokens = a.tokens[:len(rest)]
+	for i, t := range rest {
 		s.tokens[i] = int32(t)
 	}
 }

@@ -20,6 +20,8 @@ const (
 type Event struct {
 	// ID is the request's ID.
 	ID string
+	// Tag is the request's Request.Tag.
+	Tag int64
 	// Admitted is set in the step that first scheduled the request; then
 	// CachedTokens is known and Start − arrival is its queue time.
 	Admitted bool

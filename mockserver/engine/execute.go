@@ -14,7 +14,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	evs = slices.Grow(evs, len(plan))
 	for _, p := range plan {
 		s := p.s
-		ev := Event{ID: s.req.ID}
+		ev := Event{ID: s.req.ID, Tag: s.req.Tag}
 		if p.admitted {
 			ev.Admitted = true
 			ev.CachedTokens, ev.QueueTime = s.cached, max(0, now-s.arrival)
@@ -38,7 +38,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	st.Events = evs
 	defer func() { e.extra = 0 }()
 	if len(plan) > 0 {
-		st.Duration = max(stepFloor, e.cfg.Latency.sample(e.rng, st.PrefillTokens, st.DecodeSeqs, st.AttendedKeys)) + e.extra
+		st.Duration = max(stepFloor, e.jitter.sample(e.cfg.Latency, e.rng, st.PrefillTokens, st.DecodeSeqs, st.AttendedKeys)) + e.extra
 		e.stats.Steps++
 	}
 	return st

@@ -115,12 +115,29 @@ func (m LatencyModel) DecodeTBT(b int) time.Duration { return m.Mean(0, b) }
 
 // sample draws a step duration with jitter from rng.
 func (m LatencyModel) sample(rng *rand.Rand, prefill, b int, keys int64) time.Duration {
+	return m.jitter().sample(m, rng, prefill, b, keys)
+}
+
+// jitter is the log-normal jitter factor's parameters, fixed by the model:
+// an engine computes them once instead of per step.
+type jitter struct {
+	sigma, mu float64
+}
+
+// jitter returns the parameters of a factor with E = 1 and CV = Jitter:
+// σ² = ln(1 + CV²), μ = −σ²/2.
+func (m LatencyModel) jitter() jitter {
+	s2 := math.Log1p(m.Jitter * m.Jitter)
+	return jitter{sigma: math.Sqrt(s2), mu: s2 / 2}
+}
+
+// sample draws a step duration of m, whose jitter parameters j are, with
+// jitter from rng.
+func (j jitter) sample(m LatencyModel, rng *rand.Rand, prefill, b int, keys int64) time.Duration {
 	mean := m.MeanWith(prefill, b, keys)
 	if m.Jitter == 0 || mean == 0 {
 		return mean
 	}
-	// Log-normal with E = 1 and CV = Jitter: σ² = ln(1 + CV²), μ = −σ²/2.
-	s2 := math.Log1p(m.Jitter * m.Jitter)
-	f := math.Exp(math.Sqrt(s2)*rng.NormFloat64() - s2/2)
+	f := math.Exp(j.sigma*rng.NormFloat64() - j.mu)
 	return time.Duration(float64(mean) * f)
 }

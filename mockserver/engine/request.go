@@ -11,8 +11,23 @@ import (
 type Request struct {
 	// ID names the request in Events and Abort; unique among live requests.
 	ID string
-	// Prompt holds the prompt's token ids (at least one).
+	// Tag is the caller's number for the request, echoed in its Events
+	// (Event.Tag) so a caller can find its own state without looking the
+	// ID up; the engine does not read it (default 0).
+	Tag int64
+	// Prompt holds the prompt's token ids (at least one with PromptKeys
+	// empty), or with PromptKeys only the tokens after the keyed blocks.
 	Prompt []int
+	// PromptKeys, when set, stand for the prompt's leading full blocks
+	// (Config.BlockSize tokens each) in place of their tokens: the caller
+	// vouches that two keys are equal exactly when the blocks' tokens are
+	// (to within a 64-bit hash collision), e.g. the state of the generator
+	// that spells them. The engine chains keys as it chains token blocks'
+	// hashes, so keyed prompts share cached prefixes with one another as
+	// their tokens would. They cannot be used when the engine must keep
+	// every prompt token (see Engine.KeepsTokens); Add rejects them then.
+	// The prompt has BlockSize×len(PromptKeys) + len(Prompt) tokens.
+	PromptKeys []uint64
 	// MaxTokens is the most output tokens to generate (≥ 1).
 	MaxTokens int
 	// MinTokens is the fewest output tokens before end-of-sequence may be
@@ -119,6 +134,20 @@ func hashBlock[T int | int32](h *blockHasher, parent uint64, toks []T) uint64 {
 		binary.LittleEndian.PutUint32(buf[8+4*j:], uint32(t))
 	}
 	return xxhash.Sum64(buf)
+}
+
+// appendKeyHashes appends to dst the chained hashes of the blocks standing
+// for keys (Request.PromptKeys), chained from parent: each is
+// mix64(parent ⊕ mix64(key)), which, mix64 being a bijection, differs
+// from its siblings' (same parent, other key) and its cousins' (same key,
+// other parent) and otherwise collides with probability 2^−64, as the
+// xxhash of a token block does.
+func appendKeyHashes(dst []uint64, parent uint64, keys []uint64) []uint64 {
+	for _, k := range keys {
+		parent = mix64(parent ^ mix64(k))
+		dst = append(dst, parent)
+	}
+	return dst
 }
 
 // BlockHashes returns the chained hashes of the full blocks of tokens, as

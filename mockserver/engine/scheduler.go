@@ -49,7 +49,7 @@ func (e *Engine) scheduleRunning(now time.Duration, budget *int, evs []Event) ([
 		for n > 0 && !e.grow(s, n) {
 			victim := e.running[len(e.running)-1]
 			e.preempt(victim, now)
-			evs = append(evs, Event{ID: victim.req.ID, Preempted: true, NumOutput: victim.numOutput()})
+			evs = append(evs, Event{ID: victim.req.ID, Tag: victim.req.Tag, Preempted: true, NumOutput: victim.numOutput()})
 			preempted = true
 			if victim == s {
 				n = 0
