@@ -47,10 +47,13 @@ from --from (default: the default profile); num_gpu_blocks from the run's
 scrapes of vllm:cache_config_info when present.
 
 With --target (repeatable) it first runs a designed probe against the live
-servers, within --probe-budget (default 3 minutes): unrelated prompts of
---probe-max-prompt/48 to --probe-max-prompt words at 1, 2, 4, ... --probe-max-concurrency requests in
-flight per backend, then prompts sharing long system prompts, each phase
-into its own results file under --probe-dir, and fits those.`,
+servers, within --probe-budget (default 3 minutes, shared equally by its
+phases, each sending until its share is used): unrelated prompts of
+--probe-max-prompt/48 to --probe-max-prompt words at 1, 2 and 4 requests
+in flight per backend, short prompts with long outputs at 8, 16, ...
+--probe-max-concurrency, then prompts extending long shared system
+prompts, each phase into its own results file under --probe-dir, and fits
+those.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
 			switch {
