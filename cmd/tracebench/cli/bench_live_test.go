@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
-	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -28,14 +26,7 @@ func TestBenchLiveFair(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.dialect, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: 2, Host: "127.0.0.1",
-				Options: mockserver.Options{TimeScale: 0.05, Dialect: tc.dialect}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f := startTestFleet(t, tc.dialect)
 			dir := t.TempDir()
 			args := []string{"bench", "--policies", "round-robin,prefix-cache", "--workload", "shared-prefix",
 				"--workload-param", "requests=12", "--rate", "40", "--seed", "1", "--out", dir}

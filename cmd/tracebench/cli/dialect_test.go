@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tracebench/tracebench/dialect"
-	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -33,14 +30,7 @@ func TestDialectsEndToEnd(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.dialect, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: 2, Host: "127.0.0.1",
-				Options: mockserver.Options{TimeScale: 0.05, Dialect: tc.dialect}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f := startTestFleet(t, tc.dialect)
 			out := filepath.Join(t.TempDir(), "r.jsonl")
 			args := []string{"replay", "--workload", "shared-prefix", "--workload-param", "requests=20", "--rate", "40",
 				"--policy", "prefix-cache", "--scrape", "--scrape-interval", "100ms", "--out", out}

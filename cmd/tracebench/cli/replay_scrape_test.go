@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -43,14 +41,7 @@ func replayScraping(t *testing.T, targets ...string) map[string]float64 {
 // mock's lifetime), and the steps it ran in the stop line, where the
 // report reads them.
 func TestReplayScrapedMockLateness(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: 2, Host: "127.0.0.1",
-		Options: mockserver.Options{TimeScale: 0.05}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := startTestFleet(t, "")
 	ex := replayScraping(t, f.URLs()...)
 	late := f.Lateness()
 	steps, p50, p99, mx := ex[reports.ExtraMockSteps], ex[reports.ExtraMockLateP50], ex[reports.ExtraMockLateP99],

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -42,14 +41,7 @@ func TestReadTargetsFile(t *testing.T) {
 
 // TestReplayTargetsFile replays against a mock fleet listed in a file.
 func TestReplayTargetsFile(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: 2, Host: "127.0.0.1",
-		Options: mockserver.Options{TimeScale: 0.05}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := startTestFleet(t, "")
 	dir := t.TempDir()
 	list := filepath.Join(dir, "targets")
 	if err := os.WriteFile(list, []byte(strings.Join(f.URLs(), "\n")+"\n"), 0o644); err != nil {
