@@ -38,13 +38,13 @@ type probePhase struct {
 func probePhases(maxConc, maxPrompt int) []probePhase {
 	var ps []probePhase
 	for c := 1; c <= maxConc; c *= 2 {
-		params := []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(maxPrompt),
-			"output_min=16", "output_max=64"}
+		inMax, outMin, outMax := maxPrompt, 16, 64
 		if c >= 8 {
-			params = []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(max(1, maxPrompt/8)),
-				"output_min=128", "output_max=256"}
+			inMax, outMin, outMax = max(1, maxPrompt/8), 128, 256
 		}
-		ps = append(ps, probePhase{name: "c" + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths", params: params})
+		ps = append(ps, probePhase{name: "c" + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths",
+			params: []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(inMax),
+				"output_min=" + strconv.Itoa(outMin), "output_max=" + strconv.Itoa(outMax)}})
 	}
 	return append(ps, probePhase{name: "shared-c4", concurrency: min(4, maxConc), workload: "shared-prefix",
 		params: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)), "question_len=" + strconv.Itoa(max(1, maxPrompt/4)),
