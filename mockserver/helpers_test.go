@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/tracebench/tracebench/mockserver/engine"
 )
@@ -114,9 +115,8 @@ func decode(t testing.TB, s string) streamChunk {
 	return c
 }
 
-// scrape returns the server's metrics as name{labels} → value for
-// counters and gauges.
-func scrape(t testing.TB, base string) map[string]float64 {
+// metricFamilies fetches and parses the server's /metrics.
+func metricFamilies(t testing.TB, base string) map[string]*dto.MetricFamily {
 	t.Helper()
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
@@ -128,8 +128,15 @@ func scrape(t testing.TB, base string) map[string]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fams
+}
+
+// scrape returns the server's metrics as name{labels} → value for
+// counters and gauges.
+func scrape(t testing.TB, base string) map[string]float64 {
+	t.Helper()
 	out := map[string]float64{}
-	for name, f := range fams {
+	for name, f := range metricFamilies(t, base) {
 		for _, m := range f.GetMetric() {
 			key := name
 			for _, l := range m.GetLabel() {

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/common/expfmt"
 )
 
 // TestVLLMV1MetricSet: the mock exports every series of vLLM V1's
@@ -24,16 +22,7 @@ func TestVLLMV1MetricSet(t *testing.T) {
 	if code, _, body := post(t, base+"/v1/completions", `{"model":"mock-model","prompt":"a b c d","max_tokens":3}`); code != http.StatusOK {
 		t.Fatalf("status %d: %s", code, body)
 	}
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fams := metricFamilies(t, base)
 	var got []string
 	for n := range fams {
 		if strings.HasPrefix(n, "vllm:") {
