@@ -113,6 +113,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	var final [numCols]bool
 	decodeOnly := false
 	opts := optionalFor(start)
+	negBeta := start.Engine.Cache == profile.CachePerSlot
 	for iter := 0; iter < 4; iter++ {
 		if iter > 0 {
 			rows = in.rowsOf(modelOf(th), budget, maxSeqs)
@@ -121,7 +122,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 			}
 			weigh(rows, th)
 		}
-		th, se, final, err = solveChecked(rows, free, fixed, opts, &res.Warnings, iter == 3)
+		th, se, final, err = solveChecked(rows, free, fixed, opts, negBeta, &res.Warnings, iter == 3)
 		if err != nil && !decodeOnly {
 			// The TTFT equations can contradict the decode ones on an
 			// engine whose prompt processing the model does not describe;
@@ -131,7 +132,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 			res.Warnings = append(res.Warnings, "the time-to-first-token equations contradict the decode ones (β came out "+
 				"not positive with both); fitted from the decode equations alone, request_overhead kept at 0: "+
 				"the engine's prompt processing is not the model's prefill step, so expect TTFT errors")
-			th, se, final, err = solveChecked(rows, free, fixed, opts, &res.Warnings, iter == 3)
+			th, se, final, err = solveChecked(rows, free, fixed, opts, negBeta, &res.Warnings, iter == 3)
 		}
 		if err != nil {
 			return nil, err
@@ -189,8 +190,10 @@ var termName = map[int]string{colPrefill: "c_prefill", colDecode: "c_decode", co
 // 1 % or more. A term not added is set to 0; a c_prefill the data cannot
 // determine keeps its start value and a negative overhead becomes 0 (as
 // does a negative c_attend where it is not optional). It
-// returns the final free set. Warnings are added on the last pass only.
-func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, optional []int, warns *[]string, last bool) ([numCols]float64, [numCols]float64, [numCols]bool, error) {
+// returns the final free set. With negBeta (a per-slot engine) β may
+// stay below 0 once c_decode is in, if β + c_decode > 0 and γ is out.
+// Warnings are added on the last pass only.
+func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, optional []int, negBeta bool, warns *[]string, last bool) ([numCols]float64, [numCols]float64, [numCols]bool, error) {
 	note := func(s string) {
 		if last {
 			*warns = append(*warns, s)
@@ -212,14 +215,19 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, option
 		best, bestRSS, bestZero := -1, rss, false
 		var bth, bse [numCols]float64
 		for _, c := range cands {
-			if cur[c] || (c == colBetaGamma && !cur[colBeta]) {
-				continue // γ scales β: nothing to scale once β is fixed at 0
+			if cur[c] || (c == colBetaGamma && (!cur[colBeta] || th[colBeta] < 0)) {
+				continue // γ scales β: nothing to scale once β is fixed at 0 or below 0
 			}
 			try := cur
 			try[c] = true
 			t2, s2, r2, e2 := solve(rows, try, fx)
 			zeroBeta := false
-			if e2 == nil && c == colDecode && t2[colBeta] <= 0 && cur[colBeta] {
+			// A per-slot (llama.cpp) engine may keep β below 0 with
+			// c_decode: its step at batch 1 is cheaper than the per-sequence
+			// cost of larger batches.
+			negOK := e2 == nil && negBeta && c == colDecode && t2[colBeta] < 0 && cur[colBeta] && !cur[colBetaGamma] &&
+				t2[colBeta]+t2[colDecode] > 0
+			if e2 == nil && c == colDecode && t2[colBeta] <= 0 && cur[colBeta] && !negOK {
 				// A CPU engine's step cost can be all per sequence: fit
 				// c_decode with β at 0 instead of refusing it.
 				try[colBeta], try[colBetaGamma] = false, false
@@ -227,7 +235,7 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, option
 					t2, s2, r2, zeroBeta = t3, s3, r3, true
 				}
 			}
-			if e2 != nil || t2[c] <= 3*s2[c] || (cur[colBeta] && t2[colBeta] <= 0 && !zeroBeta) || r2 > rss*0.99 || r2 >= bestRSS {
+			if e2 != nil || t2[c] <= 3*s2[c] || (cur[colBeta] && t2[colBeta] <= 0 && !zeroBeta && !negOK) || r2 > rss*0.99 || r2 >= bestRSS {
 				continue
 			}
 			best, bestRSS, bth, bse, bestZero = c, r2, t2, s2, zeroBeta
@@ -236,6 +244,10 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, option
 			break
 		}
 		cur[best], th, se, rss = true, bth, bse, bestRSS
+		if best == colDecode && th[colBeta] < 0 {
+			note(fmt.Sprintf("β came out below 0 (%.3g ms) with c_decode %.3g ms: a step of one sequence costs less than each sequence "+
+				"of a larger batch; kept, with γ at 0 (the step at batch b is β + c_decode·b)", th[colBeta]*1e3, th[colDecode]*1e3))
+		}
 		if bestZero {
 			cur[colBeta], cur[colBetaGamma], fx = false, false, zeroFx(zeroFx(fx, colBeta), colBetaGamma)
 			note("β came out not positive once c_decode was fitted: the step cost is per sequence; β set to 0")
@@ -266,7 +278,7 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, option
 		refit(colAttend, 0)
 		note("c_attend came out below 0; set to 0")
 	}
-	if th[colBeta] <= 0 && !(th[colBeta] == 0 && !cur[colBeta] && th[colDecode] > 0) {
+	if th[colBeta] <= 0 && !(th[colBeta] == 0 && !cur[colBeta] && th[colDecode] > 0) && !(negBeta && th[colDecode] > 0 && th[colBeta]+th[colDecode] > 0 && !cur[colBetaGamma]) {
 		return th, se, cur, fmt.Errorf("calibrate: the fitted per-step time β is %.3g ms, not positive: the run does not follow the engine model (check that the results are from one server kind and not dominated by errors or queueing)", th[colBeta]*1e3)
 	}
 	return th, se, cur, nil

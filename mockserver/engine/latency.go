@@ -30,7 +30,11 @@ type LatencyModel struct {
 	// simulator's blackbox step model (default 0).
 	DecodePerToken time.Duration
 	// Beta is β, the decode step time of a batch of one (default 5.74 ms,
-	// multi-bin seed).
+	// multi-bin seed). It may be below 0 when Gamma is 0 and
+	// Beta + DecodePerToken + StepOverhead > 0: the step is then linear
+	// in b with a batch of one cheaper than each sequence of a larger
+	// batch, as on llama.cpp's CPU backend (1.0 ms at batch 1, about
+	// 1.3–1.6 ms per sequence from batch 2).
 	Beta time.Duration
 	// AttendPerKey is c_attend in nanoseconds: the cost of each key a
 	// computed token attends to (a token at position p attends to p keys),
@@ -82,8 +86,8 @@ func (m LatencyModel) Validate() error {
 		return fmt.Errorf("latency model: PrefillPerToken %v: want ≥ 0", m.PrefillPerToken)
 	case m.DecodePerToken < 0:
 		return fmt.Errorf("latency model: DecodePerToken %v: want ≥ 0", m.DecodePerToken)
-	case m.Beta < 0:
-		return fmt.Errorf("latency model: Beta %v: want ≥ 0", m.Beta)
+	case m.Beta < 0 && (m.Gamma != 0 || m.Beta+m.DecodePerToken+m.StepOverhead <= 0):
+		return fmt.Errorf("latency model: Beta %v: want ≥ 0, or below 0 with Gamma 0 and Beta + DecodePerToken + StepOverhead > 0", m.Beta)
 	case !(m.AttendPerKey >= 0) || math.IsInf(m.AttendPerKey, 0):
 		return fmt.Errorf("latency model: AttendPerKey %g: want ≥ 0", m.AttendPerKey)
 	case m.Gamma < 0 || math.IsNaN(m.Gamma):

@@ -58,10 +58,22 @@ func TestJitterKeepsTheMean(t *testing.T) {
 func TestLatencyValidate(t *testing.T) {
 	bad := []LatencyModel{
 		{Beta: -1}, {Gamma: -0.1}, {Jitter: 2}, {PrefillPerToken: -1}, {StepOverhead: -1}, {Gamma: math.NaN()},
+		{Beta: -500 * time.Microsecond, DecodePerToken: 400 * time.Microsecond},
+		{Beta: -500 * time.Microsecond, DecodePerToken: 1500 * time.Microsecond, Gamma: 0.3},
 	}
 	for _, m := range bad {
 		if m.Validate() == nil {
 			t.Errorf("%+v: want error", m)
+		}
+	}
+	// β below 0 with γ 0 and a positive step at batch 1: linear in b.
+	ok := LatencyModel{Beta: -500 * time.Microsecond, DecodePerToken: 1500 * time.Microsecond}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("%+v: %v", ok, err)
+	}
+	for b, want := range map[int]time.Duration{1: 1000 * time.Microsecond, 2: 2500 * time.Microsecond, 4: 5500 * time.Microsecond} {
+		if got := ok.DecodeTBT(b); got != want {
+			t.Errorf("DecodeTBT(%d) = %v, want %v", b, got, want)
 		}
 	}
 }

@@ -110,7 +110,9 @@ type Latency struct {
 	// CDecode is the cost of each sequence that gets a token in the step
 	// (a linear batch term, as in BLIS's blackbox model).
 	CDecode Duration `yaml:"c_decode"`
-	// Beta is β, the saturating decode step time of a batch of one.
+	// Beta is β, the saturating decode step time of a batch of one. It
+	// may be below 0 when Gamma is 0 and Beta + CDecode + CStep > 0 (a
+	// one-sequence step cheaper than each sequence of a larger batch).
 	Beta Duration `yaml:"beta"`
 	// CAttendNs is the cost in nanoseconds of each key a computed token
 	// attends to (a token at position p attends to p keys): attention's

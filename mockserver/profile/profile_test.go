@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -81,6 +82,8 @@ func TestBadProfiles(t *testing.T) {
 		{"unknown field", "name: x\nlatency:\n  betta: 5ms\n", `p.yaml:3: latency.betta: unknown field "betta"`},
 		{"unknown top field", "name: x\nspeed: 3\n", `p.yaml:2: speed: unknown field "speed"`},
 		{"negative gamma", "name: x\nlatency:\n  gamma: -1\n", "p.yaml:3: latency.gamma: -1: want ≥ 0"},
+		{"negative beta alone", "name: x\nlatency:\n  beta: -0.5ms\n  gamma: 0\n", "latency.beta: -500µs: want ≥ 0, or below 0 with gamma 0"},
+		{"negative beta with gamma", "name: x\nlatency:\n  beta: -0.5ms\n  c_decode: 1.5ms\n  gamma: 0.3\n", "latency.beta: -500µs: want ≥ 0, or below 0 with gamma 0"},
 		{"jitter over 1", "name: x\nlatency:\n  jitter: 2\n", "p.yaml:3: latency.jitter: 2: want in [0, 1]"},
 		{"bare number duration", "name: x\nlatency:\n  beta: 5\n", `p.yaml:3: latency.beta: "5": want a duration`},
 		{"wrong kind", "name: x\nengine:\n  max_num_seqs: many\n", "p.yaml:3: engine.max_num_seqs: cannot unmarshal"},
@@ -157,5 +160,17 @@ func TestPerSlotMapsToEngine(t *testing.T) {
 	back := FromConfig("x", cfg)
 	if diff := cmp.Diff(p.Engine, back.Engine); diff != "" {
 		t.Errorf("engine section after a round trip:\n%s", diff)
+	}
+}
+
+// TestNegativeBeta accepts β below 0 where the step stays positive at
+// batch 1 (γ 0, β + c_decode > 0), as calibrate fits for llama.cpp.
+func TestNegativeBeta(t *testing.T) {
+	p, err := Parse([]byte("name: x\nlatency:\n  beta: -0.5ms\n  c_decode: 1.5ms\n  gamma: 0\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Config().Latency.DecodeTBT(1); got != time.Millisecond {
+		t.Fatalf("step at batch 1 %v, want 1ms", got)
 	}
 }

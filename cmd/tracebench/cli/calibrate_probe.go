@@ -37,14 +37,18 @@ type probePhase struct {
 // (and probeFill × 16).
 func probePhases(maxConc, maxPrompt int) []probePhase {
 	var ps []probePhase
-	for c := 1; c <= maxConc; c *= 2 {
-		inMax, outMin, outMax := maxPrompt, 16, 64
-		if c >= 8 {
-			inMax, outMin, outMax = max(1, maxPrompt/8), 128, 256
-		}
-		ps = append(ps, probePhase{name: "c" + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths",
+	add := func(name string, c, inMax, outMin, outMax int) {
+		ps = append(ps, probePhase{name: name + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths",
 			params: []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(inMax),
 				"output_min=" + strconv.Itoa(outMin), "output_max=" + strconv.Itoa(outMax)}})
+	}
+	for c := 1; c <= maxConc; c *= 2 {
+		if c < 8 {
+			add("c", c, maxPrompt, 16, 64)
+		}
+		if c >= 8 || (c >= 2 && maxConc < 8) {
+			add(map[bool]string{true: "c", false: "d"}[c >= 8], c, max(1, maxPrompt/8), 128, 256)
+		}
 	}
 	return append(ps, probePhase{name: "shared-c4", concurrency: min(4, maxConc), workload: "shared-prefix",
 		params: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)), "question_len=" + strconv.Itoa(max(1, maxPrompt/4)),

@@ -154,3 +154,62 @@ func BenchmarkCalibrate10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Seconds())/float64(b.N), "s/fit")
 }
+
+// slotTruthProfile is a per-slot (llama.cpp-like) engine whose decode step
+// is linear in the batch with a batch of one cheaper than each further
+// sequence: β below 0 with c_decode, as llama.cpp's CPU backend measures.
+const slotTruthProfile = `name: slot-truth
+engine:
+  cache: per-slot
+  max_num_seqs: 4
+  max_num_batched_tokens: 2048
+  num_gpu_blocks: 1024
+  block_size: 16
+  max_model_len: 4096
+latency:
+  c_prefill: 120us
+  c_decode: 1.5ms
+  beta: -0.45ms
+  gamma: 0
+  jitter: 0.05
+`
+
+// TestCalibrateNegativeBetaPerSlot fits runs of a per-slot engine whose
+// β is below 0 and checks the fit keeps it there, with c_decode, rather
+// than clamping it to 0 and overpricing the batch of one.
+func TestCalibrateNegativeBetaPerSlot(t *testing.T) {
+	dir := t.TempDir()
+	truth := writeProfile(t, dir, slotTruthProfile)
+	args := []string{"calibrate", "--from", truth, "-o", filepath.Join(dir, "fit.yaml")}
+	for _, rate := range []float64{1, 4, 12} {
+		args = append(args, simRun(t, dir, truth, rate, 150))
+	}
+	var out, errOut bytes.Buffer
+	if code := Run(args, &out, &errOut); code != 0 {
+		t.Fatalf("calibrate exit %d: %s", code, errOut.String())
+	}
+	fit, err := profile.Load(filepath.Join(dir, "fit.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := fit.Latency
+	if fit.Engine.Cache != profile.CachePerSlot {
+		t.Fatalf("fitted cache %q, want per-slot", fit.Engine.Cache)
+	}
+	step1 := (l.Beta.D() + l.CDecode.D()).Seconds()
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"beta", l.Beta.D().Seconds(), -0.45e-3},
+		{"c_decode", l.CDecode.D().Seconds(), 1.5e-3},
+		{"step at batch 1", step1, 1.05e-3},
+	} {
+		if e := math.Abs(c.got/c.want - 1); e > 0.1 {
+			t.Errorf("%s = %.4g, want %.4g within 10 %% (off by %.1f %%)\n%s", c.name, c.got, c.want, 100*e, out.String())
+		}
+	}
+	if l.Gamma != 0 || !strings.Contains(out.String(), "β came out below 0") {
+		t.Errorf("gamma %g, want 0, and a warning that β is below 0:\n%s", l.Gamma, out.String())
+	}
+}
