@@ -30,7 +30,9 @@ type probePhase struct {
 // (maxPrompt/48 to maxPrompt/8 words) with long outputs (128 to 256
 // tokens) at concurrency 8, 16 and 32 (the batch terms: with long prompts
 // the other requests' prefills fill the decode windows and hide how the
-// step time grows with the batch), then
+// step time grows with the batch; when maxConc is under 8, as for a
+// llama.cpp server of 4 slots, the same decode-heavy phases d2, d4 run
+// at its levels instead), then
 // prompts sharing long system prompts (so the cached share varies) at
 // concurrency 4. Each phase sends requests until its share of the budget
 // is used, at most probeFill × 6 per unit of concurrency and per backend
