@@ -23,10 +23,11 @@ const realEngineTargetPct = 15
 
 // realEngineMaxErrPct are the p50 prediction errors (percent) it fails
 // past. On this 2-core VM llama-server's own speed moves between runs of
-// the same replay on a quiet machine (TPOT p50 1.16 to 1.58 ms, CPU steal
-// 0), and the probe a minute earlier sees its own share of that: runs
-// gave TTFT −12 … −29 %, TPOT −32 … +44 %, E2E −36 … +24 % (the CPU decode
-// step's growth with the batch is the least stable fit). The bound catches
+// the same replay on a quiet machine (TPOT p50 1.01 to 1.58 ms, CPU steal
+// 0), and the probe a minute earlier sees its own share of that: with
+// the decode phases and β below 0, runs gave TTFT −14 … −31 % (requests
+// reaching an idle server pay 1–4 ms the back-to-back probe does not
+// see), TPOT −24 … +4 %, E2E −30 … −6 %. The bound catches
 // a broken loop (a wrong cache model or token counts gave −50 … −78 %),
 // not the machine's drift; docs/calibration.md has the runs.
 var realEngineMaxErrPct = map[string]float64{"TTFT p50": 50, "E2E p50": 50, "TPOT p50": 50}
