@@ -25,8 +25,9 @@ const realEngineTargetPct = 15
 // past. On this 2-core VM llama-server's own speed moves between runs of
 // the same replay on a quiet machine (TPOT p50 1.01 to 1.58 ms, CPU steal
 // 0), and the probe a minute earlier sees its own share of that: with
-// the decode phases and β below 0, runs gave TTFT −14 … −31 % (requests
-// reaching an idle server pay 1–4 ms the back-to-back probe does not
+// the decode phases and β below 0, runs gave TTFT −10 … −31 % (at 1
+// req/s a third to half of the first tokens reach the client 1.5–5 ms
+// after the server computed them, which the back-to-back probe does not
 // see), TPOT −24 … +4 %, E2E −30 … −6 %. The bound catches
 // a broken loop (a wrong cache model or token counts gave −50 … −78 %),
 // not the machine's drift; docs/calibration.md has the runs.
