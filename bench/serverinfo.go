@@ -71,3 +71,12 @@ func getJSON(ctx context.Context, base, path string, v any) error {
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
 }
+
+// LlamaCppSlots returns the number of slots (-np) of the llama.cpp server
+// at base, or 0 when base is not llama.cpp or does not say.
+func LlamaCppSlots(ctx context.Context, base string) int {
+	if info := fetchServerInfo(ctx, base); info != nil && info.OwnedBy == "llamacpp" {
+		return info.Slots
+	}
+	return 0
+}

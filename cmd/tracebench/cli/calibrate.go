@@ -51,7 +51,9 @@ servers, within --probe-budget (default 3 minutes, shared equally by its
 phases, each sending until its share is used): unrelated prompts of
 --probe-max-prompt/48 to --probe-max-prompt words at 1, 2 and 4 requests
 in flight per backend, short prompts with long outputs at 8, 16, ...
---probe-max-concurrency, then prompts extending long shared system
+--probe-max-concurrency (on a llama.cpp server, unless the flag is given,
+its slot count instead, with the decode-heavy phases at 2 and 4), then
+prompts extending long shared system
 prompts, each phase into its own results file under --probe-dir, and fits
 those.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,6 +73,13 @@ those.`,
 				}
 				if o.pc.seed == 0 {
 					o.pc.seed = uint64(time.Now().UnixNano())
+				}
+				if !cmd.Flags().Changed("probe-max-concurrency") {
+					var why string
+					o.pc.maxConc, why = probeConcurrency(o.pc.maxConc, targetSlots(cmd.Context(), o.targets))
+					if why != "" {
+						fmt.Fprintln(cmd.ErrOrStderr(), why)
+					}
 				}
 				files, err := runProbe(cmd.Context(), o.targets, o.probe, o.pc, cmd.ErrOrStderr())
 				if err != nil {

@@ -134,3 +134,31 @@ func probeSpec(args, targets []string, maxInflight int) (runSpec, error) {
 	rs.Backends, rs.Mode, rs.Quiet = targets, "target", true
 	return rs, nil
 }
+
+// targetSlots returns the slot count of each llama.cpp target (0 for
+// other servers).
+func targetSlots(ctx context.Context, targets []string) []int {
+	out := make([]int, len(targets))
+	for i, t := range targets {
+		out[i] = bench.LlamaCppSlots(ctx, t)
+	}
+	return out
+}
+
+// probeConcurrency caps the probe's top concurrency at the fewest slots
+// of the llama.cpp targets (at least 2): requests beyond a server's slots
+// only queue there, and the decode-heavy phases of a small server then
+// run at its own levels. It says why when it caps.
+func probeConcurrency(maxConc int, slots []int) (int, string) {
+	fewest := 0
+	for _, s := range slots {
+		if s > 0 && (fewest == 0 || s < fewest) {
+			fewest = s
+		}
+	}
+	if fewest == 0 || fewest >= maxConc {
+		return maxConc, ""
+	}
+	c := max(2, fewest)
+	return c, fmt.Sprintf("calibrate probe: llama.cpp serves %d slots per server: concurrency up to %d (set --probe-max-concurrency to override)", fewest, c)
+}

@@ -109,12 +109,15 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	fitted := filepath.Join(dir, "fit.yaml")
 	var so, se bytes.Buffer
 	code := Run([]string{"calibrate", "--target", url, "--from", filepath.Join("testdata", "llama-cpp-np4.yaml"),
-		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "30s", "--probe-max-concurrency", "4",
+		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "30s",
 		"--probe-max-prompt", "512", "--probe-seed", "11", "-o", fitted}, &so, &se)
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s\n%s", code, se.String(), so.String())
 	}
 	t.Logf("calibrate:\n%s\n%s", se.String(), so.String())
+	if !strings.Contains(se.String(), "llama.cpp serves 4 slots per server: concurrency up to 4") {
+		t.Errorf("the probe did not cap its concurrency at the server's 4 slots:\n%s", se.String())
+	}
 	// The probe keeps llama-server's one thread busy: the share of the
 	// probe's wall time it got on a CPU says whether the machine let it.
 	probeShare := (processCPU(pid) - cpu0).Seconds() / time.Since(wall0).Seconds()
