@@ -195,21 +195,15 @@ func TestStaticBatchStartsTogether(t *testing.T) {
 			res <- out{chunks[0].at, chunks[n-1].at}
 		}()
 	}
-	var firsts []time.Time
 	for range 3 {
-		o := <-res
-		if o.first.IsZero() {
+		if o := <-res; o.first.IsZero() {
 			t.Fatal("stream failed")
 		}
-		firsts = append(firsts, o.first)
 	}
-	// One batch: every first token in the same step. A request that missed
-	// the window would start a second batch 6 steps (34 ms) later.
-	for _, f := range firsts[1:] {
-		if d := f.Sub(firsts[0]).Abs(); d > 20*time.Millisecond {
-			t.Fatalf("first tokens %v apart: the three requests did not start as one batch", d)
-		}
-	}
+	// One batch runs 6 steps (its longest member); a request that missed
+	// the window would start a second batch after the first, for 8 or 10
+	// steps in all. The step count is exact where the clients' receive
+	// times carry the machine's scheduling delays.
 	m := scrape(t, base)
 	if m["tracebench_mock_steps_total"] != 6 {
 		t.Fatalf("steps %v, want 6 (one static batch, longest member 6 tokens)", m["tracebench_mock_steps_total"])
