@@ -147,10 +147,9 @@ func (p *blockPool) release(id int32, now time.Duration) {
 // another block already holds that hash (two requests computed the same
 // prefix at once) the first stays the cached one, as in vLLM.
 func (p *blockPool) register(id int32, hash uint64, depth int) {
-	if _, dup := p.table.get(hash); dup {
+	if !p.table.insert(hash, id) {
 		return
 	}
-	p.table.put(hash, id)
 	b := &p.blocks[id]
 	b.hash, b.depth = hash, int32(depth)
 }
