@@ -104,7 +104,7 @@ func (o *mockOptions) bindEngine(fs *pflag.FlagSet) {
 	fs.IntVar(&e.MaxNumBatchedTokens, "max-num-batched-tokens", d.MaxNumBatchedTokens, "token budget per step (chunked prefill)")
 	fs.IntVar(&e.MaxModelLen, "max-model-len", d.MaxModelLen, "most prompt plus output tokens per request")
 	fs.StringVar(&e.Batching, "batching", d.Batching, "continuous or static")
-	fs.DurationVar(&e.Latency.Beta, "beta", d.Latency.Beta, "β: decode step time of a batch of one")
+	fs.DurationVar(&e.Latency.Beta, "beta", d.Latency.Beta, "β: decode step time of a batch of one (below 0 only with --gamma 0 and --c-decode above -β: a batch of one cheaper than each sequence of a larger one)")
 	fs.Float64Var(&e.Latency.Gamma, "gamma", d.Latency.Gamma, "γ: relative decode step growth with batch size")
 	fs.DurationVar(&e.Latency.StepOverhead, "c-step", d.Latency.StepOverhead, "fixed time of every step")
 	fs.DurationVar(&e.Latency.PrefillPerToken, "c-prefill", d.Latency.PrefillPerToken, "time per computed prompt token")
