@@ -86,7 +86,7 @@ func (m LatencyModel) Validate() error {
 		return fmt.Errorf("latency model: PrefillPerToken %v: want ≥ 0", m.PrefillPerToken)
 	case m.DecodePerToken < 0:
 		return fmt.Errorf("latency model: DecodePerToken %v: want ≥ 0", m.DecodePerToken)
-	case m.Beta < 0 && (m.Gamma != 0 || m.Beta+m.DecodePerToken+m.StepOverhead <= 0):
+	case !BetaAllowed(m.Beta, m.DecodePerToken, m.StepOverhead, m.Gamma):
 		return fmt.Errorf("latency model: Beta %v: want ≥ 0, or below 0 with Gamma 0 and Beta + DecodePerToken + StepOverhead > 0", m.Beta)
 	case !(m.AttendPerKey >= 0) || math.IsInf(m.AttendPerKey, 0):
 		return fmt.Errorf("latency model: AttendPerKey %g: want ≥ 0", m.AttendPerKey)
@@ -96,6 +96,13 @@ func (m LatencyModel) Validate() error {
 		return fmt.Errorf("latency model: Jitter %g: want in [0, 1]", m.Jitter)
 	}
 	return nil
+}
+
+// BetaAllowed reports whether β may take this value beside the other
+// step terms: β ≥ 0, or β below 0 with γ 0 and β + cDecode + cStep > 0,
+// so that the step stays positive and grows with the batch.
+func BetaAllowed(beta, cDecode, cStep time.Duration, gamma float64) bool {
+	return beta >= 0 || (gamma == 0 && beta+cDecode+cStep > 0)
 }
 
 // Mean returns the expected step duration (jitter has mean 1) for

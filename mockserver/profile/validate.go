@@ -65,7 +65,7 @@ func (p *Profile) validate() error {
 		return bad("latency.c_decode", l.CDecode.D(), "≥ 0")
 	case !(l.CAttendNs >= 0) || math.IsInf(l.CAttendNs, 0):
 		return bad("latency.c_attend_ns", l.CAttendNs, "≥ 0")
-	case l.Beta < 0 && (l.Gamma != 0 || l.Beta+l.CDecode+l.CStep <= 0):
+	case !engine.BetaAllowed(l.Beta.D(), l.CDecode.D(), l.CStep.D(), l.Gamma):
 		return bad("latency.beta", l.Beta.D(), "≥ 0, or below 0 with gamma 0 and beta + c_decode + c_step > 0 (a one-sequence step cheaper than the per-sequence cost)")
 	case !(l.Gamma >= 0) || math.IsInf(l.Gamma, 0):
 		return bad("latency.gamma", l.Gamma, "≥ 0")
