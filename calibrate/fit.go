@@ -225,8 +225,7 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, option
 			// A per-slot (llama.cpp) engine may keep β below 0 with
 			// c_decode: its step at batch 1 is cheaper than the per-sequence
 			// cost of larger batches.
-			negOK := e2 == nil && negBeta && c == colDecode && t2[colBeta] < 0 && cur[colBeta] && !cur[colBetaGamma] &&
-				t2[colBeta]+t2[colDecode] > 0
+			negOK := e2 == nil && negBeta && c == colDecode && t2[colBeta] < 0 && cur[colBeta] && linearStep(t2, try)
 			if e2 == nil && c == colDecode && t2[colBeta] <= 0 && cur[colBeta] && !negOK {
 				// A CPU engine's step cost can be all per sequence: fit
 				// c_decode with β at 0 instead of refusing it.
@@ -278,10 +277,17 @@ func solveChecked(rows []row, free [numCols]bool, fixed [numCols]float64, option
 		refit(colAttend, 0)
 		note("c_attend came out below 0; set to 0")
 	}
-	if th[colBeta] <= 0 && !(th[colBeta] == 0 && !cur[colBeta] && th[colDecode] > 0) && !(negBeta && th[colDecode] > 0 && th[colBeta]+th[colDecode] > 0 && !cur[colBetaGamma]) {
+	if th[colBeta] <= 0 && !(th[colBeta] == 0 && !cur[colBeta] && th[colDecode] > 0) && !(negBeta && linearStep(th, cur)) {
 		return th, se, cur, fmt.Errorf("calibrate: the fitted per-step time β is %.3g ms, not positive: the run does not follow the engine model (check that the results are from one server kind and not dominated by errors or queueing)", th[colBeta]*1e3)
 	}
 	return th, se, cur, nil
+}
+
+// linearStep reports whether th's step is linear in the batch (γ not
+// fitted) and positive from batch 1 (c_decode > 0 and β + c_decode > 0):
+// what a β below 0 needs.
+func linearStep(th [numCols]float64, free [numCols]bool) bool {
+	return !free[colBetaGamma] && th[colDecode] > 0 && th[colBeta]+th[colDecode] > 0
 }
 
 // zeroFx returns fx with column c set to 0.
