@@ -48,8 +48,11 @@ func probePhases(maxConc, maxPrompt int) []probePhase {
 		if c < 8 {
 			add("c", c, maxPrompt, 16, 64)
 		}
-		if c >= 8 || (c >= 2 && maxConc < 8) {
-			add(map[bool]string{true: "c", false: "d"}[c >= 8], c, max(1, maxPrompt/8), 128, 256)
+		switch {
+		case c >= 8:
+			add("c", c, max(1, maxPrompt/8), 128, 256)
+		case c >= 2 && maxConc < 8:
+			add("d", c, max(1, maxPrompt/8), 128, 256)
 		}
 	}
 	return append(ps, probePhase{name: "shared-c4", concurrency: min(4, maxConc), workload: "shared-prefix",
