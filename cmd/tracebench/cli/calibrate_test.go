@@ -51,38 +51,18 @@ func writeProfile(t testing.TB, dir, text string) string {
 // TestCalibrateRecoversSimParameters fits runs of a simulated engine at
 // three load levels and checks every fitted parameter against the truth.
 func TestCalibrateRecoversSimParameters(t *testing.T) {
-	dir := t.TempDir()
-	truth := writeProfile(t, dir, truthProfile)
-	args := []string{"calibrate", "-o", filepath.Join(dir, "fit.yaml")}
-	for _, rate := range []float64{1, 4, 12} {
-		args = append(args, simRun(t, dir, truth, rate, 150))
-	}
-	var out, errOut bytes.Buffer
-	if code := Run(args, &out, &errOut); code != 0 {
-		t.Fatalf("calibrate exit %d: %s", code, errOut.String())
-	}
-	fit, err := profile.Load(filepath.Join(dir, "fit.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fit, out := fitSimRuns(t, truthProfile, false)
 	l := fit.Latency
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{
+	checkWithin(t, out, 0.05, []fitCheck{
 		{"c_prefill", l.CPrefill.D().Seconds(), 80e-6},
 		{"beta", l.Beta.D().Seconds(), 7e-3},
 		{"gamma", l.Gamma, 0.4},
-	} {
-		if e := math.Abs(c.got/c.want - 1); e > 0.05 {
-			t.Errorf("%s = %.4g, want %.4g within 5 %% (off by %.1f %%)\n%s", c.name, c.got, c.want, 100*e, out.String())
-		}
-	}
+	})
 	if l.CDecode != 0 {
 		t.Errorf("c_decode = %v, want 0", l.CDecode.D())
 	}
-	if !strings.Contains(out.String(), "± std err") || !strings.Contains(out.String(), "residuals tpot") {
-		t.Errorf("output lacks the parameter table or residuals:\n%s", out.String())
+	if !strings.Contains(out, "± std err") || !strings.Contains(out, "residuals tpot") {
+		t.Errorf("output lacks the parameter table or residuals:\n%s", out)
 	}
 	if fit.Fit == nil || len(fit.Fit.Params) != 7 || len(fit.Fit.Residuals) != 2 {
 		t.Errorf("profile fit section %+v", fit.Fit)
@@ -178,9 +158,33 @@ latency:
 // β is below 0 and checks the fit keeps it there, with c_decode, rather
 // than clamping it to 0 and overpricing the batch of one.
 func TestCalibrateNegativeBetaPerSlot(t *testing.T) {
+	fit, out := fitSimRuns(t, slotTruthProfile, true)
+	l := fit.Latency
+	if fit.Engine.Cache != profile.CachePerSlot {
+		t.Fatalf("fitted cache %q, want per-slot", fit.Engine.Cache)
+	}
+	checkWithin(t, out, 0.1, []fitCheck{
+		{"beta", l.Beta.D().Seconds(), -0.45e-3},
+		{"c_decode", l.CDecode.D().Seconds(), 1.5e-3},
+		{"step at batch 1", (l.Beta.D() + l.CDecode.D()).Seconds(), 1.05e-3},
+	})
+	if l.Gamma != 0 || !strings.Contains(out, "β came out below 0") {
+		t.Errorf("gamma %g, want 0, and a warning that β is below 0:\n%s", l.Gamma, out)
+	}
+}
+
+// fitSimRuns simulates the truth profile text at 1, 4 and 12 req/s (150
+// requests each) and calibrates the three runs, starting from the truth
+// (--from) when fromTruth, else from the default profile; it returns the
+// fitted profile and calibrate's output.
+func fitSimRuns(t *testing.T, truthText string, fromTruth bool) (*profile.Profile, string) {
+	t.Helper()
 	dir := t.TempDir()
-	truth := writeProfile(t, dir, slotTruthProfile)
-	args := []string{"calibrate", "--from", truth, "-o", filepath.Join(dir, "fit.yaml")}
+	truth := writeProfile(t, dir, truthText)
+	args := []string{"calibrate", "-o", filepath.Join(dir, "fit.yaml")}
+	if fromTruth {
+		args = append(args, "--from", truth)
+	}
 	for _, rate := range []float64{1, 4, 12} {
 		args = append(args, simRun(t, dir, truth, rate, 150))
 	}
@@ -192,24 +196,22 @@ func TestCalibrateNegativeBetaPerSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := fit.Latency
-	if fit.Engine.Cache != profile.CachePerSlot {
-		t.Fatalf("fitted cache %q, want per-slot", fit.Engine.Cache)
-	}
-	step1 := (l.Beta.D() + l.CDecode.D()).Seconds()
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{
-		{"beta", l.Beta.D().Seconds(), -0.45e-3},
-		{"c_decode", l.CDecode.D().Seconds(), 1.5e-3},
-		{"step at batch 1", step1, 1.05e-3},
-	} {
-		if e := math.Abs(c.got/c.want - 1); e > 0.1 {
-			t.Errorf("%s = %.4g, want %.4g within 10 %% (off by %.1f %%)\n%s", c.name, c.got, c.want, 100*e, out.String())
+	return fit, out.String()
+}
+
+// fitCheck is a fitted figure and the truth it should be near.
+type fitCheck struct {
+	name      string
+	got, want float64
+}
+
+// checkWithin reports each figure off its truth by more than tol
+// (relative), with calibrate's output.
+func checkWithin(t *testing.T, out string, tol float64, checks []fitCheck) {
+	t.Helper()
+	for _, c := range checks {
+		if e := math.Abs(c.got/c.want - 1); e > tol {
+			t.Errorf("%s = %.4g, want %.4g within %.0f %% (off by %.1f %%)\n%s", c.name, c.got, c.want, 100*tol, 100*e, out)
 		}
-	}
-	if l.Gamma != 0 || !strings.Contains(out.String(), "β came out below 0") {
-		t.Errorf("gamma %g, want 0, and a warning that β is below 0:\n%s", l.Gamma, out.String())
 	}
 }
