@@ -34,7 +34,11 @@ type probePhase struct {
 // llama.cpp server of 4 slots, the same decode-heavy phases d2, d4 run
 // at its levels instead), then
 // prompts sharing long system prompts (so the cached share varies) at
-// concurrency 4. Each phase sends requests until its share of the budget
+// concurrency 4, and first at concurrency 1 when maxConc is under 8: a
+// small server's shared phase fills all its slots, so every request
+// there waits on others' prompts, and requests that reuse a slot's
+// prompt alone at batch 1 are what separates the request overhead from
+// llama.cpp's slot saves (which the unrelated prompts pay every time). Each phase sends requests until its share of the budget
 // is used, at most probeFill × 6 per unit of concurrency and per backend
 // (and probeFill × 16).
 func probePhases(maxConc, maxPrompt int) []probePhase {
@@ -55,9 +59,15 @@ func probePhases(maxConc, maxPrompt int) []probePhase {
 			add("d", c, max(1, maxPrompt/8), 128, 256)
 		}
 	}
-	return append(ps, probePhase{name: "shared-c4", concurrency: min(4, maxConc), workload: "shared-prefix",
-		params: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)), "question_len=" + strconv.Itoa(max(1, maxPrompt/4)),
-			"output_len=32"}})
+	shared := func(c int) probePhase {
+		return probePhase{name: "shared-c" + strconv.Itoa(c), concurrency: c, workload: "shared-prefix",
+			params: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)), "question_len=" + strconv.Itoa(max(1, maxPrompt/4)),
+				"output_len=32"}}
+	}
+	if maxConc < 8 {
+		ps = append(ps, shared(1))
+	}
+	return append(ps, shared(min(4, maxConc)))
 }
 
 // probeConfig sets the probe's shape.

@@ -36,7 +36,7 @@ func TestProbePhasesSmallServer(t *testing.T) {
 	for _, p := range probePhases(4, 512) {
 		names = append(names, p.name)
 	}
-	if got, want := strings.Join(names, " "), "c1 c2 d2 c4 d4 shared-c4"; got != want {
+	if got, want := strings.Join(names, " "), "c1 c2 d2 c4 d4 shared-c1 shared-c4"; got != want {
 		t.Fatalf("phases %q, want %q", got, want)
 	}
 	names = names[:0]

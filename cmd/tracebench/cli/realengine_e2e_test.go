@@ -22,16 +22,15 @@ import (
 const realEngineTargetPct = 15
 
 // realEngineMaxErrPct are the p50 prediction errors (percent) it fails
-// past. On this 2-core VM llama-server's own speed moves between runs of
-// the same replay on a quiet machine (TPOT p50 1.01 to 1.58 ms, CPU steal
-// 0), and the probe a minute earlier sees its own share of that: with
-// the decode phases and β below 0, runs gave TTFT −10 … −31 % (at 1
-// req/s a third to half of the first tokens reach the client 1.5–5 ms
-// after the server computed them, which the back-to-back probe does not
-// see), TPOT −24 … +4 %, E2E −30 … −6 %. The bound catches
-// a broken loop (a wrong cache model or token counts gave −50 … −78 %),
-// not the machine's drift; docs/calibration.md has the runs.
-var realEngineMaxErrPct = map[string]float64{"TTFT p50": 50, "E2E p50": 50, "TPOT p50": 50}
+// past. On this 2-core VM llama-server's own speed moves between the
+// probe and the replay a minute later (the replay's TPOT p50 1.07 to 1.42
+// ms over runs on a quiet machine, CPU steal 0), and E2E carries all of
+// it: with the server bound to one CPU, runs gave TTFT −5 … +16 %, TPOT
+// −14 … +14 %, E2E −20 … +8 % (unbound, TTFT −10 … −31 %: first tokens
+// reached the client late). The bounds catch a broken loop (a wrong
+// cache model or token counts gave −50 … −78 %), not the machine's
+// drift; docs/calibration.md has the runs.
+var realEngineMaxErrPct = map[string]float64{"TTFT p50": 35, "E2E p50": 50, "TPOT p50": 50}
 
 // realEngineMaxHitPt is the hit-rate error (points) it asserts.
 const realEngineMaxHitPt = 5
