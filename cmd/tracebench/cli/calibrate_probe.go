@@ -24,24 +24,33 @@ type probePhase struct {
 	params      []string
 }
 
+// decodeFrom is the concurrency from which the probe's unrelated-prompt
+// phases decode long outputs after short prompts; a probe whose top
+// concurrency is below it is a small server's.
+const decodeFrom = 8
+
 // probePhases is the designed probe: unrelated prompts of maxPrompt/48
 // to maxPrompt words with 16 to 64 output tokens at concurrency 1, 2 and 4
 // (the prompt cost, and decode at small batches), short prompts
 // (maxPrompt/48 to maxPrompt/8 words) with long outputs (128 to 256
 // tokens) at concurrency 8, 16 and 32 (the batch terms: with long prompts
 // the other requests' prefills fill the decode windows and hide how the
-// step time grows with the batch; when maxConc is under 8, as for a
-// llama.cpp server of 4 slots, the same decode-heavy phases d2, d4 run
-// at its levels instead), then
-// prompts sharing long system prompts (so the cached share varies) at
-// concurrency 4, and first at concurrency 1 when maxConc is under 8: a
-// small server's shared phase fills all its slots, so every request
-// there waits on others' prompts, and requests that reuse a slot's
-// prompt alone at batch 1 are what separates the request overhead from
-// llama.cpp's slot saves (which the unrelated prompts pay every time). Each phase sends requests until its share of the budget
-// is used, at most probeFill × 6 per unit of concurrency and per backend
-// (and probeFill × 16).
+// step time grows with the batch), then prompts sharing long system
+// prompts (so the cached share varies) at concurrency 4.
+//
+// A small server (maxConc under decodeFrom, as llama.cpp with 4 slots)
+// gets the decode-heavy phases at its own levels (d2, d4), and the shared
+// prompts first one at a time (shared-c1): its shared phase at 4 fills
+// every slot, so each request there waits on others' prompts, and
+// requests that reuse a slot's prompt alone at batch 1 are what separates
+// the request overhead from llama.cpp's slot saves (which the unrelated
+// prompts pay almost every time).
+//
+// Each phase sends requests until its share of the budget is used, at
+// most probeFill × 6 per unit of concurrency and per backend (and
+// probeFill × 16).
 func probePhases(maxConc, maxPrompt int) []probePhase {
+	small := maxConc < decodeFrom
 	var ps []probePhase
 	add := func(name string, c, inMax, outMin, outMax int) {
 		ps = append(ps, probePhase{name: name + strconv.Itoa(c), concurrency: c, workload: "uniform-lengths",
@@ -49,14 +58,14 @@ func probePhases(maxConc, maxPrompt int) []probePhase {
 				"output_min=" + strconv.Itoa(outMin), "output_max=" + strconv.Itoa(outMax)}})
 	}
 	for c := 1; c <= maxConc; c *= 2 {
-		if c < 8 {
-			add("c", c, maxPrompt, 16, 64)
-		}
 		switch {
-		case c >= 8:
+		case c >= decodeFrom:
 			add("c", c, max(1, maxPrompt/8), 128, 256)
-		case c >= 2 && maxConc < 8:
+		case c >= 2 && small:
+			add("c", c, maxPrompt, 16, 64)
 			add("d", c, max(1, maxPrompt/8), 128, 256)
+		default:
+			add("c", c, maxPrompt, 16, 64)
 		}
 	}
 	shared := func(c int) probePhase {
@@ -64,7 +73,7 @@ func probePhases(maxConc, maxPrompt int) []probePhase {
 			params: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)), "question_len=" + strconv.Itoa(max(1, maxPrompt/4)),
 				"output_len=32"}}
 	}
-	if maxConc < 8 {
+	if small {
 		ps = append(ps, shared(1))
 	}
 	return append(ps, shared(min(4, maxConc)))
