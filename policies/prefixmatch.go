@@ -9,8 +9,9 @@ type prefixMatch struct {
 	Blocks int32
 }
 
-// holdersFunc returns the Backend indexes that hold block hash h: either
-// buf with them appended, or (owned true) a slice of the index's own that
+// holdersFunc returns the Backend indexes that hold block h (a block hash,
+// or whatever names a block in the index it reads, such as hashTable's
+// resolved slots): either buf with them appended, or (owned true) a slice of the index's own that
 // the caller only reads before the next call.
 type holdersFunc func(h uint64, buf []int32) (hs []int32, owned bool)
 

@@ -61,7 +61,9 @@ type prefixCache struct {
 
 	view    promptView
 	set     backendSet
-	hashes  []uint64
+	hashes  []uint64   // scratch of blockRefs
+	refs    []blockRef // the prompt's blocks
+	found   []uint64   // their arena slots + 1 (hashTable.resolve)
 	matcher leadingMatcher
 	matches []prefixMatch
 	order   []prefixMatch
@@ -132,10 +134,10 @@ func (r *prefixCache) Pick(req *traces.Request, st State) (Choice, error) {
 		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
 	}
 	size := r.view.blockUnits(r.blockChars, r.blockTokens)
-	r.hashes = r.view.hashChain(r.hashes[:0], size, 0)
-	r.table.idx.touch(r.hashes) // matching and adding probe every one
+	r.refs = r.view.blockRefs(r.refs[:0], &r.hashes, size)
+	r.found = r.table.resolve(r.refs, r.found[:0])
 	r.set.load(st.Backends)
-	r.matches = r.matcher.match(r.hashes, &r.set, r.table.holders)
+	r.matches = r.matcher.match(r.found, &r.set, r.table.holdersAt)
 
 	stats := inFlightStats(st.Backends)
 	var ch Choice
@@ -153,7 +155,7 @@ func (r *prefixCache) Pick(req *traces.Request, st State) (Choice, error) {
 		}
 	}
 	ch.PredictedHitTokens = r.view.toTokens(blocksOf(r.matches, ch.Backend) * size)
-	r.table.add(r.hashes, ch.Backend, st.Now)
+	r.table.add(r.refs, ch.Backend, st.Now)
 	return ch, nil
 }
 
@@ -169,7 +171,7 @@ func (r *prefixCache) bestMatch(bs []Backend, s loadStats) (int, bool) {
 	}
 	r.order = append(r.order[:0], r.matches...)
 	r.rng.Shuffle(len(r.order), func(i, j int) { r.order[i], r.order[j] = r.order[j], r.order[i] })
-	n := int32(len(r.hashes))
+	n := int32(len(r.refs))
 	slices.SortStableFunc(r.order, func(a, b prefixMatch) int {
 		pa, pb := a.Blocks*100/n, b.Blocks*100/n
 		if pa != pb {
