@@ -53,6 +53,7 @@ func (s *simulator) setPrompt(er *engine.Request, r *traces.Request, b *simBacke
 	if len(r.TokenIDs) == 0 && len(r.BlockIDs) > 0 && !b.e.KeepsTokens() {
 		s.keys, s.render = traces.AppendPromptKeys(s.keys[:0], s.render[:0], r, b.blockSize)
 		er.PromptKeys, er.Prompt = s.keys, s.render
+		er.KeyRun = traces.PromptKeyRun(r, b.blockSize)
 		return
 	}
 	er.Prompt = s.promptTokens(r)

@@ -51,7 +51,7 @@ func TestPromptKeysSameHits(t *testing.T) {
 		out := 1 + rng.IntN(20)
 		a := &engine.Request{ID: r.ID, Prompt: traces.PromptTokens(r), MaxTokens: out}
 		keys, tail = traces.AppendPromptKeys(keys[:0], tail[:0], r, cfg.BlockSize)
-		b := &engine.Request{ID: r.ID, PromptKeys: keys, Prompt: tail, MaxTokens: out}
+		b := &engine.Request{ID: r.ID, PromptKeys: keys, KeyRun: traces.PromptKeyRun(r, cfg.BlockSize), Prompt: tail, MaxTokens: out}
 		errA, errB := tokens.Add(now, a), keyed.Add(now, b)
 		if fmt.Sprint(errA) != fmt.Sprint(errB) {
 			t.Fatalf("request %s: Add errors %v and %v", r.ID, errA, errB)

@@ -30,3 +30,14 @@ func AppendPromptKeys(keys []uint64, tail []int, req *Request, size int) ([]uint
 	}
 	return keys, appendPromptFrom(tail, req, covered)
 }
+
+// PromptKeyRun is the number of keys AppendPromptKeys gives per block id
+// of req (its tokens per block id over size), 0 when it keys nothing. The
+// keys of one block id after its first are a function of the first (the
+// generator's states along that id's tokens): engine.Request.KeyRun.
+func PromptKeyRun(req *Request, size int) int {
+	if len(req.BlockIDs) == 0 || size <= 0 || blockSize(req)%size != 0 {
+		return 0
+	}
+	return blockSize(req) / size
+}

@@ -95,10 +95,11 @@ func (e *Engine) ResetPrefixCache() bool {
 			continue
 		}
 		p.evict.remove(int32(id))
-		b.hash, b.depth = 0, 0
+		b.hash, b.depth, b.group = 0, 0, 0
 		p.pushFree(int32(id))
 	}
 	p.table.clear()
+	p.groups.clear()
 	if e.blockHook != nil {
 		e.blockHook(BlockEvent{Kind: BlocksCleared})
 	}

@@ -2,7 +2,7 @@ package engine
 
 import "time"
 
-// block is one KV cache block: 24 bytes, the fields every allocation,
+// block is one KV cache block: 32 bytes, the fields every allocation,
 // lookup and eviction touches. What only some eviction policies read
 // lives in the pool's side arrays (lastUsed, uses).
 type block struct {
@@ -11,6 +11,7 @@ type block struct {
 	depth int32  // 1-based position of the block in its chain when registered in the prefix table, 0 when not
 	prev  int32  // neighbours in an EvictLRU list, −1 at its ends;
 	next  int32  // next also links the free stack
+	group int32  // a keyed block's place in blockGroups: group×groupSize + position + 1; 0 in the blockTable or uncached
 }
 
 // hashed reports whether the block is registered in the prefix table.
@@ -18,7 +19,8 @@ func (b *block) hashed() bool { return b.depth > 0 }
 
 // blockPool is the paged KV cache with prefix caching: free uncached
 // blocks, cached blocks with users, cached blocks without users (the
-// evictor), and the hash table from chained block hash to block.
+// evictor), and the tables from chained block hash to block (groups for
+// keyed blocks, table for the others).
 type blockPool struct {
 	blocks []block
 	// lastUsed is when each block's last user released it.
@@ -33,6 +35,7 @@ type blockPool struct {
 	freeLen   int
 	evict     evictor // orders the cached blocks without users
 	table     blockTable
+	groups    blockGroups
 	evictions int64
 	onEvict   func(hash uint64) // Engine.OnBlockEvent's hook, or nil
 }
@@ -43,6 +46,7 @@ type blockPool struct {
 func newBlockPool(n int, policy string) *blockPool {
 	p := &blockPool{blocks: make([]block, n), lastUsed: make([]time.Duration, n), free: -1}
 	p.table = newBlockTable(p.blocks)
+	p.groups = newBlockGroups()
 	for i := n - 1; i >= 0; i-- { // block 0 on top: handed out first
 		p.blocks[i].prev, p.blocks[i].next = -1, -1
 		p.pushFree(int32(i))
@@ -78,10 +82,17 @@ func (p *blockPool) popFree() int32 {
 func (p *blockPool) used() int { return len(p.blocks) - p.available() }
 
 // lookup appends to ids those of the cached blocks matching the leading
-// hashes, stopping at the first miss.
-func (p *blockPool) lookup(ids []int32, hashes []uint64) []int32 {
-	for _, h := range hashes {
-		id, ok := p.table.get(h)
+// hashes of a request whose blocks are keyed as runs says, stopping at the
+// first miss.
+func (p *blockPool) lookup(ids []int32, hashes []uint64, runs keyRuns) []int32 {
+	for i, h := range hashes {
+		var id int32
+		var ok bool
+		if k, keyed := runs.pos(i); keyed {
+			id, ok = p.groups.get(hashes[i-k], k)
+		} else {
+			id, ok = p.table.get(h)
+		}
 		if !ok {
 			break
 		}
@@ -117,7 +128,11 @@ func (p *blockPool) allocate() int32 {
 		if p.onEvict != nil {
 			p.onEvict(b.hash)
 		}
-		b.hash, b.depth = 0, 0 // its table entry goes stale
+		if b.group != 0 {
+			p.groups.drop(b.group)
+			b.group = 0
+		}
+		b.hash, b.depth = 0, 0 // a blockTable entry goes stale
 		p.evictions++
 	}
 	p.blocks[id].ref = 1
@@ -152,4 +167,16 @@ func (p *blockPool) register(id int32, hash uint64, depth int) {
 	}
 	b := &p.blocks[id]
 	b.hash, b.depth = hash, int32(depth)
+}
+
+// registerKeyed caches keyed block id, of hash at chain position depth,
+// at position k of the group whose first block's hash is key; as register
+// when another block already holds it.
+func (p *blockPool) registerKeyed(id int32, hash uint64, depth int, key uint64, k int) {
+	ref, ok := p.groups.insert(key, k, id)
+	if !ok {
+		return
+	}
+	b := &p.blocks[id]
+	b.hash, b.depth, b.group = hash, int32(depth), ref
 }

@@ -138,11 +138,11 @@ func (t *blockTable) insert(hash uint64, id int32) bool {
 	return true
 }
 
-// rebuild empties the table and inserts every registered block.
+// rebuild empties the table and inserts every block registered in it.
 func (t *blockTable) rebuild() {
 	t.clear()
 	for id := range t.blocks {
-		if b := &t.blocks[id]; b.depth > 0 {
+		if b := &t.blocks[id]; b.depth > 0 && b.group == 0 { // keyed blocks live in blockGroups
 			i := t.home(tagOf(b.hash))
 			for t.slots[i] != 0 {
 				i = t.next(i)

@@ -144,6 +144,7 @@ func (e *Engine) keepPrompt(s *seq, keys []uint64, prompt []int, n int) {
 	s.hashes, s.blocks = a.hashes, a.blocks
 	if len(keys) > 0 {
 		s.hashes = appendKeyHashes(s.hashes, s.salt, keys)
+		s.runs = keyRuns{keyed: len(keys), run: max(1, s.req.KeyRun)}
 	}
 	if tail > 0 {
 		parent := s.salt

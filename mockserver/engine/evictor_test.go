@@ -76,7 +76,7 @@ func TestHitTakesBlockOutOfEvictor(t *testing.T) {
 				p.register(id, uint64(i+1), 1)
 				p.release(id, time.Duration(i))
 			}
-			ids := p.lookup(nil, []uint64{1, 2, 9})
+			ids := p.lookup(nil, []uint64{1, 2, 9}, keyRuns{})
 			if diff := cmp.Diff([]int32{0, 1}, ids); diff != "" {
 				t.Fatalf("lookup stops at the first miss (-want +got):\n%s", diff)
 			}

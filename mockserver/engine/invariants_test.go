@@ -55,13 +55,44 @@ func checkPool(t *testing.T, e *Engine) {
 		}
 		if b.hashed() {
 			hashed++
-			if got, ok := p.table.get(b.hash); !ok || got != int32(id) {
+			if b.group != 0 {
+				g, k := (b.group-1)/groupSize, (b.group-1)%groupSize
+				if got := p.groups.groups[g].members[k]; got != int32(id)+1 {
+					t.Fatalf("block %d: its group %d holds block %d at position %d", id, g, got-1, k)
+				}
+			} else if got, ok := p.table.get(b.hash); !ok || got != int32(id) {
 				t.Fatalf("block %d: table maps its hash to %d (%v)", id, got, ok)
 			}
 		}
 	}
-	if hashed != p.table.len() {
-		t.Fatalf("table holds %d hashes, %d blocks are hashed", p.table.len(), hashed)
+	checkGroups(t, p)
+	if n := p.table.len() + p.groups.len(); hashed != n {
+		t.Fatalf("tables hold %d hashes (%d in groups), %d blocks are hashed", n, p.groups.len(), hashed)
+	}
+}
+
+// checkGroups checks that every indexed group is found under its key,
+// counts its cached blocks, and that each of them names it.
+func checkGroups(t *testing.T, p *blockPool) {
+	t.Helper()
+	for key, g := range p.groups.byKey {
+		gr := &p.groups.groups[g]
+		if gr.key != key {
+			t.Fatalf("group %d indexed under %x records key %x", g, key, gr.key)
+		}
+		n := int32(0)
+		for k, m := range gr.members {
+			if m == 0 {
+				continue
+			}
+			n++
+			if b := &p.blocks[m-1]; b.group != g*groupSize+int32(k)+1 || !b.hashed() {
+				t.Fatalf("group %d position %d: block %d names group ref %d (depth %d)", g, k, m-1, b.group, b.depth)
+			}
+		}
+		if n == 0 || n != gr.live {
+			t.Fatalf("group %d: %d blocks cached, live %d", g, n, gr.live)
+		}
 	}
 }
 
@@ -104,6 +135,27 @@ func evictorMembers(t *testing.T, p *blockPool) []bool {
 	return in
 }
 
+// runKeys returns the keys of 1–3 runs of keyRun blocks (the last maybe
+// cut short), from a few shared run ids: a key is a bijection of (run id,
+// offset), so a run's later keys follow from its first.
+func runKeys(rng *rand.Rand, keyRun int) []uint64 {
+	var keys []uint64
+	n := 1 + rng.IntN(3)
+	for r := range n {
+		id := uint64(rng.IntN(4))
+		if r > 0 {
+			id = uint64(r)<<8 | uint64(rng.IntN(3))
+		}
+		for off := range keyRun {
+			if r == n-1 && off > 0 && rng.IntN(keyRun) == 0 {
+				break
+			}
+			keys = append(keys, mix64(id<<16|uint64(off)))
+		}
+	}
+	return keys
+}
+
 // TestPoolInvariantsUnderChurn drives engines with random arrivals that
 // share prefixes, random aborts and a KV cache small enough to preempt
 // and evict, checking the pool after every step.
@@ -111,12 +163,16 @@ func TestPoolInvariantsUnderChurn(t *testing.T) {
 	type churn struct {
 		name, batching, eviction string
 		blocks                   int
+		keyRun                   int // when > 0, half the prompts are keyed in runs of keyRun
 	}
 	var cases []churn
 	for _, ev := range EvictionPolicies() {
-		cases = append(cases, churn{"continuous, 48 blocks, " + ev, Continuous, ev, 48},
-			churn{"continuous, 200 blocks, " + ev, Continuous, ev, 200}, churn{"static, 64 blocks, " + ev, Static, ev, 64})
+		cases = append(cases, churn{"continuous, 48 blocks, " + ev, Continuous, ev, 48, 0},
+			churn{"continuous, 200 blocks, " + ev, Continuous, ev, 200, 0}, churn{"static, 64 blocks, " + ev, Static, ev, 64, 0})
 	}
+	cases = append(cases, churn{"keyed runs of 3, 48 blocks", Continuous, EvictLRU, 48, 3},
+		churn{"keyed runs of 20, 200 blocks", Continuous, EvictLRU, 200, 20},
+		churn{"keyed runs of 20, 120 blocks, lru-longest", Continuous, EvictLRULongest, 120, 20})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
@@ -132,6 +188,9 @@ func TestPoolInvariantsUnderChurn(t *testing.T) {
 				for k := 0; k < 2 && next < 300 && rng.IntN(3) == 0; k++ {
 					p := append(append([]int(nil), prefixes[rng.IntN(len(prefixes))]...), prompt(1+rng.IntN(150), 100+next)...)
 					r := Request{ID: fmt.Sprint(next), Prompt: p, MaxTokens: 1 + rng.IntN(120), MinTokens: rng.IntN(3)}
+					if tc.keyRun > 0 && rng.IntN(2) == 0 {
+						r.Prompt, r.PromptKeys, r.KeyRun = p[:1+rng.IntN(20)], runKeys(rng, tc.keyRun), tc.keyRun
+					}
 					if err := e.Add(now, &r); err != nil {
 						t.Fatal(err)
 					}

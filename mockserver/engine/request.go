@@ -28,6 +28,14 @@ type Request struct {
 	// every prompt token (see Engine.KeepsTokens); Add rejects them then.
 	// The prompt has BlockSize×len(PromptKeys) + len(Prompt) tokens.
 	PromptKeys []uint64
+	// KeyRun says that PromptKeys come in runs of KeyRun keys from the
+	// first (a run being the blocks of one trace block id), and that the
+	// later keys of a run are a function of its first (the generator's
+	// states along one id's tokens). The engine then indexes a run's blocks
+	// in groups under one hash (blockGroups). It must be the same for
+	// every request of an engine whose keys may coincide; 0 is read as 1
+	// (every key its own run).
+	KeyRun int
 	// MaxTokens is the most output tokens to generate (≥ 1).
 	MaxTokens int
 	// MinTokens is the fewest output tokens before end-of-sequence may be
@@ -60,6 +68,7 @@ type seq struct {
 	promptLen  int
 	computed   int     // tokens whose KV is in the cache
 	registered int     // leading full blocks registered in the prefix table
+	runs       keyRuns // which blocks are keyed, and their groups
 	blocks     []int32 // KV blocks held, in order
 	hashes     []uint64
 	arrival    time.Duration

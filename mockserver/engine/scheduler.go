@@ -113,7 +113,7 @@ func (e *Engine) admit(s *seq, budget int) (int, bool) {
 	}
 	bs := e.cfg.BlockSize
 	// vLLM: only whole blocks hit, and the last token is always computed.
-	hits := e.pool.lookup(e.hits[:0], s.blockHashes((s.numTokens()-1)/bs, bs))
+	hits := e.pool.lookup(e.hits[:0], s.blockHashes((s.numTokens()-1)/bs, bs), s.runs)
 	e.hits = hits
 	computed := len(hits) * bs
 	n := min(s.numTokens()-computed, budget)
@@ -196,9 +196,13 @@ func (e *Engine) cacheFull(s *seq) {
 		return
 	}
 	hashes := s.blockHashes(full, bs)
-	e.pool.table.touch(hashes[s.registered:full])
+	e.pool.table.touch(hashes[max(s.registered, min(s.runs.keyed, full)):full])
 	for i := s.registered; i < full; i++ {
-		e.pool.register(s.blocks[i], hashes[i], i+1)
+		if k, keyed := s.runs.pos(i); keyed {
+			e.pool.registerKeyed(s.blocks[i], hashes[i], i+1, hashes[i-k], k)
+		} else {
+			e.pool.register(s.blocks[i], hashes[i], i+1)
+		}
 	}
 	e.emitStored(s, s.registered, full)
 	s.registered = full
