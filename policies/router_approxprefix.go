@@ -163,8 +163,8 @@ func resize(buf []float64, n int) []float64 {
 
 // allScraped reports whether every Backend has scraped server metrics.
 func allScraped(bs []Backend) bool {
-	for _, b := range bs {
-		if !b.Scraped {
+	for i := range bs {
+		if !bs[i].Scraped {
 			return false
 		}
 	}

@@ -115,7 +115,7 @@ func (r *cacheAware) Pick(req *traces.Request, st State) (Choice, error) {
 // byCache follows the longest match (ties: fewer in-flight, then the seeded
 // RNG) when it covers cache_threshold of the prompt, else the fallback.
 func (r *cacheAware) byCache(bs []Backend, tree prefixTree) Choice {
-	top := argmin(bs, r.rng, func(a, b Backend) int {
+	top := argmin(bs, r.rng, func(a, b *Backend) int {
 		pa, _ := r.set.lookup(a.Index)
 		pb, _ := r.set.lookup(b.Index)
 		if r.best[pa] != r.best[pb] {
@@ -128,7 +128,7 @@ func (r *cacheAware) byCache(bs []Backend, tree prefixTree) Choice {
 		return Choice{Backend: bs[top].Index, Reason: "cache"}
 	}
 	if r.smallestTree {
-		i := argmin(bs, r.rng, func(a, b Backend) int { return tree.size(a.Index) - tree.size(b.Index) })
+		i := argmin(bs, r.rng, func(a, b *Backend) int { return tree.size(a.Index) - tree.size(b.Index) })
 		return Choice{Backend: bs[i].Index, Reason: "smallest-tree"}
 	}
 	i, _ := LeastLoaded(bs, r.rng)

@@ -91,12 +91,12 @@ func (r *leastKVCache) Pick(req *traces.Request, st State) (Choice, error) {
 		return Choice{}, errNoBackends
 	}
 	if allScraped(st.Backends) {
-		i := argmin(st.Backends, r.rng, func(a, b Backend) int {
+		i := argmin(st.Backends, r.rng, func(a, b *Backend) int {
 			return cmp.Or(cmp.Compare(a.KVUsage, b.KVUsage), cmp.Compare(a.InFlightTokens, b.InFlightTokens))
 		})
 		return Choice{Backend: st.Backends[i].Index, Reason: "kv-cache"}, nil
 	}
-	i := argmin(st.Backends, r.rng, func(a, b Backend) int {
+	i := argmin(st.Backends, r.rng, func(a, b *Backend) int {
 		return cmp.Or(cmp.Compare(a.InFlightTokens, b.InFlightTokens), cmp.Compare(a.InFlight, b.InFlight))
 	})
 	return Choice{Backend: st.Backends[i].Index, Reason: "in-flight-tokens"}, nil
@@ -104,11 +104,12 @@ func (r *leastKVCache) Pick(req *traces.Request, st State) (Choice, error) {
 
 // argmin returns the position in bs of the least Backend under compare,
 // breaking ties uniformly with rng (reservoir sampling: one pass, no
-// allocation).
-func argmin(bs []Backend, rng *rand.Rand, compare func(a, b Backend) int) int {
+// allocation). compare takes pointers: a Backend is too large to copy
+// twice per comparison.
+func argmin(bs []Backend, rng *rand.Rand, compare func(a, b *Backend) int) int {
 	best, ties := 0, 1
 	for i := 1; i < len(bs); i++ {
-		switch c := compare(bs[i], bs[best]); {
+		switch c := compare(&bs[i], &bs[best]); {
 		case c < 0:
 			best, ties = i, 1
 		case c == 0:
