@@ -179,9 +179,14 @@ func TestCloseEndsStreams(t *testing.T) {
 	}
 }
 
+// TestStaticBatchStartsTogether sends three requests at once to an idle
+// static-batching server: they must run as one batch. The gather window is
+// long (400 ms) because the three clients' requests reach the server as
+// the machine schedules them: under -race with other test packages
+// running, 50 ms was once missed.
 func TestStaticBatchStartsTogether(t *testing.T) {
 	cfg, _ := engine.Preset("linear-static")
-	_, base := startServer(t, Options{Engine: cfg, BatchWindow: 50 * time.Millisecond})
+	_, base := startServer(t, Options{Engine: cfg, BatchWindow: 400 * time.Millisecond})
 	type out struct{ first, last time.Time }
 	res := make(chan out, 3)
 	for _, n := range []int{2, 6, 4} {
