@@ -3,6 +3,8 @@ package policies
 import (
 	"slices"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/blockgroup"
 )
 
 // hashTable is the prefix hash table of AIBrix's prefix-cache router: block
@@ -31,9 +33,8 @@ type hashTable struct {
 	links    lruLinks // by slot
 	order    lruList  // head is the most recently added
 	free     []int32
-	groups   []hgroup
-	gfree    []int32
-	keys     []uint64 // scratch of resolve and touchVictims
+	groups   blockgroup.Arena // slot by position, under the run's key
+	keys     []uint64         // scratch of resolve and touchVictims
 	sink     int32
 }
 
@@ -44,13 +45,6 @@ type hslot struct {
 	backends []int32
 	group    int32 // group record, −1 for a block keyed alone
 	k        int32 // position in the group
-}
-
-// hgroup lists the blocks of one group: arena slot + 1 by position (0:
-// not held), and how many are held.
-type hgroup struct {
-	members [groupMax]int32
-	n       int32
 }
 
 // groupBit marks an index entry that names a group record.
@@ -78,7 +72,7 @@ func (t *hashTable) member(v int32, k int8) int32 {
 	case k < 0 && v&groupBit == 0:
 		return v
 	case k >= 0 && v&groupBit != 0:
-		return t.groups[v&^groupBit].members[k] - 1
+		return t.groups.Member(v&^groupBit, int(k))
 	}
 	return -1
 }
@@ -151,7 +145,7 @@ func (t *hashTable) add(refs []blockRef, backend int, now time.Duration) {
 				g, gkey = t.groupOf(r.key), r.key
 			}
 			if g >= 0 {
-				s = t.groups[g].members[r.k] - 1
+				s = t.groups.Member(g, int(r.k))
 			}
 		}
 		if s >= 0 {
@@ -194,7 +188,7 @@ func (t *hashTable) touchVictims(n int) {
 	for s := t.order.tail; s >= 0 && n > 0; s, n = t.links[s].prev, n-1 {
 		sl := &t.slots[s]
 		if sl.group >= 0 {
-			x += t.groups[sl.group].n
+			x += t.groups.Len(sl.group)
 		}
 		if k := len(t.keys); k == 0 || t.keys[k-1] != sl.key {
 			t.keys = append(t.keys, sl.key)
@@ -225,22 +219,14 @@ func (t *hashTable) alloc(r blockRef, g *int32) int32 {
 	if *g < 0 {
 		*g = t.newGroup(r.key)
 	}
-	gr := &t.groups[*g]
-	gr.members[r.k] = s + 1
-	gr.n++
+	t.groups.Add(*g, int(r.k), s) // the position is free: r was not found
 	sl.group = *g
 	return s
 }
 
 // newGroup indexes an empty group record under key.
 func (t *hashTable) newGroup(key uint64) int32 {
-	var g int32
-	if n := len(t.gfree); n > 0 {
-		g, t.gfree = t.gfree[n-1], t.gfree[:n-1]
-	} else {
-		t.groups = append(t.groups, hgroup{})
-		g = int32(len(t.groups) - 1)
-	}
+	g := t.groups.New(key)
 	t.idx.put(key, groupBit|g)
 	return g
 }
@@ -257,12 +243,9 @@ func (t *hashTable) remove(s int32) int32 {
 		return -1
 	}
 	g := sl.group
-	gr := &t.groups[g]
-	gr.members[sl.k] = 0
-	if gr.n--; gr.n > 0 {
+	if !t.groups.Remove(g, int(sl.k)) {
 		return -1
 	}
 	t.idx.del(sl.key)
-	t.gfree = append(t.gfree, g)
 	return g
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/tracebench/tracebench/internal/blockgroup"
 )
 
 // blockRef names one block of a prompt in a hashTable: its chained hash
@@ -15,7 +17,7 @@ type blockRef struct {
 }
 
 // groupMax is the most blocks one run (one index entry) covers.
-const groupMax = 16
+const groupMax = blockgroup.Size
 
 // blockRefs appends the references of the view's full blocks of size
 // units (a partial tail block is dropped). On a block-id view whose trace

@@ -12,20 +12,21 @@ const module = "github.com/tracebench/tracebench/"
 // import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← bench ← cmd;
 // mockserver stands alone but for the tokenizer, the KV event wire
 // format and the server dialects; bench starts the in-process mock
-// fleet; kvevents, dialect and internal/pace are leaves).
+// fleet; kvevents, dialect and the internal packages are leaves).
 var allowed = map[string][]string{
-	"dialect":            {"dialect"},
-	"internal/pace":      {"internal/pace"},
-	"traces":             {"traces"},
-	"kvevents":           {"kvevents"},
-	"policies":           {"traces", "policies", "kvevents"},
-	"replay":             {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect", "internal/pace"},
-	"reports":            {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect", "internal/pace"},
-	"mockserver":         {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace"},
-	"mockserver/engine":  {"mockserver/engine", "traces/tokenizer"},
-	"mockserver/profile": {"mockserver/profile", "mockserver/engine", "traces/tokenizer"},
-	"bench":              {"traces", "policies", "replay", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace"},
-	"calibrate":          {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace"},
+	"dialect":             {"dialect"},
+	"internal/pace":       {"internal/pace"},
+	"internal/blockgroup": {"internal/blockgroup"},
+	"traces":              {"traces"},
+	"kvevents":            {"kvevents"},
+	"policies":            {"traces", "policies", "kvevents", "internal/blockgroup"},
+	"replay":              {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"reports":             {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
+	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
+	"bench":               {"traces", "policies", "replay", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"calibrate":           {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 }
 
 func TestImportDirection(t *testing.T) {

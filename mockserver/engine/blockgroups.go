@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/tracebench/tracebench/internal/blockgroup"
+
 // blockGroups is the prefix table of keyed blocks (Request.PromptKeys with
 // Request.KeyRun): the blocks of one run of keys (one trace block id) are
 // indexed as groups of up to groupSize consecutive blocks, under the hash
@@ -14,24 +16,16 @@ package engine
 // (a few thousand groups per engine). Eviction updates the group at once
 // (no stale entries, no rebuilds): a group is deleted with its last block.
 type blockGroups struct {
-	byKey  map[uint64]int32 // the hash of a group's first block → group
-	groups []blockGroup
-	free   []int32
+	byKey map[uint64]int32 // the hash of a group's first block → group
+	arena blockgroup.Arena // the groups: block id by position
 	// last is the group found or made last (−1 none): consecutive blocks
 	// of one group ask for it again.
 	last    int32
 	lastKey uint64
 }
 
-// blockGroup is one group: block id + 1 at each position (0: none cached).
-type blockGroup struct {
-	key     uint64
-	members [groupSize]int32
-	live    int32
-}
-
 // groupSize is the most blocks one group holds.
-const groupSize = 16
+const groupSize = blockgroup.Size
 
 func newBlockGroups() blockGroups {
 	return blockGroups{byKey: make(map[uint64]int32), last: -1}
@@ -56,7 +50,7 @@ func (g *blockGroups) get(key uint64, k int) (int32, bool) {
 	if i < 0 {
 		return 0, false
 	}
-	id := g.groups[i].members[k] - 1
+	id := g.arena.Member(i, k)
 	return id, id >= 0
 }
 
@@ -69,25 +63,15 @@ func (g *blockGroups) insert(key uint64, k int, id int32) (int32, bool) {
 	if i < 0 {
 		i = g.make(key)
 	}
-	gr := &g.groups[i]
-	if gr.members[k] != 0 {
+	if !g.arena.Add(i, k, id) {
 		return 0, false
 	}
-	gr.members[k] = id + 1
-	gr.live++
 	return i*groupSize + int32(k) + 1, true
 }
 
 // make indexes an empty group under key.
 func (g *blockGroups) make(key uint64) int32 {
-	var i int32
-	if n := len(g.free); n > 0 {
-		i, g.free = g.free[n-1], g.free[:n-1]
-	} else {
-		g.groups = append(g.groups, blockGroup{})
-		i = int32(len(g.groups) - 1)
-	}
-	g.groups[i].key = key
+	i := g.arena.New(key)
 	g.byKey[key] = i
 	g.last, g.lastKey = i, key
 	return i
@@ -96,14 +80,11 @@ func (g *blockGroups) make(key uint64) int32 {
 // drop uncaches the block with group reference ref, deleting its group
 // when it was the group's last block.
 func (g *blockGroups) drop(ref int32) {
-	i, k := (ref-1)/groupSize, (ref-1)%groupSize
-	gr := &g.groups[i]
-	gr.members[k] = 0
-	if gr.live--; gr.live > 0 {
+	i, k := (ref-1)/groupSize, int((ref-1)%groupSize)
+	if !g.arena.Remove(i, k) {
 		return
 	}
-	delete(g.byKey, gr.key)
-	g.free = append(g.free, i)
+	delete(g.byKey, g.arena.Key(i))
 	if g.last == i {
 		g.last = -1
 	}
@@ -112,14 +93,15 @@ func (g *blockGroups) drop(ref int32) {
 // clear uncaches every block.
 func (g *blockGroups) clear() {
 	clear(g.byKey)
-	g.groups, g.free, g.last = g.groups[:0], g.free[:0], -1
+	g.arena.Reset()
+	g.last = -1
 }
 
 // len is the number of blocks cached in groups.
 func (g *blockGroups) len() int {
 	n := 0
 	for _, i := range g.byKey {
-		n += int(g.groups[i].live)
+		n += int(g.arena.Len(i))
 	}
 	return n
 }

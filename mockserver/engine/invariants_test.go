@@ -57,8 +57,8 @@ func checkPool(t *testing.T, e *Engine) {
 			hashed++
 			if b.group != 0 {
 				g, k := (b.group-1)/groupSize, (b.group-1)%groupSize
-				if got := p.groups.groups[g].members[k]; got != int32(id)+1 {
-					t.Fatalf("block %d: its group %d holds block %d at position %d", id, g, got-1, k)
+				if got := p.groups.arena.Member(g, int(k)); got != int32(id) {
+					t.Fatalf("block %d: its group %d holds block %d at position %d", id, g, got, k)
 				}
 			} else if got, ok := p.table.get(b.hash); !ok || got != int32(id) {
 				t.Fatalf("block %d: table maps its hash to %d (%v)", id, got, ok)
@@ -75,23 +75,24 @@ func checkPool(t *testing.T, e *Engine) {
 // counts its cached blocks, and that each of them names it.
 func checkGroups(t *testing.T, p *blockPool) {
 	t.Helper()
+	a := &p.groups.arena
 	for key, g := range p.groups.byKey {
-		gr := &p.groups.groups[g]
-		if gr.key != key {
-			t.Fatalf("group %d indexed under %x records key %x", g, key, gr.key)
+		if a.Key(g) != key {
+			t.Fatalf("group %d indexed under %x records key %x", g, key, a.Key(g))
 		}
 		n := int32(0)
-		for k, m := range gr.members {
-			if m == 0 {
+		for k := range groupSize {
+			m := a.Member(g, k)
+			if m < 0 {
 				continue
 			}
 			n++
-			if b := &p.blocks[m-1]; b.group != g*groupSize+int32(k)+1 || !b.hashed() {
-				t.Fatalf("group %d position %d: block %d names group ref %d (depth %d)", g, k, m-1, b.group, b.depth)
+			if b := &p.blocks[m]; b.group != g*groupSize+int32(k)+1 || !b.hashed() {
+				t.Fatalf("group %d position %d: block %d names group ref %d (depth %d)", g, k, m, b.group, b.depth)
 			}
 		}
-		if n == 0 || n != gr.live {
-			t.Fatalf("group %d: %d blocks cached, live %d", g, n, gr.live)
+		if n == 0 || n != a.Len(g) {
+			t.Fatalf("group %d: %d blocks cached, Len %d", g, n, a.Len(g))
 		}
 	}
 }
