@@ -186,16 +186,11 @@ func TestFleetJoinLeave(t *testing.T) {
 // the results file.
 func TestRunFleetMoves(t *testing.T) {
 	a, b, c := tokenServer(t, 3, 200, nil, nil), tokenServer(t, 3, 200, nil, nil), tokenServer(t, 3, 200, nil, nil)
-	o, path := runOptions(t, 200, a.URL, b.URL)
-	// Arrivals over 200 ms, 40 resolver periods: the fleet changes well
-	// before the last one even when -race and other test packages delay
+	o, path := runOptions(t, 200, a.URL, b.URL) // arrivals over 40 ms
+	// Stretched to 200 ms, 40 resolver periods: the fleet changes well
+	// before the last arrival even when -race and other test packages delay
 	// the resolver's ticks (over 40 ms, C once joined after every arrival).
-	reqs := make([]traces.Request, 200)
-	for i := range reqs {
-		reqs[i] = traces.Request{ID: fmt.Sprint(i), Arrival: time.Duration(i) * time.Millisecond,
-			Prompt: "hello world", InputTokens: 2, OutputTokens: 4}
-	}
-	o.Source = traces.NewSliceSource(reqs)
+	o.Source = traces.WithArrivals(o.Source, traces.ArrivalOptions{TimeScale: 5})
 	var calls atomic.Int64
 	o.Discover = &Discovery{Every: 5 * time.Millisecond, Resolve: func(context.Context) ([]string, error) {
 		if calls.Add(1) == 1 {
