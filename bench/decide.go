@@ -55,8 +55,8 @@ type DecideSpec struct {
 	// by Decide.
 	Mock MockFleet
 	// ConfirmWall is the wall time a stage-2 Run should take (default
-	// 25 s): the time scale is ConfirmWall over the Run's expected length
-	// in model time (its Requests over the rate plus the leader's E2E p99
+	// 30 s): the time scale is ConfirmWall over the Run's expected length
+	// in model time (its Requests over the rate plus the leader's E2E p90
 	// at its sustained rate), at least 1.
 	ConfirmWall time.Duration
 	// Jobs is how many policies stage 1 sweeps at once (0: GOMAXPROCS).
@@ -131,7 +131,7 @@ func (s DecideSpec) withDefaults() DecideSpec {
 		s.Tolerance = 0.1
 	}
 	if s.ConfirmWall == 0 {
-		s.ConfirmWall = 25 * time.Second
+		s.ConfirmWall = 30 * time.Second
 	}
 	if s.Jobs == 0 {
 		s.Jobs = runtime.GOMAXPROCS(0)

@@ -54,7 +54,8 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.
 
 // timeScale is how much stage 2 stretches model time: ConfirmWall over
 // the Run's expected length in model time, its Requests at rate plus the
-// E2E p99 of pick's stage-1 run nearest rate, at least 1.
+// E2E p90 of pick's stage-1 run nearest rate (the last requests' time to
+// finish), at least 1.
 func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float64 {
 	tail := 0.0
 	best := math.Inf(1)
@@ -64,7 +65,7 @@ func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float
 		}
 		for _, st := range p.Steps {
 			if gap := math.Abs(math.Log(st.Rate / rate)); gap < best && st.Summary.E2E.Count > 0 {
-				best, tail = gap, st.Summary.E2E.P99/1000
+				best, tail = gap, st.Summary.E2E.P90/1000
 			}
 		}
 	}

@@ -23,7 +23,7 @@ const decideRequests, decideQuickRequests = 300, 150
 const decidePreset = "small-kv"
 
 // decideQuickWall is --quick's wall time of a stage-2 run (the default's
-// is bench.DecideSpec's 25 s).
+// is bench.DecideSpec's 30 s).
 const decideQuickWall = 8 * time.Second
 
 // twoStage reports whether bench runs its two-stage decision: no backend
