@@ -100,7 +100,7 @@ func TestKVTransferRefusals(t *testing.T) {
 	_, dURL := startServer(t, pdOptions(RoleDecode))
 	tests := []struct {
 		name, url, kv, want string
-		status             int
+		status              int
 	}{
 		{"prefill on decode", dURL, `{"do_remote_decode":true}`, "do_remote_decode", 400},
 		{"decode on prefill", pURL, `{"do_remote_prefill":true,"remote_engine_id":"e","remote_block_ids":[1]}`, "do_remote_prefill", 400},
