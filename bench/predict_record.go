@@ -1,0 +1,45 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// RecordValidation appends the prediction's p50 errors (TTFT, TPOT and
+// E2E, percent to one decimal) for the measured run live to the
+// validation list of the profile file at path; bench and sweep verdicts
+// on that profile quote them.
+func RecordValidation(path, live string, pred *reports.Prediction) error {
+	p, err := profile.Load(path)
+	if err != nil {
+		return err
+	}
+	v := profile.Validation{Run: live}
+	for _, r := range pred.Rows {
+		e := r.Err
+		if math.IsNaN(e) {
+			e = 0
+		}
+		switch r.Metric {
+		case "TTFT p50":
+			v.TTFTP50 = math.Round(e*10) / 10
+		case "TPOT p50":
+			v.TPOTP50 = math.Round(e*10) / 10
+		case "E2E p50":
+			v.E2EP50 = math.Round(e*10) / 10
+		}
+	}
+	p.Validation = append(p.Validation, v)
+	data, err := profile.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("record the validation in %s: %w", path, err)
+	}
+	return nil
+}
