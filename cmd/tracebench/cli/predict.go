@@ -26,7 +26,7 @@ type predictOptions struct {
 func newPredictCmd() *cobra.Command {
 	o := &predictOptions{}
 	cmd := &cobra.Command{
-		Use:   "predict LIVE.jsonl --profile P [--out DIR]",
+		Use:   "predict (LIVE.jsonl | BENCH-DIR) --profile P [--out DIR]",
 		Short: "Replay a measured run in simulation with a profile and show the prediction error",
 		Long: `predict takes the results file of a measured run (against a live fleet or
 the mock), replays the same requests with the same arrival times, router,
@@ -38,9 +38,18 @@ throughput and the server's prefix hit rate. --out DIR gets the simulated
 results file and a report.md with both runs and a "Prediction error"
 section.
 
+Given a 'tracebench bench' output directory, it predicts every policy's
+run of every seed and prints, per policy, predicted against measured
+(means over the seeds) with each error; per metric Kendall's τ of the
+policies' order and whether the best policy is the same; and both
+verdicts. A missing or partial results file, or one from another
+workload, is named and the rest predicted. --record then stores the
+agreement in the profile file, which bench --sim verdicts quote.
+
 The requests are rebuilt from the run's header (trace file or workload
 generator, seed, rate and limits), so the trace file must still be at the
-path the run read.`,
+path the run read. A profile whose cache model cannot describe the server
+(per-slot against vLLM or SGLang) is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.live = args[0]
@@ -74,6 +83,9 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	if st, err := os.Stat(o.live); err == nil && st.IsDir() {
+		return runPredictDir(cmd, o, prof, ro)
 	}
 	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed,
 		Results: filepath.Join(o.out, "predicted.jsonl"), Report: ro, ErrOut: cmd.ErrOrStderr()})
