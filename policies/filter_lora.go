@@ -17,7 +17,7 @@ func init() {
 			"in-flight requests per adapter and the max_loras parameter stand in (the report says which was used). " +
 			"Requests without an adapter are not filtered",
 		Needs:  []string{"lora", "in-flight", "scrape (optional)"},
-		Source: "Gateway API Inference Extension LoRA affinity filter (loRASoftAffinityFilterFunc: ActiveModels, WaitingModels, MaxActiveModels from vllm:lora_requests_info; prefix-cache-aware-routing-proposal.md: \"prefix cache affinity algo should be applied after LoRA affinity\"); vLLM --max-loras",
+		Source: "Gateway API Inference Extension LoRA affinity filter (loRASoftAffinityFilterFunc: ActiveModels, WaitingModels, MaxActiveModels from vllm:lora_requests_info; GIE prefix-cache-aware routing proposal, https://github.com/kubernetes-sigs/gateway-api-inference-extension/blob/main/docs/proposals/005-prefix-cache-aware-routing-proposal/README.md: \"prefix cache affinity algo should be applied after LoRA affinity\"); vLLM --max-loras",
 		Params: []ParamSpec{
 			{Name: "max_loras", Default: "1", Doc: "adapter slots per Backend, as the servers' --max-loras (vLLM's default 1); used when no scraped max_lora is known"},
 			{Name: "queue_threshold", Default: "128", Doc: "Backends with this many requests in flight are dropped first (GIE's low-queue filter; QUEUING_THRESHOLD_LORA 128)"},
