@@ -134,6 +134,12 @@ type CapacityPoint struct {
 	Pass bool
 }
 
+// HTMLBeside is the path of the HTML report next to the report at path
+// (report.md or sweep.md).
+func HTMLBeside(path string) string {
+	return filepath.Join(filepath.Dir(path), HTMLFile)
+}
+
 // WriteHTMLFile writes r into dir/report.html.
 func WriteHTMLFile(dir string, r *HTMLReport) error {
 	return writeFile(filepath.Join(dir, HTMLFile), func(w io.Writer) error {

@@ -36,7 +36,7 @@ func newBenchCmd() *cobra.Command {
 		Long: `bench replays one workload once per policy and prints a comparison table.
 With no flags it compares every registered router: each on its own fresh
 4-replica mock fleet in-process (so each starts with cold caches), all at
-once, on the default mixed workload, and writes report.md, summary.csv,
+once, on the default mixed workload, and writes report.md, report.html, summary.csv,
 plots and the results files into --out. When the machine distorted the
 timings of runs side by side (client schedule lag or mock step lateness
 past the report's warning thresholds), one of them is run again alone: if
@@ -171,7 +171,7 @@ func printBench(cmd *cobra.Command, res *bench.CompareResult) error {
 		res.Verdict.WriteText(out)
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\n", res.Report)
+		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ as its error rate exceeds --max-error-rate (checked from its 20th result on;
 stop reason error-limit in its results file), and the policy's sweep stops
 with it.
 
-Writes DIR/sweep.md, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
+Writes DIR/sweep.md, DIR/report.html, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
 run's results file under DIR/runs/.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
@@ -282,7 +282,7 @@ func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
 			fmt.Fprintln(cmd.OutOrStdout())
 			res.Verdict.WriteText(cmd.OutOrStdout())
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\n", filepath.Join(o.out, "sweep.md"))
+		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "sweep.md"), filepath.Join(o.out, reports.HTMLFile))
 	}
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		return ErrInterrupted
