@@ -25,6 +25,9 @@ type Profile struct {
 	Engine Engine `yaml:"engine"`
 	// Latency holds the per-step latency model.
 	Latency Latency `yaml:"latency"`
+	// KVTransfer prices a decode instance's pull of a remote prefill's KV
+	// cache (prefill/decode disaggregation).
+	KVTransfer KVTransfer `yaml:"kv_transfer"`
 	// Fit, present in a profile written by `tracebench calibrate`, holds
 	// the uncertainty of every fitted parameter and the fit's residuals.
 	Fit *Fit `yaml:"fit,omitempty"`
@@ -193,4 +196,16 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// KVTransfer is the cost of moving a prefill instance's KV cache to a
+// decode instance: latency + per_token × transferred prompt tokens.
+type KVTransfer struct {
+	// Latency is the fixed cost of one transfer (default 1 ms, an
+	// assumption: about two round trips in one data centre).
+	Latency Duration `yaml:"latency"`
+	// PerToken is the cost of each transferred token (default 10.5 µs:
+	// 128 KiB of fp16 KV per token of an 8B Llama-class model over one
+	// 100 Gb/s RDMA link at line rate).
+	PerToken Duration `yaml:"per_token"`
 }
