@@ -26,15 +26,6 @@ import (
 // order. Before the first policy it probes the targets' speed and warns
 // when the planned load will overload them, with the expected duration.
 
-// Header Config keys written by a live bench.
-const (
-	// configBenchCaches is "flushed: <how>" or "persisted: <why>".
-	configBenchCaches = "bench_caches"
-	// configBenchOrder is the policy's 1-based position and the count,
-	// "2 of 5".
-	configBenchOrder = "bench_order"
-)
-
 // liveBench is the plan of a comparison against live targets.
 type liveBench struct {
 	targets []string
@@ -107,7 +98,7 @@ func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 	} else {
 		caches = "persisted: " + lb.persisted
 	}
-	rs.Notes = map[string]any{configBenchCaches: caches, configBenchOrder: strconv.Itoa(i+1) + " of " + strconv.Itoa(n)}
+	rs.benchCaches, rs.benchOrder = caches, strconv.Itoa(i+1)+" of "+strconv.Itoa(n)
 }
 
 // probeRequests is how many requests the speed probe sends to each

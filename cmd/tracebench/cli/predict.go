@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -77,11 +76,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	h, err := runHeader(o.live)
-	if err != nil {
-		return err
-	}
-	rs, err := specFromHeader(h, o.live)
+	h, rs, err := specFromHeader(o.live)
 	if err != nil {
 		return err
 	}
@@ -176,59 +171,28 @@ func recordValidation(path, live string, pred *reports.Prediction) error {
 	return nil
 }
 
-// runHeader reads the run header of a results file.
-func runHeader(path string) (replay.Header, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return replay.Header{}, err
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		return replay.Header{}, err
-	}
-	return rd.Header, nil
-}
-
 // specFromHeader rebuilds the workload and policy of a run from its
 // results file's header: the workload flags as recorded, the router and
 // queue with every parameter as resolved.
-func specFromHeader(h replay.Header, path string) (runSpec, error) {
+func specFromHeader(path string) (replay.Header, runSpec, error) {
 	var rs runSpec
-	if err := fromConfig(h.Config, "workload", &rs.Workload); err != nil {
-		return rs, fmt.Errorf("%s: run header: %w", path, err)
-	}
-	if err := fromConfig(h.Config, "policy", &rs.Policy); err != nil {
-		return rs, fmt.Errorf("%s: run header: %w", path, err)
+	h, err := replay.ReadHeader(path, replay.HeaderPart{Name: "workload", Into: &rs.Workload},
+		replay.HeaderPart{Name: "policy", Into: &rs.Policy})
+	if err != nil {
+		return h, rs, err
 	}
 	if len(h.Backends) == 0 {
-		return rs, fmt.Errorf("%s: run header lists no backends", path)
+		return h, rs, fmt.Errorf("results file %s line 1: field header.backends: lists no backends", path)
 	}
 	rs.Policy.PolicyConfig = ""
 	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
 	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
 	rs.Router = h.Router
-	rs.Client.API, _ = h.Config["api"].(string)
+	rs.Client.API = h.Config.API
 	if rs.Client.API == "" {
 		rs.Client.API = "completions"
 	}
-	return rs, nil
-}
-
-// fromConfig decodes header config key into v.
-func fromConfig(cfg map[string]any, key string, v any) error {
-	raw, ok := cfg[key]
-	if !ok {
-		return fmt.Errorf("no %q settings (written by an older tracebench?)", key)
-	}
-	data, err := json.Marshal(raw)
-	if err != nil {
-		return fmt.Errorf("%s settings: %w", key, err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s settings: %w", key, err)
-	}
-	return nil
+	return h, rs, nil
 }
 
 // kvList renders params as sorted k=v pairs.
