@@ -20,6 +20,10 @@ func header(rs Spec, ident string, pol builtPolicy) replay.Header {
 		Config: map[string]any{"workload": rs.Workload, "policy": rs.Policy, "api": rs.Client.API, "model": rs.Client.Model,
 			"stream": !rs.Client.NoStream, "scrape": rs.Client.Scrape, "scrape_interval": rs.Client.ScrapeInt.String(),
 			"timeout": rs.Client.Timeout.String(), "grace": rs.Client.Grace.String(), "header_names": headerNames(rs.Client.Headers)}}
+	if rs.pd != nil {
+		h.Roles = rs.pd.Roles
+		h.Config["pd"] = rs.PD
+	}
 	if rs.Fleet != nil {
 		// The engine settings of the mock or simulated replicas (eviction
 		// policy and LoRA limits included), so runs that differ only there

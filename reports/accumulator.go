@@ -36,6 +36,7 @@ type Accumulator struct {
 
 	throughput, completions, inFlight, waiting *series
 	bins                                       map[string]*series
+	pd                                         *pdAcc // nil unless the Run disaggregated
 }
 
 // NewAccumulator returns an empty Accumulator for the Run described by h.
@@ -53,6 +54,7 @@ func NewAccumulator(h replay.Header, o Options) *Accumulator {
 		inFlight:    newSeries(o.Buckets, false),
 		waiting:     newSeries(o.Buckets, false),
 		bins:        map[string]*series{},
+		pd:          newPDAcc(h.Roles),
 	}
 	for i := range h.Backends {
 		a.backend(i)
@@ -74,6 +76,9 @@ func (a *Accumulator) Add(r *replay.Result) {
 	u.arrive(r, a.o)
 	b.add(r)
 	a.addOccupancy(r)
+	if a.pd != nil {
+		a.pd.add(r)
+	}
 	if !r.OK() {
 		a.errors[r.ErrClass]++
 		return
@@ -132,7 +137,7 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 func (a *Accumulator) addTokens(r *replay.Result) {
 	a.promptTokens += int64(r.PromptTokens)
 	a.completionTokens += int64(r.CompletionTokens)
-	a.cachedTokens += int64(r.CachedTokens)
+	a.cachedTokens += int64(r.LocalCachedTokens())
 	a.basis.add(r)
 	a.predictedTokens += int64(r.PredictedHitTokens)
 	a.predicted = a.predicted || r.PredictedHitTokens > 0

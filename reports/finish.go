@@ -44,6 +44,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.KVEvents = kvEventRows(stop, len(s.Backends))
 	s.LoRAAffinity = loraView(stop)
 	s.Fleet = a.fleet
+	s.PD = a.pd.finish(secs)
 	checkWarnings(s)
 	return s
 }

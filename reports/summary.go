@@ -85,6 +85,9 @@ type Summary struct {
 	// KVEvents are the per-backend KV event stream figures of a router
 	// that reads them (precise-prefix); empty otherwise.
 	KVEvents []KVEventStats `json:"kv_events,omitempty"`
+	// PD is the prefill/decode split of a disaggregated Run (nil
+	// otherwise).
+	PD *PDSummary `json:"pd,omitempty"`
 	// Fleet lists the Backends that joined or left mid-run, in order.
 	Fleet []FleetChange `json:"fleet,omitempty"`
 	// Series are the time series behind the plots.
