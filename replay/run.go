@@ -71,10 +71,10 @@ type Counters struct {
 type event struct {
 	done    *Result
 	prefill *Result // the Result whose prefill phase ended (res.PD)
-	req    *traces.Request
-	tokens int
-	scrape *scrapeResult
-	fleet  []string // a fresh resolution of the fleet
+	req     *traces.Request
+	tokens  int
+	scrape  *scrapeResult
+	fleet   []string // a fresh resolution of the fleet
 }
 
 type scrapeResult struct {
