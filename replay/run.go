@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -123,6 +124,21 @@ type scheduler struct {
 	urls []string
 	// startPoller scrapes a Backend that joined (no-op without scraping).
 	startPoller func(i int, url string)
+	// warnedNoKV is set once a prefill answer without kv_transfer_params
+	// was logged.
+	warnedNoKV bool
+}
+
+// warnNoKV logs, once per Run, a prefill answer that carried no
+// kv_transfer_params (the Request was then decoded alone).
+func (s *scheduler) warnNoKV(r *Result) {
+	if s.warnedNoKV || r.PD == nil || r.PD.ErrClass != ErrNoKVParams {
+		return
+	}
+	s.warnedNoKV = true
+	slog.Warn("a prefill backend answered without kv_transfer_params: the request was sent to its decode backend alone "+
+		"(counted as no-kv-params; is the server started with a KV connector such as NixlConnector?)",
+		"prefill_backend", s.urls[r.PD.Backend], "err", r.PD.Err)
 }
 
 func newScheduler(o Options) *scheduler {
@@ -257,6 +273,7 @@ func (s *scheduler) handle(workCtx context.Context, ev event) error {
 	case ev.prefill != nil:
 		s.d.PrefillDone(s.now(), ev.req, ev.prefill)
 	case ev.done != nil:
+		s.warnNoKV(ev.done)
 		s.inflight--
 		s.counters.InFlight.Add(-1)
 		s.d.Done(s.now(), ev.req, ev.done)
