@@ -115,6 +115,9 @@ type Client struct {
 	// chosen (set by ResolveDialect or NewClient).
 	dialect    *dialect.Dialect
 	dialectWhy string
+	// salt is the prompt salt of a live bench's run (see
+	// replay.ClientOptions.Salt; "" none).
+	salt string
 }
 
 // ParseKV parses the k=v pairs given for field (a Spec field's path, or

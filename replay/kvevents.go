@@ -64,7 +64,7 @@ func kvExtra(idx *kvevents.Index) map[string]float64 {
 // subscribeKV binds a KV-event router to the backends' streams; it
 // returns the index (nil for other routers) and a stop function.
 func subscribeKV(ctx context.Context, r policies.Router, eps []KVEndpoint, n int) (*kvevents.Index, func(), error) {
-	kr, ok := r.(policies.KVEventRouter)
+	kr, ok := policies.As[policies.KVEventRouter](r)
 	if !ok {
 		return nil, func() {}, nil
 	}
@@ -100,7 +100,7 @@ type simKV struct {
 
 // bindSimKV hooks the engines to r's index when r reads KV events.
 func bindSimKV(r policies.Router, bs []simBackend, delay time.Duration) (*simKV, error) {
-	kr, ok := r.(policies.KVEventRouter)
+	kr, ok := policies.As[policies.KVEventRouter](r)
 	if !ok {
 		return nil, nil
 	}

@@ -90,7 +90,8 @@ type Config struct {
 const VocabSize = 100256
 
 // DefaultConfig returns the "default" preset: vLLM V1 scheduler defaults
-// and the multi-bin seed's decode latency model (see DefaultLatency).
+// and the multi-bin queue's decode latency model (policies.DecodeTBT; see
+// DefaultLatency).
 func DefaultConfig() Config {
 	return Config{
 		BlockSize:           16,
