@@ -56,6 +56,9 @@ type Spec struct {
 	// KVEvents the backends' KV event endpoints for a KV-event router.
 	KVDelay  time.Duration
 	KVEvents []replay.KVEndpoint
+	// KVListen binds one SUB socket the backends' publishers dial
+	// instead of dialling each (Endpoint empty: dial).
+	KVListen replay.KVListen
 	// Discover re-resolves dns+http:// targets during the Run, backends
 	// joining and leaving (nil: the fleet is fixed).
 	Discover *replay.Discovery
@@ -287,6 +290,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.Backends, Client: client,
 		Grace: rs.Client.Grace, ScrapeEvery: scrapeEvery(rs.Client), KVEvents: rs.KVEvents,
+		KVListen: rs.KVListen,
 		Discover: rs.Discover})
 }
 
