@@ -90,7 +90,7 @@ func TestPDInteropLLMDSim(t *testing.T) {
 			t.Errorf("prefill answer's kv_transfer_params %v lack %s", ans.KV, k)
 		}
 	}
-	mock := mockDecode(t)
+	mock := startMockWith(t, mockserver.Options{TimeScale: 0.05, Role: mockserver.RoleDecode})
 	c := replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"})
 	defer c.Close()
 	start := time.Now()
@@ -105,18 +105,4 @@ func TestPDInteropLLMDSim(t *testing.T) {
 				dec, res.ErrClass, res.Err, res.PD, res.CompletionTokens)
 		}
 	}
-}
-
-// mockDecode starts one mock replica in the decode role.
-func mockDecode(t *testing.T) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: 1,
-		Options: mockserver.Options{TimeScale: 0.05, Role: mockserver.RoleDecode}})
-	if err != nil {
-		cancel()
-		t.Fatalf("start mock: %v", err)
-	}
-	t.Cleanup(func() { _ = f.Close(); cancel() })
-	return f.URLs()[0]
 }
