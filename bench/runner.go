@@ -85,6 +85,10 @@ type Spec struct {
 	// config.bench_salt.
 	benchProbe float64
 	benchSalt  string
+	// PD, when set, disaggregates prefill and decode (see PD).
+	PD *PD
+	// pd is PD built by Run.
+	pd *replay.PDOptions
 }
 
 // loraSlots gives the lora-affinity filter the engines' adapter slots
@@ -134,6 +138,9 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	}
 	pol, err := buildPolicy(pf, rs.Router, rs.Workload.Seed)
 	if err != nil {
+		return nil, err
+	}
+	if rs.pd, err = rs.buildPD(); err != nil {
 		return nil, err
 	}
 	rs.warnCapacity(pol.queue.Name())
@@ -275,7 +282,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	c *replay.Counters) (replay.Stop, error) {
 	common := replay.Common{Source: src, Router: r, Queue: q,
 		Capacity:    policies.Capacity{Requests: rs.Policy.Capacity, Tokens: rs.Policy.TokenBudget},
-		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c}
+		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c, PD: rs.pd}
 	if rs.Sim > 0 {
 		cfgs := make([]engine.Config, rs.Sim)
 		for i := range cfgs {
