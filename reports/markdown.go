@@ -89,6 +89,7 @@ func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptio
 	writeBackends(w, runs)
 	writeFleet(w, runs)
 	writeKVEvents(w, runs)
+	writePD(w, runs)
 	writeLoRAView(w, runs)
 	writeUsers(w, runs, o)
 	writeGlossary(w)
