@@ -283,16 +283,14 @@ func (m *fleetFlags) targetKV(rs *runSpec, targets []string) error {
 	if !readsKVEvents(rs.Router) {
 		return nil
 	}
-	eps, err := m.kv.targetEndpoints(targets)
-	rs.KVEvents = eps
-	return err
+	return m.kv.resolve(rs, targets)
 }
 
 // checkKVFlags rejects --kv-events without --target and --kv-event-delay
 // without --sim.
 func (m *fleetFlags) checkKVFlags(target, sim bool) error {
-	if len(m.kv.Endpoints) > 0 && !target {
-		return usagef("--kv-events applies to --target only (the mock fleet and --sim wire their events themselves)")
+	if (len(m.kv.Endpoints) > 0 || m.kv.listening()) && !target {
+		return usagef("--kv-events and --kv-events-listen apply to --target only (the mock fleet and --sim wire their events themselves)")
 	}
 	if m.kv.Delay != 0 && !sim {
 		return usagef("--kv-event-delay applies to --sim only (live events arrive with their real lag)")
