@@ -47,6 +47,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	}
 	s.LoRAAffinity = loraView(stop)
 	s.Fleet = a.fleet
+	s.PD = a.pd.finish(secs)
 	checkWarnings(s)
 	return s
 }
@@ -99,8 +100,8 @@ func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
 		h.Scraped = ratio(hits, queries)
 	}
 	if stop != nil {
-		q, okQ := stop.Extra[ExtraPrefixQueries]
-		hh, okH := stop.Extra[ExtraPrefixHits]
+		q, okQ := stop.Extra[replay.ExtraPrefixQueries]
+		hh, okH := stop.Extra[replay.ExtraPrefixHits]
 		if okQ && okH {
 			h.Scraped = ratio(hh, q)
 		}
