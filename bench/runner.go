@@ -76,9 +76,15 @@ type Spec struct {
 	// Quiet turns the progress display off.
 	ErrOut io.Writer
 	Quiet  bool
-	// Notes are added to the results header's Config (a live bench's
-	// cache state and order); nil for none.
-	Notes map[string]any
+	// benchCaches and benchOrder are a live bench's cache state and
+	// order, written as the results header's config.bench_caches and
+	// config.bench_order.
+	benchCaches, benchOrder string
+	// benchProbe and benchSalt are its speed probe before the run, req/s,
+	// and the run's prompt salt, written as config.bench_probe_rps and
+	// config.bench_salt.
+	benchProbe float64
+	benchSalt  string
 	// PD, when set, disaggregates prefill and decode (see PD).
 	PD *PD
 	// pd is PD built by Run.
@@ -148,13 +154,10 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	// alongside the Run).
 	h := header(rs, src.ident, pol)
 	dialectConfig(&h, rs.Client)
-	for k, v := range rs.Notes {
-		h.Config[k] = v
-	}
+	h.Config.BenchCaches, h.Config.BenchOrder = rs.benchCaches, rs.benchOrder
+	h.Config.BenchProbe, h.Config.BenchSalt = rs.benchProbe, rs.benchSalt
 	if rs.Mode == "target" && len(rs.Backends) > 0 {
-		if info := fetchServerInfo(ctx, rs.Backends[0]); info != nil {
-			h.Config["server"] = info
-		}
+		h.Config.Server = fetchServerInfo(ctx, rs.Backends[0])
 	}
 	w, err := replay.Create(rs.Results, h)
 	if err != nil {

@@ -221,6 +221,6 @@ func (s *simulator) extra() map[string]float64 {
 		pre += float64(st.Preemptions)
 		ev += float64(st.Evictions)
 	}
-	return map[string]float64{"server_prefix_queries": q, "server_prefix_hits": h,
-		"server_preemptions": pre, "server_evictions": ev}
+	return map[string]float64{ExtraPrefixQueries: q, ExtraPrefixHits: h,
+		ExtraPreemptions: pre, ExtraEvictions: ev}
 }

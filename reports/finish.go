@@ -100,8 +100,8 @@ func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
 		h.Scraped = ratio(hits, queries)
 	}
 	if stop != nil {
-		q, okQ := stop.Extra[ExtraPrefixQueries]
-		hh, okH := stop.Extra[ExtraPrefixHits]
+		q, okQ := stop.Extra[replay.ExtraPrefixQueries]
+		hh, okH := stop.Extra[replay.ExtraPrefixHits]
 		if okQ && okH {
 			h.Scraped = ratio(hh, q)
 		}

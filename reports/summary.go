@@ -283,4 +283,10 @@ type Series struct {
 	BinTarget map[string][]Point `json:"bin_target,omitempty"`
 	// TTFTCDF is the cumulative distribution of TTFT.
 	TTFTCDF []CDFPoint `json:"ttft_cdf"`
+	// TBTCDF is the cumulative distribution of TBT over all gaps.
+	TBTCDF []CDFPoint `json:"tbt_cdf"`
+	// TTFTOverTime is the mean TTFT (ms) of the successful requests
+	// whose intended arrival fell in each time bucket (empty buckets are
+	// left out).
+	TTFTOverTime []Point `json:"ttft_over_time"`
 }

@@ -54,21 +54,6 @@ type Agreement struct {
 	Tau float64
 }
 
-// CapacityPoint is one run of a capacity curve: the offered rate in
-// req/s, its SLA attainment as a fraction and whether it passed.
-type CapacityPoint struct {
-	Rate, Attainment float64
-	Pass             bool
-}
-
-// CapacityCurve is one policy's capacity curve on stage 1's first seed:
-// its runs in rate order and the sustained rate, req/s.
-type CapacityCurve struct {
-	Policy    string
-	Points    []CapacityPoint
-	Sustained float64
-}
-
 // Curves returns the capacity curves of stage 1's first seed, one per
 // policy in the order swept (nil without stage 1).
 func (d *Decision) Curves() []CapacityCurve {
@@ -79,7 +64,7 @@ func (d *Decision) Curves() []CapacityCurve {
 	for _, p := range d.Capacity.Policies {
 		c := CapacityCurve{Policy: p.Policy, Sustained: p.Sustained}
 		for _, st := range p.Steps {
-			c.Points = append(c.Points, CapacityPoint{Rate: st.Rate, Attainment: st.Summary.SLA.Attainment, Pass: st.Pass})
+			c.Points = append(c.Points, CapacityPoint{Rate: st.Rate, Attainment: st.Summary.SLA.Attainment, Goodput: st.Summary.SLA.Goodput, Pass: st.Pass})
 		}
 		sortPoints(c.Points)
 		out = append(out, c)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/reports"
 )
 
 func init() { register(newBenchCmd) }
@@ -51,7 +52,7 @@ well they agree. Runs the machine distorted are named, not run again.
 
 With --mock N, --sim N or --target it replays the workload once per policy
 at the workload's rate, each on its own fresh fleet (so each starts with cold
-caches), side by side, and writes report.md, summary.csv, plots and the
+caches), side by side, and writes report.md, report.html, summary.csv, plots and the
 results files into --out. When the machine distorted the timings of runs side
 by side (client schedule lag or mock step lateness past the report's warning
 thresholds), one of them is run again alone: if that is honest, the others
@@ -192,7 +193,7 @@ func printBench(cmd *cobra.Command, res *bench.CompareResult, wide bool) error {
 		return err
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\n", res.Report)
+		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
 	}
 	return nil
 }

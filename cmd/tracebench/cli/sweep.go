@@ -81,7 +81,7 @@ time-scale divides the trace's own times. Every run replays the same
 --max-requests Requests; with --sim N the sweep is deterministic. See
 docs/sweep.md.
 
-Writes DIR/sweep.md, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
+Writes DIR/sweep.md, DIR/report.html, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
 run's results file under DIR/runs/.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
@@ -271,7 +271,7 @@ func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
 			fmt.Fprintln(cmd.OutOrStdout())
 			res.Verdict.WriteText(cmd.OutOrStdout())
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\n", filepath.Join(o.out, "sweep.md"))
+		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "sweep.md"), filepath.Join(o.out, reports.HTMLFile))
 	}
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		return ErrInterrupted
