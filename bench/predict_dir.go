@@ -250,7 +250,8 @@ func meanPrediction(profile string, runs []*PredictResult) *reports.Prediction {
 // from ref, the first run of its seed ("" when none does).
 func workloadDiff(ref, h replay.Header) string {
 	var a, b Workload
-	if fromConfig(ref.Config, "workload", &a) != nil || fromConfig(h.Config, "workload", &b) != nil {
+	if ref.Config.Decode(replay.HeaderPart{Name: "workload", Into: &a}) != nil ||
+		h.Config.Decode(replay.HeaderPart{Name: "workload", Into: &b}) != nil {
 		return ""
 	}
 	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)

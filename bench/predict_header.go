@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -16,11 +15,11 @@ import (
 // Backends, client and fleet are left for the caller.
 func SpecFromResults(h replay.Header, path string) (Spec, error) {
 	var rs Spec
-	if err := fromConfig(h.Config, "workload", &rs.Workload); err != nil {
-		return rs, fmt.Errorf("%s: run header: %w", path, err)
+	if err := h.Config.Decode(replay.HeaderPart{Name: "workload", Into: &rs.Workload}); err != nil {
+		return rs, fmt.Errorf("results file %s line 1: %w", path, err)
 	}
-	if err := fromConfig(h.Config, "policy", &rs.Policy); err != nil {
-		return rs, fmt.Errorf("%s: run header: %w", path, err)
+	if err := h.Config.Decode(replay.HeaderPart{Name: "policy", Into: &rs.Policy}); err != nil {
+		return rs, fmt.Errorf("results file %s line 1: %w", path, err)
 	}
 	if len(h.Backends) == 0 {
 		return rs, fmt.Errorf("%s: run header lists no backends", path)
@@ -29,27 +28,11 @@ func SpecFromResults(h replay.Header, path string) (Spec, error) {
 	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
 	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
 	rs.Router = h.Router
-	rs.Client.API, _ = h.Config["api"].(string)
+	rs.Client.API = h.Config.API
 	if rs.Client.API == "" {
 		rs.Client.API = "completions"
 	}
 	return rs, nil
-}
-
-// fromConfig decodes header config key into v.
-func fromConfig(cfg map[string]any, key string, v any) error {
-	raw, ok := cfg[key]
-	if !ok {
-		return fmt.Errorf("no %q settings (written by an older tracebench?)", key)
-	}
-	data, err := json.Marshal(raw)
-	if err != nil {
-		return fmt.Errorf("%s settings: %w", key, err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s settings: %w", key, err)
-	}
-	return nil
 }
 
 // kvList renders params as sorted k=v pairs.
@@ -65,16 +48,13 @@ func kvList(p map[string]string) []string {
 // servedBy is who served a run: the header's config.server.owned_by,
 // else its dialect ("" for a simulated or mock run).
 func servedBy(h replay.Header) string {
-	if s, ok := h.Config["server"].(map[string]any); ok {
-		if o, _ := s["owned_by"].(string); o != "" {
-			return o
-		}
+	if s := h.Config.Server; s != nil && s.OwnedBy != "" {
+		return s.OwnedBy
 	}
 	if h.Mode == "sim" || h.Mode == "mock" {
 		return ""
 	}
-	d, _ := h.Config["dialect"].(string)
-	return d
+	return h.Config.Dialect
 }
 
 // checkCacheModel refuses a profile whose cache model cannot describe

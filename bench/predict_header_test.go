@@ -3,26 +3,27 @@ package bench
 import (
 	"testing"
 
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
 )
 
 func TestCheckCacheModel(t *testing.T) {
-	llama := map[string]any{"server": map[string]any{"owned_by": "llamacpp"}}
+	llama := replay.RunConfig{Server: &dialect.ServerInfo{OwnedBy: "llamacpp"}}
 	tests := []struct {
 		name    string
 		cache   string
 		mode    string
-		config  map[string]any
+		config  replay.RunConfig
 		refused bool
 		noted   bool
 	}{
-		{"per-slot against vLLM", profile.CachePerSlot, "target", map[string]any{"dialect": "vllm"}, true, false},
-		{"per-slot against SGLang", profile.CachePerSlot, "target", map[string]any{"dialect": "sglang"}, true, false},
+		{"per-slot against vLLM", profile.CachePerSlot, "target", replay.RunConfig{Dialect: "vllm"}, true, false},
+		{"per-slot against SGLang", profile.CachePerSlot, "target", replay.RunConfig{Dialect: "sglang"}, true, false},
 		{"per-slot against llama.cpp", profile.CachePerSlot, "target", llama, false, false},
 		{"paged against llama.cpp", profile.CachePagedPrefix, "target", llama, false, true},
-		{"default against vLLM", "", "target", map[string]any{"dialect": "vllm"}, false, false},
-		{"per-slot against a simulated run", profile.CachePerSlot, "sim", map[string]any{"dialect": "vllm"}, false, false},
+		{"default against vLLM", "", "target", replay.RunConfig{Dialect: "vllm"}, false, false},
+		{"per-slot against a simulated run", profile.CachePerSlot, "sim", replay.RunConfig{Dialect: "vllm"}, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
