@@ -49,7 +49,7 @@ func TestHTMLStructure(t *testing.T) {
 	}{
 		{"runs", func(t *testing.T) *HTMLReport { return HTMLFromRuns(goldenSummaries(t), RenderOptions{}) },
 			[]string{"plot-ttft-cdf", "plot-tbt-cdf", "plot-hit", "plot-timeline"},
-			[]string{"Pick prefix-cache", "TTFT p99 ms", "workload mixed (test)", "The host took CPU time", "hit rate (predicted)"}},
+			[]string{"Pick prefix-cache", "TTFT p99 ms", `<a href="#warnings">3 warning(s)</a>`, "workload mixed (test)", "The host took CPU time", "hit rate (predicted)"}},
 		{"sweep", func(t *testing.T) *HTMLReport { return HTMLFromSweep(synthSweep(t)) },
 			[]string{"plot-capacity"},
 			[]string{"Pick prefix-cache: sustained rate", "sustained req/s", "trace.jsonl (mooncake)", "A policy&#39;s sweep stopped early"}},
