@@ -178,3 +178,17 @@ func TestWriteDirWritesHTML(t *testing.T) {
 		checkHTMLDoc(t, string(b), []string{"verdict", "comparison", "plots"})
 	}
 }
+
+// FuzzLeadingNumber: any cell text gives a finite number or NaN (never
+// a panic or an infinity), and a blank cell gives NaN.
+func FuzzLeadingNumber(f *testing.F) {
+	for _, s := range []string{"12.5", "n/a", "", "> ", "+", "×", "1e400", "-0 %", "inf"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := leadingNumber(s)
+		if math.IsInf(v, 0) || (!math.IsNaN(v) && strings.TrimSpace(s) == "") {
+			t.Errorf("leadingNumber(%q) = %v", s, v)
+		}
+	})
+}
