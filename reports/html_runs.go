@@ -6,16 +6,24 @@ import (
 	"time"
 )
 
-// HTMLFromRuns builds the HTML report of runs with o's title and
-// verdict. Without a verdict, two or more runs of one workload get one
-// decided over their single runs (one seed, so no interval).
+// HTMLFromRuns builds the HTML report of runs with o's title, verdict
+// and prediction error. Without a verdict, two or more runs of one
+// workload get one decided over their single runs (one seed, so no
+// interval); a prediction report gets none.
 func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 	o = o.withDefaults()
 	labelRuns(runs)
 	r := &HTMLReport{Title: o.Title, Verdict: o.Verdict, Runs: runs, Table: comparisonTable(runs),
 		Config: runConfig(runs), ConfigTable: runConfigTable(runs), Warnings: htmlWarnings(runs)}
-	if r.Verdict == nil {
+	switch {
+	case o.Prediction != nil && r.Verdict == nil:
+		r.VerdictNote = fmt.Sprintf("No verdict: this report sets a measured run against its replay on simulated "+
+			"engines with the profile %s, not policies against each other; the prediction error is below.", o.Prediction.Profile)
+	case r.Verdict == nil:
 		r.Verdict, r.VerdictNote = runsVerdict(runs)
+	}
+	if o.Prediction != nil {
+		r.Sections = append(r.Sections, predictionSection(o.Prediction))
 	}
 	if len(runs) > 0 {
 		r.Lead = []string{fmt.Sprintf("%d run(s). Latencies are in milliseconds and count from each request's "+
@@ -142,4 +150,18 @@ func htmlWarnings(runs []*Summary) []HTMLWarning {
 		out = append(out, w)
 	}
 	return out
+}
+
+// predictionSection is the prediction error: each figure measured,
+// predicted and the error.
+func predictionSection(p *Prediction) HTMLSection {
+	t := &HTMLTable{Head: []string{"metric", "measured", "predicted", "error"}}
+	for _, r := range p.Rows {
+		t.Rows = append(t.Rows, []HTMLCell{TextCell(r.Metric), NumCell(r.value(r.Measured), r.Measured),
+			NumCell(r.value(r.Predicted), r.Predicted), NumCell(r.errText(), r.Err)})
+	}
+	return HTMLSection{ID: "prediction", Title: "Prediction error", Table: t,
+		Text: "The measured run replayed in virtual time on simulated engines with the profile " + p.Profile +
+			": the same requests, arrival times, router and queue. Error is (predicted − measured) / measured; for the " +
+			"hit rate, the difference in percentage points. n/a: the figure was not measured on one side."}
 }

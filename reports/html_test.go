@@ -46,16 +46,21 @@ func TestHTMLStructure(t *testing.T) {
 		doc      func(t *testing.T) *HTMLReport
 		ids      []string
 		contains []string
+		absent   []string
 	}{
 		{"runs", func(t *testing.T) *HTMLReport { return HTMLFromRuns(goldenSummaries(t), RenderOptions{}) },
 			[]string{"plot-ttft-cdf", "plot-tbt-cdf", "plot-hit", "plot-timeline"},
-			[]string{"Pick prefix-cache", "TTFT p99 ms", `<a href="#warnings">3 warning(s)</a>`, "workload mixed (test)", "The host took CPU time", "hit rate (predicted)"}},
+			[]string{"Pick prefix-cache", "TTFT p99 ms", `<a href="#warnings">3 warning(s)</a>`, "workload mixed (test)", "The host took CPU time", "hit rate (predicted)"}, nil},
 		{"sweep", func(t *testing.T) *HTMLReport { return HTMLFromSweep(synthSweep(t)) },
 			[]string{"plot-capacity"},
-			[]string{"Pick prefix-cache: sustained rate", "sustained req/s", "trace.jsonl (mooncake)", "A policy&#39;s sweep stopped early"}},
+			[]string{"Pick prefix-cache: sustained rate", "sustained req/s", "trace.jsonl (mooncake)", "A policy&#39;s sweep stopped early"}, nil},
+		{"prediction", func(t *testing.T) *HTMLReport {
+			runs := goldenSummaries(t)
+			return HTMLFromRuns(runs[:2], RenderOptions{Prediction: ComparePrediction("mock-default", runs[0], runs[1])})
+		}, []string{"prediction"}, []string{"No verdict: this report sets a measured run", "TTFT p50", "mock-default"}, []string{"Pick "}},
 		{"generic", genericHTML,
 			[]string{"plot-capacity", "plot-ttft-cdf", "agreement"},
-			[]string{"Pick a: sustained rate 10 req/s", "Virtual time against real time.", "Virtual time."}},
+			[]string{"Pick a: sustained rate 10 req/s", "Virtual time against real time.", "Virtual time."}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := renderHTML(t, tc.doc(t))
@@ -63,6 +68,11 @@ func TestHTMLStructure(t *testing.T) {
 			for _, s := range tc.contains {
 				if !strings.Contains(doc, s) {
 					t.Errorf("document lacks %q", s)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(doc, s) {
+					t.Errorf("document has %q", s)
 				}
 			}
 		})
