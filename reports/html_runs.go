@@ -2,18 +2,20 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
-// HTMLFromRuns builds the HTML report of runs with o's title, verdict
-// and prediction error. Without a verdict, two or more runs of one
+// HTMLFromRuns builds the HTML report of runs with o's title, verdict,
+// capacity curve, sections and prediction error. Without a verdict, two or more runs of one
 // workload get one decided over their single runs (one seed, so no
 // interval); a prediction report gets none.
 func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 	o = o.withDefaults()
 	labelRuns(runs)
 	r := &HTMLReport{Title: o.Title, Verdict: o.Verdict, Runs: runs, Table: comparisonTable(runs),
+		Capacity: o.Capacity, Sections: slices.Clone(o.Sections),
 		Config: runConfig(runs), ConfigTable: runConfigTable(runs), Warnings: htmlWarnings(runs)}
 	switch {
 	case o.Prediction != nil && r.Verdict == nil:

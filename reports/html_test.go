@@ -10,6 +10,20 @@ import (
 	"testing"
 )
 
+// testCapacity is a capacity curve as a search other than sweep would
+// report it: points in any order, one goodput unknown.
+func testCapacity() *CapacityData {
+	return &CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []CapacityCurve{
+		{Policy: "a", Points: []CapacityPoint{{Rate: 12, Attainment: 0.5, Goodput: 5}, {Rate: 4, Attainment: 1, Goodput: 3.9, Pass: true}}},
+		{Policy: "b", Points: []CapacityPoint{{Rate: 4, Attainment: 0.95, Goodput: 3.7, Pass: true}, {Rate: 8, Attainment: 0.4, Goodput: math.NaN()}}}}}
+}
+
+// testAgreement is a section a two-stage comparison would add.
+func testAgreement() HTMLSection {
+	return HTMLSection{ID: "agreement", Title: "Agreement", Text: "Virtual time against real time.",
+		Table: &HTMLTable{Head: []string{"policy", "error %"}, Rows: [][]HTMLCell{{TextCell("a"), NumCell("3.1", 3.1)}}}}
+}
+
 // genericHTML is a report filled by hand, as a producer other than
 // bench or sweep would: a verdict, a capacity curve from its own search
 // and a section of its own.
@@ -20,11 +34,7 @@ func genericHTML(t *testing.T) *HTMLReport {
 	return &HTMLReport{Title: "Two-stage", Verdict: v, Runs: runs[:1],
 		Table: HTMLTable{Head: []string{"policy", "capacity req/s"},
 			Rows: [][]HTMLCell{{TextCell("a"), NumCell("10", 10)}, {TextCell("b"), NumCell("n/a", math.NaN())}}},
-		Capacity: &CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []CapacityCurve{
-			{Policy: "a", Points: []CapacityPoint{{Rate: 12, Attainment: 0.5, Goodput: 5}, {Rate: 4, Attainment: 1, Goodput: 3.9, Pass: true}}},
-			{Policy: "b", Points: []CapacityPoint{{Rate: 4, Attainment: 0.95, Goodput: 3.7, Pass: true}, {Rate: 8, Attainment: 0.4, Goodput: math.NaN()}}}}},
-		Sections: []HTMLSection{{ID: "agreement", Title: "Agreement", Text: "Virtual time against real time.",
-			Table: &HTMLTable{Head: []string{"policy", "error %"}, Rows: [][]HTMLCell{{TextCell("a"), NumCell("3.1", 3.1)}}}}}}
+		Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}}
 }
 
 // renderHTML writes r and returns the document.
@@ -58,6 +68,9 @@ func TestHTMLStructure(t *testing.T) {
 			runs := goldenSummaries(t)
 			return HTMLFromRuns(runs[:2], RenderOptions{Prediction: ComparePrediction("mock-default", runs[0], runs[1])})
 		}, []string{"prediction"}, []string{"No verdict: this report sets a measured run", "TTFT p50", "mock-default"}, []string{"Pick "}},
+		{"runs with a capacity stage", func(t *testing.T) *HTMLReport {
+			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}})
+		}, []string{"plot-capacity", "plot-ttft-cdf", "agreement"}, []string{"Virtual time against real time.", "Pick prefix-cache"}, nil},
 		{"generic", genericHTML,
 			[]string{"plot-capacity", "plot-ttft-cdf", "agreement"},
 			[]string{"Pick a: sustained rate 10 req/s", "Virtual time against real time.", "Virtual time."}, nil},
