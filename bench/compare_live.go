@@ -25,21 +25,6 @@ import (
 // again before every later run and the verdict says how much the speed
 // moved between runs.
 
-// Header Config keys written by a live bench.
-const (
-	// configBenchCaches is "flushed: <how>", "salted: <how>" or
-	// "persisted: <why>".
-	configBenchCaches = "bench_caches"
-	// configBenchOrder is the policy's 1-based position and the count,
-	// "2 of 5".
-	configBenchOrder = "bench_order"
-	// configBenchProbe is the speed probe's rate before the run, req/s
-	// over every target.
-	configBenchProbe = "bench_probe_rps"
-	// configBenchSalt is the run's prompt salt ("" unsalted).
-	configBenchSalt = "bench_salt"
-)
-
 // liveBench is the plan of a comparison against live targets. Its runs
 // go one at a time (CompareSpec.Jobs is 1 with Targets).
 type liveBench struct {
@@ -128,13 +113,13 @@ func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 			}
 		}
 	}
-	rs.Notes = map[string]any{configBenchCaches: caches, configBenchOrder: strconv.Itoa(i+1) + " of " + strconv.Itoa(n)}
+	rs.benchCaches, rs.benchOrder = caches, strconv.Itoa(i+1)+" of "+strconv.Itoa(n)
 	if len(lb.probes) > 0 {
-		rs.Notes[configBenchProbe] = lb.probes[len(lb.probes)-1]
+		rs.benchProbe = lb.probes[len(lb.probes)-1]
 	}
 	if lb.how == isoSalt {
 		rs.Client.salt = lb.nonce + "/" + router + "/seed " + strconv.FormatUint(rs.Workload.Seed, 10)
-		rs.Notes[configBenchSalt] = rs.Client.salt
+		rs.benchSalt = rs.Client.salt
 	}
 }
 

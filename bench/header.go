@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -17,14 +18,16 @@ func header(rs Spec, ident string, pol builtPolicy) replay.Header {
 	h := replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: PolicyName(r.Name(), q.Name()),
 		Router: r.Name(), RouterParams: pol.routerParams, Queue: q.Name(), QueueParams: pol.queueParams,
 		Seed: rs.Workload.Seed, Trace: ident, Mode: rs.Mode, Backends: rs.Backends, Shard: rs.Workload.Shard,
-		Config: map[string]any{"workload": rs.Workload, "policy": rs.Policy, "api": rs.Client.API, "model": rs.Client.Model,
-			"stream": !rs.Client.NoStream, "scrape": rs.Client.Scrape, "scrape_interval": rs.Client.ScrapeInt.String(),
-			"timeout": rs.Client.Timeout.String(), "grace": rs.Client.Grace.String(), "header_names": headerNames(rs.Client.Headers)}}
-	if rs.Fleet != nil {
-		// The engine settings of the mock or simulated replicas (eviction
-		// policy and LoRA limits included), so runs that differ only there
-		// tell apart.
-		h.Config["engine"] = *rs.Fleet
+		Config: replay.RunConfig{Workload: rawJSON(rs.Workload), Policy: rawJSON(rs.Policy), API: rs.Client.API, Model: rs.Client.Model,
+			Stream: new(!rs.Client.NoStream), Scrape: rs.Client.Scrape, ScrapeInterval: rs.Client.ScrapeInt.String(),
+			Timeout: rs.Client.Timeout.String(), Grace: rs.Client.Grace.String(), HeaderNames: headerNames(rs.Client.Headers),
+			// The engine settings of the mock or simulated replicas
+			// (eviction policy and LoRA limits included), so runs that
+			// differ only there tell apart.
+			Engine: rs.Fleet}}
+	if rs.pd != nil {
+		h.Roles = rs.pd.Roles
+		h.Config.PD = rawJSON(rs.PD)
 	}
 	return h
 }
@@ -35,7 +38,15 @@ func dialectConfig(h *replay.Header, cf Client) {
 	if cf.dialect == nil {
 		return
 	}
-	h.Config["dialect"], h.Config["dialect_reason"] = cf.dialect.Name, cf.dialectWhy
+	h.Config.Dialect, h.Config.DialectReason = cf.dialect.Name, cf.dialectWhy
+}
+
+// rawJSON is v as JSON, for the header's raw config parts. The values
+// given (Workload, Policy) hold only strings, numbers and lists, which
+// always encode.
+func rawJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // headerNames returns the names of the --header flags, sorted.

@@ -56,6 +56,9 @@ type Spec struct {
 	// KVEvents the backends' KV event endpoints for a KV-event router.
 	KVDelay  time.Duration
 	KVEvents []replay.KVEndpoint
+	// KVListen binds one SUB socket the backends' publishers dial
+	// instead of dialling each (Endpoint empty: dial).
+	KVListen replay.KVListen
 	// Discover re-resolves dns+http:// targets during the Run, backends
 	// joining and leaving (nil: the fleet is fixed).
 	Discover *replay.Discovery
@@ -73,9 +76,19 @@ type Spec struct {
 	// Quiet turns the progress display off.
 	ErrOut io.Writer
 	Quiet  bool
-	// Notes are added to the results header's Config (a live bench's
-	// cache state and order); nil for none.
-	Notes map[string]any
+	// benchCaches and benchOrder are a live bench's cache state and
+	// order, written as the results header's config.bench_caches and
+	// config.bench_order.
+	benchCaches, benchOrder string
+	// benchProbe and benchSalt are its speed probe before the run, req/s,
+	// and the run's prompt salt, written as config.bench_probe_rps and
+	// config.bench_salt.
+	benchProbe float64
+	benchSalt  string
+	// PD, when set, disaggregates prefill and decode (see PD).
+	PD *PD
+	// pd is PD built by Run.
+	pd *replay.PDOptions
 }
 
 // loraSlots gives the lora-affinity filter the engines' adapter slots
@@ -127,6 +140,9 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rs.pd, err = rs.buildPD(); err != nil {
+		return nil, err
+	}
 	rs.warnCapacity(pol.queue.Name())
 	client, closeClient, err := rs.connect(ctx)
 	if err != nil {
@@ -138,13 +154,10 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	// alongside the Run).
 	h := header(rs, src.ident, pol)
 	dialectConfig(&h, rs.Client)
-	for k, v := range rs.Notes {
-		h.Config[k] = v
-	}
+	h.Config.BenchCaches, h.Config.BenchOrder = rs.benchCaches, rs.benchOrder
+	h.Config.BenchProbe, h.Config.BenchSalt = rs.benchProbe, rs.benchSalt
 	if rs.Mode == "target" && len(rs.Backends) > 0 {
-		if info := fetchServerInfo(ctx, rs.Backends[0]); info != nil {
-			h.Config["server"] = info
-		}
+		h.Config.Server = fetchServerInfo(ctx, rs.Backends[0])
 	}
 	w, err := replay.Create(rs.Results, h)
 	if err != nil {
@@ -269,7 +282,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	c *replay.Counters) (replay.Stop, error) {
 	common := replay.Common{Source: src, Router: r, Queue: q,
 		Capacity:    policies.Capacity{Requests: rs.Policy.Capacity, Tokens: rs.Policy.TokenBudget},
-		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c}
+		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c, PD: rs.pd}
 	if rs.Sim > 0 {
 		cfgs := make([]engine.Config, rs.Sim)
 		for i := range cfgs {
@@ -280,6 +293,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.Backends, Client: client,
 		Grace: rs.Client.Grace, ScrapeEvery: scrapeEvery(rs.Client), KVEvents: rs.KVEvents,
+		KVListen: rs.KVListen,
 		Discover: rs.Discover})
 }
 

@@ -7,20 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
-)
 
-// serverInfo is what a live server says about itself, recorded in the
-// run header as config.server so calibrate can pick the cache model.
-type serverInfo struct {
-	// OwnedBy is /v1/models' owned_by of the first model: "vllm",
-	// "llamacpp", "sglang", "tracebench-mock"...
-	OwnedBy string `json:"owned_by"`
-	// Slots is llama.cpp's number of slots (/props total_slots, -np).
-	Slots int `json:"slots,omitempty"`
-	// SlotContext is llama.cpp's context per slot in tokens (/props
-	// default_generation_settings.n_ctx, i.e. -c / -np).
-	SlotContext int `json:"slot_context,omitempty"`
-}
+	"github.com/tracebench/tracebench/dialect"
+)
 
 // serverInfoTimeout bounds each of the two requests of fetchServerInfo.
 const serverInfoTimeout = 2 * time.Second
@@ -28,7 +17,7 @@ const serverInfoTimeout = 2 * time.Second
 // fetchServerInfo asks base's /v1/models who serves it and, for
 // llama.cpp, /props for its slots. It returns nil when /v1/models does
 // not answer; the run goes on without the information.
-func fetchServerInfo(ctx context.Context, base string) *serverInfo {
+func fetchServerInfo(ctx context.Context, base string) *dialect.ServerInfo {
 	var models struct {
 		Data []struct {
 			OwnedBy string `json:"owned_by"`
@@ -37,7 +26,7 @@ func fetchServerInfo(ctx context.Context, base string) *serverInfo {
 	if err := getJSON(ctx, base, "/v1/models", &models); err != nil || len(models.Data) == 0 {
 		return nil
 	}
-	info := &serverInfo{OwnedBy: models.Data[0].OwnedBy}
+	info := &dialect.ServerInfo{OwnedBy: models.Data[0].OwnedBy}
 	if info.OwnedBy != "llamacpp" {
 		return info
 	}

@@ -91,7 +91,7 @@ func (in *Input) loadFile(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
-	model, _ := rd.Header.Config["model"].(string)
+	model := rd.Header.Config.Model
 	in.serverOf(rd.Header.Config)
 	byBackend := map[int]*timeline{}
 	for {

@@ -3,8 +3,10 @@ package calibrate
 import (
 	"fmt"
 
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/replay"
 )
 
 // Cache model choices of Options.Cache.
@@ -27,20 +29,20 @@ const (
 
 // serverOf reads the header's config.server (what /v1/models and /props
 // said), or else its llama.cpp dialect, into in.
-func (in *Input) serverOf(cfg map[string]any) {
-	if d, _ := cfg["dialect"].(string); d == "llamacpp" && in.Server == "" {
+func (in *Input) serverOf(cfg replay.RunConfig) {
+	if d := cfg.Dialect; d == dialect.LlamaCpp && in.Server == "" {
 		in.Server = d // the client's dialect, when the server said nothing
 	}
-	s, _ := cfg["server"].(map[string]any)
+	s := cfg.Server
 	if s == nil {
 		return
 	}
-	in.Server, _ = s["owned_by"].(string)
-	if v, ok := s["slots"].(float64); ok {
-		in.Slots = int(v)
+	in.Server = s.OwnedBy
+	if s.Slots > 0 {
+		in.Slots = s.Slots
 	}
-	if v, ok := s["slot_context"].(float64); ok {
-		in.SlotContext = int(v)
+	if s.SlotContext > 0 {
+		in.SlotContext = s.SlotContext
 	}
 }
 

@@ -11,17 +11,6 @@ import (
 	"strings"
 )
 
-// Stop.Extra keys of the machine's CPU time over a real-time Run (Linux
-// only; absent elsewhere and for --sim).
-const (
-	// ExtraHostStealPct is the share of the machine's CPU time the
-	// hypervisor gave to other guests (CPU steal), in percent.
-	ExtraHostStealPct = "host_steal_pct"
-	// ExtraHostBusyPct is the share of the machine's CPU time spent
-	// running anything (this process included), in percent.
-	ExtraHostBusyPct = "host_busy_pct"
-)
-
 // procStatPath is where Linux publishes the CPU time counters.
 const procStatPath = "/proc/stat"
 

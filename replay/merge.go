@@ -61,15 +61,6 @@ func openResults(path string) (*Reader, *os.File, error) {
 	return rd, f, nil
 }
 
-func readHeader(path string) (Header, error) {
-	rd, f, err := openResults(path)
-	if err != nil {
-		return Header{}, err
-	}
-	f.Close()
-	return rd.Header, nil
-}
-
 // checkShards reads every shard's header and returns the first one. The
 // shards must be different shards of one Run: the same policy, trace,
 // mode and seed, and no shard given twice (it would count twice).
@@ -77,9 +68,9 @@ func checkShards(paths []string) (Header, error) {
 	var first Header
 	seen := map[string]string{}
 	for i, p := range paths {
-		h, err := readHeader(p)
+		h, err := ReadHeader(p)
 		if err != nil {
-			return first, err
+			return first, fmt.Errorf("merge: %w", err)
 		}
 		if i == 0 {
 			first = h

@@ -12,38 +12,6 @@ import (
 	"github.com/tracebench/tracebench/dialect"
 )
 
-// Stop.Extra keys of the bundled mock server's step lateness, recorded
-// by a Run that scrapes a mock (and by the command's in-process fleet);
-// absent for other servers.
-const (
-	// ExtraMockLateP50, ExtraMockLateP99 and ExtraMockLateMax are the
-	// median, 99th percentile and largest step lateness, in µs.
-	ExtraMockLateP50 = "mock_step_late_p50_us"
-	ExtraMockLateP99 = "mock_step_late_p99_us"
-	ExtraMockLateMax = "mock_step_late_max_us"
-	// ExtraMockSteps is the number of engine steps the mock ran during
-	// the Run.
-	ExtraMockSteps = "mock_steps"
-	// ExtraMockLateScraped is 1 when the lateness figures were scraped
-	// from the mocks' /metrics: they then cover each mock's lifetime
-	// (every step since it started, steps before this Run included),
-	// while ExtraMockSteps counts this Run's steps only. The command's
-	// in-process fleet (results header Mode "mock") replaces the
-	// lateness figures with its own, which cover just its Run, as a
-	// fresh fleet is started for each.
-	ExtraMockLateScraped = "mock_lateness_scraped"
-)
-
-// Stop.Extra keys of a Run that scraped: how many scrapes it tried and
-// how many failed (an error, a timeout, an unparsable page).
-const (
-	ExtraScrapes        = "scrapes"
-	ExtraScrapeFailures = "scrape_failures"
-	// ExtraScrapeUnknown counts the Backends whose pages, scraped
-	// successfully, never carried any of the dialect's names.
-	ExtraScrapeUnknown = "scrape_unknown_backends"
-)
-
 // minScrapeTimeout is the shortest time a scrape may take before it is
 // abandoned: a short ScrapeEvery must not make every scrape of a busy
 // server time out.
@@ -193,12 +161,12 @@ func (d *scrapeDeltas) extra() map[string]float64 {
 		pre += l.Preemptions - f.Preemptions
 	}
 	if has&dialect.FieldPrefixQueries != 0 {
-		counts["server_prefix_queries"] = q
+		counts[ExtraPrefixQueries] = q
 	}
 	if has&dialect.FieldPrefixHits != 0 {
-		counts["server_prefix_hits"] = h
+		counts[ExtraPrefixHits] = h
 	}
-	counts["server_preemptions"] = pre
+	counts[ExtraPreemptions] = pre
 	return MergeExtra(counts, d.mockExtra())
 }
 

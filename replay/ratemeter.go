@@ -31,7 +31,7 @@ func (m *rateMeter) extra() map[string]float64 {
 		return nil
 	}
 	k := float64(m.n - 1)
-	return map[string]float64{"requested_rate": k / iv.Seconds(), "achieved_rate": k / sv.Seconds()}
+	return map[string]float64{ExtraRequestedRate: k / iv.Seconds(), ExtraAchievedRate: k / sv.Seconds()}
 }
 
 // MergeExtra adds b's entries to a (allocating a when nil).

@@ -19,6 +19,10 @@ var Version = "0.1.0"
 type Header struct {
 	// Version is the tracebench version that wrote the file.
 	Version string `json:"version"`
+	// Format is the header's layout, HeaderFormat (Create sets it; 0 in
+	// files written before the field existed, which have the same
+	// layout).
+	Format int `json:"format,omitempty"`
 	// Started is the wall-clock start of the Run (RFC 3339).
 	Started time.Time `json:"started"`
 	// Policy is the Run's name: router, plus "+queue" when not fcfs.
@@ -38,14 +42,17 @@ type Header struct {
 	Mode string `json:"mode"`
 	// Backends lists the Backend URLs (or sim names) by Index.
 	Backends []string `json:"backends"`
+	// Roles are the Backends' prefill/decode roles by Index (RolePrefill,
+	// RoleDecode, RoleBoth) of a disaggregated Run; empty otherwise.
+	Roles []string `json:"roles,omitempty"`
 	// Shard is "i/n" when the Run replayed one shard.
 	Shard string `json:"shard,omitempty"`
 	// Shards is the number of shard results files merged into this one
 	// (0: not merged). Each shard ran its own Router and Queue state, like
 	// separate gateway replicas.
 	Shards int `json:"shards,omitempty"`
-	// Config is the full run configuration (flags), credentials removed.
-	Config map[string]any `json:"config,omitempty"`
+	// Config is the full run configuration, credentials removed.
+	Config RunConfig `json:"config,omitzero"`
 }
 
 // StopErrorLimit is the Stop.Reason of a Run that a sweep cut short
@@ -65,6 +72,10 @@ type Stop struct {
 	// Extra carries run-level figures measured outside Results (e.g. the
 	// mock's step lateness, scraped server counters).
 	Extra map[string]float64 `json:"extra,omitempty"`
+	// Notes are run-level diagnoses in words, each shown once in the
+	// report (for example why a backend's KV events gave the router
+	// nothing).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Event is a time-stamped record of policy or server state (multi-bin
@@ -95,8 +106,10 @@ type Writer struct {
 	err error
 }
 
-// Create creates path and writes h as its first line.
+// Create creates path and writes h as its first line, its Format set to
+// HeaderFormat.
 func Create(path string, h Header) (*Writer, error) {
+	h.Format = HeaderFormat
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("create results file: %w", err)
@@ -171,6 +184,9 @@ func NewReader(name string, r io.Reader) (*Reader, error) {
 		return nil, fmt.Errorf("results file %s line 1: first line is not a run header", name)
 	}
 	rd.Header = *l.Header
+	if err := rd.Header.checkFormat(); err != nil {
+		return nil, fmt.Errorf("results file %s line 1: %w", name, err)
+	}
 	return rd, nil
 }
 
@@ -208,7 +224,7 @@ func (rd *Reader) next() (line, error) {
 			rd.Truncated = true
 			return line{}, io.EOF
 		}
-		return line{}, fmt.Errorf("results file %s line %d: %w", rd.name, bad, err)
+		return line{}, fmt.Errorf("results file %s line %d: %w", rd.name, bad, fieldError("", err))
 	}
 	return l, nil
 }

@@ -36,7 +36,7 @@ func simulateShard(t *testing.T, path string, i, n int, late float64) Stop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop.Extra = MergeExtra(stop.Extra, map[string]float64{"mock_step_late_p99_us": late, "mock_step_late_max_us": 2 * late,
+	stop.Extra = MergeExtra(stop.Extra, map[string]float64{ExtraMockLateP99: late, ExtraMockLateMax: 2 * late,
 		ExtraMockLateScraped: 1, ExtraHostStealPct: late / 100})
 	if err := w.Close(stop); err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestMergeSimulatedShards(t *testing.T) {
 	for i := range 3 {
 		p := filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i))
 		stop := simulateShard(t, p, i, 3, float64(100*(i+1)))
-		hits += stop.Extra["server_prefix_hits"]
+		hits += stop.Extra[ExtraPrefixHits]
 		paths = append(paths, p)
 	}
 	out := filepath.Join(dir, "merged.jsonl")
@@ -70,7 +70,7 @@ func TestMergeSimulatedShards(t *testing.T) {
 	if len(ids) != 200 || rd.Header.Shards != 3 || rd.Header.Shard != "" {
 		t.Fatalf("%d distinct requests, header shards %d shard %q; want 200, 3, \"\"", len(ids), rd.Header.Shards, rd.Header.Shard)
 	}
-	want := map[string]float64{"server_prefix_hits": hits, "mock_step_late_p99_us": 300, "mock_step_late_max_us": 600,
+	want := map[string]float64{ExtraPrefixHits: hits, ExtraMockLateP99: 300, ExtraMockLateMax: 600,
 		ExtraMockLateScraped: 1, ExtraHostStealPct: 3}
 	for k, v := range want {
 		if got := rd.Stop.Extra[k]; got != v {

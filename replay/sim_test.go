@@ -72,8 +72,8 @@ func TestSimulateCompletesEveryRequest(t *testing.T) {
 		}
 		cached += r.CachedTokens
 	}
-	if cached == 0 || stop.Extra["server_prefix_hits"] != float64(cached) {
-		t.Fatalf("cached tokens %d, engine hits %v: want equal and positive", cached, stop.Extra["server_prefix_hits"])
+	if cached == 0 || stop.Extra[ExtraPrefixHits] != float64(cached) {
+		t.Fatalf("cached tokens %d, engine hits %v: want equal and positive", cached, stop.Extra[ExtraPrefixHits])
 	}
 	// Virtual time: the run spans the trace (10 s), not the wall clock.
 	if stop.Elapsed < 9*time.Second {

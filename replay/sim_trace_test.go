@@ -38,7 +38,7 @@ func TestSimulateTraceDeterministic(t *testing.T) {
 	}{
 		{"mooncake/prefix-cache", traceRun{path: mooncakeTrace, engine: small, engines: 4, router: "prefix-cache", max: 200},
 			func(stop replay.Stop, sum *reports.Summary) bool {
-				return stop.Extra["server_evictions"] > 0 && sum.HitRate.Server > 0
+				return stop.Extra[replay.ExtraEvictions] > 0 && sum.HitRate.Server > 0
 			}},
 		{"vtc/least-request+vtc", traceRun{path: vtcTrace, engine: engine.DefaultConfig(), engines: 2,
 			router: "least-request", queue: "vtc", capacity: policies.Capacity{Requests: 4}, max: 400},

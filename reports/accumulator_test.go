@@ -158,8 +158,8 @@ func TestNoSLOMeansEverySuccessMeets(t *testing.T) {
 
 func TestRunChecksFromStop(t *testing.T) {
 	s := finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: map[string]float64{
-		ExtraRequestedRate: 10, ExtraAchievedRate: 8, ExtraMockLateP99: 15000, ExtraMockLateMax: 22000,
-		ExtraMockSteps: 4321, ExtraPrefixQueries: 1000, ExtraPrefixHits: 250}})
+		replay.ExtraRequestedRate: 10, replay.ExtraAchievedRate: 8, replay.ExtraMockLateP99: 15000, replay.ExtraMockLateMax: 22000,
+		replay.ExtraMockSteps: 4321, replay.ExtraPrefixQueries: 1000, replay.ExtraPrefixHits: 250}})
 	got := []float64{s.Rate.Requested, s.Rate.Achieved, s.MockStepLate.P99, s.MockStepLate.Max, s.MockStepLate.Steps,
 		s.HitRate.Scraped}
 	want := []float64{10, 8, 15, 22, 4321, 0.25}
@@ -221,14 +221,14 @@ func TestHostStealWarning(t *testing.T) {
 		extra map[string]float64
 		want  string // the warning; "" for none
 	}{
-		{"heavy steal", map[string]float64{ExtraHostStealPct: 24.96, ExtraHostBusyPct: 40},
+		{"heavy steal", map[string]float64{replay.ExtraHostStealPct: 24.96, replay.ExtraHostBusyPct: 40},
 			prefix + " (CPU steal 25.0 % of CPU time): timing figures such as schedule lag and TTFT may reflect " +
 				"the host rather than the policy"},
-		{"just above", map[string]float64{ExtraHostStealPct: 2.06}, prefix + " (CPU steal 2.1 % of CPU time): " +
+		{"just above", map[string]float64{replay.ExtraHostStealPct: 2.06}, prefix + " (CPU steal 2.1 % of CPU time): " +
 			"timing figures such as schedule lag and TTFT may reflect the host rather than the policy"},
-		{"at the threshold", map[string]float64{ExtraHostStealPct: 2}, ""},
-		{"quiet host", map[string]float64{ExtraHostStealPct: 0.2, ExtraHostBusyPct: 95}, ""},
-		{"busy only", map[string]float64{ExtraHostBusyPct: 100}, ""},
+		{"at the threshold", map[string]float64{replay.ExtraHostStealPct: 2}, ""},
+		{"quiet host", map[string]float64{replay.ExtraHostStealPct: 0.2, replay.ExtraHostBusyPct: 95}, ""},
+		{"busy only", map[string]float64{replay.ExtraHostBusyPct: 100}, ""},
 		{"not measured", nil, ""},
 	}
 	for _, tt := range tests {

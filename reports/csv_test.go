@@ -20,8 +20,8 @@ func TestSummaryCSVMockLateness(t *testing.T) {
 		extra map[string]float64
 		want  []string
 	}{
-		{"mock", map[string]float64{ExtraMockLateP50: 40, ExtraMockLateP99: 300, ExtraMockLateMax: 12500,
-			ExtraMockSteps: 1234567}, []string{"0.04", "0.3", "12.5", "1234567"}},
+		{"mock", map[string]float64{replay.ExtraMockLateP50: 40, replay.ExtraMockLateP99: 300, replay.ExtraMockLateMax: 12500,
+			replay.ExtraMockSteps: 1234567}, []string{"0.04", "0.3", "12.5", "1234567"}},
 		{"no mock", nil, []string{"", "", "", ""}},
 	}
 	for _, tt := range tests {
@@ -52,9 +52,9 @@ func TestSummaryCSVHostCPU(t *testing.T) {
 		extra map[string]float64
 		want  []string
 	}{
-		{"stolen", map[string]float64{ExtraHostStealPct: 12.5, ExtraHostBusyPct: 61.25}, []string{"12.5", "61.25"}},
-		{"quiet", map[string]float64{ExtraHostStealPct: 0, ExtraHostBusyPct: 30}, []string{"0", "30"}},
-		{"no steal field", map[string]float64{ExtraHostBusyPct: 30}, []string{"", "30"}},
+		{"stolen", map[string]float64{replay.ExtraHostStealPct: 12.5, replay.ExtraHostBusyPct: 61.25}, []string{"12.5", "61.25"}},
+		{"quiet", map[string]float64{replay.ExtraHostStealPct: 0, replay.ExtraHostBusyPct: 30}, []string{"0", "30"}},
+		{"no steal field", map[string]float64{replay.ExtraHostBusyPct: 30}, []string{"", "30"}},
 		{"not measured", nil, []string{"", ""}},
 	}
 	for _, tt := range tests {

@@ -42,8 +42,12 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Series = a.series(s.Users)
 	s.PromptTokenRatio, s.unstreamed = a.basis.ratio(), a.basis.unstreamed
 	s.KVEvents = kvEventRows(stop, len(s.Backends))
+	if stop != nil {
+		s.KVNotes = stop.Notes
+	}
 	s.LoRAAffinity = loraView(stop)
 	s.Fleet = a.fleet
+	s.PD = a.pd.finish(secs)
 	checkWarnings(s)
 	return s
 }
@@ -96,8 +100,8 @@ func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
 		h.Scraped = ratio(hits, queries)
 	}
 	if stop != nil {
-		q, okQ := stop.Extra[ExtraPrefixQueries]
-		hh, okH := stop.Extra[ExtraPrefixHits]
+		q, okQ := stop.Extra[replay.ExtraPrefixQueries]
+		hh, okH := stop.Extra[replay.ExtraPrefixHits]
 		if okQ && okH {
 			h.Scraped = ratio(hh, q)
 		}

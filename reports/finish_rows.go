@@ -47,21 +47,6 @@ func balanceOf(rows []BackendSummary) Balance {
 	return Balance{CVRequests: CoefficientOfVariation(req), CVTokens: CoefficientOfVariation(tok)}
 }
 
-// Stop.Extra keys read by reports.
-const (
-	ExtraRequestedRate = "requested_rate"
-	ExtraAchievedRate  = "achieved_rate"
-	ExtraMockLateP50   = replay.ExtraMockLateP50
-	ExtraMockLateP99   = replay.ExtraMockLateP99
-	ExtraMockLateMax   = replay.ExtraMockLateMax
-	ExtraMockSteps     = replay.ExtraMockSteps
-	ExtraMockScraped   = replay.ExtraMockLateScraped
-	ExtraPrefixQueries = "server_prefix_queries"
-	ExtraPrefixHits    = "server_prefix_hits"
-	ExtraHostStealPct  = replay.ExtraHostStealPct
-	ExtraHostBusyPct   = replay.ExtraHostBusyPct
-)
-
 // runChecks reads the requested/achieved rate and the mock's step
 // lateness from the stop line (NaN when absent). The lateness covers the
 // mock's lifetime when it was scraped, unless the Run's mode is the
@@ -77,9 +62,9 @@ func runChecks(stop *replay.Stop, mode string) (RateCheck, Lateness) {
 		}
 		return v * scale
 	}
-	return RateCheck{Requested: get(ExtraRequestedRate, 1), Achieved: get(ExtraAchievedRate, 1)},
-		Lateness{P50: get(ExtraMockLateP50, 1e-3), P99: get(ExtraMockLateP99, 1e-3), Max: get(ExtraMockLateMax, 1e-3),
-			Steps: get(ExtraMockSteps, 1), Lifetime: get(ExtraMockScraped, 1) > 0 && mode != "mock"}
+	return RateCheck{Requested: get(replay.ExtraRequestedRate, 1), Achieved: get(replay.ExtraAchievedRate, 1)},
+		Lateness{P50: get(replay.ExtraMockLateP50, 1e-3), P99: get(replay.ExtraMockLateP99, 1e-3), Max: get(replay.ExtraMockLateMax, 1e-3),
+			Steps: get(replay.ExtraMockSteps, 1), Lifetime: get(replay.ExtraMockLateScraped, 1) > 0 && mode != "mock"}
 }
 
 // hostCPU reads the host's CPU steal and busy shares from the stop line
@@ -94,7 +79,7 @@ func hostCPU(stop *replay.Stop) HostCPU {
 		}
 		return math.NaN()
 	}
-	return HostCPU{StealPct: get(ExtraHostStealPct), BusyPct: get(ExtraHostBusyPct)}
+	return HostCPU{StealPct: get(replay.ExtraHostStealPct), BusyPct: get(replay.ExtraHostBusyPct)}
 }
 
 // series collects the plotted time series.

@@ -124,10 +124,10 @@ func (s synthRun) write(t testing.TB, dir string) string {
 		}
 	}
 	stop := replay.Stop{Reason: "done", Elapsed: last, Extra: map[string]float64{
-		ExtraRequestedRate: s.rate, ExtraAchievedRate: s.rate * 0.99,
-		ExtraMockLateP50: 40, ExtraMockLateP99: 300, ExtraMockLateMax: 900, ExtraMockSteps: 52000}}
+		replay.ExtraRequestedRate: s.rate, replay.ExtraAchievedRate: s.rate * 0.99,
+		replay.ExtraMockLateP50: 40, replay.ExtraMockLateP99: 300, replay.ExtraMockLateMax: 900, replay.ExtraMockSteps: 52000}}
 	if s.busy > 0 {
-		stop.Extra[ExtraHostStealPct], stop.Extra[ExtraHostBusyPct] = s.steal, s.busy
+		stop.Extra[replay.ExtraHostStealPct], stop.Extra[replay.ExtraHostBusyPct] = s.steal, s.busy
 	}
 	if err := w.Close(stop); err != nil {
 		t.Fatal(err)

@@ -121,6 +121,9 @@ type CapacityCurve struct {
 	Policy string
 	// Points are the policy's runs, in any order.
 	Points []CapacityPoint
+	// Sustained is the highest passing rate found, req/s (0: none, or
+	// not known).
+	Sustained float64
 }
 
 // CapacityPoint is one run at an offered rate.

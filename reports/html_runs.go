@@ -8,7 +8,8 @@ import (
 )
 
 // HTMLFromRuns builds the HTML report of runs with o's title, verdict,
-// capacity curve, sections and prediction error. Without a verdict, two or more runs of one
+// capacity curve, sections, bench's two-stage decision and prediction
+// error. Without a verdict, two or more runs of one
 // workload get one decided over their single runs (one seed, so no
 // interval); a prediction report gets none.
 func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
@@ -17,6 +18,7 @@ func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 	r := &HTMLReport{Title: o.Title, Verdict: o.Verdict, Runs: runs, Table: comparisonTable(runs),
 		Capacity: o.Capacity, Sections: slices.Clone(o.Sections),
 		Config: runConfig(runs), ConfigTable: runConfigTable(runs), Warnings: htmlWarnings(runs)}
+	addDecision(r, o.Decision)
 	switch {
 	case o.Prediction != nil && r.Verdict == nil:
 		r.VerdictNote = fmt.Sprintf("No verdict: this report sets a measured run against its replay on simulated "+
@@ -28,9 +30,9 @@ func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 		r.Sections = append(r.Sections, predictionSection(o.Prediction))
 	}
 	if len(runs) > 0 {
-		r.Lead = []string{fmt.Sprintf("%d run(s). Latencies are in milliseconds and count from each request's "+
+		r.Lead = append(r.Lead, fmt.Sprintf("%d run(s). Latencies are in milliseconds and count from each request's "+
 			"intended arrival time, so time spent waiting in the client counts. Every figure is defined in the "+
-			"glossary at the end.", len(runs))}
+			"glossary at the end.", len(runs)))
 	}
 	return r
 }

@@ -71,6 +71,13 @@ func TestHTMLStructure(t *testing.T) {
 		{"runs with a capacity stage", func(t *testing.T) *HTMLReport {
 			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}})
 		}, []string{"plot-capacity", "plot-ttft-cdf", "agreement"}, []string{"Virtual time against real time.", "Pick prefix-cache"}, nil},
+		{"bench decision", func(t *testing.T) *HTMLReport {
+			capv := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, SLO{})
+			d := &Decision{Question: "which router sustains more", CapacityVerdict: capv,
+				Capacity: &Sweep{Target: 0.9, Policies: []SweepPolicy{{Policy: "a", Sustained: 11, Steps: []SweepStep{
+					{Rate: 20, Summary: &Summary{}}, {Rate: 5, Pass: true, Summary: &Summary{SLA: SLA{Attainment: 1}}}}}}}}
+			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Decision: d})
+		}, []string{"stage1", "plot-capacity"}, []string{"Question: which router sustains more", "3 run(s).", "Pick a: sustained rate"}, nil},
 		{"generic", genericHTML,
 			[]string{"plot-capacity", "plot-ttft-cdf", "agreement"},
 			[]string{"Pick a: sustained rate 10 req/s", "Virtual time against real time.", "Virtual time."}, nil},

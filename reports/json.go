@@ -37,8 +37,8 @@ func WriteJSON(w io.Writer, runs []*Summary) error {
 var marshalerType = reflect.TypeFor[json.Marshaler]()
 
 // jsonValue converts v into values encoding/json can write, replacing NaN
-// and infinite floats by nil. Struct field names and omitempty follow the
-// json tags; field order is kept.
+// and infinite floats by nil. Struct field names, omitempty and omitzero
+// follow the json tags; field order is kept.
 func jsonValue(v reflect.Value) any {
 	if !v.IsValid() {
 		return nil
@@ -132,7 +132,7 @@ func structValue(v reflect.Value) any {
 			name = f.Name
 		}
 		fv := v.Field(i)
-		if strings.Contains(opts, "omitempty") && isEmpty(fv) {
+		if strings.Contains(opts, "omitempty") && isEmpty(fv) || strings.Contains(opts, "omitzero") && fv.IsZero() {
 			continue
 		}
 		o.keys = append(o.keys, name)

@@ -21,20 +21,13 @@ type labelFacet struct {
 // the start time.
 var labelFacets = []labelFacet{
 	{"", func(s *Summary) string { return paramsText(s.Header.RouterParams, s.Header.QueueParams) }},
-	{"api", func(s *Summary) string { return configString(s, "api") }},
+	{"api", func(s *Summary) string { return s.Header.Config.API }},
 	{"trace", func(s *Summary) string { return s.Header.Trace }},
 	{"mode", func(s *Summary) string { return s.Header.Mode }},
 	{"backends", func(s *Summary) string { return strconv.Itoa(len(s.Header.Backends)) }},
 	{"seed", func(s *Summary) string { return strconv.FormatUint(s.Header.Seed, 10) }},
-	{"model", func(s *Summary) string { return configString(s, "model") }},
+	{"model", func(s *Summary) string { return s.Header.Config.Model }},
 	{"started", func(s *Summary) string { return s.Header.Started.UTC().Format(time.RFC3339) }},
-}
-
-// configString is the run configuration's string value of key, "" when
-// absent.
-func configString(s *Summary, key string) string {
-	v, _ := s.Header.Config[key].(string)
-	return v
 }
 
 // paramsText is "k=v k=v" of both parameter maps, sorted by key.

@@ -12,7 +12,7 @@ import (
 func TestLabelRuns(t *testing.T) {
 	run := func(policy string, seed uint64, api string, params map[string]string) *Summary {
 		return &Summary{Header: replay.Header{Policy: policy, Seed: seed, RouterParams: params,
-			Config: map[string]any{"api": api}, Started: time.Unix(0, 0)}}
+			Config: replay.RunConfig{API: api}, Started: time.Unix(0, 0)}}
 	}
 	tests := []struct {
 		name string

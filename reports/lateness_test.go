@@ -15,9 +15,9 @@ import (
 // figures (mode "mock") cover its run even when the run also scraped it.
 func TestMockLatenessLifetime(t *testing.T) {
 	late := func(p99 float64, scraped bool) map[string]float64 {
-		ex := map[string]float64{ExtraMockLateP50: 100, ExtraMockLateP99: p99, ExtraMockLateMax: 22000, ExtraMockSteps: 500}
+		ex := map[string]float64{replay.ExtraMockLateP50: 100, replay.ExtraMockLateP99: p99, replay.ExtraMockLateMax: 22000, replay.ExtraMockSteps: 500}
 		if scraped {
-			ex[ExtraMockScraped] = 1
+			ex[replay.ExtraMockLateScraped] = 1
 		}
 		return ex
 	}

@@ -33,6 +33,10 @@ type RenderOptions struct {
 	// Sections, when set, are added to report.html after the comparison
 	// (e.g. how two stages of a comparison agree).
 	Sections []HTMLSection
+	// Decision, when set, follows the verdict with bench's two stages:
+	// capacity in virtual time, the real-time confirmation, their
+	// agreement.
+	Decision *Decision
 }
 
 func (o RenderOptions) withDefaults() RenderOptions {
@@ -80,6 +84,7 @@ func WriteMarkdown(dir string, runs []*Summary, o RenderOptions) error {
 func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptions) {
 	fmt.Fprintf(w, "# %s\n\n", o.Title)
 	writeVerdict(w, o.Verdict)
+	writeDecision(w, o.Decision)
 	writeIntro(w, runs)
 	writeConfig(w, runs)
 	writeWarnings(w, runs)
@@ -90,6 +95,7 @@ func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptio
 	writeBackends(w, runs)
 	writeFleet(w, runs)
 	writeKVEvents(w, runs)
+	writePD(w, runs)
 	writeLoRAView(w, runs)
 	writeUsers(w, runs, o)
 	writeGlossary(w)

@@ -91,7 +91,7 @@ func tokenWarnings(s *Summary) {
 			fmt.Sprintf("%.3f server tokens per trace token", r)})
 	}
 	benchWarnings(s)
-	if stream, ok := s.Header.Config["stream"].(bool); ok && !stream && s.unstreamed > 0 {
+	if stream := s.Header.Config.Stream; stream != nil && !*stream && s.unstreamed > 0 {
 		s.addWarning(warning{"responses were not streamed", "TPOT and TBT cannot be measured and are n/a; a TPOT SLO was not checked",
 			fmt.Sprintf("%d requests", s.unstreamed)})
 	}
@@ -109,8 +109,8 @@ const minSharedOutput = 1000
 // benchWarnings warns when a live bench left caches warm between
 // policies, and when one address hides several servers.
 func benchWarnings(s *Summary) {
-	if c, ok := s.Header.Config["bench_caches"].(string); ok && strings.HasPrefix(c, "persisted") {
-		order, _ := s.Header.Config["bench_order"].(string)
+	if c := s.Header.Config.BenchCaches; strings.HasPrefix(c, "persisted") {
+		order := s.Header.Config.BenchOrder
 		s.addWarning(warning{"prefix caches persisted between policies",
 			"this policy ran on servers warmed by the policies before it (" + strings.TrimPrefix(c, "persisted: ") + ")",
 			"ran " + order})

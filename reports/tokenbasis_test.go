@@ -13,9 +13,9 @@ import (
 // backend b0, each with the given intended and server prompt tokens.
 func basisRun(t *testing.T, stop *replay.Stop, mk func(i int) *replay.Result) *Summary {
 	t.Helper()
-	h := replay.Header{Backends: []string{"http://b0"}, Config: map[string]any{"stream": true}}
+	h := replay.Header{Backends: []string{"http://b0"}, Config: replay.RunConfig{Stream: new(true)}}
 	if r := mk(0); r.Chunks < 2 {
-		h.Config["stream"] = false
+		h.Config.Stream = new(false)
 	}
 	a := NewAccumulator(h, DefaultOptions())
 	for i := range 4 {
@@ -69,7 +69,7 @@ func TestTokenBasis(t *testing.T) {
 			r := result(i)
 			r.PromptTokens, r.CachedTokens = 544, 272
 			return r
-		}, &replay.Stop{Reason: "done", Elapsed: 5 * time.Second, Extra: map[string]float64{"scrapes": 10, "scrape_failures": 3, "scrape_unknown_backends": 1}},
+		}, &replay.Stop{Reason: "done", Elapsed: 5 * time.Second, Extra: map[string]float64{replay.ExtraScrapes: 10, replay.ExtraScrapeFailures: 3, replay.ExtraScrapeUnknown: 1}},
 			0.5, 421.0 / 544, 1, []string{"scrapes of /metrics failed (3 of 10)", "without any of the dialect's names (1 backends)"}, false},
 	}
 	for _, tc := range tests {
@@ -115,7 +115,7 @@ func approx(a, b float64) bool {
 // client received is flagged as more than one server.
 func TestBenchWarnings(t *testing.T) {
 	h := replay.Header{Backends: []string{"http://b0", "http://b1"},
-		Config: map[string]any{"bench_caches": "persisted: cannot flush", "bench_order": "2 of 3"}}
+		Config: replay.RunConfig{BenchCaches: "persisted: cannot flush", BenchOrder: "2 of 3"}}
 	a := NewAccumulator(h, DefaultOptions())
 	for i := range 20 {
 		a.Add(&replay.Result{Backend: i % 2, Intended: time.Duration(i) * 100 * time.Millisecond, Sent: 1,

@@ -34,6 +34,29 @@ type Profile struct {
 	// Validation lists the prediction errors `tracebench predict --record`
 	// measured with this profile against runs of the real fleet.
 	Validation []Validation `yaml:"validation,omitempty"`
+	// Agreement is the last rank agreement `tracebench predict DIR
+	// --record` measured with this profile on a bench directory (nil:
+	// none).
+	Agreement *Agreement `yaml:"agreement,omitempty"`
+}
+
+// Agreement is how a simulation with the profile ordered the policies of
+// a measured bench, against the measurement.
+type Agreement struct {
+	// Run names the bench directory; Policies and Seeds its size.
+	Run      string `yaml:"run"`
+	Policies int    `yaml:"policies"`
+	Seeds    int    `yaml:"seeds"`
+	// TauTTFTP50 and TauTTFTP90 are Kendall's τ of the policies' TTFT
+	// p50 and p90, measured against predicted (−1 to 1; 0 when not
+	// known).
+	TauTTFTP50 float64 `yaml:"tau_ttft_p50"`
+	TauTTFTP90 float64 `yaml:"tau_ttft_p90"`
+	// SameVerdict reports that both verdicts picked the same policy.
+	SameVerdict bool `yaml:"same_verdict"`
+	// MaxHitErrPt is the largest server hit rate error over the
+	// policies, in percentage points.
+	MaxHitErrPt float64 `yaml:"max_hit_err_pt"`
 }
 
 // Validation is one prediction of a measured run: the errors, in percent

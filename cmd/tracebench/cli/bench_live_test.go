@@ -46,8 +46,7 @@ func TestBenchLiveFair(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				caches, _ := sum.Header.Config["bench_caches"].(string)
-				order, _ := sum.Header.Config["bench_order"].(string)
+				caches, order := sum.Header.Config.BenchCaches, sum.Header.Config.BenchOrder
 				if !strings.HasPrefix(caches, tc.caches) || order != []string{"1 of 2", "2 of 2"}[i] {
 					t.Errorf("%s: bench_caches %q order %q, want %s… and %d of 2", p, caches, order, tc.caches, i+1)
 				}

@@ -37,8 +37,8 @@ against a live server (replay --target, ideally with --scrape), from the
 client-side figures alone: send, first-token and done times, prompt, cached
 and output tokens, and every backend's requests in flight over time. It
 prints each parameter with its standard error, the fit's residuals and
-what the run could not identify, and writes a profile for --mock-profile,
---sim-profile and 'tracebench predict'.
+what the run could not identify, and writes a profile for --mock-profile
+and 'tracebench predict'.
 
 A useful run has several concurrency levels (so γ and c_decode can be told
 apart), varied prompt lengths (for c_prefill) and at least 20 requests

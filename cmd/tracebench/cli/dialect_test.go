@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -45,8 +46,8 @@ func TestDialectsEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := sum.Header.Config
-			if cfg["dialect"] != tc.dialect || !strings.Contains(cfg["dialect_reason"].(string), tc.reason) {
-				t.Errorf("header dialect %v (%v), want %s (%s)", cfg["dialect"], cfg["dialect_reason"], tc.dialect, tc.reason)
+			if cfg.Dialect != tc.dialect || !strings.Contains(cfg.DialectReason, tc.reason) {
+				t.Errorf("header dialect %v (%v), want %s (%s)", cfg.Dialect, cfg.DialectReason, tc.dialect, tc.reason)
 			}
 			if sum.OK != 20 {
 				t.Fatalf("%d of 20 succeeded", sum.OK)
@@ -63,8 +64,8 @@ func TestDialectsEndToEnd(t *testing.T) {
 			if tc.warn != "" && !strings.Contains(strings.Join(sum.Warnings, "\n"), tc.warn) {
 				t.Errorf("no warning %q in %q", tc.warn, sum.Warnings)
 			}
-			if tc.dialect != dialect.OpenAI && sum.Stop.Extra["scrape_failures"] != 0 {
-				t.Errorf("%v scrapes failed", sum.Stop.Extra["scrape_failures"])
+			if tc.dialect != dialect.OpenAI && sum.Stop.Extra[replay.ExtraScrapeFailures] != 0 {
+				t.Errorf("%v scrapes failed", sum.Stop.Extra[replay.ExtraScrapeFailures])
 			}
 		})
 	}

@@ -96,9 +96,9 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := sum.Header.Config
-	if cfg["model"] != "mock-model" || fmt.Sprint(cfg["header_names"]) != "[X-Team]" {
+	if cfg.Model != "mock-model" || fmt.Sprint(cfg.HeaderNames) != "[X-Team]" {
 		t.Fatalf("header records model %v and header names %v; want the listed mock-model and [X-Team]",
-			cfg["model"], cfg["header_names"])
+			cfg.Model, cfg.HeaderNames)
 	}
 	if b, _ := os.ReadFile(out); bytes.Contains(b, []byte("X-Team: bench")) {
 		t.Fatal("results file contains an extra header's value")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -22,7 +23,7 @@ func tableEvictionMooncake(t *testing.T) string {
 		for _, p := range []string{"round-robin", "prefix-cache"} {
 			s := mooncakeRun(t, "--time-scale", "2", "--mock-eviction", ev, "--policy", p)
 			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %.0f | %.0f | %s |\n", ev, p, pct(s.HitRate.Server), s.TTFT.P50, s.TTFT.P99,
-				thousands(s.Stop.Extra["server_evictions"]))
+				thousands(s.Stop.Extra[replay.ExtraEvictions]))
 		}
 	}
 	return b.String()

@@ -37,8 +37,8 @@ func TestRealEngineBenchColdStart(t *testing.T) {
 	}
 	for _, p := range []string{"round-robin", "prefix-cache"} {
 		h, res := readResults(t, bench.ResultsPath(dir, p))
-		caches, _ := h.Config["bench_caches"].(string)
-		order, _ := h.Config["bench_order"].(string)
+		caches := h.Config.BenchCaches
+		order := h.Config.BenchOrder
 		if !strings.HasPrefix(caches, "salted") {
 			t.Errorf("%s: bench_caches %q, want salted", p, caches)
 		}

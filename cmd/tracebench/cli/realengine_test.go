@@ -62,8 +62,8 @@ func TestRealEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.OK != 16 || sum.Header.Config["dialect"] != dialect.LlamaCpp {
-		t.Fatalf("%d of 16 ok, dialect %v", sum.OK, sum.Header.Config["dialect"])
+	if sum.OK != 16 || sum.Header.Config.Dialect != dialect.LlamaCpp {
+		t.Fatalf("%d of 16 ok, dialect %v", sum.OK, sum.Header.Config.Dialect)
 	}
 	prompt := sum.Throughput.InputTokens * sum.Window.Seconds
 	serverSide := 1 - computed/prompt
@@ -105,7 +105,7 @@ func TestRealEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, _ := s.Header.Config["bench_caches"].(string); !strings.HasPrefix(c, "salted") || s.OK != 16 {
+		if c := s.Header.Config.BenchCaches; !strings.HasPrefix(c, "salted") || s.OK != 16 {
 			t.Errorf("%s: bench_caches %q, %d of 16 ok; want salted (the flush leaves the host cache, so runs are salted too) and all served", p, c, s.OK)
 		}
 	}

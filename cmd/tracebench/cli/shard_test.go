@@ -87,9 +87,9 @@ func TestShardedRunMatchesUnsharded(t *testing.T) {
 			if tc.exactCached && wc == 0 {
 				t.Fatal("no cached tokens: the case does not exercise the prefix cache")
 			}
-			if tc.exactCached && (wantStop.Extra["server_evictions"] != 0 || gotStop.Extra["server_evictions"] != 0) {
+			if tc.exactCached && (wantStop.Extra[replay.ExtraEvictions] != 0 || gotStop.Extra[replay.ExtraEvictions] != 0) {
 				t.Fatalf("the cache evicted (%v unsharded, %v sharded): cached tokens would depend on load",
-					wantStop.Extra["server_evictions"], gotStop.Extra["server_evictions"])
+					wantStop.Extra[replay.ExtraEvictions], gotStop.Extra[replay.ExtraEvictions])
 			}
 			if !tc.exactCached {
 				clearCached(want)
