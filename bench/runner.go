@@ -30,8 +30,6 @@ type Spec struct {
 	Client Client
 	// Report holds the SLO bounds and weights the Summary is computed with.
 	Report reports.Options
-	// Router is the name of the router to run (see `tracebench policies`).
-	Router string
 	// Backends are the servers' base URLs; Run sets them to the simulated
 	// engines' names with Sim.
 	Backends []string
@@ -39,17 +37,17 @@ type Spec struct {
 	// "sim" (Run sets "sim" with Sim).
 	Mode string
 	// Sim, when > 0, runs that many simulated engines in virtual time
-	// (configured by Engines, engine i seeded Engines.Seed+i) instead of
+	// (configured by Fleet, engine i seeded Fleet.Seed+i) instead of
 	// sending HTTP.
-	Sim     int
-	Engines engine.Config
+	Sim int
 	// SimTokenizer tokenises the simulated engines' text prompts (nil:
 	// the mock's default, whitespace).
 	SimTokenizer tokenizer.Tokenizer
 	// Fleet is the in-process engines' configuration (mock or simulated),
-	// and Preset its preset name; nil against live targets. The results
-	// header records it, requests longer than it accepts are counted, and
-	// the lora-affinity filter takes its adapter slots.
+	// and Preset its preset name; nil against live targets (with Sim, nil
+	// runs engine.DefaultConfig()). The results header records it,
+	// requests longer than it accepts are counted, and the lora-affinity
+	// filter takes its adapter slots.
 	Fleet  *engine.Config
 	Preset string
 	// KVDelay is the simulated KV event lag with Sim (default 0);
@@ -116,6 +114,9 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 		return nil, err
 	}
 	defer src.Close()
+	if rs.Sim > 0 && rs.Fleet == nil {
+		rs.Fleet = new(engine.DefaultConfig())
+	}
 	pf := rs.Policy
 	pf.sloWeights = rs.Report.SLO.Weights()
 	if rs.Fleet != nil {
@@ -124,7 +125,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 			return nil, err
 		}
 	}
-	pol, err := buildPolicy(pf, rs.Router, rs.Workload.Seed)
+	pol, err := buildPolicy(pf, rs.Workload.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -270,8 +271,8 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	if rs.Sim > 0 {
 		cfgs := make([]engine.Config, rs.Sim)
 		for i := range cfgs {
-			cfgs[i] = rs.Engines
-			cfgs[i].Seed = rs.Engines.Seed + int64(i)
+			cfgs[i] = *rs.Fleet
+			cfgs[i].Seed = rs.Fleet.Seed + int64(i)
 		}
 		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay, Tokenizer: rs.SimTokenizer})
 	}
@@ -291,4 +292,16 @@ func scrapeEvery(cf Client) time.Duration {
 // ResultsPath is dir/results-<policy>.jsonl.
 func ResultsPath(dir, policy string) string {
 	return filepath.Join(dir, "results-"+policy+".jsonl")
+}
+
+// reseeded returns rs with the workload's seed and the in-process
+// engines' seed moved on by k: the Spec of seed k of a batch.
+func (rs Spec) reseeded(k int) Spec {
+	rs.Workload.Seed += uint64(k)
+	if rs.Fleet != nil {
+		cfg := *rs.Fleet
+		cfg.Seed += int64(k)
+		rs.Fleet = &cfg
+	}
+	return rs
 }

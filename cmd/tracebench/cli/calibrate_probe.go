@@ -150,7 +150,6 @@ func probeSpec(args, targets []string, maxInflight int) (runSpec, error) {
 		return rs, fmt.Errorf("calibrate probe: %w", err)
 	}
 	rs.Policy.Router, rs.Policy.MaxInflight = "least-request", maxInflight
-	rs.Router = rs.Policy.Router
 	rs.Client.Scrape = true
 	rs.Report = reports.DefaultOptions()
 	rs.Backends, rs.Mode, rs.Quiet = targets, "target", true

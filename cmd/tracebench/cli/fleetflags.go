@@ -207,7 +207,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err != nil {
 			return nil, err
 		}
-		rs.Sim, rs.Engines, rs.Fleet, rs.Preset, rs.KVDelay = m.Sim, cfg, &cfg, m.Preset, m.kv.Delay
+		rs.Sim, rs.Fleet, rs.Preset, rs.KVDelay = m.Sim, &cfg, m.Preset, m.kv.Delay
 		return func() {}, m.checkKVFlags(false, true)
 	}
 	if d := rs.Client.Dialect; d != "" && d != dialect.Auto {
@@ -229,7 +229,7 @@ func (m *fleetFlags) targetKV(rs *runSpec, targets []string) error {
 	if err := m.checkKVFlags(true, false); err != nil {
 		return err
 	}
-	if !readsKVEvents(rs.Router) {
+	if !readsKVEvents(rs.Policy.Router) {
 		return nil
 	}
 	eps, err := m.kv.targetEndpoints(targets)

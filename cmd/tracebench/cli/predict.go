@@ -88,8 +88,9 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		return err
 	}
 	rs.Report, rs.ErrOut, rs.Quiet = ro, cmd.ErrOrStderr(), true
-	rs.Mode, rs.Sim, rs.Engines = "sim", len(h.Backends), prof.Config()
-	rs.Engines.Seed = o.seed
+	engines := prof.Config()
+	engines.Seed = o.seed
+	rs.Mode, rs.Sim, rs.Fleet = "sim", len(h.Backends), &engines
 	rs.Results = filepath.Join(o.out, "predicted.jsonl")
 	predicted, err := bench.Run(cmd.Context(), rs)
 	if err != nil {
@@ -187,7 +188,6 @@ func specFromHeader(path string) (replay.Header, runSpec, error) {
 	rs.Policy.PolicyConfig = ""
 	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
 	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
-	rs.Router = h.Router
 	rs.Client.API = h.Config.API
 	if rs.Client.API == "" {
 		rs.Client.API = "completions"

@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var updateFields = flag.Bool("update", false, "rewrite the golden files")
+
+// specFields walks t's exported fields, descending into this package's
+// structs, and returns each leaf as "path type"; byName collects the
+// paths of each leaf name and byType those of each non-basic type.
+func specFields(t reflect.Type, path string, out *[]string, byName, byType map[string][]string) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		p, ft := path+"."+f.Name, f.Type
+		if ft.Kind() == reflect.Struct && ft.PkgPath() == t.PkgPath() {
+			specFields(ft, p, out, byName, byType)
+			continue
+		}
+		*out = append(*out, p+" "+ft.String())
+		byName[f.Name] = append(byName[f.Name], p)
+		if base := ft; base.Kind() == reflect.Struct || base.Kind() == reflect.Pointer && base.Elem().Kind() == reflect.Struct {
+			if base.Kind() == reflect.Pointer {
+				base = base.Elem()
+			}
+			byType[base.String()] = append(byType[base.String()], p)
+		}
+	}
+}
+
+// TestSpecOneFieldPerConcept fails when a Spec holds one concept twice:
+// two fields of one name (Spec.Router beside Spec.Policy.Router) or of
+// one configuration type (Spec.Engines beside Spec.Fleet, both
+// engine.Config). The field list is golden, so a new field is a
+// deliberate change (go test -update rewrites testdata/spec-fields.golden).
+func TestSpecOneFieldPerConcept(t *testing.T) {
+	var fields []string
+	byName, byType := map[string][]string{}, map[string][]string{}
+	specFields(reflect.TypeFor[Spec](), "Spec", &fields, byName, byType)
+	for name, paths := range byName {
+		if len(paths) > 1 {
+			t.Errorf("field name %s appears %d times: %v; keep one", name, len(paths), paths)
+		}
+	}
+	for typ, paths := range byType {
+		if len(paths) > 1 {
+			t.Errorf("type %s held by %d fields: %v; keep one", typ, len(paths), paths)
+		}
+	}
+	got := strings.Join(fields, "\n") + "\n"
+	golden := filepath.Join("testdata", "spec-fields.golden")
+	if *updateFields {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("Spec's fields changed (go test -update rewrites %s after a deliberate change):\ngot:\n%s\nwant:\n%s", golden, got, want)
+	}
+}
