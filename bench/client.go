@@ -26,7 +26,7 @@ func NewClient(ctx context.Context, cf *Client, backends []string) (*replay.Clie
 	}
 	c := replay.NewClient(replay.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
 		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
-		TokenExact: true, Dialect: cf.dialect})
+		TokenExact: true, Dialect: cf.dialect, Salt: cf.salt})
 	model := cf.Model
 	for _, b := range backends {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -87,10 +87,12 @@ func Compare(ctx context.Context, spec CompareSpec) (*CompareResult, error) {
 	if err != nil {
 		return &CompareResult{}, err
 	}
+	defer c.live.close()
 	res := &CompareResult{Routers: c.routers}
 	res.Runs, err = c.all(ctx, c.spec)
 	if err == nil || errors.Is(err, ErrInterrupted) {
 		res.Verdict, err = c.verdict(ctx, res.Runs)
+		c.live.annotate(res.Verdict)
 		if err == nil {
 			err = ctx.Err()
 		}

@@ -18,29 +18,32 @@ import (
 )
 
 // A comparison against live targets (CompareSpec.Targets) runs every
-// router on the same servers, one after another. To compare them fairly each policy should start on cold
-// caches: liveBench flushes every target's prefix cache before each
-// policy where the dialect allows it; where it does not (or a server
-// refuses), it rotates the policy order by the seed and every run's
-// header says the caches persisted and where the policy ran in the
-// order. Before the first policy it probes the targets' speed and warns
-// when the planned load will overload them, with the expected duration.
+// router on the same servers, one after another. To compare them fairly
+// each run must start from the same cache state: see isolation. Before
+// the first policy it probes the targets' speed and warns when the
+// planned load will overload them, with the expected duration; it probes
+// again before every later run and the verdict says how much the speed
+// moved between runs.
 
-// liveBench is the plan of a comparison against live targets.
+// liveBench is the plan of a comparison against live targets. Its runs
+// go one at a time (CompareSpec.Jobs is 1 with Targets).
 type liveBench struct {
 	targets []string
 	d       *dialect.Dialect
 	hc      *http.Client
-	// flush is whether every target accepted a flush at planning time.
-	flush bool
-	// persisted says why caches persist between policies ("" when
-	// flushed).
-	persisted string
+	// client sends the speed probes; plan is their size.
+	client *replay.Client
+	plan   workloadPlan
+	isolation
 	// order is the policies in the order they run.
 	order []string
+	// probes is the speed probe's rate before each run so far, req/s;
+	// runs counts the runs prepared.
+	probes []float64
+	runs   int
 }
 
-// planLiveBench resolves the dialect, tries a flush on every target and
+// planLiveBench resolves the dialect, decides how runs are isolated and
 // orders the policies: unchanged when caches can be flushed, else
 // rotated by seed so repeated benches with different seeds start with
 // different policies. It writes its notes to errOut.
@@ -53,13 +56,17 @@ func planLiveBench(ctx context.Context, spec *CompareSpec, names []string, errOu
 	if err != nil {
 		return nil, nil, err
 	}
-	lb := &liveBench{targets: spec.Targets, d: d, flush: true, hc: hc}
-	if err := lb.flushAll(ctx); err != nil {
-		lb.flush, lb.persisted = false, err.Error()
-		fmt.Fprintf(errOut, "tracebench: %v\n", err)
+	lb := &liveBench{targets: spec.Targets, d: d, hc: hc}
+	ferr := lb.flushAll(ctx)
+	lb.isolation = decideIsolation(d, ferr, saltable(&spec.Base.Client, d))
+	if ferr != nil {
+		fmt.Fprintf(errOut, "tracebench: %v\n", ferr)
+	}
+	fmt.Fprintf(errOut, "tracebench: %s\n", lb.line())
+	if lb.how != isoFlush {
 		k := int(spec.Base.Workload.Seed % uint64(len(names)))
 		names = append(append([]string{}, names[k:]...), names[:k]...)
-		fmt.Fprintf(errOut, "tracebench: prefix caches persist between policies; order rotated by the seed: %v\n", names)
+		fmt.Fprintf(errOut, "tracebench: order rotated by the seed: %v\n", names)
 	}
 	lb.order = names
 	return lb, names, nil
@@ -79,7 +86,8 @@ func (lb *liveBench) flushAll(ctx context.Context) error {
 }
 
 // before prepares the run of router (nothing without a live plan): a
-// flush when the plan has them, and the header notes with its place in
+// speed probe (the first run's is the planning probe), a flush when the
+// plan has them, the run's salt, and the header notes with its place in
 // the order. A flush refused now is noted and the run goes on.
 func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 	if lb == nil {
@@ -89,44 +97,53 @@ func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 	if errOut == nil {
 		errOut = io.Discard
 	}
-	caches := "flushed: " + lb.d.FlushNote()
+	if lb.runs++; lb.runs > 1 && lb.client != nil {
+		if rps, err := lb.probeAll(ctx); err == nil {
+			lb.probes = append(lb.probes, rps)
+		} else {
+			fmt.Fprintf(errOut, "tracebench: speed probe: %v\n", err)
+		}
+	}
+	caches := lb.caches()
 	if lb.flush {
 		if err := lb.flushAll(ctx); err != nil {
 			fmt.Fprintf(errOut, "tracebench: %v\n", err)
-			caches = "persisted: " + err.Error()
+			if lb.how == isoFlush {
+				caches = "persisted: " + err.Error()
+			}
 		}
-	} else {
-		caches = "persisted: " + lb.persisted
 	}
 	rs.benchCaches, rs.benchOrder = caches, strconv.Itoa(i+1)+" of "+strconv.Itoa(n)
+	if len(lb.probes) > 0 {
+		rs.benchProbe = lb.probes[len(lb.probes)-1]
+	}
+	if lb.how == isoSalt {
+		rs.Client.salt = lb.nonce + "/" + router + "/seed " + strconv.FormatUint(rs.Workload.Seed, 10)
+	}
 }
 
 // probeRequests is how many requests the speed probe sends to each
 // target at once.
 const probeRequests = 4
 
-// probe measures each target's speed with probeRequests concurrent
+// probe measures the targets' speed with probeRequests concurrent
 // requests of the workload's mean prompt and output lengths (prompts of
 // their own, so they share no cache with the workload) and warns on
 // errOut when the planned arrival rate exceeds what the targets served,
-// with the expected duration of each policy's run.
+// with the expected duration of each policy's run. It keeps client for
+// the probes before later runs.
 func (lb *liveBench) probe(ctx context.Context, w Workload, client *replay.Client, errOut io.Writer) error {
 	plan, err := planOf(w)
 	if err != nil {
 		return err
 	}
-	var capacity float64 // requests per second over all targets
-	for _, t := range lb.targets {
-		rps, err := probeTarget(ctx, client, t, plan)
-		if err != nil {
-			fmt.Fprintf(errOut, "tracebench: speed probe of %s: %v\n", t, err)
-			return nil
-		}
-		capacity += rps
+	lb.plan, lb.client = plan, client
+	capacity, err := lb.probeAll(ctx)
+	if err != nil {
+		fmt.Fprintf(errOut, "tracebench: speed probe: %v\n", err)
+		return nil
 	}
-	if lb.flush {
-		_ = lb.flushAll(ctx) // the probe's own prompts leave the caches as they were
-	}
+	lb.probes = append(lb.probes, capacity)
 	fmt.Fprintf(errOut, "tracebench: speed probe: the targets served %.2f req/s of the workload's mean size "+
 		"(%d prompt, %d output tokens; %d at once each)\n", capacity, plan.in, plan.out, probeRequests)
 	if plan.rate > capacity && capacity > 0 {
@@ -135,6 +152,23 @@ func (lb *liveBench) probe(ctx context.Context, w Workload, client *replay.Clien
 			roundDur(time.Duration(float64(plan.n)/capacity*float64(time.Second))), roundDur(plan.span))
 	}
 	return nil
+}
+
+// probeAll probes every target in turn and returns the sum of their
+// rates, req/s; a flush after it leaves the caches as they were.
+func (lb *liveBench) probeAll(ctx context.Context) (float64, error) {
+	var capacity float64
+	for _, t := range lb.targets {
+		rps, err := probeTarget(ctx, lb.client, t, lb.plan)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", t, err)
+		}
+		capacity += rps
+	}
+	if lb.flush {
+		_ = lb.flushAll(ctx)
+	}
+	return capacity, nil
 }
 
 // workloadPlan is what the bench will send to each policy.
@@ -231,7 +265,6 @@ func prepareLive(ctx context.Context, spec *CompareSpec, names []string, errOut 
 	if err != nil {
 		return nil, nil, err
 	}
-	defer client.Close()
 	spec.Base.Client.Model = model
 	if err := lb.probe(ctx, spec.Base.Workload, client, errOut); err != nil {
 		return nil, nil, err

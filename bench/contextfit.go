@@ -61,9 +61,9 @@ func fitHint(longest int) string {
 		}
 	}
 	if best != "" {
-		return fmt.Sprintf("the longest needs %d: --mock-preset %s (%d tokens) fits every one", longest, best, bestLimit)
+		return fmt.Sprintf("the longest needs %d: --mock-profile %s (%d tokens) fits every one", longest, best, bestLimit)
 	}
 	bs := engine.DefaultConfig().BlockSize
-	return fmt.Sprintf("the longest needs %d, more than any preset: set --mock-max-model-len %d and --mock-blocks %d (%d-token blocks)",
+	return fmt.Sprintf("the longest needs %d, more than any preset: set --mock-set max_model_len=%d and --mock-blocks %d (%d-token blocks)",
 		longest, longest, (longest+bs-1)/bs, bs)
 }

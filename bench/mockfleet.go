@@ -63,6 +63,8 @@ func (f MockFleet) Validate() error {
 		return fieldf("MockFleet.Server.TimeScale", "MockFleet.Server.TimeScale %g: want > 0", s.TimeScale)
 	case s.MaxQueue < 0:
 		return fieldf("MockFleet.Server.MaxQueue", "MockFleet.Server.MaxQueue %d: want ≥ 0 (0: unbounded)", s.MaxQueue)
+	case s.Role != "" && s.Role != mockserver.RoleBoth && s.Role != mockserver.RolePrefill && s.Role != mockserver.RoleDecode:
+		return fieldf("MockFleet.Server.Role", "MockFleet.Server.Role %q: want prefill, decode or both", s.Role)
 	}
 	if err := s.Faults.Validate(); err != nil {
 		return fieldf("MockFleet.Server.Faults", "MockFleet.Server.Faults: %v", err)

@@ -54,6 +54,9 @@ type Spec struct {
 	// KVEvents the backends' KV event endpoints for a KV-event router.
 	KVDelay  time.Duration
 	KVEvents []replay.KVEndpoint
+	// KVListen binds one SUB socket the backends' publishers dial
+	// instead of dialling each (Endpoint empty: dial).
+	KVListen replay.KVListen
 	// Discover re-resolves dns+http:// targets during the Run, backends
 	// joining and leaving (nil: the fleet is fixed).
 	Discover *replay.Discovery
@@ -71,10 +74,11 @@ type Spec struct {
 	// Quiet turns the progress display off.
 	ErrOut io.Writer
 	Quiet  bool
-	// benchCaches and benchOrder are a live bench's cache state and
-	// order, written as the results header's config.bench_caches and
-	// config.bench_order.
+	// benchCaches, benchOrder and benchProbe are a live bench's cache
+	// state, order and speed probe before the Run, written as the results
+	// header's config.bench_caches, bench_order and bench_probe_rps.
 	benchCaches, benchOrder string
+	benchProbe              float64
 }
 
 // loraSlots gives the lora-affinity filter the engines' adapter slots
@@ -141,6 +145,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	h := header(rs, src.ident, pol)
 	dialectConfig(&h, rs.Client)
 	h.Config.BenchCaches, h.Config.BenchOrder = rs.benchCaches, rs.benchOrder
+	h.Config.BenchProbeRPS, h.Config.BenchSalt = rs.benchProbe, rs.Client.salt
 	if rs.Mode == "target" && len(rs.Backends) > 0 {
 		h.Config.Server = fetchServerInfo(ctx, rs.Backends[0])
 	}
@@ -278,6 +283,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.Backends, Client: client,
 		Grace: rs.Client.Grace, ScrapeEvery: scrapeEvery(rs.Client), KVEvents: rs.KVEvents,
+		KVListen: rs.KVListen,
 		Discover: rs.Discover})
 }
 

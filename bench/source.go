@@ -80,7 +80,7 @@ func OpenSource(wf Workload) (*Source, error) {
 // source naming it that closes it and counts the records it skipped.
 func openTrace(wf Workload) (*Source, traces.Source, error) {
 	fs, err := traces.Open(wf.Trace, wf.ShareGPT.ReadOptions(traces.ReadOptions{Format: wf.Format,
-		BlockSize: wf.BlockSize, TimeUnit: wf.TimeUnit, SkipInvalid: wf.SkipInvalid, Seed: wf.Seed}))
+		BlockSize: wf.BlockSize, TimeUnit: wf.TimeUnit, SkipInvalid: wf.SkipInvalid, Seed: wf.Seed, Windows: wf.Windows}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -101,6 +101,9 @@ func openWorkload(wf Workload) (*Source, traces.Source, error) {
 	}
 	if wf.TimeUnit != "" {
 		return nil, nil, fieldf("Spec.Workload.TimeUnit", "Spec.Workload.TimeUnit applies to a Spec.Workload.Trace file, not to a generated workload")
+	}
+	if wf.Windows != "" {
+		return nil, nil, fieldf("Spec.Workload.Windows", "Spec.Workload.Windows applies to a Spec.Workload.Trace file, not to a generated workload")
 	}
 	params, err := ParseKV("Spec.Workload.WorkloadArgs", wf.WorkloadArgs)
 	if err != nil {

@@ -19,12 +19,15 @@ type Workload struct {
 	// Format its format ("auto" detects it); BlockSize the tokens per block
 	// id of block-id traces (0: the format's own); TimeUnit the unit of
 	// numeric timestamps ("": the format's own); SkipInvalid skips and
-	// counts malformed records instead of failing.
+	// counts malformed records instead of failing; Windows how a trace
+	// whose time restarts is read (traces.WindowModes; "": one window,
+	// a fall of time is an error).
 	Trace       string
 	Format      string
 	BlockSize   int
 	TimeUnit    string
 	SkipInvalid bool
+	Windows     string
 	// ShareGPT sets how a ShareGPT file becomes Requests.
 	ShareGPT ShareGPT
 	// Workload names the generator used without a Trace (default
@@ -116,6 +119,9 @@ type Client struct {
 	// chosen (set by ResolveDialect or NewClient).
 	dialect    *dialect.Dialect
 	dialectWhy string
+	// salt is the prompt salt of a live bench's run (see
+	// replay.ClientOptions.Salt; "" none).
+	salt string
 }
 
 // ParseKV parses the k=v pairs given for field (a Spec field's path, or

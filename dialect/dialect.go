@@ -39,6 +39,12 @@ type Dialect struct {
 	flush flushFunc
 	// flushNote says how the flush works or why there is none.
 	flushNote string
+	// flushLeaves names the cache a successful flush does not empty (""
+	// when it empties every cache that can serve a prefix).
+	flushLeaves string
+	// flushHint says how to start the server so that a flush is allowed
+	// and complete.
+	flushHint string
 	// tokenPrompts reports that completions accept a prompt of token ids.
 	tokenPrompts bool
 }
@@ -90,6 +96,14 @@ func (d *Dialect) CanFlush() bool { return d != nil && d.flush != nil }
 
 // FlushNote says how Flush empties the cache, or why it cannot.
 func (d *Dialect) FlushNote() string { return d.flushNote }
+
+// FlushLeaves names the cache that a successful Flush leaves as it was
+// ("" when Flush empties every cache that can serve a prefix).
+func (d *Dialect) FlushLeaves() string { return d.flushLeaves }
+
+// FlushHint says, in one clause, how to start the server so that Flush
+// is allowed and complete ("" when no start option makes it so).
+func (d *Dialect) FlushHint() string { return d.flushHint }
 
 // sortedKeys returns m's keys sorted (nil when m is empty).
 func sortedKeys[V any](m map[string]V) []string {

@@ -43,6 +43,12 @@ var llamacpp = Dialect{
 	flush:        eraseSlots,
 	tokenPrompts: true,
 	flushNote:    "POST /slots/{id}?action=erase for every slot, which llama-server allows only with --slot-save-path; its host-memory prompt cache (--cache-ram) is not erased",
+	// b7099's erase (server.cpp, SERVER_TASK_TYPE_SLOT_ERASE) calls
+	// clear_slot, which drops the slot's KV and tokens only; the host
+	// prompt cache (server_prompt_cache) is written and read when a slot
+	// is picked by LRU (get_available_slot) and no endpoint empties it.
+	flushLeaves: "the host-memory prompt cache (--cache-ram, on by default)",
+	flushHint:   "start llama-server with --slot-save-path DIR and --cache-ram 0",
 }
 
 // llamacppCached prefers the OpenAI field (newer releases) and falls back

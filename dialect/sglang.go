@@ -29,4 +29,5 @@ var sglang = Dialect{
 	flush:        postFlush("/flush_cache"),
 	tokenPrompts: true,
 	flushNote:    "POST /flush_cache, which SGLang refuses while requests are running",
+	flushHint:    "let the requests of other clients finish before the bench (SGLang flushes an idle server)",
 }

@@ -36,6 +36,7 @@ var vllm = Dialect{
 	flush:        postFlush("/reset_prefix_cache"),
 	tokenPrompts: true,
 	flushNote:    "POST /reset_prefix_cache, which vLLM serves only with VLLM_SERVER_DEV_MODE=1",
+	flushHint:    "start vLLM with the environment variable VLLM_SERVER_DEV_MODE=1",
 }
 
 // minTokensExtras asks for exactly n tokens with min_tokens and

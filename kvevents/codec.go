@@ -14,14 +14,23 @@ import (
 // Encode writes b as vLLM writes a KVEventBatch with msgspec's array-like
 // tagged structs: [ts, [event...], dp_rank], each event an array led by
 // its tag — ["BlockStored", block_hashes, parent_block_hash, token_ids,
-// block_size, lora_id, medium], ["BlockRemoved", block_hashes, medium],
-// ["AllBlocksCleared"].
-func Encode(b Batch) ([]byte, error) {
+// block_size, lora_id, medium, lora_name], ["BlockRemoved", block_hashes,
+// medium], ["AllBlocksCleared"]; a non-zero GroupIdx adds extra_keys
+// (nil) and group_idx to BlockStored and group_idx to BlockRemoved.
+func Encode(b Batch) ([]byte, error) { return EncodeAs(b, EncodingArray) }
+
+// EncodeAs writes b with its events in encoding enc (see Encode and
+// EncodingMap); the batch is [ts, events, dp_rank] in both.
+func EncodeAs(b Batch, enc Encoding) ([]byte, error) {
 	var buf bytes.Buffer
 	e := msgpack.NewEncoder(&buf)
 	err := errors.Join(e.EncodeArrayLen(3), e.EncodeFloat64(b.TS), e.EncodeArrayLen(len(b.Events)))
 	for i := range b.Events {
-		err = errors.Join(err, encodeEvent(e, &b.Events[i]))
+		if enc == EncodingMap {
+			err = errors.Join(err, encodeEventMap(e, &b.Events[i]))
+		} else {
+			err = errors.Join(err, encodeEvent(e, &b.Events[i]))
+		}
 	}
 	err = errors.Join(err, e.EncodeInt(int64(b.DPRank)))
 	if err != nil {
@@ -33,30 +42,60 @@ func Encode(b Batch) ([]byte, error) {
 func encodeEvent(e *msgpack.Encoder, ev *Event) error {
 	switch ev.Kind {
 	case Stored:
-		err := errors.Join(e.EncodeArrayLen(7), e.EncodeString(TagStored), encodeHashes(e, ev.Hashes))
-		if ev.HasParent {
-			err = errors.Join(err, e.EncodeUint(ev.Parent))
-		} else {
-			err = errors.Join(err, e.EncodeNil())
+		n := 8
+		if ev.GroupIdx != 0 {
+			n = 10
 		}
-		err = errors.Join(err, e.EncodeArrayLen(len(ev.Tokens)))
-		for _, t := range ev.Tokens {
-			err = errors.Join(err, e.EncodeInt(int64(t)))
+		err := errors.Join(e.EncodeArrayLen(n), e.EncodeString(TagStored))
+		for _, f := range storedFields[:n-1] {
+			err = errors.Join(err, encodeField(e, ev, f))
 		}
-		err = errors.Join(err, e.EncodeInt(int64(ev.BlockSize)))
-		if ev.HasLoRA {
-			err = errors.Join(err, e.EncodeInt(ev.LoRAID))
-		} else {
-			err = errors.Join(err, e.EncodeNil())
-		}
-		return errors.Join(err, encodeMedium(e, ev.Medium))
+		return err
 	case Removed:
-		return errors.Join(e.EncodeArrayLen(3), e.EncodeString(TagRemoved), encodeHashes(e, ev.Hashes),
-			encodeMedium(e, ev.Medium))
+		n := 3
+		if ev.GroupIdx != 0 {
+			n = 4
+		}
+		err := errors.Join(e.EncodeArrayLen(n), e.EncodeString(TagRemoved))
+		for _, f := range removedFields[:n-1] {
+			err = errors.Join(err, encodeField(e, ev, f))
+		}
+		return err
 	case Cleared:
 		return errors.Join(e.EncodeArrayLen(1), e.EncodeString(TagCleared))
 	}
 	return fmt.Errorf("event kind %d has no wire tag", ev.Kind)
+}
+
+// encodeField writes the value of one named field of ev.
+func encodeField(e *msgpack.Encoder, ev *Event, name string) error {
+	switch name {
+	case "block_hashes":
+		return encodeHashes(e, ev.Hashes)
+	case "parent_block_hash":
+		if ev.HasParent {
+			return e.EncodeUint(ev.Parent)
+		}
+	case "token_ids":
+		err := e.EncodeArrayLen(len(ev.Tokens))
+		for _, t := range ev.Tokens {
+			err = errors.Join(err, e.EncodeInt(int64(t)))
+		}
+		return err
+	case "block_size":
+		return e.EncodeInt(int64(ev.BlockSize))
+	case "lora_id":
+		if ev.HasLoRA {
+			return e.EncodeInt(ev.LoRAID)
+		}
+	case "medium":
+		return encodeOptString(e, ev.Medium)
+	case "lora_name":
+		return encodeOptString(e, ev.LoRAName)
+	case "group_idx":
+		return e.EncodeInt(int64(ev.GroupIdx))
+	}
+	return e.EncodeNil()
 }
 
 func encodeHashes(e *msgpack.Encoder, hs []uint64) error {
@@ -67,7 +106,7 @@ func encodeHashes(e *msgpack.Encoder, hs []uint64) error {
 	return err
 }
 
-func encodeMedium(e *msgpack.Encoder, m string) error {
+func encodeOptString(e *msgpack.Encoder, m string) error {
 	if m == "" {
 		return e.EncodeNil()
 	}
@@ -94,16 +133,22 @@ type Decoded struct {
 	FirstUnknown string
 }
 
-// Decode reads one payload written by vLLM (or Encode). It accepts
-// vLLM's later additions: extra trailing fields of an event, a nil
-// data-parallel rank, a two-field batch, and block hashes sent as bytes
-// (hashed to 64 bits with xxhash). Events with an unknown tag are skipped
-// and counted; anything else that does not parse is an error for the whole
-// payload.
+// Decode reads one payload written by vLLM (or Encode) in either
+// encoding: events as tagged arrays or as maps with a "type" key (the
+// batch itself an array [ts, events, data_parallel_rank] or a map of
+// those names). It accepts vLLM's later additions: the fields after
+// medium (lora_name, extra_keys, group_idx, kv_cache_spec_*), unknown
+// fields (skipped), a nil data-parallel rank, a two-field batch, and
+// block hashes sent as bytes (hashed to 64 bits with xxhash). Events with
+// an unknown tag are skipped and counted; anything else that does not
+// parse is an error for the whole payload.
 func Decode(p []byte) (Decoded, error) {
 	var out Decoded
 	src := bytes.NewReader(p)
 	d := dec{msgpack.NewDecoder(src), src}
+	if c, err := d.PeekCode(); err == nil && isMap(c) {
+		return out, decodeBatchMap(d, &out)
+	}
 	n, err := d.DecodeArrayLen()
 	if err != nil || n < 2 {
 		return out, fmt.Errorf("kv event batch: want an array of [ts, events, dp_rank], got %s", describe(n, err))
@@ -111,24 +156,8 @@ func Decode(p []byte) (Decoded, error) {
 	if out.TS, err = d.DecodeFloat64(); err != nil {
 		return out, fmt.Errorf("kv event batch field ts: %w", err)
 	}
-	m, err := d.DecodeArrayLen()
-	if err != nil || m < 0 {
-		return out, fmt.Errorf("kv event batch field events: want an array, got %s", describe(m, err))
-	}
-	out.Events = make([]Event, 0, min(m, len(p))) // each event takes ≥ 1 byte
-	for i := range m {
-		ev, tag, err := decodeEvent(d)
-		switch {
-		case errors.Is(err, ErrUnknownTag):
-			if out.UnknownTags == 0 {
-				out.FirstUnknown = tag
-			}
-			out.UnknownTags++
-		case err != nil:
-			return out, fmt.Errorf("kv event batch event %d: %w", i, err)
-		default:
-			out.Events = append(out.Events, ev)
-		}
+	if err := decodeEvents(d, &out); err != nil {
+		return out, err
 	}
 	if n >= 3 {
 		if out.DPRank, err = decodeOptInt(d); err != nil {
@@ -144,6 +173,30 @@ func Decode(p []byte) (Decoded, error) {
 	return out, nil
 }
 
+// decodeEvents reads the batch's event list into out.
+func decodeEvents(d dec, out *Decoded) error {
+	m, err := d.DecodeArrayLen()
+	if err != nil || m < 0 {
+		return fmt.Errorf("kv event batch field events: want an array, got %s", describe(m, err))
+	}
+	out.Events = make([]Event, 0, min(m, d.src.Len())) // each event takes ≥ 1 byte
+	for i := range m {
+		ev, tag, err := decodeEvent(d)
+		switch {
+		case errors.Is(err, ErrUnknownTag):
+			if out.UnknownTags == 0 {
+				out.FirstUnknown = tag
+			}
+			out.UnknownTags++
+		case err != nil:
+			return fmt.Errorf("kv event batch event %d: %w", i, err)
+		default:
+			out.Events = append(out.Events, ev)
+		}
+	}
+	return nil
+}
+
 func describe(n int, err error) string {
 	if err != nil {
 		return err.Error()
@@ -151,93 +204,136 @@ func describe(n int, err error) string {
 	return fmt.Sprintf("%d elements", n)
 }
 
-// decodeEvent reads one tagged array-like event; on an unknown tag it
-// skips the rest of the event and returns the tag with ErrUnknownTag.
+// Field names in vLLM's declaration order (vllm/distributed/kv_events.py):
+// the array encoding writes them in this order after the tag.
+var (
+	storedFields = []string{"block_hashes", "parent_block_hash", "token_ids", "block_size", "lora_id", "medium",
+		"lora_name", "extra_keys", "group_idx", "kv_cache_spec_kind", "kv_cache_spec_sliding_window"}
+	removedFields = []string{"block_hashes", "medium", "group_idx"}
+)
+
+// fieldsOf returns an event tag's kind, field names and how many
+// leading fields an array must hold (a map must hold those names).
+func fieldsOf(tag string) (Kind, []string, int) {
+	switch tag {
+	case TagStored:
+		return Stored, storedFields, 4
+	case TagRemoved:
+		return Removed, removedFields, 1
+	case TagCleared:
+		return Cleared, nil, 0
+	}
+	return 0, nil, 0
+}
+
+// decodeEvent reads one event, a tagged array or a map with "type"; on
+// an unknown tag it skips the rest of the event and returns the tag with
+// ErrUnknownTag.
 func decodeEvent(d dec) (Event, string, error) {
+	c, err := d.PeekCode()
+	if err != nil {
+		return Event{}, "", err
+	}
+	if isMap(c) {
+		return decodeEventMap(d)
+	}
 	var ev Event
 	n, err := d.DecodeArrayLen()
 	if err != nil || n < 1 {
-		return ev, "", fmt.Errorf("want a tagged array, got %s", describe(n, err))
+		return ev, "", fmt.Errorf("want a tagged array or map, got %s", describe(n, err))
 	}
 	tag, err := d.DecodeString()
 	if err != nil {
 		return ev, "", fmt.Errorf("tag: %w", err)
 	}
-	var need int
-	switch tag {
-	case TagStored:
-		ev.Kind, need = Stored, 6
-		err = decodeStored(d, &ev)
-	case TagRemoved:
-		ev.Kind, need = Removed, 1
-		ev.Hashes, err = decodeHashes(d)
-		if err == nil && n > 2 {
-			ev.Medium, err = decodeOptString(d)
-			need = 2
-		}
-	case TagCleared:
-		ev.Kind = Cleared
-	default:
-		for range n - 1 {
-			if err := d.Skip(); err != nil {
-				return ev, tag, err
-			}
-		}
-		return ev, tag, ErrUnknownTag
-	}
-	if err != nil {
-		return ev, tag, fmt.Errorf("%s: %w", tag, err)
+	kind, names, need := fieldsOf(tag)
+	if kind == 0 {
+		return ev, tag, skipN(d, n-1, ErrUnknownTag)
 	}
 	if n-1 < need {
 		return ev, tag, fmt.Errorf("%s: %d fields, want at least %d", tag, n-1, need)
 	}
-	for range n - 1 - need {
-		if err := d.Skip(); err != nil {
+	ev.Kind = kind
+	for i := range n - 1 {
+		name := ""
+		if i < len(names) {
+			name = names[i]
+		}
+		if err := decodeField(d, &ev, name); err != nil {
 			return ev, tag, fmt.Errorf("%s: %w", tag, err)
 		}
 	}
 	return ev, tag, nil
 }
 
-// decodeStored reads BlockStored's six leading fields.
-func decodeStored(d dec, ev *Event) error {
-	var err error
-	if ev.Hashes, err = decodeHashes(d); err != nil {
-		return fmt.Errorf("block_hashes: %w", err)
-	}
-	if ev.Parent, ev.HasParent, err = decodeOptHash(d); err != nil {
-		return fmt.Errorf("parent_block_hash: %w", err)
-	}
-	n, err := d.DecodeArrayLen()
-	if err != nil {
-		return fmt.Errorf("token_ids: %w", err)
-	}
-	if n < 0 || n > d.src.Len() {
-		return fmt.Errorf("token_ids: %d elements, more than the payload holds", n)
-	}
-	ev.Tokens = make([]int, n)
-	for i := range ev.Tokens {
-		t, err := d.DecodeInt64()
-		if err != nil {
-			return fmt.Errorf("token_ids[%d]: %w", i, err)
+// skipN skips n values and returns err (or the skip's error).
+func skipN(d dec, n int, err error) error {
+	for range n {
+		if e := d.Skip(); e != nil {
+			return e
 		}
-		ev.Tokens[i] = int(t)
 	}
-	if ev.BlockSize, err = d.DecodeInt(); err != nil {
-		return fmt.Errorf("block_size: %w", err)
-	}
-	if c, _ := d.PeekCode(); c == msgpcode.Nil {
-		err = d.DecodeNil()
-	} else if ev.LoRAID, err = d.DecodeInt64(); err == nil {
-		ev.HasLoRA = true
+	return err
+}
+
+// decodeField reads the value of one named field into ev; unknown names
+// (and extra_keys, which the index does not use) are skipped.
+func decodeField(d dec, ev *Event, name string) error {
+	var err error
+	switch name {
+	case "block_hashes":
+		ev.Hashes, err = decodeHashes(d)
+	case "parent_block_hash":
+		ev.Parent, ev.HasParent, err = decodeOptHash(d)
+	case "token_ids":
+		ev.Tokens, err = decodeTokens(d)
+	case "block_size":
+		ev.BlockSize, err = d.DecodeInt()
+	case "lora_id":
+		err = decodeLoRAID(d, ev)
+	case "medium":
+		ev.Medium, err = decodeOptString(d)
+	case "lora_name":
+		ev.LoRAName, err = decodeOptString(d)
+	case "group_idx":
+		ev.GroupIdx, err = decodeOptInt(d)
+	default:
+		return d.Skip()
 	}
 	if err != nil {
-		return fmt.Errorf("lora_id: %w", err)
-	}
-	if ev.Medium, err = decodeOptString(d); err != nil {
-		return fmt.Errorf("medium: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+func decodeTokens(d dec) ([]int, error) {
+	n, err := d.DecodeArrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n > d.src.Len() {
+		return nil, fmt.Errorf("%d elements, more than the payload holds", n)
+	}
+	toks := make([]int, n)
+	for i := range toks {
+		t, err := d.DecodeInt64()
+		if err != nil {
+			return nil, fmt.Errorf("[%d]: %w", i, err)
+		}
+		toks[i] = int(t)
+	}
+	return toks, nil
+}
+
+func decodeLoRAID(d dec, ev *Event) error {
+	if c, _ := d.PeekCode(); c == msgpcode.Nil {
+		return d.DecodeNil()
+	}
+	var err error
+	if ev.LoRAID, err = d.DecodeInt64(); err == nil {
+		ev.HasLoRA = true
+	}
+	return err
 }
 
 func decodeHashes(d dec) ([]uint64, error) {

@@ -1,5 +1,7 @@
 package kvevents
 
+import "fmt"
+
 // Kind is an event's type, tagged on the wire with vLLM's class name.
 type Kind uint8
 
@@ -45,6 +47,47 @@ type Event struct {
 	HasLoRA bool
 	// Medium is where the blocks live ("GPU"; empty for nil).
 	Medium string
+	// LoRAName is the adapter's name (Stored; vLLM's lora_name, which
+	// replaced lora_id in the block hash; empty for nil).
+	LoRAName string
+	// GroupIdx is the KV cache group of the blocks (vLLM's group_idx,
+	// for models with several attention kinds; 0 when absent).
+	GroupIdx int
+}
+
+// Encoding is how a payload writes its events (see Encode).
+type Encoding uint8
+
+// The two encodings vLLM's publishers use.
+const (
+	// EncodingArray is msgspec's array_like tagged structs: each event an
+	// array led by its class name, fields in declaration order (vLLM's
+	// default).
+	EncodingArray Encoding = iota
+	// EncodingMap is msgspec's default struct encoding: each event a map
+	// of field name to value with the class name under "type" (vLLM
+	// publishers built without array_like; llm-d-inference-sim's
+	// --use-vllm-map-event-format).
+	EncodingMap
+)
+
+// String returns "array" or "map".
+func (e Encoding) String() string {
+	if e == EncodingMap {
+		return "map"
+	}
+	return "array"
+}
+
+// ParseEncoding reads "array" or "map".
+func ParseEncoding(s string) (Encoding, error) {
+	switch s {
+	case "array", "":
+		return EncodingArray, nil
+	case "map":
+		return EncodingMap, nil
+	}
+	return 0, fmt.Errorf("kv event encoding %q: want array or map", s)
 }
 
 // Batch is one published message: the events of one engine step.

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-zeromq/zmq4"
 )
@@ -28,9 +30,11 @@ var endSeq = []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 type Publisher struct {
 	pub, replay zmq4.Socket
 	topic       []byte
+	enc         Encoding
 	queue       chan Batch
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
+	dialing     sync.WaitGroup // the background Dial of a Connect publisher
 
 	mu      sync.Mutex
 	closed  bool // Close was called: Publish drops
@@ -55,6 +59,12 @@ type PublisherOptions struct {
 	// QueueSize bounds the batches waiting to be sent (default 100,000,
 	// vLLM's max_queue_size).
 	QueueSize int
+	// Connect dials endpoint instead of binding it: the consumer binds
+	// (llm-d's wiring; vLLM connects whenever the endpoint has no
+	// wildcard). The replay socket is bound either way.
+	Connect bool
+	// Encoding is how events are written (default EncodingArray).
+	Encoding Encoding
 }
 
 // NewPublisher binds a PUB socket on endpoint and, when replay is not
@@ -69,18 +79,19 @@ func NewPublisher(endpoint, replay string, o PublisherOptions) (*Publisher, erro
 		o.QueueSize = 100000
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Publisher{topic: []byte(o.Topic), queue: make(chan Batch, o.QueueSize), cancel: cancel,
+	p := &Publisher{topic: []byte(o.Topic), enc: o.Encoding, queue: make(chan Batch, o.QueueSize), cancel: cancel,
 		ring: make([]sentBatch, 0, o.BufferSteps)}
-	p.pub = zmq4.NewPub(ctx)
-	if err := p.pub.Listen(endpoint); err != nil {
+	p.pub = zmq4.NewPub(ctx, zmq4.WithDialerRetry(100*time.Millisecond), zmq4.WithDialerMaxRetries(-1))
+	if err := p.bindOrDial(endpoint, o.Connect); err != nil {
 		cancel()
 		_ = p.pub.Close()
-		return nil, fmt.Errorf("kv events: listen on %s: %w", endpoint, err)
+		return nil, err
 	}
 	if replay != "" {
 		p.replay = zmq4.NewRouter(ctx)
 		if err := p.replay.Listen(replay); err != nil {
 			cancel()
+			p.dialing.Wait()
 			_ = p.pub.Close()
 			_ = p.replay.Close()
 			return nil, fmt.Errorf("kv events: listen on replay %s: %w", replay, err)
@@ -93,10 +104,35 @@ func NewPublisher(endpoint, replay string, o PublisherOptions) (*Publisher, erro
 	return p, nil
 }
 
+// bindOrDial binds the PUB socket on endpoint, or, when connect, dials
+// it in the background until it connects or the Publisher closes (as
+// ZeroMQ's connect does: batches published before are dropped).
+func (p *Publisher) bindOrDial(endpoint string, connect bool) error {
+	if connect {
+		if !strings.HasPrefix(endpoint, "tcp://") {
+			return fmt.Errorf("kv events: dial %s: want tcp://host:port", endpoint)
+		}
+		p.dialing.Add(1)
+		go func() {
+			defer p.dialing.Done()
+			if err := p.pub.Dial(endpoint); err != nil {
+				slog.Debug("kv events: dial", "endpoint", endpoint, "err", err)
+			}
+		}()
+		return nil
+	}
+	if err := p.pub.Listen(endpoint); err != nil {
+		return fmt.Errorf("kv events: listen on %s: %w", endpoint, err)
+	}
+	return nil
+}
+
 // Endpoints returns the bound PUB and replay endpoints as tcp:// URLs
-// (replay empty when there is none).
+// (replay empty when there is none; pub empty when the PUB socket dials).
 func (p *Publisher) Endpoints() (pub, replay string) {
-	pub = "tcp://" + p.pub.Addr().String()
+	if a := p.pub.Addr(); a != nil {
+		pub = "tcp://" + a.String()
+	}
 	if p.replay != nil {
 		replay = "tcp://" + p.replay.Addr().String()
 	}
@@ -138,6 +174,7 @@ func (p *Publisher) Close() error {
 	p.mu.Unlock()
 	p.wg.Wait()
 	p.cancel()
+	p.dialing.Wait()
 	err := p.pub.Close()
 	if p.replay != nil {
 		err = errors.Join(err, p.replay.Close())
@@ -152,7 +189,7 @@ func (p *Publisher) send() {
 		defer func() { p.cancel(); _ = p.replay.Close() }()
 	}
 	for b := range p.queue {
-		payload, err := Encode(b)
+		payload, err := EncodeAs(b, p.enc)
 		if err != nil {
 			slog.Warn("kv events: batch not published", "err", err)
 			continue

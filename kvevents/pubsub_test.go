@@ -94,7 +94,7 @@ func TestSubscriberSequence(t *testing.T) {
 			}
 			waitFor(t, "buffered batches", func() bool { return len(p.since(0)) == 4 })
 			x, _ := NewIndex(1, 2, 0)
-			s := &Subscriber{x: x, o: SubscriberOptions{ReplayTimeout: time.Second}}
+			s := &stream{x: x, o: SubscriberOptions{ReplayTimeout: time.Second}}
 			if tt.replay {
 				s.replay = rep
 			}
@@ -119,7 +119,7 @@ func TestSubscriberSequence(t *testing.T) {
 
 func TestSubscriberBadInput(t *testing.T) {
 	x, _ := NewIndex(1, 2, 0)
-	s := &Subscriber{x: x}
+	s := &stream{x: x}
 	ctx := context.Background()
 	s.handle(ctx, [][]byte{nil, {1}})                     // two frames
 	s.handle(ctx, [][]byte{nil, make([]byte, 8), {0xc1}}) // bad payload

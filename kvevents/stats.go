@@ -29,6 +29,9 @@ type Stats struct {
 	// Unreachable is the connection error when the stream could not be
 	// reached; the router then decides by load alone.
 	Unreachable string
+	// Topics are the topics whose messages a Listener routed to the
+	// backend, in order of first arrival (empty when dialled).
+	Topics []string
 	// FirstProblem describes the first malformed message, unknown tag or
 	// block size mismatch, reported once.
 	FirstProblem string

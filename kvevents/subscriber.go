@@ -22,14 +22,22 @@ type SubscriberOptions struct {
 
 // Subscriber follows one backend's event stream into an Index.
 type Subscriber struct {
-	x        *Index
-	b        int
+	stream
 	endpoint string
-	replay   string
-	o        SubscriberOptions
 	sub      zmq4.Socket
-	started  bool
-	last     uint64
+}
+
+// stream is one publisher's sequence of batches for backend b: it checks
+// sequence numbers, fills gaps from the publisher's replay socket and
+// applies the batches. A dialled Subscriber has one; a Listener one per
+// topic.
+type stream struct {
+	x       *Index
+	b       int
+	replay  string
+	o       SubscriberOptions
+	started bool
+	last    uint64
 }
 
 // Subscribe connects to backend b's PUB endpoint (and replay endpoint,
@@ -37,19 +45,24 @@ type Subscriber struct {
 // returned channel closes when it has stopped. An endpoint that cannot be
 // reached is recorded in b's Stats (Unreachable) and ends the Subscriber.
 func Subscribe(ctx context.Context, x *Index, b int, endpoint, replay string, o SubscriberOptions) <-chan struct{} {
-	if o.DialTimeout <= 0 {
-		o.DialTimeout = 2 * time.Second
-	}
-	if o.ReplayTimeout <= 0 {
-		o.ReplayTimeout = time.Second
-	}
-	s := &Subscriber{x: x, b: b, endpoint: endpoint, replay: replay, o: o}
+	s := &Subscriber{stream: stream{x: x, b: b, replay: replay, o: o.withDefaults()}, endpoint: endpoint}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		s.run(ctx)
 	}()
 	return done
+}
+
+// withDefaults fills the zero options.
+func (o SubscriberOptions) withDefaults() SubscriberOptions {
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 2 * time.Second
+	}
+	if o.ReplayTimeout <= 0 {
+		o.ReplayTimeout = time.Second
+	}
+	return o
 }
 
 func (s *Subscriber) run(ctx context.Context) {
@@ -77,7 +90,7 @@ func (s *Subscriber) run(ctx context.Context) {
 
 // handle checks one [topic, seq, payload] message's sequence number,
 // replays a gap, and applies the batch.
-func (s *Subscriber) handle(ctx context.Context, frames [][]byte) {
+func (s *stream) handle(ctx context.Context, frames [][]byte) {
 	if len(frames) != 3 || len(frames[1]) != 8 {
 		s.malformed(fmt.Sprintf("message of %d frames, want [topic, seq(8 bytes), payload]", len(frames)))
 		return
@@ -99,7 +112,7 @@ func (s *Subscriber) handle(ctx context.Context, frames [][]byte) {
 
 // fill asks the replay socket for the batches between s.last and seq,
 // applies them in order and counts the ones it could not get.
-func (s *Subscriber) fill(ctx context.Context, seq uint64) {
+func (s *stream) fill(ctx context.Context, seq uint64) {
 	missing := int64(seq - s.last - 1)
 	got := s.replayRange(ctx, s.last+1, seq)
 	s.x.Note(s.b, func(st *Stats) {
@@ -111,7 +124,7 @@ func (s *Subscriber) fill(ctx context.Context, seq uint64) {
 
 // replayRange requests batches [from, to) and applies them; it returns
 // how many it applied.
-func (s *Subscriber) replayRange(ctx context.Context, from, to uint64) int64 {
+func (s *stream) replayRange(ctx context.Context, from, to uint64) int64 {
 	if s.replay == "" {
 		return 0
 	}
@@ -147,7 +160,7 @@ func (s *Subscriber) replayRange(ctx context.Context, from, to uint64) int64 {
 }
 
 // apply decodes a payload into the index, counting a malformed one.
-func (s *Subscriber) apply(payload []byte) {
+func (s *stream) apply(payload []byte) {
 	d, err := Decode(payload)
 	if err != nil {
 		s.malformed(err.Error())
@@ -156,7 +169,7 @@ func (s *Subscriber) apply(payload []byte) {
 	s.x.Apply(s.b, d)
 }
 
-func (s *Subscriber) malformed(msg string) {
+func (s *stream) malformed(msg string) {
 	s.x.Note(s.b, func(st *Stats) {
 		st.Malformed++
 		st.problem(msg)

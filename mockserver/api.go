@@ -18,29 +18,31 @@ type streamOptions struct {
 
 // completionRequest is the part of a /v1/completions body the mock reads.
 type completionRequest struct {
-	Model         string          `json:"model"`
-	Prompt        json.RawMessage `json:"prompt"`
-	MaxTokens     *int            `json:"max_tokens"`
-	MinTokens     int             `json:"min_tokens"`
-	IgnoreEOS     bool            `json:"ignore_eos"`
-	Stream        bool            `json:"stream"`
-	StreamOptions *streamOptions  `json:"stream_options"`
-	N             *int            `json:"n"`
-	CacheSalt     string          `json:"cache_salt"`
+	Model         string            `json:"model"`
+	Prompt        json.RawMessage   `json:"prompt"`
+	MaxTokens     *int              `json:"max_tokens"`
+	MinTokens     int               `json:"min_tokens"`
+	IgnoreEOS     bool              `json:"ignore_eos"`
+	Stream        bool              `json:"stream"`
+	StreamOptions *streamOptions    `json:"stream_options"`
+	N             *int              `json:"n"`
+	CacheSalt     string            `json:"cache_salt"`
+	KVTransfer    *kvTransferParams `json:"kv_transfer_params"`
 }
 
 // chatRequest is the part of a /v1/chat/completions body the mock reads.
 type chatRequest struct {
-	Model               string         `json:"model"`
-	Messages            []chatMessage  `json:"messages"`
-	MaxTokens           *int           `json:"max_tokens"`
-	MaxCompletionTokens *int           `json:"max_completion_tokens"`
-	MinTokens           int            `json:"min_tokens"`
-	IgnoreEOS           bool           `json:"ignore_eos"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options"`
-	N                   *int           `json:"n"`
-	CacheSalt           string         `json:"cache_salt"`
+	Model               string            `json:"model"`
+	Messages            []chatMessage     `json:"messages"`
+	MaxTokens           *int              `json:"max_tokens"`
+	MaxCompletionTokens *int              `json:"max_completion_tokens"`
+	MinTokens           int               `json:"min_tokens"`
+	IgnoreEOS           bool              `json:"ignore_eos"`
+	Stream              bool              `json:"stream"`
+	StreamOptions       *streamOptions    `json:"stream_options"`
+	N                   *int              `json:"n"`
+	CacheSalt           string            `json:"cache_salt"`
+	KVTransfer          *kvTransferParams `json:"kv_transfer_params"`
 }
 
 // chatMessage has content as a string or as a list of parts.
@@ -61,6 +63,14 @@ type generation struct {
 	includeUsage bool
 	salt         string
 	lora         string // adapter name when the model is not the base model
+	// kv is the request's kv_transfer_params (nil: none).
+	kv *kvTransferParams
+	// remoteTokens is the prompt tokens whose KV a remote prefill
+	// computed (do_remote_prefill), set once the params are checked.
+	remoteTokens int
+	// raw is the request body, forwarded to a prefill instance when a
+	// decode replica runs the prefill itself (x-prefiller-host-port).
+	raw []byte
 }
 
 // common validates the sampling fields shared by both APIs.
@@ -93,7 +103,7 @@ func parseCompletion(body []byte, tok tokenizer.Tokenizer) (*generation, error) 
 	if err := strictDecode(body, &r); err != nil {
 		return nil, err
 	}
-	g := &generation{model: r.Model, minTokens: r.MinTokens, ignoreEOS: r.IgnoreEOS, salt: r.CacheSalt}
+	g := &generation{model: r.Model, minTokens: r.MinTokens, ignoreEOS: r.IgnoreEOS, salt: r.CacheSalt, kv: r.KVTransfer}
 	if err := g.common(r.MaxTokens, r.Stream, r.StreamOptions, r.N); err != nil {
 		return nil, err
 	}
@@ -145,7 +155,8 @@ func parseChat(body []byte, tok tokenizer.Tokenizer) (*generation, error) {
 	if err := strictDecode(body, &r); err != nil {
 		return nil, err
 	}
-	g := &generation{chat: true, model: r.Model, minTokens: r.MinTokens, ignoreEOS: r.IgnoreEOS, salt: r.CacheSalt}
+	g := &generation{chat: true, model: r.Model, minTokens: r.MinTokens, ignoreEOS: r.IgnoreEOS, salt: r.CacheSalt,
+		kv: r.KVTransfer}
 	mt := r.MaxCompletionTokens
 	if mt == nil {
 		mt = r.MaxTokens

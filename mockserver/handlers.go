@@ -35,6 +35,9 @@ func (s *Server) handleGenerate(chat bool) http.HandlerFunc {
 		if d := s.overhead(); d > 0 && !waitCtx(r, d) {
 			return
 		}
+		if !s.transferKV(w, r, g) {
+			return
+		}
 		if s.opts.MaxQueue > 0 && s.drv.waiting() >= s.opts.MaxQueue {
 			writeError(w, http.StatusTooManyRequests,
 				fmt.Sprintf("The server's queue is full (%d requests waiting); retry later.", s.opts.MaxQueue), 1)
@@ -45,7 +48,7 @@ func (s *Server) handleGenerate(chat bool) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, err.Error(), 0)
 			return
 		}
-		rs := &response{s: s, g: g, id: id, f: f, arrival: arrival}
+		rs := &response{s: s, g: g, id: id, f: f, arrival: arrival, host: r.Host}
 		if g.stream {
 			rs.stream(w, r)
 		} else {
@@ -72,6 +75,7 @@ func (s *Server) parse(r *http.Request, chat bool) (*generation, int, string) {
 	if err != nil {
 		return nil, http.StatusBadRequest, err.Error()
 	}
+	g.raw = body
 	if g.model == "" {
 		g.model = s.opts.ModelName
 	}
@@ -102,7 +106,7 @@ func (s *Server) submit(g *generation) (string, *inflight, error) {
 		}
 	}
 	f, err := s.drv.add(&engine.Request{ID: id, Prompt: g.prompt, MaxTokens: maxTokens, MinTokens: g.minTokens,
-		IgnoreEOS: g.ignoreEOS, CacheSalt: g.salt, LoRA: g.lora})
+		IgnoreEOS: g.ignoreEOS, CacheSalt: g.salt, LoRA: g.lora, RemoteTokens: g.remoteTokens})
 	if err != nil {
 		var le *engine.LengthError
 		if errors.As(err, &le) {

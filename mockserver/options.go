@@ -49,6 +49,11 @@ type Options struct {
 	// KVEvents, when KVEvents.Endpoint is set, publishes the replica's
 	// prefix cache changes in vLLM's KV event format (default: off).
 	KVEvents KVEventsOptions
+	// Role is the replica's part in prefill/decode disaggregation:
+	// RoleBoth (default: serves plain, prefill and decode requests),
+	// RolePrefill (refuses kv_transfer_params.do_remote_prefill) or
+	// RoleDecode (refuses do_remote_decode); see pd.go.
+	Role string
 	// Logger receives the server's log lines: a rate-limited WARN when a
 	// step runs over 10 ms late and the step lateness summary at Close
 	// (default slog.Default() at NewServer).
@@ -99,6 +104,9 @@ func (o Options) validate() error {
 	}
 	if o.MaxQueue < 0 {
 		return fmt.Errorf("mock options: max queue %d: want ≥ 0", o.MaxQueue)
+	}
+	if err := validRole(o.Role); err != nil {
+		return fmt.Errorf("mock options: %w", err)
 	}
 	if err := o.Engine.Validate(); err != nil {
 		return fmt.Errorf("mock options: %w", err)

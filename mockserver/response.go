@@ -18,6 +18,7 @@ type response struct {
 	id      string
 	f       *inflight
 	arrival time.Time
+	host    string // host:port the client reached (kv_transfer_params)
 	evs     []engine.Event
 	cached  int
 	out     int
@@ -198,15 +199,20 @@ func (rs *response) body(text string) any {
 		c.Text = &text
 	}
 	u := rs.usage()
+	var kv *kvTransferReply
+	if rs.g.kv != nil && rs.g.kv.DoRemoteDecode {
+		kv = rs.s.kvReply(rs.g, rs.host)
+	}
 	return struct {
-		ID      string   `json:"id"`
-		Object  string   `json:"object"`
-		Created int64    `json:"created"`
-		Model   string   `json:"model"`
-		Choices []choice `json:"choices"`
-		Usage   usage    `json:"usage"`
-		Timings *timings `json:"timings,omitempty"`
-	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, u, u.timings}
+		ID         string           `json:"id"`
+		Object     string           `json:"object"`
+		Created    int64            `json:"created"`
+		Model      string           `json:"model"`
+		Choices    []choice         `json:"choices"`
+		Usage      usage            `json:"usage"`
+		Timings    *timings         `json:"timings,omitempty"`
+		KVTransfer *kvTransferReply `json:"kv_transfer_params,omitempty"`
+	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, u, u.timings, kv}
 }
 
 // chatReply is a non-streamed chat message, fields in vLLM's order.

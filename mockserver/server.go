@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/tracebench/tracebench/dialect"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
@@ -36,6 +37,12 @@ type Server struct {
 	stopped chan struct{} // closed by Close: handlers stop waiting
 	inFleet bool          // the fleet logs the lateness summary, not Close
 	kv      *kvPublisher  // nil unless Options.KVEvents.Endpoint is set
+	// engineID names the replica in kv_transfer_params (remote_engine_id).
+	engineID string
+	// nextBlock numbers the block ids prefill answers return.
+	nextBlock atomic.Uint64
+	// pdClient sends the prefill a PrefillerHeader asks for.
+	pdClient *http.Client
 }
 
 // NewServer builds a replica from opts (defaults filled in, then
@@ -51,7 +58,8 @@ func NewServer(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mock server: %w", err)
 	}
 	s := &Server{opts: opts, tok: tok, vocab: newVocab(tok), created: time.Now().Unix(), stopped: make(chan struct{}),
-		log: opts.Logger.With("mock_model", opts.ModelName)}
+		log: opts.Logger.With("mock_model", opts.ModelName), pdClient: &http.Client{},
+		engineID: fmt.Sprintf("mock-%016x", rand.Uint64())}
 	cfg := opts.Engine
 	cfg.OutputVocab = s.vocab.ids
 	eng, err := engine.New(cfg)

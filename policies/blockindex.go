@@ -1,7 +1,8 @@
 package policies
 
 // blockIndex is an approximate model of every Backend's prefix cache, as
-// the GIE proposal describes (prefix-cache-aware-routing-proposal.md): each
+// the GIE proposal describes (docs/proposals/005-prefix-cache-aware-routing-proposal in
+// kubernetes-sigs/gateway-api-inference-extension): each
 // Backend holds an LRU list of block hashes of bounded capacity (the
 // server's num_gpu_blocks when known), and a table maps a hash to the
 // Backends holding it. Nodes live in an arena linked twice (per-Backend

@@ -17,7 +17,7 @@ func init() {
 			"in-flight requests per adapter and the max_loras parameter stand in (the report says which was used). " +
 			"Requests without an adapter are not filtered",
 		Needs:  []string{"lora", "in-flight", "scrape (optional)"},
-		Source: "Gateway API Inference Extension LoRA affinity filter (loRASoftAffinityFilterFunc: ActiveModels, WaitingModels, MaxActiveModels from vllm:lora_requests_info; prefix-cache-aware-routing-proposal.md: \"prefix cache affinity algo should be applied after LoRA affinity\"); vLLM --max-loras",
+		Source: "Gateway API Inference Extension LoRA affinity filter (loRASoftAffinityFilterFunc: ActiveModels, WaitingModels, MaxActiveModels from vllm:lora_requests_info; GIE prefix-cache-aware routing proposal, https://github.com/kubernetes-sigs/gateway-api-inference-extension/blob/main/docs/proposals/005-prefix-cache-aware-routing-proposal/README.md: \"prefix cache affinity algo should be applied after LoRA affinity\"); vLLM --max-loras",
 		Params: []ParamSpec{
 			{Name: "max_loras", Default: "1", Doc: "adapter slots per Backend, as the servers' --max-loras (vLLM's default 1); used when no scraped max_lora is known"},
 			{Name: "queue_threshold", Default: "128", Doc: "Backends with this many requests in flight are dropped first (GIE's low-queue filter; QUEUING_THRESHOLD_LORA 128)"},
@@ -48,10 +48,6 @@ const (
 	ExtraLoRAClientViews = "lora_affinity_client_views"
 )
 
-// loraAffinityTokens is loraAffinity over a Router that takes token
-// feedback, which it forwards.
-type loraAffinityTokens struct{ *loraAffinity }
-
 func newLoRAAffinity(p Params, inner Router) (Router, error) {
 	n, err := p.Int("max_loras", 1, 1<<16)
 	if err != nil {
@@ -61,12 +57,14 @@ func newLoRAAffinity(p Params, inner Router) (Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &loraAffinity{inner: inner, maxLoras: n, queueMax: q, inFlight: map[int]map[string]int{}, sentTo: map[*traces.Request]int{}}
-	if _, ok := inner.(TokenFeedback); ok {
-		return loraAffinityTokens{f}, nil
-	}
-	return f, nil
+	return &loraAffinity{inner: inner, maxLoras: n, queueMax: q, inFlight: map[int]map[string]int{},
+		sentTo: map[*traces.Request]int{}}, nil
 }
+
+// Unwrap implements Wrapper: the inner Router, whose optional interfaces
+// (KV events, hit prediction, token feedback) the replay reaches through
+// As.
+func (f *loraAffinity) Unwrap() Router { return f.inner }
 
 // Name implements Router: the inner Router's name.
 func (f *loraAffinity) Name() string { return f.inner.Name() }
@@ -152,9 +150,17 @@ func (f *loraAffinity) hasSlot(b Backend) bool {
 }
 
 // StopExtras implements StopReporter: how many Backend views were read
-// from server metrics and how many from client counts.
+// from server metrics and how many from client counts, with the inner
+// Router's own figures.
 func (f *loraAffinity) StopExtras() map[string]float64 {
-	return map[string]float64{ExtraLoRAServerViews: float64(f.serverViews), ExtraLoRAClientViews: float64(f.clientViews)}
+	out := map[string]float64{}
+	if sr, ok := As[StopReporter](f.inner); ok {
+		for k, v := range sr.StopExtras() {
+			out[k] = v
+		}
+	}
+	out[ExtraLoRAServerViews], out[ExtraLoRAClientViews] = float64(f.serverViews), float64(f.clientViews)
+	return out
 }
 
 // Done implements Feedback: the Request leaves its Backend's adapter
@@ -167,12 +173,7 @@ func (f *loraAffinity) Done(now time.Duration, req *traces.Request, out Outcome)
 			delete(m, req.LoRA)
 		}
 	}
-	if fb, ok := f.inner.(Feedback); ok {
+	if fb, ok := As[Feedback](f.inner); ok {
 		fb.Done(now, req, out)
 	}
-}
-
-// Tokens implements TokenFeedback by forwarding.
-func (f loraAffinityTokens) Tokens(now time.Duration, req *traces.Request, n int) {
-	f.inner.(TokenFeedback).Tokens(now, req, n)
 }

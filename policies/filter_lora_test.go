@@ -55,7 +55,7 @@ func TestLoRAAffinityFilter(t *testing.T) {
 		t.Fatalf("c2 went to %d, want 0 (c active there)", got)
 	}
 	fb.Done(0, &traces.Request{ID: "x"}, Outcome{}) // unknown: ignored
-	if _, ok := f.(TokenFeedback); ok {
+	if _, ok := As[TokenFeedback](f); ok {
 		t.Error("filter over least-request asks for token feedback")
 	}
 	// The low-queue filter runs first (a fresh filter, threshold 4): c is

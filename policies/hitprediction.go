@@ -17,7 +17,7 @@ type HitPredictor interface {
 // HitModelFor returns a fresh HitModel to predict r's hits, or nil when r
 // is a HitPredictor and predicts them itself.
 func HitModelFor(r Router) *HitModel {
-	if _, ok := r.(HitPredictor); ok {
+	if _, ok := As[HitPredictor](r); ok {
 		return nil
 	}
 	return NewHitModel()

@@ -14,8 +14,8 @@ const (
 	mbLongestQueue = "longest-queue"
 )
 
-// multiBinSpec documents the multi-bin Queue. Defaults come from the seed's
-// reference configuration (mb_dyn_sim/config.py: RTX 4080 12 GB, Qwen3
+// multiBinSpec documents the multi-bin Queue. Defaults come from the
+// reference configuration of a multi-bin batching simulator's specification ( RTX 4080 12 GB, Qwen3
 // 1.7B FP16, K_BINS 4, B_MIN 1, B_MAX 128, MAX_CANDIDATES 128, D_SLA 10 ms
 // of decode TBT, LATENCY_EPSILON 5 ms, round-robin bins).
 var multiBinSpec = Spec{
@@ -23,7 +23,7 @@ var multiBinSpec = Spec{
 	Doc: "multi-bin dynamic batching: requests binned by predicted output length (equal-mass bins), " +
 		"a free backend takes a batch from one bin sized by min(b_mem, b_SLA); per-bin SLA controllers fed by measured decode TBT",
 	Needs:         []string{"in-flight", "output-length"},
-	Source:        "multi-bin-dynamic-batching-algorithms.md, Algorithms 1-7 (Guldogan et al., multi-bin batching)",
+	Source:        "Guldogan, Kunde, Lee, Pedarsani, Multi-Bin Batching for Increasing LLM Inference Throughput (arXiv:2412.04504); Algorithms 1-7 of a multi-bin dynamic batching specification built on it",
 	PicksBackends: true,
 	Params: []ParamSpec{
 		{Name: "k", Default: "4", Env: "K_BINS", Doc: "number of bins K (ignored when boundaries is set)"},

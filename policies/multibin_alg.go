@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// Constants of the multi-bin SLA controller and statistics, from
-// multi-bin-dynamic-batching-algorithms.md (Algorithms 1, 2 and 7).
+// Constants of the multi-bin SLA controller and statistics, from the
+// multi-bin dynamic batching specification (Algorithms 1, 2 and 7) built on
+// Guldogan et al., arXiv:2412.04504.
 const (
 	// mbAlpha is α, the interval expansion/contraction step of Algorithm 2.
 	mbAlpha = 4
@@ -22,12 +23,12 @@ const (
 	mbSafety = 0.1
 	// mbDefaultTokens is E[l_in + l_out] before any statistics (Algorithm 1).
 	mbDefaultTokens = 500.0
-	// mbLastBinHi is the upper edge the seed gives the last bin (Algorithm 6).
+	// mbLastBinHi is the upper edge the specification gives the last bin (Algorithm 6).
 	mbLastBinHi = 10000
 )
 
 // mbConfig is the multi-bin scheduler configuration; field names follow the
-// seed's SchedulerConfig.
+// specification's SchedulerConfig.
 type mbConfig struct {
 	MMaxGB, MModelGB, KVMemPerTokenGB float64
 	BMin, BMax                        int
@@ -44,7 +45,7 @@ func (c *mbConfig) eta() float64 { return (c.MMaxGB - c.MModelGB) / c.KVMemPerTo
 
 // mbStats are the running batch statistics of Algorithms 1 and 7 (EMA of
 // mean prompt and output length, in tokens). They start at zero, as in the
-// seed; Algorithm 1 uses 500 tokens until they are positive.
+// specification; Algorithm 1 uses 500 tokens until they are positive.
 type mbStats struct{ avgPrompt, avgOutput float64 }
 
 // bMem is Algorithm 1: b_mem = ⌊(η − L₀) / E[l_in + l_out]⌋ with L₀ = 0.1 η,
@@ -154,16 +155,16 @@ func (k *mbController) update(s *mbStats, d mbDone) {
 	k.updates++
 }
 
-// DecodeTBT is the seed's calibrated decode TBT model (v2):
+// DecodeTBT is the specification's calibrated decode TBT model (v2):
 // β × (1 + γ (b − 1) / max(1, b)), with β = 5.74 ms and γ = 0.316 by
-// default (Qwen3 1.7B on an RTX 4080 in the seed's calibration). b is the
+// default (calibrated on Qwen3 1.7B on an RTX 4080). b is the
 // batch size.
 func DecodeTBT(beta time.Duration, gamma float64, b int) time.Duration {
 	h := 1 + gamma*float64(b-1)/float64(max(1, b))
 	return time.Duration(float64(beta) * h)
 }
 
-// Defaults of the seed's decode TBT model.
+// Defaults of the specification's decode TBT model.
 const (
 	// DefaultDecodeBeta is β, the single-sequence decode TBT.
 	DefaultDecodeBeta = 5740 * time.Microsecond

@@ -9,7 +9,7 @@ import (
 // tokens.
 type BinRange struct{ Lo, Hi int }
 
-// EqualMassBoundaries is Algorithm 6 of the multi-bin seed: the K bins'
+// EqualMassBoundaries is Algorithm 6 of the multi-bin specification: the K bins'
 // edges are the floored i/K quantiles (i = 0..K) of the predicted output
 // lengths, with linear interpolation between order statistics (numpy's
 // default quantile), and the last bin ends at 10000. K = 1 gives
@@ -63,9 +63,9 @@ func boundariesFromEdges(edges []int) []BinRange {
 }
 
 // binOf is Algorithm 4: the first bin with Lo ≤ length < Hi; lengths past
-// every bin go to the last bin (the seed's fallback). A length below the
+// every bin go to the last bin (the specification's fallback). A length below the
 // first bin's Lo (a warm-up window's minimum was larger) goes to bin 0:
-// the seed's fallback would put the shortest Requests in the longest bin,
+// the specification's fallback would put the shortest Requests in the longest bin,
 // which it does not intend.
 func binOf(length int, bounds []BinRange) int {
 	if len(bounds) == 0 {

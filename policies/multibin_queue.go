@@ -8,13 +8,14 @@ import (
 )
 
 // multiBin is the multi-bin dynamic batching Queue (Algorithms 1–7 of
-// multi-bin-dynamic-batching-algorithms.md).
+// a multi-bin dynamic batching specification built on Guldogan et al.,
+// arXiv:2412.04504).
 //
 // Arrive predicts the output length and files the Request in a bin
 // (Algorithm 4). Until the bins are known (no boundaries parameter and
 // fewer than warmup_requests predicted lengths seen) every Request waits
 // in one warm-up bin with its own global statistics and controller (the
-// seed's bin −1); then Algorithm 6 computes equal-mass edges from the
+// specification's bin −1); then Algorithm 6 computes equal-mass edges from the
 // window and the waiting Requests are re-filed in FIFO order.
 //
 // Release serves Backends in index order. In static mode a Backend with no
@@ -33,7 +34,7 @@ import (
 // batch size fed to b_avg is the Backend's running batch after the top-up,
 // and N_decode is what the Queue still has in flight on that Backend.
 //
-// Deviations from the seed, all where it leaves a case open: a length
+// Deviations from the specification, all where it leaves a case open: a length
 // below the first bin goes to bin 0 (binOf); an idle Backend always takes
 // a batch's first member even if it exceeds η (take); Algorithm 2 runs
 // only when a batch is actually formed, since the replay polls Release far
@@ -129,7 +130,7 @@ func (m *multiBin) setBounds(b []BinRange) {
 }
 
 // state returns bin i's statistics and controller (the warm-up ones, the
-// seed's bin −1, before the bins are known) and the Algorithm 1 bin index.
+// specification's bin −1, before the bins are known) and the Algorithm 1 bin index.
 func (m *multiBin) state(i int) (*mbStats, *mbController, int) {
 	if m.warm() {
 		return &m.warmStats, &m.warmCtrl, -1

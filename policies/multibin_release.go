@@ -92,7 +92,7 @@ func (m *multiBin) serve(now time.Duration, b Backend, c Capacity, out []Release
 // not fit in memory (prompt + predicted output tokens plus the Backend's
 // in-flight tokens above η) or in the token Capacity. A Backend with
 // nothing in flight always takes the first member, so one oversized
-// Request cannot block its bin for ever (the seed would return an empty
+// Request cannot block its bin for ever (the specification would return an empty
 // batch every time).
 func (m *multiBin) take(bin, n int, b Backend, c Capacity) []*traces.Request {
 	q := &m.bins[bin]

@@ -12,7 +12,7 @@ import (
 // names the parameter.
 type qparams Params
 
-// seconds parses name as seconds: a plain number ("0.010", the seed's
+// seconds parses name as seconds: a plain number ("0.010", the specification's
 // unit) or a Go duration ("10ms"). The value must be in [min, max].
 func (p qparams) seconds(name string, min, max time.Duration) (time.Duration, error) {
 	v, err := parseSeconds(p[name])

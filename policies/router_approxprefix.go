@@ -15,7 +15,7 @@ func init() {
 // 256 chunks and 31,250 blocks per server are the GIE prefix plugin's
 // DefaultMaxPrefixBlocks and DefaultLRUCapacityPerServer; weights 3/2/2
 // and the queue threshold 128 (QUEUING_THRESHOLD_LORA) are GIE's default
-// scheduler configuration. The seed gives no value for the gain threshold;
+// scheduler configuration. The proposal gives no value for the gain threshold;
 // 0.1 (a tenth of the prompt) is ours.
 func approxPrefixSpec() Spec {
 	return Spec{
@@ -24,7 +24,7 @@ func approxPrefixSpec() Spec {
 			"drop backends past queue_threshold, then max of prefix_weight*match + queue_weight*queue score + " +
 			"kv_weight*kv score, prefix counted only when the best match >= min_match",
 		Needs:  []string{"prompt", "in-flight", "scrape (optional)"},
-		Source: "Gateway API Inference Extension prefix-cache-aware routing proposal (seed prefix-cache-aware-routing-proposal.md) and EPP prefix plugin",
+		Source: "Gateway API Inference Extension prefix-cache-aware routing proposal (https://github.com/kubernetes-sigs/gateway-api-inference-extension/blob/main/docs/proposals/005-prefix-cache-aware-routing-proposal/README.md) and EPP prefix plugin",
 		Params: []ParamSpec{
 			{Name: "chunk_chars", Default: "64", Doc: "characters per hashed chunk (token-exact prompts: chunk_chars/4 tokens)"},
 			{Name: "max_chunks", Default: "256", Doc: "leading chunks hashed and matched per request"},

@@ -14,8 +14,9 @@ func init() {
 	RegisterRouter(prefixCacheSpec(), newPrefixCache)
 }
 
-// prefixCacheSpec documents prefix-cache. Defaults are the seed's
-// configuration section (aibrix-prefix-cache-routing.md); AIBrix's code
+// prefixCacheSpec documents prefix-cache. Defaults are the
+// configuration section of AIBrix's routing algorithms README
+// (https://github.com/vllm-project/aibrix/blob/main/pkg/plugins/gateway/algorithms/README.md); AIBrix's code
 // ships other defaults (pkg/utils/prefixcacheindexer/hash.go block size 4;
 // prefix_cache.go imbalance 8, factor 1), offered as preset aibrix-code.
 func prefixCacheSpec() Spec {
@@ -25,12 +26,12 @@ func prefixCacheSpec() Spec {
 			"else the backend with the highest block-hash prefix match% (then fewest in-flight) whose " +
 			"in-flight <= mean + std_dev_factor*stddev; else least-request",
 		Needs:  []string{"in-flight", "prompt"},
-		Source: "AIBrix prefix-cache router (seed aibrix-prefix-cache-routing.md; vllm-project/aibrix pkg/plugins/gateway/algorithms/prefix_cache.go)",
+		Source: "AIBrix prefix-cache router (vllm-project/aibrix pkg/plugins/gateway/algorithms/prefix_cache.go; pseudo-code and defaults: https://github.com/vllm-project/aibrix/blob/main/pkg/plugins/gateway/algorithms/README.md)",
 		Params: []ParamSpec{
 			{Name: "tokenizer", Default: "character", Env: "AIBRIX_PREFIX_CACHE_TOKENIZER_TYPE",
 				Doc: "character (UTF-8 bytes) or tiktoken (cl100k_base ids); token-exact prompts are hashed as their tokens"},
 			{Name: "block_size", Default: "auto", Env: "AIBRIX_PREFIX_CACHE_BLOCK_SIZE",
-				Doc: "tokenizer units per hashed block; auto = 128 for character, 16 for tiktoken (seed's recommendation); " +
+				Doc: "tokenizer units per hashed block; auto = 128 for character, 16 for tiktoken (the AIBrix README's recommendation); " +
 					"on token-exact prompts character blocks are block_size/4 tokens"},
 			{Name: "block_number", Default: "200000", Env: "AIBRIX_PREFIX_CACHE_BLOCK_NUMBER",
 				Doc: "most block hashes the index holds; the least recently added is evicted"},
@@ -162,7 +163,7 @@ func (r *prefixCache) Pick(req *traces.Request, st State) (Choice, error) {
 // bestMatch sorts the matching Backends by match% = floor(blocks*100 /
 // all blocks) descending, then in-flight ascending (equal keys in seeded
 // random order, as AIBrix shuffles before its stable sort), and returns the
-// first whose in-flight <= mean + std_dev_factor*stddev. The seed's
+// first whose in-flight <= mean + std_dev_factor*stddev. The README's
 // configuration section and AIBrix's code use <=; with < no match could
 // ever be taken while all Backends carry equal load (stddev 0).
 func (r *prefixCache) bestMatch(bs []Backend, s loadStats) (int, bool) {

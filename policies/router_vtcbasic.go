@@ -13,7 +13,8 @@ func init() {
 }
 
 // vtcBasicSpec documents vtc-basic. Defaults and environment variables are
-// the seed's table (aibrix-routing-algorithms-with-vtc.txt); jitter is the
+// the table of AIBrix's routing algorithms README
+// (https://github.com/vllm-project/aibrix/blob/main/pkg/plugins/gateway/algorithms/README.md); jitter is the
 // "small random factor" of AIBrix's vtc_basic.go (0.1).
 func vtcBasicSpec() Spec {
 	env := func(s string) string { return "AIBRIX_ROUTER_VTC_" + s }
@@ -23,7 +24,7 @@ func vtcBasicSpec() Spec {
 			"utilization_weight*min(in-flight/max_pod_load, 1) + jitter*U[0,1), bucket = max(min_tokens, (min+max user tokens)/2) " +
 			"over a sliding window; users' tokens are counted when their responses complete",
 		Needs:  []string{"user id", "in-flight", "completed token counts"},
-		Source: "AIBrix vtc-basic (seed aibrix-routing-algorithms-with-vtc.txt; vllm-project/aibrix pkg/plugins/gateway/algorithms/vtc/vtc_basic.go, token_tracker.go)",
+		Source: "AIBrix vtc-basic (vllm-project/aibrix pkg/plugins/gateway/algorithms/vtc/vtc_basic.go, token_tracker.go; parameters: https://github.com/vllm-project/aibrix/blob/main/pkg/plugins/gateway/algorithms/README.md)",
 		Params: []ParamSpec{
 			{Name: "time_unit", Default: "minutes", Env: env("TOKEN_TRACKER_TIME_UNIT"), Doc: "unit of window_size: minutes, seconds or milliseconds"},
 			{Name: "window_size", Default: "5", Env: env("TOKEN_TRACKER_WINDOW_SIZE"), Doc: "sliding window length in time_unit over which a user's tokens count"},

@@ -52,6 +52,12 @@ type ClientOptions struct {
 	// HTTP2 allows HTTP/2 (TLS ALPN); the default is HTTP/1.1 only, one
 	// stream per connection, as vLLM's uvicorn server speaks.
 	HTTP2 bool
+	// Salt, when set, isolates this Client's prompts from every other
+	// prompt a server has cached: SaltTokens token ids spelled by Salt go
+	// at the head of every token-id prompt (see Client.Salted), so prompts
+	// share prefixes among themselves but with no prompt sent under
+	// another salt. Usage counts exclude the salt. "" (default): none.
+	Salt string
 }
 
 // Client sends Requests to OpenAI-compatible (vLLM) servers and measures
@@ -64,6 +70,8 @@ type Client struct {
 	secrets []string
 	// texts caches the server's text of generated chat contents.
 	texts serverTexts
+	// salt is the token ids of o.Salt (nil without one).
+	salt []int
 }
 
 // NewClient returns a Client with its own connection pool.
@@ -86,7 +94,11 @@ func newClientDial(o ClientOptions, dial dialFunc) *Client {
 		// A load generator reports a redirect; it does not follow it.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &Client{o: o, tr: tr, hc: hc, secrets: secretsOf(o)}
+	c := &Client{o: o, tr: tr, hc: hc, secrets: secretsOf(o)}
+	if o.Salt != "" {
+		c.salt = saltIDs(o.Salt)
+	}
+	return c
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -182,7 +194,7 @@ const drainTimeout = 250 * time.Millisecond
 // whether it succeeded.
 func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Reader, res *Result,
 	now func() time.Duration, onTokens func(n int)) bool {
-	st := &tokenStats{res: res, now: now, onTokens: onTokens, d: c.o.Dialect}
+	st := &tokenStats{res: res, now: now, onTokens: onTokens, d: c.o.Dialect, salt: c.saltLen()}
 	var err error
 	if isEventStream(resp.Header.Get("Content-Type")) {
 		err = consumeSSE(rd, st)

@@ -91,10 +91,10 @@ func (c *Client) dialect() *dialect.Dialect {
 func (c *Client) prompt(req *traces.Request) any {
 	if c.o.TokenExact && c.dialect().TokenPrompts() {
 		if ids := traces.PromptTokens(req); ids != nil {
-			return ids
+			return c.salted(ids)
 		}
 		if ids, ok := traces.SynthIDs(req.Prompt); ok {
-			return ids
+			return c.salted(ids)
 		}
 	}
 	return traces.PromptText(req)

@@ -49,7 +49,7 @@ type Dispatcher struct {
 // that is no policies.HitPredictor gets its predicted hits from one
 // policies.HitModel the Dispatcher keeps beside it.
 func NewDispatcher(r policies.Router, q policies.Queue, c policies.Capacity, maxInflight int, backends []string) *Dispatcher {
-	_, rt := r.(policies.TokenFeedback)
+	_, rt := policies.As[policies.TokenFeedback](r)
 	_, qt := q.(policies.TokenFeedback)
 	return &Dispatcher{router: r, hits: policies.HitModelFor(r), queue: q, capacity: c, maxInflight: maxInflight,
 		tracker: NewTracker(backends), tokens: rt || qt, arrived: map[*traces.Request]time.Duration{}}
@@ -70,10 +70,11 @@ func (d *Dispatcher) Tracker() *Tracker { return d.tracker }
 // the stop line (nil when neither reports any). Call it after the Run.
 func (d *Dispatcher) PolicyExtra() map[string]float64 {
 	var out map[string]float64
-	for _, p := range []any{d.router, d.queue} {
-		if r, ok := p.(policies.StopReporter); ok {
-			out = MergeExtra(out, r.StopExtras())
-		}
+	if r, ok := policies.As[policies.StopReporter](d.router); ok {
+		out = MergeExtra(out, r.StopExtras())
+	}
+	if q, ok := d.queue.(policies.StopReporter); ok {
+		out = MergeExtra(out, q.StopExtras())
 	}
 	return out
 }
@@ -221,7 +222,7 @@ func (d *Dispatcher) Tokens(now time.Duration, req *traces.Request, n int) {
 	if tf, ok := d.queue.(policies.TokenFeedback); ok {
 		tf.Tokens(now, req, n)
 	}
-	if tf, ok := d.router.(policies.TokenFeedback); ok {
+	if tf, ok := policies.As[policies.TokenFeedback](d.router); ok {
 		tf.Tokens(now, req, n)
 	}
 }
@@ -233,7 +234,7 @@ func (d *Dispatcher) Done(now time.Duration, req *traces.Request, r *Result) {
 	if fb, ok := d.queue.(policies.Feedback); ok {
 		fb.Done(now, req, out)
 	}
-	if fb, ok := d.router.(policies.Feedback); ok {
+	if fb, ok := policies.As[policies.Feedback](d.router); ok {
 		fb.Done(now, req, out)
 	}
 	d.pollState(now)

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"net/url"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/tracebench/tracebench/kvevents"
@@ -29,11 +33,31 @@ var KVStatNames = []string{"subscribed", "unreachable", "batches", "events", "ga
 // KVExtraKey is the Stop.Extra key of figure name of backend b.
 func KVExtraKey(b int, name string) string { return fmt.Sprintf("%sb%d_%s", ExtraKVPrefix, b, name) }
 
-// kvExtra returns the stop extras of idx's streams and logs each
-// backend's first problem once.
-func kvExtra(idx *kvevents.Index) map[string]float64 {
+// KVListen is listen-mode KV events: one bound SUB socket that the
+// Backends' publishers dial (llm-d's wiring, and vLLM's whenever its
+// endpoint has no wildcard).
+type KVListen struct {
+	// Endpoint is the bind address, "tcp://host:port" (empty: dial each
+	// Backend's publisher instead).
+	Endpoint string
+	// Topics maps topics to Backend indexes, beside llm-d's
+	// "kv@<pod-ip>[:port]@<model>", matched to the Backends' URLs.
+	Topics map[string]int
+}
+
+// kvWiring is how a Run reaches its Backends' KV events.
+type kvWiring struct {
+	eps      []KVEndpoint
+	listen   KVListen
+	backends []string // Backend URLs
+}
+
+// kvExtra returns the stop extras of idx's streams and one diagnosis per
+// backend whose stream gave the router nothing (also logged), plus the
+// topics a Listener l (nil when dialled) could not place.
+func kvExtra(idx *kvevents.Index, l *kvevents.Listener) (map[string]float64, []string) {
 	if idx == nil {
-		return nil
+		return nil, nil
 	}
 	out := map[string]float64{}
 	flag := func(v bool) float64 {
@@ -42,6 +66,7 @@ func kvExtra(idx *kvevents.Index) map[string]float64 {
 		}
 		return 0
 	}
+	var notes []string
 	for b, s := range idx.Stats() {
 		vals := []float64{flag(s.Subscribed), flag(s.Unreachable != ""), float64(s.Batches), float64(s.Events),
 			float64(s.Gaps), float64(s.Replayed), float64(s.Lost), float64(s.Restarts), float64(s.Malformed),
@@ -49,30 +74,88 @@ func kvExtra(idx *kvevents.Index) map[string]float64 {
 		for i, n := range KVStatNames {
 			out[KVExtraKey(b, n)] = vals[i]
 		}
-		if s.Unreachable != "" {
-			slog.Warn("kv events: stream unreachable; the router decided by load alone", "backend", b, "err", s.Unreachable)
-		} else if s.Subscribed && s.Batches == 0 {
-			slog.Warn("kv events: backend published nothing; the router had no cache view of it", "backend", b)
-		}
-		if s.FirstProblem != "" {
+		if d := kvDiagnosis(b, s, l); d != "" {
+			notes = append(notes, d)
+			slog.Warn("kv events: " + d)
+		} else if s.FirstProblem != "" {
 			slog.Warn("kv events: bad input counted and skipped", "backend", b, "first", s.FirstProblem)
 		}
 	}
-	return out
+	if l != nil {
+		var n int64
+		for _, u := range l.Unknown() {
+			n += u.Messages
+			d := fmt.Sprintf("%d batches on topic %q went to no backend: %s", u.Messages, u.Topic, u.Why)
+			notes = append(notes, d)
+			slog.Warn("kv events: " + d)
+		}
+		out[ExtraKVPrefix+"unknown_topic_batches"] = float64(n)
+	}
+	return out, notes
+}
+
+// kvDiagnosis says, in one line, why backend b's stream gave the router
+// no cache view ("" when it delivered batches).
+func kvDiagnosis(b int, s kvevents.Stats, l *kvevents.Listener) string {
+	switch {
+	case s.Unreachable != "":
+		return fmt.Sprintf("backend %d: stream unreachable (%s); the router decided by load alone", b, s.Unreachable)
+	case s.Batches > 0:
+		return ""
+	case s.Malformed > 0:
+		return fmt.Sprintf("backend %d published %d batches that could not be decoded (first error: %s)",
+			b, s.Malformed, s.FirstProblem)
+	case l != nil && l.Received() > 0:
+		return fmt.Sprintf("backend %d: reachable, but no batch for this backend's topic "+
+			"(publishers reached the listener on other topics; see the unknown topics)", b)
+	case l != nil:
+		return fmt.Sprintf("backend %d published nothing: no publisher dialled the listener "+
+			"(vLLM: --kv-events-config with \"endpoint\" set to the listen address)", b)
+	}
+	return fmt.Sprintf("backend %d published nothing (vLLM needs --kv-events-config with enable_kv_cache_events)", b)
 }
 
 // subscribeKV binds a KV-event router to the backends' streams; it
-// returns the index (nil for other routers) and a stop function.
-func subscribeKV(ctx context.Context, r policies.Router, eps []KVEndpoint, n int) (*kvevents.Index, func(), error) {
-	kr, ok := r.(policies.KVEventRouter)
+// returns the index (nil for other routers) and a stop function, which
+// may be called more than once and returns the Listener (nil when
+// dialled).
+func subscribeKV(ctx context.Context, r policies.Router, w kvWiring) (*kvevents.Index, func() *kvevents.Listener, error) {
+	kr, ok := policies.As[policies.KVEventRouter](r)
 	if !ok {
-		return nil, func() {}, nil
+		return nil, func() *kvevents.Listener { return nil }, nil
 	}
+	n := len(w.backends)
 	idx, err := kr.BindKVEvents(n)
 	if err != nil {
 		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	var done []<-chan struct{}
+	var l *kvevents.Listener
+	if w.listen.Endpoint != "" {
+		l, err = listenKV(ctx, idx, w)
+		if err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		done = append(done, l.Done())
+	} else {
+		done = dialKV(ctx, idx, w.eps, n)
+	}
+	var once sync.Once
+	return idx, func() *kvevents.Listener {
+		once.Do(func() {
+			cancel()
+			for _, d := range done {
+				<-d
+			}
+		})
+		return l
+	}, nil
+}
+
+// dialKV subscribes to each backend's PUB endpoint.
+func dialKV(ctx context.Context, idx *kvevents.Index, eps []KVEndpoint, n int) []<-chan struct{} {
 	var done []<-chan struct{}
 	for b := range n {
 		if b >= len(eps) || eps[b].Pub == "" {
@@ -81,12 +164,29 @@ func subscribeKV(ctx context.Context, r policies.Router, eps []KVEndpoint, n int
 		}
 		done = append(done, kvevents.Subscribe(ctx, idx, b, eps[b].Pub, eps[b].Replay, kvevents.SubscriberOptions{}))
 	}
-	return idx, func() {
-		cancel()
-		for _, d := range done {
-			<-d
+	return done
+}
+
+// listenKV binds the Listener, its topics mapped from the Backends'
+// URLs and w.listen.Topics.
+func listenKV(ctx context.Context, idx *kvevents.Index, w kvWiring) (*kvevents.Listener, error) {
+	hosts := make([]string, len(w.backends))
+	replays := make([]string, len(w.backends))
+	for i, u := range w.backends {
+		if pu, err := url.Parse(u); err == nil {
+			hosts[i] = pu.Host
 		}
-	}, nil
+		if i < len(w.eps) {
+			replays[i] = w.eps[i].Replay
+		}
+	}
+	t := kvevents.NewTopics(hosts, replays)
+	for _, topic := range slices.Sorted(maps.Keys(w.listen.Topics)) {
+		if err := t.Map(topic, w.listen.Topics[topic]); err != nil {
+			return nil, err
+		}
+	}
+	return kvevents.Listen(ctx, idx, w.listen.Endpoint, t, kvevents.SubscriberOptions{})
 }
 
 // simKV hands the simulated engines' block events to a KV-event
@@ -100,7 +200,7 @@ type simKV struct {
 
 // bindSimKV hooks the engines to r's index when r reads KV events.
 func bindSimKV(r policies.Router, bs []simBackend, delay time.Duration) (*simKV, error) {
-	kr, ok := r.(policies.KVEventRouter)
+	kr, ok := policies.As[policies.KVEventRouter](r)
 	if !ok {
 		return nil, nil
 	}

@@ -69,6 +69,10 @@ type Stop struct {
 	// Extra carries run-level figures measured outside Results (e.g. the
 	// mock's step lateness, scraped server counters).
 	Extra map[string]float64 `json:"extra,omitempty"`
+	// Notes are run-level diagnoses in words, each shown once in the
+	// report (for example why a backend's KV events gave the router
+	// nothing).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Event is a time-stamped record of policy or server state (multi-bin

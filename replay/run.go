@@ -30,6 +30,10 @@ type Options struct {
 	// a Backend without one is reported unreachable and the Router
 	// decides by load alone.
 	KVEvents []KVEndpoint
+	// KVListen, when its Endpoint is set, binds one SUB socket that the
+	// Backends' publishers dial instead of dialling each (KVEvents then
+	// gives only their replay endpoints).
+	KVListen KVListen
 	// Discover, when set, re-resolves the fleet during the Run: Backends
 	// join and leave (recorded as fleet: Events).
 	Discover *Discovery
@@ -136,7 +140,8 @@ func (s *scheduler) now() time.Duration { return time.Since(s.start) }
 func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
-	kvIdx, stopKV, err := subscribeKV(workCtx, s.o.Router, s.o.KVEvents, len(s.o.Backends))
+	kvIdx, stopKV, err := subscribeKV(workCtx, s.o.Router, kvWiring{eps: s.o.KVEvents, listen: s.o.KVListen,
+		backends: s.o.Backends})
 	if err != nil {
 		return Stop{Reason: "error: " + err.Error()}, err
 	}
@@ -168,9 +173,10 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	if cpu1, ok := s.hostCPU(); ok && cpuOK {
 		extra = MergeExtra(extra, hostExtra(cpu0, cpu1))
 	}
-	extra = MergeExtra(extra, kvExtra(kvIdx))
+	kvx, notes := kvExtra(kvIdx, stopKV())
+	extra = MergeExtra(extra, kvx)
 	extra = MergeExtra(extra, s.d.PolicyExtra())
-	return Stop{Reason: reason, Elapsed: end, Extra: extra}, err
+	return Stop{Reason: reason, Elapsed: end, Extra: extra, Notes: notes}, err
 }
 
 // fetch reads the next Request from the Source into s.next.

@@ -103,11 +103,14 @@ func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 	s.ctx = ctx
 	reason, err := s.loop(ctx)
 	extra := MergeExtra(s.extra(), s.rates.extra())
+	var notes []string
 	if s.kv != nil {
-		extra = MergeExtra(extra, kvExtra(s.kv.idx))
+		var kvx map[string]float64
+		kvx, notes = kvExtra(s.kv.idx, nil)
+		extra = MergeExtra(extra, kvx)
 	}
 	extra = MergeExtra(extra, s.d.PolicyExtra())
-	return Stop{Reason: reason, Elapsed: s.now, Extra: extra}, err
+	return Stop{Reason: reason, Elapsed: s.now, Extra: extra, Notes: notes}, err
 }
 
 func newSimulator(o SimOptions) (*simulator, error) {

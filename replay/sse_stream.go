@@ -32,7 +32,9 @@ type tokenStats struct {
 	now      func() time.Duration
 	onTokens func(n int)
 	// d reads the cached prompt tokens (nil: vLLM).
-	d        *dialect.Dialect
+	d *dialect.Dialect
+	// salt is the prompt tokens a salt added, taken off the usage counts.
+	salt     int
 	last     time.Duration
 	gaps     gapBins
 	streamed int  // output tokens counted from content chunks
@@ -121,6 +123,7 @@ func (s *tokenStats) close() {
 	}
 	s.res.NoCached = !s.cached
 	s.res.Gaps = s.gaps.bins()
+	s.unsalt()
 }
 
 // consumeSSE reads a text/event-stream response to its end. It returns

@@ -35,6 +35,7 @@ type Accumulator struct {
 	joinedURLs []string
 
 	throughput, completions, inFlight, waiting *series
+	ttftAt                                     *series // TTFT (ms) by intended arrival, for means
 	bins                                       map[string]*series
 }
 
@@ -52,6 +53,7 @@ func NewAccumulator(h replay.Header, o Options) *Accumulator {
 		completions: newSeries(o.Buckets, false),
 		inFlight:    newSeries(o.Buckets, false),
 		waiting:     newSeries(o.Buckets, false),
+		ttftAt:      newSeries(o.Buckets, true),
 		bins:        map[string]*series{},
 	}
 	for i := range h.Backends {
@@ -111,6 +113,7 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 	if r.FirstToken > 0 {
 		over += recordDur(a.ttft, r.TTFT())
 		over += recordDur(a.serverTTFT, r.ServerTTFT())
+		a.ttftAt.add(r.Intended, float64(r.TTFT())/1e6)
 	}
 	for _, g := range r.Gaps {
 		over += recordUS(a.tbt, g.V, g.N)

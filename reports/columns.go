@@ -1,6 +1,9 @@
 package reports
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Direction says which way a column's figure is better.
 type direction int
@@ -37,6 +40,31 @@ var comparisonColumns = []column{
 	{"SLA met", higherBetter, func(s *Summary) float64 { return s.SLA.Attainment }, fmtPct},
 	{"goodput req/s", higherBetter, func(s *Summary) float64 { return s.SLA.Goodput }, fmtNum},
 	{"Jain", higherBetter, func(s *Summary) float64 { return s.Fairness.Jain }, fmtFrac},
+}
+
+// compactColumns are the columns of the default terminal table, those
+// that decide: SLA attainment, goodput, TTFT p50 and p99, TPOT p50 and
+// the server and predicted prefix-cache hit rates (the hit rates' heads
+// shortened to "hit srv" and "hit pred" to fit 120 columns).
+var compactColumns = pickColumns("SLA met", "goodput req/s", "TTFT p50 ms", "TTFT p99 ms", "TPOT p50 ms",
+	"hit server:hit srv", "hit predicted:hit pred")
+
+// pickColumns returns the comparison columns with the given heads, in
+// that order; "head:short" takes the column head and shows it as short.
+func pickColumns(heads ...string) []column {
+	out := make([]column, 0, len(heads))
+	for _, h := range heads {
+		head, short, _ := strings.Cut(h, ":")
+		for _, c := range comparisonColumns {
+			if c.head == head {
+				if short != "" {
+					c.head = short
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // distVal is v, or NaN when d is empty.

@@ -42,6 +42,9 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Series = a.series(s.Users)
 	s.PromptTokenRatio, s.unstreamed = a.basis.ratio(), a.basis.unstreamed
 	s.KVEvents = kvEventRows(stop, len(s.Backends))
+	if stop != nil {
+		s.KVNotes = stop.Notes
+	}
 	s.LoRAAffinity = loraView(stop)
 	s.Fleet = a.fleet
 	checkWarnings(s)

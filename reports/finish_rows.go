@@ -90,7 +90,8 @@ func (a *Accumulator) series(users []UserSummary) Series {
 		x.cover(a.lastDone)
 	}
 	s := Series{Throughput: a.throughput.rates(), Completions: a.completions.rates(),
-		InFlight: a.inFlight.rates(), Waiting: a.waiting.rates(), TTFTCDF: cdfOf(a.ttft, 100)}
+		InFlight: a.inFlight.rates(), Waiting: a.waiting.rates(), TTFTCDF: cdfOf(a.ttft, 100),
+		TBTCDF: cdfOf(a.tbt, 100), TTFTOverTime: a.ttftAt.means()}
 	if len(a.users) > 1 {
 		s.UserService = map[string][]Point{}
 		for _, u := range users[:min(len(users), maxPlottedUsers)] {

@@ -69,9 +69,17 @@ func kvEventRows(stop *replay.Stop, backends int) []KVEventStats {
 	return rows
 }
 
-// kvWarnings warns when a KV-event router decided by load for some
-// backend: its stream was unreachable or published nothing.
+// kvWarnings warns, once per backend, where a KV-event router decided by
+// load: the run's diagnoses when its stop line has them, else (results
+// files of older versions) from the counts.
 func kvWarnings(s *Summary) {
+	for _, n := range s.KVNotes {
+		s.addWarning(warning{"KV events: " + n,
+			"where the router had no cache view of a backend it decided by load, and its prefix hits there are a load balancer's", ""})
+	}
+	if len(s.KVNotes) > 0 {
+		return
+	}
 	var down, silent []string
 	for _, r := range s.KVEvents {
 		switch {
@@ -87,8 +95,8 @@ func kvWarnings(s *Summary) {
 			"backends " + strings.Join(down, ", ")})
 	}
 	if len(silent) > 0 {
-		s.addWarning(warning{"backends published no KV events",
-			"the router saw no cache on them and fell back to load for them (does the server publish events? vLLM needs --kv-events-config)",
+		s.addWarning(warning{"no KV event batch was applied for some backends",
+			"the router saw no cache on them and fell back to load for them",
 			"backends " + strings.Join(silent, ", ")})
 	}
 }
@@ -121,8 +129,10 @@ func writeKVEvents(w io.Writer, runs []*Summary) {
 				state = "unreachable: fell back to load"
 			case !r.Subscribed:
 				state = "not connected"
+			case r.Batches == 0 && r.Malformed > 0:
+				state = "undecodable: fell back to load"
 			case r.Batches == 0:
-				state = "published nothing: fell back to load"
+				state = "no batch: fell back to load"
 			}
 			rows = append(rows, []string{fmt.Sprint(r.Backend), state, fmtCount(r.Batches), fmtCount(r.Events),
 				fmtCount(r.Gaps), fmtCount(r.Replayed), fmtCount(r.Lost), fmtCount(r.Restarts),

@@ -27,6 +27,10 @@ type RenderOptions struct {
 	Prediction *Prediction
 	// Verdict, when set, opens the report with the policy to pick.
 	Verdict *Verdict
+	// Decision, when set, follows the verdict with bench's two stages:
+	// capacity in virtual time, the real-time confirmation, their
+	// agreement.
+	Decision *Decision
 }
 
 func (o RenderOptions) withDefaults() RenderOptions {
@@ -74,6 +78,7 @@ func WriteMarkdown(dir string, runs []*Summary, o RenderOptions) error {
 func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptions) {
 	fmt.Fprintf(w, "# %s\n\n", o.Title)
 	writeVerdict(w, o.Verdict)
+	writeDecision(w, o.Decision)
 	writeIntro(w, runs)
 	writeConfig(w, runs)
 	writeWarnings(w, runs)

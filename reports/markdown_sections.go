@@ -122,37 +122,53 @@ func paramText(p map[string]string) string {
 	return mdEscape(strings.Join(parts, ", "))
 }
 
-func writeWarnings(w io.Writer, runs []*Summary) {
-	type group struct {
-		why   string
-		lines []string
-	}
-	var order []string
-	groups := map[string]*group{}
+// warnGroup is one problem and the runs it hit, with each run's detail.
+type warnGroup struct {
+	title, why string
+	runs       []*Summary
+	details    []string
+}
+
+// warningGroups groups the runs' warnings by problem, in the order first
+// met.
+func warningGroups(runs []*Summary) []*warnGroup {
+	var order []*warnGroup
+	groups := map[string]*warnGroup{}
 	for _, s := range runs {
 		for _, x := range s.warns {
 			g, ok := groups[x.title]
 			if !ok {
-				g = &group{why: x.why}
+				g = &warnGroup{title: x.title, why: x.why}
 				groups[x.title] = g
-				order = append(order, x.title)
+				order = append(order, g)
 			}
-			line := mdEscape(s.Name())
-			if x.detail != "" {
-				line += ": " + x.detail
-			}
-			g.lines = append(g.lines, line)
+			g.runs = append(g.runs, s)
+			g.details = append(g.details, x.detail)
 		}
 	}
-	if len(order) == 0 {
+	return order
+}
+
+// line is the group's line for its i-th run: its name (through esc) and
+// the detail.
+func (g *warnGroup) line(i int, esc func(string) string) string {
+	l := esc(g.runs[i].Name())
+	if g.details[i] != "" {
+		l += ": " + g.details[i]
+	}
+	return l
+}
+
+func writeWarnings(w io.Writer, runs []*Summary) {
+	groups := warningGroups(runs)
+	if len(groups) == 0 {
 		return
 	}
 	fmt.Fprint(w, "## Warnings\n\nThese say where the measurement itself is doubtful; read the figures below with them in mind.\n\n")
-	for _, title := range order {
-		g := groups[title]
-		fmt.Fprintf(w, "- **%s**: %s.\n", capitalize(title), g.why)
-		for _, l := range g.lines {
-			fmt.Fprintf(w, "  - %s\n", l)
+	for _, g := range groups {
+		fmt.Fprintf(w, "- **%s**: %s.\n", capitalize(g.title), g.why)
+		for i := range g.runs {
+			fmt.Fprintf(w, "  - %s\n", g.line(i, mdEscape))
 		}
 	}
 	fmt.Fprintln(w)

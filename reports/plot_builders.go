@@ -41,12 +41,19 @@ func xys(pts []Point) plotter.XYs {
 // ttftCDFPlot draws one TTFT CDF per run, on a log x axis when TTFT spans
 // more than a factor of 20.
 func ttftCDFPlot(runs []*Summary) figure {
-	p := newPlot("TTFT distribution (successful requests)", "TTFT (ms)", "fraction of requests with TTFT ≤ x")
+	return cdfPlot(runs, "TTFT distribution (successful requests)", "TTFT (ms)", "fraction of requests with TTFT ≤ x",
+		func(s *Summary) []CDFPoint { return s.Series.TTFTCDF })
+}
+
+// cdfPlot draws the CDF get returns for each run, on a log x axis when
+// the values span more than a factor of 20, with the p99 level marked.
+func cdfPlot(runs []*Summary, title, x, y string, get func(*Summary) []CDFPoint) figure {
+	p := newPlot(title, x, y)
 	leg := newLegend()
 	lo, hi := math.Inf(1), 0.0
 	for i, s := range runs {
 		var pts plotter.XYs
-		for _, c := range s.Series.TTFTCDF {
+		for _, c := range get(s) {
 			v := math.Max(c.Value, 0.001)
 			pts = append(pts, plotter.XY{X: v, Y: c.Fraction})
 			lo, hi = math.Min(lo, v), math.Max(hi, v)

@@ -95,9 +95,22 @@ func saveFigure(path string, w, h vg.Length, f figure) error {
 	if len(path) > 4 && path[len(path)-4:] == ".png" {
 		format = "png"
 	}
-	c, err := draw.NewFormattedCanvas(w, h, format)
+	b, err := renderFigure(format, w, h, f)
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	return nil
+}
+
+// renderFigure draws f, w by h, in format (svg or png) on a white
+// background and returns the encoded image.
+func renderFigure(format string, w, h vg.Length, f figure) ([]byte, error) {
+	c, err := draw.NewFormattedCanvas(w, h, format)
+	if err != nil {
+		return nil, err
 	}
 	dc := draw.New(c)
 	dc.SetColor(color.White)
@@ -113,16 +126,13 @@ func saveFigure(path string, w, h vg.Length, f figure) error {
 	drawGrid(plots, f.grid)
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
+		return nil, err
 	}
 	b := buf.Bytes()
 	if format == "svg" {
 		b = bytes.ReplaceAll(b, []byte(svgFont), []byte(svgFontFallbacks))
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return nil
+	return b, nil
 }
 
 // gonum lays text out with Liberation Serif's metrics and names only that

@@ -85,6 +85,10 @@ type Summary struct {
 	// KVEvents are the per-backend KV event stream figures of a router
 	// that reads them (precise-prefix); empty otherwise.
 	KVEvents []KVEventStats `json:"kv_events,omitempty"`
+	// KVNotes say, once per backend, why a KV-event router got no cache
+	// view of it (undecodable batches, nothing published, no batch on
+	// its topic, unreachable) and which topics went to no backend.
+	KVNotes []string `json:"kv_notes,omitempty"`
 	// Fleet lists the Backends that joined or left mid-run, in order.
 	Fleet []FleetChange `json:"fleet,omitempty"`
 	// Series are the time series behind the plots.
@@ -276,4 +280,10 @@ type Series struct {
 	BinTarget map[string][]Point `json:"bin_target,omitempty"`
 	// TTFTCDF is the cumulative distribution of TTFT.
 	TTFTCDF []CDFPoint `json:"ttft_cdf"`
+	// TBTCDF is the cumulative distribution of TBT over all gaps.
+	TBTCDF []CDFPoint `json:"tbt_cdf"`
+	// TTFTOverTime is the mean TTFT (ms) of the successful requests
+	// whose intended arrival fell in each time bucket (empty buckets are
+	// left out).
+	TTFTOverTime []Point `json:"ttft_over_time"`
 }

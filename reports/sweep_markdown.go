@@ -14,8 +14,8 @@ import (
 const sweepPlotFile = "plots/sweep-capacity.svg"
 
 // WriteSweepDir writes the sweep report into dir (created if needed):
-// sweep.md with its plot plots/sweep-capacity.svg, and sweep.csv with one
-// row per run.
+// sweep.md with its plot plots/sweep-capacity.svg, report.html
+// (self-contained) and sweep.csv with one row per run.
 func WriteSweepDir(dir string, s *Sweep) error {
 	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
 		return fmt.Errorf("sweep report dir: %w", err)
@@ -35,6 +35,9 @@ func WriteSweepDir(dir string, s *Sweep) error {
 		}
 		return nil
 	}); err != nil {
+		return err
+	}
+	if err := WriteHTMLFile(dir, HTMLFromSweep(s)); err != nil {
 		return err
 	}
 	return writeFile(filepath.Join(dir, "sweep.csv"), func(w io.Writer) error { return WriteSweepCSV(w, s) })
@@ -80,6 +83,15 @@ func methodText(s *Sweep) string {
 // writeSweepSetup writes what was run.
 func writeSweepSetup(w io.Writer, s *Sweep) {
 	fmt.Fprint(w, "## Setup\n\n")
+	rows := sweepSetup(s)
+	for _, r := range rows {
+		r[1] = mdEscape(r[1])
+	}
+	mdTable(w, []string{"setting", "value"}, "ll", rows)
+}
+
+// sweepSetup lists the sweep's settings as (setting, value) rows.
+func sweepSetup(s *Sweep) [][]string {
 	arrival := s.Arrival
 	if arrival == "" {
 		arrival = "poisson"
@@ -93,8 +105,8 @@ func writeSweepSetup(w io.Writer, s *Sweep) {
 		requests = strconv.Itoa(s.Requests)
 	}
 	rows := [][]string{
-		{"workload", mdEscape(s.Workload)},
-		{"fleet", mdEscape(s.Fleet)},
+		{"workload", s.Workload},
+		{"fleet", s.Fleet},
 		{"offered rate", vary},
 		{"workload's own rate", fmtRateUnit(s.NativeRate)},
 		{"requests per run", requests},
@@ -107,7 +119,7 @@ func writeSweepSetup(w io.Writer, s *Sweep) {
 	if s.Method == SweepLadder {
 		rows = append(rows, []string{"ladder (req/s)", joinNums(s.Rates)})
 	}
-	mdTable(w, []string{"setting", "value"}, "ll", rows)
+	return rows
 }
 
 func fmtRateUnit(r float64) string {

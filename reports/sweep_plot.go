@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"fmt"
 	"image/color"
 	"math"
 
@@ -19,81 +18,12 @@ const (
 
 // sweepCaption says how to read the sweep plot.
 func sweepCaption(s *Sweep) string {
-	return fmt.Sprintf("Top: SLA attainment of each run against its offered rate, one curve per policy; the dashed "+
-		"line is the %s target, and a policy's sustained rate is its last point above it. Bottom: goodput (SLA-met "+
-		"requests per second); the grey dashed line is goodput = offered rate, reached only when every request "+
-		"meets the SLA (each run replays a fixed number of requests and its goodput counts the drain after the last "+
-		"arrival, so it stays a little below). Filled dots passed, crosses failed. A curve that stays up further "+
-		"right sustains more load.",
-		fmtPct(s.Target))
+	return capacityCaption(&CapacityData{Target: s.Target})
 }
 
-// sweepPlot draws attainment (top) and goodput (bottom) against offered
-// rate, one curve per policy, on a log rate axis when the rates span more
-// than a factor of 8.
+// sweepPlot draws the sweep's capacity curve (see capacityPlot).
 func sweepPlot(s *Sweep) figure {
-	top := newPlot("SLA attainment", "offered rate (req/s)", "SLA attainment (%)")
-	bottom := newPlot("Goodput", "offered rate (req/s)", "goodput (req/s)")
-	leg := newLegend()
-	lo, hi := math.Inf(1), 0.0
-	for i := range s.Policies {
-		att, good, pass, fail := sweepPoints(s.Policies[i].sorted())
-		if len(att) == 0 {
-			continue
-		}
-		lo, hi = math.Min(lo, att[0].X), math.Max(hi, att[len(att)-1].X)
-		l := newLine(att, i, false)
-		if l == nil {
-			continue
-		}
-		top.Add(l)
-		addMarks(top, pass, i, false)
-		addMarks(top, fail, i, true)
-		if gl := newLine(good, i, false); gl != nil {
-			bottom.Add(gl)
-		}
-		leg.add(legendName(s.Policies[i].Policy), l)
-	}
-	if leg.n == 0 {
-		return figure{}
-	}
-	for _, p := range []*plot.Plot{top, bottom} {
-		p.X.Min, p.X.Max = lo/1.15, hi*1.15
-		if hi/lo > 8 {
-			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = logTicks{}
-		}
-	}
-	top.Y.Min, top.Y.Max = 0, 105
-	leg.add(fmt.Sprintf("target %s", fmtPct(s.Target)), addHLine(top, 100*s.Target))
-	bottom.Y.Min, bottom.Y.Max = 0, bottomMax(s)*1.1
-	if l := addOffered(bottom, lo, math.Min(hi, bottom.Y.Max)); l != nil {
-		leg.add("goodput = offered rate", l)
-	}
-	leg.add("run passed", markGlyph(color.Black, false))
-	leg.add("run failed", markGlyph(color.Black, true))
-	return figure{grid: [][]*plot.Plot{{top}, {bottom}}, legend: leg}
-}
-
-// sweepPoints returns a policy's attainment and goodput curves and its
-// passing and failing points, steps sorted by rate.
-func sweepPoints(steps []SweepStep) (att, good, pass, fail plotter.XYs) {
-	for _, st := range steps {
-		if st.Summary == nil || math.IsNaN(st.Summary.SLA.Attainment) || !(st.Rate > 0) {
-			continue
-		}
-		xy := plotter.XY{X: st.Rate, Y: 100 * st.Summary.SLA.Attainment}
-		att = append(att, xy)
-		if !math.IsNaN(st.Summary.SLA.Goodput) {
-			good = append(good, plotter.XY{X: st.Rate, Y: st.Summary.SLA.Goodput})
-		}
-		if st.Pass {
-			pass = append(pass, xy)
-		} else {
-			fail = append(fail, xy)
-		}
-	}
-	return att, good, pass, fail
+	return capacityPlot(CapacityFromSweep(s))
 }
 
 // addMarks adds the points to p as dots (pass) or crosses (fail) in
@@ -146,17 +76,4 @@ func addOffered(p *plot.Plot, lo, hi float64) *plotter.Line {
 	l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(l)
 	return l
-}
-
-// bottomMax is the largest goodput of any run (at least 1 req/s).
-func bottomMax(s *Sweep) float64 {
-	m := 1.0
-	for _, p := range s.Policies {
-		for _, st := range p.Steps {
-			if st.Summary != nil && !math.IsNaN(st.Summary.SLA.Goodput) {
-				m = math.Max(m, st.Summary.SLA.Goodput)
-			}
-		}
-	}
-	return m
 }

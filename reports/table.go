@@ -8,22 +8,32 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// WriteTable writes the terminal comparison table: one row per Run, the
-// columns of comparisonColumns, the best value of each column marked with
-// a trailing "*".
-func WriteTable(w io.Writer, runs []*Summary) error {
+// WriteTable writes the compact terminal comparison table, at most 120
+// columns wide for policy names up to 24 characters: one row per Run, the
+// columns that decide (compactColumns), the best value of each column
+// marked with a trailing "*".
+func WriteTable(w io.Writer, runs []*Summary) error { return writeTable(w, runs, compactColumns) }
+
+// WriteWideTable writes the terminal comparison table with every column
+// of the markdown comparison (comparisonColumns; `--wide`).
+func WriteWideTable(w io.Writer, runs []*Summary) error {
+	return writeTable(w, runs, comparisonColumns)
+}
+
+// writeTable writes the terminal table of runs with cols.
+func writeTable(w io.Writer, runs []*Summary, cols []column) error {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}}))
 	head := []any{"policy"}
-	for _, c := range comparisonColumns {
+	for _, c := range cols {
 		head = append(head, c.head)
 	}
 	t.Header(head...)
 	labelRuns(runs)
-	marks := best(comparisonColumns, runs)
+	marks := best(cols, runs)
 	for i, s := range runs {
 		row := []any{s.Name()}
-		for c, col := range comparisonColumns {
+		for c, col := range cols {
 			v := col.format(col.value(s))
 			if marks[i][c] {
 				v += "*"

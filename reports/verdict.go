@@ -37,6 +37,13 @@ type Verdict struct {
 	// ProfileNote states the expected prediction error of the engine
 	// profile the runs simulated ("" for live targets).
 	ProfileNote string
+	// Withheld, when set, says why no policy is picked (live runs that
+	// did not start from the same cache state) and how to fix it; the
+	// rows are still shown.
+	Withheld string
+	// LiveNote states how much the conditions moved between live runs
+	// ("" when not measured).
+	LiveNote string
 }
 
 // VerdictRow is one policy's figure over the seeds.
@@ -149,6 +156,9 @@ func verdictNum(x float64, unit string, signed bool) string {
 
 // Headline is the verdict in one sentence.
 func (v *Verdict) Headline() string {
+	if v.Withheld != "" {
+		return "no verdict: " + v.Withheld
+	}
 	best := verdictNum(v.Rows[0].Mean, v.Unit, false)
 	d := func(x float64) string { return verdictNum(x, v.DiffUnit, true) }
 	switch {
@@ -187,8 +197,10 @@ func (v *Verdict) tiedAtTop() string {
 // WriteText prints the verdict and each policy's figure.
 func (v *Verdict) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "verdict for SLO %s: %s\n", v.SLO, v.Headline())
-	if v.ProfileNote != "" {
-		fmt.Fprintf(w, "  %s\n", v.ProfileNote)
+	for _, n := range []string{v.ProfileNote, v.LiveNote} {
+		if n != "" {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
 	}
 	for _, r := range v.Rows {
 		fmt.Fprintf(w, "  %-28s %s %s", r.Policy, v.Metric, r.interval(v.Unit))
@@ -216,8 +228,10 @@ func writeVerdict(w io.Writer, v *Verdict) {
 	fmt.Fprintf(w, "Each policy ran the workload and arrivals of %d seed(s); the margin is the mean of the "+
 		"per-seed differences with its 95 %% Student-t confidence interval, and a difference whose interval "+
 		"holds 0 is called a tie.", v.Seeds)
-	if v.ProfileNote != "" {
-		fmt.Fprintf(w, " %s.", capitalize(strings.TrimSuffix(v.ProfileNote, ".")))
+	for _, n := range []string{v.ProfileNote, v.LiveNote} {
+		if n != "" {
+			fmt.Fprintf(w, " %s.", capitalize(strings.TrimSuffix(n, ".")))
+		}
 	}
 	fmt.Fprintf(w, "\n\n")
 	head := []string{"policy", v.Metric}

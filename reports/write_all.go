@@ -8,12 +8,20 @@ import (
 )
 
 // WriteDir writes the full report into dir (created if needed):
-// report.md with its plots under plots/, summary.csv and summary.json.
+// report.md with its plots under plots/, report.html (self-contained),
+// summary.csv and summary.json.
 func WriteDir(dir string, runs []*Summary, o RenderOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report dir: %w", err)
 	}
 	if err := WriteMarkdown(dir, runs, o); err != nil {
+		return err
+	}
+	h := HTMLFromRuns(runs, o)
+	if o.NoPlots {
+		h.Runs = nil
+	}
+	if err := WriteHTMLFile(dir, h); err != nil {
 		return err
 	}
 	if err := writeFile(filepath.Join(dir, "summary.csv"), func(w io.Writer) error { return WriteCSV(w, runs) }); err != nil {

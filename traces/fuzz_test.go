@@ -155,7 +155,10 @@ func FuzzBailian(f *testing.F) {
 
 func FuzzRAGPulse(f *testing.F) {
 	f.Add([]byte(`{"timestamp": "82", "input_length": 40, "output_length": 12, "hash_ids": {"sys_prompt": [8302, 8303], "passages_ids": [5, 6], "history": [15200], "web_search": [], "user_input": [26923]}, "session_id": "s"}` + "\n"))
+	f.Add([]byte(twoWindows))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzReadWith(t, ReadOptions{Format: FormatRAGPulse, SegmentDir: "testdata/ragpulse"}, data)
+		for _, w := range WindowModes {
+			fuzzReadWith(t, ReadOptions{Format: FormatRAGPulse, SegmentDir: "testdata/ragpulse", Windows: w}, data)
+		}
 	})
 }

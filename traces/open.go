@@ -64,6 +64,10 @@ type ReadOptions struct {
 	// (default 10 s), and SessionGap the gap between the starts of
 	// successive conversations (default 1 s): ShareGPT has no times.
 	ThinkTime, SessionGap time.Duration
+	// Windows is how a fall of the arrival time is read: WindowsOne (the
+	// default when empty) refuses it, WindowsSequential starts a new time
+	// window there, replayed after the previous one (see WindowModes).
+	Windows string
 }
 
 // recordReader decodes the records of one format. Errors for one record
@@ -81,7 +85,7 @@ type FileSource struct {
 	rd      recordReader
 	skip    bool
 	skipped int
-	last    time.Duration
+	clock   windowClock
 	timeKey string
 	err     error
 	// origin is the first record's arrival in the file's own time;
@@ -97,6 +101,9 @@ type FileSource struct {
 func Open(path string, opt ReadOptions) (*FileSource, error) {
 	format := strings.ToLower(strings.TrimSpace(opt.Format))
 	if format == FormatServeGen || (format == "" || format == FormatAuto) && path != "-" && isServeGenPath(path) {
+		if _, err := checkWindows(FormatServeGen, opt.Windows); err != nil {
+			return nil, fmt.Errorf("read trace %s: %w", path, err)
+		}
 		return openServeGen(path, opt)
 	}
 	var f *os.File
@@ -136,11 +143,16 @@ func NewReader(r io.Reader, name string, opt ReadOptions) (*FileSource, error) {
 	if opt.SegmentDir == "" && name != "-" {
 		opt.SegmentDir = filepath.Dir(name)
 	}
+	sequential, err := checkWindows(format, opt.Windows)
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", name, err)
+	}
 	rd, timeKey, err := newRecordReader(format, br, opt)
 	if err != nil {
 		return nil, fmt.Errorf("read trace %s: %w", name, err)
 	}
-	return &FileSource{path: name, format: format, rd: rd, skip: opt.SkipInvalid, timeKey: timeKey}, nil
+	return &FileSource{path: name, format: format, rd: rd, skip: opt.SkipInvalid, timeKey: timeKey,
+		clock: windowClock{sequential: sequential}}, nil
 }
 
 // Format returns the trace's format name (as detected when "auto").
@@ -211,12 +223,14 @@ func (s *FileSource) OriginText() string {
 func (s *FileSource) nextRaw() (Request, error) {
 	for s.err == nil {
 		r, err := s.rd.next()
-		if err == nil && r.Arrival < s.last {
-			err = &ParseError{Line: lineOf(s.rd), Field: s.timeKey,
-				Err: fmt.Errorf("arrival %v before the previous record's %v (sort the trace by time)", r.Arrival, s.last)}
+		if err == nil {
+			var placed time.Duration
+			if placed, err = s.clock.place(r.Arrival); err != nil {
+				err = &ParseError{Line: lineOf(s.rd), Field: s.timeKey, Err: err}
+			}
+			r.Arrival = placed
 		}
 		if err == nil {
-			s.last = r.Arrival
 			return r, nil
 		}
 		var pe *ParseError

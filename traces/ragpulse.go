@@ -21,7 +21,10 @@ var RAGPulseSegmentFiles = []string{"1_sys_prompt.jsonl", "2_passages.jsonl", "3
 	"4_user_input.jsonl", "5_web_search.jsonl"}
 
 // ragPulseRecord is one line of data/0_trace.jsonl: timestamp as a string
-// (or number) of seconds from the trace start, input_length and
+// (or number) of seconds from the trace start (the unit the RAGPulse
+// README's Components section gives,
+// https://github.com/flashserve/RAGPulse#components; the published file's
+// time restarts at its second week, see WindowsSequential), input_length and
 // output_length in tokens, hash_ids by segment, session_id.
 type ragPulseRecord struct {
 	Timestamp    json.RawMessage            `json:"timestamp"`

@@ -76,6 +76,9 @@ type Config struct {
 	// more than this share of the prompt (llama.cpp's default 0.10 is
 	// DefaultSlotSimilarity; 0 picks the least recently used slot only).
 	SlotSimilarity float64
+	// KVTransfer prices the pull of a remote prefill's KV cache by a
+	// decode instance (prefill/decode disaggregation); see KVTransferConfig.
+	KVTransfer KVTransferConfig
 	// HostCacheTokens is the size in tokens of llama.cpp's host-memory
 	// prompt cache (--cache-ram) for CachePerSlot; 0 (the default) turns
 	// it off.
@@ -87,7 +90,8 @@ type Config struct {
 const VocabSize = 100256
 
 // DefaultConfig returns the "default" preset: vLLM V1 scheduler defaults
-// and the multi-bin seed's decode latency model (see DefaultLatency).
+// and the multi-bin queue's decode latency model (policies.DecodeTBT; see
+// DefaultLatency).
 func DefaultConfig() Config {
 	return Config{
 		BlockSize:           16,
@@ -99,6 +103,7 @@ func DefaultConfig() Config {
 		Latency:             DefaultLatency(),
 		Seed:                1,
 		Eviction:            EvictLRU,
+		KVTransfer:          DefaultKVTransfer(),
 	}
 }
 
@@ -171,6 +176,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine config: SlotSimilarity %g: want in [0, 1]", c.SlotSimilarity)
 	case c.HostCacheTokens < 0:
 		return fmt.Errorf("engine config: HostCacheTokens %d: want ≥ 0", c.HostCacheTokens)
+	case c.KVTransfer.Latency < 0:
+		return fmt.Errorf("engine config: KVTransfer.Latency %v: want ≥ 0", c.KVTransfer.Latency)
+	case c.KVTransfer.PerToken < 0:
+		return fmt.Errorf("engine config: KVTransfer.PerToken %v: want ≥ 0", c.KVTransfer.PerToken)
 	case c.EOSProbability < 0 || c.EOSProbability > 1:
 		return fmt.Errorf("engine config: EOSProbability %g: want in [0, 1]", c.EOSProbability)
 	}

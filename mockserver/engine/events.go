@@ -90,6 +90,10 @@ type Stats struct {
 	// RecomputeQueries and RecomputeHits count the same for re-admission
 	// after preemption (not part of the vLLM counters above).
 	RecomputeQueries, RecomputeHits int64
+	// RemoteTokens counts prompt tokens whose KV arrived from a remote
+	// prefill (Request.RemoteTokens) instead of being computed or found
+	// in the local prefix cache.
+	RemoteTokens int64
 	// Preemptions counts recompute preemptions (vllm:num_preemptions_total).
 	Preemptions int64
 	// Evictions counts cached blocks evicted to make room.

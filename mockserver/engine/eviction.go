@@ -12,7 +12,8 @@ const (
 	// EvictLRU is vLLM V1's policy: cached blocks leave in the order their
 	// last user released them, and a finishing request releases its blocks
 	// tail first, so its longest prefix goes first (the free block queue of
-	// vllm/v1/core/block_pool.py; docs/design/prefix_caching.md, "Free" and
+	// vllm/v1/core/block_pool.py; vLLM's design doc
+	// https://docs.vllm.ai/en/latest/design/prefix_caching.html, "Free" and
 	// "Eviction (LRU)"). Blocks released in the same step by different
 	// requests leave in the order the requests finished. The default of
 	// every preset (all are vLLM-flavoured).

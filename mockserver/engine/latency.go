@@ -14,23 +14,23 @@ import (
 //
 // where b ≥ 1 sequences emit a token in the step (the Beta term is absent
 // when b = 0), then multiplied by a seeded log-normal jitter factor of mean
-// 1 and coefficient of variation Jitter. The decode term is the multi-bin
-// seed's calibrated decode TBT model, ComputeDecodeTBT (β = 5.74 ms,
-// γ = 0.316).
+// 1 and coefficient of variation Jitter. The decode term is the calibrated
+// decode TBT model of the multi-bin batching specification the multi-bin
+// queue follows, policies.DecodeTBT (β = 5.74 ms, γ = 0.316).
 type LatencyModel struct {
 	// StepOverhead is c_step, a fixed cost of every step that runs work
-	// (default 0: the seed's β already includes per-step overhead).
+	// (default 0: the calibrated β already includes per-step overhead).
 	StepOverhead time.Duration
 	// PrefillPerToken is c_prefill, the cost of each prompt token computed
 	// (cache hits are not computed). Default 100 µs, about 10k prefill
-	// tokens/s for an 8B model on one A100; an assumption, not a seed figure.
+	// tokens/s for an 8B model on one A100; an assumption, not a published figure.
 	PrefillPerToken time.Duration
 	// DecodePerToken is c_decode, the cost of each sequence that gets a
 	// token in the step: a batch term linear in b, as in the BLIS
 	// simulator's blackbox step model (default 0).
 	DecodePerToken time.Duration
 	// Beta is β, the decode step time of a batch of one (default 5.74 ms,
-	// multi-bin seed). It may be below 0 when Gamma is 0 and
+	// policies.DefaultDecodeBeta). It may be below 0 when Gamma is 0 and
 	// Beta + DecodePerToken + StepOverhead > 0: the step is then linear
 	// in b with a batch of one cheaper than each sequence of a larger
 	// batch, as on llama.cpp's CPU backend (1.0 ms at batch 1, about
@@ -43,15 +43,15 @@ type LatencyModel struct {
 	// a step, as on a CPU engine.
 	AttendPerKey float64
 	// Gamma is γ, the relative growth of the decode step from batch 1 to a
-	// large batch (default 0.316, multi-bin seed).
+	// large batch (default 0.316, policies.DefaultDecodeGamma).
 	Gamma float64
 	// Jitter is the coefficient of variation of the per-step log-normal
 	// factor (default 0.05; 0 disables jitter).
 	Jitter float64
 }
 
-// DefaultLatency returns the default model: β 5.74 ms, γ 0.316 (multi-bin
-// seed), 100 µs per prefill token, no step overhead, 5 % jitter.
+// DefaultLatency returns the default model: β 5.74 ms, γ 0.316 (the multi-bin
+// queue's decode model), 100 µs per prefill token, no step overhead, 5 % jitter.
 func DefaultLatency() LatencyModel {
 	return LatencyModel{
 		PrefillPerToken: 100 * time.Microsecond,

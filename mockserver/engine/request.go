@@ -52,6 +52,13 @@ type Request struct {
 	// It counts against Config.LoRA.MaxLoras; the caller salts the cache
 	// with it too (CacheSalt).
 	LoRA string
+	// RemoteTokens is the number of leading prompt tokens whose KV cache
+	// arrived from a remote prefill instance (vLLM's do_remote_prefill):
+	// at first admission they count as computed without prefill work,
+	// except the last prompt token, which is computed again to sample the
+	// first output token, as vLLM's scheduler does. Their full blocks then
+	// enter the prefix cache like computed ones. Default 0: none.
+	RemoteTokens int
 }
 
 // seq is the engine's state of one live request.

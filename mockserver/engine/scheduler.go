@@ -115,7 +115,8 @@ func (e *Engine) admit(s *seq, budget int) (int, bool) {
 	// vLLM: only whole blocks hit, and the last token is always computed.
 	hits := e.pool.lookup(e.hits[:0], s.blockHashes((s.numTokens()-1)/bs, bs), s.runs)
 	e.hits = hits
-	computed := len(hits) * bs
+	local := len(hits) * bs
+	computed := max(local, s.remote())
 	n := min(s.numTokens()-computed, budget)
 	need := e.cfg.blocksFor(computed+n) - len(hits)
 	idleHits := 0
@@ -135,8 +136,25 @@ func (e *Engine) admit(s *seq, budget int) (int, bool) {
 		s.blocks = append(s.blocks, e.pool.allocate())
 	}
 	s.computed, s.registered, s.running = computed, len(hits), true
-	e.countLookup(s, computed)
+	e.countLookup(s, local)
+	if computed > local {
+		// Reported as cached, as vLLM counts external tokens in a
+		// request's num_cached_tokens; not a local prefix-cache hit.
+		e.stats.RemoteTokens += int64(computed - local)
+		s.cached = computed
+	}
 	return n, true
+}
+
+// remote is the prompt tokens s takes from a remote prefill at its first
+// admission: Request.RemoteTokens, short of the last token, which is
+// computed to sample the first output token (0 once admitted: after a
+// preemption the transferred KV is gone and is computed locally).
+func (s *seq) remote() int {
+	if s.admitted || s.req.RemoteTokens <= 0 {
+		return 0
+	}
+	return min(s.req.RemoteTokens, s.promptLen-1)
 }
 
 // countLookup updates the prefix-cache counters for an admission.

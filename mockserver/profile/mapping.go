@@ -29,6 +29,7 @@ func (p *Profile) Config() engine.Config {
 			DiskLoadCost: e.LoRA.DiskLoadCost.D(),
 		},
 		RequestOverhead: l.RequestOverhead.D(),
+		KVTransfer:      engine.KVTransferConfig{Latency: p.KVTransfer.Latency.D(), PerToken: p.KVTransfer.PerToken.D()},
 		Latency: engine.LatencyModel{
 			StepOverhead:    l.CStep.D(),
 			PrefillPerToken: l.CPrefill.D(),
@@ -83,6 +84,7 @@ func FromConfig(name string, cfg engine.Config) *Profile {
 
 			RequestOverhead: Duration(cfg.RequestOverhead),
 		},
+		KVTransfer: KVTransfer{Latency: Duration(cfg.KVTransfer.Latency), PerToken: Duration(cfg.KVTransfer.PerToken)},
 	}
 }
 

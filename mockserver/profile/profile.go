@@ -25,12 +25,38 @@ type Profile struct {
 	Engine Engine `yaml:"engine"`
 	// Latency holds the per-step latency model.
 	Latency Latency `yaml:"latency"`
+	// KVTransfer prices a decode instance's pull of a remote prefill's KV
+	// cache (prefill/decode disaggregation).
+	KVTransfer KVTransfer `yaml:"kv_transfer"`
 	// Fit, present in a profile written by `tracebench calibrate`, holds
 	// the uncertainty of every fitted parameter and the fit's residuals.
 	Fit *Fit `yaml:"fit,omitempty"`
 	// Validation lists the prediction errors `tracebench predict --record`
 	// measured with this profile against runs of the real fleet.
 	Validation []Validation `yaml:"validation,omitempty"`
+	// Agreement is the last rank agreement `tracebench predict DIR
+	// --record` measured with this profile on a bench directory (nil:
+	// none).
+	Agreement *Agreement `yaml:"agreement,omitempty"`
+}
+
+// Agreement is how a simulation with the profile ordered the policies of
+// a measured bench, against the measurement.
+type Agreement struct {
+	// Run names the bench directory; Policies and Seeds its size.
+	Run      string `yaml:"run"`
+	Policies int    `yaml:"policies"`
+	Seeds    int    `yaml:"seeds"`
+	// TauTTFTP50 and TauTTFTP90 are Kendall's τ of the policies' TTFT
+	// p50 and p90, measured against predicted (−1 to 1; 0 when not
+	// known).
+	TauTTFTP50 float64 `yaml:"tau_ttft_p50"`
+	TauTTFTP90 float64 `yaml:"tau_ttft_p90"`
+	// SameVerdict reports that both verdicts picked the same policy.
+	SameVerdict bool `yaml:"same_verdict"`
+	// MaxHitErrPt is the largest server hit rate error over the
+	// policies, in percentage points.
+	MaxHitErrPt float64 `yaml:"max_hit_err_pt"`
 }
 
 // Validation is one prediction of a measured run: the errors, in percent
@@ -193,4 +219,16 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// KVTransfer is the cost of moving a prefill instance's KV cache to a
+// decode instance: latency + per_token × transferred prompt tokens.
+type KVTransfer struct {
+	// Latency is the fixed cost of one transfer (default 1 ms, an
+	// assumption: about two round trips in one data centre).
+	Latency Duration `yaml:"latency"`
+	// PerToken is the cost of each transferred token (default 10.5 µs:
+	// 128 KiB of fp16 KV per token of an 8B Llama-class model over one
+	// 100 Gb/s RDMA link at line rate).
+	PerToken Duration `yaml:"per_token"`
 }

@@ -71,6 +71,10 @@ func (p *Profile) validate() error {
 		return bad("latency.gamma", l.Gamma, "≥ 0")
 	case l.RequestOverhead < 0:
 		return bad("latency.request_overhead", l.RequestOverhead.D(), "≥ 0")
+	case p.KVTransfer.Latency < 0:
+		return bad("kv_transfer.latency", p.KVTransfer.Latency.D(), "≥ 0")
+	case p.KVTransfer.PerToken < 0:
+		return bad("kv_transfer.per_token", p.KVTransfer.PerToken.D(), "≥ 0")
 	case !(l.Jitter >= 0 && l.Jitter <= 1):
 		return bad("latency.jitter", l.Jitter, "in [0, 1]")
 	case l.CStep == 0 && l.CPrefill == 0 && l.CDecode == 0 && l.Beta == 0:

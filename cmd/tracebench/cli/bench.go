@@ -21,6 +21,7 @@ type benchOptions struct {
 	so       sloFlags
 	mf       fleetFlags
 	quick    bool
+	wide     bool
 	jobs     int
 	policies string
 	targets  []string
@@ -33,15 +34,30 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Compare policies on a workload: one replay per policy, one table, a report",
-		Long: `bench replays one workload once per policy and prints a comparison table.
-With no flags it compares every registered router: each on its own fresh
-4-replica mock fleet in-process (so each starts with cold caches), all at
-once, on the default mixed workload, and writes report.md, summary.csv,
-plots and the results files into --out. When the machine distorted the
-timings of runs side by side (client schedule lag or mock step lateness
-past the report's warning thresholds), one of them is run again alone: if
-that is honest, the others are run again at half the concurrency, halving
-until they are honest; if not, the machine is too busy and bench says so.`,
+		Long: `bench compares routers on one workload and ends in a verdict.
+
+Without a backend flag (--sim, --mock, --target, --targets-file) it decides in
+two stages. Stage 1 finds each router's capacity under the SLO in virtual
+time: the highest offered rate at which 90 % of requests meet --slo-ttft and
+--slo-tpot, searched on --seeds seeds (default 3) of the workload (300
+requests per run) on 4 simulated replicas (--mock-profile applies). Stage 2
+runs the two leaders and round-robin again in real time, each on its own
+fresh in-process mock fleet on loopback, at the rate where the leaders part,
+on the same seeds, all runs at once, with the mock's model time stretched so
+that the machine keeps the timings honest (the SLO is stretched with it).
+The verdict (winner and margin over the runner-up with a 95 % confidence
+interval, or a tie) is stage 1's; stage 2 confirms it, and bench prints how
+well they agree. Runs the machine distorted are named, not run again.
+--quick is the same answer on five routers with shorter runs.
+
+With --mock N, --sim N or --target it replays the workload once per policy
+at the workload's rate, each on its own fresh fleet (so each starts with cold
+caches), side by side, and writes report.md, report.html, summary.csv, plots and the
+results files into --out. When the machine distorted the timings of runs side
+by side (client schedule lag or mock step lateness past the report's warning
+thresholds), one of them is run again alone: if that is honest, the others
+are run again at half the concurrency, halving until they are honest; if
+not, the machine is too busy and bench says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
@@ -51,13 +67,16 @@ until they are honest; if not, the machine is too busy and bench says so.`,
 	bindClient(fs, &o.cf)
 	o.so.bind(fs)
 	o.mf.bind(fs)
-	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers, 80 requests at 20 req/s each (about half a minute)")
+	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers; without a backend flag 150 requests per run, "+
+		"else 80 requests at 20 req/s each")
+	fs.BoolVar(&o.wide, "wide", false, "print every column of the comparison table (default: the columns that decide)")
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every registered router)")
 	fs.IntVar(&o.jobs, "jobs", 0, "policies run at once, each on its own fleet (0 = all of them on mock fleets, "+
-		"GOMAXPROCS with --sim, 1 with --target)")
+		"GOMAXPROCS with --sim, 1 with --target; without a backend flag: policies swept at once in stage 1)")
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
-	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict with a confidence interval")
+	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict "+
+		"with a confidence interval (without a backend flag: default 3)")
 	return cmd
 }
 
@@ -91,13 +110,16 @@ func benchPolicies(list string, quick bool) ([]string, error) {
 }
 
 func runBench(cmd *cobra.Command, o *benchOptions) error {
+	if o.twoStage(cmd.Flags().Changed) {
+		return runDecide(cmd, o)
+	}
 	spec, err := o.compareSpec(cmd)
 	if err != nil {
 		return err
 	}
 	res, err := bench.Compare(cmd.Context(), spec)
 	if len(res.Runs) > 0 {
-		if werr := printBench(cmd, res); werr != nil {
+		if werr := printBench(cmd, res, o.wide); werr != nil {
 			return werr
 		}
 	}
@@ -159,19 +181,19 @@ func quickDefaults(cmd *cobra.Command, o *benchOptions) {
 	}
 }
 
-// printBench prints the comparison table, the verdict and where the
+// printBench prints the verdict, the comparison table and where the
 // report is.
-func printBench(cmd *cobra.Command, res *bench.CompareResult) error {
+func printBench(cmd *cobra.Command, res *bench.CompareResult, wide bool) error {
 	out := cmd.OutOrStdout()
-	if err := reports.WriteTable(out, res.Runs); err != nil {
+	if res.Verdict != nil {
+		res.Verdict.WriteText(out)
+		fmt.Fprintln(out)
+	}
+	if err := writeBenchTable(out, res.Runs, wide); err != nil {
 		return err
 	}
-	if res.Verdict != nil {
-		fmt.Fprintln(out)
-		res.Verdict.WriteText(out)
-	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\n", res.Report)
+		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
 	}
 	return nil
 }

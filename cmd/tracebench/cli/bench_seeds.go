@@ -28,6 +28,22 @@ func profileNote(m fleetFlags, live bool) string {
 // profileErrorNote describes how far a profile's predictions can be
 // trusted.
 func profileErrorNote(p *profile.Profile) string {
+	note := profileValidationNote(p)
+	if a := p.Agreement; a != nil {
+		same := "the same policy"
+		if !a.SameVerdict {
+			same = "a different policy"
+		}
+		note += fmt.Sprintf("; on its last recorded bench (%s, %d policies, %d seeds) the simulation ranked the policies "+
+			"with Kendall τ %+.2f on TTFT p50 and %+.2f on p90, its verdict picked %s, and hit rates were within %.1f points",
+			a.Run, a.Policies, a.Seeds, a.TauTTFTP50, a.TauTTFTP90, same, a.MaxHitErrPt)
+	}
+	return note
+}
+
+// profileValidationNote describes a profile's recorded p50 errors, or
+// its calibration.
+func profileValidationNote(p *profile.Profile) string {
 	if n := len(p.Validation); n > 0 {
 		var t, o, e float64
 		for _, v := range p.Validation {

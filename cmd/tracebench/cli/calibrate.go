@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/calibrate"
 	"github.com/tracebench/tracebench/mockserver/profile"
 )
@@ -18,8 +19,7 @@ func init() { register(newCalibrateCmd) }
 type calibrateOptions struct {
 	files   []string
 	targets []string
-	probe   string
-	pc      probeConfig
+	ps      bench.ProbeSpec
 	out     string
 	from    string
 	name    string
@@ -37,8 +37,8 @@ against a live server (replay --target, ideally with --scrape), from the
 client-side figures alone: send, first-token and done times, prompt, cached
 and output tokens, and every backend's requests in flight over time. It
 prints each parameter with its standard error, the fit's residuals and
-what the run could not identify, and writes a profile for --mock-profile,
---sim-profile and 'tracebench predict'.
+what the run could not identify, and writes a profile for --mock-profile
+and 'tracebench predict'.
 
 A useful run has several concurrency levels (so γ and c_decode can be told
 apart), varied prompt lengths (for c_prefill) and at least 20 requests
@@ -67,25 +67,17 @@ and fits those.`,
 				if err := checkTargets(o.targets); err != nil {
 					return err
 				}
-				if o.pc.budget < 10*time.Second || o.pc.maxConc < 2 || o.pc.maxPrompt < 48 {
+				if o.ps.Budget < 10*time.Second || o.ps.MaxConcurrency < 2 || o.ps.MaxPrompt < 48 {
 					return usagef("--probe-budget %v, --probe-max-concurrency %d, --probe-max-prompt %d: want at least 10s, 2 and 48",
-						o.pc.budget, o.pc.maxConc, o.pc.maxPrompt)
+						o.ps.Budget, o.ps.MaxConcurrency, o.ps.MaxPrompt)
 				}
-				if o.pc.seed == 0 {
-					o.pc.seed = uint64(time.Now().UnixNano())
-				}
-				if !cmd.Flags().Changed("probe-max-concurrency") {
-					var why string
-					o.pc.maxConc, why = probeConcurrency(o.pc.maxConc, targetSlots(cmd.Context(), o.targets))
-					if why != "" {
-						fmt.Fprintln(cmd.ErrOrStderr(), why)
-					}
-				}
-				files, err := runProbe(cmd.Context(), o.targets, o.probe, o.pc, cmd.ErrOrStderr())
+				o.ps.Targets, o.ps.Log = o.targets, cmd.ErrOrStderr()
+				o.ps.KeepConcurrency = cmd.Flags().Changed("probe-max-concurrency")
+				res, err := bench.Probe(cmd.Context(), o.ps)
 				if err != nil {
 					return err
 				}
-				o.files = files
+				o.files = res.Files
 			}
 			return runCalibrate(cmd.OutOrStdout(), o)
 		},
@@ -95,11 +87,11 @@ and fits those.`,
 	fs.StringVar(&o.from, "from", profile.DefaultName, "starting profile: scheduler limits, KV cache, and values of parameters the run cannot identify")
 	fs.StringVar(&o.name, "name", "calibrated", "name of the fitted profile")
 	fs.StringArrayVar(&o.targets, "target", nil, "probe this live server (repeatable) instead of reading results files")
-	fs.StringVar(&o.probe, "probe-dir", "calibrate-probe", "directory for the probe's results files")
-	fs.DurationVar(&o.pc.budget, "probe-budget", 3*time.Minute, "longest the probe may run (each phase gets an equal share)")
-	fs.IntVar(&o.pc.maxConc, "probe-max-concurrency", 32, "highest concurrency per backend the probe reaches (powers of two from 1)")
-	fs.IntVar(&o.pc.maxPrompt, "probe-max-prompt", 1536, "longest probe prompt, words (about as many tokens or more); lower it for slow servers")
-	fs.Uint64Var(&o.pc.seed, "probe-seed", 0, "seed of the probe's prompts (0: from the clock, so a repeated probe does not hit the prompt cache)")
+	fs.StringVar(&o.ps.Dir, "probe-dir", "calibrate-probe", "directory for the probe's results files")
+	fs.DurationVar(&o.ps.Budget, "probe-budget", 3*time.Minute, "longest the probe may run (each phase gets an equal share)")
+	fs.IntVar(&o.ps.MaxConcurrency, "probe-max-concurrency", 32, "highest concurrency per backend the probe reaches (powers of two from 1)")
+	fs.IntVar(&o.ps.MaxPrompt, "probe-max-prompt", 1536, "longest probe prompt, words (about as many tokens or more); lower it for slow servers")
+	fs.Uint64Var(&o.ps.Seed, "probe-seed", 0, "seed of the probe's prompts (0: from the clock, so a repeated probe does not hit the prompt cache)")
 	fs.StringVar(&o.cache, "cache", calibrate.CacheAuto, "cache model of the fitted profile: auto (per-slot when llama.cpp served the runs, else the starting profile's), paged-prefix or per-slot")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 	return cmd

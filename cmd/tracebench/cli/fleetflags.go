@@ -47,24 +47,52 @@ type fleetFlags struct {
 	shared         mockOptions
 	sharedDefaults mockOptions
 	kv             kvFlags
+	// set is --mock-set: engine profile fields and fault settings.
+	set *mockSet
 }
 
 // sharedMockFlags are the flags of `tracebench mock`, besides its fault
-// flags and engine flags, that the in-process fleet takes as --mock-NAME.
+// flags and engine flags, that the in-process fleet takes as --mock-set
+// keys.
 var sharedMockFlags = []string{"max-queue"}
 
 // engineOverrideFlags are the engine flags of `tracebench mock` that the
-// in-process fleet and the simulator take as --mock-NAME, each overriding
-// one field of the profile. (KV blocks, max model length and the seed have
-// their own fleet flags.)
+// in-process fleet and the simulator took as --mock-NAME before
+// --mock-set, each overriding one field of the profile; they still work,
+// deprecated.
 var engineOverrideFlags = []string{"block-size", "max-num-seqs", "max-num-batched-tokens", "batching",
 	"beta", "gamma", "c-step", "c-prefill", "c-decode", "jitter", "eos-probability", "request-overhead", "c-attend-ns"}
+
+// engineKeys are the --mock-set keys that override a profile field: every
+// engine flag of `tracebench mock` but the seed (--mock-seed).
+func engineKeys() []string {
+	fs := pflag.NewFlagSet("engine", pflag.ContinueOnError)
+	(&mockOptions{}).bindEngine(fs)
+	var keys []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "seed" {
+			keys = append(keys, f.Name)
+		}
+	})
+	return keys
+}
+
+// deprecatedFleetFlags are the fleet flags --mock-set and --mock-profile
+// replace, with the replacement each deprecation line names.
+var deprecatedFleetFlags = map[string]string{
+	"mock-preset":         "use --mock-profile NAME",
+	"sim-profile":         "use --mock-profile",
+	"mock-max-model-len":  "use --mock-set max_model_len=N",
+	"mock-eviction":       "use --mock-set eviction=POLICY",
+	"mock-max-loras":      "use --mock-set max_loras=N",
+	"mock-lora-load-cost": "use --mock-set lora_load_cost=DURATION",
+}
 
 func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&m.Sim, "sim", 0, "simulate N mock engines in virtual time (no HTTP, no sleeping) instead of a real-time fleet")
 	fs.IntVar(&m.Replicas, "mock", 4, "number of in-process mock replicas (when no --target)")
 	fs.StringVar(&m.Preset, "mock-preset", "", "built-in engine profile of the mock or simulated engines (same as --mock-profile NAME)")
-	fs.StringVar(&m.Profile, "mock-profile", "", "engine profile of the mock or simulated engines: a built-in name (see 'tracebench profiles') or a YAML file")
+	fs.StringVar(&m.Profile, "mock-profile", "", "engine profile of the mock or simulated engines: a built-in name (see 'tracebench profiles') or a YAML file; --mock-set overrides its fields")
 	fs.StringVar(&m.Profile, "sim-profile", "", "the same as --mock-profile")
 	fs.IntVar(&m.Blocks, "mock-blocks", 0, "KV cache blocks per mock replica (0 = preset default)")
 	fs.IntVar(&m.MaxLen, "mock-max-model-len", 0, "longest prompt + output a mock replica accepts, tokens (0 = preset default)")
@@ -81,27 +109,37 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 		"re-resolve dns+http:// targets this often during the run; backends join and leave (0: resolve once)")
 	m.kv.bind(fs)
 	m.bindShared(fs)
+	for name, use := range deprecatedFleetFlags {
+		_ = fs.MarkDeprecated(name, use)
+	}
 }
 
-// bindShared binds the fault flags and --max-queue of `tracebench mock`
-// as --mock-NAME: the same definitions, defaults and parsing, with flag
-// names in the help text prefixed too.
+// bindShared binds --mock-set over the engine flags, the fault flags and
+// --max-queue of `tracebench mock` (the same definitions, defaults and
+// parsing), and the --mock-NAME flags it replaces, deprecated.
 func (m *fleetFlags) bindShared(fs *pflag.FlagSet) {
 	all := pflag.NewFlagSet("mock", pflag.ContinueOnError)
 	m.shared.bind(all)
 	m.sharedDefaults = m.shared
 	faults := pflag.NewFlagSet("faults", pflag.ContinueOnError)
 	(&mockOptions{}).bindFaults(faults)
-	names := append(append([]string(nil), sharedMockFlags...), engineOverrideFlags...)
-	faults.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-	m.shared.changed = func(n string) bool { f := fs.Lookup("mock-" + n); return f != nil && f.Changed }
-	for _, n := range names {
-		f := all.Lookup(n)
-		usage := f.Usage
-		for _, o := range names {
-			usage = strings.ReplaceAll(usage, "--"+o, "--mock-"+o)
-		}
-		fs.Var(f.Value, "mock-"+n, usage)
+	keys := append(append([]string(nil), sharedMockFlags...), engineKeys()...)
+	faults.VisitAll(func(f *pflag.Flag) { keys = append(keys, f.Name) })
+	values := map[string]pflag.Value{}
+	for _, n := range keys {
+		values[n] = all.Lookup(n).Value
+	}
+	m.set = newMockSet(values)
+	fs.Var(m.set, "mock-set", "override a field of the mock or simulated engines' profile, or a mock fault setting (repeatable; "+
+		"e.g. max_num_seqs=64, beta=8ms, error_rate=0.05; keys: docs/cli.md)")
+	old := append(append([]string(nil), sharedMockFlags...), engineOverrideFlags...)
+	faults.VisitAll(func(f *pflag.Flag) { old = append(old, f.Name) })
+	m.shared.changed = func(n string) bool {
+		return m.set.changed(n) || slices.Contains(old, n) && fs.Lookup("mock-"+n).Changed
+	}
+	for _, n := range old {
+		fs.Var(values[n], "mock-"+n, all.Lookup(n).Usage)
+		_ = fs.MarkDeprecated("mock-"+n, "use --mock-set "+keyName(n)+"=VALUE")
 	}
 }
 
@@ -112,22 +150,35 @@ func (m *fleetFlags) sharedChanged() bool {
 	return got.Faults != def.Faults || got.MaxQueue != def.MaxQueue
 }
 
-// engineChanged reports whether an engine override flag was given.
+// engineChanged reports whether a profile or an engine override was given.
 func (m *fleetFlags) engineChanged() bool {
-	return m.Profile != "" || m.Preset != "" || slices.ContainsFunc(engineOverrideFlags, m.shared.changed)
+	return m.Profile != "" || m.Preset != "" || slices.ContainsFunc(engineKeys(), m.shared.changed)
 }
 
 // profileName returns the profile the flags select (default: "default").
 func (m *fleetFlags) profileName() (string, error) {
 	switch {
 	case m.Profile != "" && m.Preset != "":
-		return "", usagef("--mock-preset and --mock-profile (--sim-profile) are exclusive")
+		return "", usagef("--mock-preset (deprecated) and --mock-profile are exclusive")
 	case m.Profile != "":
 		return m.Profile, nil
 	case m.Preset != "":
 		return m.Preset, nil
 	}
 	return profile.DefaultName, nil
+}
+
+// presetName is the built-in profile --mock-profile names, for the
+// results header ("" when none is named or it is a file).
+func (m *fleetFlags) presetName() string {
+	name, err := m.profileName()
+	if err != nil || m.Profile == "" && m.Preset == "" {
+		return ""
+	}
+	if _, err := profile.Builtin(name); err != nil {
+		return ""
+	}
+	return name
 }
 
 // engineConfig resolves the profile and applies the override flags.
@@ -138,7 +189,7 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 	}
 	p, err := resolveProfile(name)
 	if err != nil {
-		return engine.Config{}, usagef("--mock-profile: %v", err)
+		return engine.Config{}, usagef("--mock-profile %s: %v", name, err)
 	}
 	cfg := m.shared.applyEngine(p.Config())
 	if m.Blocks > 0 {
@@ -166,7 +217,7 @@ func (m *fleetFlags) engineConfig() (engine.Config, error) {
 	}
 	cfg.Seed = m.Seed
 	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("--mock- engine flags: %v", err)
+		return cfg, usagef("--mock-set: %v", err)
 	}
 	return cfg, nil
 }
@@ -186,12 +237,12 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	case len(targets) > 0 && m.Sim > 0:
 		return nil, usagef("--sim and --target are exclusive")
 	case (len(targets) > 0 || m.Sim > 0) && m.sharedChanged():
-		return nil, usagef("the --mock- fault flags and --mock-max-queue apply to the in-process mock fleet only, " +
+		return nil, usagef("--mock-set's fault keys and max_queue apply to the in-process mock fleet only, " +
 			"not to --target or --sim")
-	case len(targets) > 0 && m.engineChanged():
-		return nil, usagef("--mock-profile, --mock-preset and the --mock- engine flags apply to --mock and --sim, not to --target")
 	case len(targets) > 0 && m.Eviction != "":
 		return nil, usagef("--mock-eviction applies to the mock fleet (--mock or --sim), not to --target")
+	case len(targets) > 0 && m.engineChanged():
+		return nil, usagef("--mock-profile and --mock-set apply to --mock and --sim, not to --target")
 	case m.Sim > 0 && len(m.LoRA) > 0:
 		return nil, usagef("--mock-lora-modules applies to --mock (a simulated engine answers no HTTP, so it has no 404 to give)")
 	case len(targets) > 0 && (m.MaxLoras != 0 || m.LoRALoad != 0 || len(m.LoRA) > 0):
@@ -207,7 +258,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err != nil {
 			return nil, err
 		}
-		rs.Sim, rs.Fleet, rs.Preset, rs.KVDelay = m.Sim, &cfg, m.Preset, m.kv.Delay
+		rs.Sim, rs.Fleet, rs.Preset, rs.KVDelay = m.Sim, &cfg, m.presetName(), m.kv.Delay
 		return func() {}, m.checkKVFlags(false, true)
 	}
 	if d := rs.Client.Dialect; d != "" && d != dialect.Auto {
@@ -232,16 +283,14 @@ func (m *fleetFlags) targetKV(rs *runSpec, targets []string) error {
 	if !readsKVEvents(rs.Policy.Router) {
 		return nil
 	}
-	eps, err := m.kv.targetEndpoints(targets)
-	rs.KVEvents = eps
-	return err
+	return m.kv.resolve(rs, targets)
 }
 
 // checkKVFlags rejects --kv-events without --target and --kv-event-delay
 // without --sim.
 func (m *fleetFlags) checkKVFlags(target, sim bool) error {
-	if len(m.kv.Endpoints) > 0 && !target {
-		return usagef("--kv-events applies to --target only (the mock fleet and --sim wire their events themselves)")
+	if (len(m.kv.Endpoints) > 0 || m.kv.listening()) && !target {
+		return usagef("--kv-events and --kv-events-listen apply to --target only (the mock fleet and --sim wire their events themselves)")
 	}
 	if m.kv.Delay != 0 && !sim {
 		return usagef("--kv-event-delay applies to --sim only (live events arrive with their real lag)")
@@ -258,9 +307,9 @@ func checkTargets(targets []string) error { return flagErr(bench.CheckTargets(ta
 // fleetFlagNames are the flags that set the MockFleet fields the
 // library's errors name, for the in-process fleet.
 var fleetFlagNames = map[string]string{
-	"MockFleet.Server.MaxQueue":  "--mock-max-queue",
-	"MockFleet.Server.Faults":    "--mock- fault flags",
-	"MockFleet.Server.Engine":    "--mock- engine flags",
+	"MockFleet.Server.MaxQueue":  "--mock-set max_queue",
+	"MockFleet.Server.Faults":    "--mock-set (fault keys)",
+	"MockFleet.Server.Engine":    "--mock-set (engine keys)",
 	"MockFleet.Server.TimeScale": "--mock-time-scale",
 }
 
@@ -276,7 +325,7 @@ func (m *fleetFlags) mockFleet() (bench.MockFleet, error) {
 		return bench.MockFleet{}, err
 	}
 	sh := m.shared.fleet.Server
-	f := bench.MockFleet{Replicas: m.Replicas, Host: "127.0.0.1", Preset: m.Preset, Server: mockserver.Options{
+	f := bench.MockFleet{Replicas: m.Replicas, Host: "127.0.0.1", Preset: m.presetName(), Server: mockserver.Options{
 		Engine: cfg, Tokenizer: m.Tokenizer, TimeScale: m.TimeScale, Faults: sh.Faults, MaxQueue: sh.MaxQueue,
 		Dialect: m.dialect, LoRAModules: m.LoRA}}
 	return f, flagErr(f.Validate(), fleetFlagNames)

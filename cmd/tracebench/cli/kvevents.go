@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,8 +17,11 @@ import (
 
 // kvFlags are the KV event flags of a Run with a KV-event router.
 type kvFlags struct {
-	Endpoints []string
-	Delay     time.Duration
+	Endpoints  []string
+	Delay      time.Duration
+	Listen     string
+	TopicMaps  []string
+	TopicsFile string
 }
 
 // defaultKVPattern is the endpoint pattern used for --target backends
@@ -30,13 +34,112 @@ func (k *kvFlags) bind(fs *pflag.FlagSet) {
 		"KV event endpoint of a --target for a KV-event router (precise-prefix): PUB[,REPLAY], once per target in order, "+
 			"or once as a pattern with {host}, {port} and {port+N} taken from each target URL (default "+defaultKVPattern+")")
 	fs.DurationVar(&k.Delay, "kv-event-delay", 0, "--sim only: lag before a KV-event router sees a simulated engine's events")
+	fs.StringVar(&k.Listen, "kv-events-listen", "",
+		"bind one ZeroMQ SUB socket here (tcp://host:port) that the targets' KV event publishers dial, as llm-d deploys "+
+			"vLLM, instead of dialling each; batches go to a target by topic: llm-d's kv@<ip>[:port]@<model>, "+
+			"--kv-events-topic, or any topic with one target; --kv-events then gives only replay endpoints (,REPLAY)")
+	fs.StringArrayVar(&k.TopicMaps, "kv-events-topic", nil,
+		"with --kv-events-listen: TOPIC=TARGET sends that topic's batches to a target, named by URL, host:port or "+
+			"0-based index (repeatable; vLLM's topic is its --kv-events-config \"topic\")")
+	fs.StringVar(&k.TopicsFile, "kv-events-topics", "",
+		"with --kv-events-listen: file of TOPIC=TARGET lines (# comments), as --kv-events-topic")
+}
+
+// listening reports whether listen mode or a topic mapping was asked for.
+func (k *kvFlags) listening() bool {
+	return k.Listen != "" || len(k.TopicMaps) > 0 || k.TopicsFile != ""
+}
+
+// resolve sets rs's KV event wiring for the targets: dialled endpoints,
+// or listen mode with its topic mapping and replay endpoints.
+func (k *kvFlags) resolve(rs *runSpec, targets []string) error {
+	if !k.listening() {
+		eps, err := k.targetEndpoints(targets, true)
+		rs.KVEvents = eps
+		return err
+	}
+	if !strings.HasPrefix(k.Listen, "tcp://") {
+		return usagef("--kv-events-listen %q: want tcp://host:port (topic mappings need it too)", k.Listen)
+	}
+	topics, err := k.topicMap(targets)
+	if err != nil {
+		return err
+	}
+	rs.KVListen = replay.KVListen{Endpoint: k.Listen, Topics: topics}
+	if len(k.Endpoints) > 0 {
+		rs.KVEvents, err = k.targetEndpoints(targets, false)
+	}
+	return err
+}
+
+// topicMap reads --kv-events-topics and --kv-events-topic; a topic
+// given two targets is refused, naming both.
+func (k *kvFlags) topicMap(targets []string) (map[string]int, error) {
+	out := map[string]int{}
+	add := func(where, line string) error {
+		topic, b, err := parseTopicMapping(line, targets)
+		if err != nil {
+			return usagef("%s: %v", where, err)
+		}
+		if prev, ok := out[topic]; ok && prev != b {
+			return usagef("%s: topic %q is mapped to target %d (%s) and target %d (%s)", where, topic, prev,
+				targets[prev], b, targets[b])
+		}
+		out[topic] = b
+		return nil
+	}
+	if k.TopicsFile != "" {
+		data, err := os.ReadFile(k.TopicsFile)
+		if err != nil {
+			return nil, usagef("--kv-events-topics: %v", err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if err := add(fmt.Sprintf("--kv-events-topics %s:%d", k.TopicsFile, i+1), line); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, v := range k.TopicMaps {
+		if err := add("--kv-events-topic "+v, v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// parseTopicMapping reads TOPIC=TARGET, the target named by URL,
+// host:port or 0-based index.
+func parseTopicMapping(s string, targets []string) (string, int, error) {
+	i := strings.LastIndex(s, "=")
+	if i < 0 {
+		return "", 0, fmt.Errorf("want TOPIC=TARGET, got %q", s)
+	}
+	topic, name := s[:i], strings.TrimSpace(s[i+1:])
+	if n, err := strconv.Atoi(name); err == nil {
+		if n < 0 || n >= len(targets) {
+			return "", 0, fmt.Errorf("target %d out of range (%d targets)", n, len(targets))
+		}
+		return topic, n, nil
+	}
+	for j, t := range targets {
+		u, err := url.Parse(t)
+		if strings.TrimSuffix(t, "/") == strings.TrimSuffix(name, "/") || err == nil && u.Host == name {
+			return topic, j, nil
+		}
+	}
+	return "", 0, fmt.Errorf("target %q is none of the --target URLs, host:port or indexes", name)
 }
 
 // readsKVEvents reports whether the named router decides from KV events.
 var readsKVEvents = bench.ReadsKVEvents
 
-// targetEndpoints resolves --kv-events for the targets.
-func (k *kvFlags) targetEndpoints(targets []string) ([]replay.KVEndpoint, error) {
+// targetEndpoints resolves --kv-events for the targets; needPub: each
+// must name a PUB endpoint (dial mode), else only replay ones count.
+func (k *kvFlags) targetEndpoints(targets []string, needPub bool) ([]replay.KVEndpoint, error) {
 	vals := k.Endpoints
 	if len(vals) == 0 {
 		vals = []string{defaultKVPattern}
@@ -49,6 +152,9 @@ func (k *kvFlags) targetEndpoints(targets []string) ([]replay.KVEndpoint, error)
 	for i, t := range targets {
 		v := vals[min(i, len(vals)-1)]
 		ep, err := expandKVPattern(v, t)
+		if err == nil && needPub && ep.Pub == "" {
+			err = fmt.Errorf("no PUB endpoint")
+		}
 		if err != nil {
 			return nil, usagef("--kv-events %q for target %s: %v", v, t, err)
 		}
@@ -91,8 +197,8 @@ func expandKVPattern(pattern, target string) (replay.KVEndpoint, error) {
 			return replay.KVEndpoint{}, fmt.Errorf("endpoint %q: want tcp://host:port", e)
 		}
 	}
-	if pub == "" {
-		return replay.KVEndpoint{}, fmt.Errorf("no PUB endpoint")
+	if pub == "" && rep == "" {
+		return replay.KVEndpoint{}, fmt.Errorf("no endpoint")
 	}
 	return replay.KVEndpoint{Pub: pub, Replay: rep}, nil
 }

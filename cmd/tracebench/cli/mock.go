@@ -85,6 +85,8 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
 	fs.StringVar(&s.Dialect, "dialect", dialect.VLLM, "server dialect to answer in: "+strings.Join(dialect.Names(), ", "))
 	fs.Float64Var(&s.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
+	fs.StringVar(&s.Role, "role", mockserver.RoleBoth, "prefill/decode role: prefill (refuses decode requests), "+
+		"decode (refuses prefill requests; honours "+mockserver.PrefillerHeader+") or both")
 	fs.IntVar(&s.MaxQueue, "max-queue", 0, "waiting requests before answering 429 (0: unbounded)")
 	fs.DurationVar(&s.BatchWindow, "batch-window", mockserver.DefaultBatchWindow,
 		"static batching: wait after a request reaches an idle engine, so a batch sent together starts together")
@@ -210,6 +212,7 @@ var mockFlagNames = map[string]string{
 	"MockFleet.Server.Dialect":   "--dialect",
 	"MockFleet.Server.Engine":    "mock flags",
 	"MockFleet.Server.TimeScale": "--time-scale",
+	"MockFleet.Server.Role":      "--role",
 }
 
 // mockFleet resolves the engine profile and flags into the fleet the

@@ -36,7 +36,7 @@ environment variables listed; a preset is selected with the parameter
 preset=NAME.
 
 The mock engine's prefix-cache eviction policies are engine settings, not
-client policies: --eviction (tracebench mock) or --mock-eviction: lru
+client policies: --eviction (tracebench mock) or --mock-set eviction=: lru
 (vLLM V1's, every preset's default), lru-longest, lfu; see
 docs/mockserver.md.`,
 		Args: cobra.ArbitraryArgs,

@@ -2,17 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
-	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
 func init() { register(newPredictCmd) }
@@ -30,7 +26,7 @@ type predictOptions struct {
 func newPredictCmd() *cobra.Command {
 	o := &predictOptions{}
 	cmd := &cobra.Command{
-		Use:   "predict LIVE.jsonl --profile P [--out DIR]",
+		Use:   "predict (LIVE.jsonl | BENCH-DIR) --profile P [--out DIR]",
 		Short: "Replay a measured run in simulation with a profile and show the prediction error",
 		Long: `predict takes the results file of a measured run (against a live fleet or
 the mock), replays the same requests with the same arrival times, router,
@@ -42,9 +38,18 @@ throughput and the server's prefix hit rate. --out DIR gets the simulated
 results file and a report.md with both runs and a "Prediction error"
 section.
 
+Given a 'tracebench bench' output directory, it predicts every policy's
+run of every seed and prints, per policy, predicted against measured
+(means over the seeds) with each error; per metric Kendall's τ of the
+policies' order and whether the best policy is the same; and both
+verdicts. A missing or partial results file, or one from another
+workload, is named and the rest predicted. --record then stores the
+agreement in the profile file, which bench --sim verdicts quote.
+
 The requests are rebuilt from the run's header (trace file or workload
 generator, seed, rate and limits), so the trace file must still be at the
-path the run read.`,
+path the run read. A profile whose cache model cannot describe the server
+(per-slot against vLLM or SGLang) is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.live = args[0]
@@ -76,131 +81,41 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	h, rs, err := specFromHeader(o.live)
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
-	measured, err := reports.Summarize(o.live, ro)
+	if st, err := os.Stat(o.live); err == nil && st.IsDir() {
+		return runPredictDir(cmd, o, prof, ro)
+	}
+	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed,
+		Results: filepath.Join(o.out, "predicted.jsonl"), Report: ro, ErrOut: cmd.ErrOrStderr()})
 	if err != nil {
 		return err
 	}
-	rs.Report, rs.ErrOut, rs.Quiet = ro, cmd.ErrOrStderr(), true
-	engines := prof.Config()
-	engines.Seed = o.seed
-	rs.Mode, rs.Sim, rs.Fleet = "sim", len(h.Backends), &engines
-	rs.Results = filepath.Join(o.out, "predicted.jsonl")
-	predicted, err := bench.Run(cmd.Context(), rs)
-	if err != nil {
-		return fmt.Errorf("predict: simulated replay: %w", err)
-	}
-	scale, err := promptScale(o.live, rs.Results)
-	if err != nil {
-		return err
-	}
-	if math.Abs(scale-1) > promptScaleTolerance {
-		// The server tokenised the prompts into more (or fewer) tokens
-		// than the simulated engines did: replay again with prompts
-		// scaled to the server's counts.
-		rs.SimTokenizer = tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: scale}
-		if predicted, err = bench.Run(cmd.Context(), rs); err != nil {
-			return fmt.Errorf("predict: simulated replay: %w", err)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "note: the server counted %.3f prompt tokens per simulated one (its own tokenizer); "+
-			"the simulated prompts were scaled to match\n", scale)
-	}
-	measured.Header.Policy += " (measured)"
-	predicted.Header.Policy += " (predicted, profile " + prof.Name + ")"
-	pred := reports.ComparePrediction(prof.Name, measured, predicted)
 	w := cmd.OutOrStdout()
+	if res.PromptScale != 1 {
+		fmt.Fprintf(w, "note: the server counted %.3f prompt tokens per simulated one (its own tokenizer); "+
+			"the simulated prompts were scaled to match\n", res.PromptScale)
+	}
 	fmt.Fprintf(w, "predict: %s (%d requests, %d backends) replayed on %d simulated engines with profile %s\n\n",
-		o.live, measured.Requests, len(h.Backends), rs.Sim, prof.Name)
-	if err := pred.WriteTable(w); err != nil {
+		o.live, res.Measured.Requests, res.Backends, res.Backends, prof.Name)
+	if err := res.Prediction.WriteTable(w); err != nil {
 		return err
 	}
-	if measured.Requests != predicted.Requests {
-		fmt.Fprintf(w, "\nnote: the measured run has %d requests, the simulated one %d (a stopped or interrupted run); figures compare unequal sets\n",
-			measured.Requests, predicted.Requests)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "\nnote: %s\n", n)
 	}
-	err = reports.WriteDir(o.out, []*reports.Summary{measured, predicted},
-		reports.RenderOptions{Title: "tracebench prediction", Prediction: pred})
+	err = reports.WriteDir(o.out, []*reports.Summary{res.Measured, res.Predicted},
+		reports.RenderOptions{Title: "tracebench prediction", Prediction: res.Prediction})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nreport: %s\n", filepath.Join(o.out, "report.md"))
 	if o.record {
-		if err := recordValidation(o.profile, o.live, pred); err != nil {
+		if err := bench.RecordValidation(o.profile, o.live, res.Prediction); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "recorded in %s\n", o.profile)
 	}
 	return nil
-}
-
-// recordValidation appends the prediction's p50 errors to the profile
-// file's validation list.
-func recordValidation(path, live string, pred *reports.Prediction) error {
-	p, err := profile.Load(path)
-	if err != nil {
-		return err
-	}
-	v := profile.Validation{Run: live}
-	for _, r := range pred.Rows {
-		e := r.Err
-		if math.IsNaN(e) {
-			e = 0
-		}
-		switch r.Metric {
-		case "TTFT p50":
-			v.TTFTP50 = math.Round(e*10) / 10
-		case "TPOT p50":
-			v.TPOTP50 = math.Round(e*10) / 10
-		case "E2E p50":
-			v.E2EP50 = math.Round(e*10) / 10
-		}
-	}
-	p.Validation = append(p.Validation, v)
-	data, err := profile.Marshal(p)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("--record: %w", err)
-	}
-	return nil
-}
-
-// specFromHeader rebuilds the workload and policy of a run from its
-// results file's header: the workload flags as recorded, the router and
-// queue with every parameter as resolved.
-func specFromHeader(path string) (replay.Header, runSpec, error) {
-	var rs runSpec
-	h, err := replay.ReadHeader(path, replay.HeaderPart{Name: "workload", Into: &rs.Workload},
-		replay.HeaderPart{Name: "policy", Into: &rs.Policy})
-	if err != nil {
-		return h, rs, err
-	}
-	if len(h.Backends) == 0 {
-		return h, rs, fmt.Errorf("results file %s line 1: field header.backends: lists no backends", path)
-	}
-	rs.Policy.PolicyConfig = ""
-	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
-	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
-	rs.Client.API = h.Config.API
-	if rs.Client.API == "" {
-		rs.Client.API = "completions"
-	}
-	return h, rs, nil
-}
-
-// kvList renders params as sorted k=v pairs.
-func kvList(p map[string]string) []string {
-	out := make([]string, 0, len(p))
-	for k, v := range p {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -20,8 +20,8 @@ func newProfilesCmd() *cobra.Command {
 simulated engine's every parameter (scheduler limits, KV cache, batching,
 the step latency model and its jitter), with the source of its figures.
 Given a name or a file, it prints that profile's YAML, which can be edited
-and passed back with --profile (tracebench mock), --mock-profile or
---sim-profile (replay, bench, sweep). Fields a file leaves out take the
+and passed back with --profile (tracebench mock) or --mock-profile
+(replay, bench, sweep). Fields a file leaves out take the
 default profile's value.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -36,8 +36,8 @@ func newReportCmd() *cobra.Command {
 reports in bounded memory) and compares the runs side by side.
 
 --format table prints the comparison table (and, with --out DIR, also writes
-report.md with plots, summary.csv and summary.json into DIR); md writes the
-markdown report into --out (default tracebench-report); csv and json write
+report.md with plots, report.html, summary.csv and summary.json into DIR); md
+writes the markdown and HTML reports into --out (default tracebench-report); csv and json write
 the summary to --out DIR or to standard output. --requests-csv FILE also
 writes one row per request.`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -121,7 +121,7 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*reports.Summary)
 		if err := reports.WriteDir(dir, runs, ropt); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "report: %s\n", filepath.Join(dir, "report.md"))
+		fmt.Fprintf(out, "report: %s\nhtml: %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, reports.HTMLFile))
 	case "csv", "json":
 		write := reports.WriteCSV
 		if o.format == "json" {
@@ -139,7 +139,7 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*reports.Summary)
 			if err := reports.WriteDir(o.out, runs, ropt); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "\nreport: %s\n", filepath.Join(o.out, "report.md"))
+			fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, reports.HTMLFile))
 		}
 	}
 	return nil

@@ -31,9 +31,9 @@ func TestReportFormats(t *testing.T) {
 	}{
 		{"table", nil, []string{"round-robin", "prefix-cache", "TTFT p99 ms"}, nil},
 		{"table and files", []string{"--out", filepath.Join(dir, "t")}, []string{"report:"},
-			[]string{"t/report.md", "t/summary.csv", "t/summary.json", "t/plots/ttft_cdf.svg"}},
+			[]string{"t/report.md", "t/report.html", "t/summary.csv", "t/summary.json", "t/plots/ttft_cdf.svg"}},
 		{"md", []string{"--format", "md", "--out", filepath.Join(dir, "m"), "--png"}, []string{"report:"},
-			[]string{"m/report.md", "m/plots/ttft_cdf.png"}},
+			[]string{"m/report.md", "m/report.html", "m/plots/ttft_cdf.png"}},
 		{"csv to stdout", []string{"--format", "csv"}, []string{"policy,router,queue", "\nround-robin+vtc,round-robin,vtc,"}, nil},
 		{"json to dir", []string{"--format", "json", "--out", filepath.Join(dir, "j")}, nil, []string{"j/summary.json"}},
 		{"requests csv", []string{"--format", "csv", "--requests-csv", filepath.Join(dir, "req.csv"), "--warmup", "5s"},

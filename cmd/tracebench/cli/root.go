@@ -57,6 +57,9 @@ func NewRoot(out, errOut io.Writer) *cobra.Command {
 	for _, f := range commands {
 		cmd := f()
 		namingFlags(cmd)
+		if everydayFlags[cmd.Name()] != nil {
+			splitHelp(cmd, errOut)
+		}
 		root.AddCommand(cmd)
 	}
 	return root

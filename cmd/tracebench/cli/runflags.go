@@ -29,6 +29,7 @@ func bindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
 	fs.StringVar(&w.Format, "format", d.Format, "trace format: auto|"+strings.Join(traces.Formats, "|"))
 	fs.IntVar(&w.BlockSize, "block-size", 0, blockSizeHelp)
 	fs.StringVar(&w.TimeUnit, "time-unit", "", timeUnitHelp)
+	fs.StringVar(&w.Windows, "windows", "", windowsHelp)
 	fs.BoolVar(&w.SkipInvalid, "skip-invalid", false, "skip malformed trace lines (counted) instead of failing")
 	bindShareGPT(fs, &w.ShareGPT)
 	fs.StringVar(&w.Workload, "workload", defWorkload, "workload generator when no --trace (see 'tracebench trace gen --help')")
@@ -107,6 +108,10 @@ func bindShareGPT(fs *pflag.FlagSet, s *bench.ShareGPT) {
 	fs.DurationVar(&s.Gap, "sharegpt-gap", d.Gap,
 		"time between the starts of successive ShareGPT conversations")
 }
+
+// windowsHelp documents --windows.
+const windowsHelp = "a trace whose time restarts (windows timed from their own start, as RAGPulse's two weeks): " +
+	"sequential replays the windows one after another, each offset by the previous one's last arrival (default: one window; a fall of time is an error)"
 
 // timeUnitHelp documents --time-unit.
 const timeUnitHelp = "unit of the trace's numeric timestamps: s|ms|us|ns (default: the format's own, ms for mooncake, s for vtc and burstgpt)"

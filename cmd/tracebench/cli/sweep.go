@@ -75,24 +75,13 @@ func sweepCommand(o *sweepOptions) *cobra.Command {
 for each policy, the highest rate at which SLA attainment stays at or above
 --attainment: the sustained rate, its goodput and latency percentiles, the
 gain over --baseline, and where the policy broke (TTFT, TPOT or errors).
+The rates are a fixed ladder (--rates) or a search (--growth, then bisection
+to --tolerance); --vary rate sets Poisson arrivals at the rate, --vary
+time-scale divides the trace's own times. Every run replays the same
+--max-requests Requests; with --sim N the sweep is deterministic. See
+docs/sweep.md.
 
-The rates are a fixed ladder (--rates) or a search that multiplies the rate
-by --growth until a run fails, then bisects the bracket geometrically to
---tolerance. --vary rate replaces arrival times by a Poisson (--arrival)
-process at the offered rate; --vary time-scale divides the trace's own times
-by a factor (offered rate = trace rate x factor). Rates given as "2x" are
-multiples of the workload's own rate.
-
-Each run replays the same --max-requests Requests (default 2000 with --sim,
-1000 with the mock, 400 with --target) so a higher rate is not more work.
-In virtual time (--sim N) a sweep is deterministic: the same seed gives the
-same runs and answer.
-Against live targets a --cooldown passes between runs. A run stops as soon
-as its error rate exceeds --max-error-rate (checked from its 20th result on;
-stop reason error-limit in its results file), and the policy's sweep stops
-with it.
-
-Writes DIR/sweep.md, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
+Writes DIR/sweep.md, DIR/report.html, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
 run's results file under DIR/runs/.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
@@ -282,7 +271,7 @@ func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
 			fmt.Fprintln(cmd.OutOrStdout())
 			res.Verdict.WriteText(cmd.OutOrStdout())
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\n", filepath.Join(o.out, "sweep.md"))
+		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "sweep.md"), filepath.Join(o.out, reports.HTMLFile))
 	}
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		return ErrInterrupted

@@ -24,6 +24,7 @@ type traceInput struct {
 	BlockSize   int
 	TimeUnit    string
 	SkipInvalid bool
+	Windows     string
 	ShareGPT    shareGPTFlags
 	Workload    string
 	Params      []string
@@ -35,6 +36,7 @@ func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 	fs.StringVar(&in.Format, "format", "auto", "trace format: auto|"+strings.Join(traces.Formats, "|"))
 	fs.IntVar(&in.BlockSize, "block-size", 0, blockSizeHelp)
 	fs.StringVar(&in.TimeUnit, "time-unit", "", timeUnitHelp)
+	fs.StringVar(&in.Windows, "windows", "", windowsHelp)
 	fs.BoolVar(&in.SkipInvalid, "skip-invalid", false, "skip malformed records (counted) instead of failing")
 	bindShareGPT(fs, &in.ShareGPT)
 }
@@ -70,8 +72,8 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if err := in.ShareGPT.Check(""); err != nil {
 			return nil, "", nil, nil, err
 		}
-		if in.TimeUnit != "" {
-			return nil, "", nil, nil, usagef("--time-unit applies to a trace file, not to a generated workload")
+		if in.TimeUnit != "" || in.Windows != "" {
+			return nil, "", nil, nil, usagef("--time-unit and --windows apply to a trace file, not to a generated workload")
 		}
 		params, err := bench.ParseKV("--workload-param", in.Params)
 		if err != nil {
@@ -85,7 +87,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
 	fs, err := traces.Open(path, in.ShareGPT.ReadOptions(traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize,
-		TimeUnit: in.TimeUnit, SkipInvalid: in.SkipInvalid, Seed: in.Seed}))
+		TimeUnit: in.TimeUnit, SkipInvalid: in.SkipInvalid, Seed: in.Seed, Windows: in.Windows}))
 	if err != nil {
 		return nil, "", nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"errors"
@@ -8,11 +8,6 @@ import (
 
 	"github.com/tracebench/tracebench/replay"
 )
-
-// promptScaleTolerance is how far the server's prompt token count may be
-// from the simulated one before predict scales the simulated prompts
-// (2 %).
-const promptScaleTolerance = 0.02
 
 // promptScale returns the server's prompt tokens per simulated prompt
 // token: Σ prompt_tokens of the live run over Σ prompt_tokens of the

@@ -1,0 +1,227 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/tracebench/tracebench/reports"
+)
+
+// DecideSpec is `tracebench bench`'s default run, in two stages. Stage 1
+// sweeps every router's capacity under the SLO (the highest offered rate
+// at which Attainment of the requests meet it) in virtual time on Seeds
+// seeds. Stage 2 runs the Leaders best of them and Baseline again in real
+// time, on fresh in-process mock fleets on loopback, at the rate where the
+// two leaders part, on the same seeds, all runs at once; the mock
+// stretches model time so that the machine's share of work stays small
+// (see TimeScale). The verdict is stage 1's, stage 2 confirms it.
+type DecideSpec struct {
+	// Base is every Run's Spec: workload (MaxRequests are the Requests of
+	// every run), policy, client and report options. Router, Results,
+	// Quiet, the fleet and the workload's rate are set per Run.
+	Base Spec
+	// Routers are the routers compared, in order (at least two);
+	// Baseline is always confirmed in stage 2 (default "round-robin" when
+	// it is one of Routers).
+	Routers  []string
+	Baseline string
+	// Leaders is how many of stage 1's best policies stage 2 confirms
+	// (default 2).
+	Leaders int
+	// Seeds is the number of seeds of both stages (default 3): the
+	// workload's and the engines' seeds shifted by 0, 1, 2...
+	Seeds int
+	// Attainment is the SLA attainment a sustained rate keeps, a
+	// fraction (default 0.9); Tolerance the search's final bracket, a
+	// fraction (default 0.1).
+	Attainment, Tolerance float64
+	// Native is the workload's own rate, req/s (the search starts there;
+	// 0: 1 req/s); Ident its identity.
+	Native float64
+	Ident  string
+	// Sim points a stage-1 Run at its simulated fleet (Spec.Sim and
+	// Spec.Engines), on seed K shifting the engines' seed by K.
+	Sim func(ctx context.Context, s *Spec) (stop func(), err error)
+	// SimFleet describes stage 1's fleet, for the report and the question.
+	SimFleet string
+	// Mock is stage 2's fleet, one per Run; its Server.TimeScale is set
+	// by Decide.
+	Mock MockFleet
+	// ConfirmWall is the wall time a stage-2 Run should take (default
+	// 30 s): the time scale is ConfirmWall over the Run's expected length
+	// in model time (its Requests over the rate plus the leader's E2E p90
+	// at its sustained rate), at least 1.
+	ConfirmWall time.Duration
+	// Jobs is how many policies stage 1 sweeps at once (0: GOMAXPROCS).
+	Jobs int
+	// ProfileNote states the expected prediction error of the engine
+	// profile ("" for none).
+	ProfileNote string
+	// Out is the directory of the report (report.md and its files),
+	// stage 1's sweep (Out/capacity) and stage 2's results files
+	// (Out/confirm/seed-K).
+	Out string
+	// Distortion says why a Run's timings are not the servers' alone
+	// (nil: reports.Distortion, the report's warning thresholds).
+	Distortion func(*reports.Summary) string
+	// ErrOut receives a line per stage and per stage-2 Run (nil: none).
+	ErrOut io.Writer
+}
+
+// DecideResult is what Decide measured.
+type DecideResult struct {
+	// Decision holds both stages, the verdict and their agreement.
+	Decision *reports.Decision
+	// Runs are stage 2's first seed's Summaries, in the confirmed order.
+	Runs []*reports.Summary
+	// Report is the path of the report.md written ("" when none was).
+	Report string
+}
+
+// Decide runs spec's two stages and writes the report: report.md in
+// spec.Out opening with the verdict and the decision, stage 2's first
+// seed as its runs. It returns what was measured, also on an error.
+func Decide(ctx context.Context, spec DecideSpec) (*DecideResult, error) {
+	spec = spec.withDefaults()
+	if err := spec.validate(); err != nil {
+		return &DecideResult{}, err
+	}
+	d := &decider{s: spec, errOut: spec.ErrOut}
+	if d.errOut == nil {
+		d.errOut = io.Discard
+	}
+	res := &DecideResult{Decision: &reports.Decision{Question: spec.question()}}
+	err := d.stage1(ctx, res.Decision)
+	if err == nil && res.Decision.CapacityVerdict != nil {
+		res.Runs, err = d.stage2(ctx, res.Decision)
+	}
+	res.Decision.Decide()
+	if len(res.Runs) > 0 {
+		o := reports.RenderOptions{Title: "tracebench bench", Verdict: res.Decision.CapacityVerdict, Decision: res.Decision}
+		if werr := reports.WriteDir(spec.Out, res.Runs, o); werr != nil {
+			return res, fmt.Errorf("write report: %w", werr)
+		}
+		res.Report = filepath.Join(spec.Out, "report.md")
+	}
+	if err != nil && errors.Is(err, context.Canceled) {
+		return res, ErrInterrupted
+	}
+	return res, err
+}
+
+// withDefaults fills spec's zero settings.
+func (s DecideSpec) withDefaults() DecideSpec {
+	if s.Leaders == 0 {
+		s.Leaders = 2
+	}
+	if s.Seeds == 0 {
+		s.Seeds = 3
+	}
+	if s.Attainment == 0 {
+		s.Attainment = 0.9
+	}
+	if s.Tolerance == 0 {
+		s.Tolerance = 0.1
+	}
+	if s.ConfirmWall == 0 {
+		s.ConfirmWall = 30 * time.Second
+	}
+	if s.Jobs == 0 {
+		s.Jobs = runtime.GOMAXPROCS(0)
+	}
+	if s.Baseline == "" && slices.Contains(s.Routers, "round-robin") {
+		s.Baseline = "round-robin"
+	}
+	return s
+}
+
+// validate checks spec's own fields as UsageErrors naming them.
+func (s DecideSpec) validate() error {
+	switch {
+	case len(s.Routers) < 2:
+		return fieldf("DecideSpec.Routers", "DecideSpec.Routers: %d routers, want at least 2 to decide between", len(s.Routers))
+	case s.Sim == nil:
+		return fieldf("DecideSpec.Sim", "DecideSpec.Sim: nil, want the stage-1 simulated fleet's setup")
+	case s.Leaders < 1:
+		return fieldf("DecideSpec.Leaders", "DecideSpec.Leaders %d: want ≥ 1", s.Leaders)
+	case s.Seeds < 1:
+		return fieldf("DecideSpec.Seeds", "DecideSpec.Seeds %d: want ≥ 1", s.Seeds)
+	case s.Base.Workload.MaxRequests < 1:
+		return fieldf("Spec.Workload.MaxRequests", "Spec.Workload.MaxRequests %d: want the Requests of every run, ≥ 1",
+			s.Base.Workload.MaxRequests)
+	case s.Baseline != "" && !slices.Contains(s.Routers, s.Baseline):
+		return fieldf("DecideSpec.Baseline", "DecideSpec.Baseline %q is not one of DecideSpec.Routers", s.Baseline)
+	}
+	return s.Mock.Validate()
+}
+
+// question states what the decision answers.
+func (s DecideSpec) question() string {
+	return fmt.Sprintf("which router sustains the highest request rate with at least %.0f %% of requests meeting %s, "+
+		"on %s (%d requests per run) and %s", 100*s.Attainment, reports.SLOText(s.Base.Report.SLO), s.Ident,
+		s.Base.Workload.MaxRequests, s.SimFleet)
+}
+
+// decider runs a decision.
+type decider struct {
+	s      DecideSpec
+	errOut io.Writer
+}
+
+// stage1 sweeps every router's capacity in virtual time on every seed
+// into Out/capacity, and sets d's Capacity and CapacityVerdict.
+func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
+	s := dc.s
+	start := time.Now()
+	fmt.Fprintf(dc.errOut, "bench: stage 1, capacity of %d policies in virtual time on %d seeds (%s)\n",
+		len(s.Routers), s.Seeds, s.SimFleet)
+	sw := SweepSpec{Base: s.Base, Routers: s.Routers, Baseline: PolicyName(cmpOr(s.Baseline, s.Routers[0]), s.Base.Policy.Queue),
+		Attainment: s.Attainment, Start: cmpOr(s.Native, 1), Growth: 4, Tolerance: s.Tolerance, MaxRuns: 12,
+		Vary: reports.VaryRate, Native: s.Native, Ident: s.Ident, Fleet: s.SimFleet, Jobs: s.Jobs, MaxErrorRate: 0.05,
+		Out: filepath.Join(s.Out, "capacity"), Setup: s.Sim, Seeds: s.Seeds, ProfileNote: s.ProfileNote}
+	res, err := Sweep(ctx, sw)
+	d.Stage1 = time.Since(start)
+	d.Capacity, d.CapacityVerdict = res, res.Verdict
+	if err == nil && d.CapacityVerdict == nil {
+		err = fmt.Errorf("stage 1: %d of %d policies swept, no verdict", len(res.Policies), len(s.Routers))
+	}
+	fmt.Fprintf(dc.errOut, "bench: stage 1 done in %.1f s\n", d.Stage1.Seconds())
+	return err
+}
+
+// cmpOr is a unless it is the zero value, else b.
+func cmpOr[T comparable](a, b T) T {
+	var zero T
+	if a == zero {
+		return b
+	}
+	return a
+}
+
+// confirmed returns stage 1's Leaders best routers and the Baseline,
+// best first, and the rate in model time where the two best part: the
+// geometric mean of their sustained rates (the best one's when alone).
+func (dc *decider) confirmed(v *reports.Verdict) ([]string, float64) {
+	byName := map[string]string{}
+	for _, r := range dc.s.Routers {
+		byName[PolicyName(r, dc.s.Base.Policy.Queue)] = r
+	}
+	var out []string
+	for i, row := range v.Rows {
+		if i < dc.s.Leaders || byName[row.Policy] == dc.s.Baseline {
+			out = append(out, byName[row.Policy])
+		}
+	}
+	rate := v.Rows[0].Mean
+	if len(v.Rows) > 1 && v.Rows[1].Mean > 0 {
+		rate = math.Sqrt(v.Rows[0].Mean * v.Rows[1].Mean)
+	}
+	return out, rate
+}

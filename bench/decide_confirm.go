@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tracebench/tracebench/reports"
+)
+
+// stage2 runs the confirmed policies on every seed at once, each Run on
+// a fresh mock fleet whose model time is stretched by the time scale, at
+// the rate where the leaders part; it sets d's Confirm, ConfirmRate,
+// TimeScale and Distorted and returns the first seed's Summaries.
+// Distorted Runs are kept and named, not run again: the verdict is stage
+// 1's, and a busy machine only weakens its confirmation.
+func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.Summary, error) {
+	names, rate := dc.confirmed(d.CapacityVerdict)
+	d.ConfirmRate, d.TimeScale = rate, dc.timeScale(d.Capacity, d.CapacityVerdict.Pick, rate)
+	start := time.Now()
+	fmt.Fprintf(dc.errOut, "bench: stage 2, %d policies × %d seeds at once on real-time mock fleets at %.3g req/s "+
+		"(model time stretched %.3g×: %.3g req/s of wall time)\n", len(names), dc.s.Seeds, rate, d.TimeScale, rate/d.TimeScale)
+	sums, err := dc.confirmAll(ctx, names, rate, d.TimeScale, start)
+	d.Stage2 = time.Since(start)
+	fmt.Fprintf(dc.errOut, "bench: stage 2 done in %.1f s\n", d.Stage2.Seconds())
+	if err != nil {
+		return firstSeed(sums), err
+	}
+	runs := map[string][]*reports.Summary{}
+	distortion := dc.s.Distortion
+	if distortion == nil {
+		distortion = reports.Distortion
+	}
+	policies := make([]string, len(names))
+	for i, n := range names {
+		policies[i] = PolicyName(n, dc.s.Base.Policy.Queue)
+	}
+	for k, seed := range sums {
+		for i, s := range seed {
+			runs[policies[i]] = append(runs[policies[i]], s)
+			if why := distortion(s); why != "" {
+				d.Distorted = append(d.Distorted, fmt.Sprintf("%s (seed %d): %s", policies[i], k, why))
+			}
+		}
+	}
+	d.Confirm = reports.DecideVerdict(policies, runs)
+	return sums[0], nil
+}
+
+// timeScale is how much stage 2 stretches model time: ConfirmWall over
+// the Run's expected length in model time, its Requests at rate plus the
+// E2E p90 of pick's stage-1 run nearest rate (the last requests' time to
+// finish), at least 1.
+func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float64 {
+	tail := 0.0
+	best := math.Inf(1)
+	for _, p := range sw.Policies {
+		if p.Policy != pick {
+			continue
+		}
+		for _, st := range p.Steps {
+			if gap := math.Abs(math.Log(st.Rate / rate)); gap < best && st.Summary.E2E.Count > 0 {
+				best, tail = gap, st.Summary.E2E.P90/1000
+			}
+		}
+	}
+	model := float64(dc.s.Base.Workload.MaxRequests)/rate + tail
+	return max(1, math.Round(dc.s.ConfirmWall.Seconds()/model))
+}
+
+// confirmAll runs every name on every seed at once and returns the
+// Summaries by seed, then by name (nil where a Run produced none).
+func (dc *decider) confirmAll(ctx context.Context, names []string, rate, scale float64, start time.Time) ([][]*reports.Summary, error) {
+	if err := Preflight(dc.s.Base.Workload, dc.s.Base.Policy, names); err != nil {
+		return nil, err
+	}
+	sums := make([][]*reports.Summary, dc.s.Seeds)
+	errs := make([]error, dc.s.Seeds*len(names))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for k := range sums {
+		sums[k] = make([]*reports.Summary, len(names))
+		dir := filepath.Join(dc.s.Out, "confirm", "seed-"+strconv.Itoa(k))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return sums, fmt.Errorf("DecideSpec.Out %s: %w", dc.s.Out, err)
+		}
+		for i, name := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := dc.confirmOne(ctx, name, k, dir, rate, scale)
+				mu.Lock()
+				defer mu.Unlock()
+				sums[k][i], errs[k*len(names)+i] = s, err
+				if err == nil {
+					fmt.Fprintf(dc.errOut, "bench: %s seed %d finished (%.0f s)\n", name, k, time.Since(start).Seconds())
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return sums, FirstError(errs)
+}
+
+// confirmOne runs name on seed k on its own mock fleet, the SLO stretched
+// with the model's time.
+func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir string, rate, scale float64) (*reports.Summary, error) {
+	rs := dc.s.Base
+	rs.Policy.Router, rs.Quiet = name, true
+	rs.Workload.Seed += uint64(k)
+	rs.Workload.Rate, rs.Workload.TimeScale = rate/scale, 1
+	rs.Report.SLO = stretchSLO(rs.Report.SLO, scale)
+	rs.Results = ResultsPath(dir, PolicyName(name, rs.Policy.Queue))
+	f := dc.s.Mock
+	f.Server.TimeScale = scale
+	f.Server.Engine.Seed += int64(k)
+	stop, err := f.Start(ctx, &rs)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	return Run(ctx, rs)
+}
+
+// stretchSLO multiplies every bound of slo by scale.
+func stretchSLO(slo reports.SLO, scale float64) reports.SLO {
+	st := func(d time.Duration) time.Duration { return time.Duration(float64(d) * scale) }
+	slo.TTFT, slo.TPOT, slo.E2E = st(slo.TTFT), st(slo.TPOT), st(slo.E2E)
+	if len(slo.PerUser) > 0 {
+		per := make(map[string]reports.SLO, len(slo.PerUser))
+		for u, b := range slo.PerUser {
+			per[u] = stretchSLO(b, scale)
+		}
+		slo.PerUser = per
+	}
+	return slo
+}
+
+// firstSeed is the first seed's Summaries that exist.
+func firstSeed(sums [][]*reports.Summary) []*reports.Summary {
+	if len(sums) == 0 {
+		return nil
+	}
+	var out []*reports.Summary
+	for _, s := range sums[0] {
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// decideSpec is a small two-stage decision between round-robin and
+// prefix-cache on 2 replicas: 60 requests of the mixed workload per run,
+// 2 seeds, stage 2 sized for about a second per run.
+func decideSpec(dir string) DecideSpec {
+	cfg, _ := engine.Preset("small-kv")
+	base := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(), Report: reports.DefaultOptions()}
+	base.Workload.WorkloadArgs, base.Workload.MaxRequests = []string{"requests=60"}, 60
+	base.Quiet = true
+	mock := DefaultMockFleet()
+	mock.Replicas, mock.Server.Engine = 2, cfg
+	sim := func(_ context.Context, s *Spec) (func(), error) {
+		c := cfg
+		c.Seed += int64(s.Workload.Seed - 1)
+		s.Sim, s.Fleet = 2, &c
+		return func() {}, nil
+	}
+	return DecideSpec{Base: base, Routers: []string{"round-robin", "prefix-cache"}, Seeds: 2, Native: 5, Ident: "mixed",
+		Sim: sim, SimFleet: "2 replicas of small-kv", Mock: mock, ConfirmWall: time.Second, Out: dir}
+}
+
+// TestDecide: the two stages run, the verdict ranks both policies by
+// capacity over both seeds, stage 2 confirms both (round-robin as the
+// baseline) on both seeds in real time, the agreement compares them, and
+// report.md opens with the verdict and the decision.
+func TestDecide(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Decide(context.Background(), decideSpec(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Decision
+	if d.CapacityVerdict == nil || len(d.CapacityVerdict.Rows) != 2 || d.CapacityVerdict.Seeds != 2 {
+		t.Fatalf("capacity verdict %+v, want 2 policies over 2 seeds", d.CapacityVerdict)
+	}
+	if d.Confirm == nil || len(d.Confirm.Rows) != 2 || d.Confirm.Seeds != 2 {
+		t.Fatalf("confirmation %+v, want 2 policies over 2 seeds", d.Confirm)
+	}
+	if d.Agreement.Pairs != 1 || d.Agreement.Stage1Pick != d.CapacityVerdict.Pick || d.Agreement.Stage2Pick != d.Confirm.Pick {
+		t.Errorf("agreement %+v, want one pair and both stages' picks", d.Agreement)
+	}
+	if !(d.ConfirmRate > 0) || d.TimeScale < 1 || len(res.Runs) != 2 {
+		t.Errorf("stage 2 at %g req/s, time scale %g, %d runs; want a rate, a scale ≥ 1 and 2 runs", d.ConfirmRate, d.TimeScale, len(res.Runs))
+	}
+	if curves := d.Curves(); len(curves) != 2 || len(curves[0].Points) == 0 {
+		t.Errorf("curves %+v, want one per policy with its runs", curves)
+	}
+	md, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Verdict", "## Decision", "Question: which router", "**Agreement**"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	for _, f := range []string{"capacity/sweep.md", "confirm/seed-1/results-prefix-cache.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestDecideErrors: a DecideSpec the caller can fix is a UsageError naming
+// its field, with nothing run.
+func TestDecideErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*DecideSpec)
+		want string
+	}{
+		{"one router", func(s *DecideSpec) { s.Routers = s.Routers[:1] }, "DecideSpec.Routers"},
+		{"no simulation", func(s *DecideSpec) { s.Sim = nil }, "DecideSpec.Sim"},
+		{"no requests", func(s *DecideSpec) { s.Base.Workload.MaxRequests = 0 }, "Spec.Workload.MaxRequests"},
+		{"negative seeds", func(s *DecideSpec) { s.Seeds = -1 }, "DecideSpec.Seeds"},
+		{"baseline not compared", func(s *DecideSpec) { s.Baseline = "random" }, "DecideSpec.Baseline"},
+		{"bad mock", func(s *DecideSpec) { s.Mock.Replicas = 0 }, "MockFleet.Replicas"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := decideSpec(dir)
+			tc.edit(&s)
+			_, err := Decide(context.Background(), s)
+			var ue UsageError
+			if !errors.As(err, &ue) || ue.Field != tc.want {
+				t.Errorf("err %v, want a UsageError naming %s", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "capacity")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("capacity/: %v, want nothing run", err)
+			}
+		})
+	}
+}

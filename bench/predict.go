@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/traces/tokenizer"
+)
+
+// PredictSpec predicts one measured run: the same requests, arrival
+// times, router, queue and number of backends on simulated engines in
+// virtual time with an engine profile, as `tracebench predict` does.
+type PredictSpec struct {
+	// Live is the measured run's results file. Its header rebuilds the
+	// requests (trace file or generator, seed, rate and limits), so a
+	// trace must still be at the path the run read.
+	Live string
+	// Profile is the simulated engines' profile (required).
+	Profile *profile.Profile
+	// Results is the simulated run's results file (required).
+	Results string
+	// SimSeed seeds the simulated engines' jitter (default 1).
+	SimSeed int64
+	// Report holds the SLO the Summaries are computed with (zero fields
+	// take reports.DefaultOptions' values).
+	Report reports.Options
+	// ErrOut receives the simulated run's warnings (nil: none).
+	ErrOut io.Writer
+}
+
+// PredictResult is a prediction against its measurement.
+type PredictResult struct {
+	// Measured and Predicted are the two runs' Summaries, Prediction
+	// their comparison.
+	Measured, Predicted *reports.Summary
+	Prediction          *reports.Prediction
+	// Backends is the number of servers the run had (and engines
+	// simulated).
+	Backends int
+	// PromptScale is the server's prompt tokens per simulated one when
+	// the simulated prompts were scaled to match (1: not scaled).
+	PromptScale float64
+	// Notes are warnings about the comparison (a cache model that fits
+	// the server loosely, unequal request counts).
+	Notes []string
+}
+
+// promptScaleTolerance is how far the server's prompt token count may be
+// from the simulated one before Predict scales the simulated prompts
+// (2 %).
+const promptScaleTolerance = 0.02
+
+// Predict simulates ps.Live's run with ps.Profile and compares. A
+// profile whose cache model cannot describe the server that served the
+// run is refused (see checkCacheModel).
+func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
+	if ps.Profile == nil {
+		return nil, fieldf("PredictSpec.Profile", "PredictSpec.Profile: give the engine profile to predict with")
+	}
+	if ps.SimSeed == 0 {
+		ps.SimSeed = 1
+	}
+	rs, h, err := SpecFromResults(ps.Live)
+	if err != nil {
+		return nil, err
+	}
+	res := &PredictResult{Backends: len(h.Backends), PromptScale: 1}
+	note, err := checkCacheModel(ps.Profile, h, ps.Live)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	if err := os.MkdirAll(filepath.Dir(ps.Results), 0o755); err != nil {
+		return nil, fmt.Errorf("predict: %w", err)
+	}
+	if res.Measured, err = reports.Summarize(ps.Live, ps.Report); err != nil {
+		return nil, err
+	}
+	rs.Report, rs.ErrOut, rs.Quiet = ps.Report, ps.ErrOut, true
+	engines := ps.Profile.Config()
+	engines.Seed = ps.SimSeed
+	rs.Mode, rs.Sim, rs.Fleet, rs.Results = "sim", len(h.Backends), &engines, ps.Results
+	if err := res.simulate(ctx, rs, ps.Live); err != nil {
+		return nil, err
+	}
+	res.Measured.Header.Policy += " (measured)"
+	res.Predicted.Header.Policy += " (predicted, profile " + ps.Profile.Name + ")"
+	res.Prediction = reports.ComparePrediction(ps.Profile.Name, res.Measured, res.Predicted)
+	if m, p := res.Measured.Requests, res.Predicted.Requests; m != p {
+		res.Notes = append(res.Notes, fmt.Sprintf("the measured run has %d requests, the simulated one %d "+
+			"(a stopped or interrupted run); figures compare unequal sets", m, p))
+	}
+	return res, nil
+}
+
+// simulate runs rs, and again with prompts scaled to the server's token
+// counts when the server tokenised them into more or fewer tokens than
+// the simulated engines did.
+func (res *PredictResult) simulate(ctx context.Context, rs Spec, live string) error {
+	var err error
+	if res.Predicted, err = Run(ctx, rs); err != nil {
+		return fmt.Errorf("predict: simulated replay: %w", err)
+	}
+	scale, err := promptScale(live, rs.Results)
+	if err != nil || math.Abs(scale-1) <= promptScaleTolerance {
+		return err
+	}
+	rs.SimTokenizer = tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: scale}
+	if res.Predicted, err = Run(ctx, rs); err != nil {
+		return fmt.Errorf("predict: simulated replay: %w", err)
+	}
+	res.PromptScale = scale
+	return nil
+}

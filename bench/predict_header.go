@@ -1,0 +1,78 @@
+package bench
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/replay"
+)
+
+// SpecFromResults rebuilds the Spec of a run from the header of its
+// results file at path: the workload as recorded, the router and queue
+// with every parameter as resolved, and the API. Backends, client and
+// fleet are left for the caller. It returns the header too.
+func SpecFromResults(path string) (Spec, replay.Header, error) {
+	var rs Spec
+	h, err := replay.ReadHeader(path, replay.HeaderPart{Name: "workload", Into: &rs.Workload},
+		replay.HeaderPart{Name: "policy", Into: &rs.Policy})
+	if err != nil {
+		return rs, h, err
+	}
+	if len(h.Backends) == 0 {
+		return rs, h, fmt.Errorf("results file %s line 1: field header.backends: lists no backends", path)
+	}
+	rs.Policy.PolicyConfig = ""
+	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
+	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
+	rs.Client.API = h.Config.API
+	if rs.Client.API == "" {
+		rs.Client.API = "completions"
+	}
+	return rs, h, nil
+}
+
+// kvList renders params as sorted k=v pairs.
+func kvList(p map[string]string) []string {
+	out := make([]string, 0, len(p))
+	for k, v := range p {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// servedBy is who served a run: the header's config.server.owned_by,
+// else its dialect ("" for a simulated or mock run).
+func servedBy(h replay.Header) string {
+	if s := h.Config.Server; s != nil && s.OwnedBy != "" {
+		return s.OwnedBy
+	}
+	if h.Mode == "sim" || h.Mode == "mock" {
+		return ""
+	}
+	return h.Config.Dialect
+}
+
+// checkCacheModel refuses a profile whose cache model cannot describe
+// the server of the run at path: per-slot (llama.cpp's slots) against
+// vLLM or SGLang, whose paged prefix cache shares blocks across every
+// request. A paged-prefix profile against llama.cpp is allowed with a
+// note: it shares prefixes across slots as llama.cpp's host cache
+// partly does, so hits come out too high.
+func checkCacheModel(p *profile.Profile, h replay.Header, path string) (string, error) {
+	server, cache := servedBy(h), p.Engine.Cache
+	if cache == "" {
+		cache = profile.CachePagedPrefix
+	}
+	switch {
+	case cache == profile.CachePerSlot && (server == dialect.VLLM || server == dialect.SGLang):
+		return "", fieldf("PredictSpec.Profile", "profile %s: cache model %s describes llama.cpp's slots, but %s was served by %s, "+
+			"whose paged prefix cache it cannot describe: calibrate with --cache %s", p.Name, cache, path, server, profile.CachePagedPrefix)
+	case cache == profile.CachePagedPrefix && server == dialect.LlamaCpp:
+		return fmt.Sprintf("profile %s: cache model %s shares every cached prefix across the server, while llama.cpp, which served %s, "+
+			"keeps one prompt per slot: predicted hits may run high (calibrate with --cache %s)", p.Name, cache, path, profile.CachePerSlot), nil
+	}
+	return "", nil
+}

@@ -1,0 +1,39 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/replay"
+)
+
+func TestCheckCacheModel(t *testing.T) {
+	llama := replay.RunConfig{Server: &dialect.ServerInfo{OwnedBy: dialect.LlamaCpp}}
+	vllm := replay.RunConfig{Dialect: dialect.VLLM}
+	tests := []struct {
+		name    string
+		cache   string
+		mode    string
+		config  replay.RunConfig
+		refused bool
+		noted   bool
+	}{
+		{"per-slot against vLLM", profile.CachePerSlot, "target", vllm, true, false},
+		{"per-slot against SGLang", profile.CachePerSlot, "target", replay.RunConfig{Dialect: dialect.SGLang}, true, false},
+		{"per-slot against llama.cpp", profile.CachePerSlot, "target", llama, false, false},
+		{"paged against llama.cpp", profile.CachePagedPrefix, "target", llama, false, true},
+		{"default against vLLM", "", "target", vllm, false, false},
+		{"per-slot against a simulated run", profile.CachePerSlot, "sim", vllm, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &profile.Profile{Name: "fit"}
+			p.Engine.Cache = tc.cache
+			note, err := checkCacheModel(p, replay.Header{Mode: tc.mode, Config: tc.config}, "run.jsonl")
+			if (err != nil) != tc.refused || (note != "") != tc.noted {
+				t.Fatalf("note %q, err %v: want refused %v, noted %v", note, err, tc.refused, tc.noted)
+			}
+		})
+	}
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/reports"
+)
+
+// decideRequests is the Requests of every run of the two-stage bench: the
+// mixed workload's own 300 (--quick: 150).
+const decideRequests, decideQuickRequests = 300, 150
+
+// decidePreset is the engine profile of the two-stage bench when no
+// --mock- engine flag is given: the default engine with 512 KV blocks per
+// replica, the cache pressure under which routers differ, so that a run
+// of a few hundred requests reaches the fleet's steady state (with the
+// default profile's 16,384 blocks a fleet of 4 holds about 1,000 requests
+// of the mixed workload at once and absorbs a whole run at any rate).
+const decidePreset = "small-kv"
+
+// decideQuickWall is --quick's wall time of a stage-2 run (the default's
+// is bench.DecideSpec's 30 s).
+const decideQuickWall = 8 * time.Second
+
+// twoStage reports whether bench runs its two-stage decision: no backend
+// flag (--sim, --mock, --target, --targets-file) was given.
+func (o *benchOptions) twoStage(changed func(string) bool) bool {
+	return !changed("sim") && !changed("mock") && len(o.targets) == 0 && o.mf.TargetsFile == ""
+}
+
+// decideSpec checks the flags and turns them into the two-stage run.
+func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) {
+	changed := cmd.Flags().Changed
+	names, err := benchPolicies(o.policies, o.quick)
+	if err != nil {
+		return bench.DecideSpec{}, err
+	}
+	if err := o.pf.LoadConfig(changed, false); err != nil {
+		return bench.DecideSpec{}, err
+	}
+	if err := o.pf.CheckConfigRouter(names); err != nil {
+		return bench.DecideSpec{}, err
+	}
+	seeds := o.seeds
+	if !changed("seeds") {
+		seeds = 3
+	}
+	if seeds < 1 {
+		return bench.DecideSpec{}, usagef("--seeds %d: want ≥ 1", seeds)
+	}
+	if changed("rate") || changed("time-scale") {
+		return bench.DecideSpec{}, usagef("--rate and --time-scale: bench without a backend flag finds each policy's " +
+			"capacity itself; give --mock N (or --sim N, --target) to run at one rate")
+	}
+	o.decideDefaults(changed)
+	if !o.mf.engineChanged() {
+		o.mf.Preset = decidePreset
+	}
+	ro, err := o.so.options()
+	if err != nil {
+		return bench.DecideSpec{}, err
+	}
+	mock, err := o.mf.mockFleet()
+	if err != nil {
+		return bench.DecideSpec{}, err
+	}
+	native, ident, err := bench.NativeRate(o.wf)
+	if err != nil {
+		return bench.DecideSpec{}, err
+	}
+	spec := bench.DecideSpec{Base: runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, ErrOut: cmd.ErrOrStderr()},
+		Routers: names, Seeds: seeds, Native: native, Ident: ident, Sim: o.simSetup, SimFleet: o.simFleet(), Mock: mock,
+		Jobs: o.jobs, ProfileNote: profileNote(o.mf, false), Out: o.out, ErrOut: cmd.ErrOrStderr()}
+	if o.quick {
+		spec.ConfirmWall = decideQuickWall
+	}
+	return spec, nil
+}
+
+// decideDefaults sets the Requests of every run when not given.
+func (o *benchOptions) decideDefaults(changed func(string) bool) {
+	if !changed("max-requests") {
+		o.wf.MaxRequests = decideRequests
+		if o.quick {
+			o.wf.MaxRequests = decideQuickRequests
+		}
+	}
+	if o.wf.Trace == "" && !hasParam(o.wf.WorkloadArgs, "requests") {
+		o.wf.WorkloadArgs = append(append([]string(nil), o.wf.WorkloadArgs...), fmt.Sprintf("requests=%d", o.wf.MaxRequests))
+	}
+}
+
+// simSetup points a stage-1 run at --mock replicas simulated in virtual
+// time, the engines' seed shifted by the run's seed offset.
+func (o *benchOptions) simSetup(ctx context.Context, rs *runSpec) (func(), error) {
+	m := o.mf
+	m.Sim = m.Replicas
+	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
+	return m.backends(ctx, rs, nil)
+}
+
+// simFleet describes stage 1's fleet.
+func (o *benchOptions) simFleet() string {
+	name, err := o.mf.profileName()
+	if err != nil {
+		name = o.mf.Profile
+	}
+	return fmt.Sprintf("%d replicas of engine profile %s", o.mf.Replicas, name)
+}
+
+// runDecide runs the two-stage bench and prints the verdict, the
+// table of stage 2's first seed and where the report is.
+func runDecide(cmd *cobra.Command, o *benchOptions) error {
+	spec, err := o.decideSpec(cmd)
+	if err != nil {
+		return err
+	}
+	res, err := bench.Decide(cmd.Context(), spec)
+	out := cmd.OutOrStdout()
+	if res.Decision != nil && res.Decision.CapacityVerdict != nil {
+		fmt.Fprintln(out)
+		res.Decision.WriteText(out)
+	}
+	if len(res.Runs) > 0 {
+		fmt.Fprintf(out, "\nstage 2, first seed (latencies in wall time, %.3g× the model's):\n", res.Decision.TimeScale)
+		if werr := writeBenchTable(out, res.Runs, o.wide); werr != nil {
+			return werr
+		}
+	}
+	if res.Report != "" {
+		fmt.Fprintf(out, "\nreport: %s\n", res.Report)
+	}
+	return err
+}
+
+// writeBenchTable writes the compact comparison table, or every column
+// with --wide.
+func writeBenchTable(out interface{ Write([]byte) (int, error) }, runs []*reports.Summary, wide bool) error {
+	if wide {
+		return reports.WriteWideTable(out, runs)
+	}
+	return reports.WriteTable(out, runs)
+}

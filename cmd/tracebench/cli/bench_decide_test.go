@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBenchDecides: bench without a backend flag runs its two stages and
+// prints the verdict first, the question, both stages and their agreement,
+// then a table of at most 120 columns, and writes report.md with the
+// decision; --wide prints every column.
+func TestBenchDecides(t *testing.T) {
+	if sweepRace {
+		t.Skip("the two-stage bench runs capacity sweeps, which -race slows about five times; run without -race")
+	}
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "bench", "--quick", "--policies", "round-robin,prefix-cache", "--max-requests", "60",
+		"--seeds", "2", "--wide", "--out", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	if !strings.HasPrefix(strings.TrimLeft(out, "\n"), "verdict: ") {
+		t.Errorf("stdout does not open with the verdict:\n%s", out)
+	}
+	for _, want := range []string{"question: which router sustains the highest request rate", "stage 1, capacity in virtual time",
+		"stage 2, confirmation", "agreement: ", "out tok/s", "report: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{"bench: stage 1 done in", "bench: stage 2 done in"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil || !strings.Contains(string(md), "## Decision") {
+		t.Errorf("report.md without a decision section (%v)", err)
+	}
+}
+
+// TestBenchDecideFlags: flags that fix one rate are refused without a
+// backend flag, naming what to give instead.
+func TestBenchDecideFlags(t *testing.T) {
+	for _, f := range []string{"--rate", "--time-scale"} {
+		code, _, errOut := runCLI(t, "bench", f, "2", "--out", t.TempDir())
+		if code != ExitUsage || !strings.Contains(errOut, "--mock N") {
+			t.Errorf("%s: exit %d, stderr %q; want a usage error naming --mock N", f, code, errOut)
+		}
+	}
+}

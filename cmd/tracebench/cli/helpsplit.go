@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// helpAllFlag is the flag that lists every flag of a command; --help
+// lists the everyday ones only, so it fits one screen.
+const helpAllFlag = "help-all"
+
+// runEveryday are the flags --help lists for bench, replay and sweep:
+// the ones most runs set. Their other flags are listed by --help-all and
+// in docs/cli.md.
+var runEveryday = []string{"help", helpAllFlag,
+	"trace", "workload", "workload-param", "rate", "time-scale", "max-requests", "seed",
+	"queue", "router-param", "policy-config",
+	"target", "model", "mock", "sim", "mock-profile", "mock-set",
+	"out", "slo-ttft", "slo-tpot"}
+
+// everydayFlags are, per command, the flags its --help lists.
+var everydayFlags = map[string]map[string]bool{
+	"bench": flagSet(runEveryday, "policies", "quick", "jobs", "seeds", "format", "api", "dialect", "scrape",
+		"duration", "max-inflight", "queue-param", "mock-blocks"),
+	"replay": flagSet(runEveryday, "policy", "format", "api", "dialect", "scrape",
+		"duration", "max-inflight", "queue-param", "mock-blocks"),
+	"sweep": flagSet(runEveryday, "policies", "vary", "rates", "max-runs", "attainment", "jobs"),
+	"mock": flagSet([]string{"help", helpAllFlag}, "replicas", "host", "port", "profile", "model", "dialect",
+		"time-scale", "kv-events", "seed", "max-num-seqs", "num-gpu-blocks", "max-model-len"),
+}
+
+// flagSet returns the set of names in common and more.
+func flagSet(common []string, more ...string) map[string]bool {
+	set := map[string]bool{}
+	for _, n := range append(append([]string(nil), common...), more...) {
+		set[n] = true
+	}
+	return set
+}
+
+// splitHelp gives cmd a --help-all flag, makes its --help list the
+// everyday flags only (with a line counting the others), and sends flag
+// deprecation lines to errOut.
+func splitHelp(cmd *cobra.Command, errOut io.Writer) {
+	cmd.Flags().SetOutput(errOut)
+	cmd.Flags().Bool(helpAllFlag, false, "list every flag, not only the everyday ones")
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			if all, _ := c.Flags().GetBool(helpAllFlag); all {
+				return c.Help()
+			}
+			return run(c, args)
+		}
+	}
+	help := cmd.HelpFunc()
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if all, _ := c.Flags().GetBool(helpAllFlag); all {
+			help(c, args)
+			return
+		}
+		more := hideOccasional(c.Flags(), everydayFlags[c.Name()])
+		help(c, args)
+		unhide(more)
+		if len(more) > 0 {
+			fmt.Fprintf(c.OutOrStdout(), "\n%d more flags: tracebench %s --help-all (or docs/cli.md)\n", len(more), c.Name())
+		}
+	})
+}
+
+// hideOccasional hides the visible flags of fs not in everyday and
+// returns them.
+func hideOccasional(fs *pflag.FlagSet, everyday map[string]bool) []*pflag.Flag {
+	var hidden []*pflag.Flag
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && !everyday[f.Name] {
+			f.Hidden = true
+			hidden = append(hidden, f)
+		}
+	})
+	return hidden
+}
+
+// unhide shows flags again.
+func unhide(flags []*pflag.Flag) {
+	for _, f := range flags {
+		f.Hidden = false
+	}
+}

@@ -1,0 +1,121 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+// CapacityFromSweep returns the sweep's capacity curve: every run of
+// every policy at its offered rate, with the sweep's target.
+func CapacityFromSweep(s *Sweep) *CapacityData {
+	d := &CapacityData{Target: s.Target}
+	for i := range s.Policies {
+		c := CapacityCurve{Policy: s.Policies[i].Policy}
+		for _, st := range s.Policies[i].Steps {
+			if st.Summary == nil {
+				continue
+			}
+			c.Points = append(c.Points, CapacityPoint{Rate: st.Rate, Attainment: st.Summary.SLA.Attainment,
+				Goodput: st.Summary.SLA.Goodput, Pass: st.Pass})
+		}
+		d.Curves = append(d.Curves, c)
+	}
+	return d
+}
+
+// capacityCaption says how to read the capacity plot ("" without data).
+func capacityCaption(d *CapacityData) string {
+	if d == nil {
+		return ""
+	}
+	c := fmt.Sprintf("Top: SLA attainment of each run against its offered rate, one curve per policy; the dashed "+
+		"line is the %s target, and a policy's sustained rate is its last point above it. Bottom: goodput (SLA-met "+
+		"requests per second); the grey dashed line is goodput = offered rate, reached only when every request "+
+		"meets the SLA (each run replays a fixed number of requests and its goodput counts the drain after the last "+
+		"arrival, so it stays a little below). Filled dots passed, crosses failed. A curve that stays up further "+
+		"right sustains more load.", fmtPct(d.Target))
+	if d.Note != "" {
+		c += " " + d.Note
+	}
+	return c
+}
+
+// capacityPlot draws attainment (top) and goodput (bottom) against
+// offered rate, one curve per policy, on a log rate axis when the rates
+// span more than a factor of 8. No figure without data.
+func capacityPlot(d *CapacityData) figure {
+	if d == nil {
+		return figure{}
+	}
+	top := newPlot("SLA attainment", "offered rate (req/s)", "SLA attainment (%)")
+	bottom := newPlot("Goodput", "offered rate (req/s)", "goodput (req/s)")
+	leg := newLegend()
+	lo, hi, gmax := math.Inf(1), 0.0, 1.0
+	for i, c := range d.Curves {
+		att, good, pass, fail := capacityPoints(c.Points)
+		l := newLine(att, i, false)
+		if l == nil {
+			continue
+		}
+		lo, hi = math.Min(lo, att[0].X), math.Max(hi, att[len(att)-1].X)
+		top.Add(l)
+		addMarks(top, pass, i, false)
+		addMarks(top, fail, i, true)
+		if gl := newLine(good, i, false); gl != nil {
+			bottom.Add(gl)
+		}
+		for _, g := range good {
+			gmax = math.Max(gmax, g.Y)
+		}
+		leg.add(legendName(c.Policy), l)
+	}
+	if leg.n == 0 {
+		return figure{}
+	}
+	for _, p := range []*plot.Plot{top, bottom} {
+		p.X.Min, p.X.Max = lo/1.15, hi*1.15
+		if hi/lo > 8 {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = logTicks{}
+		}
+	}
+	top.Y.Min, top.Y.Max = 0, 105
+	leg.add(fmt.Sprintf("target %s", fmtPct(d.Target)), addHLine(top, 100*d.Target))
+	bottom.Y.Min, bottom.Y.Max = 0, gmax*1.1
+	if l := addOffered(bottom, lo, math.Min(hi, bottom.Y.Max)); l != nil {
+		leg.add("goodput = offered rate", l)
+	}
+	leg.add("run passed", markGlyph(color.Black, false))
+	leg.add("run failed", markGlyph(color.Black, true))
+	return figure{grid: [][]*plot.Plot{{top}, {bottom}}, legend: leg}
+}
+
+// capacityPoints returns a curve's attainment (%) and goodput lines and
+// its passing and failing points, sorted by rate; points without a rate
+// or an attainment are left out.
+func capacityPoints(pts []CapacityPoint) (att, good, pass, fail plotter.XYs) {
+	pts = slices.Clone(pts)
+	slices.SortStableFunc(pts, func(a, b CapacityPoint) int { return cmp.Compare(a.Rate, b.Rate) })
+	for _, p := range pts {
+		if math.IsNaN(p.Attainment) || !(p.Rate > 0) {
+			continue
+		}
+		xy := plotter.XY{X: p.Rate, Y: 100 * p.Attainment}
+		att = append(att, xy)
+		if !math.IsNaN(p.Goodput) {
+			good = append(good, plotter.XY{X: p.Rate, Y: p.Goodput})
+		}
+		if p.Pass {
+			pass = append(pass, xy)
+		} else {
+			fail = append(fail, xy)
+		}
+	}
+	return att, good, pass, fail
+}

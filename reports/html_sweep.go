@@ -1,0 +1,117 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// HTMLFromSweep builds the HTML report of a sweep: its verdict (or, on
+// one seed, the highest sustained rate without an interval), the
+// per-policy table, the capacity curve, and each policy's run at its
+// sustained rate for the distributions and the timeline.
+func HTMLFromSweep(s *Sweep) *HTMLReport {
+	r := &HTMLReport{Title: s.title(), Verdict: s.Verdict, Capacity: CapacityFromSweep(s), Table: sweepHTMLTable(s)}
+	if r.Verdict == nil {
+		r.Verdict, r.VerdictNote = sweepVerdict(s)
+	}
+	r.Lead = []string{fmt.Sprintf("For each policy, the highest offered rate at which SLA attainment stayed at or above %s "+
+		"(%s; failed requests count as missed). %s The distributions and the timeline are those of each policy's run "+
+		"at its sustained rate.", fmtPct(s.Target), sloText(s.SLO), methodText(s))}
+	for _, row := range sweepSetup(s) {
+		r.Config = append(r.Config, HTMLItem{row[0], row[1]})
+	}
+	r.Runs = sustainedRuns(s)
+	r.Warnings = htmlWarnings(r.Runs)
+	if w := stoppedWarning(s); w != nil {
+		r.Warnings = append(r.Warnings, *w)
+	}
+	return r
+}
+
+// sweepVerdict ranks the policies by sustained rate on the one seed run.
+func sweepVerdict(s *Sweep) (*Verdict, string) {
+	if len(s.Policies) < 2 {
+		return nil, "One policy: nothing to compare."
+	}
+	names := make([]string, len(s.Policies))
+	sus := map[string][]float64{}
+	for i, p := range s.Policies {
+		names[i] = p.Policy
+		sus[p.Policy] = []float64{p.Sustained}
+	}
+	return DecideCapacityVerdict(names, sus, s.SLO), ""
+}
+
+// sweepHTMLTable is the per-policy table; a column with any number sorts
+// by the leading number of each cell.
+func sweepHTMLTable(s *Sweep) HTMLTable {
+	head, rows := sweepTable(s)
+	t := HTMLTable{Head: head, Note: fmt.Sprintf("SLA met, goodput and the latency percentiles are those of the run "+
+		"at the sustained rate. Gain is the sustained rate over %s's, minus one.", s.Baseline)}
+	numeric := make([]bool, len(head))
+	for _, row := range rows {
+		for c := 1; c < len(row) && c < len(head); c++ {
+			numeric[c] = numeric[c] || !math.IsNaN(leadingNumber(row[c]))
+		}
+	}
+	for _, row := range rows {
+		cells := make([]HTMLCell, len(row))
+		for c, x := range row {
+			cells[c] = TextCell(x)
+			if c < len(numeric) && numeric[c] {
+				cells[c] = NumCell(x, leadingNumber(x))
+			}
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+// leadingNumber is the number a cell starts with ("+12 %" is 12, "> 8"
+// is 8, "×2.5" is 2.5), NaN when there is none.
+func leadingNumber(s string) float64 {
+	f := strings.Fields(strings.TrimLeft(strings.TrimPrefix(s, "×"), "> "))
+	if len(f) == 0 {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(f[0], "+"), "%"), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// sustainedRuns returns each policy's run at its sustained rate, named
+// "policy @ rate req/s"; policies with none are left out.
+func sustainedRuns(s *Sweep) []*Summary {
+	var out []*Summary
+	for i := range s.Policies {
+		p := &s.Policies[i]
+		st := p.StepAt(p.Sustained)
+		if st == nil || st.Summary == nil {
+			continue
+		}
+		c := *st.Summary
+		c.label = fmt.Sprintf("%s @ %s req/s", p.Policy, fmtNum(st.Rate))
+		out = append(out, &c)
+	}
+	return out
+}
+
+// stoppedWarning lists the policies whose sweep ended early (nil when
+// none did).
+func stoppedWarning(s *Sweep) *HTMLWarning {
+	w := &HTMLWarning{Title: "A policy's sweep stopped early",
+		Why: "its sustained rate is the highest that passed before the stop, so its capacity may be higher"}
+	for _, p := range s.Policies {
+		if p.Stopped != "" {
+			w.Lines = append(w.Lines, p.Policy+": "+p.Stopped)
+		}
+	}
+	if len(w.Lines) == 0 {
+		return nil
+	}
+	return w
+}

@@ -1,0 +1,180 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// genericHTML is a report filled by hand, as a producer other than
+// bench or sweep would: a verdict, a capacity curve from its own search
+// and a section of its own.
+func genericHTML(t *testing.T) *HTMLReport {
+	t.Helper()
+	runs := goldenSummaries(t)
+	v := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {9, 10, 11}, "b": {6, 7, 6.5}}, runs[0].Options.SLO)
+	return &HTMLReport{Title: "Two-stage", Verdict: v, Runs: runs[:1],
+		Table: HTMLTable{Head: []string{"policy", "capacity req/s"},
+			Rows: [][]HTMLCell{{TextCell("a"), NumCell("10", 10)}, {TextCell("b"), NumCell("n/a", math.NaN())}}},
+		Capacity: &CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []CapacityCurve{
+			{Policy: "a", Points: []CapacityPoint{{Rate: 12, Attainment: 0.5, Goodput: 5}, {Rate: 4, Attainment: 1, Goodput: 3.9, Pass: true}}},
+			{Policy: "b", Points: []CapacityPoint{{Rate: 4, Attainment: 0.95, Goodput: 3.7, Pass: true}, {Rate: 8, Attainment: 0.4, Goodput: math.NaN()}}}}},
+		Sections: []HTMLSection{{ID: "agreement", Title: "Agreement", Text: "Virtual time against real time.",
+			Table: &HTMLTable{Head: []string{"policy", "error %"}, Rows: [][]HTMLCell{{TextCell("a"), NumCell("3.1", 3.1)}}}}}}
+}
+
+// renderHTML writes r and returns the document.
+func renderHTML(t *testing.T, r *HTMLReport) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// external matches a reference that would load something from elsewhere.
+var external = regexp.MustCompile(`(?i)(\b(src|href|xlink:href|action)\s*=\s*["']?\s*(https?:|//|data:|file:))|<link\b|<iframe\b|<img\b|@import|url\(|<script[^>]*\bsrc\b`)
+
+func TestHTMLStructure(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		doc      func(t *testing.T) *HTMLReport
+		ids      []string
+		contains []string
+	}{
+		{"runs", func(t *testing.T) *HTMLReport { return HTMLFromRuns(goldenSummaries(t), RenderOptions{}) },
+			[]string{"plot-ttft-cdf", "plot-tbt-cdf", "plot-hit", "plot-timeline"},
+			[]string{"Pick prefix-cache", "TTFT p99 ms", "workload mixed (test)", "The host took CPU time", "hit rate (predicted)"}},
+		{"sweep", func(t *testing.T) *HTMLReport { return HTMLFromSweep(synthSweep(t)) },
+			[]string{"plot-capacity"},
+			[]string{"Pick prefix-cache: sustained rate", "sustained req/s", "trace.jsonl (mooncake)", "A policy&#39;s sweep stopped early"}},
+		{"generic", genericHTML,
+			[]string{"plot-capacity", "plot-ttft-cdf", "agreement"},
+			[]string{"Pick a: sustained rate 10 req/s", "Virtual time against real time.", "Virtual time."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := renderHTML(t, tc.doc(t))
+			checkHTMLDoc(t, doc, append([]string{"verdict", "comparison", "config", "warnings", "glossary"}, tc.ids...))
+			for _, s := range tc.contains {
+				if !strings.Contains(doc, s) {
+					t.Errorf("document lacks %q", s)
+				}
+			}
+		})
+	}
+}
+
+// checkHTMLDoc checks what every report must be: one document with the
+// verdict first, the sections by id, balanced elements, tables whose
+// rows fit their header, and nothing loaded from elsewhere.
+func checkHTMLDoc(t *testing.T, doc string, ids []string) {
+	t.Helper()
+	if !strings.HasPrefix(doc, "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(doc), "</html>") {
+		t.Errorf("not one HTML document")
+	}
+	for _, id := range ids {
+		if strings.Count(doc, `id="`+id+`"`) != 1 {
+			t.Errorf("want one element with id %q", id)
+		}
+	}
+	if v, c := strings.Index(doc, `id="verdict"`), strings.Index(doc, `id="comparison"`); v < 0 || v > c {
+		t.Errorf("the verdict does not come first")
+	}
+	for _, el := range []string{"section", "table", "svg", "figure", "script", "style", "dl", "ul"} {
+		if o, c := len(regexp.MustCompile(`<`+el+`[\s>]`).FindAllString(doc, -1)), strings.Count(doc, "</"+el+">"); o != c {
+			t.Errorf("<%s>: %d opened, %d closed", el, o, c)
+		}
+	}
+	if m := external.FindString(doc); m != "" {
+		t.Errorf("document loads an external resource: %q", m)
+	}
+	if strings.Count(doc, "<script") != 1 || strings.Count(doc, "<style") != 1 {
+		t.Errorf("want one inline script and one inline style")
+	}
+	for _, tbl := range regexp.MustCompile(`(?s)<table.*?</table>`).FindAllString(doc, -1) {
+		cols := len(thOpen.FindAllString(tbl[:strings.Index(tbl, "</thead>")], -1))
+		for _, tr := range strings.Split(tbl, "<tr>")[2:] {
+			if n := strings.Count(tr, "<td"); n != cols {
+				t.Errorf("row of %d cells under %d headers: %.80s", n, cols, tr)
+			}
+		}
+	}
+}
+
+// thOpen matches a header cell's start tag.
+var thOpen = regexp.MustCompile(`<th[\s>]`)
+
+func TestHTMLGolden(t *testing.T) {
+	runs := goldenSummaries(t)
+	doc := renderHTML(t, HTMLFromRuns(runs, RenderOptions{Title: "Golden report"}))
+	checkGolden(t, "report.html", []byte(doc))
+}
+
+func TestHTMLEscapesText(t *testing.T) {
+	r := &HTMLReport{Title: `<b>x</b>`, VerdictNote: `a <script>alert(1)</script> & "b"`,
+		Table: HTMLTable{Head: []string{"<i>h</i>"}, Rows: [][]HTMLCell{{TextCell("<img src=x>")}}}}
+	doc := renderHTML(t, r)
+	for _, bad := range []string{"<script>alert", "<img", "<b>x</b>", "<i>h</i>"} {
+		if strings.Contains(doc, bad) {
+			t.Errorf("%q reached the document unescaped", bad)
+		}
+	}
+	checkHTMLDoc(t, doc, []string{"verdict", "comparison", "glossary"})
+}
+
+func TestHTMLSortKeys(t *testing.T) {
+	for _, tc := range []struct {
+		cell HTMLCell
+		want string
+	}{
+		{NumCell("1.5", 1.5), "1.5"},
+		{NumCell("n/a", math.NaN()), ""},
+		{NumCell("inf", math.Inf(1)), ""},
+		{NumCell("0", 0), "0"},
+		{NumCell("1e-7", 1e-7), "1e-07"},
+	} {
+		if got := sortKey(tc.cell); got != tc.want {
+			t.Errorf("sortKey(%v) = %q, want %q", tc.cell.Key, got, tc.want)
+		}
+	}
+}
+
+func TestLeadingNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{"12.5", 12.5}, {"+23 %", 23}, {"-4.0 %", -4}, {"> 8", 8}, {"×2.71", 2.71}, {"95.0 %", 95}, {"3 (not converged)", 3},
+		{"n/a", math.NaN()}, {"not reached", math.NaN()}, {"", math.NaN()}, {"TTFT 40 %", math.NaN()},
+	} {
+		got := leadingNumber(tc.in)
+		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("leadingNumber(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestWriteDirWritesHTML: the report and sweep writers put report.html
+// next to their markdown.
+func TestWriteDirWritesHTML(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteDir(dir, goldenSummaries(t), RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sweepDir := t.TempDir()
+	if err := WriteSweepDir(sweepDir, synthSweep(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, sweepDir} {
+		b, err := os.ReadFile(filepath.Join(d, HTMLFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkHTMLDoc(t, string(b), []string{"verdict", "comparison", "plots"})
+	}
+}

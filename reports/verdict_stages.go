@@ -1,0 +1,253 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// Decision is bench's two-stage answer: each policy's capacity under the
+// SLO found in virtual time (stage 1, a capacity sweep over seeds), then
+// the leaders and the baseline run in real time on the in-process mock
+// fleet near the rate where the leaders part (stage 2, SLA attainment
+// over seeds), with how well the two stages agree. The HTML and markdown
+// reports render it; the terminal prints WriteText.
+type Decision struct {
+	// Question is what the decision answers, as a sentence.
+	Question string
+	// Capacity is stage 1's first seed's sweep: its Policies' Steps are
+	// the capacity curves. CapacityVerdict ranks the policies by
+	// sustained rate over every seed (nil with fewer than two policies).
+	Capacity        *Sweep
+	CapacityVerdict *Verdict
+	// Confirm ranks the confirmed policies by SLA attainment over the
+	// seeds of stage 2 (nil when stage 2 did not run).
+	Confirm *Verdict
+	// ConfirmRate is stage 2's offered rate in model time, req/s;
+	// TimeScale how much the mock stretched model time into wall time
+	// (stage 2 offered ConfirmRate / TimeScale req/s of wall time, and
+	// every latency it measured is TimeScale times the model's).
+	ConfirmRate, TimeScale float64
+	// Distorted lists stage 2's runs whose timings the machine distorted,
+	// "policy (seed K): why" (the distortion guard's thresholds).
+	Distorted []string
+	// Agreement compares the two stages' rankings of the confirmed
+	// policies (zero when stage 2 did not run).
+	Agreement Agreement
+	// Stage1 and Stage2 are the wall times of the stages.
+	Stage1, Stage2 time.Duration
+}
+
+// Agreement compares two rankings of the same policies, best first.
+type Agreement struct {
+	// Stage1Pick and Stage2Pick are each ranking's first policy;
+	// SameWinner whether they are one.
+	Stage1Pick, Stage2Pick string
+	SameWinner             bool
+	// Pairs is the number of pairs of policies both rankings hold,
+	// Concordant how many of them both order the same way.
+	Pairs, Concordant int
+	// Tau is Kendall's tau-a, (concordant − discordant) / pairs, in
+	// [−1, 1] (NaN with no pair).
+	Tau float64
+}
+
+// Curves returns the capacity curves of stage 1's first seed, one per
+// policy in the order swept (nil without stage 1).
+func (d *Decision) Curves() []CapacityCurve {
+	if d == nil || d.Capacity == nil {
+		return nil
+	}
+	out := make([]CapacityCurve, 0, len(d.Capacity.Policies))
+	for _, p := range d.Capacity.Policies {
+		c := CapacityCurve{Policy: p.Policy, Sustained: p.Sustained}
+		for _, st := range p.Steps {
+			c.Points = append(c.Points, CapacityPoint{Rate: st.Rate, Attainment: st.Summary.SLA.Attainment, Goodput: st.Summary.SLA.Goodput, Pass: st.Pass})
+		}
+		sortPoints(c.Points)
+		out = append(out, c)
+	}
+	return out
+}
+
+// sortPoints orders points by rate (a search visits rates out of order).
+func sortPoints(ps []CapacityPoint) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].Rate < ps[j-1].Rate; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+// Agree compares ranking a (stage 1) with ranking b (stage 2) over the
+// policies b holds, both best first.
+func Agree(a, b []string) Agreement {
+	pos := map[string]int{}
+	for i, p := range a {
+		pos[p] = i
+	}
+	var common []string
+	for _, p := range b {
+		if _, ok := pos[p]; ok {
+			common = append(common, p)
+		}
+	}
+	g := Agreement{Tau: math.NaN()}
+	if len(a) > 0 && len(b) > 0 {
+		g.Stage1Pick, g.Stage2Pick = firstOf(a, common), b[0]
+		g.SameWinner = g.Stage1Pick == g.Stage2Pick
+	}
+	for i := range common {
+		for j := i + 1; j < len(common); j++ {
+			g.Pairs++
+			if pos[common[i]] < pos[common[j]] {
+				g.Concordant++
+			}
+		}
+	}
+	if g.Pairs > 0 {
+		g.Tau = float64(2*g.Concordant-g.Pairs) / float64(g.Pairs)
+	}
+	return g
+}
+
+// firstOf is the first policy of ranking that is in set.
+func firstOf(ranking, set []string) string {
+	for _, p := range ranking {
+		for _, q := range set {
+			if p == q {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// ranking returns v's policies, best first.
+func (v *Verdict) ranking() []string {
+	if v == nil {
+		return nil
+	}
+	out := make([]string, len(v.Rows))
+	for i, r := range v.Rows {
+		out[i] = r.Policy
+	}
+	return out
+}
+
+// Decide fills d's Agreement from its two verdicts.
+func (d *Decision) Decide() {
+	if d.CapacityVerdict != nil && d.Confirm != nil {
+		d.Agreement = Agree(d.CapacityVerdict.ranking(), d.Confirm.ranking())
+	}
+}
+
+// agreementText is the agreement as one clause.
+func (g Agreement) text() string {
+	same := "a different winner"
+	if g.SameWinner {
+		same = "the same winner"
+	}
+	return fmt.Sprintf("%s (%s in virtual time, %s in real time); %d of %d pairs ranked alike (Kendall tau %.2f)",
+		same, g.Stage1Pick, g.Stage2Pick, g.Concordant, g.Pairs, g.Tau)
+}
+
+// stage2Text describes stage 2 in one clause.
+func (d *Decision) stage2Text() string {
+	return fmt.Sprintf("%d policies at %.3g req/s of model time on the real-time mock fleet (model time stretched %.3g×: "+
+		"%.3g req/s and latencies %.3g× the model's in wall time), %d seeds, %.0f s",
+		len(d.Confirm.Rows), d.ConfirmRate, d.TimeScale, d.ConfirmRate/d.TimeScale, d.TimeScale, d.Confirm.Seeds,
+		d.Stage2.Seconds())
+}
+
+// WriteText prints the decision for the terminal: the verdict first,
+// the question, each stage's ranking and the agreement.
+func (d *Decision) WriteText(w io.Writer) {
+	v := d.CapacityVerdict
+	if v == nil {
+		fmt.Fprintf(w, "no verdict: fewer than two policies were swept\n")
+		return
+	}
+	fmt.Fprintf(w, "verdict: %s\n", v.Headline())
+	fmt.Fprintf(w, "  question: %s\n", d.Question)
+	if v.ProfileNote != "" {
+		fmt.Fprintf(w, "  %s\n", v.ProfileNote)
+	}
+	fmt.Fprintf(w, "stage 1, capacity in virtual time (%d policies, %d seeds, %.0f s):\n", len(v.Rows), v.Seeds, d.Stage1.Seconds())
+	for _, r := range v.Rows {
+		fmt.Fprintf(w, "  %-18s %s\n", r.Policy, r.interval(v.Unit))
+	}
+	if d.Confirm == nil {
+		return
+	}
+	c := d.Confirm
+	fmt.Fprintf(w, "stage 2, confirmation: %s\n  %s\n", d.stage2Text(), c.Headline())
+	for _, r := range c.Rows {
+		fmt.Fprintf(w, "  %-18s SLA met %s\n", r.Policy, r.interval(c.Unit))
+	}
+	fmt.Fprintf(w, "agreement: %s\n", d.Agreement.text())
+	if len(d.Distorted) > 0 {
+		fmt.Fprintf(w, "warning: %d real-time runs were distorted by the machine, so stage 2 is weak evidence: %s\n",
+			len(d.Distorted), strings.Join(d.Distorted, "; "))
+	}
+}
+
+// writeDecision writes the report's "Decision" section: the question,
+// both stages and their agreement (nothing without a decision).
+func writeDecision(w io.Writer, d *Decision) {
+	if d == nil || d.CapacityVerdict == nil {
+		return
+	}
+	fmt.Fprintf(w, "## Decision\n\nQuestion: %s\n\n", d.Question)
+	fmt.Fprintf(w, "**Stage 1, capacity in virtual time** (%.0f s): each policy's sustained rate, the highest "+
+		"offered rate meeting the SLA, searched on %d seeds (files under `capacity/`, report `capacity/sweep.md`).\n\n",
+		d.Stage1.Seconds(), d.CapacityVerdict.Seeds)
+	writeVerdictRows(w, d.CapacityVerdict)
+	writeCurves(w, d.Curves())
+	if d.Confirm == nil {
+		return
+	}
+	fmt.Fprintf(w, "**Stage 2, confirmation in real time**: %s. %s.\n\n", d.stage2Text(), capitalize(d.Confirm.Headline()))
+	writeVerdictRows(w, d.Confirm)
+	fmt.Fprintf(w, "**Agreement**: %s.\n\n", d.Agreement.text())
+	if len(d.Distorted) > 0 {
+		fmt.Fprintf(w, "**Warning**: %d real-time runs were distorted by the machine: %s.\n\n",
+			len(d.Distorted), mdEscape(strings.Join(d.Distorted, "; ")))
+	}
+}
+
+// writeVerdictRows writes a verdict's per-policy table.
+func writeVerdictRows(w io.Writer, v *Verdict) {
+	rows := make([][]string, 0, len(v.Rows))
+	for _, r := range v.Rows {
+		rows = append(rows, []string{mdEscape(r.Policy), r.interval(v.Unit)})
+	}
+	mdTable(w, []string{"policy", v.Metric}, "lr", rows)
+}
+
+// writeCurves writes the capacity curves of stage 1's first seed, one
+// row per policy: each run's rate and attainment in rate order.
+func writeCurves(w io.Writer, cs []CapacityCurve) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Capacity curves (first seed; offered req/s: SLA met, ✓ passed):\n\n")
+	rows := make([][]string, 0, len(cs))
+	for _, c := range cs {
+		pts := make([]string, len(c.Points))
+		for i, p := range c.Points {
+			mark := ""
+			if p.Pass {
+				mark = " ✓"
+			}
+			pts[i] = fmt.Sprintf("%.4g: %.1f %%%s", p.Rate, 100*p.Attainment, mark)
+		}
+		rows = append(rows, []string{mdEscape(c.Policy), fmt.Sprintf("%.4g", c.Sustained), strings.Join(pts, ", ")})
+	}
+	mdTable(w, []string{"policy", "sustained req/s", "runs"}, "lrl", rows)
+}
+
+// SLOText is the SLO as the reports state it ("TTFT ≤ 2s, TPOT ≤ 100ms").
+func SLOText(s SLO) string { return sloText(s) }
