@@ -123,7 +123,6 @@ func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 	}
 	if lb.how == isoSalt {
 		rs.Client.salt = lb.nonce + "/" + router + "/seed " + strconv.FormatUint(rs.Workload.Seed, 10)
-		rs.benchSalt = rs.Client.salt
 	}
 }
 

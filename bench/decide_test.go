@@ -30,7 +30,7 @@ func decideSpec(dir string) DecideSpec {
 	sim := func(_ context.Context, s *Spec) (func(), error) {
 		c := cfg
 		c.Seed += int64(s.Workload.Seed - 1)
-		s.Sim, s.Engines, s.Fleet = 2, c, &c
+		s.Sim, s.Fleet = 2, &c
 		return func() {}, nil
 	}
 	return DecideSpec{Base: base, Routers: []string{"round-robin", "prefix-cache"}, Seeds: 2, Native: 5, Ident: "mixed",
