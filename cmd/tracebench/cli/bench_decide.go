@@ -132,7 +132,7 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 		}
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\n", res.Report)
+		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
 	}
 	return err
 }
