@@ -2,7 +2,6 @@ package dialect
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -104,16 +103,3 @@ func (d *Dialect) FlushLeaves() string { return d.flushLeaves }
 // FlushHint says, in one clause, how to start the server so that Flush
 // is allowed and complete ("" when no start option makes it so).
 func (d *Dialect) FlushHint() string { return d.flushHint }
-
-// sortedKeys returns m's keys sorted (nil when m is empty).
-func sortedKeys[V any](m map[string]V) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}

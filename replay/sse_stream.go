@@ -62,17 +62,8 @@ func (s *tokenStats) chunk(c chunkInfo) {
 // come from wherever the dialect puts them (usage details, llama.cpp's
 // timings.cache_n).
 func (s *tokenStats) tokens(c chunkInfo) {
-	var raw dialect.Raw
-	if u := c.usage; u != nil {
-		s.usage = true
-		raw.HasUsage, raw.PromptTokens, raw.CompletionTokens = true, u.PromptTokens, u.CompletionTokens
-		if d := u.PromptTokensDetails; d != nil {
-			raw.HasDetailsCached, raw.DetailsCached = true, d.CachedTokens
-		}
-	}
-	if t := c.timings; t != nil && t.CacheN != nil {
-		raw.HasTimings, raw.CacheN, raw.PromptN = true, *t.CacheN, t.PromptN
-	}
+	raw := c.raw()
+	s.usage = s.usage || raw.HasUsage
 	d := s.d
 	if d == nil {
 		// No dialect set: read the cached tokens wherever a response puts
