@@ -64,14 +64,7 @@ func (s *tokenStats) chunk(c chunkInfo) {
 func (s *tokenStats) tokens(c chunkInfo) {
 	raw := c.raw()
 	s.usage = s.usage || raw.HasUsage
-	d := s.d
-	if d == nil {
-		// No dialect set: read the cached tokens wherever a response puts
-		// them (usage details first, then llama.cpp's timings), as the
-		// llama.cpp dialect does.
-		d, _ = dialect.Lookup(dialect.LlamaCpp)
-	}
-	u := d.Usage(&raw)
+	u := dialect.OrDefault(s.d).Usage(&raw)
 	if raw.HasUsage || raw.HasTimings && !s.usage {
 		s.res.PromptTokens = u.Prompt
 	}
