@@ -72,7 +72,8 @@ func saltable(cf *Client, d *dialect.Dialect) bool {
 	return cf.API != replay.APIChat && d.TokenPrompts()
 }
 
-// caches is a run's configBenchCaches note.
+// caches is a run's cache state as its results header states it
+// (config.bench_caches).
 func (iso isolation) caches() string {
 	switch iso.how {
 	case isoFlush:

@@ -25,6 +25,10 @@ func header(rs Spec, ident string, pol builtPolicy) replay.Header {
 			// (eviction policy and LoRA limits included), so runs that
 			// differ only there tell apart.
 			Engine: rs.Fleet}}
+	if rs.pd != nil {
+		h.Roles = rs.pd.Roles
+		h.Config.PD = rawJSON(rs.PD)
+	}
 	return h
 }
 

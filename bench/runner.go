@@ -79,6 +79,10 @@ type Spec struct {
 	// header's config.bench_caches, bench_order and bench_probe_rps.
 	benchCaches, benchOrder string
 	benchProbe              float64
+	// PD, when set, disaggregates prefill and decode (see PD).
+	PD *PD
+	// pd is PD built by Run.
+	pd *replay.PDOptions
 }
 
 // loraSlots gives the lora-affinity filter the engines' adapter slots
@@ -131,6 +135,9 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	}
 	pol, err := buildPolicy(pf, rs.Workload.Seed)
 	if err != nil {
+		return nil, err
+	}
+	if rs.pd, err = rs.buildPD(); err != nil {
 		return nil, err
 	}
 	rs.warnCapacity(pol.queue.Name())
@@ -272,7 +279,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	c *replay.Counters) (replay.Stop, error) {
 	common := replay.Common{Source: src, Router: r, Queue: q,
 		Capacity:    policies.Capacity{Requests: rs.Policy.Capacity, Tokens: rs.Policy.TokenBudget},
-		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c}
+		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c, PD: rs.pd}
 	if rs.Sim > 0 {
 		cfgs := make([]engine.Config, rs.Sim)
 		for i := range cfgs {

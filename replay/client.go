@@ -125,9 +125,24 @@ func (c *Client) Close() { c.tr.CloseIdleConnections() }
 // not be nil.
 func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *Result,
 	now func() time.Duration, onTokens func(n int)) {
+	c.do(ctx, base, req, res, now, onTokens, nil)
+}
+
+// sendExtras change one request: body edits its JSON body fields before
+// encoding, header adds request headers, and onHeaders sees the response
+// headers. Any may be nil.
+type sendExtras struct {
+	body      func(map[string]any)
+	header    map[string]string
+	onHeaders func(http.Header)
+}
+
+// do is Do with extras (nil: none).
+func (c *Client) do(ctx context.Context, base string, req *traces.Request, res *Result,
+	now func() time.Duration, onTokens func(n int), x *sendExtras) {
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	hreq, class, err := c.newRequest(rctx, base, req)
+	hreq, class, err := c.newRequest(rctx, base, req, x)
 	if err != nil {
 		res.Sent = now()
 		c.fail(res, now, class, err.Error())
@@ -150,6 +165,9 @@ func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *
 	defer resp.Body.Close()
 	res.Headers = now()
 	res.Status = resp.StatusCode
+	if x != nil && x.onHeaders != nil {
+		x.onHeaders(resp.Header)
+	}
 	pt.idle(c.o.IdleTimeout)
 	rd := &idleReader{r: resp.Body, p: pt, d: c.o.IdleTimeout}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -165,11 +183,15 @@ func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *
 
 // newRequest builds the HTTP request for req, or returns the error class
 // and error that stop it before sending.
-func (c *Client) newRequest(ctx context.Context, base string, req *traces.Request) (*http.Request, string, error) {
+func (c *Client) newRequest(ctx context.Context, base string, req *traces.Request, x *sendExtras) (*http.Request, string, error) {
 	if req == nil {
 		return nil, ErrBadPayload, errors.New("no request to send")
 	}
-	body, err := c.body(c.exactChat(ctx, base, req))
+	var edit func(map[string]any)
+	if x != nil {
+		edit = x.body
+	}
+	body, err := c.bodyWith(c.exactChat(ctx, base, req), edit)
 	if err != nil {
 		return nil, ErrBadPayload, err
 	}
@@ -178,6 +200,11 @@ func (c *Client) newRequest(ctx context.Context, base string, req *traces.Reques
 		return nil, ErrConnect, fmt.Errorf("backend address %q: %w", base, err)
 	}
 	c.setHeaders(hreq)
+	if x != nil {
+		for k, v := range x.header {
+			hreq.Header.Set(k, v)
+		}
+	}
 	// Servers that close kept-alive connections after a number of requests
 	// (llama.cpp's cpp-httplib server: 5 by default) make the next request
 	// on a reused connection fail with EOF before the server read it. A

@@ -46,7 +46,11 @@ func (c *Client) model(req *traces.Request) string {
 // OutputTokens 0 omits max_tokens (the server's default length
 // applies). stream_options asks for a final usage chunk and is only sent
 // when streaming (vLLM rejects it otherwise).
-func (c *Client) body(req *traces.Request) ([]byte, error) {
+func (c *Client) body(req *traces.Request) ([]byte, error) { return c.bodyWith(req, nil) }
+
+// bodyWith is body with edit (if not nil) applied to its fields before
+// encoding.
+func (c *Client) bodyWith(req *traces.Request, edit func(map[string]any)) ([]byte, error) {
 	n := max(req.OutputTokens, 0)
 	v := c.dialect().BodyExtras(n)
 	if v == nil {
@@ -67,6 +71,9 @@ func (c *Client) body(req *traces.Request) ([]byte, error) {
 		v["messages"] = msgs
 	} else {
 		v["prompt"] = c.prompt(req)
+	}
+	if edit != nil {
+		edit(v)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -15,9 +15,14 @@ import (
 // real time, with the given faults.
 func startMock(t *testing.T, faults mockserver.FaultConfig) string {
 	t.Helper()
+	return startMockWith(t, mockserver.Options{TimeScale: 0.05, Faults: faults})
+}
+
+// startMockWith runs one bundled mock replica on loopback with o.
+func startMockWith(t *testing.T, o mockserver.Options) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: 1,
-		Options: mockserver.Options{TimeScale: 0.05, Faults: faults}})
+	f, err := mockserver.StartFleet(ctx, mockserver.FleetConfig{Replicas: 1, Options: o})
 	if err != nil {
 		cancel()
 		t.Fatalf("start mock: %v", err)

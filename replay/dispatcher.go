@@ -21,6 +21,9 @@ type Dispatch struct {
 	Released time.Duration
 	// PredictedHitTokens is the Router's expected prefix hit.
 	PredictedHitTokens int
+	// Prefill, when set, is the prefill Backend of a disaggregated
+	// Request; Backend then decodes it.
+	Prefill *PrefillPick
 }
 
 // Dispatcher holds a Run's policy state: the Queue, the Router, the
@@ -42,6 +45,7 @@ type Dispatcher struct {
 	// schedule lag, not queue wait).
 	arrived map[*traces.Request]time.Duration
 	events  []Event
+	pd      *pdState // nil unless SetPD
 }
 
 // NewDispatcher builds a Dispatcher over backends. maxInflight caps the
@@ -149,18 +153,18 @@ func (d *Dispatcher) route(now time.Duration, rel policies.Release) (Dispatch, e
 		disp.Released = min(now, rel.Req.Arrival)
 	}
 	delete(d.arrived, rel.Req)
-	if rel.Backend < 0 {
+	switch {
+	case rel.Backend >= 0:
+	case d.pd != nil:
+		if err := d.routePD(now, rel.Req, &disp); err != nil {
+			return disp, err
+		}
+	default:
 		st := d.tracker.Snapshot(now)
 		st.Backends = withRoom(st.Backends, d.capacity, reqTokens(rel.Req))
-		ch, err := d.router.Pick(rel.Req, st)
+		ch, err := d.pick(d.router, rel.Req, st)
 		if err != nil {
-			return disp, fmt.Errorf("router %s: %w", d.router.Name(), err)
-		}
-		if ch.Backend < 0 || ch.Backend >= d.tracker.Len() {
-			return disp, fmt.Errorf("router %s picked backend %d of %d", d.router.Name(), ch.Backend, d.tracker.Len())
-		}
-		if d.tracker.gone[ch.Backend] {
-			return disp, fmt.Errorf("router %s picked backend %d, which left the fleet", d.router.Name(), ch.Backend)
+			return disp, err
 		}
 		d.hits.Fill(rel.Req, st, &ch)
 		disp.Backend, disp.PredictedHitTokens = ch.Backend, ch.PredictedHitTokens
@@ -168,6 +172,21 @@ func (d *Dispatcher) route(now time.Duration, rel policies.Release) (Dispatch, e
 	d.seq++
 	d.tracker.OnDispatch(disp.Backend, reqTokens(rel.Req))
 	return disp, nil
+}
+
+// pick asks r for a Backend of st and checks the answer.
+func (d *Dispatcher) pick(r policies.Router, req *traces.Request, st policies.State) (policies.Choice, error) {
+	ch, err := r.Pick(req, st)
+	if err != nil {
+		return ch, fmt.Errorf("router %s: %w", r.Name(), err)
+	}
+	if ch.Backend < 0 || ch.Backend >= d.tracker.Len() {
+		return ch, fmt.Errorf("router %s picked backend %d of %d", r.Name(), ch.Backend, d.tracker.Len())
+	}
+	if d.tracker.gone[ch.Backend] {
+		return ch, fmt.Errorf("router %s picked backend %d, which left the fleet", r.Name(), ch.Backend)
+	}
+	return ch, nil
 }
 
 // withRoom filters bs to Backends with room; all of them when none has.
@@ -229,6 +248,9 @@ func (d *Dispatcher) Tokens(now time.Duration, req *traces.Request, n int) {
 
 // Done records the end of a dispatched Request and feeds the policies.
 func (d *Dispatcher) Done(now time.Duration, req *traces.Request, r *Result) {
+	if r.PD != nil {
+		d.PrefillDone(now, req, r)
+	}
 	d.tracker.OnDone(r.Backend, reqTokens(req), r)
 	out := outcome(req, r)
 	if fb, ok := d.queue.(policies.Feedback); ok {

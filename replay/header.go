@@ -25,6 +25,9 @@ type RunConfig struct {
 	// ReadHeader's parts.
 	Workload json.RawMessage `json:"workload,omitempty"`
 	Policy   json.RawMessage `json:"policy,omitempty"`
+	// PD is the Run's bench.PD, its prefill/decode disaggregation, as
+	// JSON (absent when aggregated).
+	PD json.RawMessage `json:"pd,omitempty"`
 	// API is the endpoint ("completions" or "chat"); Model the model sent.
 	API   string `json:"api"`
 	Model string `json:"model"`

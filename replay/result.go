@@ -14,6 +14,7 @@ const (
 	ErrBadPayload   = "bad-payload"   // unparseable JSON or SSE
 	ErrRejected     = "rejected"      // a client-side Queue rejected the Request (rpm)
 	ErrCanceled     = "canceled"      // the Run was stopped before the Request finished
+	ErrNoKVParams   = "no-kv-params"  // a prefill answer carried no kv_transfer_params (PrefillPhase.ErrClass)
 )
 
 // GapBin counts inter-chunk gaps of one value: V microseconds (rounded to
@@ -75,6 +76,9 @@ type Result struct {
 	ErrClass string `json:"err_class,omitempty"`
 	// Err is the error text (never contains credentials).
 	Err string `json:"err,omitempty"`
+	// PD is the prefill phase of a Request served disaggregated, on a
+	// prefill Backend then on Backend (nil: one Backend served it all).
+	PD *PrefillPhase `json:"pd,omitempty"`
 }
 
 // OK reports whether the Request succeeded.

@@ -42,6 +42,9 @@ type Header struct {
 	Mode string `json:"mode"`
 	// Backends lists the Backend URLs (or sim names) by Index.
 	Backends []string `json:"backends"`
+	// Roles are the Backends' prefill/decode roles by Index (RolePrefill,
+	// RoleDecode, RoleBoth) of a disaggregated Run; empty otherwise.
+	Roles []string `json:"roles,omitempty"`
 	// Shard is "i/n" when the Run replayed one shard.
 	Shard string `json:"shard,omitempty"`
 	// Shards is the number of shard results files merged into this one

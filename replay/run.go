@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +63,8 @@ type Common struct {
 	OnEvent func(*Event)
 	// Counters, if set, is updated live for progress display.
 	Counters *Counters
+	// PD, when set, disaggregates prefill and decode (see PDOptions).
+	PD *PDOptions
 }
 
 // Counters are live figures of a Run, safe to read from any goroutine.
@@ -71,11 +74,12 @@ type Counters struct {
 
 // event is what workers and scrapers send back to the scheduler.
 type event struct {
-	done   *Result
-	req    *traces.Request
-	tokens int
-	scrape *scrapeResult
-	fleet  []string // a fresh resolution of the fleet
+	done    *Result
+	prefill *Result // the Result whose prefill phase ended (res.PD)
+	req     *traces.Request
+	tokens  int
+	scrape  *scrapeResult
+	fleet   []string // a fresh resolution of the fleet
 }
 
 type scrapeResult struct {
@@ -91,6 +95,11 @@ type scrapeResult struct {
 func Run(ctx context.Context, o Options) (Stop, error) {
 	if len(o.Backends) == 0 {
 		return Stop{Reason: "no backends"}, errors.New("no backends to send to")
+	}
+	if o.PD != nil {
+		if err := o.PD.Validate(len(o.Backends)); err != nil {
+			return Stop{Reason: "error: " + err.Error()}, err
+		}
 	}
 	s := newScheduler(o)
 	return s.run(ctx)
@@ -119,6 +128,21 @@ type scheduler struct {
 	urls []string
 	// startPoller scrapes a Backend that joined (no-op without scraping).
 	startPoller func(i int, url string)
+	// warnedNoKV is set once a prefill answer without kv_transfer_params
+	// was logged.
+	warnedNoKV bool
+}
+
+// warnNoKV logs, once per Run, a prefill answer that carried no
+// kv_transfer_params (the Request was then decoded alone).
+func (s *scheduler) warnNoKV(r *Result) {
+	if s.warnedNoKV || r.PD == nil || r.PD.ErrClass != ErrNoKVParams {
+		return
+	}
+	s.warnedNoKV = true
+	slog.Warn("a prefill backend answered without kv_transfer_params: the request was sent to its decode backend alone "+
+		"(counted as no-kv-params; is the server started with a KV connector such as NixlConnector?)",
+		"prefill_backend", s.urls[r.PD.Backend], "err", r.PD.Err)
 }
 
 func newScheduler(o Options) *scheduler {
@@ -129,7 +153,11 @@ func newScheduler(o Options) *scheduler {
 	if c == nil {
 		c = &Counters{}
 	}
-	return &scheduler{o: o, d: NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, o.Backends),
+	d := NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, o.Backends)
+	if o.PD != nil {
+		d.SetPD(o.PD)
+	}
+	return &scheduler{o: o, d: d,
 		events: make(chan event, 1024), results: make(chan record, 1024), counters: c, hostCPU: readHostCPU,
 		urls: append([]string(nil), o.Backends...), startPoller: func(int, string) {}}
 }
@@ -248,7 +276,10 @@ func (s *scheduler) handle(workCtx context.Context, ev event) error {
 		s.d.Tracker().OnScrape(ev.scrape.backend, ev.scrape.m)
 		s.recordScrape(s.now(), ev.scrape)
 		return nil
+	case ev.prefill != nil:
+		s.d.PrefillDone(s.now(), ev.req, ev.prefill)
 	case ev.done != nil:
+		s.warnNoKV(ev.done)
 		s.inflight--
 		s.counters.InFlight.Add(-1)
 		s.d.Done(s.now(), ev.req, ev.done)
@@ -286,6 +317,22 @@ func (s *scheduler) launch(workCtx context.Context, d Dispatch) {
 		onTokens = func(n int) { s.events <- event{req: d.Req, tokens: n} }
 	}
 	url := s.urls[d.Backend]
+	if d.Prefill != nil {
+		res.PD = &PrefillPhase{Backend: d.Prefill.Backend, Protocol: s.o.PD.Protocol}
+		if res.PD.Protocol == "" {
+			res.PD.Protocol = PDTwoStep
+		}
+		purl := s.urls[d.Prefill.Backend]
+		ph := *res.PD // the scheduler reads this copy: res is the worker's until done
+		go func() {
+			s.o.Client.DoPD(workCtx, purl, url, d.Req, res, s.now, onTokens, func() {
+				ph.Done, ph.ErrClass, ph.CachedTokens = res.PD.Done, res.PD.ErrClass, res.PD.CachedTokens
+				s.events <- event{prefill: &Result{Intended: res.Intended, Sent: res.PD.Sent, PD: &ph}, req: d.Req}
+			})
+			s.events <- event{done: res, req: d.Req}
+		}()
+		return
+	}
 	go func() {
 		s.o.Client.Do(workCtx, url, d.Req, res, s.now, onTokens)
 		s.events <- event{done: res, req: d.Req}

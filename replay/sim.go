@@ -68,6 +68,7 @@ type simReq struct {
 	stats     tokenStats
 	clock     time.Duration
 	promptLen int
+	pd        *simPD // nil unless the Request is disaggregated
 }
 
 // simulator is the event loop's state.
@@ -88,6 +89,8 @@ type simulator struct {
 	ctx  context.Context
 	halt bool
 	kv   *simKV // nil unless the Router reads KV events
+	// transfers are the decodes waiting for their KV transfer.
+	transfers simTransfers
 }
 
 // Simulate runs the Source against simulated engines in virtual time and
@@ -137,6 +140,12 @@ func newSimulator(o SimOptions) (*simulator, error) {
 	}
 	s.kv = kv
 	s.d = NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, SimBackendNames(len(o.Engines)))
+	if o.PD != nil {
+		if err := o.PD.Validate(len(o.Engines)); err != nil {
+			return nil, err
+		}
+		s.d.SetPD(o.PD)
+	}
 	return s, nil
 }
 
@@ -151,6 +160,13 @@ func (s *simulator) loop(ctx context.Context) (string, error) {
 			return "interrupted", nil
 		}
 		b, tEng := s.nextStep()
+		if tx, ok := s.transfers.next(); ok && (b < 0 || tx <= tEng) && (s.next == nil || tx <= s.next.Arrival) {
+			s.startDecode()
+			if err := s.pump(); err != nil {
+				return "error: " + err.Error(), err
+			}
+			continue
+		}
 		switch {
 		case s.next == nil && b < 0:
 			if s.d.Held() > 0 {

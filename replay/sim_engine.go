@@ -18,27 +18,45 @@ func (s *simulator) dispatch(d Dispatch) {
 	res := newResult(d.Seq, d.Req, d.Backend, d.Released)
 	res.PredictedHitTokens = d.PredictedHitTokens
 	res.Sent, res.Headers = s.now, s.now
-	id := strconv.FormatInt(d.Seq, 10)
-	out := max(d.Req.OutputTokens, 1)
-	b := &s.bs[d.Backend]
-	er := &engine.Request{ID: id, Tag: int64(s.live.next()), MaxTokens: out, MinTokens: out, IgnoreEOS: true, LoRA: d.Req.LoRA}
-	s.setPrompt(er, d.Req, b)
-	if d.Req.LoRA != "" {
-		// As the mock server does for an adapter's requests: the adapter
-		// salts the block hash chain, so adapters never share blocks.
-		er.CacheSalt = "lora:" + d.Req.LoRA + "\x00"
-	}
-	if err := b.e.Add(s.now, er); err != nil {
-		s.reject(d.Req, res, err)
+	if d.Prefill != nil {
+		s.dispatchPrefill(d, res)
 		return
 	}
-	sr := &simReq{req: d.Req, res: res, promptLen: len(er.PromptKeys)*b.blockSize + len(er.Prompt)}
+	s.addToEngine(d.Req, res, d.Backend, 0, nil)
+}
+
+// addToEngine adds req (Result res) to backend b's engine: the whole
+// Request, or with pd its prefill (one token), or with remote > 0 its
+// decode after a transfer of remote prompt tokens.
+func (s *simulator) addToEngine(req *traces.Request, res *Result, b, remote int, pd *simPD) {
+	out := max(req.OutputTokens, 1)
+	if pd != nil && pd.phase == phasePrefill {
+		out = 1
+	}
+	bk := &s.bs[b]
+	id := strconv.FormatInt(res.Seq, 10)
+	if pd != nil {
+		id += pd.phase
+	}
+	er := &engine.Request{ID: id, Tag: int64(s.live.next()), MaxTokens: out, MinTokens: out, IgnoreEOS: true,
+		LoRA: req.LoRA, RemoteTokens: remote}
+	s.setPrompt(er, req, bk)
+	if req.LoRA != "" {
+		// As the mock server does for an adapter's requests: the adapter
+		// salts the block hash chain, so adapters never share blocks.
+		er.CacheSalt = "lora:" + req.LoRA + "\x00"
+	}
+	if err := bk.e.Add(s.now, er); err != nil {
+		s.reject(req, res, err)
+		return
+	}
+	sr := &simReq{req: req, res: res, promptLen: len(er.PromptKeys)*bk.blockSize + len(er.Prompt), pd: pd}
 	// The profile's request overhead (HTTP, tokenisation) delays every
 	// time the client sees; the engine's work is unchanged.
-	over := s.o.Engines[d.Backend].RequestOverhead
+	over := s.o.Engines[b].RequestOverhead
 	sr.stats = tokenStats{res: res, now: func() time.Duration { return sr.clock + over }}
 	if s.d.WantsTokens() {
-		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, d.Req, n) }
+		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, req, n) }
 	}
 	s.live.put(sr)
 }
@@ -145,6 +163,9 @@ func (s *simulator) apply(ev *engine.Event) error {
 		return fmt.Errorf("simulate: event for unknown request %s", ev.ID)
 	}
 	sr.clock = s.now
+	if sr.pd != nil && sr.pd.phase == phasePrefill {
+		return s.applyPrefill(ev, sr)
+	}
 	if ev.Admitted {
 		sr.res.CachedTokens, sr.stats.cached = ev.CachedTokens, true
 	}

@@ -37,6 +37,7 @@ type Accumulator struct {
 	throughput, completions, inFlight, waiting *series
 	ttftAt                                     *series // TTFT (ms) by intended arrival, for means
 	bins                                       map[string]*series
+	pd                                         *pdAcc // nil unless the Run disaggregated
 }
 
 // NewAccumulator returns an empty Accumulator for the Run described by h.
@@ -55,6 +56,7 @@ func NewAccumulator(h replay.Header, o Options) *Accumulator {
 		waiting:     newSeries(o.Buckets, false),
 		ttftAt:      newSeries(o.Buckets, true),
 		bins:        map[string]*series{},
+		pd:          newPDAcc(h.Roles),
 	}
 	for i := range h.Backends {
 		a.backend(i)
@@ -76,6 +78,9 @@ func (a *Accumulator) Add(r *replay.Result) {
 	u.arrive(r, a.o)
 	b.add(r)
 	a.addOccupancy(r)
+	if a.pd != nil {
+		a.pd.add(r)
+	}
 	if !r.OK() {
 		a.errors[r.ErrClass]++
 		return
@@ -135,7 +140,7 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 func (a *Accumulator) addTokens(r *replay.Result) {
 	a.promptTokens += int64(r.PromptTokens)
 	a.completionTokens += int64(r.CompletionTokens)
-	a.cachedTokens += int64(r.CachedTokens)
+	a.cachedTokens += int64(r.LocalCachedTokens())
 	a.basis.add(r)
 	a.predictedTokens += int64(r.PredictedHitTokens)
 	a.predicted = a.predicted || r.PredictedHitTokens > 0

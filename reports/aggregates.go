@@ -139,7 +139,7 @@ func (b *backendAcc) add(r *replay.Result) {
 	}
 	b.input += int64(r.PromptTokens)
 	b.output += int64(r.CompletionTokens)
-	b.cached += int64(r.CachedTokens)
+	b.cached += int64(r.LocalCachedTokens())
 	b.basis.add(r)
 	b.predicted += int64(r.PredictedHitTokens)
 	if r.FirstToken > 0 {

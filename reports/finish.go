@@ -47,6 +47,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	}
 	s.LoRAAffinity = loraView(stop)
 	s.Fleet = a.fleet
+	s.PD = a.pd.finish(secs)
 	checkWarnings(s)
 	return s
 }

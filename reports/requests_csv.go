@@ -19,7 +19,8 @@ var requestColumns = []string{"policy", "seq", "id", "user", "session", "backend
 	"intended_ms", "released_ms", "sent_ms", "first_token_ms", "done_ms",
 	"ttft_ms", "server_ttft_ms", "tpot_ms", "e2e_ms", "queue_wait_ms", "schedule_lag_ms", "tbt_max_ms",
 	"chunks", "input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "cached_tokens",
-	"predicted_hit_tokens", "status", "err_class", "sla_met", "in_window"}
+	"predicted_hit_tokens", "status", "err_class", "sla_met", "in_window",
+	"prefill_backend", "prefill_ms", "transfer_ms", "first_decode_ms", "prefill_err_class"}
 
 // RequestColumns returns the per-request CSV's column names.
 func RequestColumns() []string { return append([]string(nil), requestColumns...) }
@@ -65,6 +66,7 @@ func (c *RequestCSV) Write(policy string, r *replay.Result) error {
 		itoa(r.Chunks), itoa(r.InputTokens), itoa(r.OutputTokens), itoa(r.PromptTokens), itoa(r.CompletionTokens),
 		itoa(r.CachedTokens), itoa(r.PredictedHitTokens), itoa(r.Status), r.ErrClass,
 		strconv.FormatBool(MeetsSLO(c.o.SLO, r)), strconv.FormatBool(r.Intended >= c.o.Warmup)})
+	pdColumns(c.row[len(c.row)-5:], r)
 	if err := c.cw.Write(c.row); err != nil {
 		return fmt.Errorf("write request csv: %w", err)
 	}
@@ -118,6 +120,21 @@ func (c *RequestCSV) copyFile(path string) error {
 			if err := c.Write(name, r); err != nil {
 				return err
 			}
+		}
+	}
+}
+
+// pdColumns fills the prefill/decode columns of r's row: empty when r
+// was not disaggregated or a figure is unknown.
+func pdColumns(row []string, r *replay.Result) {
+	clear(row)
+	if r.PD == nil {
+		return
+	}
+	row[0], row[4] = strconv.Itoa(r.PD.Backend), r.PD.ErrClass
+	for i, f := range []func() (time.Duration, bool){r.PrefillTime, r.TransferTime, r.FirstDecodeTime} {
+		if d, ok := f(); ok {
+			row[1+i] = ms(d)
 		}
 	}
 }

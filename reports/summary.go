@@ -85,6 +85,9 @@ type Summary struct {
 	// KVEvents are the per-backend KV event stream figures of a router
 	// that reads them (precise-prefix); empty otherwise.
 	KVEvents []KVEventStats `json:"kv_events,omitempty"`
+	// PD is the prefill/decode split of a disaggregated Run (nil
+	// otherwise).
+	PD *PDSummary `json:"pd,omitempty"`
 	// KVNotes say, once per backend, why a KV-event router got no cache
 	// view of it (undecodable batches, nothing published, no batch on
 	// its topic, unreachable) and which topics went to no backend.

@@ -19,6 +19,7 @@ type replayOptions struct {
 	cf      clientFlags
 	so      sloFlags
 	mf      fleetFlags
+	pd      pdFlags
 	targets []string
 	out     string
 	report  string
@@ -44,6 +45,7 @@ exits 130.`,
 	bindClient(fs, &o.cf)
 	o.so.bind(fs)
 	o.mf.bind(fs)
+	o.pd.bind(fs)
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a backend (repeatable); without it --mock N starts a mock fleet")
 	fs.StringVar(&o.out, "out", "results.jsonl", "results file (JSONL)")
 	fs.StringVar(&o.report, "report-dir", "", "also write report.md and summary.csv into this directory")
@@ -69,6 +71,9 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 		return err
 	}
 	defer stop()
+	if err := o.pd.apply(&rs, o.mf.TargetsFile); err != nil {
+		return err
+	}
 	if rs.Sim > 0 {
 		defer capHeap()()
 	}

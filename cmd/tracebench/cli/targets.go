@@ -30,8 +30,11 @@ func readTargetsFile(path string) ([]string, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 4096), maxTargetsFile)
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
+		line, _, err := targetLine(sc.Text())
+		if err != nil {
+			return nil, usagef("--targets-file %s:%d: %v", path, n, err)
+		}
+		if line == "" {
 			continue
 		}
 		u, err := url.Parse(strings.TrimPrefix(line, dnsScheme))

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/replay"
+)
+
+// pdFlags are the prefill/decode disaggregation flags of replay.
+type pdFlags struct {
+	prefill     string
+	prefillArgs []string
+	ratio       string
+	targetRoles []string
+	threshold   int
+	protocol    string
+}
+
+func init() {
+	flagNames["Spec.PD.PrefillRouter"] = "--pd-prefill-policy"
+	flagNames["Spec.PD.PrefillArgs"] = "--pd-prefill-param"
+	flagNames["Spec.PD.Roles"] = "--pd-ratio / --target-role"
+	flagNames["Spec.PD.Protocol"] = "--pd-protocol"
+}
+
+func (p *pdFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&p.ratio, "pd-ratio", "", "disaggregate prefill and decode on the --mock or --sim fleet split P:D "+
+		"(e.g. 1:3: the first P backends prefill, the others decode)")
+	fs.StringArrayVar(&p.targetRoles, "target-role", nil, "disaggregate prefill and decode; URL=ROLE gives a --target "+
+		"its role: prefill, decode or both (repeatable; targets without one decode, as llm-d's decode filter takes unlabelled pods)")
+	fs.StringVar(&p.prefill, "pd-prefill-policy", "", "router picking the prefill backend (default: --policy, which picks the decode backend)")
+	fs.StringArrayVar(&p.prefillArgs, "pd-prefill-param", nil, "parameter of the prefill router, key=value (repeatable)")
+	fs.IntVar(&p.threshold, "pd-threshold", 0, "disaggregate a request only when its prompt tokens not predicted cached on "+
+		"the decode pick reach this many (llm-d's threshold; 0: every request)")
+	fs.StringVar(&p.protocol, "pd-protocol", replay.PDTwoStep, "how the client chains prefill and decode on live backends: "+
+		"two-step (vLLM's disaggregated proxy) or sidecar (llm-d's "+"x-prefiller-host-port header)")
+}
+
+// apply sets rs.PD from the flags once rs's backends are known; P/D is
+// on when --pd-ratio, --target-role or a targets file's role= is given.
+func (p *pdFlags) apply(rs *runSpec, targetsFile string) error {
+	fileRoles, err := readTargetRoles(targetsFile)
+	if err != nil {
+		return err
+	}
+	if p.ratio == "" && len(p.targetRoles) == 0 && len(fileRoles) == 0 {
+		return nil
+	}
+	var roles []string
+	switch {
+	case rs.Sim > 0 || rs.Mode == "mock":
+		if p.ratio == "" || len(p.targetRoles) > 0 {
+			return usagef("--pd-ratio P:D gives the roles of a --mock or --sim fleet (--target-role is for --target)")
+		}
+		n := rs.Sim
+		if n == 0 {
+			n = len(rs.Backends)
+		}
+		if roles, err = bench.RolesByRatio(p.ratio, n); err != nil {
+			return usagef("--pd-ratio: %v", err)
+		}
+	default:
+		if p.ratio != "" {
+			return usagef("--pd-ratio applies to --mock and --sim; give --target-role URL=ROLE for --target")
+		}
+		if roles, err = targetRoles(rs.Backends, p.targetRoles, fileRoles); err != nil {
+			return err
+		}
+	}
+	rs.PD = &bench.PD{PrefillRouter: p.prefill, PrefillArgs: p.prefillArgs, Roles: roles, Threshold: p.threshold, Protocol: p.protocol}
+	if p.threshold < 0 {
+		return usagef("--pd-threshold %d: want ≥ 0", p.threshold)
+	}
+	return nil
+}
+
+// targetRoles gives every target its role: --target-role, else the
+// targets file's role=, else decode.
+func targetRoles(backends, flags []string, file map[string]string) ([]string, error) {
+	given := map[string]string{}
+	for u, r := range file {
+		given[u] = r
+	}
+	for _, f := range flags {
+		u, r, ok := strings.Cut(f, "=")
+		if !ok || !validRole(r) {
+			return nil, usagef("--target-role %q: want URL=ROLE with ROLE prefill, decode or both", f)
+		}
+		given[strings.TrimRight(u, "/")] = r
+	}
+	roles := make([]string, len(backends))
+	for i, b := range backends {
+		roles[i] = replay.RoleDecode
+		if r, ok := given[strings.TrimRight(b, "/")]; ok {
+			roles[i] = r
+			delete(given, strings.TrimRight(b, "/"))
+		}
+	}
+	for u := range given {
+		return nil, usagef("--target-role %s: not one of the targets", u)
+	}
+	return roles, nil
+}
+
+func validRole(r string) bool {
+	return r == replay.RolePrefill || r == replay.RoleDecode || r == replay.RoleBoth
+}
+
+// readTargetRoles reads the role= fields of a targets file ("URL
+// role=prefill" lines), by URL; nil without a file.
+func readTargetRoles(path string) (map[string]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("--targets-file: %v", err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 4096), maxTargetsFile)
+	for n := 1; sc.Scan(); n++ {
+		u, role, err := targetLine(sc.Text())
+		if err != nil {
+			return nil, usagef("--targets-file %s:%d: %v", path, n, err)
+		}
+		if role != "" {
+			out[strings.TrimRight(u, "/")] = role
+		}
+	}
+	return out, nil
+}
+
+// targetLine splits a targets file line into its URL and its optional
+// role= field ("" for blank and comment lines).
+func targetLine(line string) (string, string, error) {
+	line = strings.TrimSpace(line)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return "", "", nil
+	}
+	fields := strings.Fields(line)
+	role := ""
+	for _, f := range fields[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k != "role" || !validRole(v) {
+			return "", "", fmt.Errorf("field %q: want role=prefill, role=decode or role=both", f)
+		}
+		role = v
+	}
+	return fields[0], role, nil
+}

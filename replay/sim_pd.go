@@ -1,0 +1,96 @@
+package replay
+
+import (
+	"container/heap"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+)
+
+// Phases of a disaggregated simulated Request (simPD.phase), also the
+// suffix of its engine request ids.
+const (
+	phasePrefill = "p"
+	phaseDecode  = "d"
+)
+
+// simPD is a disaggregated Request's phase and its decode Backend.
+type simPD struct {
+	phase  string
+	decode int
+}
+
+// dispatchPrefill sends d's prefill (one token) to its prefill engine.
+func (s *simulator) dispatchPrefill(d Dispatch, res *Result) {
+	res.PD = &PrefillPhase{Backend: d.Prefill.Backend, Protocol: PDSim, Sent: s.now}
+	s.addToEngine(d.Req, res, d.Prefill.Backend, 0, &simPD{phase: phasePrefill, decode: d.Backend})
+}
+
+// applyPrefill applies an engine event of a prefill phase: its cached
+// tokens, and at its end the transfer to the decode engine.
+func (s *simulator) applyPrefill(ev *engine.Event, sr *simReq) error {
+	res := sr.res
+	if ev.Admitted {
+		res.PD.CachedTokens = ev.CachedTokens
+	}
+	if !ev.Finished {
+		return nil
+	}
+	s.live.del(ev.Tag)
+	res.PD.Done = s.now + s.o.Engines[res.PD.Backend].RequestOverhead
+	if ev.Reason == engine.FinishAbort {
+		res.PD.ErrClass, res.PD.Err = ErrCanceled, "prefill aborted by the engine"
+		res.Done, res.ErrClass, res.Err = res.PD.Done, ErrCanceled, "prefill aborted by the engine"
+		s.d.Done(s.now, sr.req, res)
+		s.emit(res)
+		return nil
+	}
+	s.d.PrefillDone(s.now, sr.req, res)
+	dec := sr.pd.decode
+	tr := s.o.Engines[dec].KVTransfer.Time(sr.promptLen)
+	res.PD.Transfer, res.PD.TransferKnown = tr, true
+	heap.Push(&s.transfers, simTransfer{at: res.PD.Done + tr, sr: &simReq{req: sr.req, res: res, promptLen: sr.promptLen,
+		pd: &simPD{phase: phaseDecode, decode: dec}}})
+	return nil
+}
+
+// startDecode adds the decode whose transfer ends first to its engine,
+// its transferred prompt tokens taken as computed.
+func (s *simulator) startDecode() {
+	t := heap.Pop(&s.transfers).(simTransfer)
+	s.now = max(s.now, t.at)
+	s.addToEngine(t.sr.req, t.sr.res, t.sr.pd.decode, t.sr.promptLen, t.sr.pd)
+}
+
+// simTransfer is a decode waiting for its KV transfer to end at at.
+type simTransfer struct {
+	at time.Duration
+	sr *simReq
+}
+
+// simTransfers is a min-heap of transfers by end time, then sequence.
+type simTransfers []simTransfer
+
+func (h simTransfers) Len() int { return len(h) }
+func (h simTransfers) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].sr.res.Seq < h[j].sr.res.Seq
+}
+func (h simTransfers) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *simTransfers) Push(x any)   { *h = append(*h, x.(simTransfer)) }
+func (h *simTransfers) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// next returns when the first transfer ends (ok false: none pending).
+func (h simTransfers) next() (time.Duration, bool) {
+	if len(h) == 0 {
+		return 0, false
+	}
+	return h[0].at, true
+}
