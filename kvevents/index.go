@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"time"
 )
@@ -28,30 +29,59 @@ type Index struct {
 	limit     int
 	pending   pendingHeap
 	pendSeq   int64
-	// rehash keys blocks by hashes recomputed from the events' token ids
-	// (SetRehash); ext maps each backend's event hashes to them.
-	rehash  bool
+	// modes says, per backend, how its blocks are keyed (SetHashes);
+	// ext maps a rehashed backend's event hashes to the recomputed ones.
+	modes   []HashMode
 	ext     []map[uint64]uint64
 	scratch []uint64
 }
 
-// SetRehash makes the index key blocks by ChainHashes of each
-// BlockStored's token ids, chained from the parent's recomputed hash,
-// instead of by the hashes the engine sent: for engines whose hash
-// function the router does not reproduce (vLLM's sha256 or seeded
-// Python hash). A BlockStored whose parent the index does not know, or
-// whose token ids do not fill its blocks, is counted malformed. Call it
-// before applying events.
+// HashMode is how an Index keys a backend's blocks.
+type HashMode uint8
+
+// Hash modes.
+const (
+	// HashesEngine keys blocks by the hashes in the events (the mock
+	// engine's xxhash64 chains, which ChainHashes reproduces).
+	HashesEngine HashMode = iota
+	// HashesTokens keys blocks by ChainHashes of each BlockStored's token
+	// ids, chained from the parent's recomputed hash (for engines whose
+	// hash function the router does not reproduce: vLLM's sha256 or
+	// seeded Python hash, llm-d-inference-sim's).
+	HashesTokens
+	// HashesAuto decides per backend on its first BlockStored with
+	// token ids: engine when its hashes are ChainHashes of its token ids
+	// from its parent (tracebench's mock), tokens otherwise.
+	HashesAuto
+)
+
+// String returns "engine", "tokens" or "auto".
+func (m HashMode) String() string { return [...]string{"engine", "tokens", "auto"}[m] }
+
+// SetRehash keys every backend's blocks by hashes recomputed from the
+// events' token ids (on, HashesTokens) or by the engine's (HashesEngine).
 func (x *Index) SetRehash(on bool) {
+	if on {
+		x.SetHashes(HashesTokens)
+	} else {
+		x.SetHashes(HashesEngine)
+	}
+}
+
+// SetHashes sets how every backend's blocks are keyed (see HashMode). In
+// HashesTokens a BlockStored whose parent the index does not know, or
+// whose token ids do not fill its blocks, is counted malformed; a parent
+// hash of 0 the index does not know starts a chain (llm-d-inference-sim
+// sends 0 where vLLM sends nil). Call it before applying events.
+func (x *Index) SetHashes(m HashMode) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.rehash = on
-	x.ext = nil
-	if on {
-		x.ext = make([]map[uint64]uint64, len(x.counts))
-		for i := range x.ext {
-			x.ext[i] = map[uint64]uint64{}
-		}
+	x.modes = make([]HashMode, len(x.counts))
+	x.ext = make([]map[uint64]uint64, len(x.counts))
+	for i := range x.modes {
+		x.modes[i] = m
+		x.ext[i] = map[uint64]uint64{}
+		x.stats[i].Hashes = m.String()
 	}
 }
 
@@ -68,8 +98,10 @@ func NewIndex(n, blockSize, limit int) (*Index, error) {
 	if limit <= 0 {
 		limit = DefaultBlockLimit
 	}
-	return &Index{holders: make(map[uint64]uint64), counts: make([]int, n), stats: make([]Stats, n),
-		blockSize: blockSize, limit: limit}, nil
+	x := &Index{holders: make(map[uint64]uint64), counts: make([]int, n), stats: make([]Stats, n),
+		blockSize: blockSize, limit: limit}
+	x.SetHashes(HashesEngine)
+	return x, nil
 }
 
 // Backends returns the number of backends.
@@ -121,7 +153,7 @@ func (x *Index) applyEvent(b int, ev *Event) {
 				st.Overflow++
 				continue
 			}
-			if x.rehash {
+			if x.modes[b] == HashesTokens {
 				x.ext[b][ev.Hashes[i]] = h
 			}
 			x.holders[h] = m | bit
@@ -129,7 +161,7 @@ func (x *Index) applyEvent(b int, ev *Event) {
 		}
 	case Removed:
 		for _, h := range ev.Hashes {
-			if x.rehash {
+			if x.modes[b] == HashesTokens {
 				own, ok := x.ext[b][h]
 				if !ok {
 					continue
@@ -157,13 +189,19 @@ func (x *Index) applyEvent(b int, ev *Event) {
 // ownHashes returns the hashes ev's blocks are indexed by: the engine's,
 // or with rehash the chain of its token ids from its parent's.
 func (x *Index) ownHashes(b int, ev *Event) ([]uint64, bool) {
-	if !x.rehash {
+	if x.modes[b] == HashesAuto {
+		x.decideMode(b, ev)
+	}
+	if x.modes[b] != HashesTokens {
 		return ev.Hashes, true
 	}
 	st := &x.stats[b]
 	var parent uint64
 	if ev.HasParent {
 		p, ok := x.ext[b][ev.Parent]
+		if !ok && ev.Parent == 0 {
+			p, ok = 0, true
+		}
 		if !ok {
 			st.Malformed++
 			st.problem("BlockStored whose parent block is not indexed: its blocks cannot be rehashed")
@@ -180,9 +218,28 @@ func (x *Index) ownHashes(b int, ev *Event) ([]uint64, bool) {
 	return x.scratch, true
 }
 
+// decideMode settles an auto backend's mode on a BlockStored that
+// carries its token ids: engine when its hashes are the chain of its
+// tokens from its parent, as the mock engine computes them.
+func (x *Index) decideMode(b int, ev *Event) {
+	if len(ev.Hashes) == 0 || len(ev.Tokens) != len(ev.Hashes)*ev.BlockSize {
+		return
+	}
+	var parent uint64
+	if ev.HasParent {
+		parent = ev.Parent
+	}
+	x.scratch = ChainHashes(x.scratch[:0], ev.Tokens, ev.BlockSize, parent)
+	m := HashesEngine
+	if !slices.Equal(x.scratch, ev.Hashes) {
+		m = HashesTokens
+	}
+	x.modes[b], x.stats[b].Hashes = m, m.String()
+}
+
 // clear forgets every block of backend b.
 func (x *Index) clear(b int) {
-	if x.rehash {
+	if x.modes[b] == HashesTokens {
 		clear(x.ext[b])
 	}
 	if x.counts[b] == 0 {

@@ -162,3 +162,51 @@ func TestIndexRehash(t *testing.T) {
 		t.Errorf("%d blocks after AllBlocksCleared", x.Len())
 	}
 }
+
+// TestIndexHashModes checks how a backend's blocks are keyed: auto turns
+// to engine hashes on a stream whose hashes are the chain of its token
+// ids (the mock's) and to recomputed ones otherwise (vLLM's, or
+// llm-d-inference-sim's with its parent 0 for a chain's first block).
+func TestIndexHashModes(t *testing.T) {
+	toks := make([]int, 32)
+	for i := range toks {
+		toks[i] = i + 1
+	}
+	chain := ChainHashes(nil, toks, 16, 0)
+	tests := []struct {
+		name   string
+		mode   HashMode
+		first  Event // the stream's first BlockStored
+		second Event // a removal, in the stream's own hashes
+		want   string
+		held   int // leading blocks of chain held after first
+		after  int // and after second
+	}{
+		{"auto on the mock", HashesAuto, Event{Kind: Stored, Hashes: chain, Tokens: toks, BlockSize: 16},
+			Event{Kind: Removed, Hashes: chain[1:]}, "engine", 2, 1},
+		{"auto on foreign hashes", HashesAuto, Event{Kind: Stored, Hashes: []uint64{7, 8}, Tokens: toks, BlockSize: 16},
+			Event{Kind: Removed, Hashes: []uint64{8}}, "tokens", 2, 1},
+		{"tokens, parent 0 starts a chain", HashesTokens,
+			Event{Kind: Stored, Hashes: []uint64{7, 8}, HasParent: true, Parent: 0, Tokens: toks, BlockSize: 16},
+			Event{Kind: Removed, Hashes: []uint64{8}}, "tokens", 2, 1},
+		{"engine on foreign hashes", HashesEngine, Event{Kind: Stored, Hashes: []uint64{7, 8}, Tokens: toks, BlockSize: 16},
+			Event{Kind: Removed, Hashes: []uint64{8}}, "engine", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x, _ := NewIndex(1, 16, 0)
+			x.SetHashes(tt.mode)
+			x.Apply(0, Decoded{Batch: Batch{Events: []Event{tt.first}}})
+			if got := x.Match(chain, nil)[0]; got != tt.held {
+				t.Errorf("held %d leading blocks, want %d", got, tt.held)
+			}
+			x.Apply(0, Decoded{Batch: Batch{Events: []Event{tt.second}}})
+			if got := x.Match(chain, nil)[0]; got != tt.after {
+				t.Errorf("after the removal held %d, want %d", got, tt.after)
+			}
+			if st := x.Stats()[0]; st.Hashes != tt.want || st.Malformed != 0 {
+				t.Errorf("mode %q malformed %d, want %q and 0", st.Hashes, st.Malformed, tt.want)
+			}
+		})
+	}
+}

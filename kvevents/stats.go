@@ -29,6 +29,9 @@ type Stats struct {
 	// Unreachable is the connection error when the stream could not be
 	// reached; the router then decides by load alone.
 	Unreachable string
+	// Hashes is how the index keys the backend's blocks: "engine",
+	// "tokens", or "auto" while no BlockStored with token ids has come.
+	Hashes string
 	// Topics are the topics whose messages a Listener routed to the
 	// backend, in order of first arrival (empty when dialled).
 	Topics []string

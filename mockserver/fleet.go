@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tracebench/tracebench/kvevents"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,6 +30,15 @@ type FleetConfig struct {
 	// KVReplayPortOffset; otherwise both take free ports (see
 	// Fleet.KVEventEndpoints).
 	KVEvents bool
+	// KVConnect, with KVEvents, makes every replica's PUB socket dial
+	// this consumer's bound SUB socket ("tcp://host:port") instead of
+	// binding its own, with llm-d's topic "kv@<host>:<port>@<model>"
+	// naming the replica's HTTP address; replay sockets are bound as
+	// without it.
+	KVConnect string
+	// KVEncoding is how the replicas write events (default positional
+	// arrays, vLLM's; kvevents.EncodingMap for named-field maps).
+	KVEncoding kvevents.Encoding
 }
 
 // Default port offsets of a replica's KV event sockets from its HTTP
@@ -79,14 +89,6 @@ func StartFleet(ctx context.Context, cfg FleetConfig) (*Fleet, error) {
 func (f *Fleet) startOne(ctx context.Context, cfg FleetConfig, i int) error {
 	opts := cfg.Options.withDefaults()
 	opts.Engine.Seed += int64(i)
-	if cfg.KVEvents {
-		opts.KVEvents.Endpoint, opts.KVEvents.Replay = fleetKVEndpoints(cfg, i)
-	}
-	srv, err := NewServer(opts)
-	if err != nil {
-		return fmt.Errorf("mock replica %d: %w", i, err)
-	}
-	srv.joinFleet(i, f.warn)
 	port := 0
 	if cfg.BasePort > 0 {
 		port = cfg.BasePort + i
@@ -95,6 +97,15 @@ func (f *Fleet) startOne(ctx context.Context, cfg FleetConfig, i int) error {
 	if err != nil {
 		return fmt.Errorf("mock replica %d: listen: %w", i, err)
 	}
+	if cfg.KVEvents {
+		opts.KVEvents = fleetKVOptions(cfg, i, l.Addr().String(), opts.ModelName)
+	}
+	srv, err := NewServer(opts)
+	if err != nil {
+		_ = l.Close()
+		return fmt.Errorf("mock replica %d: %w", i, err)
+	}
+	srv.joinFleet(i, f.warn)
 	srv.Start(ctx)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
@@ -118,6 +129,17 @@ func (f *Fleet) KVEventEndpoints() (pub, replay []string) {
 		pub, replay = append(pub, p), append(replay, r)
 	}
 	return pub, replay
+}
+
+// fleetKVOptions returns replica i's KV event options; addr is its HTTP
+// listener's host:port.
+func fleetKVOptions(cfg FleetConfig, i int, addr, model string) KVEventsOptions {
+	o := KVEventsOptions{Encoding: cfg.KVEncoding}
+	o.Endpoint, o.Replay = fleetKVEndpoints(cfg, i)
+	if cfg.KVConnect != "" {
+		o.Endpoint, o.Connect, o.Topic = cfg.KVConnect, true, "kv@"+addr+"@"+model
+	}
+	return o
 }
 
 // fleetKVEndpoints returns replica i's KV event bind addresses.

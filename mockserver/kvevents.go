@@ -22,6 +22,12 @@ type KVEventsOptions struct {
 	Replay string
 	// Topic is every message's first frame (default "", vLLM's).
 	Topic string
+	// Connect dials Endpoint, a consumer's bound SUB socket, instead of
+	// binding it (llm-d's wiring); the replay socket is bound either way.
+	Connect bool
+	// Encoding writes events as positional arrays (default, vLLM's) or
+	// named-field maps.
+	Encoding kvevents.Encoding
 }
 
 // kvPublisher collects one engine step's block events and publishes them
@@ -37,7 +43,8 @@ func (s *Server) startKVEvents(eng *engine.Engine) error {
 	if o.Endpoint == "" {
 		return nil
 	}
-	pub, err := kvevents.NewPublisher(o.Endpoint, o.Replay, kvevents.PublisherOptions{Topic: o.Topic})
+	pub, err := kvevents.NewPublisher(o.Endpoint, o.Replay, kvevents.PublisherOptions{Topic: o.Topic,
+		Connect: o.Connect, Encoding: o.Encoding})
 	if err != nil {
 		return fmt.Errorf("mock server: %w", err)
 	}

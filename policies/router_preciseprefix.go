@@ -40,9 +40,11 @@ func precisePrefixSpec() Spec {
 				Doc: "weight of the load score: in-flight prompt+output tokens, min-max normalised as GIE's queue scorer"},
 			{Name: "kv_weight", Default: "0", Doc: "weight of 1 − scraped KV cache usage (no effect without --scrape)"},
 			{Name: "block_limit", Default: "1048576", Doc: "most blocks indexed per backend; further stored blocks are counted as overflow"},
-			{Name: "hashes", Default: "engine",
+			{Name: "hashes", Default: "auto",
 				Doc: "engine: index blocks by the hashes in the events (the mock's, which the router reproduces); " +
-					"tokens: by hashes recomputed from each BlockStored's token ids (for vLLM, whose hashes it does not reproduce)"},
+					"tokens: by hashes recomputed from each BlockStored's token ids (for vLLM and llm-d-inference-sim, " +
+					"whose hashes it does not reproduce); auto: per backend, engine when its first stored blocks' hashes " +
+					"are the chain of their token ids (tracebench's mock), else tokens"},
 		},
 	}
 }
@@ -69,7 +71,7 @@ type precisePrefix struct {
 	fallback   bool // a stream is unreachable: decide by load alone
 	checkEvery int  // picks between checks of the streams' state
 	picks      int
-	rehash     bool // index by hashes of the events' token ids
+	hashMode   kvevents.HashMode // how the index keys the events' blocks
 
 	hashes  []uint64
 	matched []int
@@ -100,11 +102,12 @@ func newPrecisePrefix(p Params, rng *rand.Rand) (Router, error) {
 	if r.limit, err = p.Int("block_limit", 1, 1<<30); err != nil {
 		return nil, err
 	}
-	h, err := p.OneOf("hashes", "engine", "tokens")
+	h, err := p.OneOf("hashes", "auto", "engine", "tokens")
 	if err != nil {
 		return nil, err
 	}
-	r.rehash = h == "tokens"
+	r.hashMode = map[string]kvevents.HashMode{"auto": kvevents.HashesAuto, "engine": kvevents.HashesEngine,
+		"tokens": kvevents.HashesTokens}[h]
 	return r, nil
 }
 
@@ -117,7 +120,7 @@ func (r *precisePrefix) BindKVEvents(backends int) (*kvevents.Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("precise-prefix: %w", err)
 	}
-	idx.SetRehash(r.rehash)
+	idx.SetHashes(r.hashMode)
 	r.idx = idx
 	return idx, nil
 }

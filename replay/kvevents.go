@@ -28,7 +28,7 @@ const ExtraKVPrefix = "kv_events_"
 // KVStatNames are the per-backend KV event figures in the stop record,
 // in report order.
 var KVStatNames = []string{"subscribed", "unreachable", "batches", "events", "gaps", "replayed", "lost",
-	"restarts", "malformed", "unknown_tags", "block_size_mismatch", "overflow", "blocks"}
+	"restarts", "malformed", "unknown_tags", "block_size_mismatch", "overflow", "blocks", "hashes_tokens"}
 
 // KVExtraKey is the Stop.Extra key of figure name of backend b.
 func KVExtraKey(b int, name string) string { return fmt.Sprintf("%sb%d_%s", ExtraKVPrefix, b, name) }
@@ -70,7 +70,8 @@ func kvExtra(idx *kvevents.Index, l *kvevents.Listener) (map[string]float64, []s
 	for b, s := range idx.Stats() {
 		vals := []float64{flag(s.Subscribed), flag(s.Unreachable != ""), float64(s.Batches), float64(s.Events),
 			float64(s.Gaps), float64(s.Replayed), float64(s.Lost), float64(s.Restarts), float64(s.Malformed),
-			float64(s.UnknownTags), float64(s.BlockSizeMismatch), float64(s.Overflow), float64(s.Blocks)}
+			float64(s.UnknownTags), float64(s.BlockSizeMismatch), float64(s.Overflow), float64(s.Blocks),
+			flag(s.Hashes == kvevents.HashesTokens.String())}
 		for i, n := range KVStatNames {
 			out[KVExtraKey(b, n)] = vals[i]
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/kvevents"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/replay"
 )
@@ -201,4 +203,51 @@ func expandKVPattern(pattern, target string) (replay.KVEndpoint, error) {
 		return replay.KVEndpoint{}, fmt.Errorf("no endpoint")
 	}
 	return replay.KVEndpoint{Pub: pub, Replay: rep}, nil
+}
+
+// mockKVFlags are `tracebench mock`'s KV event wiring flags beside
+// --kv-events.
+type mockKVFlags struct {
+	Connect string
+	Format  string
+}
+
+func (k *mockKVFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&k.Connect, "kv-events-connect", "",
+		"with --kv-events: dial this consumer's bound SUB socket (tcp://host:port) instead of binding PUB sockets, "+
+			"with llm-d's topic kv@<host>:<port>@<model> (replay sockets stay bound)")
+	fs.StringVar(&k.Format, "kv-events-format", "array",
+		"with --kv-events: event encoding, array (vLLM's positional arrays) or map (named-field maps)")
+}
+
+// apply sets fc's KV event wiring from the flags.
+func (k *mockKVFlags) apply(fc *mockserver.FleetConfig) error {
+	enc, err := kvevents.ParseEncoding(k.Format)
+	if err != nil {
+		return usagef("--kv-events-format: %v", err)
+	}
+	if (k.Connect != "" || k.Format != "array") && !fc.KVEvents {
+		return usagef("--kv-events-connect and --kv-events-format need --kv-events")
+	}
+	if k.Connect != "" && !strings.HasPrefix(k.Connect, "tcp://") {
+		return usagef("--kv-events-connect %q: want tcp://host:port", k.Connect)
+	}
+	fc.KVConnect, fc.KVEncoding = k.Connect, enc
+	return nil
+}
+
+// printMockKV prints where each replica's KV events go.
+func printMockKV(out io.Writer, f *mockserver.Fleet, fc mockserver.FleetConfig) {
+	if !fc.KVEvents {
+		return
+	}
+	pubs, reps := f.KVEventEndpoints()
+	for i, u := range f.URLs() {
+		if fc.KVConnect != "" {
+			fmt.Fprintf(out, "kv-events of %s: dialling %s, topic kv@%s@%s, replay %s (%s)\n", u, fc.KVConnect,
+				strings.TrimPrefix(u, "http://"), fc.Options.ModelName, reps[i], fc.KVEncoding)
+			continue
+		}
+		fmt.Fprintf(out, "kv-events of %s: %s,%s (%s)\n", u, pubs[i], reps[i], fc.KVEncoding)
+	}
 }

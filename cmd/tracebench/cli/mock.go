@@ -25,6 +25,7 @@ func init() { register(newMockCmd) }
 // on top of the profile only when its flag was given.
 type mockOptions struct {
 	fleet   bench.MockFleet
+	kv      mockKVFlags
 	Preset  string
 	Profile string
 	Engine  engine.Config // override values, applied when changed
@@ -92,6 +93,7 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 		"static batching: wait after a request reaches an idle engine, so a batch sent together starts together")
 	fs.BoolVar(&f.KVEvents, "kv-events", false, fmt.Sprintf("publish KV cache events as vLLM does (ZeroMQ PUB on the HTTP port + %d, "+
 		"replay on the HTTP port + %d; free ports with --port 0)", mockserver.KVEventPortOffset, mockserver.KVReplayPortOffset))
+	o.kv.bind(fs)
 	o.bindEngine(fs)
 	o.bindFaults(fs)
 }
@@ -250,6 +252,9 @@ func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
 // runMock starts the fleet, prints its URLs and serves until ctx ends.
 func runMock(ctx context.Context, o *mockOptions, out io.Writer) error {
 	fc, err := o.fleetConfig()
+	if err == nil {
+		err = o.kv.apply(&fc)
+	}
 	if err != nil {
 		return err
 	}
@@ -262,12 +267,7 @@ func runMock(ctx context.Context, o *mockOptions, out io.Writer) error {
 	for _, u := range f.URLs() {
 		fmt.Fprintln(out, u)
 	}
-	if fc.KVEvents {
-		pubs, reps := f.KVEventEndpoints()
-		for i, u := range f.URLs() {
-			fmt.Fprintf(out, "kv-events of %s: %s,%s\n", u, pubs[i], reps[i])
-		}
-	}
+	printMockKV(out, f, fc)
 	<-ctx.Done()
 	l := f.Lateness()
 	if err := f.Close(); err != nil {
