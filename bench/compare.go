@@ -19,7 +19,7 @@ import (
 type CompareSpec struct {
 	// Base is every Run's Spec: workload, policy (its queue and
 	// parameters), client, report options and, with Sim, the simulated
-	// fleet. Router, Results and Quiet are set per Run.
+	// fleet. Policy.Router, Results and Quiet are set per Run.
 	Base Spec
 	// Routers are the routers compared, in order (nil: every registered
 	// router, policies.Names("router")).
@@ -198,7 +198,7 @@ func (c *comparer) sideBySideChecked() bool {
 // side).
 func (c *comparer) one(ctx context.Context, spec CompareSpec, router string, quiet bool) (*reports.Summary, error) {
 	rs := spec.Base
-	rs.Router, rs.Quiet = router, rs.Quiet || quiet
+	rs.Policy.Router, rs.Quiet = router, rs.Quiet || quiet
 	rs.Results = ResultsPath(spec.Out, PolicyName(router, rs.Policy.Queue))
 	if spec.Setup != nil {
 		stop, err := spec.Setup(ctx, &rs)

@@ -88,7 +88,8 @@ func (lb *liveBench) flushAll(ctx context.Context) error {
 // before prepares the run of router (nothing without a live plan): a
 // speed probe (the first run's is the planning probe), a flush when the
 // plan has them, the run's salt, and the header notes with its place in
-// the order. A flush refused now is noted and the run goes on.
+// the order. A flush refused now is noted and the run goes on (without a
+// salt to fall back on, the verdict is then withheld).
 func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 	if lb == nil {
 		return
@@ -109,7 +110,10 @@ func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 		if err := lb.flushAll(ctx); err != nil {
 			fmt.Fprintf(errOut, "tracebench: %v\n", err)
 			if lb.how == isoFlush {
-				caches = "persisted: " + err.Error()
+				// This run starts on the caches the last one left: the
+				// verdict is withheld.
+				lb.how, lb.why = isoNone, err.Error()
+				caches = lb.caches()
 			}
 		}
 	}
@@ -119,7 +123,6 @@ func (lb *liveBench) before(ctx context.Context, rs *Spec, router string) {
 	}
 	if lb.how == isoSalt {
 		rs.Client.salt = lb.nonce + "/" + router + "/seed " + strconv.FormatUint(rs.Workload.Seed, 10)
-		rs.benchSalt = rs.Client.salt
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tracebench/tracebench/reports"
@@ -99,7 +101,7 @@ func Decide(ctx context.Context, spec DecideSpec) (*DecideResult, error) {
 	}
 	res := &DecideResult{Decision: &reports.Decision{Question: spec.question()}}
 	err := d.stage1(ctx, res.Decision)
-	if err == nil && res.Decision.CapacityVerdict != nil {
+	if err == nil {
 		res.Runs, err = d.stage2(ctx, res.Decision)
 	}
 	res.Decision.Decide()
@@ -176,24 +178,66 @@ type decider struct {
 }
 
 // stage1 sweeps every router's capacity in virtual time on every seed
-// into Out/capacity, and sets d's Capacity and CapacityVerdict.
+// (seed K into Out/capacity/seed-K, the first into Out/capacity) and sets
+// d's Capacity (the first seed's sweep) and CapacityVerdict. A policy
+// that met the SLA at every rate the search offered has no capacity the
+// runs can measure: too few Requests per run to load the fleet, an error
+// naming it.
 func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
 	s := dc.s
 	start := time.Now()
+	defer func() {
+		d.Stage1 = time.Since(start)
+		fmt.Fprintf(dc.errOut, "bench: stage 1 done in %.1f s\n", d.Stage1.Seconds())
+	}()
 	fmt.Fprintf(dc.errOut, "bench: stage 1, capacity of %d policies in virtual time on %d seeds (%s)\n",
 		len(s.Routers), s.Seeds, s.SimFleet)
+	sustained := map[string][]float64{}
+	var order, unbounded []string
+	for k := range s.Seeds {
+		res, err := Sweep(ctx, dc.sweepSpec(k))
+		if k == 0 {
+			d.Capacity = res
+		}
+		if err != nil {
+			return err
+		}
+		for _, p := range res.Policies {
+			if k == 0 {
+				order = append(order, p.Policy)
+			}
+			sustained[p.Policy] = append(sustained[p.Policy], p.Sustained)
+			if p.Broken == 0 {
+				unbounded = append(unbounded, fmt.Sprintf("%s (seed %d, every rate up to %.3g req/s)", p.Policy, k, p.Sustained))
+			}
+		}
+	}
+	if len(unbounded) > 0 {
+		return fmt.Errorf("stage 1: %s met the SLA at every offered rate: %d requests per run are too few to load "+
+			"the fleet, so no capacity can be measured; give more --max-requests", strings.Join(unbounded, ", "),
+			s.Base.Workload.MaxRequests)
+	}
+	d.CapacityVerdict = reports.DecideCapacityVerdict(order, sustained, s.Base.Report.SLO)
+	if d.CapacityVerdict == nil {
+		return fmt.Errorf("stage 1: %d of %d policies swept, no verdict", len(order), len(s.Routers))
+	}
+	d.CapacityVerdict.ProfileNote = s.ProfileNote
+	return nil
+}
+
+// sweepSpec is stage 1's sweep of seed k.
+func (dc *decider) sweepSpec(k int) SweepSpec {
+	s := dc.s
+	out := filepath.Join(s.Out, "capacity")
+	if k > 0 {
+		out = filepath.Join(out, "seed-"+strconv.Itoa(k))
+	}
 	sw := SweepSpec{Base: s.Base, Routers: s.Routers, Baseline: PolicyName(cmpOr(s.Baseline, s.Routers[0]), s.Base.Policy.Queue),
 		Attainment: s.Attainment, Start: cmpOr(s.Native, 1), Growth: 4, Tolerance: s.Tolerance, MaxRuns: 12,
 		Vary: reports.VaryRate, Native: s.Native, Ident: s.Ident, Fleet: s.SimFleet, Jobs: s.Jobs, MaxErrorRate: 0.05,
-		Out: filepath.Join(s.Out, "capacity"), Setup: s.Sim, Seeds: s.Seeds, ProfileNote: s.ProfileNote}
-	res, err := Sweep(ctx, sw)
-	d.Stage1 = time.Since(start)
-	d.Capacity, d.CapacityVerdict = res, res.Verdict
-	if err == nil && d.CapacityVerdict == nil {
-		err = fmt.Errorf("stage 1: %d of %d policies swept, no verdict", len(res.Policies), len(s.Routers))
-	}
-	fmt.Fprintf(dc.errOut, "bench: stage 1 done in %.1f s\n", d.Stage1.Seconds())
-	return err
+		Out: out, Setup: s.Sim, Seeds: 1, ProfileNote: s.ProfileNote}
+	sw.Base.Workload.Seed += uint64(k)
+	return sw
 }
 
 // cmpOr is a unless it is the zero value, else b.

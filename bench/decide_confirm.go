@@ -111,7 +111,7 @@ func (dc *decider) confirmAll(ctx context.Context, names []string, rate, scale f
 // with the model's time.
 func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir string, rate, scale float64) (*reports.Summary, error) {
 	rs := dc.s.Base
-	rs.Router, rs.Quiet = name, true
+	rs.Policy.Router, rs.Quiet = name, true
 	rs.Workload.Seed += uint64(k)
 	rs.Workload.Rate, rs.Workload.TimeScale = rate/scale, 1
 	rs.Report.SLO = stretchSLO(rs.Report.SLO, scale)

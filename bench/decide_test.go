@@ -14,19 +14,22 @@ import (
 )
 
 // decideSpec is a small two-stage decision between round-robin and
-// prefix-cache on 2 replicas: 60 requests of the mixed workload per run,
-// 2 seeds, stage 2 sized for about a second per run.
+// prefix-cache on 2 replicas: 60 requests of the mixed workload per run
+// under a TTFT bound of 100 ms (under the default 2 s two replicas absorb
+// 60 requests at any rate), 2 seeds, stage 2 sized for about a second per
+// run.
 func decideSpec(dir string) DecideSpec {
 	cfg, _ := engine.Preset("small-kv")
 	base := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(), Report: reports.DefaultOptions()}
 	base.Workload.WorkloadArgs, base.Workload.MaxRequests = []string{"requests=60"}, 60
 	base.Quiet = true
+	base.Report.SLO.TTFT = 100 * time.Millisecond
 	mock := DefaultMockFleet()
 	mock.Replicas, mock.Server.Engine = 2, cfg
 	sim := func(_ context.Context, s *Spec) (func(), error) {
 		c := cfg
 		c.Seed += int64(s.Workload.Seed - 1)
-		s.Sim, s.Engines, s.Fleet = 2, c, &c
+		s.Sim, s.Fleet = 2, &c
 		return func() {}, nil
 	}
 	return DecideSpec{Base: base, Routers: []string{"round-robin", "prefix-cache"}, Seeds: 2, Native: 5, Ident: "mixed",
@@ -104,5 +107,25 @@ func TestDecideErrors(t *testing.T) {
 				t.Errorf("capacity/: %v, want nothing run", err)
 			}
 		})
+	}
+}
+
+// TestDecideUnbounded: when the fleet meets the SLA at every rate the
+// search offers (too few requests per run to load it), stage 1 says so,
+// naming the policies, and no real-time run starts.
+func TestDecideUnbounded(t *testing.T) {
+	dir := t.TempDir()
+	s := decideSpec(dir)
+	s.Base.Report.SLO.TTFT = 2 * time.Second
+	res, err := Decide(context.Background(), s)
+	if err == nil || !strings.Contains(err.Error(), "round-robin (seed 0, every rate up to") ||
+		!strings.Contains(err.Error(), "give more --max-requests") {
+		t.Fatalf("err %v, want stage 1 naming the unbounded policies", err)
+	}
+	if res.Decision.Confirm != nil || res.Report != "" {
+		t.Errorf("stage 2 ran or a report was written after stage 1 failed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "capacity", "sweep.md")); err != nil {
+		t.Errorf("stage 1's sweep report: %v, want it kept", err)
 	}
 }

@@ -24,11 +24,11 @@ func Example_comparePolicies() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	engines := engine.DefaultConfig()
 	for _, name := range []string{"round-robin", "prefix-cache"} {
 		spec := bench.Spec{Workload: bench.DefaultWorkload(), Policy: bench.DefaultPolicy(),
-			Report: reports.DefaultOptions(), Router: name, Sim: 4, Engines: engines, Fleet: &engines,
+			Report: reports.DefaultOptions(), Sim: 4, Fleet: new(engine.DefaultConfig()),
 			Results: bench.ResultsPath(dir, name)}
+		spec.Policy.Router = name
 		spec.Workload.WorkloadArgs = []string{"requests=400"}
 		spec.Workload.Rate = 8
 		sum, err := bench.Run(context.Background(), spec)

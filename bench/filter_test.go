@@ -11,13 +11,13 @@ import (
 // TestFilterUsage: a filter with a queue that picks backends itself is a
 // usage error naming both.
 func TestFilterUsage(t *testing.T) {
-	_, err := buildPolicy(Policy{Router: "round-robin", Queue: "multi-bin", Filter: "lora-affinity"}, "round-robin", 1)
+	_, err := buildPolicy(Policy{Router: "round-robin", Queue: "multi-bin", Filter: "lora-affinity"}, 1)
 	var ue UsageError
 	if !asUsage(err, &ue) || !containsAll(err.Error(), "Spec.Policy.Filter lora-affinity", "Spec.Policy.Queue multi-bin") {
 		t.Errorf("err %v, want a usage error naming Spec.Policy.Filter lora-affinity and Spec.Policy.Queue multi-bin", err)
 	}
 	if _, err := buildPolicy(Policy{Router: "round-robin", Queue: "fcfs", Filter: "lora-affinity",
-		FilterArgs: []string{"max_loras=0"}}, "round-robin", 1); !asUsage(err, &ue) {
+		FilterArgs: []string{"max_loras=0"}}, 1); !asUsage(err, &ue) {
 		t.Errorf("max_loras=0: err %v, want a usage error", err)
 	}
 }

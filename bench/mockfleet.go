@@ -111,7 +111,7 @@ func StartMockFleet(ctx context.Context, f MockFleet) (*mockserver.Fleet, error)
 // for a router that reads KV events, KVEvents. stop closes the fleet,
 // once the Run is over.
 func (f MockFleet) Start(ctx context.Context, s *Spec) (stop func(), err error) {
-	f.KVEvents = f.KVEvents || ReadsKVEvents(s.Router)
+	f.KVEvents = f.KVEvents || ReadsKVEvents(s.Policy.Router)
 	fl, err := StartMockFleet(ctx, f)
 	if err != nil {
 		return nil, err

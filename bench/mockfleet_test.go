@@ -47,7 +47,8 @@ func TestMockFleetValidate(t *testing.T) {
 func TestMockFleetRun(t *testing.T) {
 	dir := t.TempDir()
 	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(),
-		Report: reports.DefaultOptions(), Router: "least-request", Results: ResultsPath(dir, "least-request"), Quiet: true}
+		Report: reports.DefaultOptions(), Results: ResultsPath(dir, "least-request"), Quiet: true}
+	s.Policy.Router = "least-request"
 	s.Workload.WorkloadArgs, s.Workload.Rate, s.Workload.Seed = []string{"requests=20"}, 40, 3
 	f := DefaultMockFleet()
 	f.Replicas = 2

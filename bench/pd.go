@@ -62,7 +62,7 @@ func (rs Spec) buildPD() (*replay.PDOptions, error) {
 	}
 	name := rs.PD.PrefillRouter
 	if name == "" {
-		name = rs.Router
+		name = rs.Policy.Router
 	}
 	params, err := ParseKV("Spec.PD.PrefillArgs", rs.PD.PrefillArgs)
 	if err != nil {

@@ -78,10 +78,11 @@ type builtPolicy struct {
 	queueParams  policies.Params
 }
 
-// buildPolicy constructs the Router and Queue, flags over the
+// buildPolicy constructs pf's Router and Queue, flags over the
 // --policy-config file (loaded by loadConfig, or here when it was not),
 // and resolves the parameters they run with.
-func buildPolicy(pf Policy, router string, seed uint64) (builtPolicy, error) {
+func buildPolicy(pf Policy, seed uint64) (builtPolicy, error) {
+	router := pf.Router
 	if pf.file == nil && pf.PolicyConfig != "" {
 		if err := pf.LoadConfig(func(string) bool { return true }, false); err != nil {
 			return builtPolicy{}, err
@@ -93,13 +94,13 @@ func buildPolicy(pf Policy, router string, seed uint64) (builtPolicy, error) {
 	}
 	b := builtPolicy{}
 	if b.router, err = policies.NewRouter(router, rp, rand.New(rand.NewPCG(seed, 0x7261))); err != nil {
-		return b, policyErr("Spec.Router", pf, fromFile[0], err)
+		return b, policyErr("Spec.Policy.Router", pf, fromFile[0], err)
 	}
 	if b.queue, err = policies.NewQueue(pf.Queue, qp, rand.New(rand.NewPCG(seed, 0x7175))); err != nil {
 		return b, policyErr("Spec.Policy.Queue", pf, fromFile[1], err)
 	}
 	if b.routerParams, err = policies.Resolve("router", router, rp); err != nil {
-		return b, policyErr("Spec.Router", pf, fromFile[0], err)
+		return b, policyErr("Spec.Policy.Router", pf, fromFile[0], err)
 	}
 	if err := applyFilter(&b, pf); err != nil {
 		return b, err

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -67,7 +66,7 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	if ps.SimSeed == 0 {
 		ps.SimSeed = 1
 	}
-	h, err := readHeader(ps.Live)
+	rs, h, err := SpecFromResults(ps.Live)
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +78,6 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
-	rs, err := SpecFromResults(h, ps.Live)
-	if err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(filepath.Dir(ps.Results), 0o755); err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
 	}
@@ -90,8 +85,9 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 		return nil, err
 	}
 	rs.Report, rs.ErrOut, rs.Quiet = ps.Report, ps.ErrOut, true
-	rs.Mode, rs.Sim, rs.Engines = "sim", len(h.Backends), ps.Profile.Config()
-	rs.Engines.Seed, rs.Results = ps.SimSeed, ps.Results
+	engines := ps.Profile.Config()
+	engines.Seed = ps.SimSeed
+	rs.Mode, rs.Sim, rs.Fleet, rs.Results = "sim", len(h.Backends), &engines, ps.Results
 	if err := res.simulate(ctx, rs, ps.Live); err != nil {
 		return nil, err
 	}
@@ -123,18 +119,4 @@ func (res *PredictResult) simulate(ctx context.Context, rs Spec, live string) er
 	}
 	res.PromptScale = scale
 	return nil
-}
-
-// readHeader reads the run header of a results file.
-func readHeader(path string) (replay.Header, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return replay.Header{}, err
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		return replay.Header{}, err
-	}
-	return rd.Header, nil
 }

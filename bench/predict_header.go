@@ -9,30 +9,28 @@ import (
 	"github.com/tracebench/tracebench/replay"
 )
 
-// SpecFromResults rebuilds the Spec of a run from its results file's
-// header h (path names the file in errors): the workload as recorded,
-// the router and queue with every parameter as resolved, and the API.
-// Backends, client and fleet are left for the caller.
-func SpecFromResults(h replay.Header, path string) (Spec, error) {
+// SpecFromResults rebuilds the Spec of a run from the header of its
+// results file at path: the workload as recorded, the router and queue
+// with every parameter as resolved, and the API. Backends, client and
+// fleet are left for the caller. It returns the header too.
+func SpecFromResults(path string) (Spec, replay.Header, error) {
 	var rs Spec
-	if err := h.Config.Decode(replay.HeaderPart{Name: "workload", Into: &rs.Workload}); err != nil {
-		return rs, fmt.Errorf("results file %s line 1: %w", path, err)
-	}
-	if err := h.Config.Decode(replay.HeaderPart{Name: "policy", Into: &rs.Policy}); err != nil {
-		return rs, fmt.Errorf("results file %s line 1: %w", path, err)
+	h, err := replay.ReadHeader(path, replay.HeaderPart{Name: "workload", Into: &rs.Workload},
+		replay.HeaderPart{Name: "policy", Into: &rs.Policy})
+	if err != nil {
+		return rs, h, err
 	}
 	if len(h.Backends) == 0 {
-		return rs, fmt.Errorf("%s: run header lists no backends", path)
+		return rs, h, fmt.Errorf("results file %s line 1: field header.backends: lists no backends", path)
 	}
 	rs.Policy.PolicyConfig = ""
 	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
 	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
-	rs.Router = h.Router
 	rs.Client.API = h.Config.API
 	if rs.Client.API == "" {
 		rs.Client.API = "completions"
 	}
-	return rs, nil
+	return rs, h, nil
 }
 
 // kvList renders params as sorted k=v pairs.

@@ -9,7 +9,8 @@ import (
 )
 
 func TestCheckCacheModel(t *testing.T) {
-	llama := replay.RunConfig{Server: &dialect.ServerInfo{OwnedBy: "llamacpp"}}
+	llama := replay.RunConfig{Server: &dialect.ServerInfo{OwnedBy: dialect.LlamaCpp}}
+	vllm := replay.RunConfig{Dialect: dialect.VLLM}
 	tests := []struct {
 		name    string
 		cache   string
@@ -18,12 +19,12 @@ func TestCheckCacheModel(t *testing.T) {
 		refused bool
 		noted   bool
 	}{
-		{"per-slot against vLLM", profile.CachePerSlot, "target", replay.RunConfig{Dialect: "vllm"}, true, false},
-		{"per-slot against SGLang", profile.CachePerSlot, "target", replay.RunConfig{Dialect: "sglang"}, true, false},
+		{"per-slot against vLLM", profile.CachePerSlot, "target", vllm, true, false},
+		{"per-slot against SGLang", profile.CachePerSlot, "target", replay.RunConfig{Dialect: dialect.SGLang}, true, false},
 		{"per-slot against llama.cpp", profile.CachePerSlot, "target", llama, false, false},
 		{"paged against llama.cpp", profile.CachePagedPrefix, "target", llama, false, true},
-		{"default against vLLM", "", "target", replay.RunConfig{Dialect: "vllm"}, false, false},
-		{"per-slot against a simulated run", profile.CachePerSlot, "sim", replay.RunConfig{Dialect: "vllm"}, false, false},
+		{"default against vLLM", "", "target", vllm, false, false},
+		{"per-slot against a simulated run", profile.CachePerSlot, "sim", vllm, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

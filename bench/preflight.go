@@ -10,7 +10,8 @@ func Preflight(w Workload, p Policy, routers []string) error {
 	}
 	src.Close()
 	for _, name := range routers {
-		if _, err := buildPolicy(p, name, w.Seed); err != nil {
+		p.Router = name
+		if _, err := buildPolicy(p, w.Seed); err != nil {
 			return err
 		}
 	}

@@ -182,7 +182,7 @@ func probeSpec(ps ProbeSpec, ph ProbePhase, seed uint64, scrape bool) Spec {
 	p.Router, p.MaxInflight = "least-request", ph.Concurrency*len(ps.Targets)
 	c := ps.Client
 	c.Scrape = scrape
-	return Spec{Workload: w, Policy: p, Router: p.Router, Client: c, Report: reports.DefaultOptions(),
+	return Spec{Workload: w, Policy: p, Client: c, Report: reports.DefaultOptions(),
 		Backends: ps.Targets, Mode: "target", Quiet: true, ErrOut: ps.Log,
 		Results: filepath.Join(ps.Dir, "probe-"+ph.Name+".jsonl")}
 }

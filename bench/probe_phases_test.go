@@ -50,7 +50,7 @@ func TestProbeSpecIsAValue(t *testing.T) {
 	ps := ProbeSpec{Targets: []string{"http://a", "http://b"}, Dir: "d", Client: DefaultClient()}
 	ph := ProbePhases(4, 512)[len(ProbePhases(4, 512))-1]
 	rs := probeSpec(ps, ph, 7, false)
-	if rs.Policy.MaxInflight != 8 || rs.Router != "least-request" || rs.Workload.Seed != 7 || rs.Client.Scrape {
+	if rs.Policy.MaxInflight != 8 || rs.Policy.Router != "least-request" || rs.Workload.Seed != 7 || rs.Client.Scrape {
 		t.Fatalf("spec %+v", rs)
 	}
 	args := strings.Join(rs.Workload.WorkloadArgs, " ")

@@ -16,9 +16,9 @@ import (
 
 // simSpec is a small virtual-time Run of router writing into dir.
 func simSpec(dir, router string) Spec {
-	cfg := engine.DefaultConfig()
 	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Report: reports.DefaultOptions(),
-		Router: router, Sim: 2, Engines: cfg, Fleet: &cfg, Results: ResultsPath(dir, router)}
+		Sim: 2, Fleet: new(engine.DefaultConfig()), Results: ResultsPath(dir, router)}
+	s.Policy.Router = router
 	s.Workload.WorkloadArgs, s.Workload.Rate = []string{"requests=40"}, 10
 	return s
 }
@@ -32,7 +32,7 @@ func TestRunErrors(t *testing.T) {
 		edit func(*Spec)
 		want string
 	}{
-		{"unknown router", func(s *Spec) { s.Router = "nope" }, "Spec.Router"},
+		{"unknown router", func(s *Spec) { s.Policy.Router = "nope" }, "Spec.Policy.Router"},
 		{"unknown queue", func(s *Spec) { s.Policy.Queue = "nope" }, "Spec.Policy.Queue"},
 		{"unknown workload", func(s *Spec) { s.Workload.Workload = "nope" }, "Spec.Workload.Workload"},
 		{"bad dialect", func(s *Spec) { s.Sim, s.Backends, s.Client.Dialect = 0, []string{"http://127.0.0.1:1"}, "nope" }, "Spec.Client.Dialect"},

@@ -30,8 +30,6 @@ type Spec struct {
 	Client Client
 	// Report holds the SLO bounds and weights the Summary is computed with.
 	Report reports.Options
-	// Router is the name of the router to run (see `tracebench policies`).
-	Router string
 	// Backends are the servers' base URLs; Run sets them to the simulated
 	// engines' names with Sim.
 	Backends []string
@@ -39,17 +37,17 @@ type Spec struct {
 	// "sim" (Run sets "sim" with Sim).
 	Mode string
 	// Sim, when > 0, runs that many simulated engines in virtual time
-	// (configured by Engines, engine i seeded Engines.Seed+i) instead of
+	// (configured by Fleet, engine i seeded Fleet.Seed+i) instead of
 	// sending HTTP.
-	Sim     int
-	Engines engine.Config
+	Sim int
 	// SimTokenizer tokenises the simulated engines' text prompts (nil:
 	// the mock's default, whitespace).
 	SimTokenizer tokenizer.Tokenizer
 	// Fleet is the in-process engines' configuration (mock or simulated),
-	// and Preset its preset name; nil against live targets. The results
-	// header records it, requests longer than it accepts are counted, and
-	// the lora-affinity filter takes its adapter slots.
+	// and Preset its preset name; nil against live targets (with Sim, nil
+	// runs engine.DefaultConfig()). The results header records it,
+	// requests longer than it accepts are counted, and the lora-affinity
+	// filter takes its adapter slots.
 	Fleet  *engine.Config
 	Preset string
 	// KVDelay is the simulated KV event lag with Sim (default 0);
@@ -76,15 +74,11 @@ type Spec struct {
 	// Quiet turns the progress display off.
 	ErrOut io.Writer
 	Quiet  bool
-	// benchCaches and benchOrder are a live bench's cache state and
-	// order, written as the results header's config.bench_caches and
-	// config.bench_order.
+	// benchCaches, benchOrder and benchProbe are a live bench's cache
+	// state, order and speed probe before the Run, written as the results
+	// header's config.bench_caches, bench_order and bench_probe_rps.
 	benchCaches, benchOrder string
-	// benchProbe and benchSalt are its speed probe before the run, req/s,
-	// and the run's prompt salt, written as config.bench_probe_rps and
-	// config.bench_salt.
-	benchProbe float64
-	benchSalt  string
+	benchProbe              float64
 	// PD, when set, disaggregates prefill and decode (see PD).
 	PD *PD
 	// pd is PD built by Run.
@@ -128,6 +122,9 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 		return nil, err
 	}
 	defer src.Close()
+	if rs.Sim > 0 && rs.Fleet == nil {
+		rs.Fleet = new(engine.DefaultConfig())
+	}
 	pf := rs.Policy
 	pf.sloWeights = rs.Report.SLO.Weights()
 	if rs.Fleet != nil {
@@ -136,7 +133,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 			return nil, err
 		}
 	}
-	pol, err := buildPolicy(pf, rs.Router, rs.Workload.Seed)
+	pol, err := buildPolicy(pf, rs.Workload.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +152,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	h := header(rs, src.ident, pol)
 	dialectConfig(&h, rs.Client)
 	h.Config.BenchCaches, h.Config.BenchOrder = rs.benchCaches, rs.benchOrder
-	h.Config.BenchProbe, h.Config.BenchSalt = rs.benchProbe, rs.benchSalt
+	h.Config.BenchProbeRPS, h.Config.BenchSalt = rs.benchProbe, rs.Client.salt
 	if rs.Mode == "target" && len(rs.Backends) > 0 {
 		h.Config.Server = fetchServerInfo(ctx, rs.Backends[0])
 	}
@@ -286,8 +283,8 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	if rs.Sim > 0 {
 		cfgs := make([]engine.Config, rs.Sim)
 		for i := range cfgs {
-			cfgs[i] = rs.Engines
-			cfgs[i].Seed = rs.Engines.Seed + int64(i)
+			cfgs[i] = *rs.Fleet
+			cfgs[i].Seed = rs.Fleet.Seed + int64(i)
 		}
 		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay, Tokenizer: rs.SimTokenizer})
 	}
@@ -308,4 +305,16 @@ func scrapeEvery(cf Client) time.Duration {
 // ResultsPath is dir/results-<policy>.jsonl.
 func ResultsPath(dir, policy string) string {
 	return filepath.Join(dir, "results-"+policy+".jsonl")
+}
+
+// reseeded returns rs with the workload's seed and the in-process
+// engines' seed moved on by k: the Spec of seed k of a batch.
+func (rs Spec) reseeded(k int) Spec {
+	rs.Workload.Seed += uint64(k)
+	if rs.Fleet != nil {
+		cfg := *rs.Fleet
+		cfg.Seed += int64(k)
+		rs.Fleet = &cfg
+	}
+	return rs
 }

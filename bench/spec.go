@@ -60,9 +60,10 @@ type Workload struct {
 // holds Requests back by. Each field is the command-line flag of the same
 // name; DefaultPolicy gives the flags' defaults.
 type Policy struct {
-	// Router is --policy (replay's router; bench and sweep take the
-	// router from Spec.Router), Queue the client-side queue (default
-	// "fcfs"); RouterArgs and QueueArgs their k=v parameters.
+	// Router is the router to run, --policy (see `tracebench policies`;
+	// a CompareSpec or SweepSpec sets it per Run from its Routers), Queue
+	// the client-side queue (default "fcfs"); RouterArgs and QueueArgs
+	// their k=v parameters.
 	Router     string
 	Queue      string
 	RouterArgs []string

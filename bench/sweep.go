@@ -20,7 +20,7 @@ import (
 // attainment (`tracebench sweep`, docs/sweep.md).
 type SweepSpec struct {
 	// Base is every Run's Spec: workload, policy, client, report options
-	// and, with Sim, the simulated fleet. Router, Results, OnResult, Quiet
+	// and, with Sim, the simulated fleet. Policy.Router, Results, OnResult, Quiet
 	// and the workload's rate are set per Run.
 	Base Spec
 	// Routers are the routers swept, in order; Baseline is the display
@@ -269,7 +269,7 @@ func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64
 	rel := filepath.Join("runs", policy+"-r"+strconv.FormatFloat(rate, 'g', 6, 64)+".jsonl")
 	lim := &errorLimit{max: sw.s.MaxErrorRate}
 	rs := sw.s.Base
-	rs.Router, rs.OnResult, rs.Results = router, lim.check, filepath.Join(sw.s.Out, rel)
+	rs.Policy.Router, rs.OnResult, rs.Results = router, lim.check, filepath.Join(sw.s.Out, rel)
 	sw.setRate(&rs.Workload, rate)
 	if sw.s.Setup != nil {
 		stop, err := sw.s.Setup(ctx, &rs)

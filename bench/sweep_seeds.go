@@ -25,8 +25,7 @@ func sweepSeeds(ctx context.Context, spec SweepSpec, res *reports.Sweep) (*repor
 	}
 	for k := 1; k < spec.Seeds; k++ {
 		s := spec
-		s.Base.Workload.Seed += uint64(k)
-		s.Base.Engines.Seed += int64(k)
+		s.Base = s.Base.reseeded(k)
 		s.Out = filepath.Join(spec.Out, "seed-"+strconv.Itoa(k))
 		more, err := newSweeper(&s).run(ctx)
 		if err != nil {

@@ -139,6 +139,9 @@ func Fit(in *Input, opt Options) (*Result, error) {
 		}
 	}
 	res.Residuals = residuals(rows, th)
+	if w := noiseWarning(res.Residuals); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	res.fill(rows, th, se, final, start, in, opt)
 	if why != "" {
 		res.Profile.Notes += "; " + why

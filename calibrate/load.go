@@ -28,7 +28,9 @@ type request struct {
 // by first-token time.
 type timeline struct {
 	name string
-	reqs []request
+	// backend is the index of its server in the run's backends.
+	backend int
+	reqs    []request
 	// maxSpan is the longest first-token-to-done time and maxWait the
 	// longest sent-to-first-token time (s).
 	maxSpan, maxWait float64
@@ -121,7 +123,7 @@ func (in *Input) loadFile(path string) (string, error) {
 		in.Requests++
 		tl := byBackend[r.Backend]
 		if tl == nil {
-			tl = &timeline{name: fmt.Sprintf("%s backend %d", path, r.Backend)}
+			tl = &timeline{name: fmt.Sprintf("%s backend %d", path, r.Backend), backend: r.Backend}
 			byBackend[r.Backend] = tl
 		}
 		tl.reqs = append(tl.reqs, toRequest(r))

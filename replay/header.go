@@ -56,15 +56,14 @@ type RunConfig struct {
 	// it said nothing or the Run had no live target).
 	Server *dialect.ServerInfo `json:"server,omitempty"`
 	// BenchCaches is a live bench's cache state before the policy ran,
-	// "flushed: <how>" or "persisted: <why>"; BenchOrder the policy's
-	// position, "2 of 3" ("" outside a live bench).
-	BenchCaches string `json:"bench_caches,omitempty"`
-	BenchOrder  string `json:"bench_order,omitempty"`
-	// BenchProbe is a live bench's speed probe just before the run, req/s
-	// over every target (0: not probed); BenchSalt the run's prompt salt
-	// ("" unsalted).
-	BenchProbe float64 `json:"bench_probe_rps,omitempty"`
-	BenchSalt  string  `json:"bench_salt,omitempty"`
+	// "flushed: <how>", "salted: <how>" or "persisted: <why>"; BenchOrder
+	// the policy's position, "2 of 3"; BenchProbeRPS the speed probe's
+	// rate before the Run over every target, in req/s; BenchSalt the
+	// Run's prompt salt ("" and 0 outside a live bench, or unsalted).
+	BenchCaches   string  `json:"bench_caches,omitempty"`
+	BenchOrder    string  `json:"bench_order,omitempty"`
+	BenchProbeRPS float64 `json:"bench_probe_rps,omitempty"`
+	BenchSalt     string  `json:"bench_salt,omitempty"`
 }
 
 // HeaderPart asks ReadHeader to decode one raw part of the header's
@@ -100,8 +99,9 @@ func ReadHeader(path string, parts ...HeaderPart) (Header, error) {
 	return h, nil
 }
 
-// Decode unmarshals the raw config part p.Name into p.Into; its error
-// names the header field at fault.
+// Decode unmarshals the raw config part p.Name into p.Into. Its error
+// names the field ("field header.config.workload.Rate: ..."), not the
+// file: ReadHeader adds that.
 func (c *RunConfig) Decode(p HeaderPart) error {
 	var raw json.RawMessage
 	switch p.Name {

@@ -26,18 +26,28 @@ import (
 const mooncakeTrace = "../../shared/traces/mooncake/conversation_trace.jsonl"
 
 // BenchmarkSimulateMooncake runs the whole Mooncake conversation trace on
-// 8 simulated long-context engines with the prefix-cache router, writing
-// the results file and the report accumulators as `tracebench replay
-// --sim 8` does, and reports simulated requests per wall second
+// 8 simulated long-context engines, once per router (prefix-cache and
+// round-robin, the sub-benchmarks), writing the results file and the
+// report accumulators as `tracebench replay --sim 8` does, and reports
+// the wall seconds per run (s/op), simulated requests per wall second
 // (sim-req/s), simulated prompt + completion tokens per wall second
-// (sim-tok/s), the wall seconds per run (wall-s) and the process's peak
-// resident memory (peak-rss-MB, VmHWM), peak heap obtained from the OS
+// (sim-tok/s), the process's CPU seconds per run (cpu-s/op: user and
+// system, which other work on the machine inflates less than the wall
+// time), and the process's peak resident memory (peak-rss-MB,
+// VmHWM, over the whole process so far), peak heap obtained from the OS
 // (peak-heap-MB, HeapSys) and peak live heap (peak-live-MB, sampled every
 // 500 Results as of the last collection).
 func BenchmarkSimulateMooncake(b *testing.B) {
 	if _, err := os.Stat(mooncakeTrace); err != nil {
 		b.Skipf("Mooncake trace not available (%v); it lives in ../shared/traces", err)
 	}
+	for _, router := range []string{"prefix-cache", "round-robin"} {
+		b.Run(router, func(b *testing.B) { benchMooncake(b, router) })
+	}
+}
+
+// benchMooncake is one router's BenchmarkSimulateMooncake.
+func benchMooncake(b *testing.B, router string) {
 	cfg, err := engine.Preset("long-context")
 	if err != nil {
 		b.Fatal(err)
@@ -53,11 +63,12 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 			peakLive = max(peakLive, live[0].Value.Uint64())
 		}
 	}
+	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuSeconds()
 	for i := 0; i < b.N; i++ {
-		stop, sum := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: "prefix-cache",
+		stop, sum := simulateTrace(b, traceRun{path: mooncakeTrace, engine: cfg, engines: 8, router: router,
 			tick: tick}, filepath.Join(dir, "r.jsonl"))
 		if stop.Reason != "done" {
 			b.Fatalf("stop %q", stop.Reason)
@@ -71,9 +82,12 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 		peakHeap = max(peakHeap, ms.HeapSys)
 	}
 	wall := time.Since(start).Seconds() / float64(b.N)
+	b.ReportMetric(wall, "s/op")
+	if cpu := cpuSeconds(); cpu > 0 {
+		b.ReportMetric((cpu-cpu0)/float64(b.N), "cpu-s/op")
+	}
 	b.ReportMetric(12031/wall, "sim-req/s")
 	b.ReportMetric(float64(tokens)/wall, "sim-tok/s")
-	b.ReportMetric(wall, "wall-s")
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(peakLive)/(1<<20), "peak-live-MB")
 	if kb := vmHWM(); kb > 0 {
@@ -145,6 +159,26 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 
 // vmHWM returns the process's peak resident set size in KiB from
 // /proc/self/status (0 where that file does not exist).
+// cpuSeconds is the process's user and system CPU time so far, in
+// seconds, from /proc/self/stat (clock ticks of 1/100 s); 0 where there
+// is no /proc.
+func cpuSeconds() float64 {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses: state is
+	// the first, utime the 12th and stime the 13th.
+	_, rest, ok := bytes.Cut(b, []byte(") "))
+	f := bytes.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(string(f[11]), 64)
+	s, _ := strconv.ParseFloat(string(f[12]), 64)
+	return (u + s) / 100
+}
+
 func vmHWM() float64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {

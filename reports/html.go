@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // HTMLFile is the name of the HTML report, written next to report.md
@@ -174,6 +175,7 @@ func WriteHTML(w io.Writer, r *HTMLReport) error {
 	if r.Verdict != nil {
 		data.Headline = capitalize(r.Verdict.Headline())
 		data.VerdictTable = verdictTable(r.Verdict)
+		data.ProfileNote = capitalize(strings.TrimSuffix(r.Verdict.ProfileNote, "."))
 	}
 	if err := htmlTemplate.Execute(w, data); err != nil {
 		return fmt.Errorf("write %s: %w", HTMLFile, err)
@@ -186,6 +188,7 @@ type htmlPage struct {
 	R            *HTMLReport
 	Title        string
 	Headline     string
+	ProfileNote  string
 	VerdictTable *HTMLTable
 	Plots        []htmlPlot
 	Glossary     []GlossaryEntry

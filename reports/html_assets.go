@@ -12,6 +12,7 @@ h2{border-bottom:1px solid #d5dbe1;padding-bottom:4px;margin-top:32px}
 .verdict{background:#eef6ee;border:1px solid #9ccc9c;border-radius:6px;padding:4px 18px 12px;margin-top:20px}
 .verdict h2{border:0;margin-top:12px}
 .headline{font-size:19px;font-weight:600}
+.caution{background:#fff4e0;border-left:4px solid #e0a030;padding:6px 10px}
 .hint,.note,figcaption{color:#4b5563;font-size:14px}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;margin:8px 0;font-size:14px}

@@ -24,11 +24,13 @@ var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"so
 <h2>Verdict</h2>
 {{- if .R.Verdict}}
 <p class="headline">{{.Headline}}.</p>
-<p>SLO: {{.R.Verdict.SLO}}. Each policy ran the workload and arrivals of {{.R.Verdict.Seeds}} seed(s); the margin is the mean of the per-seed differences with its 95 % Student-t confidence interval, and a difference whose interval holds 0 is called a tie.{{with .R.Verdict.ProfileNote}} {{.}}{{end}}</p>
+<p>SLO: {{.R.Verdict.SLO}}. Each policy ran the workload and arrivals of {{.R.Verdict.Seeds}} seed(s); the margin is the mean of the per-seed differences with its 95 % Student-t confidence interval, and a difference whose interval holds 0 is called a tie.{{with .ProfileNote}} {{.}}.{{end}}</p>
 {{template "table" .VerdictTable}}
 {{- else}}
 <p class="headline">{{.R.VerdictNote}}</p>
 {{- end}}
+{{with .R.Warnings}}<p class="caution">Read this verdict with the <a href="#warnings">{{len .}} warning(s)</a> below: they say where the measurement itself is doubtful.</p>
+{{end -}}
 {{range .R.Lead}}<p>{{.}}</p>
 {{end -}}
 </section>

@@ -2,26 +2,37 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
-// HTMLFromRuns builds the HTML report of runs with o's title and
-// verdict. Without a verdict, two or more runs of one workload get one
-// decided over their single runs (one seed, so no interval).
+// HTMLFromRuns builds the HTML report of runs with o's title, verdict,
+// capacity curve, sections, bench's two-stage decision and prediction
+// error. Without a verdict, two or more runs of one
+// workload get one decided over their single runs (one seed, so no
+// interval); a prediction report gets none.
 func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 	o = o.withDefaults()
 	labelRuns(runs)
 	r := &HTMLReport{Title: o.Title, Verdict: o.Verdict, Runs: runs, Table: comparisonTable(runs),
+		Capacity: o.Capacity, Sections: slices.Clone(o.Sections),
 		Config: runConfig(runs), ConfigTable: runConfigTable(runs), Warnings: htmlWarnings(runs)}
 	addDecision(r, o.Decision)
-	if r.Verdict == nil {
+	switch {
+	case o.Prediction != nil && r.Verdict == nil:
+		r.VerdictNote = fmt.Sprintf("No verdict: this report sets a measured run against its replay on simulated "+
+			"engines with the profile %s, not policies against each other; the prediction error is below.", o.Prediction.Profile)
+	case r.Verdict == nil:
 		r.Verdict, r.VerdictNote = runsVerdict(runs)
 	}
+	if o.Prediction != nil {
+		r.Sections = append(r.Sections, predictionSection(o.Prediction))
+	}
 	if len(runs) > 0 {
-		r.Lead = []string{fmt.Sprintf("%d run(s). Latencies are in milliseconds and count from each request's "+
+		r.Lead = append(r.Lead, fmt.Sprintf("%d run(s). Latencies are in milliseconds and count from each request's "+
 			"intended arrival time, so time spent waiting in the client counts. Every figure is defined in the "+
-			"glossary at the end.", len(runs))}
+			"glossary at the end.", len(runs)))
 	}
 	return r
 }
@@ -143,4 +154,18 @@ func htmlWarnings(runs []*Summary) []HTMLWarning {
 		out = append(out, w)
 	}
 	return out
+}
+
+// predictionSection is the prediction error: each figure measured,
+// predicted and the error.
+func predictionSection(p *Prediction) HTMLSection {
+	t := &HTMLTable{Head: []string{"metric", "measured", "predicted", "error"}}
+	for _, r := range p.Rows {
+		t.Rows = append(t.Rows, []HTMLCell{TextCell(r.Metric), NumCell(r.value(r.Measured), r.Measured),
+			NumCell(r.value(r.Predicted), r.Predicted), NumCell(r.errText(), r.Err)})
+	}
+	return HTMLSection{ID: "prediction", Title: "Prediction error", Table: t,
+		Text: "The measured run replayed in virtual time on simulated engines with the profile " + p.Profile +
+			": the same requests, arrival times, router and queue. Error is (predicted − measured) / measured; for the " +
+			"hit rate, the difference in percentage points. n/a: the figure was not measured on one side."}
 }

@@ -70,14 +70,14 @@ func sweepHTMLTable(s *Sweep) HTMLTable {
 }
 
 // leadingNumber is the number a cell starts with ("+12 %" is 12, "> 8"
-// is 8, "×2.5" is 2.5), NaN when there is none.
+// is 8, "×2.5" is 2.5), NaN when there is none or it is not finite.
 func leadingNumber(s string) float64 {
 	f := strings.Fields(strings.TrimLeft(strings.TrimPrefix(s, "×"), "> "))
 	if len(f) == 0 {
 		return math.NaN()
 	}
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(f[0], "+"), "%"), 64)
-	if err != nil {
+	if err != nil || math.IsInf(v, 0) {
 		return math.NaN()
 	}
 	return v

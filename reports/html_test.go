@@ -10,6 +10,20 @@ import (
 	"testing"
 )
 
+// testCapacity is a capacity curve as a search other than sweep would
+// report it: points in any order, one goodput unknown.
+func testCapacity() *CapacityData {
+	return &CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []CapacityCurve{
+		{Policy: "a", Points: []CapacityPoint{{Rate: 12, Attainment: 0.5, Goodput: 5}, {Rate: 4, Attainment: 1, Goodput: 3.9, Pass: true}}},
+		{Policy: "b", Points: []CapacityPoint{{Rate: 4, Attainment: 0.95, Goodput: 3.7, Pass: true}, {Rate: 8, Attainment: 0.4, Goodput: math.NaN()}}}}}
+}
+
+// testAgreement is a section a two-stage comparison would add.
+func testAgreement() HTMLSection {
+	return HTMLSection{ID: "agreement", Title: "Agreement", Text: "Virtual time against real time.",
+		Table: &HTMLTable{Head: []string{"policy", "error %"}, Rows: [][]HTMLCell{{TextCell("a"), NumCell("3.1", 3.1)}}}}
+}
+
 // genericHTML is a report filled by hand, as a producer other than
 // bench or sweep would: a verdict, a capacity curve from its own search
 // and a section of its own.
@@ -20,11 +34,7 @@ func genericHTML(t *testing.T) *HTMLReport {
 	return &HTMLReport{Title: "Two-stage", Verdict: v, Runs: runs[:1],
 		Table: HTMLTable{Head: []string{"policy", "capacity req/s"},
 			Rows: [][]HTMLCell{{TextCell("a"), NumCell("10", 10)}, {TextCell("b"), NumCell("n/a", math.NaN())}}},
-		Capacity: &CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []CapacityCurve{
-			{Policy: "a", Points: []CapacityPoint{{Rate: 12, Attainment: 0.5, Goodput: 5}, {Rate: 4, Attainment: 1, Goodput: 3.9, Pass: true}}},
-			{Policy: "b", Points: []CapacityPoint{{Rate: 4, Attainment: 0.95, Goodput: 3.7, Pass: true}, {Rate: 8, Attainment: 0.4, Goodput: math.NaN()}}}}},
-		Sections: []HTMLSection{{ID: "agreement", Title: "Agreement", Text: "Virtual time against real time.",
-			Table: &HTMLTable{Head: []string{"policy", "error %"}, Rows: [][]HTMLCell{{TextCell("a"), NumCell("3.1", 3.1)}}}}}}
+		Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}}
 }
 
 // renderHTML writes r and returns the document.
@@ -46,16 +56,31 @@ func TestHTMLStructure(t *testing.T) {
 		doc      func(t *testing.T) *HTMLReport
 		ids      []string
 		contains []string
+		absent   []string
 	}{
 		{"runs", func(t *testing.T) *HTMLReport { return HTMLFromRuns(goldenSummaries(t), RenderOptions{}) },
 			[]string{"plot-ttft-cdf", "plot-tbt-cdf", "plot-hit", "plot-timeline"},
-			[]string{"Pick prefix-cache", "TTFT p99 ms", "workload mixed (test)", "The host took CPU time", "hit rate (predicted)"}},
+			[]string{"Pick prefix-cache", "TTFT p99 ms", `<a href="#warnings">3 warning(s)</a>`, "workload mixed (test)", "The host took CPU time", "hit rate (predicted)"}, nil},
 		{"sweep", func(t *testing.T) *HTMLReport { return HTMLFromSweep(synthSweep(t)) },
 			[]string{"plot-capacity"},
-			[]string{"Pick prefix-cache: sustained rate", "sustained req/s", "trace.jsonl (mooncake)", "A policy&#39;s sweep stopped early"}},
+			[]string{"Pick prefix-cache: sustained rate", "sustained req/s", "trace.jsonl (mooncake)", "A policy&#39;s sweep stopped early"}, nil},
+		{"prediction", func(t *testing.T) *HTMLReport {
+			runs := goldenSummaries(t)
+			return HTMLFromRuns(runs[:2], RenderOptions{Prediction: ComparePrediction("mock-default", runs[0], runs[1])})
+		}, []string{"prediction"}, []string{"No verdict: this report sets a measured run", "TTFT p50", "mock-default"}, []string{"Pick "}},
+		{"runs with a capacity stage", func(t *testing.T) *HTMLReport {
+			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}})
+		}, []string{"plot-capacity", "plot-ttft-cdf", "agreement"}, []string{"Virtual time against real time.", "Pick prefix-cache"}, nil},
+		{"bench decision", func(t *testing.T) *HTMLReport {
+			capv := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, SLO{})
+			d := &Decision{Question: "which router sustains more", CapacityVerdict: capv,
+				Capacity: &Sweep{Target: 0.9, Policies: []SweepPolicy{{Policy: "a", Sustained: 11, Steps: []SweepStep{
+					{Rate: 20, Summary: &Summary{}}, {Rate: 5, Pass: true, Summary: &Summary{SLA: SLA{Attainment: 1}}}}}}}}
+			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Decision: d})
+		}, []string{"stage1", "plot-capacity"}, []string{"Question: which router sustains more", "3 run(s).", "Pick a: sustained rate"}, nil},
 		{"generic", genericHTML,
 			[]string{"plot-capacity", "plot-ttft-cdf", "agreement"},
-			[]string{"Pick a: sustained rate 10 req/s", "Virtual time against real time.", "Virtual time."}},
+			[]string{"Pick a: sustained rate 10 req/s", "Virtual time against real time.", "Virtual time."}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := renderHTML(t, tc.doc(t))
@@ -63,6 +88,11 @@ func TestHTMLStructure(t *testing.T) {
 			for _, s := range tc.contains {
 				if !strings.Contains(doc, s) {
 					t.Errorf("document lacks %q", s)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(doc, s) {
+					t.Errorf("document has %q", s)
 				}
 			}
 		})
@@ -177,4 +207,18 @@ func TestWriteDirWritesHTML(t *testing.T) {
 		}
 		checkHTMLDoc(t, string(b), []string{"verdict", "comparison", "plots"})
 	}
+}
+
+// FuzzLeadingNumber: any cell text gives a finite number or NaN (never
+// a panic or an infinity), and a blank cell gives NaN.
+func FuzzLeadingNumber(f *testing.F) {
+	for _, s := range []string{"12.5", "n/a", "", "> ", "+", "×", "1e400", "-0 %", "inf"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := leadingNumber(s)
+		if math.IsInf(v, 0) || (!math.IsNaN(v) && strings.TrimSpace(s) == "") {
+			t.Errorf("leadingNumber(%q) = %v", s, v)
+		}
+	})
 }

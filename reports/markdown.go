@@ -27,6 +27,12 @@ type RenderOptions struct {
 	Prediction *Prediction
 	// Verdict, when set, opens the report with the policy to pick.
 	Verdict *Verdict
+	// Capacity, when set, adds its capacity curve to report.html (e.g.
+	// from a capacity search that ran before these runs).
+	Capacity *CapacityData
+	// Sections, when set, are added to report.html after the comparison
+	// (e.g. how two stages of a comparison agree).
+	Sections []HTMLSection
 	// Decision, when set, follows the verdict with bench's two stages:
 	// capacity in virtual time, the real-time confirmation, their
 	// agreement.

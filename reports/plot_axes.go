@@ -99,12 +99,14 @@ func fmtSI(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// logTicks label a log axis at 1, 2 and 5 times each power of ten, with
+// logTicks label a log axis at 1, 2 and 5 times each power of ten (only
+// at powers of ten when the axis spans more than three of them), with
 // unlabelled minor ticks at the other integers.
 type logTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	wide := hi > 1000*lo
 	var out []plot.Tick
 	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
 		base := math.Pow(10, e)
@@ -114,7 +116,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
+			if m == 1 || (!wide && (m == 2 || m == 5)) {
 				t.Label = fmtSI(v)
 			}
 			out = append(out, t)

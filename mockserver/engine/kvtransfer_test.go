@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -58,5 +59,26 @@ func TestKVTransferTime(t *testing.T) {
 		if got := c.Time(tt.tokens); got != tt.want {
 			t.Errorf("Time(%d) = %v, want %v", tt.tokens, got, tt.want)
 		}
+	}
+}
+
+// The blocks a decode receives from a remote prefill are published as
+// stored, as vLLM's decode instance caches them once the transfer ends:
+// the same chain of hashes the prefill instance stores.
+func TestRemoteTokensPublishStored(t *testing.T) {
+	stored := func(remote int) []uint64 {
+		e := mustNew(t, DefaultConfig())
+		var got []uint64
+		e.OnBlockEvent(func(ev BlockEvent) {
+			if ev.Kind == BlocksStored {
+				got = append(got, ev.Hashes...)
+			}
+		})
+		drive(t, e, []arrival{{0, Request{ID: "r", Prompt: prompt(50, 3), MaxTokens: 1, RemoteTokens: remote}}}, 100)
+		return got
+	}
+	pre, dec := stored(0), stored(50)
+	if len(dec) != 3 || fmt.Sprint(pre) != fmt.Sprint(dec) {
+		t.Errorf("decode stored %x, prefill %x: want the same 3 blocks", dec, pre)
 	}
 }

@@ -17,7 +17,7 @@ func TestBenchDecides(t *testing.T) {
 	}
 	dir := t.TempDir()
 	code, out, errOut := runCLI(t, "bench", "--quick", "--policies", "round-robin,prefix-cache", "--max-requests", "60",
-		"--seeds", "2", "--wide", "--out", dir)
+		"--slo-ttft", "100ms", "--seeds", "2", "--wide", "--out", dir)
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
 	}

@@ -46,6 +46,11 @@ with two or more output tokens. Scheduler limits and the block size come
 from --from (default: the default profile); num_gpu_blocks from the run's
 scrapes of vllm:cache_config_info when present.
 
+With two or more servers (--target repeated, or results files with
+several backends) it also fits each server's requests on their own and
+prints the parameters side by side, saying which differ by more than
+two combined standard errors.
+
 With --target (repeatable) it first runs a designed probe against the live
 servers, within --probe-budget (default 3 minutes, shared equally by its
 phases, each sending until its share is used): unrelated prompts of
@@ -118,6 +123,13 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 		in.Requests, in.Failed, in.Canceled, len(o.files))
 	if err := res.Render(w); err != nil {
 		return err
+	}
+	if len(in.Backends()) > 1 {
+		fmt.Fprintf(w, "\nper server, each fitted on its own requests (differ: more than 2 combined standard errors apart):\n")
+		opt := calibrate.Options{Start: start, Partial: true, Name: o.name, Cache: o.cache}
+		if err := calibrate.WriteServers(w, calibrate.FitServers(in, opt), o.targets); err != nil {
+			return err
+		}
 	}
 	if o.out == "" {
 		return nil

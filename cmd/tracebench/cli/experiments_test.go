@@ -24,7 +24,7 @@ func experimentTrace(t *testing.T, rel string) string {
 	t.Helper()
 	p := filepath.Join("..", "..", "..", "..", "shared", "traces", rel)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared trace %s not present (%v): the public traces live in ../shared/traces beside the repository", p, err)
+		accuracySkip(t, "shared trace %s not present (%v): the public traces live in ../shared/traces beside the repository", p, err)
 	}
 	return p
 }

@@ -20,7 +20,6 @@ import (
 // a table per command: `tracebench mock` and the in-process fleet name
 // them differently.)
 var flagNames = map[string]string{
-	"Spec.Router":                      "--policy",
 	"Spec.Backends":                    "--target",
 	"Spec.Results":                     "--out",
 	"Spec.Sim":                         "--sim",

@@ -258,7 +258,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err != nil {
 			return nil, err
 		}
-		rs.Sim, rs.Engines, rs.Fleet, rs.Preset, rs.KVDelay = m.Sim, cfg, &cfg, m.presetName(), m.kv.Delay
+		rs.Sim, rs.Fleet, rs.Preset, rs.KVDelay = m.Sim, &cfg, m.presetName(), m.kv.Delay
 		return func() {}, m.checkKVFlags(false, true)
 	}
 	if d := rs.Client.Dialect; d != "" && d != dialect.Auto {
@@ -280,7 +280,7 @@ func (m *fleetFlags) targetKV(rs *runSpec, targets []string) error {
 	if err := m.checkKVFlags(true, false); err != nil {
 		return err
 	}
-	if !readsKVEvents(rs.Router) {
+	if !readsKVEvents(rs.Policy.Router) {
 		return nil
 	}
 	return m.kv.resolve(rs, targets)

@@ -146,8 +146,8 @@ func TestFleetEvictionFlag(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || rs.Engines.Eviction != tc.want {
-				t.Fatalf("eviction %q (err %v), want %q", rs.Engines.Eviction, err, tc.want)
+			if err != nil || rs.Fleet == nil || rs.Fleet.Eviction != tc.want {
+				t.Fatalf("fleet %+v (err %v), want eviction %q", rs.Fleet, err, tc.want)
 			}
 		})
 	}

@@ -37,8 +37,7 @@ func TestRealEngineBenchColdStart(t *testing.T) {
 	}
 	for _, p := range []string{"round-robin", "prefix-cache"} {
 		h, res := readResults(t, bench.ResultsPath(dir, p))
-		caches := h.Config.BenchCaches
-		order := h.Config.BenchOrder
+		caches, order := h.Config.BenchCaches, h.Config.BenchOrder
 		if !strings.HasPrefix(caches, "salted") {
 			t.Errorf("%s: bench_caches %q, want salted", p, caches)
 		}

@@ -52,7 +52,7 @@ func startLlamaServer(t *testing.T, bin string, extra ...string) (string, int) {
 	model := filepath.Join(realEngine, "tiny-llama-h256-l4.gguf")
 	for _, p := range []string{bin, model} {
 		if _, err := os.Stat(p); err != nil {
-			t.Skipf("real engine not present (%v): llama.cpp's llama-server lives in ../shared/real-engine beside the repository", err)
+			accuracySkip(t, "real engine not present (%v): llama.cpp's llama-server lives in ../shared/real-engine beside the repository", err)
 		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -36,6 +36,9 @@ func TestSweepEndToEnd(t *testing.T) {
 	if !strings.Contains(string(md), "](plots/sweep-capacity.svg)") {
 		t.Error("sweep.md does not embed the plot")
 	}
+	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), `id="plot-capacity"`) {
+		t.Errorf("report.html has no capacity curve (%v)", err)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "plots", "sweep-capacity.svg")); err != nil {
 		t.Error(err)
 	}

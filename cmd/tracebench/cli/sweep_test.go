@@ -285,7 +285,7 @@ func TestSweepMooncakePrefixAware(t *testing.T) {
 	skipLongSweep(t, "about 25 simulated runs of long-context requests")
 	path := filepath.Join("..", "..", "..", "..", "shared", "traces", "mooncake", "conversation_trace.jsonl")
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared trace %s not present (%v): the public traces live in ../shared/traces beside the repository", path, err)
+		accuracySkip(t, "shared trace %s not present (%v): the public traces live in ../shared/traces beside the repository", path, err)
 	}
 	s, sw, err := sweepFor(t, context.Background(), "--sim", "4", "--mock-preset", "long-context", "--trace", path,
 		"--max-requests", "600", "--vary", "time-scale", "--slo-ttft", "20s", "--slo-tpot", "200ms",
