@@ -37,12 +37,16 @@ type DecideSpec struct {
 	// Leaders is how many of stage 1's best policies stage 2 confirms
 	// (default 2).
 	Leaders int
-	// Seeds is the number of seeds of both stages (default 3): the
+	// ConfirmSeeds is the number of stage 2's seeds, the first of stage
+	// 1's (default min(3, Seeds)): real-time runs cost the machine CPU,
+	// virtual-time ones little.
+	ConfirmSeeds int
+	// Seeds is the number of seeds of stage 1 (default 3): the
 	// workload's and the engines' seeds shifted by 0, 1, 2...
 	Seeds int
 	// Attainment is the SLA attainment a sustained rate keeps, a
 	// fraction (default 0.9); Tolerance the search's final bracket, a
-	// fraction (default 0.1).
+	// fraction (default 0.15).
 	Attainment, Tolerance float64
 	// Native is the workload's own rate, req/s (the search starts there;
 	// 0: 1 req/s); Ident its identity.
@@ -56,8 +60,12 @@ type DecideSpec struct {
 	// Mock is stage 2's fleet, one per Run; its Server.TimeScale is set
 	// by Decide.
 	Mock MockFleet
+	// ConfirmRequests is the Requests of every stage-2 Run, the first of
+	// the workload's (default 300): a real-time mock fleet costs the
+	// machine CPU per request, so stage 2 runs fewer than stage 1.
+	ConfirmRequests int
 	// ConfirmWall is the wall time a stage-2 Run should take (default
-	// 30 s): the time scale is ConfirmWall over the Run's expected length
+	// 25 s): the time scale is ConfirmWall over the Run's expected length
 	// in model time (its Requests over the rate plus the leader's E2E p90
 	// at its sustained rate), at least 1.
 	ConfirmWall time.Duration
@@ -129,11 +137,17 @@ func (s DecideSpec) withDefaults() DecideSpec {
 	if s.Attainment == 0 {
 		s.Attainment = 0.9
 	}
+	if s.ConfirmSeeds == 0 {
+		s.ConfirmSeeds = min(3, s.Seeds)
+	}
 	if s.Tolerance == 0 {
-		s.Tolerance = 0.1
+		s.Tolerance = 0.15
+	}
+	if s.ConfirmRequests == 0 {
+		s.ConfirmRequests = min(300, s.Base.Workload.MaxRequests)
 	}
 	if s.ConfirmWall == 0 {
-		s.ConfirmWall = 30 * time.Second
+		s.ConfirmWall = 25 * time.Second
 	}
 	if s.Jobs == 0 {
 		s.Jobs = runtime.GOMAXPROCS(0)
@@ -155,6 +169,8 @@ func (s DecideSpec) validate() error {
 		return fieldf("DecideSpec.Leaders", "DecideSpec.Leaders %d: want ≥ 1", s.Leaders)
 	case s.Seeds < 1:
 		return fieldf("DecideSpec.Seeds", "DecideSpec.Seeds %d: want ≥ 1", s.Seeds)
+	case s.ConfirmSeeds < 1 || s.ConfirmSeeds > s.Seeds:
+		return fieldf("DecideSpec.ConfirmSeeds", "DecideSpec.ConfirmSeeds %d: want 1 to Seeds (%d)", s.ConfirmSeeds, s.Seeds)
 	case s.Base.Workload.MaxRequests < 1:
 		return fieldf("Spec.Workload.MaxRequests", "Spec.Workload.MaxRequests %d: want the Requests of every run, ≥ 1",
 			s.Base.Workload.MaxRequests)
@@ -195,7 +211,7 @@ func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
 	sustained := map[string][]float64{}
 	var order, unbounded []string
 	for k := range s.Seeds {
-		res, err := Sweep(ctx, dc.sweepSpec(k))
+		res, err := Sweep(ctx, dc.sweepSpec(k, sustained))
 		if k == 0 {
 			d.Capacity = res
 		}
@@ -221,12 +237,18 @@ func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
 	if d.CapacityVerdict == nil {
 		return fmt.Errorf("stage 1: %d of %d policies swept, no verdict", len(order), len(s.Routers))
 	}
+	if s.Baseline != "" {
+		d.CapacityVerdict.CompareBaseline(PolicyName(s.Baseline, s.Base.Policy.Queue), sustained)
+	}
 	d.CapacityVerdict.ProfileNote = s.ProfileNote
 	return nil
 }
 
-// sweepSpec is stage 1's sweep of seed k.
-func (dc *decider) sweepSpec(k int) SweepSpec {
+// sweepSpec is stage 1's sweep of seed k. The first seed's search starts
+// at the workload's own rate and grows 4× a step; later seeds start at
+// the geometric mean of the capacities found so far and grow 2×, which
+// saves a run or two per policy.
+func (dc *decider) sweepSpec(k int, sustained map[string][]float64) SweepSpec {
 	s := dc.s
 	out := filepath.Join(s.Out, "capacity")
 	if k > 0 {
@@ -237,7 +259,27 @@ func (dc *decider) sweepSpec(k int) SweepSpec {
 		Vary: reports.VaryRate, Native: s.Native, Ident: s.Ident, Fleet: s.SimFleet, Jobs: s.Jobs, MaxErrorRate: 0.05,
 		Out: out, Setup: s.Sim, Seeds: 1, ProfileNote: s.ProfileNote}
 	sw.Base.Workload.Seed += uint64(k)
+	if g := geoMean(sustained); g > 0 {
+		sw.Start, sw.Growth = g, 2
+	}
 	return sw
+}
+
+// geoMean is the geometric mean of every positive value of m (0 when
+// there is none).
+func geoMean(m map[string][]float64) float64 {
+	sum, n := 0.0, 0
+	for _, xs := range m {
+		for _, x := range xs {
+			if x > 0 {
+				sum, n = sum+math.Log(x), n+1
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Exp(sum / float64(n))
 }
 
 // cmpOr is a unless it is the zero value, else b.

@@ -24,7 +24,7 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.
 	d.ConfirmRate, d.TimeScale = rate, dc.timeScale(d.Capacity, d.CapacityVerdict.Pick, rate)
 	start := time.Now()
 	fmt.Fprintf(dc.errOut, "bench: stage 2, %d policies × %d seeds at once on real-time mock fleets at %.3g req/s "+
-		"(model time stretched %.3g×: %.3g req/s of wall time)\n", len(names), dc.s.Seeds, rate, d.TimeScale, rate/d.TimeScale)
+		"(model time stretched %.3g×: %.3g req/s of wall time)\n", len(names), dc.s.ConfirmSeeds, rate, d.TimeScale, rate/d.TimeScale)
 	sums, err := dc.confirmAll(ctx, names, rate, d.TimeScale, start)
 	d.Stage2 = time.Since(start)
 	fmt.Fprintf(dc.errOut, "bench: stage 2 done in %.1f s\n", d.Stage2.Seconds())
@@ -49,11 +49,20 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.
 		}
 	}
 	d.Confirm = reports.DecideVerdict(policies, runs)
+	if dc.s.Baseline != "" {
+		att := map[string][]float64{}
+		for p, rs := range runs {
+			for _, s := range rs {
+				att[p] = append(att[p], 100*s.SLA.Attainment)
+			}
+		}
+		d.Confirm.CompareBaseline(PolicyName(dc.s.Baseline, dc.s.Base.Policy.Queue), att)
+	}
 	return sums[0], nil
 }
 
 // timeScale is how much stage 2 stretches model time: ConfirmWall over
-// the Run's expected length in model time, its Requests at rate plus the
+// the Run's expected length in model time, its ConfirmRequests at rate plus the
 // E2E p90 of pick's stage-1 run nearest rate (the last requests' time to
 // finish), at least 1.
 func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float64 {
@@ -69,7 +78,7 @@ func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float
 			}
 		}
 	}
-	model := float64(dc.s.Base.Workload.MaxRequests)/rate + tail
+	model := float64(dc.s.ConfirmRequests)/rate + tail
 	return max(1, math.Round(dc.s.ConfirmWall.Seconds()/model))
 }
 
@@ -79,8 +88,8 @@ func (dc *decider) confirmAll(ctx context.Context, names []string, rate, scale f
 	if err := Preflight(dc.s.Base.Workload, dc.s.Base.Policy, names); err != nil {
 		return nil, err
 	}
-	sums := make([][]*reports.Summary, dc.s.Seeds)
-	errs := make([]error, dc.s.Seeds*len(names))
+	sums := make([][]*reports.Summary, dc.s.ConfirmSeeds)
+	errs := make([]error, dc.s.ConfirmSeeds*len(names))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for k := range sums {
@@ -114,6 +123,11 @@ func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir strin
 	rs.Policy.Router, rs.Quiet = name, true
 	rs.Workload.Seed += uint64(k)
 	rs.Workload.Rate, rs.Workload.TimeScale = rate/scale, 1
+	rs.Workload.MaxRequests = dc.s.ConfirmRequests
+	// Sessions' think times and queueing can make a run outlast its
+	// requests over the rate: dispatch stops at ConfirmWall, the same cut
+	// for every policy of the seed.
+	rs.Workload.Duration = dc.s.ConfirmWall
 	rs.Report.SLO = stretchSLO(rs.Report.SLO, scale)
 	rs.Results = ResultsPath(dir, PolicyName(name, rs.Policy.Queue))
 	f := dc.s.Mock
@@ -124,8 +138,26 @@ func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir strin
 		return nil, err
 	}
 	defer stop()
-	return Run(ctx, rs)
+	// An overloaded fleet drains its queue long after dispatch stops:
+	// every Run ends at the same deadline, and what is still in flight
+	// then is cut after a short grace and counts as missing the SLO.
+	rs.Client.Grace = confirmGrace
+	cctx, cancel := context.WithTimeout(ctx, dc.s.ConfirmWall+confirmDrain)
+	defer cancel()
+	sum, err := Run(cctx, rs)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil && sum != nil {
+		err = nil
+	}
+	return sum, err
 }
+
+// confirmDrain is how long a stage-2 Run may go on after ConfirmWall,
+// dispatch having stopped there, for its last requests to finish;
+// confirmGrace how long requests still in flight at that deadline get.
+const (
+	confirmDrain = 5 * time.Second
+	confirmGrace = time.Second
+)
 
 // stretchSLO multiplies every bound of slo by scale.
 func stretchSLO(slo reports.SLO, scale float64) reports.SLO {

@@ -44,6 +44,9 @@ type Verdict struct {
 	// LiveNote states how much the conditions moved between live runs
 	// ("" when not measured).
 	LiveNote string
+	// Baseline compares the pick with a baseline policy (see
+	// CompareBaseline; zero when not compared).
+	Baseline Baseline
 }
 
 // VerdictRow is one policy's figure over the seeds.
@@ -93,6 +96,7 @@ func decide(policies []string, vals, sec map[string][]float64, metric, unit, dif
 	for _, p := range policies {
 		xs := vals[p]
 		lo, hi := meanCI(xs)
+		lo, hi = clampCI(lo, hi, unit)
 		g := math.NaN()
 		if sec != nil {
 			g = stat.Mean(sec[p], nil)
@@ -156,6 +160,15 @@ func verdictNum(x float64, unit string, signed bool) string {
 
 // Headline is the verdict in one sentence.
 func (v *Verdict) Headline() string {
+	h := v.headline()
+	if b := v.baselineText(); b != "" && v.Withheld == "" {
+		h += "; " + b
+	}
+	return h
+}
+
+// headline is the verdict between the best two in one sentence.
+func (v *Verdict) headline() string {
 	if v.Withheld != "" {
 		return "no verdict: " + v.Withheld
 	}

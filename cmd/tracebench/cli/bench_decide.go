@@ -10,11 +10,24 @@ import (
 	"github.com/tracebench/tracebench/reports"
 )
 
-// decideRequests is the Requests of every run of the two-stage bench
-// (--quick too): the mixed workload's own 300, the fewest that load the
-// decidePreset fleet of 4 past its capacity (with 150 it meets the SLA at
-// any rate).
-const decideRequests = 300
+// decideRequests is the Requests of every stage-1 run of the two-stage
+// bench, decideQuickRequests --quick's. With the mixed workload's own
+// 300, a run is mostly its start: the decidePreset fleet of 4 absorbs
+// much of it at any rate, so a seed's capacity swung by 5× and 3 seeds
+// tied every pair; with 1,000 the fleet reaches its steady state and
+// the capacity is the fleet's, not the burst's.
+const (
+	decideRequests      = 1000
+	decideQuickRequests = 600
+)
+
+// decideSeeds is stage 1's seeds by default (stage 2 runs the first 3),
+// decideQuickSeeds --quick's: paired over 5 seeds, the Student-t
+// interval is 2.78 standard errors wide each side against 4.30 over 3.
+const (
+	decideSeeds      = 5
+	decideQuickSeeds = 3
+)
 
 // decidePreset is the engine profile of the two-stage bench when no
 // --mock- engine flag is given: the default engine with 512 KV blocks per
@@ -27,7 +40,7 @@ const decidePreset = "small-kv"
 // decideQuickWall is --quick's wall time of a stage-2 run (the default's
 // is bench.DecideSpec's 30 s); --quick confirms only the leader and
 // round-robin, 6 runs instead of 9.
-const decideQuickWall = 20 * time.Second
+const decideQuickWall = 15 * time.Second
 
 // twoStage reports whether bench runs its two-stage decision: no backend
 // flag (--sim, --mock, --target, --targets-file) was given.
@@ -50,7 +63,10 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 	}
 	seeds := o.seeds
 	if !changed("seeds") {
-		seeds = 3
+		seeds = decideSeeds
+		if o.quick {
+			seeds = decideQuickSeeds
+		}
 	}
 	if seeds < 1 {
 		return bench.DecideSpec{}, usagef("--seeds %d: want ≥ 1", seeds)
@@ -88,6 +104,9 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 func (o *benchOptions) decideDefaults(changed func(string) bool) {
 	if !changed("max-requests") {
 		o.wf.MaxRequests = decideRequests
+		if o.quick {
+			o.wf.MaxRequests = decideQuickRequests
+		}
 	}
 	if o.wf.Trace == "" && !hasParam(o.wf.WorkloadArgs, "requests") {
 		o.wf.WorkloadArgs = append(append([]string(nil), o.wf.WorkloadArgs...), fmt.Sprintf("requests=%d", o.wf.MaxRequests))
