@@ -13,10 +13,10 @@ import (
 // repoRoot is the repository root relative to this package.
 const repoRoot = "../.."
 
-// mdRef matches a Markdown or text file name or path (source documents
-// come as either); urlRef a URL, whose paths are public and may be cited.
+// mdRef matches a Markdown file name or path; urlRef a URL, whose paths
+// are public and may be cited.
 var (
-	mdRef  = regexp.MustCompile(`[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.(md|txt)\b`)
+	mdRef  = regexp.MustCompile(`[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md\b`)
 	urlRef = regexp.MustCompile(`https?://[^\s)>"'\x60]+`)
 )
 
@@ -24,9 +24,9 @@ var (
 // directory; naming them is no citation.
 var writtenFiles = map[string]bool{"report.md": true, "sweep.md": true}
 
-// TestCitationsOpenable fails on a Markdown or text file named in code or docs
+// TestCitationsOpenable fails on a Markdown file named in code or docs
 // that a reader of the repository cannot open: every .md a non-test Go
-// file or a Markdown page names (.txt too) must be a file of the repository (docs/,
+// file or a Markdown page names must be a file of the repository (docs/,
 // a README) or a URL, and nothing may point at a directory beside the
 // repository.
 func TestCitationsOpenable(t *testing.T) {

@@ -215,7 +215,7 @@ func TestSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
 	}
-	mock := []string{"--mock", "2", "--mock-preset", "fast", "--workload", "shared-prefix",
+	mock := []string{"--mock", "2", "--mock-profile", "fast", "--workload", "shared-prefix",
 		"--workload-param", "requests=100000", "--rate", "100"}
 	tests := []struct {
 		name     string

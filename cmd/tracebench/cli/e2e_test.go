@@ -17,7 +17,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	code := Run([]string{"bench", "--policies", "random,round-robin,least-request", "--mock", "2",
-		"--mock-preset", "fast", "--max-requests", "24", "--rate", "40", "--out", dir}, &stdout, &stderr)
+		"--mock-profile", "fast", "--max-requests", "24", "--rate", "40", "--out", dir}, &stdout, &stderr)
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
@@ -50,7 +50,7 @@ func TestReplayScrapeEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.jsonl")
 	var stdout, stderr bytes.Buffer
-	code := Run([]string{"replay", "--mock", "2", "--mock-preset", "fast", "--workload", "shared-prefix",
+	code := Run([]string{"replay", "--mock", "2", "--mock-profile", "fast", "--workload", "shared-prefix",
 		"--workload-param", "requests=30", "--rate", "30", "--policy", "prefix-cache", "--scrape",
 		"--scrape-interval", "100ms", "--out", out}, &stdout, &stderr)
 	if code != ExitOK {
@@ -73,7 +73,7 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 	out := filepath.Join(dir, "r.jsonl")
 	const key = "sk-test-not-for-files-0123456789"
 	var stdout, stderr bytes.Buffer
-	code := Run([]string{"replay", "--mock", "1", "--mock-preset", "fast", "--max-requests", "5", "--rate", "50",
+	code := Run([]string{"replay", "--mock", "1", "--mock-profile", "fast", "--max-requests", "5", "--rate", "50",
 		"--api-key", key, "--header", "X-Team: bench", "--out", out, "--report-dir", dir}, &stdout, &stderr)
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())

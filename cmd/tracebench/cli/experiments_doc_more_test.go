@@ -21,7 +21,7 @@ func tableEvictionMooncake(t *testing.T) string {
 	b.WriteString("| eviction | router | hit rate (server) | TTFT p50 ms | TTFT p99 ms | blocks evicted |\n|---|---|---:|---:|---:|---:|\n")
 	for _, ev := range []string{"lru", "lru-longest", "lfu"} {
 		for _, p := range []string{"round-robin", "prefix-cache"} {
-			s := mooncakeRun(t, "--time-scale", "2", "--mock-eviction", ev, "--policy", p)
+			s := mooncakeRun(t, "--time-scale", "2", "--mock-set", "eviction="+ev, "--policy", p)
 			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %.0f | %.0f | %s |\n", ev, p, pct(s.HitRate.Server), s.TTFT.P50, s.TTFT.P99,
 				thousands(s.Stop.Extra[replay.ExtraEvictions]))
 		}
@@ -94,7 +94,7 @@ func tableLoRAAffinity(t *testing.T) string {
 	b.WriteString("| routing | hit rate (server) | TTFT p50 ms | TTFT p99 ms | req/s | out tok/s |\n|---|---:|---:|---:|---:|---:|\n")
 	base := []string{"replay", "--workload", "shared-prefix", "-p", "groups=16", "-p", "prompts_per_group=48",
 		"-p", "system_len=2048", "-p", "question_len=64", "-p", "output_len=64", "-p", "rate=24", "-p", "adapters=4",
-		"--sim", "4", "--mock-blocks", "700", "--mock-max-loras", "1", "--mock-lora-load-cost", "200ms", "--seed", "1"}
+		"--sim", "4", "--mock-blocks", "700", "--mock-set", "max_loras=1", "--mock-set", "lora_load_cost=200ms", "--seed", "1"}
 	for _, r := range []struct {
 		name string
 		args []string
@@ -117,7 +117,7 @@ func tableLoRAAffinity(t *testing.T) string {
 func loraTwoSlotsArgs(rate, maxInflight int) []string {
 	return []string{"replay", "--workload", "shared-prefix", "-p", "groups=16", "-p", "prompts_per_group=48",
 		"-p", "system_len=2048", "-p", "question_len=64", "-p", "output_len=64", "-p", fmt.Sprintf("rate=%d", rate),
-		"-p", "adapters=4", "--sim", "4", "--mock-blocks", "700", "--mock-max-loras", "2", "--mock-lora-load-cost", "200ms",
+		"-p", "adapters=4", "--sim", "4", "--mock-blocks", "700", "--mock-set", "max_loras=2", "--mock-set", "lora_load_cost=200ms",
 		"--seed", "1", "--max-inflight", strconv.Itoa(maxInflight)}
 }
 

@@ -94,7 +94,7 @@ func replaceGenerated(doc, name, table string) (string, error) {
 // mooncakeRun replays the Mooncake trace on 4 long-context engines.
 func mooncakeRun(t *testing.T, args ...string) *reports.Summary {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
-	_, s := simReplay(t, append([]string{"replay", "--trace", trace, "--sim", "4", "--mock-preset", "long-context", "--seed", "1"}, args...)...)
+	_, s := simReplay(t, append([]string{"replay", "--trace", trace, "--sim", "4", "--mock-profile", "long-context", "--seed", "1"}, args...)...)
 	return s
 }
 
@@ -152,7 +152,7 @@ func tableMooncakeParams(t *testing.T) string {
 func multiBinRun(t *testing.T, preset string, lo, hi, n int, bins string) float64 {
 	_, s := simReplay(t, "replay", "--workload", "uniform-lengths", "-p", "input_min=1", "-p", "input_max=1",
 		"-p", "output_min="+strconv.Itoa(lo), "-p", "output_max="+strconv.Itoa(hi), "-p", "requests="+strconv.Itoa(n),
-		"--rate", "100000", "--arrival", "constant", "--sim", "2", "--mock-preset", preset, "--policy", "least-request",
+		"--rate", "100000", "--arrival", "constant", "--sim", "2", "--mock-profile", preset, "--policy", "least-request",
 		"--queue", "multi-bin", "--queue-param", bins, "--queue-param", "b_min=8", "--queue-param", "b_max=8", "--backend-capacity", "8")
 	return s.Throughput.Requests
 }

@@ -19,7 +19,7 @@ import (
 func TestExperimentProductionStackRoutersOnMooncake(t *testing.T) {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
 	run := func(router string, params ...string) *reports.Summary {
-		args := []string{"replay", "--trace", trace, "--sim", "4", "--mock-preset", "long-context",
+		args := []string{"replay", "--trace", trace, "--sim", "4", "--mock-profile", "long-context",
 			"--time-scale", "2", "--max-requests", strconv.Itoa(800), "--seed", "1", "--policy", router}
 		for _, p := range params {
 			args = append(args, "--router-param", p)

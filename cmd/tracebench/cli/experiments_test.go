@@ -73,7 +73,7 @@ func pickedBackends(t *testing.T, path string) []int {
 func TestExperimentPrefixRoutersOnMooncake(t *testing.T) {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
 	run := func(router string, n int) (string, *reports.Summary) {
-		return simReplay(t, "replay", "--trace", trace, "--sim", "4", "--mock-preset", "long-context",
+		return simReplay(t, "replay", "--trace", trace, "--sim", "4", "--mock-profile", "long-context",
 			"--time-scale", "2", "--max-requests", strconv.Itoa(n), "--seed", "1", "--policy", router)
 	}
 	_, random := run("random", 800)
@@ -150,7 +150,7 @@ func TestExperimentMultiBinClosedForm(t *testing.T) {
 				_, s := simReplay(t, "replay", "--workload", "uniform-lengths", "-p", "input_min=1", "-p", "input_max=1",
 					"-p", "output_min="+strconv.Itoa(tc.lo), "-p", "output_max="+strconv.Itoa(tc.hi),
 					"-p", "requests="+strconv.Itoa(tc.n), "--rate", "100000", "--arrival", "constant", "--sim", "2",
-					"--mock-preset", tc.preset, "--policy", "least-request", "--queue", "multi-bin",
+					"--mock-profile", tc.preset, "--policy", "least-request", "--queue", "multi-bin",
 					"--queue-param", bins, "--queue-param", "b_min=8", "--queue-param", "b_max=8", "--backend-capacity", "8")
 				return s.Throughput.Requests
 			}

@@ -23,8 +23,9 @@ var runEveryday = []string{"help", helpAllFlag,
 
 // everydayFlags are, per command, the flags its --help lists.
 var everydayFlags = map[string]map[string]bool{
-	"bench": flagSet(runEveryday, "policies", "quick", "jobs", "seeds", "format", "api", "dialect", "scrape",
-		"duration", "max-inflight", "queue-param", "mock-blocks"),
+	// bench's description takes half the screen: the flags of a verdict.
+	"bench": flagSet([]string{"help", helpAllFlag}, "trace", "workload", "rate", "max-requests", "seed", "seeds",
+		"policies", "quick", "queue", "target", "mock", "sim", "mock-profile", "mock-set", "out", "slo-ttft", "slo-tpot"),
 	"replay": flagSet(runEveryday, "policy", "format", "api", "dialect", "scrape",
 		"duration", "max-inflight", "queue-param", "mock-blocks"),
 	"sweep": flagSet(runEveryday, "policies", "vary", "rates", "max-runs", "attainment", "jobs"),

@@ -90,7 +90,7 @@ func TestHelpAllListsEveryFlag(t *testing.T) {
 					}
 				}
 				if f.Deprecated == "" && !strings.Contains(string(doc), "`--"+f.Name+"`") {
-					t.Errorf("docs/cli.md does not document %s --%s", name, f.Name)
+					t.Errorf("docs/cli.md does not document %s --%s (go test ./cmd/tracebench/cli -run TestHelpAllListsEveryFlag -update rewrites its tables)", name, f.Name)
 				}
 			})
 			if want := fmt.Sprintf("%d more flags: tracebench %s --help-all", hidden, name); !strings.Contains(short, want) {

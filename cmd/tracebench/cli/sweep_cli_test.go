@@ -63,7 +63,7 @@ func TestSweepEndToEnd(t *testing.T) {
 func TestSweepMockEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := Run([]string{"sweep", "--mock", "2", "--mock-preset", "fast", "--policies", "round-robin",
+	code := Run([]string{"sweep", "--mock", "2", "--mock-profile", "fast", "--policies", "round-robin",
 		"--max-requests", "20", "--rates", "20,40", "--out", dir}, &stdout, &stderr)
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())

@@ -216,7 +216,7 @@ func TestSweepErrorStop(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _, err := sweepFor(t, context.Background(), append([]string{"--sim", "2", "--policies",
-				"round-robin,least-request", "--max-requests", "100", "--mock-max-model-len", "400"}, tc.args...)...)
+				"round-robin,least-request", "--max-requests", "100", "--mock-set", "max_model_len=400"}, tc.args...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,7 +287,7 @@ func TestSweepMooncakePrefixAware(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		accuracySkip(t, "shared trace %s not present (%v): the public traces live in ../shared/traces beside the repository", path, err)
 	}
-	s, sw, err := sweepFor(t, context.Background(), "--sim", "4", "--mock-preset", "long-context", "--trace", path,
+	s, sw, err := sweepFor(t, context.Background(), "--sim", "4", "--mock-profile", "long-context", "--trace", path,
 		"--max-requests", "600", "--vary", "time-scale", "--slo-ttft", "20s", "--slo-tpot", "200ms",
 		"--policies", "round-robin,prefix-cache,cache-aware", "--tolerance", "0.08")
 	if err != nil {

@@ -73,8 +73,11 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if err := in.ShareGPT.Check(""); err != nil {
 			return nil, "", nil, nil, err
 		}
-		if in.TimeUnit != "" || in.Windows != "" {
-			return nil, "", nil, nil, usagef("--time-unit and --windows apply to a trace file, not to a generated workload")
+		if in.TimeUnit != "" {
+			return nil, "", nil, nil, usagef("--time-unit applies to a trace file, not to a generated workload")
+		}
+		if in.Windows != "" {
+			return nil, "", nil, nil, usagef("--windows applies to a trace file, not to a generated workload")
 		}
 		params, err := bench.ParseKV("--workload-param", in.Params)
 		if err != nil {
