@@ -249,18 +249,25 @@ func cmpOr[T comparable](a, b T) T {
 	return a
 }
 
-// confirmed returns stage 1's Leaders best routers and the Baseline,
-// best first, and the rate in model time where the two best part: the
+// confirmed returns stage 1's Leaders best routers and the Baseline, best
+// first (when the Baseline is one of the leaders, the next best joins, so
+// that stage 2 always compares Leaders+1 policies when there are that
+// many), and the rate in model time where the two best part: the
 // geometric mean of their sustained rates (the best one's when alone).
 func (dc *decider) confirmed(v *reports.Verdict) ([]string, float64) {
 	byName := map[string]string{}
 	for _, r := range dc.s.Routers {
 		byName[PolicyName(r, dc.s.Base.Policy.Queue)] = r
 	}
+	want := dc.s.Leaders
+	if dc.s.Baseline != "" {
+		want++
+	}
 	var out []string
-	for i, row := range v.Rows {
-		if i < dc.s.Leaders || byName[row.Policy] == dc.s.Baseline {
-			out = append(out, byName[row.Policy])
+	for _, row := range v.Rows {
+		name := byName[row.Policy]
+		if len(out) < want-1 || name == dc.s.Baseline || len(out) < want && slices.Contains(out, dc.s.Baseline) {
+			out = append(out, name)
 		}
 	}
 	rate := v.Rows[0].Mean

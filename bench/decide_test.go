@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,5 +128,41 @@ func TestDecideUnbounded(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "capacity", "sweep.md")); err != nil {
 		t.Errorf("stage 1's sweep report: %v, want it kept", err)
+	}
+}
+
+// TestConfirmed: stage 2 confirms the leaders and the baseline, and the
+// next best when the baseline leads.
+func TestConfirmed(t *testing.T) {
+	rows := func(names ...string) *reports.Verdict {
+		v := &reports.Verdict{}
+		for i, n := range names {
+			v.Rows = append(v.Rows, reports.VerdictRow{Policy: n, Mean: float64(100 - 10*i)})
+		}
+		return v
+	}
+	tests := []struct {
+		name    string
+		leaders int
+		ranking []string
+		want    []string
+	}{
+		{"baseline last", 2, []string{"a", "b", "c", "round-robin"}, []string{"a", "b", "round-robin"}},
+		{"baseline leads", 2, []string{"round-robin", "a", "b", "c"}, []string{"round-robin", "a", "b"}},
+		{"baseline second", 1, []string{"a", "round-robin", "b"}, []string{"a", "round-robin"}},
+		{"one leader, baseline leads", 1, []string{"round-robin", "a", "b"}, []string{"round-robin", "a"}},
+		{"fewer policies than wanted", 2, []string{"a", "round-robin"}, []string{"a", "round-robin"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dc := &decider{s: DecideSpec{Routers: tc.ranking, Baseline: "round-robin", Leaders: tc.leaders, Base: Spec{Policy: DefaultPolicy()}}}
+			got, rate := dc.confirmed(rows(tc.ranking...))
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("confirmed %v, want %v", got, tc.want)
+			}
+			if want := math.Sqrt(100 * 90); math.Abs(rate-want) > 1e-9 {
+				t.Errorf("rate %g, want %g (between the two best)", rate, want)
+			}
+		})
 	}
 }

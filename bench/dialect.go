@@ -48,8 +48,7 @@ func detectDialect(ctx context.Context, headers map[string]string, apiKey string
 		}
 	}
 	if chosen.Dialect == nil {
-		d, _ := dialect.Lookup(dialect.VLLM)
-		return d, "no backend to ask; vllm assumed", nil
+		return dialect.OrDefault(nil), "no backend to ask; " + dialect.Default + " assumed", nil
 	}
 	return chosen.Dialect, chosen.Reason, nil
 }

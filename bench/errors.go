@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 
 	"github.com/tracebench/tracebench/traces"
 )
@@ -54,9 +52,6 @@ func CheckArrivals(ao traces.ArrivalOptions) error {
 	}
 	return nil
 }
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // fileOf is w's *os.File, also under a writer that serialises writes to
 // one and says so with a File method, or nil (for the terminal check).

@@ -28,6 +28,9 @@ type PD struct {
 	// Protocol chains the phases on live Backends: "two-step" (default,
 	// vLLM's proxy) or "sidecar" (llm-d's x-prefiller-host-port).
 	Protocol string `json:"protocol"`
+	// RoleOf gives the role of a Backend that joins mid-run by its URL
+	// (nil: both); see replay.PDOptions.RoleOf.
+	RoleOf func(url string) string `json:"-"`
 }
 
 // RolesByRatio returns the roles of a fleet split prefill:decode by ratio
@@ -72,7 +75,8 @@ func (rs Spec) buildPD() (*replay.PDOptions, error) {
 	if err != nil {
 		return nil, fieldf("Spec.PD.PrefillRouter", "Spec.PD.PrefillRouter: %v", err)
 	}
-	o := &replay.PDOptions{Prefill: r, Roles: rs.PD.Roles, Threshold: rs.PD.Threshold, Protocol: rs.PD.Protocol}
+	o := &replay.PDOptions{Prefill: r, Roles: rs.PD.Roles, Threshold: rs.PD.Threshold, Protocol: rs.PD.Protocol,
+		RoleOf: rs.PD.RoleOf}
 	n := len(rs.Backends)
 	if rs.Sim > 0 {
 		n = rs.Sim

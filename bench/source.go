@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,7 +125,7 @@ func openWorkload(wf Workload) (*Source, traces.Source, error) {
 // key, and none when none were given.
 func WorkloadIdent(name string, params map[string]string, seed uint64) string {
 	parts := []string{"workload", name}
-	for _, k := range sortedKeys(params) {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		parts = append(parts, k+"="+params[k])
 	}
 	return strings.Join(append(parts, "seed", strconv.FormatUint(seed, 10)), " ")

@@ -16,22 +16,11 @@ const (
 	CacheAuto = "auto"
 )
 
-// llama.cpp server defaults (llama-server b7099 --help).
-const (
-	// llamaNBatch is the logical batch (-b, --batch-size): the most prompt
-	// and decode tokens one llama_decode call of the server takes.
-	llamaNBatch = 2048
-	// llamaHostCacheTokens is the host prompt cache assumed when the run
-	// cannot tell (--cache-ram 8192 MiB; its size in tokens depends on the
-	// model's KV bytes per token, which the client cannot see).
-	llamaHostCacheTokens = 1 << 20
-)
-
-// serverOf reads the header's config.server (what /v1/models and /props
-// said), or else its llama.cpp dialect, into in.
+// serverOf reads the header's config.server (what the server said of
+// itself), or else its dialect when that one keeps slots, into in.
 func (in *Input) serverOf(cfg replay.RunConfig) {
-	if d := cfg.Dialect; d == dialect.LlamaCpp && in.Server == "" {
-		in.Server = d // the client's dialect, when the server said nothing
+	if d, err := dialect.Lookup(cfg.Dialect); err == nil && d.Slots() != nil && in.Server == "" {
+		in.Server = d.Name // the client's dialect, when the server said nothing
 	}
 	s := cfg.Server
 	if s == nil {
@@ -47,14 +36,16 @@ func (in *Input) serverOf(cfg replay.RunConfig) {
 }
 
 // startFor returns the profile the fit starts from for the cache model
-// choice (CacheAuto, "" = auto, or a profile cache model): for llama.cpp,
-// a per-slot cache with the server's slots and context per slot, its
+// choice (CacheAuto, "" = auto, or a profile cache model): for a server
+// that keeps one prompt per slot (its dialect's Slots, llama.cpp's), a
+// per-slot cache with the server's slots and context per slot, its
 // batch as the token budget and its default slot similarity and host
 // prompt cache. The second result says what was chosen and why.
 func startFor(start *profile.Profile, in *Input, choice string) (*profile.Profile, string, error) {
+	served := slotsOf(in.Server)
 	switch choice {
 	case "", CacheAuto:
-		if in.Server != "llamacpp" {
+		if served == nil {
 			return start, "", nil
 		}
 	case profile.CachePagedPrefix:
@@ -65,10 +56,14 @@ func startFor(start *profile.Profile, in *Input, choice string) (*profile.Profil
 	default:
 		return nil, "", fmt.Errorf("calibrate: cache model %q: want auto, %s or %s", choice, profile.CachePagedPrefix, profile.CachePerSlot)
 	}
+	sl := served
+	if sl == nil {
+		sl = slotsOf(dialect.LlamaCpp) // the per-slot server whose defaults are known
+	}
 	p := *start
 	e := &p.Engine
-	e.Cache, e.SlotPromptSimilarity, e.HostCacheTokens = profile.CachePerSlot, engine.DefaultSlotSimilarity, llamaHostCacheTokens
-	e.MaxNumBatchedTokens, e.Eviction = llamaNBatch, engine.EvictLRU
+	e.Cache, e.SlotPromptSimilarity, e.HostCacheTokens = profile.CachePerSlot, engine.DefaultSlotSimilarity, sl.HostCacheTokens
+	e.MaxNumBatchedTokens, e.Eviction = sl.Batch, engine.EvictLRU
 	if in.Slots > 0 {
 		e.MaxNumSeqs = in.Slots
 	}
@@ -77,9 +72,19 @@ func startFor(start *profile.Profile, in *Input, choice string) (*profile.Profil
 	}
 	e.NumGPUBlocks = (e.MaxNumSeqs*e.MaxModelLen + e.BlockSize - 1) / e.BlockSize
 	why := fmt.Sprintf("cache per-slot (%d slots of %d tokens, batch %d, slot similarity %g, host prompt cache %d tokens assumed)",
-		e.MaxNumSeqs, e.MaxModelLen, llamaNBatch, engine.DefaultSlotSimilarity, llamaHostCacheTokens)
-	if in.Server == "llamacpp" {
-		why = "the runs were served by llama.cpp: " + why
+		e.MaxNumSeqs, e.MaxModelLen, sl.Batch, engine.DefaultSlotSimilarity, sl.HostCacheTokens)
+	if served != nil {
+		why = "the runs were served by " + in.Server + ": " + why
 	}
 	return &p, why, nil
+}
+
+// slotsOf is the per-slot facts of the server named (a dialect name, as
+// /v1/models' owned_by gives it), nil when it is no per-slot server.
+func slotsOf(server string) *dialect.SlotServer {
+	d, err := dialect.Lookup(server)
+	if err != nil {
+		return nil
+	}
+	return d.Slots()
 }

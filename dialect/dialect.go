@@ -1,8 +1,9 @@
 package dialect
 
 import (
+	"context"
 	"fmt"
-	"slices"
+	"net/http"
 	"strings"
 )
 
@@ -47,6 +48,31 @@ type Dialect struct {
 	flushHint string
 	// tokenPrompts reports that completions accept a prompt of token ids.
 	tokenPrompts bool
+	// describe adds what the server at base says of itself beyond
+	// /v1/models to info (nil: nothing more).
+	describe func(ctx context.Context, hc *http.Client, base string, info *ServerInfo)
+	// slots holds the facts of a server that keeps one prompt per slot
+	// (nil: one paged prefix cache shared by every request).
+	slots *SlotServer
+}
+
+// SlotServer holds the defaults of a server that keeps one prompt per
+// slot, which a per-slot cache model takes when the run cannot tell.
+type SlotServer struct {
+	// Batch is the logical batch: the most prompt and decode tokens one
+	// decode call takes (tokens).
+	Batch int
+	// HostCacheTokens is the host-memory prompt cache assumed (tokens).
+	HostCacheTokens int
+}
+
+// Slots returns the facts of a per-slot server, or nil for a dialect
+// whose server shares one paged prefix cache among all requests.
+func (d *Dialect) Slots() *SlotServer {
+	if d == nil {
+		return nil
+	}
+	return d.slots
 }
 
 // Names lists the concrete dialects in a stable order.
@@ -105,15 +131,15 @@ func (d *Dialect) FlushLeaves() string { return d.flushLeaves }
 // is allowed and complete ("" when no start option makes it so).
 func (d *Dialect) FlushHint() string { return d.flushHint }
 
-// sortedKeys returns m's keys sorted (nil when m is empty).
-func sortedKeys[V any](m map[string]V) []string {
-	if len(m) == 0 {
-		return nil
+// Default is the dialect assumed where none is set (a client or scraper
+// built without one, a mock server without Options.Dialect, a Run with no
+// backend to ask): vLLM's, the names the mock server exports natively.
+const Default = VLLM
+
+// OrDefault returns d, or the Default dialect when d is nil.
+func OrDefault(d *Dialect) *Dialect {
+	if d != nil {
+		return d
 	}
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
+	return &vllm
 }

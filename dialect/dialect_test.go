@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -71,47 +70,6 @@ func TestUsage(t *testing.T) {
 		d, _ := Lookup(tc.dialect)
 		if got := d.Usage(&tc.raw); got != tc.want {
 			t.Errorf("%s Usage(%+v) = %+v, want %+v", tc.dialect, tc.raw, got, tc.want)
-		}
-	}
-}
-
-// TestReadUsageLlamaCpp reads a response of llama-server b7099 as sent.
-func TestReadUsageLlamaCpp(t *testing.T) {
-	b, err := os.ReadFile("testdata/llamacpp-b7099-completion.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := Lookup(LlamaCpp)
-	u, err := d.ReadUsage(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (Usage{Prompt: 11, Completion: 4, Cached: 9, CachedKnown: true}); u != want {
-		t.Errorf("got %+v, want %+v", u, want)
-	}
-	v, _ := Lookup(VLLM)
-	if u, _ := v.ReadUsage(b); u.CachedKnown {
-		t.Error("the vllm dialect must not read llama.cpp's timings as a cached count")
-	}
-}
-
-func TestParseRaw(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Raw
-		err  bool
-	}{
-		{`{"usage":{"prompt_tokens":3,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":2}}}`,
-			Raw{HasUsage: true, PromptTokens: 3, CompletionTokens: 1, HasDetailsCached: true, DetailsCached: 2}, false},
-		{`{"usage":{"prompt_tokens":3,"prompt_tokens_details":null}}`, Raw{HasUsage: true, PromptTokens: 3}, false},
-		{`{"usage":{"prompt_tokens":3,"prompt_tokens_details":{"cached_tokens":null}}}`, Raw{HasUsage: true, PromptTokens: 3}, false},
-		{`{"timings":{"prompt_n":4}}`, Raw{}, false},
-		{`{"usage":null,"choices":[]}`, Raw{}, false},
-		{`{"usage":`, Raw{}, true},
-	} {
-		got, err := ParseRaw([]byte(tc.in))
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("ParseRaw(%s) = %+v, %v; want %+v err=%v", tc.in, got, err, tc.want, tc.err)
 		}
 	}
 }

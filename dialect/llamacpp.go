@@ -42,6 +42,8 @@ var llamacpp = Dialect{
 	cached:       llamacppCached,
 	flush:        eraseSlots,
 	tokenPrompts: true,
+	describe:     describeSlots,
+	slots:        &SlotServer{Batch: llamaNBatch, HostCacheTokens: llamaHostCacheTokens},
 	flushNote:    "POST /slots/{id}?action=erase for every slot, which llama-server allows only with --slot-save-path; its host-memory prompt cache (--cache-ram) is not erased",
 	// b7099's erase (server.cpp, SERVER_TASK_TYPE_SLOT_ERASE) calls
 	// clear_slot, which drops the slot's KV and tokens only; the host
@@ -49,6 +51,31 @@ var llamacpp = Dialect{
 	// is picked by LRU (get_available_slot) and no endpoint empties it.
 	flushLeaves: "the host-memory prompt cache (--cache-ram, on by default)",
 	flushHint:   "start llama-server with --slot-save-path DIR and --cache-ram 0",
+}
+
+// llama.cpp server defaults (llama-server b7099 --help).
+const (
+	// llamaNBatch is the logical batch (-b, --batch-size): the most prompt
+	// and decode tokens one llama_decode call of the server takes.
+	llamaNBatch = 2048
+	// llamaHostCacheTokens is the host prompt cache assumed when the run
+	// cannot tell (--cache-ram 8192 MiB; its size in tokens depends on the
+	// model's KV bytes per token, which the client cannot see).
+	llamaHostCacheTokens = 1 << 20
+)
+
+// describeSlots reads the server's slots and context per slot from GET
+// /props (left 0 when it does not answer).
+func describeSlots(ctx context.Context, hc *http.Client, base string, info *ServerInfo) {
+	var props struct {
+		TotalSlots int `json:"total_slots"`
+		Settings   struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+	}
+	if b, _, err := get(ctx, hc, base, "/props"); err == nil && json.Unmarshal(b, &props) == nil {
+		info.Slots, info.SlotContext = props.TotalSlots, props.Settings.NCtx
+	}
 }
 
 // llamacppCached prefers the OpenAI field (newer releases) and falls back

@@ -1,6 +1,10 @@
 package dialect
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Field names one figure read from /metrics.
 type Field uint16
@@ -107,7 +111,7 @@ func Prefixes(names []string) []string {
 			seen[p+":"] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // ByPrefix returns the dialect whose metric namespace prefixes most of

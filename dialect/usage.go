@@ -1,13 +1,9 @@
 package dialect
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // Raw is what one response, or one streamed chunk, says about tokens:
-// the OpenAI usage object and llama.cpp's timings object, as found.
-// Parsers fill it; the Dialect decides what it means.
+// the OpenAI usage object and llama.cpp's timings object, as found. The
+// client's response parser fills it (replay.ReadUsage reads one body);
+// the Dialect decides what it means.
 type Raw struct {
 	// HasUsage reports a non-null "usage" object.
 	HasUsage bool
@@ -55,50 +51,3 @@ func (d *Dialect) Usage(r *Raw) Usage {
 // OpenAI field (vLLM with --enable-prompt-tokens-details, SGLang with
 // --enable-cache-report, llama.cpp after b7099).
 func detailsCached(r *Raw) (int, bool) { return r.DetailsCached, r.HasDetailsCached }
-
-// wireChunk is the JSON layout of the fields Raw comes from.
-type wireChunk struct {
-	Usage *struct {
-		PromptTokens        int `json:"prompt_tokens"`
-		CompletionTokens    int `json:"completion_tokens"`
-		PromptTokensDetails *struct {
-			CachedTokens *int `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
-	Timings *struct {
-		CacheN  *int `json:"cache_n"`
-		PromptN int  `json:"prompt_n"`
-	} `json:"timings"`
-}
-
-// ParseRaw reads the token figures of one JSON response body or one
-// streamed chunk's data (the client has a faster parser for the same
-// fields; this one is for tools that read a few responses, such as a
-// calibration probe).
-func ParseRaw(body []byte) (Raw, error) {
-	var w wireChunk
-	if err := json.Unmarshal(body, &w); err != nil {
-		return Raw{}, fmt.Errorf("decode response: %w", err)
-	}
-	var r Raw
-	if u := w.Usage; u != nil {
-		r.HasUsage, r.PromptTokens, r.CompletionTokens = true, u.PromptTokens, u.CompletionTokens
-		if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
-			r.HasDetailsCached, r.DetailsCached = true, *d.CachedTokens
-		}
-	}
-	if t := w.Timings; t != nil && t.CacheN != nil {
-		r.HasTimings, r.CacheN, r.PromptN = true, *t.CacheN, t.PromptN
-	}
-	return r, nil
-}
-
-// ReadUsage is ParseRaw followed by d.Usage: the prompt, completion and
-// cached tokens of one response body in dialect d.
-func (d *Dialect) ReadUsage(body []byte) (Usage, error) {
-	r, err := ParseRaw(body)
-	if err != nil {
-		return Usage{}, err
-	}
-	return d.Usage(&r), nil
-}

@@ -97,6 +97,8 @@ func (s *stream) handle(ctx context.Context, frames [][]byte) {
 	}
 	seq := binary.BigEndian.Uint64(frames[1])
 	switch {
+	case !s.started && seq > 0:
+		s.catchUp(ctx, seq)
 	case !s.started:
 	case seq == s.last+1:
 	case seq == s.last: // a repeated batch (delivery is at least once): already applied
@@ -122,6 +124,18 @@ func (s *stream) fill(ctx context.Context, seq uint64) {
 	})
 }
 
+// catchUp fetches, through the replay socket, what the publisher sent
+// before this stream joined (its first batch is seq): a publisher that
+// dials a listener, or a subscriber that connects late, misses the first
+// batches, and later blocks name them as parents. Batches the buffer
+// does not hold are not counted lost: the publisher may never have sent
+// them (llm-d-inference-sim counts from 1, vLLM from 0).
+func (s *stream) catchUp(ctx context.Context, seq uint64) {
+	if got := s.replayRange(ctx, 0, seq); got > 0 {
+		s.x.Note(s.b, func(st *Stats) { st.Replayed += got })
+	}
+}
+
 // replayRange requests batches [from, to) and applies them; it returns
 // how many it applied.
 func (s *stream) replayRange(ctx context.Context, from, to uint64) int64 {
@@ -144,19 +158,31 @@ func (s *stream) replayRange(ctx context.Context, from, to uint64) int64 {
 	next := from
 	for {
 		msg, err := d.Recv()
-		if err != nil || len(msg.Frames) < 3 || len(msg.Frames[1]) != 8 {
+		if err != nil {
 			return got
 		}
-		rs := binary.BigEndian.Uint64(msg.Frames[1])
-		if rs == ^uint64(0) || rs >= to {
+		rs, payload, ok := replayAnswer(msg.Frames)
+		if !ok || rs == ^uint64(0) || rs >= to {
 			return got
 		}
-		if rs == next {
-			s.apply(msg.Frames[2])
+		if rs >= next { // in order; what the buffer no longer holds is skipped
+			s.apply(payload)
 			got++
-			next++
+			next = rs + 1
 		}
 	}
+}
+
+// replayAnswer reads one replay answer: vLLM's [empty, seq, payload], or
+// llm-d-inference-sim's [empty, topic, seq, payload].
+func replayAnswer(frames [][]byte) (uint64, []byte, bool) {
+	switch {
+	case len(frames) == 3 && len(frames[1]) == 8:
+		return binary.BigEndian.Uint64(frames[1]), frames[2], true
+	case len(frames) == 4 && len(frames[2]) == 8:
+		return binary.BigEndian.Uint64(frames[2]), frames[3], true
+	}
+	return 0, nil, false
 }
 
 // apply decodes a payload into the index, counting a malformed one.

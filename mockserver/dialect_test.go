@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/replay"
 )
 
 // TestMockDialects: the mock answers in each dialect, and the dialect
@@ -47,7 +48,7 @@ func TestMockDialects(t *testing.T) {
 				if code != http.StatusOK {
 					t.Fatalf("status %d: %s", code, resp)
 				}
-				if u, err = d.ReadUsage([]byte(resp)); err != nil {
+				if u, err = replay.ReadUsage([]byte(resp), d); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -76,7 +77,7 @@ func TestMockDialects(t *testing.T) {
 				return
 			}
 			_, _, resp := post(t, base+"/v1/completions", body)
-			if u, _ := d.ReadUsage([]byte(resp)); u.Cached != 0 {
+			if u, _ := replay.ReadUsage([]byte(resp), d); u.Cached != 0 {
 				t.Errorf("after a flush %d tokens were cached", u.Cached)
 			}
 		})

@@ -42,9 +42,9 @@ type Options struct {
 	// first step, so the requests of a batch a client sends together
 	// start together (default 5 ms with static batching; negative: none).
 	BatchWindow time.Duration
-	// Dialect is the server the mock answers as: dialect.VLLM (the
-	// default), dialect.SGLang, dialect.LlamaCpp or dialect.OpenAI (see
-	// dialect.go for what changes).
+	// Dialect is the server the mock answers as: dialect.VLLM,
+	// dialect.SGLang, dialect.LlamaCpp or dialect.OpenAI (default
+	// dialect.Default; see dialect.go for what changes).
 	Dialect string
 	// KVEvents, when KVEvents.Endpoint is set, publishes the replica's
 	// prefix cache changes in vLLM's KV event format (default: off).
@@ -81,7 +81,7 @@ func (o Options) withDefaults() Options {
 		o.ModelName = DefaultModelName
 	}
 	if o.Dialect == "" {
-		o.Dialect = dialect.VLLM
+		o.Dialect = dialect.Default
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
 // pdOptions is a fast replica in role.
@@ -130,3 +133,32 @@ func TestKVTransferRefusals(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// FuzzKVTransferParams: any completions body with kv_transfer_params is
+// refused with a status or gives a one-token prefill or a decode taking
+// between 1 and all of its prompt tokens from the remote prefill.
+func FuzzKVTransferParams(f *testing.F) {
+	f.Add([]byte(`{"prompt":"a b c","kv_transfer_params":{"do_remote_decode":true}}`), uint8(0))
+	f.Add([]byte(`{"prompt":[1,2,3],"kv_transfer_params":{"do_remote_prefill":true,"remote_engine_id":"e","remote_block_ids":["1","2"]}}`), uint8(2))
+	f.Add([]byte(`{"prompt":"x","kv_transfer_params":{"do_remote_prefill":true,"remote_engine_id":7,"remote_block_ids":[1],"remote_host":null}}`), uint8(1))
+	tok := tokenizer.Whitespace{}
+	roles := []string{RoleBoth, RolePrefill, RoleDecode}
+	f.Fuzz(func(t *testing.T, body []byte, role uint8) {
+		g, err := parseCompletion(body, tok)
+		if err != nil || g.kv == nil {
+			return
+		}
+		s := &Server{opts: Options{Engine: engine.DefaultConfig(), Role: roles[int(role)%len(roles)]}}
+		status, msg := s.checkKV(g)
+		switch {
+		case status != 0:
+			if msg == "" {
+				t.Fatal("refused without a message")
+			}
+		case g.kv.DoRemoteDecode && g.maxTokens != 1:
+			t.Fatalf("prefill request with max tokens %d", g.maxTokens)
+		case g.kv.DoRemotePrefill && (g.remoteTokens < 1 || g.remoteTokens > len(g.prompt)):
+			t.Fatalf("decode takes %d remote tokens of a %d-token prompt", g.remoteTokens, len(g.prompt))
+		}
+	})
+}

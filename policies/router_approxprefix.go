@@ -1,9 +1,11 @@
 package policies
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/tracebench/tracebench/traces"
+	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
 func init() {
@@ -26,7 +28,10 @@ func approxPrefixSpec() Spec {
 		Needs:  []string{"prompt", "in-flight", "scrape (optional)"},
 		Source: "Gateway API Inference Extension prefix-cache-aware routing proposal (https://github.com/kubernetes-sigs/gateway-api-inference-extension/blob/main/docs/proposals/005-prefix-cache-aware-routing-proposal/README.md) and EPP prefix plugin",
 		Params: []ParamSpec{
-			{Name: "chunk_chars", Default: "64", Doc: "characters per hashed chunk (token-exact prompts: chunk_chars/4 tokens)"},
+			{Name: "chunk_chars", Default: "64", Doc: "characters per hashed chunk (token-exact or tokenized prompts: chunk_chars/4 tokens)"},
+			{Name: "tokenizer", Default: "none",
+				Doc: "none: hash text prompts by characters, as GIE does; whitespace, character, tiktoken or hf:PATH " +
+					"(a Hugging Face tokenizer.json): hash them as the token ids the server computes, in chunks of chunk_chars/4 tokens"},
 			{Name: "max_chunks", Default: "256", Doc: "leading chunks hashed and matched per request"},
 			{Name: "capacity_blocks", Default: "31250", Doc: "chunks each backend's LRU holds when the server reports no num_gpu_blocks"},
 			{Name: "min_match", Default: "0.1", Doc: "gain threshold: prefix affinity is used only when the best match ratio is at least this (0..1)"},
@@ -47,6 +52,7 @@ type approxPrefix struct {
 	wPrefix, wQ, wKV    float64
 	queueThreshold      float64
 	index               *blockIndex
+	enc                 tokenizer.Tokenizer // nil: text hashed by characters
 	view                promptView
 	set                 backendSet
 	hashes              []uint64
@@ -81,6 +87,11 @@ func newApproxPrefix(p Params, rng *rand.Rand) (Router, error) {
 			return nil, err
 		}
 	}
+	if tok := p["tokenizer"]; tok != "none" {
+		if r.enc, err = tokenizer.Load(tok); err != nil {
+			return nil, fmt.Errorf("parameter tokenizer: %w", err)
+		}
+	}
 	r.index = newBlockIndex(capBlocks)
 	return r, nil
 }
@@ -94,6 +105,9 @@ func (r *approxPrefix) Pick(req *traces.Request, st State) (Choice, error) {
 		return Choice{}, errNoBackends
 	}
 	r.view.load(req)
+	if r.enc != nil && r.view.kind == kindText {
+		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
+	}
 	size := r.view.blockUnits(r.chunkChars, max(1, r.chunkChars/CharsPerToken))
 	r.hashes = r.view.hashChain(r.hashes[:0], size, r.maxRun)
 	r.kept = filterQueue(r.buf[:0], st.Backends, r.queueThreshold)

@@ -33,7 +33,8 @@ func precisePrefixSpec() Spec {
 				Doc: "tokens per KV block; must be the servers' (vLLM --block-size, tracebench mock --block-size); " +
 					"events of another size are counted and ignored"},
 			{Name: "tokenizer", Default: "whitespace",
-				Doc: "tokenizer for text prompts: whitespace, character or tiktoken (must be the server's to be exact; " +
+				Doc: "tokenizer for text prompts: whitespace, character, tiktoken or hf:PATH (a Hugging Face tokenizer.json, " +
+					"the server's model's for exact blocks; must be the server's to be exact; " +
 					"token-exact prompts are hashed as their token ids)"},
 			{Name: "prefix_weight", Default: "3", Doc: "weight of the cached-prefix score in [0, 1]"},
 			{Name: "queue_weight", Default: "0.25",
@@ -83,11 +84,7 @@ func newPrecisePrefix(p Params, rng *rand.Rand) (Router, error) {
 	if r.blockSize, err = p.Int("block_size", 1, 1<<16); err != nil {
 		return nil, err
 	}
-	tok, err := p.OneOf("tokenizer", "whitespace", "character", "tiktoken")
-	if err != nil {
-		return nil, err
-	}
-	if r.enc, err = tokenizer.New(tok); err != nil {
+	if r.enc, err = tokenizer.Load(p["tokenizer"]); err != nil {
 		return nil, fmt.Errorf("parameter tokenizer: %w", err)
 	}
 	if r.wPrefix, err = p.Float("prefix_weight", 0, 1e6); err != nil {

@@ -82,14 +82,9 @@ func (c *Client) bodyWith(req *traces.Request, edit func(map[string]any)) ([]byt
 	return b, nil
 }
 
-// dialect returns the Client's dialect (vLLM when none was set).
-func (c *Client) dialect() *dialect.Dialect {
-	if c.o.Dialect != nil {
-		return c.o.Dialect
-	}
-	d, _ := dialect.Lookup(dialect.VLLM)
-	return d
-}
+// dialect returns the Client's dialect (dialect.Default when none was
+// set).
+func (c *Client) dialect() *dialect.Dialect { return dialect.OrDefault(c.o.Dialect) }
 
 // prompt is the completions prompt: with TokenExact, when the server
 // takes token-id prompts, the Request's block or token ids, or the ids a

@@ -60,7 +60,13 @@ func NewDispatcher(r policies.Router, q policies.Queue, c policies.Capacity, max
 }
 
 // Join adds the Backend at url to the fleet mid-run (see Tracker.Join).
-func (d *Dispatcher) Join(url string) (int, bool) { return d.tracker.Join(url) }
+func (d *Dispatcher) Join(url string) (int, bool) {
+	i, joined := d.tracker.Join(url)
+	if joined && d.pd != nil {
+		d.pd.join(i, url)
+	}
+	return i, joined
+}
 
 // Leave takes Backend i out of the fleet mid-run: the policies no longer
 // see it, so it gets no new picks; its in-flight requests finish and

@@ -38,6 +38,10 @@ type PDOptions struct {
 	// Protocol chains the phases on live Backends: PDTwoStep (default)
 	// or PDSidecar. Simulations model the exchange itself.
 	Protocol string
+	// RoleOf, when set, gives the role of a Backend that joins mid-run
+	// by its URL (discovery: the role of the service it was found
+	// under); nil: RoleBoth.
+	RoleOf func(url string) string
 }
 
 // PrefillPick is the prefill half of a disaggregated Dispatch.
@@ -93,25 +97,38 @@ func (o *PDOptions) role(i int) string {
 	return RoleBoth
 }
 
-// serves reports whether Backend i may take phase want (RolePrefill or
-// RoleDecode).
-func (o *PDOptions) serves(i int, want string) bool {
-	r := o.role(i)
-	return r == RoleBoth || r == want
-}
-
 // pdState is a Dispatcher's disaggregation state.
 type pdState struct {
 	o    *PDOptions
 	hits *policies.HitModel // nil when the prefill Router predicts its own hits
 	// pending maps a Request to its prefill Backend until PrefillDone.
 	pending map[*traces.Request]int
+	// joined holds the roles of Backends that joined mid-run.
+	joined map[int]string
+}
+
+// role is Backend i's role: given, or found when it joined.
+func (p *pdState) role(i int) string {
+	if r, ok := p.joined[i]; ok {
+		return r
+	}
+	return p.o.role(i)
+}
+
+// join records the role of Backend i, which joined at url.
+func (p *pdState) join(i int, url string) {
+	if p.o.RoleOf == nil || i < len(p.o.Roles) {
+		return
+	}
+	if r := p.o.RoleOf(url); r == RolePrefill || r == RoleDecode || r == RoleBoth {
+		p.joined[i] = r
+	}
 }
 
 // SetPD makes the Dispatcher disaggregate prefill and decode (o checked
 // by PDOptions.Validate).
 func (d *Dispatcher) SetPD(o *PDOptions) {
-	d.pd = &pdState{o: o, hits: policies.HitModelFor(o.Prefill), pending: map[*traces.Request]int{}}
+	d.pd = &pdState{o: o, hits: policies.HitModelFor(o.Prefill), pending: map[*traces.Request]int{}, joined: map[int]string{}}
 }
 
 // routePD picks the decode Backend, then the prefill Backend when the
@@ -151,7 +168,7 @@ func (d *Dispatcher) routePD(now time.Duration, req *traces.Request, disp *Dispa
 func (p *pdState) pool(bs []policies.Backend, role string, skip int) []policies.Backend {
 	out := make([]policies.Backend, 0, len(bs))
 	for _, b := range bs {
-		if b.Index != skip && p.o.serves(b.Index, role) {
+		if r := p.role(b.Index); b.Index != skip && (r == RoleBoth || r == role) {
 			out = append(out, b)
 		}
 	}

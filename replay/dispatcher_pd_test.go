@@ -97,3 +97,19 @@ func TestPDOptionsValidate(t *testing.T) {
 		t.Errorf("one backend of role both: %v", err)
 	}
 }
+
+// A Backend that joins mid-run takes the role RoleOf gives its URL.
+func TestDispatcherPDJoinRole(t *testing.T) {
+	d := newTestDispatcher(t, "round-robin", policies.Capacity{}, 0, 2)
+	pre, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 2)))
+	d.SetPD(&PDOptions{Prefill: pre, Roles: []string{RolePrefill, RoleDecode},
+		RoleOf: func(url string) string { return map[string]string{"http://p2": RolePrefill}[url] }})
+	i, ok := d.Join("http://p2")
+	if !ok || d.pd.role(i) != RolePrefill {
+		t.Fatalf("joined backend %d (%v): role %q, want prefill", i, ok, d.pd.role(i))
+	}
+	j, _ := d.Join("http://x")
+	if d.pd.role(j) != RoleBoth {
+		t.Errorf("a backend RoleOf does not know: role %q, want both", d.pd.role(j))
+	}
+}

@@ -3,9 +3,12 @@ package replay
 import (
 	"testing"
 	"time"
+
+	"github.com/tracebench/tracebench/dialect"
 )
 
 func TestLlamaCppCachedTokens(t *testing.T) {
+	llamacpp, _ := dialect.Lookup(dialect.LlamaCpp)
 	for _, tc := range []struct {
 		name, chunk string
 		want        int
@@ -21,7 +24,7 @@ func TestLlamaCppCachedTokens(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := &Result{}
-			st := tokenStats{res: res, now: func() time.Duration { return 0 }}
+			st := tokenStats{res: res, now: func() time.Duration { return 0 }, d: llamacpp}
 			st.chunk(info)
 			if res.CachedTokens != tc.want || res.PromptTokens != 7 {
 				t.Fatalf("cached %d prompt %d, want %d and 7", res.CachedTokens, res.PromptTokens, tc.want)

@@ -21,22 +21,34 @@ import (
 // llmdSim is llm-d's vLLM simulator, shared beside the repository.
 var llmdSim = filepath.Join("..", "..", "shared", "llm-d-inference-sim", "llm-d-inference-sim")
 
-// startLLMDSim starts llm-d-inference-sim on a free loopback port and
-// waits (at most 10 s) until it lists its models; it skips the test when
-// the binary is absent.
-func startLLMDSim(t *testing.T) string {
+// startLLMDSim starts llm-d-inference-sim on a free loopback port, with
+// extra flags after the common ones, and waits (at most 10 s) until it
+// lists its models; it skips the test when the binary is absent.
+func startLLMDSim(t *testing.T, extra ...string) string {
 	t.Helper()
-	if _, err := os.Stat(llmdSim); err != nil {
-		t.Skipf("llm-d-inference-sim not found at %s: interop test skipped", llmdSim)
-	}
+	skipWithoutLLMDSim(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(llmdSim, "--port", fmt.Sprint(port), "--model", "tiny", "--force-dummy-tokenizer",
-		"--time-to-first-token", "10ms", "--inter-token-latency", "2ms", "--kv-cache-transfer-latency", "5ms")
+	return startLLMDSimOn(t, port, extra...)
+}
+
+// skipWithoutLLMDSim skips the test when the simulator is absent.
+func skipWithoutLLMDSim(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(llmdSim); err != nil {
+		t.Skipf("llm-d-inference-sim not found at %s: interop test skipped", llmdSim)
+	}
+}
+
+// startLLMDSimOn starts llm-d-inference-sim on port (see startLLMDSim).
+func startLLMDSimOn(t *testing.T, port int, extra ...string) string {
+	t.Helper()
+	cmd := exec.Command(llmdSim, append([]string{"--port", fmt.Sprint(port), "--model", "tiny", "--force-dummy-tokenizer",
+		"--time-to-first-token", "10ms", "--inter-token-latency", "2ms", "--kv-cache-transfer-latency", "5ms"}, extra...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start llm-d-inference-sim: %v", err)
 	}

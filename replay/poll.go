@@ -251,11 +251,7 @@ func (s *scheduler) warnScrape(sr *scrapeResult) {
 		slog.Warn("scrape failed; its figures are n/a", "backend", u, "err", sr.err)
 		return
 	}
-	name := dialect.VLLM
-	if d := s.dialect(); d != nil {
-		name = d.Name
-	}
-	slog.Warn(fmt.Sprintf("%s has no known %s names (found %s); its scraped figures are n/a", u, name,
+	slog.Warn(fmt.Sprintf("%s has no known %s names (found %s); its scraped figures are n/a", u, dialect.OrDefault(s.dialect()).Name,
 		foundText(m.Found)))
 }
 

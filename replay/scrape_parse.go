@@ -28,15 +28,13 @@ var (
 func parseMetrics(r io.Reader) (ServerMetrics, error) { return parseMetricsAs(r, nil) }
 
 // parseMetricsAs parses the Prometheus text exposition format into
-// ServerMetrics (OK set) with d's names (nil: vLLM).
+// ServerMetrics (OK set) with d's names (nil: dialect.Default's).
 func parseMetricsAs(r io.Reader, d *dialect.Dialect) (ServerMetrics, error) {
 	fams, err := textToFamilies(r)
 	if err != nil {
 		return ServerMetrics{}, fmt.Errorf("parse metrics: %w", err)
 	}
-	if d == nil {
-		d, _ = dialect.Lookup(dialect.VLLM)
-	}
+	d = dialect.OrDefault(d)
 	f := d.Metrics.Read(func(name string) (float64, int) { return sum(fams[name]) })
 	m := ServerMetrics{OK: true, Running: f.Running, Waiting: f.Waiting, KVUsage: f.KVUsage,
 		PrefixQueries: f.PrefixQueries, PrefixHits: f.PrefixHits, PromptTokens: f.PromptTokens,

@@ -62,25 +62,9 @@ func (s *tokenStats) chunk(c chunkInfo) {
 // come from wherever the dialect puts them (usage details, llama.cpp's
 // timings.cache_n).
 func (s *tokenStats) tokens(c chunkInfo) {
-	var raw dialect.Raw
-	if u := c.usage; u != nil {
-		s.usage = true
-		raw.HasUsage, raw.PromptTokens, raw.CompletionTokens = true, u.PromptTokens, u.CompletionTokens
-		if d := u.PromptTokensDetails; d != nil {
-			raw.HasDetailsCached, raw.DetailsCached = true, d.CachedTokens
-		}
-	}
-	if t := c.timings; t != nil && t.CacheN != nil {
-		raw.HasTimings, raw.CacheN, raw.PromptN = true, *t.CacheN, t.PromptN
-	}
-	d := s.d
-	if d == nil {
-		// No dialect set: read the cached tokens wherever a response puts
-		// them (usage details first, then llama.cpp's timings), as the
-		// llama.cpp dialect does.
-		d, _ = dialect.Lookup(dialect.LlamaCpp)
-	}
-	u := d.Usage(&raw)
+	raw := c.raw()
+	s.usage = s.usage || raw.HasUsage
+	u := dialect.OrDefault(s.d).Usage(&raw)
 	if raw.HasUsage || raw.HasTimings && !s.usage {
 		s.res.PromptTokens = u.Prompt
 	}

@@ -113,8 +113,8 @@ func (a *Accumulator) series(users []UserSummary) Series {
 	return s
 }
 
-// sortedKeys returns m's keys in natural order ("bin2" before "bin10").
-func sortedKeys[V any](m map[string]V) []string {
+// naturalKeys returns m's keys in natural order ("bin2" before "bin10").
+func naturalKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -67,7 +67,7 @@ func fmtFrac(v float64) string {
 // errorList formats error counts as "class n, class n" by class name.
 func errorList(m map[string]int64) string {
 	var parts []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range naturalKeys(m) {
 		if m[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 		}

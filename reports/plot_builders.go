@@ -238,7 +238,7 @@ func binTargetPlot(runs []*Summary) figure {
 			continue
 		}
 		p := newPlot("b_target per bin: "+legendName(s.Name()), "time since start (s)", "b_target (requests)")
-		for i, bin := range sortedKeys(s.Series.BinTarget) {
+		for i, bin := range naturalKeys(s.Series.BinTarget) {
 			if l := newLine(xys(coarsen(s.Series.BinTarget[bin], maxPlotPoints, false)), i, false); l != nil {
 				p.Add(l)
 				if !named[bin] {

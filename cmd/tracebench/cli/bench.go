@@ -48,7 +48,8 @@ that the machine keeps the timings honest (the SLO is stretched with it).
 The verdict (winner and margin over the runner-up with a 95 % confidence
 interval, or a tie) is stage 1's; stage 2 confirms it, and bench prints how
 well they agree. Runs the machine distorted are named, not run again.
---quick is the same answer on five routers, stage 2 sized to half the time.
+--quick is the same answer on five routers, stage 2 confirming the leader and
+round-robin in about 20 s.
 
 With --mock N, --sim N or --target it replays the workload once per policy
 at the workload's rate, each on its own fresh fleet (so each starts with cold
@@ -67,7 +68,7 @@ not, the machine is too busy and bench says so.`,
 	bindClient(fs, &o.cf)
 	o.so.bind(fs)
 	o.mf.bind(fs)
-	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers; without a backend flag stage 2 sized to 15 s, "+
+	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers; without a backend flag stage 2 confirms the leader and round-robin in about 20 s, "+
 		"else 80 requests at 20 req/s each")
 	fs.BoolVar(&o.wide, "wide", false, "print every column of the comparison table (default: the columns that decide)")
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every registered router)")

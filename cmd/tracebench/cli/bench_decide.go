@@ -25,8 +25,9 @@ const decideRequests = 300
 const decidePreset = "small-kv"
 
 // decideQuickWall is --quick's wall time of a stage-2 run (the default's
-// is bench.DecideSpec's 30 s).
-const decideQuickWall = 15 * time.Second
+// is bench.DecideSpec's 30 s); --quick confirms only the leader and
+// round-robin, 6 runs instead of 9.
+const decideQuickWall = 20 * time.Second
 
 // twoStage reports whether bench runs its two-stage decision: no backend
 // flag (--sim, --mock, --target, --targets-file) was given.
@@ -78,7 +79,7 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 		Routers: names, Seeds: seeds, Native: native, Ident: ident, Sim: o.simSetup, SimFleet: o.simFleet(), Mock: mock,
 		Jobs: o.jobs, ProfileNote: profileNote(o.mf, false), Out: o.out, ErrOut: cmd.ErrOrStderr()}
 	if o.quick {
-		spec.ConfirmWall = decideQuickWall
+		spec.ConfirmWall, spec.Leaders = decideQuickWall, 1
 	}
 	return spec, nil
 }
@@ -131,7 +132,7 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 		}
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\n", res.Report)
+		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
 	}
 	return err
 }

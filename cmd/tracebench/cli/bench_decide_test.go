@@ -25,7 +25,7 @@ func TestBenchDecides(t *testing.T) {
 		t.Errorf("stdout does not open with the verdict:\n%s", out)
 	}
 	for _, want := range []string{"question: which router sustains the highest request rate", "stage 1, capacity in virtual time",
-		"stage 2, confirmation", "agreement: ", "out tok/s", "report: "} {
+		"stage 2, confirmation", "agreement: ", "out tok/s", "report: ", "html: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -38,6 +38,12 @@ func TestBenchDecides(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil || !strings.Contains(string(md), "## Decision") {
 		t.Errorf("report.md without a decision section (%v)", err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	for _, want := range []string{`id="stage1"`, `id="stage2"`, `id="plot-capacity"`, "Question: which router"} {
+		if err != nil || !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %s (%v)", want, err)
+		}
 	}
 }
 

@@ -84,7 +84,7 @@ func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&s.LoRAModules, "lora-modules", nil,
 		"LoRA adapters served (comma-separated); any other model gets vLLM's 404; sets --max-loras 1 unless given")
 	fs.StringVar(&s.Tokenizer, "tokenizer", "whitespace", "prompt tokenizer: whitespace, character or tiktoken")
-	fs.StringVar(&s.Dialect, "dialect", dialect.VLLM, "server dialect to answer in: "+strings.Join(dialect.Names(), ", "))
+	fs.StringVar(&s.Dialect, "dialect", dialect.Default, "server dialect to answer in: "+strings.Join(dialect.Names(), ", "))
 	fs.Float64Var(&s.TimeScale, "time-scale", 1, "wall time per model time: 2 runs the model twice as slow, 0.5 twice as fast")
 	fs.StringVar(&s.Role, "role", mockserver.RoleBoth, "prefill/decode role: prefill (refuses decode requests), "+
 		"decode (refuses prefill requests; honours "+mockserver.PrefillerHeader+") or both")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -115,4 +116,48 @@ func FuzzTargetLine(f *testing.F) {
 			t.Fatalf("%q: url %q role %q", line, u, r)
 		}
 	})
+}
+
+// A --target-role naming a dns+http:// target gives its role to every
+// address the name resolves to, at the start and when a re-resolution
+// finds a new one (a backend joining mid-run).
+func TestDNSTargetRoles(t *testing.T) {
+	old := lookupHost
+	defer func() { lookupHost = old }()
+	addrs := map[string][]string{"prefill": {"10.0.0.1"}, "decode": {"10.0.0.2", "10.0.0.3"}}
+	lookupHost = func(_ context.Context, name string) ([]string, error) { return addrs[name], nil }
+	ctx := context.Background()
+	backends, err := expandDNS(ctx, []string{"dns+http://prefill:8000", "dns+http://decode:8000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, dns, err := splitDNSRoles([]string{"dns+http://prefill:8000=prefill", "http://10.0.0.3:8000=both"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := map[string]string{}
+	if err := addDNSRoles(ctx, given, dns); err != nil {
+		t.Fatal(err)
+	}
+	roles, err := targetRoles(backends, plain, given)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"prefill", "decode", "both"}; strings.Join(roles, ",") != strings.Join(want, ",") {
+		t.Errorf("roles %v, want %v", roles, want)
+	}
+	d := &replay.Discovery{Resolve: func(ctx context.Context) ([]string, error) {
+		return expandDNS(ctx, []string{"dns+http://prefill:8000", "dns+http://decode:8000"})
+	}}
+	roleOf := discoveredRoles(d, dns)
+	addrs["prefill"] = append(addrs["prefill"], "10.0.0.9")
+	if _, err := d.Resolve(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := roleOf("http://10.0.0.9:8000"); r != "prefill" {
+		t.Errorf("joined prefill address: role %q, want prefill", r)
+	}
+	if r := roleOf("http://10.0.0.7:8000"); r != "decode" {
+		t.Errorf("unknown address: role %q, want decode (as unlabelled pods)", r)
+	}
 }

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
@@ -43,7 +46,7 @@ func (p *pdFlags) bind(fs *pflag.FlagSet) {
 
 // apply sets rs.PD from the flags once rs's backends are known; P/D is
 // on when --pd-ratio, --target-role or a targets file's role= is given.
-func (p *pdFlags) apply(rs *runSpec, targetsFile string) error {
+func (p *pdFlags) apply(ctx context.Context, rs *runSpec, targetsFile string) error {
 	fileRoles, err := readTargetRoles(targetsFile)
 	if err != nil {
 		return err
@@ -52,6 +55,7 @@ func (p *pdFlags) apply(rs *runSpec, targetsFile string) error {
 		return nil
 	}
 	var roles []string
+	var roleOf func(string) string
 	switch {
 	case rs.Sim > 0 || rs.Mode == "mock":
 		if p.ratio == "" || len(p.targetRoles) > 0 {
@@ -68,11 +72,23 @@ func (p *pdFlags) apply(rs *runSpec, targetsFile string) error {
 		if p.ratio != "" {
 			return usagef("--pd-ratio applies to --mock and --sim; give --target-role URL=ROLE for --target")
 		}
-		if roles, err = targetRoles(rs.Backends, p.targetRoles, fileRoles); err != nil {
+		flags, dns, err := splitDNSRoles(p.targetRoles)
+		if err != nil {
 			return err
 		}
+		if fileRoles == nil {
+			fileRoles = map[string]string{}
+		}
+		if err := addDNSRoles(ctx, fileRoles, dns); err != nil {
+			return err
+		}
+		if roles, err = targetRoles(rs.Backends, flags, fileRoles); err != nil {
+			return err
+		}
+		roleOf = discoveredRoles(rs.Discover, dns)
 	}
-	rs.PD = &bench.PD{PrefillRouter: p.prefill, PrefillArgs: p.prefillArgs, Roles: roles, Threshold: p.threshold, Protocol: p.protocol}
+	rs.PD = &bench.PD{PrefillRouter: p.prefill, PrefillArgs: p.prefillArgs, Roles: roles, Threshold: p.threshold, Protocol: p.protocol,
+		RoleOf: roleOf}
 	if p.threshold < 0 {
 		return usagef("--pd-threshold %d: want ≥ 0", p.threshold)
 	}
@@ -154,4 +170,69 @@ func targetLine(line string) (string, string, error) {
 		role = v
 	}
 	return fields[0], role, nil
+}
+
+// splitDNSRoles separates the --target-role flags naming a dns+http://
+// target (a headless Service: a role for every address it resolves to,
+// now and when the fleet is resolved again) from the others.
+func splitDNSRoles(flags []string) ([]string, map[string]string, error) {
+	var plain []string
+	dns := map[string]string{}
+	for _, f := range flags {
+		u, r, ok := strings.Cut(f, "=")
+		if !strings.HasPrefix(u, dnsScheme) {
+			plain = append(plain, f)
+			continue
+		}
+		if !ok || !validRole(r) {
+			return nil, nil, usagef("--target-role %q: want URL=ROLE with ROLE prefill, decode or both", f)
+		}
+		dns[u] = r
+	}
+	return plain, dns, nil
+}
+
+// addDNSRoles resolves every dns+http:// target of dns and gives its
+// addresses its role in roles.
+func addDNSRoles(ctx context.Context, roles map[string]string, dns map[string]string) error {
+	for t, r := range dns {
+		urls, err := expandDNS(ctx, []string{t})
+		if err != nil {
+			return err
+		}
+		for _, u := range urls {
+			roles[strings.TrimRight(u, "/")] = r
+		}
+	}
+	return nil
+}
+
+// discoveredRoles returns the role of a backend that joins mid-run: the
+// role of the dns+http:// target it was found under, read from the
+// discovery's own resolutions (which it then wraps); nil without
+// discovery or dns roles.
+func discoveredRoles(d *replay.Discovery, dns map[string]string) func(string) string {
+	if d == nil || len(dns) == 0 {
+		return nil
+	}
+	var mu sync.Mutex
+	found := map[string]string{}
+	inner := d.Resolve
+	d.Resolve = func(ctx context.Context) ([]string, error) {
+		next := map[string]string{}
+		if err := addDNSRoles(ctx, next, dns); err == nil {
+			mu.Lock()
+			maps.Copy(found, next)
+			mu.Unlock()
+		}
+		return inner(ctx)
+	}
+	return func(url string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if r, ok := found[strings.TrimRight(url, "/")]; ok {
+			return r
+		}
+		return replay.RoleDecode
+	}
 }

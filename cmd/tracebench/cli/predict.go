@@ -110,7 +110,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nreport: %s\n", filepath.Join(o.out, "report.md"))
+	fmt.Fprintf(w, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, reports.HTMLFile))
 	if o.record {
 		if err := bench.RecordValidation(o.profile, o.live, res.Prediction); err != nil {
 			return err

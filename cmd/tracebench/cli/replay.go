@@ -71,7 +71,7 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 		return err
 	}
 	defer stop()
-	if err := o.pd.apply(&rs, o.mf.TargetsFile); err != nil {
+	if err := o.pd.apply(cmd.Context(), &rs, o.mf.TargetsFile); err != nil {
 		return err
 	}
 	if rs.Sim > 0 {

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -180,25 +181,15 @@ func workloadHelp() string {
 		for _, p := range w.Params {
 			fmt.Fprintf(&b, "      %-18s %-8s %s\n", p.Name, p.Default, p.Doc)
 		}
-		for _, name := range sortedKeys(w.Presets) {
+		for _, name := range slices.Sorted(maps.Keys(w.Presets)) {
 			var kv []string
-			for _, k := range sortedKeys(w.Presets[name]) {
+			for _, k := range slices.Sorted(maps.Keys(w.Presets[name])) {
 				kv = append(kv, k+"="+w.Presets[name][k])
 			}
 			fmt.Fprintf(&b, "      preset=%s sets %s\n", name, strings.Join(kv, " "))
 		}
 	}
 	return b.String()
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // traceStatsOptions are the flags of `trace stats`.
