@@ -35,6 +35,7 @@ var flagNames = map[string]string{
 	"Spec.Workload.Trace":              "--trace",
 	"Spec.Workload.TimeUnit":           "--time-unit",
 	"Spec.Workload.Windows":            "--windows",
+	"Spec.Workload.MaxRequests":        "--max-requests",
 	"Spec.Workload.Shard":              "--shard",
 	"Spec.Workload.CV":                 "--cv",
 	"Spec.Workload.Arrival":            "--arrival",

@@ -25,7 +25,7 @@ var runEveryday = []string{"help", helpAllFlag,
 var everydayFlags = map[string]map[string]bool{
 	// bench's description takes half the screen: the flags of a verdict.
 	"bench": flagSet([]string{"help", helpAllFlag}, "trace", "workload", "rate", "max-requests", "seed", "seeds",
-		"policies", "quick", "queue", "target", "mock", "sim", "mock-profile", "mock-set", "out", "slo-ttft", "slo-tpot"),
+		"policies", "quick", "target", "mock", "sim", "mock-profile", "mock-set", "out", "slo-ttft", "slo-tpot"),
 	"replay": flagSet(runEveryday, "policy", "format", "api", "dialect", "scrape",
 		"duration", "max-inflight", "queue-param", "mock-blocks"),
 	"sweep": flagSet(runEveryday, "policies", "vary", "rates", "max-runs", "attainment", "jobs"),
