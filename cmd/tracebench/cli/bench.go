@@ -36,29 +36,15 @@ func newBenchCmd() *cobra.Command {
 		Short: "Compare policies on a workload: one replay per policy, one table, a report",
 		Long: `bench compares routers on one workload and ends in a verdict.
 
-Without a backend flag (--sim, --mock, --target, --targets-file) it decides in
-two stages. Stage 1 finds each router's capacity under the SLO in virtual
-time: the highest offered rate at which 90 % of requests meet --slo-ttft and
---slo-tpot, searched on --seeds seeds (default 3) of the workload (300
-requests per run) on 4 simulated replicas (--mock-profile applies). Stage 2
-runs the two leaders and round-robin again in real time, each on its own
-fresh in-process mock fleet on loopback, at the rate where the leaders part,
-on the same seeds, all runs at once, with the mock's model time stretched so
-that the machine keeps the timings honest (the SLO is stretched with it).
-The verdict (winner and margin over the runner-up with a 95 % confidence
-interval, or a tie) is stage 1's; stage 2 confirms it, and bench prints how
-well they agree. Runs the machine distorted are named, not run again.
---quick is the same answer on five routers, stage 2 confirming the leader and
-round-robin in about 20 s.
-
+Without a backend flag it decides in two stages: each router's capacity
+under the SLO in virtual time (5 paired seeds, 1,000 requests per run, 4
+simulated small-kv replicas), then the two leaders and round-robin in real
+time on fresh in-process mock fleets (3 seeds, model time stretched so the
+machine keeps the timings honest). It prints the verdict first: the winner,
+its margin over the runner-up and over round-robin with 95 % intervals,
+or a tie with the interval that makes it one. --quick is the same in short.
 With --mock N, --sim N or --target it replays the workload once per policy
-at the workload's rate, each on its own fresh fleet (so each starts with cold
-caches), side by side, and writes report.md, report.html, summary.csv, plots and the
-results files into --out. When the machine distorted the timings of runs side
-by side (client schedule lag or mock step lateness past the report's warning
-thresholds), one of them is run again alone: if that is honest, the others
-are run again at half the concurrency, halving until they are honest; if
-not, the machine is too busy and bench says so.`,
+at the workload's rate, each on a fresh fleet, side by side.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
