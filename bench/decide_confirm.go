@@ -64,7 +64,7 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.
 // timeScale is how much stage 2 stretches model time: ConfirmWall over
 // the Run's expected length in model time, its ConfirmRequests at rate plus the
 // E2E p90 of pick's stage-1 run nearest rate (the last requests' time to
-// finish), at least 1.
+// finish), at least minConfirmScale.
 func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float64 {
 	tail := 0.0
 	best := math.Inf(1)
@@ -79,8 +79,15 @@ func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float
 		}
 	}
 	model := float64(dc.s.ConfirmRequests)/rate + tail
-	return max(1, math.Round(dc.s.ConfirmWall.Seconds()/model))
+	return max(minConfirmScale, math.Round(dc.s.ConfirmWall.Seconds()/model))
 }
+
+// minConfirmScale is the least stage 2 stretches model time: at 3× the
+// mock's step lateness p99 on 2 idle cores (5.7–6.2 ms with nine fleets)
+// passed the distortion guard's 25 % of the median TBT (22 ms) in 4 of 9
+// runs; stretched 4×, the TBT grows with the scale and the lateness does
+// not.
+const minConfirmScale = 4
 
 // confirmAll runs every name on every seed at once and returns the
 // Summaries by seed, then by name (nil where a Run produced none).
