@@ -44,7 +44,7 @@ func (v *Verdict) CompareBaseline(policy string, vals map[string][]float64) {
 // not compared).
 func (v *Verdict) baselineText() string {
 	b := v.Baseline
-	if b.Policy == "" {
+	if b.Policy == "" || b.Policy == v.RunnerUp {
 		return ""
 	}
 	d := func(x float64) string { return verdictNum(x, v.DiffUnit, true) }

@@ -11,23 +11,17 @@ import (
 )
 
 // decideRequests is the Requests of every stage-1 run of the two-stage
-// bench, decideQuickRequests --quick's. With the mixed workload's own
+// bench, --quick's too. With the mixed workload's own
 // 300, a run is mostly its start: the decidePreset fleet of 4 absorbs
 // much of it at any rate, so a seed's capacity swung by 5× and 3 seeds
 // tied every pair; with 1,000 the fleet reaches its steady state and
 // the capacity is the fleet's, not the burst's.
-const (
-	decideRequests      = 1000
-	decideQuickRequests = 600
-)
+const decideRequests = 1000
 
-// decideSeeds is stage 1's seeds by default (stage 2 runs the first 3),
-// decideQuickSeeds --quick's: paired over 5 seeds, the Student-t
-// interval is 2.78 standard errors wide each side against 4.30 over 3.
-const (
-	decideSeeds      = 5
-	decideQuickSeeds = 3
-)
+// decideSeeds is stage 1's seeds by default, --quick's too (stage 2
+// runs the first 3): paired over 5 seeds, the Student-t interval is 2.78
+// standard errors wide each side against 4.30 over 3.
+const decideSeeds = 5
 
 // decidePreset is the engine profile of the two-stage bench when no
 // --mock- engine flag is given: the default engine with 512 KV blocks per
@@ -64,9 +58,6 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 	seeds := o.seeds
 	if !changed("seeds") {
 		seeds = decideSeeds
-		if o.quick {
-			seeds = decideQuickSeeds
-		}
 	}
 	if seeds < 1 {
 		return bench.DecideSpec{}, usagef("--seeds %d: want ≥ 1", seeds)
@@ -104,9 +95,6 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 func (o *benchOptions) decideDefaults(changed func(string) bool) {
 	if !changed("max-requests") {
 		o.wf.MaxRequests = decideRequests
-		if o.quick {
-			o.wf.MaxRequests = decideQuickRequests
-		}
 	}
 	if o.wf.Trace == "" && !hasParam(o.wf.WorkloadArgs, "requests") {
 		o.wf.WorkloadArgs = append(append([]string(nil), o.wf.WorkloadArgs...), fmt.Sprintf("requests=%d", o.wf.MaxRequests))
