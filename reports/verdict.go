@@ -111,16 +111,20 @@ func decide(policies []string, vals, sec map[string][]float64, metric, unit, dif
 		return v.Rows[i].Goodput > v.Rows[j].Goodput
 	})
 	v.Pick, v.RunnerUp = v.Rows[0].Policy, v.Rows[1].Policy
-	a, b := vals[v.Pick], vals[v.RunnerUp]
-	n := min(len(a), len(b))
-	diff := make([]float64, n)
-	for i := range n {
-		diff[i] = a[i] - b[i]
-	}
+	diff := pairedDiff(vals[v.Pick], vals[v.RunnerUp])
 	v.Margin = stat.Mean(diff, nil)
 	v.Lo, v.Hi = meanCI(diff)
 	v.Tie = (v.Lo <= 0 && v.Hi >= 0) || (math.IsNaN(v.Lo) && v.Margin == 0)
 	return v
+}
+
+// pairedDiff is a[i] − b[i] for every seed both have.
+func pairedDiff(a, b []float64) []float64 {
+	diff := make([]float64, min(len(a), len(b)))
+	for i := range diff {
+		diff[i] = a[i] - b[i]
+	}
+	return diff
 }
 
 // attainments returns each run's SLA attainment in percent and goodput.

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Baseline compares a verdict's pick with a baseline policy on the
@@ -30,14 +32,9 @@ func (v *Verdict) CompareBaseline(policy string, vals map[string][]float64) {
 	if v == nil || policy == "" || policy == v.Pick || len(vals[policy]) == 0 {
 		return
 	}
-	a, b := vals[v.Pick], vals[policy]
-	n := min(len(a), len(b))
-	diff := make([]float64, n)
-	for i := range n {
-		diff[i] = a[i] - b[i]
-	}
+	diff := pairedDiff(vals[v.Pick], vals[policy])
 	lo, hi := meanCI(diff)
-	v.Baseline = Baseline{Policy: policy, Margin: mean(diff), Lo: lo, Hi: hi}
+	v.Baseline = Baseline{Policy: policy, Margin: stat.Mean(diff, nil), Lo: lo, Hi: hi}
 }
 
 // baselineText is the pick against the baseline as one clause ("" when
@@ -60,18 +57,6 @@ func (v *Verdict) baselineText() string {
 	}
 	return fmt.Sprintf("%s is %s %s by %s %s (95 %% CI %s to %s %s)", v.Pick, word, b.Policy,
 		d(b.Margin), v.DiffUnit, d(b.Lo), d(b.Hi), v.DiffUnit)
-}
-
-// mean is the arithmetic mean of xs (NaN when empty).
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // clampCI keeps a row's interval inside the values its unit can take: a
