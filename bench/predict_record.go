@@ -14,10 +14,6 @@ import (
 // validation list of the profile file at path; bench and sweep verdicts
 // on that profile quote them.
 func RecordValidation(path, live string, pred *reports.Prediction) error {
-	p, err := profile.Load(path)
-	if err != nil {
-		return err
-	}
 	v := profile.Validation{Run: live}
 	for _, r := range pred.Rows {
 		e := r.Err
@@ -33,15 +29,7 @@ func RecordValidation(path, live string, pred *reports.Prediction) error {
 			v.E2EP50 = math.Round(e*10) / 10
 		}
 	}
-	p.Validation = append(p.Validation, v)
-	data, err := profile.Marshal(p)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("record the validation in %s: %w", path, err)
-	}
-	return nil
+	return updateProfile(path, "validation", func(p *profile.Profile) { p.Validation = append(p.Validation, v) })
 }
 
 // RecordAgreement sets the profile file at path's last rank agreement
@@ -49,10 +37,6 @@ func RecordValidation(path, live string, pred *reports.Prediction) error {
 // whether both verdicts picked the same policy and the largest hit rate
 // error; bench and sweep verdicts on that profile quote it.
 func RecordAgreement(path, dir string, res *PredictDirResult) error {
-	p, err := profile.Load(path)
-	if err != nil {
-		return err
-	}
 	a := &profile.Agreement{Run: dir, Policies: len(res.Policies)}
 	for _, pp := range res.Policies {
 		a.Seeds = max(a.Seeds, len(pp.Runs))
@@ -75,13 +59,23 @@ func RecordAgreement(path, dir string, res *PredictDirResult) error {
 		}
 	}
 	a.SameVerdict = res.Live != nil && res.Sim != nil && res.Live.Pick == res.Sim.Pick
-	p.Agreement = a
+	return updateProfile(path, "agreement", func(p *profile.Profile) { p.Agreement = a })
+}
+
+// updateProfile loads the profile file at path, applies set and writes
+// it back; what names the record in the write error.
+func updateProfile(path, what string, set func(*profile.Profile)) error {
+	p, err := profile.Load(path)
+	if err != nil {
+		return err
+	}
+	set(p)
 	data, err := profile.Marshal(p)
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("record the agreement in %s: %w", path, err)
+		return fmt.Errorf("record the %s in %s: %w", what, path, err)
 	}
 	return nil
 }
