@@ -62,22 +62,6 @@ func hitPolicyPlot(runs []*Summary) figure {
 func timelinePlot(runs []*Summary) figure {
 	top := newPlot("Mean TTFT by arrival time", "time since start (s)", "TTFT (ms)")
 	bottom := newPlot("Requests in flight", "time since start (s)", "requests")
-	leg := newLegend()
-	for i, s := range runs {
-		l := newLine(xys(coarsen(s.Series.TTFTOverTime, maxPlotPoints, false)), i, false)
-		if l == nil {
-			continue
-		}
-		top.Add(l)
-		leg.add(legendName(s.Name()), l)
-		if f := newLine(xys(smooth(s.Series.InFlight)), i, false); f != nil {
-			bottom.Add(f)
-		}
-	}
-	if leg.n == 0 {
-		return figure{}
-	}
-	top.Y.Min, bottom.Y.Min = 0, 0
-	top.X.Min, bottom.X.Min = 0, 0
-	return figure{grid: [][]*plot.Plot{{top}, {bottom}}, legend: leg}
+	ttft := func(s *Summary) []Point { return coarsen(s.Series.TTFTOverTime, maxPlotPoints, false) }
+	return stackOverLoad(runs, top, bottom, ttft, false)
 }

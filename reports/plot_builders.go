@@ -92,21 +92,30 @@ func addHLine(p *plot.Plot, y float64) *plotter.Function {
 func throughputPlot(runs []*Summary) figure {
 	top := newPlot("Output throughput", "time since start (s)", "output tokens / s")
 	bottom := newPlot("Requests in flight (solid) and waiting in the client (dashed)", "time since start (s)", "requests")
+	return stackOverLoad(runs, top, bottom, func(s *Summary) []Point { return smooth(s.Series.Throughput) }, true)
+}
+
+// stackOverLoad plots series of every run on top, above the requests in
+// flight of the same runs (and those waiting in the client, dashed, when
+// waiting is set), one colour per run; runs whose series is empty are
+// left out, and no run at all gives an empty figure.
+func stackOverLoad(runs []*Summary, top, bottom *plot.Plot, series func(*Summary) []Point, waiting bool) figure {
 	leg := newLegend()
 	for i, s := range runs {
-		l := newLine(xys(smooth(s.Series.Throughput)), i, false)
+		l := newLine(xys(series(s)), i, false)
 		if l == nil {
 			continue
 		}
 		top.Add(l)
 		leg.add(legendName(s.Name()), l)
-		for _, d := range []struct {
-			pts    []Point
-			dashed bool
-		}{{s.Series.InFlight, false}, {s.Series.Waiting, true}} {
-			if l := newLine(xys(smooth(d.pts)), i, d.dashed); l != nil {
-				bottom.Add(l)
-			}
+		if f := newLine(xys(smooth(s.Series.InFlight)), i, false); f != nil {
+			bottom.Add(f)
+		}
+		if !waiting {
+			continue
+		}
+		if w := newLine(xys(smooth(s.Series.Waiting)), i, true); w != nil {
+			bottom.Add(w)
 		}
 	}
 	if leg.n == 0 {
