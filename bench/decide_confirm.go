@@ -50,13 +50,7 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.
 	}
 	d.Confirm = reports.DecideVerdict(policies, runs)
 	if dc.s.Baseline != "" {
-		att := map[string][]float64{}
-		for p, rs := range runs {
-			for _, s := range rs {
-				att[p] = append(att[p], 100*s.SLA.Attainment)
-			}
-		}
-		d.Confirm.CompareBaseline(PolicyName(dc.s.Baseline, dc.s.Base.Policy.Queue), att)
+		d.Confirm.CompareBaselineRuns(PolicyName(dc.s.Baseline, dc.s.Base.Policy.Queue), runs)
 	}
 	return sums[0], nil
 }

@@ -37,6 +37,16 @@ func (v *Verdict) CompareBaseline(policy string, vals map[string][]float64) {
 	v.Baseline = Baseline{Policy: policy, Margin: stat.Mean(diff, nil), Lo: lo, Hi: hi}
 }
 
+// CompareBaselineRuns is CompareBaseline on each run's SLA attainment
+// in percent, the figure DecideVerdict ranks runs by.
+func (v *Verdict) CompareBaselineRuns(policy string, runs map[string][]*Summary) {
+	vals := make(map[string][]float64, len(runs))
+	for p, rs := range runs {
+		vals[p], _ = attainments(rs)
+	}
+	v.CompareBaseline(policy, vals)
+}
+
 // baselineText is the pick against the baseline as one clause ("" when
 // not compared).
 func (v *Verdict) baselineText() string {
