@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/reports"
+	"gonum.org/v1/gonum/stat"
 )
 
 // DecideSpec is `tracebench bench`'s default run, in two stages. Stage 1
@@ -266,20 +268,21 @@ func (dc *decider) sweepSpec(k int, sustained map[string][]float64) SweepSpec {
 }
 
 // geoMean is the geometric mean of every positive value of m (0 when
-// there is none).
+// there is none), summed in key order so that the same values always
+// give the same start rate.
 func geoMean(m map[string][]float64) float64 {
-	sum, n := 0.0, 0
-	for _, xs := range m {
-		for _, x := range xs {
+	var xs []float64
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, x := range m[k] {
 			if x > 0 {
-				sum, n = sum+math.Log(x), n+1
+				xs = append(xs, x)
 			}
 		}
 	}
-	if n == 0 {
+	if len(xs) == 0 {
 		return 0
 	}
-	return math.Exp(sum / float64(n))
+	return stat.GeometricMean(xs, nil)
 }
 
 // cmpOr is a unless it is the zero value, else b.
