@@ -173,7 +173,7 @@ func quickDefaults(cmd *cobra.Command, o *benchOptions) {
 func printBench(cmd *cobra.Command, res *bench.CompareResult, wide bool) error {
 	out := cmd.OutOrStdout()
 	if res.Verdict != nil {
-		res.Verdict.WriteText(out)
+		res.Verdict.WriteText(wrapWriter{out, termWidth})
 		fmt.Fprintln(out)
 	}
 	if err := writeBenchTable(out, res.Runs, wide); err != nil {

@@ -130,7 +130,7 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 	out := cmd.OutOrStdout()
 	if res.Decision != nil && res.Decision.CapacityVerdict != nil {
 		fmt.Fprintln(out)
-		res.Decision.WriteText(out)
+		res.Decision.WriteText(wrapWriter{out, termWidth})
 	}
 	if len(res.Runs) > 0 {
 		fmt.Fprintf(out, "\nstage 2, first seed (latencies in wall time, %.3g× the model's):\n", res.Decision.TimeScale)
