@@ -83,6 +83,10 @@ type Config struct {
 	// prompt cache (--cache-ram) for CachePerSlot; 0 (the default) turns
 	// it off.
 	HostCacheTokens int
+	// LlamaCpp prices llama.cpp's server loop for CachePerSlot: slot
+	// saves and restores, ubatches of a split KV cache, HTTP workers (zero
+	// value: none priced); see llamacpp.go.
+	LlamaCpp LlamaCppConfig
 }
 
 // VocabSize is the vocabulary assumed for generated token ids (100,256,
@@ -182,6 +186,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine config: KVTransfer.PerToken %v: want ≥ 0", c.KVTransfer.PerToken)
 	case c.EOSProbability < 0 || c.EOSProbability > 1:
 		return fmt.Errorf("engine config: EOSProbability %g: want in [0, 1]", c.EOSProbability)
+	}
+	if err := c.LlamaCpp.validate(); err != nil {
+		return err
+	}
+	if c.LlamaCpp.active() && c.Cache != CachePerSlot {
+		return fmt.Errorf("engine config: LlamaCpp mechanisms set with cache %q: they belong to the per-slot cache", c.Cache)
 	}
 	if _, err := evictionPolicy(c.Eviction); err != nil {
 		return err

@@ -29,6 +29,10 @@ type Engine struct {
 	blockHook func(BlockEvent)
 	// slots is the per-slot cache (Config.Cache CachePerSlot), or nil.
 	slots *slotCache
+	// decoding and chunks are the step's decoding slots and prompt chunk
+	// sizes, for a split KV cache's ubatches (reused every step).
+	decoding []bool
+	chunks   []int
 }
 
 // New returns an engine for cfg after validating it.
@@ -198,7 +202,7 @@ func (e *Engine) Idle() bool { return len(e.live) == 0 }
 // Stats returns a snapshot of gauges and counters.
 func (e *Engine) Stats() Stats {
 	st := e.stats
-	st.Running, st.Waiting = len(e.running), len(e.waiting)
+	st.Running, st.Waiting = len(e.running), e.visibleWaiting()
 	st.UsedBlocks = e.pool.used()
 	st.CachedBlocks = e.pool.evict.Len()
 	st.KVUsage = float64(st.UsedBlocks) / float64(e.cfg.NumGPUBlocks)

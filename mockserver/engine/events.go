@@ -105,6 +105,9 @@ type Stats struct {
 	Finished map[FinishReason]int64
 	// Steps counts steps that ran work.
 	Steps int64
+	// SlotSaves and SlotRestores count llama.cpp slot-switch saves to and
+	// restores from the host prompt cache (per-slot cache only).
+	SlotSaves, SlotRestores int64
 	// LoRA describes the adapters (vllm:lora_requests_info).
 	LoRA LoRAStats
 }

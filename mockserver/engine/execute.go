@@ -12,6 +12,10 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	st := Step{Start: now}
 	finished := false
 	evs = slices.Grow(evs, len(plan))
+	split := e.splitKV()
+	if split {
+		e.resetUbatches()
+	}
 	for _, p := range plan {
 		s := p.s
 		ev := Event{ID: s.req.ID, Tag: s.req.Tag}
@@ -19,8 +23,12 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 			ev.Admitted = true
 			ev.CachedTokens, ev.QueueTime = s.cached, max(0, now-s.arrival)
 		}
-		if p.n > 0 && !(p.n == 1 && s.numOutput() > 0 && s.computed == s.numTokens()-1) {
+		decode := p.n == 1 && s.numOutput() > 0 && s.computed == s.numTokens()-1
+		if p.n > 0 && !decode {
 			st.PrefillTokens += p.n
+		}
+		if split {
+			e.noteUbatch(s, p.n, decode)
 		}
 		st.AttendedKeys += int64(p.n)*int64(s.computed) + int64(p.n)*int64(p.n+1)/2
 		s.computed += p.n
@@ -38,7 +46,11 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	st.Events = evs
 	defer func() { e.extra = 0 }()
 	if len(plan) > 0 {
-		st.Duration = max(stepFloor, e.jitter.sample(e.cfg.Latency, e.rng, st.PrefillTokens, st.DecodeSeqs, st.AttendedKeys)) + e.extra
+		mean := e.cfg.Latency.MeanWith(st.PrefillTokens, st.DecodeSeqs, st.AttendedKeys)
+		if split {
+			mean = e.ubatchMean(e.decoding, e.chunks, st.PrefillTokens, st.AttendedKeys)
+		}
+		st.Duration = max(stepFloor, e.jitter.scale(e.cfg.Latency.Jitter, e.rng, mean)) + e.extra
 		e.stats.Steps++
 	}
 	return st
@@ -58,6 +70,8 @@ func (e *Engine) emit(s *seq, ev *Event, now time.Duration) bool {
 	}
 	e.stats.GenerationTokens++
 	switch {
+	case s.detached:
+		ev.Finished, ev.Reason = true, FinishAbort
 	case s.numOutput() >= s.req.MaxTokens:
 		ev.Finished, ev.Reason = true, FinishLength
 	case s.eos(i, e.cfg.EOSProbability):

@@ -145,8 +145,13 @@ func (m LatencyModel) jitter() jitter {
 // sample draws a step duration of m, whose jitter parameters j are, with
 // jitter from rng.
 func (j jitter) sample(m LatencyModel, rng *rand.Rand, prefill, b int, keys int64) time.Duration {
-	mean := m.MeanWith(prefill, b, keys)
-	if m.Jitter == 0 || mean == 0 {
+	return j.scale(m.Jitter, rng, m.MeanWith(prefill, b, keys))
+}
+
+// scale multiplies mean by a jitter factor drawn from rng (none when cv,
+// the model's Jitter, is 0).
+func (j jitter) scale(cv float64, rng *rand.Rand, mean time.Duration) time.Duration {
+	if cv == 0 || mean == 0 {
 		return mean
 	}
 	f := math.Exp(j.sigma*rng.NormFloat64() - j.mu)

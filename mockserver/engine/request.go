@@ -86,6 +86,9 @@ type seq struct {
 	salt       uint64 // parent hash of the first block
 	running    bool
 	slot       int // per-slot cache: the slot held while running, −1 none
+	// detached marks a request whose client left while it waited outside
+	// the HTTP workers: it is dropped at its first token (ClientGone).
+	detached bool
 }
 
 func (s *seq) numTokens() int { return s.base + len(s.tokens) }

@@ -74,33 +74,44 @@ func common(held []int32, heldSalt uint64, tokens []int32, salt uint64) int {
 	return lcp(held, tokens)
 }
 
+// placement is where place put a request and what it cost: the slot
+// (−1: none free), the tokens of its cache the request reuses, and the
+// tokens saved to and restored from the host cache (−1: no save or no
+// restore; 0 is a save of an empty slot, which llama.cpp skips).
+type placement struct {
+	slot, hit       int
+	saved, restored int
+}
+
 // place picks a free slot for a request of tokens (salted by salt), marks
-// it busy and returns its index and the tokens of its cache that the
-// request reuses, or −1 when every slot is busy. Like llama.cpp it first
+// it busy and returns the placement. Like llama.cpp it first
 // takes the free slot whose common prefix is the largest share of the
 // prompt above the similarity threshold, else the least recently used
 // free slot (ties to the highest index). When the chosen slot would lose
 // most of its tokens (kept share < 0.5, or any LRU pick), the slot's state
 // is saved in the host cache and the saved prompt serving the request
 // best is restored into it.
-func (c *slotCache) place(tokens []int32, salt uint64) (int, int) {
+func (c *slotCache) place(tokens []int32, salt uint64) placement {
 	best, save := c.bySimilarity(tokens, salt)
 	if best < 0 {
 		best = c.leastRecent()
 		save = best >= 0
 	}
 	if best < 0 {
-		return -1, 0
+		return placement{slot: -1, saved: -1, restored: -1}
 	}
 	s := &c.slots[best]
+	p := placement{slot: best, saved: -1, restored: -1}
 	if save && c.hostCap > 0 {
 		if len(s.tokens) > 0 {
+			p.saved = len(s.tokens)
 			c.save(s.tokens, s.salt)
 		}
-		c.restore(s, tokens, salt) // into an empty slot too, as llama.cpp
+		p.restored = c.restore(s, tokens, salt) // into an empty slot too, as llama.cpp
 	}
 	s.busy = true
-	return best, common(s.tokens, s.salt, tokens, salt)
+	p.hit = common(s.tokens, s.salt, tokens, salt)
+	return p
 }
 
 // bySimilarity returns the free slot with the largest common-prefix share
@@ -175,8 +186,9 @@ const minRestoreKeep = 0.25
 
 // restore loads into s the host entry that serves tokens better than s
 // does on both counts llama.cpp compares (share of the entry kept and share
-// of the prompt served), taking the entry out of the host cache.
-func (c *slotCache) restore(s *slot, tokens []int32, salt uint64) {
+// of the prompt served), taking the entry out of the host cache. It
+// returns the tokens loaded, −1 when none was.
+func (c *slotCache) restore(s *slot, tokens []int32, salt uint64) int {
 	n := common(s.tokens, s.salt, tokens, salt)
 	keepBest := float64(n) / float64(max(1, len(s.tokens)))
 	simBest := float64(n) / float64(len(tokens))
@@ -193,12 +205,13 @@ func (c *slotCache) restore(s *slot, tokens []int32, salt uint64) {
 		}
 	}
 	if pick < 0 {
-		return
+		return -1
 	}
 	e := c.host[pick]
 	c.host = slices.Delete(c.host, pick, pick+1)
 	c.hostUsed -= len(e.tokens)
 	s.tokens, s.salt = e.tokens, e.salt
+	return len(e.tokens)
 }
 
 // release frees slot i, which now holds the given tokens (copied).
@@ -217,10 +230,12 @@ func (e *Engine) admitSlot(s *seq, budget int) (int, bool) {
 	if e.pool.available() < e.cfg.blocksFor(s.numTokens()) {
 		return 0, false // checked first, so a refused request leaves the slots alone
 	}
-	i, hit := e.slots.place(s.tokens, s.salt)
+	pl := e.slots.place(s.tokens, s.salt)
+	i, hit := pl.slot, pl.hit
 	if i < 0 {
 		return 0, false
 	}
+	e.chargePlacement(pl)
 	computed := min(hit, s.numTokens()-1)
 	n := min(s.numTokens()-computed, budget)
 	s.blocks = s.blocks[:0]

@@ -113,7 +113,8 @@ func TestSlotCachePlacement(t *testing.T) {
 					c.release(op.release, i32(op.tokens), 0)
 					continue
 				}
-				slot, hit := c.place(i32(op.tokens), 0)
+				pl := c.place(i32(op.tokens), 0)
+				slot, hit := pl.slot, pl.hit
 				if slot != op.slot || hit != op.hit {
 					t.Fatalf("op %d: place = slot %d hit %d, want slot %d hit %d", i, slot, hit, op.slot, op.hit)
 				}
@@ -127,14 +128,14 @@ func TestSlotCachePlacement(t *testing.T) {
 func TestSlotCacheSaltAndFull(t *testing.T) {
 	c := newSlotCache(1, 0.1, 0)
 	a := i32(seqTo(1, 11))
-	if s, _ := c.place(a, 7); s != 0 {
+	if s := c.place(a, 7).slot; s != 0 {
 		t.Fatalf("first place: slot %d", s)
 	}
-	if s, _ := c.place(a, 7); s != -1 {
+	if s := c.place(a, 7).slot; s != -1 {
 		t.Fatalf("place with every slot busy: slot %d, want -1", s)
 	}
 	c.release(0, a, 7)
-	if _, hit := c.place(a, 8); hit != 0 {
+	if hit := c.place(a, 8).hit; hit != 0 {
 		t.Errorf("other salt: hit %d, want 0", hit)
 	}
 }

@@ -22,6 +22,7 @@ func (p *Profile) Config() engine.Config {
 		Cache:               cacheModel(e.Cache),
 		SlotSimilarity:      e.SlotPromptSimilarity,
 		HostCacheTokens:     e.HostCacheTokens,
+		LlamaCpp:            p.LlamaCpp.config(),
 		LoRA: engine.LoRAConfig{
 			MaxLoras:     e.LoRA.MaxLoras,
 			MaxCPULoras:  e.LoRA.MaxCPULoras,
@@ -85,6 +86,7 @@ func FromConfig(name string, cfg engine.Config) *Profile {
 			RequestOverhead: Duration(cfg.RequestOverhead),
 		},
 		KVTransfer: KVTransfer{Latency: Duration(cfg.KVTransfer.Latency), PerToken: Duration(cfg.KVTransfer.PerToken)},
+		LlamaCpp:   llamaCppOf(cfg.LlamaCpp),
 	}
 }
 

@@ -25,6 +25,9 @@ type Profile struct {
 	Engine Engine `yaml:"engine"`
 	// Latency holds the per-step latency model.
 	Latency Latency `yaml:"latency"`
+	// LlamaCpp holds llama.cpp's server mechanisms (per-slot cache only;
+	// nil: none priced).
+	LlamaCpp *LlamaCpp `yaml:"llamacpp,omitempty"`
 	// KVTransfer prices a decode instance's pull of a remote prefill's KV
 	// cache (prefill/decode disaggregation).
 	KVTransfer KVTransfer `yaml:"kv_transfer"`

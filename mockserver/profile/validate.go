@@ -80,5 +80,8 @@ func (p *Profile) validate() error {
 	case l.CStep == 0 && l.CPrefill == 0 && l.CDecode == 0 && l.Beta == 0:
 		return &fieldError{"latency", "every cost is 0: want at least one of c_step, c_prefill, c_decode, beta > 0"}
 	}
-	return nil
+	return p.LlamaCpp.validate(e.Cache)
 }
+
+// fmtAny formats a field value for an error.
+func fmtAny(v any) string { return fmt.Sprint(v) }
