@@ -88,16 +88,18 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	engines := ps.Profile.Config()
 	engines.Seed = ps.SimSeed
 	rs.Mode, rs.Sim, rs.Fleet, rs.Results = "sim", len(h.Backends), &engines, ps.Results
+	cut, cutNote := measuredCut(h, res.Measured.Stop)
+	rs.SimCut = cut
+	if cutNote != "" {
+		res.Notes = append(res.Notes, cutNote)
+	}
 	if err := res.simulate(ctx, rs, ps.Live); err != nil {
 		return nil, err
 	}
 	res.Measured.Header.Policy += " (measured)"
 	res.Predicted.Header.Policy += " (predicted, profile " + ps.Profile.Name + ")"
 	res.Prediction = reports.ComparePrediction(ps.Profile.Name, res.Measured, res.Predicted)
-	if m, p := res.Measured.Requests, res.Predicted.Requests; m != p {
-		res.Notes = append(res.Notes, fmt.Sprintf("the measured run has %d requests, the simulated one %d "+
-			"(a stopped or interrupted run); figures compare unequal sets", m, p))
-	}
+	res.Notes = append(res.Notes, comparedNote(res.Measured, res.Predicted))
 	return res, nil
 }
 

@@ -43,6 +43,9 @@ type Spec struct {
 	// SimTokenizer tokenises the simulated engines' text prompts (nil:
 	// the mock's default, whitespace).
 	SimTokenizer tokenizer.Tokenizer
+	// SimCut ends a simulated Run as a measured one ended (first-byte
+	// timeout, stop time); zero: it runs to the end.
+	SimCut replay.SimCut
 	// Fleet is the in-process engines' configuration (mock or simulated),
 	// and Preset its preset name; nil against live targets (with Sim, nil
 	// runs engine.DefaultConfig()). The results header records it,
@@ -286,7 +289,8 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 			cfgs[i] = *rs.Fleet
 			cfgs[i].Seed = rs.Fleet.Seed + int64(i)
 		}
-		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay, Tokenizer: rs.SimTokenizer})
+		return replay.Simulate(ctx, replay.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay,
+			Tokenizer: rs.SimTokenizer, Cut: rs.SimCut})
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.Backends, Client: client,
 		Grace: rs.Client.Grace, ScrapeEvery: scrapeEvery(rs.Client), KVEvents: rs.KVEvents,

@@ -59,6 +59,10 @@ type Header struct {
 // because its error rate passed the limit (--max-error-rate).
 const StopErrorLimit = "error-limit"
 
+// StopAsMeasured is the Stop.Reason of a simulated Run cut at the stop
+// time of the measured run it predicts (SimCut.StopAt).
+const StopAsMeasured = "stopped-as-measured"
+
 // Stop is the last line of a complete results file.
 type Stop struct {
 	// Reason is "done" (also when --duration or --max-requests ended

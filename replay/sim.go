@@ -29,6 +29,9 @@ type SimOptions struct {
 	// (default DefaultStaticBatchWindow; negative: no wait). Engines with
 	// continuous batching never wait, like the mock.
 	BatchWindow time.Duration
+	// Cut ends the run as a measured one ended (zero: it runs to the
+	// end, and no client gives up).
+	Cut SimCut
 	// KVEventDelay is the lag between an engine step's KV events and the
 	// moment a KV-event router (precise-prefix) sees them (default 0:
 	// visible at the step's start, when vLLM publishes them).
@@ -69,6 +72,9 @@ type simReq struct {
 	clock     time.Duration
 	promptLen int
 	pd        *simPD // nil unless the Request is disaggregated
+	// gone marks a Request its simulated client gave up (first-byte
+	// timeout) or a stop cut: its Result is out, later events are dropped.
+	gone bool
 }
 
 // simulator is the event loop's state.
@@ -91,6 +97,8 @@ type simulator struct {
 	kv   *simKV // nil unless the Router reads KV events
 	// transfers are the decodes waiting for their KV transfer.
 	transfers simTransfers
+	// deadlines are the first-byte deadlines of Cut (empty without one).
+	deadlines deadlines
 }
 
 // Simulate runs the Source against simulated engines in virtual time and
@@ -160,6 +168,12 @@ func (s *simulator) loop(ctx context.Context) (string, error) {
 			return "interrupted", nil
 		}
 		b, tEng := s.nextStep()
+		if tc, ok := s.nextCut(); ok && s.cutFirst(tc, b, tEng) {
+			if s.cut(tc) {
+				return StopAsMeasured, nil
+			}
+			continue
+		}
 		if tx, ok := s.transfers.next(); ok && (b < 0 || tx <= tEng) && (s.next == nil || tx <= s.next.Arrival) {
 			s.startDecode()
 			if err := s.pump(); err != nil {
@@ -183,6 +197,21 @@ func (s *simulator) loop(ctx context.Context) (string, error) {
 			}
 		}
 	}
+}
+
+// cutFirst reports whether a cut event at tc comes before the next
+// arrival, step end and KV transfer (b < 0: no step running).
+func (s *simulator) cutFirst(tc time.Duration, b int, tEng time.Duration) bool {
+	if tx, ok := s.transfers.next(); ok && tx < tc {
+		return false
+	}
+	if b >= 0 && tEng < tc {
+		return false
+	}
+	if s.next != nil && s.next.Arrival < tc {
+		return false
+	}
+	return b >= 0 || s.next != nil || tc == s.o.Cut.StopAt || len(s.deadlines) > 0
 }
 
 // nextStep returns the busy backend whose step ends first (-1: none).

@@ -58,7 +58,11 @@ func (s *simulator) addToEngine(req *traces.Request, res *Result, b, remote int,
 	if s.d.WantsTokens() {
 		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, req, n) }
 	}
+	tag := er.Tag
 	s.live.put(sr)
+	if pd == nil {
+		s.watch(sr, tag)
+	}
 }
 
 // setPrompt gives er the prompt of r on backend b: its token ids, else a
@@ -163,6 +167,12 @@ func (s *simulator) apply(ev *engine.Event) error {
 		return fmt.Errorf("simulate: event for unknown request %s", ev.ID)
 	}
 	sr.clock = s.now
+	if sr.gone {
+		if ev.Finished {
+			s.live.del(ev.Tag)
+		}
+		return nil
+	}
 	if sr.pd != nil && sr.pd.phase == phasePrefill {
 		return s.applyPrefill(ev, sr)
 	}

@@ -1,0 +1,103 @@
+package replay
+
+import (
+	"container/heap"
+	"strconv"
+	"time"
+)
+
+// SimCut makes a simulated run end the way a measured one did, so that a
+// prediction compares like with like: the client's first-byte timeout,
+// and a run stopped from outside.
+type SimCut struct {
+	// FirstByteTimeout gives up a Request that has no first token this
+	// long after it was sent, as the live client's first-byte timeout
+	// does: its Result is a timeout, and its engine is told the client is
+	// gone (engine.Engine.ClientGone: a server that had taken it in
+	// cancels it; one whose HTTP workers it had not reached still admits
+	// it and pays for it). 0: never.
+	FirstByteTimeout time.Duration
+	// StopAt ends the run at this virtual time: nothing more is sent and
+	// the Requests in flight finish as canceled with what they had, as a
+	// live run's grace period ending cancels them. 0: run to the end.
+	StopAt time.Duration
+}
+
+// deadline is one Request's first-byte deadline.
+type deadline struct {
+	at       time.Duration
+	tag, seq int64
+}
+
+// deadlines is a min-heap of first-byte deadlines.
+type deadlines []deadline
+
+func (h deadlines) Len() int           { return len(h) }
+func (h deadlines) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h deadlines) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *deadlines) Push(x any)        { *h = append(*h, x.(deadline)) }
+func (h *deadlines) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// watch arms sr's first-byte deadline when the cut has one.
+func (s *simulator) watch(sr *simReq, tag int64) {
+	if t := s.o.Cut.FirstByteTimeout; t > 0 {
+		heap.Push(&s.deadlines, deadline{at: sr.res.Sent + t, tag: tag, seq: sr.res.Seq})
+	}
+}
+
+// nextCut returns the time of the next cut event (a first-byte deadline
+// or the stop) and whether there is one.
+func (s *simulator) nextCut() (time.Duration, bool) {
+	t, ok := s.o.Cut.StopAt, s.o.Cut.StopAt > 0
+	if len(s.deadlines) > 0 && (!ok || s.deadlines[0].at < t) {
+		t, ok = s.deadlines[0].at, true
+	}
+	return t, ok
+}
+
+// cut handles the cut event at t; it reports true when the run stops.
+func (s *simulator) cut(t time.Duration) bool {
+	s.now = max(s.now, t)
+	if len(s.deadlines) > 0 && s.deadlines[0].at == t {
+		s.expire(heap.Pop(&s.deadlines).(deadline))
+		return false
+	}
+	s.stopAll()
+	return true
+}
+
+// expire gives up the Request of d if it still has no first token.
+func (s *simulator) expire(d deadline) {
+	sr := s.live.get(d.tag)
+	if sr == nil || sr.gone || sr.res.Seq != d.seq || sr.res.FirstToken != 0 {
+		return
+	}
+	sr.gone = true
+	res := sr.res
+	res.Done, res.ErrClass = s.now, ErrTimeout
+	res.Err = "no first token within the first-byte timeout of " + s.o.Cut.FirstByteTimeout.String() + " (simulated client)"
+	s.bs[res.Backend].e.ClientGone(strconv.FormatInt(res.Seq, 10))
+	s.d.Done(s.now, sr.req, res)
+	s.emit(res)
+}
+
+// stopAll finishes every Request in flight as canceled at now.
+func (s *simulator) stopAll() {
+	for _, sr := range s.live.slots {
+		if sr == nil || sr.gone || s.halt {
+			continue
+		}
+		sr.gone = true
+		sr.stats.close()
+		res := sr.res
+		res.Done, res.ErrClass = s.now, ErrCanceled
+		res.Err = "the run stopped at " + s.now.String() + " (the measured run's stop, simulated)"
+		s.d.Done(s.now, sr.req, res)
+		s.emit(res)
+	}
+}
