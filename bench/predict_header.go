@@ -23,6 +23,7 @@ func SpecFromResults(path string) (Spec, replay.Header, error) {
 	if len(h.Backends) == 0 {
 		return rs, h, fmt.Errorf("results file %s line 1: field header.backends: lists no backends", path)
 	}
+	rs.Workload.Trace = besideResults(rs.Workload.Trace, path)
 	rs.Policy.PolicyConfig = ""
 	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
 	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)

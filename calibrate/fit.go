@@ -31,6 +31,10 @@ type Options struct {
 	// when empty; per-slot when the runs were served by llama.cpp),
 	// "paged-prefix" or "per-slot".
 	Cache string
+	// HostCacheTokens is llama-server's host prompt cache in tokens
+	// (--cache-ram MiB × 2^20 / the model's KV bytes per token; 0: the
+	// assumed default) for a per-slot profile.
+	HostCacheTokens int
 }
 
 // Param is one fitted latency parameter.
@@ -69,7 +73,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	if start == nil {
 		start, _ = profile.Builtin(profile.DefaultName)
 	}
-	start, why, serr := startFor(start, in, opt.Cache)
+	start, why, serr := startFor(start, in, opt.Cache, opt.HostCacheTokens)
 	if serr != nil {
 		return nil, serr
 	}

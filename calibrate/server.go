@@ -41,7 +41,7 @@ func (in *Input) serverOf(cfg replay.RunConfig) {
 // per-slot cache with the server's slots and context per slot, its
 // batch as the token budget and its default slot similarity and host
 // prompt cache. The second result says what was chosen and why.
-func startFor(start *profile.Profile, in *Input, choice string) (*profile.Profile, string, error) {
+func startFor(start *profile.Profile, in *Input, choice string, hostTokens int) (*profile.Profile, string, error) {
 	served := slotsOf(in.Server)
 	switch choice {
 	case "", CacheAuto:
@@ -64,6 +64,10 @@ func startFor(start *profile.Profile, in *Input, choice string) (*profile.Profil
 	e := &p.Engine
 	e.Cache, e.SlotPromptSimilarity, e.HostCacheTokens = profile.CachePerSlot, engine.DefaultSlotSimilarity, sl.HostCacheTokens
 	e.MaxNumBatchedTokens, e.Eviction = sl.Batch, engine.EvictLRU
+	assumed := "assumed"
+	if hostTokens > 0 {
+		e.HostCacheTokens, assumed = hostTokens, "given"
+	}
 	if in.Slots > 0 {
 		e.MaxNumSeqs = in.Slots
 	}
@@ -71,8 +75,8 @@ func startFor(start *profile.Profile, in *Input, choice string) (*profile.Profil
 		e.MaxModelLen = in.SlotContext
 	}
 	e.NumGPUBlocks = (e.MaxNumSeqs*e.MaxModelLen + e.BlockSize - 1) / e.BlockSize
-	why := fmt.Sprintf("cache per-slot (%d slots of %d tokens, batch %d, slot similarity %g, host prompt cache %d tokens assumed)",
-		e.MaxNumSeqs, e.MaxModelLen, sl.Batch, engine.DefaultSlotSimilarity, sl.HostCacheTokens)
+	why := fmt.Sprintf("cache per-slot (%d slots of %d tokens, batch %d, slot similarity %g, host prompt cache %d tokens %s)",
+		e.MaxNumSeqs, e.MaxModelLen, sl.Batch, engine.DefaultSlotSimilarity, e.HostCacheTokens, assumed)
 	if served != nil {
 		why = "the runs were served by " + in.Server + ": " + why
 	}

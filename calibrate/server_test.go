@@ -32,7 +32,7 @@ func TestStartFor(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := startFor(def, &tc.in, tc.choice)
+			p, _, err := startFor(def, &tc.in, tc.choice, 0)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err %v, want error %v", err, tc.wantErr)
 			}

@@ -25,6 +25,8 @@ type calibrateOptions struct {
 	name    string
 	partial bool
 	cache   string
+	replay  string
+	hostTok int
 }
 
 func newCalibrateCmd() *cobra.Command {
@@ -98,6 +100,8 @@ and fits those.`,
 	fs.IntVar(&o.ps.MaxPrompt, "probe-max-prompt", 1536, "longest probe prompt, words (about as many tokens or more); lower it for slow servers")
 	fs.Uint64Var(&o.ps.Seed, "probe-seed", 0, "seed of the probe's prompts (0: from the clock, so a repeated probe does not hit the prompt cache)")
 	fs.StringVar(&o.cache, "cache", calibrate.CacheAuto, "cache model of the fitted profile: auto (per-slot when llama.cpp served the runs, else the starting profile's), paged-prefix or per-slot")
+	fs.StringVar(&o.replay, "engine-replay", calibrate.ReplayAuto, "fit llama-server's slot saves, restores and ubatches by replaying the probe through the simulator's engine: auto (when llama.cpp served the runs and the step model alone left TTFT residuals over 100 % of the mean), on or off")
+	fs.IntVar(&o.hostTok, "host-cache-tokens", 0, "llama-server's host prompt cache in tokens: --cache-ram MiB × 1048576 / the model's KV bytes per token (0: 1,048,576 assumed)")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 	return cmd
 }
@@ -112,12 +116,22 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache})
+	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache, HostCacheTokens: o.hostTok})
 	if err != nil {
 		if errors.Is(err, calibrate.ErrSingleLevel) {
 			return usageError{Err: err}
 		}
 		return err
+	}
+	switch o.replay {
+	case calibrate.ReplayAuto, calibrate.ReplayOn, calibrate.ReplayOff:
+	default:
+		return usagef("--engine-replay %q: want auto, on or off", o.replay)
+	}
+	if calibrate.WantsReplay(o.replay, res, in) {
+		if err := calibrate.Refit(res, in, bench.RunPrompts); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(w, "calibrate: %d successful requests (%d failed, %d cut off by a stopped run) from %d file(s)\n\n",
 		in.Requests, in.Failed, in.Canceled, len(o.files))

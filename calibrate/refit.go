@@ -1,0 +1,190 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
+)
+
+// Engine replay modes of `calibrate --engine-replay`.
+const (
+	// ReplayAuto refits by engine replay when a llama.cpp server's probe
+	// left the step model's TTFT residuals over maxQuietResidual: the
+	// server then did something the step model has no term for.
+	ReplayAuto = "auto"
+	ReplayOn   = "on"
+	ReplayOff  = "off"
+)
+
+// replayEvals bounds each Nelder–Mead run of the staged search, in
+// replays of the probe (about 2 ms each for 170 requests).
+const replayEvals = 1000
+
+// WantsReplay reports whether the mode asks for an engine-replay refit
+// of res, fitted on in.
+func WantsReplay(mode string, res *Result, in *Input) bool {
+	switch mode {
+	case ReplayOn:
+		return true
+	case ReplayOff:
+		return false
+	}
+	if in.Server != "llamacpp" {
+		return false
+	}
+	for _, r := range res.Residuals {
+		if r.Kind == "ttft" && r.RelRMS > maxQuietResidual {
+			return true
+		}
+	}
+	return false
+}
+
+// Refit fits llama.cpp's server terms (engine.LlamaCppConfig) and the
+// step terms by replaying the probe's requests, at their measured sent
+// times, through the engine the simulator runs, on one clock over every
+// file (so each phase starts with the slots the last one left), and
+// searching the terms that make the replay's TTFT and time per output
+// token match the measured ones: the prompt and save terms on files with
+// one request in flight, the batch term on the others, the restore terms
+// on files with cached prompts. prompts rebuilds each file's prompts.
+// It replaces res's parameters, residuals and profile.
+func Refit(res *Result, in *Input, prompts Prompts) error {
+	sets, err := loadReplay(in.Files, prompts)
+	if err != nil {
+		return err
+	}
+	if len(sets) == 0 {
+		return fmt.Errorf("calibrate: engine replay: no request reached a server")
+	}
+	start := replayStart(res, in)
+	best, ran, err := staged(start, sets, replayEvals)
+	if err != nil {
+		return fmt.Errorf("calibrate: engine replay: %w", err)
+	}
+	f := &replayFit{cfg: best, sets: sets}
+	res.Residuals = f.relResiduals()
+	res.fillReplay(best, ran)
+	return nil
+}
+
+// replayStart is the search's starting point: the step model's prompt
+// cost and β, a tenth of β per sequence, and a save, restore and request
+// overhead of the order llama-server b7099 showed on a GPU; a split KV
+// cache, ubatches of 512 and -np + 2 HTTP workers (llama-server's
+// defaults), jitter off (the replay is deterministic).
+func replayStart(res *Result, in *Input) engine.Config {
+	cfg := res.Profile.Config()
+	cfg.Cache = engine.CachePerSlot
+	cfg.Latency.Jitter, cfg.Latency.Gamma, cfg.Latency.AttendPerKey = 0, 0, 0
+	cfg.Latency.StepOverhead = 0
+	cfg.Latency.Beta = max(cfg.Latency.Beta, time.Millisecond)
+	cfg.Latency.DecodePerToken = cfg.Latency.Beta / 10
+	cfg.Latency.PrefillPerToken = max(cfg.Latency.PrefillPerToken, time.Microsecond)
+	cfg.RequestOverhead = time.Millisecond
+	cfg.LlamaCpp = engine.LlamaCppConfig{
+		SaveFixed: 300 * time.Millisecond, SavePerToken: 100 * time.Microsecond,
+		RestoreFixed: 10 * time.Millisecond, RestorePerToken: 10 * time.Microsecond,
+		SplitKV: true, UbatchSize: engine.DefaultUbatchSize,
+	}
+	if in.Slots > 0 {
+		cfg.LlamaCpp.HTTPWorkers = in.Slots + 2
+	}
+	return cfg
+}
+
+// relResiduals returns the replay's TTFT and per-token residuals over
+// every finished request, in the step fit's terms (RMS, and RMS over the
+// mean observation).
+func (f *replayFit) relResiduals() []profile.Residual {
+	var out []profile.Residual
+	ttft, tpot := f.pairs()
+	for _, k := range []struct {
+		kind  string
+		pairs [][2]float64
+	}{{"ttft", ttft}, {"tbt", tpot}} {
+		if len(k.pairs) == 0 {
+			continue
+		}
+		var ss, mean float64
+		for _, p := range k.pairs {
+			ss += (p[0] - p[1]) * (p[0] - p[1])
+			mean += p[1]
+		}
+		n := float64(len(k.pairs))
+		rmsv := math.Sqrt(ss / n)
+		out = append(out, profile.Residual{Kind: k.kind, N: len(k.pairs), RMSMs: round3(rmsv * 1e3), RelRMS: round3(rmsv / (mean / n))})
+	}
+	return out
+}
+
+// pairs returns (simulated, measured) seconds of every finished request's
+// TTFT and time per output token.
+func (f *replayFit) pairs() (ttft, tpot [][2]float64) {
+	over := f.cfg.RequestOverhead.Seconds()
+	for _, set := range f.sets {
+		times, err := replayOn(f.cfg, set)
+		if err != nil {
+			return nil, nil
+		}
+		for i, q := range set.reqs {
+			t := times[i]
+			if !q.ok || t.first == 0 || q.ttft <= 0 {
+				continue
+			}
+			ttft = append(ttft, [2]float64{(t.first - q.sent).Seconds() + over, q.ttft})
+			if q.tpot > 0 && t.done > t.first {
+				tpot = append(tpot, [2]float64{(t.done - t.first).Seconds() / float64(q.out-1), q.tpot})
+			}
+		}
+	}
+	return ttft, tpot
+}
+
+// fillReplay writes the replay's terms into res's parameters and profile.
+func (res *Result) fillReplay(cfg engine.Config, ran []stage) {
+	fitted := map[int]bool{}
+	for _, st := range ran {
+		for _, t := range st.terms {
+			fitted[t] = true
+		}
+	}
+	jitter := res.Profile.Latency.Jitter
+	res.Params = res.Params[:0]
+	for i, t := range llamaTerms {
+		res.Params = append(res.Params, Param{Name: t.name, Value: t.get(cfg) / t.per, Unit: t.unit, Identified: fitted[i]})
+	}
+	res.Params = append(res.Params, Param{Name: "jitter", Value: jitter, Identified: true})
+	res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool {
+		return strings.Contains(w, "too noisy") || strings.Contains(w, "not fitted") || strings.Contains(w, "came out below 0")
+	})
+	res.Warnings = append(res.Warnings, fmt.Sprintf("fitted by engine replay: llama-server's slot saves, restores, "+
+		"ubatches and HTTP workers were fitted by replaying the probe through the simulator's engine (%d of %d stages "+
+		"had requests for their terms); standard errors are not computed for them", len(ran), len(stages)))
+	if w := noiseWarning(res.Residuals); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
+	p := res.Profile
+	cfg.Latency.Jitter = jitter
+	l := cfg.Latency
+	p.Latency.CPrefill, p.Latency.CDecode = profile.Duration(l.PrefillPerToken), profile.Duration(l.DecodePerToken)
+	p.Latency.Beta, p.Latency.Gamma, p.Latency.CAttendNs = profile.Duration(l.Beta), 0, 0
+	p.Latency.CStep, p.Latency.RequestOverhead = 0, profile.Duration(cfg.RequestOverhead)
+	lc := cfg.LlamaCpp
+	p.LlamaCpp = &profile.LlamaCpp{SaveFixed: profile.Duration(lc.SaveFixed), SavePerToken: profile.Duration(lc.SavePerToken),
+		RestoreFixed: profile.Duration(lc.RestoreFixed), RestorePerToken: profile.Duration(lc.RestorePerToken),
+		SplitKV: lc.SplitKV, Ubatch: lc.UbatchSize, HTTPWorkers: lc.HTTPWorkers}
+	p.Notes += "; llamacpp terms fitted by engine replay of the probe: split_kv, ubatch and http_workers are " +
+		"llama-server's defaults (tell the profile -kvu, -ub and --threads-http if the server was started with them)"
+	p.Fit.Params = p.Fit.Params[:0]
+	for _, q := range res.Params {
+		p.Fit.Params = append(p.Fit.Params, profile.FitParam{Name: q.Name, Value: round3(q.Value), StdErr: round3(q.StdErr),
+			Unit: q.Unit, Identified: q.Identified})
+	}
+	p.Fit.Residuals, p.Fit.Warnings = res.Residuals, res.Warnings
+}

@@ -1,0 +1,88 @@
+package calibrate
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+)
+
+// simTimes is what an engine replay gives one request: its first token
+// and last token times (0: none).
+type simTimes struct{ first, done time.Duration }
+
+// replayOn runs the set's requests through an engine of cfg at their
+// measured sent times, and returns each request's times. A request the
+// client cut (canceled, timed out) is handed to ClientGone at its end, as
+// the server saw its connection close. The engine is deterministic when
+// cfg's jitter is 0.
+func replayOn(cfg engine.Config, set *replaySet) ([]simTimes, error) {
+	e, err := engine.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]simTimes, len(set.reqs))
+	cuts := cutOrder(set)
+	var now time.Duration
+	next, nextCut := 0, 0
+	for next < len(set.reqs) || !e.Idle() {
+		for next < len(set.reqs) && set.reqs[next].sent <= now {
+			if err := addSent(e, set.reqs[next], next); err != nil {
+				out[next] = simTimes{} // the engine refused it, as the server would have
+			}
+			next++
+		}
+		for nextCut < len(cuts) && set.reqs[cuts[nextCut]].end <= now {
+			e.ClientGone(strconv.Itoa(cuts[nextCut]))
+			nextCut++
+		}
+		if e.Idle() {
+			if next < len(set.reqs) {
+				now = set.reqs[next].sent
+			}
+			continue
+		}
+		st := e.Step(now)
+		if st.Duration <= 0 && len(st.Events) == 0 {
+			return nil, fmt.Errorf("calibrate: engine replay stuck at %v", now)
+		}
+		now = st.End()
+		for _, ev := range st.Events {
+			i := int(ev.Tag)
+			if ev.First {
+				out[i].first = now
+			}
+			if ev.Finished {
+				out[i].done = now
+			}
+		}
+	}
+	return out, nil
+}
+
+// cutOrder lists the cut requests' indices by end time.
+func cutOrder(set *replaySet) []int {
+	var cuts []int
+	for i, q := range set.reqs {
+		if !q.ok {
+			cuts = append(cuts, i)
+		}
+	}
+	sortBy(cuts, func(i int) time.Duration { return set.reqs[i].end })
+	return cuts
+}
+
+// addSent adds request i of the set to the engine.
+func addSent(e *engine.Engine, q sentReq, i int) error {
+	out := max(q.out, 1)
+	if !q.ok {
+		out = max(out, e.Config().MaxModelLen) // generates until cut
+		out = min(out, e.Config().MaxModelLen-len(q.prompt))
+	}
+	if out < 1 {
+		return fmt.Errorf("no room to generate")
+	}
+	return e.Add(q.sent, &engine.Request{ID: strconv.Itoa(i), Tag: int64(i), Prompt: q.prompt,
+		MaxTokens: out, MinTokens: out, IgnoreEOS: true})
+}

@@ -1,0 +1,221 @@
+package calibrate
+
+import (
+	"math"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// engineTerm is one parameter the engine replay fits: a positive value
+// found in log space.
+type engineTerm struct {
+	name string
+	unit string  // "us", "ms" or ""
+	per  float64 // seconds (or 1) per unit
+	set  func(*engine.Config, float64)
+	get  func(engine.Config) float64
+}
+
+// llamaTerms are the llama.cpp server's terms, in fit order.
+var llamaTerms = []engineTerm{
+	{"c_prefill", "us", 1e-6, func(c *engine.Config, v float64) { c.Latency.PrefillPerToken = secs(v) },
+		func(c engine.Config) float64 { return c.Latency.PrefillPerToken.Seconds() }},
+	{"beta", "ms", 1e-3, func(c *engine.Config, v float64) { c.Latency.Beta = secs(v) },
+		func(c engine.Config) float64 { return c.Latency.Beta.Seconds() }},
+	{"c_decode", "us", 1e-6, func(c *engine.Config, v float64) { c.Latency.DecodePerToken = secs(v) },
+		func(c engine.Config) float64 { return c.Latency.DecodePerToken.Seconds() }},
+	{"save_fixed", "ms", 1e-3, func(c *engine.Config, v float64) { c.LlamaCpp.SaveFixed = secs(v) },
+		func(c engine.Config) float64 { return c.LlamaCpp.SaveFixed.Seconds() }},
+	{"save_per_token", "us", 1e-6, func(c *engine.Config, v float64) { c.LlamaCpp.SavePerToken = secs(v) },
+		func(c engine.Config) float64 { return c.LlamaCpp.SavePerToken.Seconds() }},
+	{"restore_fixed", "ms", 1e-3, func(c *engine.Config, v float64) { c.LlamaCpp.RestoreFixed = secs(v) },
+		func(c engine.Config) float64 { return c.LlamaCpp.RestoreFixed.Seconds() }},
+	{"restore_per_token", "us", 1e-6, func(c *engine.Config, v float64) { c.LlamaCpp.RestorePerToken = secs(v) },
+		func(c engine.Config) float64 { return c.LlamaCpp.RestorePerToken.Seconds() }},
+	{"request_overhead", "ms", 1e-3, func(c *engine.Config, v float64) { c.RequestOverhead = secs(v) },
+		func(c engine.Config) float64 { return c.RequestOverhead.Seconds() }},
+}
+
+// secs converts seconds to a duration.
+func secs(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)) }
+
+// termFloor is the smallest value a term takes in the search (1 ns, or
+// 1e-9 of a dimensionless term): log space cannot reach 0.
+const termFloor = 1e-9
+
+// replayFit is an engine configuration's fit to the replay sets.
+type replayFit struct {
+	cfg  engine.Config
+	sets []*replaySet
+	// only, when set, limits the loss to requests of files of this kind.
+	only *fileKind
+	// free lists the llamaTerms the search moves (nil: all).
+	free []int
+}
+
+// residuals returns the log ratios, simulated over measured, of every
+// finished request's TTFT, then of its time per output token.
+func (f *replayFit) residuals(cfg engine.Config) ([]float64, []float64, error) {
+	var ttft, tpot []float64
+	over := cfg.RequestOverhead.Seconds()
+	for _, set := range f.sets {
+		times, err := replayOn(cfg, set)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, q := range set.reqs {
+			t := times[i]
+			if !q.ok || t.first == 0 || q.ttft <= 0 || f.only != nil && set.kinds[q.file] != *f.only {
+				continue
+			}
+			ttft = append(ttft, math.Log((t.first-q.sent).Seconds()+over)-math.Log(q.ttft))
+			if q.tpot > 0 && t.done > t.first {
+				tpot = append(tpot, math.Log((t.done-t.first).Seconds()/float64(q.out-1))-math.Log(q.tpot))
+			}
+		}
+	}
+	return ttft, tpot, nil
+}
+
+// with returns the configuration with the free terms set from x (log
+// values).
+func (f *replayFit) with(x []float64) engine.Config {
+	cfg := f.cfg
+	for k, i := range f.terms() {
+		llamaTerms[i].set(&cfg, math.Exp(x[k]))
+	}
+	return cfg
+}
+
+// terms returns the indices of the free terms.
+func (f *replayFit) terms() []int {
+	if f.free != nil {
+		return f.free
+	}
+	all := make([]int, len(llamaTerms))
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}
+
+// lossScale is the log ratio at which the loss stops growing as a square
+// (0.2: about 20 %): a request the model cannot describe (the first after
+// a server start, one behind an unseen request) weighs little.
+const lossScale = 0.5
+
+// loss is the Cauchy loss of the log ratios (TTFT and per-token time
+// alike): Σ ln(1 + (r/lossScale)²).
+func (f *replayFit) loss(x []float64) float64 {
+	a, b, err := f.residuals(f.with(x))
+	if err != nil || len(a) == 0 {
+		return math.Inf(1)
+	}
+	s := 0.0
+	for _, v := range append(a, b...) {
+		s += math.Log1p(v * v / (lossScale * lossScale))
+	}
+	return s
+}
+
+// search minimises the loss from the configuration's own terms with
+// Nelder–Mead, in at most evals replays of the sets.
+func (f *replayFit) search(evals int) (engine.Config, error) {
+	var x0 []float64
+	for _, i := range f.terms() {
+		x0 = append(x0, logOr(llamaTerms[i].get(f.cfg)))
+	}
+	p := optimize.Problem{Func: f.loss}
+	res, err := optimize.Minimize(p, x0, &optimize.Settings{FuncEvaluations: evals}, &optimize.NelderMead{})
+	if res == nil {
+		return f.cfg, err
+	}
+	return f.with(res.X), nil
+}
+
+// logOr is the log of a term's value, floored.
+func logOr(v float64) float64 { return math.Log(max(termFloor, v)) }
+
+// rms is the root mean square of v (0 for none).
+func rms(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x * x
+	}
+	return math.Sqrt(s / float64(len(v)))
+}
+
+// Term indices into llamaTerms.
+const (
+	termPrefill = iota
+	termBeta
+	termDecode
+	termSaveFixed
+	termSavePerToken
+	termRestoreFixed
+	termRestorePerToken
+	termOverhead
+)
+
+// stage is one step of the staged search: the terms that the requests
+// of one kind of file show best.
+type stage struct {
+	kind  fileKind
+	terms []int
+}
+
+// stages fit the prompt and save terms where few requests overlap, then
+// the batch growth where many decode, then the restore terms where
+// prompts were cached.
+var stages = []stage{
+	{kindPrompt, []int{termPrefill, termBeta, termSaveFixed, termSavePerToken, termOverhead}},
+	{kindDecode, []int{termDecode}},
+	{kindCached, []int{termRestoreFixed, termRestorePerToken}},
+}
+
+// staged runs the stages in order, each from the last one's result, in
+// at most evals replays each; a stage whose kind has no requests is
+// skipped. It returns the configuration and the stages that ran.
+func staged(cfg engine.Config, sets []*replaySet, evals int) (engine.Config, []stage, error) {
+	var ran []stage
+	for _, st := range stages {
+		k := st.kind
+		f := &replayFit{cfg: cfg, sets: sets, only: &k, free: st.terms}
+		if !f.has(k) {
+			continue
+		}
+		// Nelder–Mead stalls in a shrunken simplex: restart it from its
+		// own best point a few times.
+		for range searchRestarts {
+			next, err := f.search(evals)
+			if err != nil {
+				return cfg, ran, err
+			}
+			f.cfg = next
+		}
+		cfg = f.cfg
+		ran = append(ran, st)
+	}
+	return cfg, ran, nil
+}
+
+// searchRestarts is how many times each stage's search runs, each from
+// the last one's best point.
+const searchRestarts = 3
+
+// has reports whether some set has a file of kind k.
+func (f *replayFit) has(k fileKind) bool {
+	for _, s := range f.sets {
+		for _, v := range s.kinds {
+			if v == k {
+				return true
+			}
+		}
+	}
+	return false
+}
