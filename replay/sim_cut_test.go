@@ -1,0 +1,60 @@
+package replay
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// TestSimulateCut: a first-byte timeout gives up the requests that wait
+// too long for a first token, and a stop time cuts those in flight, as
+// the measured run that predict compares with ended.
+func TestSimulateCut(t *testing.T) {
+	slow := engine.DefaultConfig()
+	slow.MaxNumSeqs = 1 // one at a time: the later requests of a burst wait
+	slow.Latency = engine.LatencyModel{Beta: 10 * time.Millisecond}
+	tests := []struct {
+		name                  string
+		cut                   SimCut
+		ok, timedOut, stopped int
+		reason                string
+	}{
+		{"no cut", SimCut{}, 8, 0, 0, "done"},
+		// Each request takes 8 steps of 10 ms: the first two get their
+		// first token within 100 ms, the rest time out.
+		{"first-byte timeout", SimCut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, "done"},
+		// At 200 ms two have finished; the other six were sent and are cut.
+		{"stop", SimCut{StopAt: 200 * time.Millisecond}, 2, 0, 6, StopAsMeasured},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 2)))
+			q, _ := policies.NewQueue("fcfs", nil, nil)
+			var ok, timedOut, stopped int
+			hook := func(res *Result) {
+				switch res.ErrClass {
+				case "":
+					ok++
+				case ErrTimeout:
+					timedOut++
+				case ErrCanceled:
+					stopped++
+				}
+			}
+			stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(burst(8)),
+				Router: r, Queue: q, OnResult: hook}, Engines: []engine.Config{slow}, Cut: tc.cut})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != tc.ok || timedOut != tc.timedOut || stopped != tc.stopped || stop.Reason != tc.reason {
+				t.Fatalf("ok %d timed out %d stopped %d, reason %q; want %d %d %d %q",
+					ok, timedOut, stopped, stop.Reason, tc.ok, tc.timedOut, tc.stopped, tc.reason)
+			}
+		})
+	}
+}
