@@ -211,7 +211,10 @@ func (s *simulator) cutFirst(tc time.Duration, b int, tEng time.Duration) bool {
 	if s.next != nil && s.next.Arrival < tc {
 		return false
 	}
-	return b >= 0 || s.next != nil || tc == s.o.Cut.StopAt || len(s.deadlines) > 0
+	// With nothing left to run the simulation is done: a later stop time
+	// or a deadline of a finished request cuts nothing.
+	_, transfer := s.transfers.next()
+	return b >= 0 || s.next != nil || transfer
 }
 
 // nextStep returns the busy backend whose step ends first (-1: none).

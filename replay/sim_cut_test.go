@@ -30,6 +30,8 @@ func TestSimulateCut(t *testing.T) {
 		{"first-byte timeout", SimCut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, "done"},
 		// At 200 ms two have finished; the other six were sent and are cut.
 		{"stop", SimCut{StopAt: 200 * time.Millisecond}, 2, 0, 6, StopAsMeasured},
+		// A run that ends before the stop time is done, not stopped.
+		{"stop after the end", SimCut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, "done"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
