@@ -68,7 +68,9 @@ func Refit(res *Result, in *Input, prompts Prompts) error {
 		return fmt.Errorf("calibrate: engine replay: %w", err)
 	}
 	f := &replayFit{cfg: best, sets: sets}
-	res.Residuals = f.relResiduals()
+	if res.Residuals, err = f.relResiduals(); err != nil {
+		return fmt.Errorf("calibrate: engine replay: %w", err)
+	}
 	res.fillReplay(best, ran)
 	return nil
 }
@@ -101,9 +103,12 @@ func replayStart(res *Result, in *Input) engine.Config {
 // relResiduals returns the replay's TTFT and per-token residuals over
 // every finished request, in the step fit's terms (RMS, and RMS over the
 // mean observation).
-func (f *replayFit) relResiduals() []profile.Residual {
+func (f *replayFit) relResiduals() ([]profile.Residual, error) {
 	var out []profile.Residual
-	ttft, tpot := f.pairs()
+	ttft, tpot, err := f.pairs(f.cfg)
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range []struct {
 		kind  string
 		pairs [][2]float64
@@ -120,30 +125,7 @@ func (f *replayFit) relResiduals() []profile.Residual {
 		rmsv := math.Sqrt(ss / n)
 		out = append(out, profile.Residual{Kind: k.kind, N: len(k.pairs), RMSMs: round3(rmsv * 1e3), RelRMS: round3(rmsv / (mean / n))})
 	}
-	return out
-}
-
-// pairs returns (simulated, measured) seconds of every finished request's
-// TTFT and time per output token.
-func (f *replayFit) pairs() (ttft, tpot [][2]float64) {
-	over := f.cfg.RequestOverhead.Seconds()
-	for _, set := range f.sets {
-		times, err := replayOn(f.cfg, set)
-		if err != nil {
-			return nil, nil
-		}
-		for i, q := range set.reqs {
-			t := times[i]
-			if !q.ok || t.first == 0 || q.ttft <= 0 {
-				continue
-			}
-			ttft = append(ttft, [2]float64{(t.first - q.sent).Seconds() + over, q.ttft})
-			if q.tpot > 0 && t.done > t.first {
-				tpot = append(tpot, [2]float64{(t.done - t.first).Seconds() / float64(q.out-1), q.tpot})
-			}
-		}
-	}
-	return ttft, tpot
+	return out, nil
 }
 
 // fillReplay writes the replay's terms into res's parameters and profile.

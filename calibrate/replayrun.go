@@ -28,9 +28,9 @@ func replayOn(cfg engine.Config, set *replaySet) ([]simTimes, error) {
 	next, nextCut := 0, 0
 	for next < len(set.reqs) || !e.Idle() {
 		for next < len(set.reqs) && set.reqs[next].sent <= now {
-			if err := addSent(e, set.reqs[next], next); err != nil {
-				out[next] = simTimes{} // the engine refused it, as the server would have
-			}
+			// A request the engine refuses keeps no times, as the server
+			// would have refused it.
+			_ = addSent(e, set.reqs[next], next)
 			next++
 		}
 		for nextCut < len(cuts) && set.reqs[cuts[nextCut]].end <= now {

@@ -55,10 +55,10 @@ type replayFit struct {
 	free []int
 }
 
-// residuals returns the log ratios, simulated over measured, of every
-// finished request's TTFT, then of its time per output token.
-func (f *replayFit) residuals(cfg engine.Config) ([]float64, []float64, error) {
-	var ttft, tpot []float64
+// pairs returns (simulated, measured) seconds of every finished
+// request's TTFT and time per output token on an engine of cfg, limited
+// to the files of f.only when it is set.
+func (f *replayFit) pairs(cfg engine.Config) (ttft, tpot [][2]float64, err error) {
 	over := cfg.RequestOverhead.Seconds()
 	for _, set := range f.sets {
 		times, err := replayOn(cfg, set)
@@ -70,9 +70,9 @@ func (f *replayFit) residuals(cfg engine.Config) ([]float64, []float64, error) {
 			if !q.ok || t.first == 0 || q.ttft <= 0 || f.only != nil && set.kinds[q.file] != *f.only {
 				continue
 			}
-			ttft = append(ttft, math.Log((t.first-q.sent).Seconds()+over)-math.Log(q.ttft))
+			ttft = append(ttft, [2]float64{(t.first - q.sent).Seconds() + over, q.ttft})
 			if q.tpot > 0 && t.done > t.first {
-				tpot = append(tpot, math.Log((t.done-t.first).Seconds()/float64(q.out-1))-math.Log(q.tpot))
+				tpot = append(tpot, [2]float64{(t.done - t.first).Seconds() / float64(q.out-1), q.tpot})
 			}
 		}
 	}
@@ -102,20 +102,21 @@ func (f *replayFit) terms() []int {
 }
 
 // lossScale is the log ratio at which the loss stops growing as a square
-// (0.2: about 20 %): a request the model cannot describe (the first after
+// (0.5: a factor of about 1.65): a request the model cannot describe (the first after
 // a server start, one behind an unseen request) weighs little.
 const lossScale = 0.5
 
 // loss is the Cauchy loss of the log ratios (TTFT and per-token time
 // alike): Σ ln(1 + (r/lossScale)²).
 func (f *replayFit) loss(x []float64) float64 {
-	a, b, err := f.residuals(f.with(x))
-	if err != nil || len(a) == 0 {
+	ttft, tpot, err := f.pairs(f.with(x))
+	if err != nil || len(ttft) == 0 {
 		return math.Inf(1)
 	}
 	s := 0.0
-	for _, v := range append(a, b...) {
-		s += math.Log1p(v * v / (lossScale * lossScale))
+	for _, p := range append(ttft, tpot...) {
+		r := math.Log(p[0]) - math.Log(p[1])
+		s += math.Log1p(r * r / (lossScale * lossScale))
 	}
 	return s
 }
@@ -137,18 +138,6 @@ func (f *replayFit) search(evals int) (engine.Config, error) {
 
 // logOr is the log of a term's value, floored.
 func logOr(v float64) float64 { return math.Log(max(termFloor, v)) }
-
-// rms is the root mean square of v (0 for none).
-func rms(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x * x
-	}
-	return math.Sqrt(s / float64(len(v)))
-}
 
 // Term indices into llamaTerms.
 const (

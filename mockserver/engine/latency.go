@@ -108,11 +108,18 @@ func BetaAllowed(beta, cDecode, cStep time.Duration, gamma float64) bool {
 // Mean returns the expected step duration (jitter has mean 1) for
 // prefill computed prompt tokens and b sequences emitting a token.
 func (m LatencyModel) Mean(prefill, b int) time.Duration {
-	t := float64(m.StepOverhead) + float64(m.PrefillPerToken)*float64(prefill) + float64(m.DecodePerToken)*float64(b)
+	t := m.addBatch(float64(m.StepOverhead)+float64(m.PrefillPerToken)*float64(prefill), b)
+	return time.Duration(math.Round(t))
+}
+
+// addBatch adds to t (ns) the cost of b sequences getting a token in one
+// batch: c_decode·b + β·(1 + γ(b−1)/b), the β term only when b > 0.
+func (m LatencyModel) addBatch(t float64, b int) float64 {
+	t += float64(m.DecodePerToken) * float64(b)
 	if b > 0 {
 		t += float64(m.Beta) * (1 + m.Gamma*float64(b-1)/float64(b))
 	}
-	return time.Duration(math.Round(t))
+	return t
 }
 
 // MeanWith is Mean plus the attention term for keys attended keys.

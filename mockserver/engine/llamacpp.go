@@ -108,9 +108,7 @@ func (e *Engine) ubatchMean(decoding []bool, promptChunks []int, prefill int, ke
 	run := 0
 	flush := func() {
 		if run > 0 {
-			b := float64(run)
-			t += float64(m.DecodePerToken)*b + float64(m.Beta)*(1+m.Gamma*(b-1)/b)
-			run = 0
+			t, run = m.addBatch(t, run), 0
 		}
 	}
 	for _, busy := range decoding {

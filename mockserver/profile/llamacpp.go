@@ -1,6 +1,10 @@
 package profile
 
-import "github.com/tracebench/tracebench/mockserver/engine"
+import (
+	"fmt"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+)
 
 // LlamaCpp is the llama.cpp engine family's section: what llama-server's
 // loop does beside the step model, each field with the server flag that
@@ -58,7 +62,9 @@ func (l *LlamaCpp) validate(cache string) error {
 	if l == nil {
 		return nil
 	}
-	bad := func(path string, v any) error { return &fieldError{"llamacpp." + path, "want ≥ 0, got " + fmtAny(v)} }
+	bad := func(path string, v any) error {
+		return &fieldError{"llamacpp." + path, fmt.Sprintf("%v: want ≥ 0", v)}
+	}
 	switch {
 	case cache != CachePerSlot:
 		return &fieldError{"llamacpp", "given with engine.cache " + cache + `: the llama.cpp section needs engine.cache "per-slot"`}

@@ -82,6 +82,3 @@ func (p *Profile) validate() error {
 	}
 	return p.LlamaCpp.validate(e.Cache)
 }
-
-// fmtAny formats a field value for an error.
-func fmtAny(v any) string { return fmt.Sprint(v) }

@@ -88,7 +88,7 @@ func residualPct(out, kind string) float64 {
 			i := strings.Index(line, "(")
 			var v float64
 			if i >= 0 {
-				if _, err := fmtSscan(line[i+1:], &v); err == nil {
+				if _, err := fmt.Sscan(line[i+1:], &v); err == nil {
 					return v
 				}
 			}
@@ -96,9 +96,6 @@ func residualPct(out, kind string) float64 {
 	}
 	return math.NaN()
 }
-
-// fmtSscan reads one number from the start of s.
-func fmtSscan(s string, v *float64) (int, error) { return fmt.Sscan(s, v) }
 
 // metricErr finds a metric in predictErrors' map, whose key is the row's
 // first two fields ("TTFT p50", or "throughput 0.65" for a one-word name).
