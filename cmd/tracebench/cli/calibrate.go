@@ -112,6 +112,14 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	if err != nil {
 		return usagef("--from: %v", err)
 	}
+	switch o.replay {
+	case calibrate.ReplayAuto, calibrate.ReplayOn, calibrate.ReplayOff:
+	default:
+		return usagef("--engine-replay %q: want auto, on or off", o.replay)
+	}
+	if o.hostTok < 0 {
+		return usagef("--host-cache-tokens %d: want ≥ 0 (0: the assumed default)", o.hostTok)
+	}
 	in, err := calibrate.Load(o.files)
 	if err != nil {
 		return err
@@ -122,11 +130,6 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 			return usageError{Err: err}
 		}
 		return err
-	}
-	switch o.replay {
-	case calibrate.ReplayAuto, calibrate.ReplayOn, calibrate.ReplayOff:
-	default:
-		return usagef("--engine-replay %q: want auto, on or off", o.replay)
 	}
 	if calibrate.WantsReplay(o.replay, res, in) {
 		if err := calibrate.Refit(res, in, bench.RunPrompts); err != nil {

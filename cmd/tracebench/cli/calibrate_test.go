@@ -99,6 +99,8 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"failed only", []string{failed}, "no successful request", ExitError},
 		{"mixed models", []string{few, other}, `ran model "llama"`, ExitError},
 		{"missing file", []string{filepath.Join(dir, "nope.jsonl")}, "nope.jsonl", ExitError},
+		{"unknown engine replay mode", []string{"--engine-replay", "bogus", single}, `--engine-replay "bogus": want auto, on or off`, ExitUsage},
+		{"negative host cache", []string{"--host-cache-tokens", "-5", single}, "--host-cache-tokens -5: want ≥ 0", ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
