@@ -35,6 +35,21 @@ type Request struct {
 	Session string `json:"session,omitempty"`
 	// Turn is the 0-based turn index within Session.
 	Turn int `json:"turn,omitempty"`
+	// After lists the IDs of the Requests that must finish before this one
+	// is sent in a closed-loop replay (a parent's next turn waits for its
+	// sub-agents; a sub-agent's first request waits for its parent's).
+	// Empty: the previous Request of Session as the Source yields them,
+	// none for a session's first Request. Open-loop replays ignore it.
+	After []string `json:"after,omitempty"`
+	// Think is the pause, in a closed-loop replay, between the last of
+	// this Request's predecessors finishing and its send: what the user
+	// reads and types, or what the agent's tools run. Used only when
+	// ThinkKnown; otherwise the trace gap (Arrival minus the
+	// predecessor's Arrival) stands in.
+	Think time.Duration `json:"think_ns,omitempty"`
+	// ThinkKnown says that Think was stated by the trace or generator
+	// (a Think of 0 then means "at once").
+	ThinkKnown bool `json:"think_known,omitempty"`
 	// Model names the model to request; empty means the run's default.
 	Model string `json:"model,omitempty"`
 	// LoRA names an adapter; requests for different adapters never share
