@@ -59,6 +59,9 @@ func OpenSource(wf Workload) (*Source, error) {
 	if err := wf.ShareGPT.Validate(); err != nil {
 		return nil, err
 	}
+	if err := wf.Sessions.check(); err != nil {
+		return nil, err
+	}
 	i, n, err := parseShard(wf.Shard)
 	if err != nil {
 		return nil, err

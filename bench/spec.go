@@ -53,6 +53,8 @@ type Workload struct {
 	Start       time.Duration
 	// Shard replays only shard "i/n" of the users and sessions ("": all).
 	Shard string
+	// Sessions paces the turns of sessions (zero: closed-loop).
+	Sessions Sessions
 }
 
 // Policy chooses a Run's queue, the router's and queue's parameters, an

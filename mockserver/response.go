@@ -76,7 +76,7 @@ func (rs *response) text(ev engine.Event) string {
 	if ev.Finished && ev.Reason == engine.FinishStop {
 		return ""
 	}
-	return rs.s.vocab.word(ev.Token)
+	return rs.s.vocab.Word(ev.Token)
 }
 
 // usage is the response's usage, with the cached prompt tokens where the

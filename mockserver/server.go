@@ -23,7 +23,7 @@ import (
 type Server struct {
 	opts    Options
 	tok     tokenizer.Tokenizer
-	vocab   vocab
+	vocab   tokenizer.OutputVocab
 	drv     *driver
 	met     *metrics
 	faults  *faults
@@ -57,11 +57,11 @@ func NewServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mock server: %w", err)
 	}
-	s := &Server{opts: opts, tok: tok, vocab: newVocab(tok), created: time.Now().Unix(), stopped: make(chan struct{}),
+	s := &Server{opts: opts, tok: tok, vocab: tokenizer.NewOutputVocab(tok), created: time.Now().Unix(), stopped: make(chan struct{}),
 		log: opts.Logger.With("mock_model", opts.ModelName), pdClient: &http.Client{},
 		engineID: fmt.Sprintf("mock-%016x", rand.Uint64())}
 	cfg := opts.Engine
-	cfg.OutputVocab = s.vocab.ids
+	cfg.OutputVocab = s.vocab.IDs()
 	eng, err := engine.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("mock server: %w", err)

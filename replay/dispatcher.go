@@ -303,6 +303,11 @@ func outcome(req *traces.Request, r *Result) policies.Outcome {
 
 // newResult starts the Result of req dispatched as seq to backend.
 func newResult(seq int64, req *traces.Request, backend int, released time.Duration) *Result {
-	return &Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: backend,
-		Intended: req.Arrival, Released: released, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens}
+	r := &Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: backend,
+		Intended: req.Arrival, Released: released, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens,
+		Turn: req.Turn}
+	if req.ThinkKnown {
+		r.Think = req.Think
+	}
+	return r
 }

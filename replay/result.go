@@ -79,6 +79,14 @@ type Result struct {
 	// PD is the prefill phase of a Request served disaggregated, on a
 	// prefill Backend then on Backend (nil: one Backend served it all).
 	PD *PrefillPhase `json:"pd,omitempty"`
+	// Turn is the Request's turn index within its session (0: first).
+	Turn int `json:"turn,omitempty"`
+	// Think is the pause before this turn after the turn it followed
+	// (closed-loop sessions; 0 when none or unknown).
+	Think time.Duration `json:"think,omitempty"`
+	// Answer keeps the generated text while the session's next turn
+	// needs it (nil otherwise); never written.
+	Answer *Answer `json:"-"`
 }
 
 // OK reports whether the Request succeeded.

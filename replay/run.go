@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -65,6 +64,9 @@ type Common struct {
 	Counters *Counters
 	// PD, when set, disaggregates prefill and decode (see PDOptions).
 	PD *PDOptions
+	// Sessions paces the turns of sessions (zero: closed-loop, replies
+	// fed back, sessions starting at their trace times).
+	Sessions Sessions
 }
 
 // Counters are live figures of a Run, safe to read from any goroutine.
@@ -101,6 +103,9 @@ func Run(ctx context.Context, o Options) (Stop, error) {
 			return Stop{Reason: "error: " + err.Error()}, err
 		}
 	}
+	if err := o.Sessions.Validate(); err != nil {
+		return Stop{Reason: "error: " + err.Error()}, err
+	}
 	s := newScheduler(o)
 	return s.run(ctx)
 }
@@ -113,6 +118,8 @@ type scheduler struct {
 	events   chan event
 	results  chan record
 	inflight int
+	// g paces the Source's Requests (sessions); next is its next one.
+	g        *gate
 	next     *traces.Request
 	srcErr   error
 	counters *Counters
@@ -180,6 +187,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	collected := s.collect()
 	stopScrape := s.startScrape(workCtx)
 	s.startDiscovery(workCtx)
+	s.g = newGate(s.o.Source, s.o.Sessions)
 	s.fetch()
 	reason, err := s.loop(ctx, workCtx)
 	if reason != "done" {
@@ -204,20 +212,14 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	kvx, notes := kvExtra(kvIdx, stopKV())
 	extra = MergeExtra(extra, kvx)
 	extra = MergeExtra(extra, s.d.PolicyExtra())
+	extra = MergeExtra(extra, s.g.extra())
 	return Stop{Reason: reason, Elapsed: end, Extra: extra, Notes: notes}, err
 }
 
-// fetch reads the next Request from the Source into s.next.
+// fetch sets s.next to the gate's next Request (nil: none known yet).
 func (s *scheduler) fetch() {
-	r, err := s.o.Source.Next()
-	if err != nil {
-		s.next = nil
-		if !errors.Is(err, io.EOF) {
-			s.srcErr = err
-		}
-		return
-	}
-	s.next = &r
+	s.next = s.g.peek(s.now())
+	s.srcErr = s.g.Err()
 }
 
 // loop paces arrivals and handles events until the Source is exhausted
@@ -229,7 +231,7 @@ func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
 		if s.srcErr != nil {
 			return "error: " + s.srcErr.Error(), fmt.Errorf("read requests: %w", s.srcErr)
 		}
-		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 {
+		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 && !s.g.pending() {
 			return "done", nil
 		}
 		var rearm <-chan time.Time
@@ -258,8 +260,11 @@ func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
 func (s *scheduler) arrivals(workCtx context.Context) error {
 	now := s.now()
 	for s.next != nil && s.next.Arrival <= now {
+		req := s.next
+		s.g.pop()
 		s.counters.Arrived.Add(1)
-		if rej := s.d.Arrive(now, s.next); rej != nil {
+		if rej := s.d.Arrive(now, req); rej != nil {
+			s.g.Done(rej, nil)
 			s.results <- record{res: rej}
 		}
 		s.fetch()
@@ -283,7 +288,10 @@ func (s *scheduler) handle(workCtx context.Context, ev event) error {
 		s.inflight--
 		s.counters.InFlight.Add(-1)
 		s.d.Done(s.now(), ev.req, ev.done)
+		s.g.Done(ev.done, ev.done.Answer)
+		ev.done.Answer = nil
 		s.results <- record{res: ev.done}
+		s.fetch()
 	default:
 		s.d.Tokens(s.now(), ev.req, ev.tokens)
 		return nil
@@ -312,6 +320,7 @@ func (s *scheduler) launch(workCtx context.Context, d Dispatch) {
 	s.counters.InFlight.Add(1)
 	res := newResult(d.Seq, d.Req, d.Backend, d.Released)
 	res.PredictedHitTokens = d.PredictedHitTokens
+	res.Answer = s.g.answerFor(d.Req)
 	var onTokens func(int)
 	if s.d.WantsTokens() {
 		onTokens = func(n int) { s.events <- event{req: d.Req, tokens: n} }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -84,6 +83,8 @@ type simulator struct {
 	bs       []simBackend
 	live     simLive
 	now      time.Duration
+	// g paces the Source's Requests (sessions); next is its next one.
+	g        *gate
 	next     *traces.Request
 	render   []int    // the last block-id prompt's rendered tokens (reused)
 	keys     []uint64 // the last block-id prompt's block keys (reused)
@@ -99,6 +100,8 @@ type simulator struct {
 	transfers simTransfers
 	// deadlines are the first-byte deadlines of Cut (empty without one).
 	deadlines deadlines
+	// vocab spells the engines' generated ids as text (answers fed back).
+	vocab tokenizer.OutputVocab
 }
 
 // Simulate runs the Source against simulated engines in virtual time and
@@ -121,6 +124,7 @@ func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 		extra = MergeExtra(extra, kvx)
 	}
 	extra = MergeExtra(extra, s.d.PolicyExtra())
+	extra = MergeExtra(extra, s.g.extra())
 	return Stop{Reason: reason, Elapsed: s.now, Extra: extra, Notes: notes}, err
 }
 
@@ -131,11 +135,19 @@ func newSimulator(o SimOptions) (*simulator, error) {
 	if o.Tokenizer == nil {
 		o.Tokenizer = tokenizer.Whitespace{}
 	}
-	s := &simulator{o: o, counters: o.Counters}
+	if err := o.Sessions.Validate(); err != nil {
+		return nil, err
+	}
+	s := &simulator{o: o, counters: o.Counters, vocab: tokenizer.NewOutputVocab(o.Tokenizer)}
 	if s.counters == nil {
 		s.counters = &Counters{}
 	}
 	for i, cfg := range o.Engines {
+		if len(cfg.OutputVocab) == 0 {
+			// As the mock server does: generated text tokenises back to
+			// the generated ids, so an answer fed back hits its blocks.
+			cfg.OutputVocab = s.vocab.IDs()
+		}
 		e, err := engine.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("simulated backend %d: %w", i, err)
@@ -160,6 +172,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 // loop advances virtual time to the next arrival or step end until the
 // Source is exhausted and every engine is idle.
 func (s *simulator) loop(ctx context.Context) (string, error) {
+	s.g = newGate(s.o.Source, s.o.Sessions)
 	if err := s.fetch(); err != nil {
 		return "error: " + err.Error(), err
 	}
@@ -185,6 +198,9 @@ func (s *simulator) loop(ctx context.Context) (string, error) {
 		case s.next == nil && b < 0:
 			if s.d.Held() > 0 {
 				return "error: requests held with nothing in flight", errors.New("simulate: the queue holds requests but released none with every backend idle")
+			}
+			if s.g.pending() {
+				return "error: turns wait for requests that never finish", errors.New("simulate: session turns wait for requests that were never sent (a cycle of After)")
 			}
 			return "done", nil
 		case s.next != nil && (b < 0 || s.next.Arrival < tEng):
@@ -228,16 +244,12 @@ func (s *simulator) nextStep() (int, time.Duration) {
 	return best, t
 }
 
+// fetch sets s.next to the gate's next Request (nil: none known yet).
 func (s *simulator) fetch() error {
-	r, err := s.o.Source.Next()
-	if errors.Is(err, io.EOF) {
-		s.next = nil
-		return nil
-	}
-	if err != nil {
+	s.next = s.g.peek(s.now)
+	if err := s.g.Err(); err != nil {
 		return fmt.Errorf("read requests: %w", err)
 	}
-	s.next = &r
 	return nil
 }
 
@@ -245,8 +257,10 @@ func (s *simulator) fetch() error {
 func (s *simulator) arrive() error {
 	s.now = max(s.now, s.next.Arrival)
 	for s.next != nil && s.next.Arrival <= s.now {
+		req := s.next
+		s.g.pop()
 		s.counters.Arrived.Add(1)
-		if rej := s.d.Arrive(s.now, s.next); rej != nil {
+		if rej := s.d.Arrive(s.now, req); rej != nil {
 			s.emit(rej)
 		}
 		if err := s.fetch(); err != nil {

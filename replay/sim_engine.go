@@ -18,6 +18,7 @@ func (s *simulator) dispatch(d Dispatch) {
 	res := newResult(d.Seq, d.Req, d.Backend, d.Released)
 	res.PredictedHitTokens = d.PredictedHitTokens
 	res.Sent, res.Headers = s.now, s.now
+	res.Answer = s.g.answerFor(d.Req)
 	if d.Prefill != nil {
 		s.dispatchPrefill(d, res)
 		return
@@ -181,6 +182,10 @@ func (s *simulator) apply(ev *engine.Event) error {
 	}
 	if ev.HasToken {
 		sr.stats.content(nil)
+		if a := sr.res.Answer; a != nil {
+			a.ids = append(a.ids, ev.Token)
+			a.text.WriteString(s.vocab.Word(ev.Token))
+		}
 	}
 	if ev.Finished {
 		s.finish(ev, sr)
@@ -202,8 +207,12 @@ func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 	s.emit(res)
 }
 
-// emit records a finished Result.
+// emit records a finished Result and tells the gate, whose next Request
+// may now be another.
 func (s *simulator) emit(r *Result) {
+	s.g.Done(r, r.Answer)
+	r.Answer = nil
+	s.next = s.g.peek(s.now)
 	s.rates.add(r)
 	s.counters.Done.Add(1)
 	if r.Backend >= 0 {

@@ -100,6 +100,14 @@ func (s *tokenStats) content(u *apiUsage) {
 	}
 }
 
+// keep appends a content chunk's text to the Result's answer when a
+// later turn of its session will carry it.
+func (s *tokenStats) keep(info chunkInfo, data []byte) {
+	if info.content && s.res.Answer != nil {
+		s.res.Answer.addChunk(data)
+	}
+}
+
 // close writes the summaries into the Result.
 func (s *tokenStats) close() {
 	if !s.usage {
@@ -133,6 +141,7 @@ func consumeSSE(body io.Reader, s *tokenStats) error {
 			return err
 		}
 		s.chunk(info)
+		s.keep(info, data)
 	}
 }
 
@@ -169,6 +178,7 @@ func consumeJSON(body io.Reader, s *tokenStats) error {
 		return err
 	}
 	s.chunk(info)
+	s.keep(info, b)
 	return nil
 }
 

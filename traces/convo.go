@@ -53,3 +53,8 @@ func single(id, user string, at time.Duration, system string, sysTokens int, que
 	r.ID, r.Session = id, ""
 	return r
 }
+
+// JoinContents is the completions prompt of a conversation: its
+// messages' contents joined by newlines (how generated and ShareGPT
+// sessions set Prompt beside Messages).
+func JoinContents(ms []Message) string { return joinContents(ms) }

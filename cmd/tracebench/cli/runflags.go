@@ -43,6 +43,17 @@ func bindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
 	fs.DurationVar(&w.Duration, "duration", 0, "stop at this much replay time, after --time-scale/--rate (0 = all)")
 	fs.DurationVar(&w.Start, "start", 0, "skip this much of the trace (in the trace's own time) before replaying")
 	fs.StringVar(&w.Shard, "shard", "", "replay only shard i/n of the users/sessions (e.g. 0/4)")
+	bindSessions(fs, &w.Sessions)
+}
+
+// bindSessions binds the session pacing flags to s.
+func bindSessions(fs *pflag.FlagSet, s *bench.Sessions) {
+	fs.StringVar(&s.Mode, "sessions", "closed", "session turns: closed (sent a think time after the answer) or open (at trace time)")
+	fs.StringVar(&s.OnFailure, "on-turn-failure", "continue", "a failed turn: continue its session or end it")
+	fs.Var((*countValue)(&s.Users), "users", "keep N sessions running, each user starting its next as one ends (0 = trace times)")
+	fs.DurationVar(&s.Ramp, "ramp", 0, "with --users: start the users evenly over this time")
+	fs.BoolVar(&s.MidStart, "mid-start", false, "with --users: first sessions start at a random turn (steady state)")
+	fs.BoolVar(&s.NoFeedback, "no-feedback", false, "later turns keep the trace's answers, not the server's")
 }
 
 // bindPolicy binds the policy flags to p; withRouter adds --policy.

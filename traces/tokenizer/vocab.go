@@ -1,10 +1,6 @@
-package mockserver
+package tokenizer
 
-import (
-	"strconv"
-
-	"github.com/tracebench/tracebench/traces/tokenizer"
-)
+import "strconv"
 
 // outputWords are the words generated text is made of: common English
 // words, most of them one cl100k_base token with a leading space.
@@ -19,17 +15,18 @@ var outputWords = []string{
 	"river", "stone", "green", "small", "large", "early", "later", "under", "above", "short", "long",
 }
 
-// vocab maps generated token ids to their text. Ids are chosen so the
-// text tokenises back to the same id under the server's tokenizer, so a
-// response sent back in a later turn meets its own cached blocks.
-type vocab struct {
+// OutputVocab maps the token ids a mock engine generates to their text.
+// Ids are chosen so the text tokenises back to the same id under the
+// tokenizer it was built for, so a response sent back in a later turn
+// meets its own cached blocks.
+type OutputVocab struct {
 	ids  []int
 	text map[int]string
 }
 
-// newVocab builds the output vocabulary for tok.
-func newVocab(tok tokenizer.Tokenizer) vocab {
-	v := vocab{text: make(map[int]string)}
+// NewOutputVocab builds the output vocabulary for tok.
+func NewOutputVocab(tok Tokenizer) OutputVocab {
+	v := OutputVocab{text: make(map[int]string)}
 	if tok.Name() == "character" {
 		for c := 'a'; c <= 'z'; c++ {
 			v.add(int(c), string(c))
@@ -44,7 +41,7 @@ func newVocab(tok tokenizer.Tokenizer) vocab {
 	return v
 }
 
-func (v *vocab) add(id int, text string) {
+func (v *OutputVocab) add(id int, text string) {
 	if _, dup := v.text[id]; dup {
 		return
 	}
@@ -52,8 +49,11 @@ func (v *vocab) add(id int, text string) {
 	v.text[id] = text
 }
 
-// word returns the text of token id.
-func (v vocab) word(id int) string {
+// IDs are the vocabulary's token ids (the engine draws from them).
+func (v OutputVocab) IDs() []int { return v.ids }
+
+// Word returns the text of token id (with its leading space).
+func (v OutputVocab) Word(id int) string {
 	if s, ok := v.text[id]; ok {
 		return s
 	}

@@ -1,0 +1,130 @@
+package replay
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/tracebench/tracebench/traces"
+)
+
+// Answer is what a server generated for one Request, kept when the
+// session's next turn carries it: the text of its content chunks, and
+// the token ids where they are known (the simulator's engine).
+type Answer struct {
+	text strings.Builder
+	ids  []int
+}
+
+// addChunk appends the generated text of one streamed or whole response
+// chunk (choices[].text, .delta.content or .message.content).
+func (a *Answer) addChunk(data []byte) {
+	var c struct {
+		Choices []struct {
+			Text    string `json:"text"`
+			Delta   *struct{ Content string } `json:"delta"`
+			Message *struct{ Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(data, &c) != nil {
+		return
+	}
+	for _, ch := range c.Choices {
+		a.text.WriteString(ch.Text)
+		if ch.Delta != nil {
+			a.text.WriteString(ch.Delta.Content)
+		}
+		if ch.Message != nil {
+			a.text.WriteString(ch.Message.Content)
+		}
+	}
+}
+
+// turnRecord is what the next turn of a session needs of the turn it
+// follows: that turn's prompt as the trace gave it and as it was sent,
+// and the answer.
+type turnRecord struct {
+	id string
+	// msgs, input, output and tokenIDs are the trace's: message count,
+	// prompt and output lengths, token-id prompt length.
+	msgs, input, output, tokenIDs int
+	// sent is the prompt as sent (after feeding back the turn before).
+	sentMsgs   []traces.Message
+	sentIDs    []int
+	sentInput  int
+	text       string
+	ids        []int
+	completion int
+	ok         bool
+}
+
+// newTurnRecord records a Request as the trace gave it (orig) and as it
+// is sent (sent).
+func newTurnRecord(orig, sent *traces.Request) *turnRecord {
+	return &turnRecord{id: orig.ID, msgs: len(orig.Messages), input: orig.InputTokens, output: orig.OutputTokens,
+		tokenIDs: len(orig.TokenIDs), sentMsgs: sent.Messages, sentIDs: sent.TokenIDs, sentInput: sent.InputTokens}
+}
+
+// finish records the outcome and the answer (ans may be nil).
+func (t *turnRecord) finish(res *Result, ans *Answer) {
+	t.ok, t.completion = res.OK(), res.CompletionTokens
+	if ans != nil {
+		t.text, t.ids = ans.text.String(), ans.ids
+	}
+}
+
+// feedBack rewrites r's prompt to carry the answer its session's last
+// turn actually got, when r follows that turn and extends its prompt:
+// the messages as sent, then the answer in place of the trace's, then
+// r's new messages; a token-id prompt likewise with the answer's ids. A
+// turn that produced no answer leaves the trace's in place.
+func feedBack(r *traces.Request, last *turnRecord, preds []string) {
+	if last == nil || !slices.Contains(preds, last.id) || last.completion == 0 {
+		return
+	}
+	delta := last.sentInput - last.input + last.completion - last.output
+	if fed, ok := feedMessages(r.Messages, last); ok {
+		if r.Prompt != "" && r.Prompt == traces.JoinContents(r.Messages) {
+			r.Prompt = traces.JoinContents(fed)
+		}
+		r.Messages = fed
+		r.InputTokens = max(r.InputTokens+delta, 0)
+		return
+	}
+	if ids, ok := feedIDs(r.TokenIDs, last); ok {
+		r.TokenIDs = ids
+		r.InputTokens = len(ids)
+	}
+}
+
+// feedMessages splices the answer into msgs (false: msgs does not
+// extend the last turn's messages with an assistant message, or there is
+// no answer text).
+func feedMessages(msgs []traces.Message, last *turnRecord) ([]traces.Message, bool) {
+	m := last.msgs
+	if last.text == "" || m == 0 || len(msgs) <= m || msgs[m].Role != "assistant" || len(last.sentMsgs) != m {
+		return nil, false
+	}
+	for i := range m {
+		if msgs[i].Role != last.sentMsgs[i].Role {
+			return nil, false
+		}
+	}
+	out := make([]traces.Message, 0, len(msgs))
+	out = append(out, last.sentMsgs...)
+	out = append(out, traces.Message{Role: "assistant", Content: last.text})
+	return append(out, msgs[m+1:]...), true
+}
+
+// feedIDs splices the answer's token ids into a token-id prompt (false:
+// no ids, or the prompt is not the last one's plus its answer).
+func feedIDs(ids []int, last *turnRecord) ([]int, bool) {
+	cut := last.tokenIDs + last.output
+	if len(last.ids) == 0 || last.tokenIDs == 0 || len(ids) < cut {
+		return nil, false
+	}
+	out := make([]int, 0, len(last.sentIDs)+len(last.ids)+len(ids)-cut)
+	out = append(out, last.sentIDs...)
+	out = append(out, last.ids...)
+	return append(out, ids[cut:]...), true
+}
