@@ -21,7 +21,7 @@ type Answer struct {
 func (a *Answer) addChunk(data []byte) {
 	var c struct {
 		Choices []struct {
-			Text    string `json:"text"`
+			Text    string                    `json:"text"`
 			Delta   *struct{ Content string } `json:"delta"`
 			Message *struct{ Content string } `json:"message"`
 		} `json:"choices"`

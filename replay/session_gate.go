@@ -34,10 +34,10 @@ type gate struct {
 	// doneOrder lists done's IDs in finishing order, for pruning.
 	doneOrder []string
 	// held are the IDs of Requests read and not yet released.
-	held      map[string]bool
-	sessions  map[string]*sessionState
-	users     userSlots
-	stats     SessionStats
+	held     map[string]bool
+	sessions map[string]*sessionState
+	users    userSlots
+	stats    SessionStats
 }
 
 // node is a Request read from the Source and not yet released.

@@ -78,11 +78,11 @@ type simReq struct {
 
 // simulator is the event loop's state.
 type simulator struct {
-	o        SimOptions
-	d        *Dispatcher
-	bs       []simBackend
-	live     simLive
-	now      time.Duration
+	o    SimOptions
+	d    *Dispatcher
+	bs   []simBackend
+	live simLive
+	now  time.Duration
 	// g paces the Source's Requests (sessions); next is its next one.
 	g        *gate
 	next     *traces.Request
