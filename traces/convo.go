@@ -16,6 +16,9 @@ type convo struct {
 	msgs     []Message
 	tokens   int
 	out      []Request
+	// thinkNext is the think time before the next turn (set by the
+	// generator after each turn).
+	thinkNext time.Duration
 }
 
 // newConvo starts a conversation, with a system prompt when system is
@@ -38,8 +41,12 @@ func (c *convo) ask(at time.Duration, question string, qTokens, output int, answ
 	turn := len(c.out)
 	id := fmt.Sprintf("%s-%d", c.id, turn)
 	session := c.id
-	c.out = append(c.out, Request{ID: id, Arrival: at, User: c.user, Session: session, Turn: turn,
-		Messages: msgs, Prompt: joinContents(msgs), InputTokens: c.tokens, OutputTokens: output})
+	r := Request{ID: id, Arrival: at, User: c.user, Session: session, Turn: turn,
+		Messages: msgs, Prompt: joinContents(msgs), InputTokens: c.tokens, OutputTokens: output}
+	if turn > 0 {
+		r.Think, r.ThinkKnown = c.thinkNext, true
+	}
+	c.out = append(c.out, r)
 	c.msgs = append(c.msgs, Message{Role: "assistant", Content: answer})
 	c.tokens += output
 }

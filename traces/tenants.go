@@ -112,7 +112,11 @@ func (g *generator) conversation(seed uint64, id string, start time.Duration, s 
 			answer = SynthWords(contentKey(seed, "answer", id, k), out)
 		}
 		c.ask(at, SynthWords(contentKey(seed, "question", id, k), q), q, out, answer)
-		at = addDur(at, secondsDur(g.rng.ExpFloat64()*s.think.Seconds()))
+		think := secondsDur(g.rng.ExpFloat64() * s.think.Seconds())
+		if k < s.turns-1 {
+			c.thinkNext = think
+		}
+		at = addDur(at, think)
 	}
 	return c.out
 }
