@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -124,6 +126,8 @@ func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir strin
 	rs.Policy.Router, rs.Quiet = name, true
 	rs.Workload.Seed += uint64(k)
 	rs.Workload.Rate, rs.Workload.TimeScale = rate/scale, 1
+	// A rate is offered open-loop: session turns at their trace times.
+	rs.Workload.Sessions.Mode = cmp.Or(rs.Workload.Sessions.Mode, string(replay.SessionsOpen))
 	rs.Workload.MaxRequests = dc.s.ConfirmRequests
 	// Sessions' think times and queueing can make a run outlast its
 	// requests over the rate: dispatch stops at ConfirmWall, the same cut

@@ -51,6 +51,6 @@ func Example_comparePolicies() {
 			name, sum.OK, 100*sum.HitRate.Server, sum.TTFT.P50)
 	}
 	// Output:
-	// round-robin  400 requests, server hit rate 58 %, TTFT p50 21 ms
+	// round-robin  400 requests, server hit rate 58 %, TTFT p50 23 ms
 	// prefix-cache 400 requests, server hit rate 87 %, TTFT p50 16 ms
 }

@@ -67,7 +67,9 @@ func TestShardedRunMatchesUnsharded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			base := slices.Concat([]string{"replay", "--sim", "2"}, tc.args)
+			// Open-loop: a closed-loop turn's time depends on when its
+			// answer came, which a shard's own fleet changes.
+			base := slices.Concat([]string{"replay", "--sim", "2", "--sessions", "open"}, tc.args)
 			whole := filepath.Join(dir, "whole.jsonl")
 			var stdout, stderr bytes.Buffer
 			if code := Run(slices.Concat(base, []string{"--out", whole}), &stdout, &stderr); code != ExitOK {
