@@ -127,7 +127,7 @@ func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir strin
 	rs.Workload.Seed += uint64(k)
 	rs.Workload.Rate, rs.Workload.TimeScale = rate/scale, 1
 	// A rate is offered open-loop: session turns at their trace times.
-	rs.Workload.Sessions.Mode = cmp.Or(rs.Workload.Sessions.Mode, string(replay.SessionsOpen))
+	rs.Workload.Sessions.Pacing = cmp.Or(rs.Workload.Sessions.Pacing, string(replay.SessionsOpen))
 	rs.Workload.MaxRequests = dc.s.ConfirmRequests
 	// Sessions' think times and queueing can make a run outlast its
 	// requests over the rate: dispatch stops at ConfirmWall, the same cut

@@ -17,7 +17,7 @@ func SpecFromResults(path string) (Spec, replay.Header, error) {
 	var rs Spec
 	// Results files written before closed-loop sessions record no
 	// Sessions: their runs sent every turn at its trace time.
-	rs.Workload.Sessions.Mode = string(replay.SessionsOpen)
+	rs.Workload.Sessions.Pacing = string(replay.SessionsOpen)
 	h, err := replay.ReadHeader(path, replay.HeaderPart{Name: "workload", Into: &rs.Workload},
 		replay.HeaderPart{Name: "policy", Into: &rs.Policy})
 	if err != nil {

@@ -12,10 +12,10 @@ import (
 // sessions starting at their trace times, a failed turn letting its
 // session go on.
 type Sessions struct {
-	// Mode is --sessions: "closed" (default, ""), each turn sent a think
-	// time after the turn it follows has finished, or "open", every
+	// Pacing is --sessions: "closed" (default, ""), each turn sent a
+	// think time after the turn it follows has finished, or "open", every
 	// Request at its trace time.
-	Mode string
+	Pacing string
 	// OnFailure is --on-turn-failure: "continue" (default, "") or "end"
 	// (a failed turn ends its session; its later turns are skipped).
 	OnFailure string
@@ -35,16 +35,16 @@ type Sessions struct {
 
 // replay is the pacing the Run uses, seeded by seed.
 func (s Sessions) replay(seed uint64) replay.Sessions {
-	return replay.Sessions{Mode: replay.SessionMode(s.Mode), OnFailure: replay.TurnFailure(s.OnFailure),
+	return replay.Sessions{Mode: replay.SessionMode(s.Pacing), OnFailure: replay.TurnFailure(s.OnFailure),
 		Users: s.Users, Ramp: s.Ramp, MidStart: s.MidStart, NoFeedBack: s.NoFeedback, Seed: seed}
 }
 
 // check validates the options as a UsageError naming the field.
 func (s Sessions) check() error {
-	switch s.Mode {
+	switch s.Pacing {
 	case "", string(replay.SessionsClosed), string(replay.SessionsOpen):
 	default:
-		return fieldf("Spec.Workload.Sessions.Mode", "Spec.Workload.Sessions.Mode %q: want closed or open", s.Mode)
+		return fieldf("Spec.Workload.Sessions.Pacing", "Spec.Workload.Sessions.Pacing %q: want closed or open", s.Pacing)
 	}
 	switch s.OnFailure {
 	case "", string(replay.FailContinue), string(replay.FailEnd):
@@ -56,9 +56,9 @@ func (s Sessions) check() error {
 		return fieldf("Spec.Workload.Sessions.Users", "Spec.Workload.Sessions.Users %d: want 0 or more", s.Users)
 	case s.Ramp < 0:
 		return fieldf("Spec.Workload.Sessions.Ramp", "Spec.Workload.Sessions.Ramp %v: want 0 or more", s.Ramp)
-	case s.Users > 0 && s.Mode == string(replay.SessionsOpen):
+	case s.Users > 0 && s.Pacing == string(replay.SessionsOpen):
 		return fieldf("Spec.Workload.Sessions.Users", "Spec.Workload.Sessions.Users %d: users wait for their answers, "+
-			"so they need closed-loop sessions (Spec.Workload.Sessions.Mode is open)", s.Users)
+			"so they need closed-loop sessions (Spec.Workload.Sessions.Pacing is open)", s.Users)
 	case s.MidStart && s.Users == 0:
 		return fieldf("Spec.Workload.Sessions.MidStart", "Spec.Workload.Sessions.MidStart: starting mid-conversation "+
 			"needs Spec.Workload.Sessions.Users")

@@ -330,7 +330,7 @@ func (sw *sweeper) planned() string {
 // setRate makes wf offer rate: a --rate process, or the trace's times
 // divided by rate / native.
 func (sw *sweeper) setRate(wf *Workload, rate float64) {
-	wf.Sessions.Mode = cmp.Or(wf.Sessions.Mode, string(replay.SessionsOpen))
+	wf.Sessions.Pacing = cmp.Or(wf.Sessions.Pacing, string(replay.SessionsOpen))
 	if sw.s.Vary == reports.VaryTimeScale {
 		wf.Rate, wf.TimeScale = 0, sw.s.Native/rate
 		return

@@ -38,6 +38,7 @@ type Accumulator struct {
 	ttftAt                                     *series // TTFT (ms) by intended arrival, for means
 	bins                                       map[string]*series
 	pd                                         *pdAcc // nil unless the Run disaggregated
+	sessions                                   sessionsAcc
 }
 
 // NewAccumulator returns an empty Accumulator for the Run described by h.
@@ -78,6 +79,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 	u.arrive(r, a.o)
 	b.add(r)
 	a.addOccupancy(r)
+	a.sessions.add(r)
 	if a.pd != nil {
 		a.pd.add(r)
 	}

@@ -51,7 +51,7 @@ func summaryFields() []csvField {
 	out = append(out, distFields("e2e", func(s *Summary) Dist { return s.E2E })...)
 	out = append(out, distFields("queue_wait", func(s *Summary) Dist { return s.QueueWait })...)
 	out = append(out, distFields("schedule_lag", func(s *Summary) Dist { return s.ScheduleLag })...)
-	return append(out,
+	out = append(out,
 		f("tokens_per_chunk", func(s *Summary) float64 { return s.TokensPerChunk }),
 		str("sla_met", func(s *Summary) string { return numI(s.SLA.Met) }),
 		f("sla_attainment", func(s *Summary) float64 { return s.SLA.Attainment }),
@@ -77,6 +77,7 @@ func summaryFields() []csvField {
 		f("burst_gap_share", func(s *Summary) float64 { return s.BurstGapShare }),
 		str("mock_lateness_lifetime", lifetimeCell),
 	)
+	return append(out, sessionFields()...)
 }
 
 // numCount formats a count held as a float in full ("52000", never

@@ -29,6 +29,7 @@ func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 	if o.Prediction != nil {
 		r.Sections = append(r.Sections, predictionSection(o.Prediction))
 	}
+	r.Sections = append(r.Sections, sessionsSection(runs)...)
 	if len(runs) > 0 {
 		r.Lead = append(r.Lead, fmt.Sprintf("%d run(s). Latencies are in milliseconds and count from each request's "+
 			"intended arrival time, so time spent waiting in the client counts. Every figure is defined in the "+

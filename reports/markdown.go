@@ -98,6 +98,7 @@ func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptio
 	writePD(w, runs)
 	writeLoRAView(w, runs)
 	writeUsers(w, runs, o)
+	writeSessions(w, runs)
 	writeGlossary(w)
 }
 

@@ -38,7 +38,7 @@ var flagNames = map[string]string{
 	"Spec.Workload.MaxRequests":        "--max-requests",
 	"Spec.Workload.Shard":              "--shard",
 	"Spec.Workload.CV":                 "--cv",
-	"Spec.Workload.Sessions.Mode":      "--sessions",
+	"Spec.Workload.Sessions.Pacing":    "--sessions",
 	"Spec.Workload.Sessions.OnFailure": "--on-turn-failure",
 	"Spec.Workload.Sessions.Users":     "--users",
 	"Spec.Workload.Sessions.Ramp":      "--ramp",

@@ -48,7 +48,7 @@ func bindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
 
 // bindSessions binds the session pacing flags to s.
 func bindSessions(fs *pflag.FlagSet, s *bench.Sessions) {
-	fs.StringVar(&s.Mode, "sessions", "", "session turns: closed (default: a think time after the answer) or open (at trace times; "+
+	fs.StringVar(&s.Pacing, "sessions", "", "session turns: closed (default: a think time after the answer) or open (at trace times; "+
 		"the default of rate ladders)")
 	fs.StringVar(&s.OnFailure, "on-turn-failure", "continue", "a failed turn: continue its session or end it")
 	fs.Var((*countValue)(&s.Users), "users", "keep N sessions running, each user starting its next as one ends (0 = trace times)")

@@ -1,0 +1,157 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// sessionsIntro explains the sessions tables (markdown and HTML).
+const sessionsIntro = "What the users lived through. Session time runs from a session's first arrival to its last " +
+	"answer; fleet time is the sum of its turns' end-to-end latencies and think time the pauses between turns " +
+	"(reading, typing, an agent's tools). Fleet share is Σ fleet / Σ (fleet + think): the share of the users' " +
+	"time the fleet added. Early turns were sent before the turn they follow had finished: open-loop users who " +
+	"ask before the answer arrives; closed-loop replays have none."
+
+// sessionRunCells are one run's cells of the sessions table.
+func sessionRunCells(s *SessionSummary) []string {
+	return []string{strconv.Itoa(s.Sessions), strconv.Itoa(s.Completed), fmtNum(s.TurnsMean),
+		fmtSec(s.Time.P50), fmtSec(s.Time.P90), fmtSec(s.Fleet.P50), fmtSec(s.Think.P50), fmtPct(s.FleetShare),
+		fmt.Sprintf("%d of %d", s.Early, s.FollowUps)}
+}
+
+// sessionHead is the sessions table's header after the policy column.
+var sessionHead = []string{"sessions", "completed", "turns mean", "session p50 s", "session p90 s",
+	"fleet p50 s", "think p50 s", "fleet share", "early turns"}
+
+// fmtSec formats milliseconds as seconds ("n/a" for NaN).
+func fmtSec(ms float64) string {
+	if math.IsNaN(ms) {
+		return "n/a"
+	}
+	return fmtNum(ms / 1e3)
+}
+
+// writeSessions writes the sessions table and TTFT by turn index, when
+// some run had sessions.
+func writeSessions(w io.Writer, runs []*Summary) {
+	if !anySessions(runs) {
+		return
+	}
+	fmt.Fprint(w, "## Sessions\n\n", sessionsIntro, "\n\n")
+	var rows [][]string
+	for _, s := range runs {
+		if s.Sessions != nil {
+			rows = append(rows, append([]string{mdEscape(s.Name())}, sessionRunCells(s.Sessions)...))
+		}
+	}
+	mdTable(w, append([]string{"policy"}, sessionHead...), "l", rows)
+	fmt.Fprint(w, "### TTFT by turn\n\nTTFT p50 / p90 in ms of the successful turns of each index; a later "+
+		"turn carries a longer history, so the prefix cache matters more.\n\n")
+	head, trows := turnRows(runs)
+	mdTable(w, head, "l", trows)
+}
+
+// anySessions reports whether some run had sessions.
+func anySessions(runs []*Summary) bool {
+	for _, s := range runs {
+		if s.Sessions != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// turnRows are the TTFT-by-turn table: one row per turn index, one
+// column per run.
+func turnRows(runs []*Summary) ([]string, [][]string) {
+	head := []string{"turn"}
+	n := 0
+	for _, s := range runs {
+		head = append(head, mdEscape(s.Name()))
+		if s.Sessions != nil {
+			n = max(n, len(s.Sessions.ByTurn))
+		}
+	}
+	var rows [][]string
+	for i := range n {
+		row := []string{""}
+		for _, s := range runs {
+			cell := "n/a"
+			if s.Sessions != nil && i < len(s.Sessions.ByTurn) {
+				t := s.Sessions.ByTurn[i]
+				row[0] = t.Turn
+				cell = fmtNum(t.TTFT.P50) + " / " + fmtNum(t.TTFT.P90)
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	return head, rows
+}
+
+// sessionsSection is the HTML report's sessions section (nil without
+// sessions).
+func sessionsSection(runs []*Summary) []HTMLSection {
+	if !anySessions(runs) {
+		return nil
+	}
+	t := &HTMLTable{Head: append([]string{"policy"}, sessionHead...)}
+	for _, s := range runs {
+		if s.Sessions == nil {
+			continue
+		}
+		row := []HTMLCell{TextCell(s.Name())}
+		for _, c := range sessionRunCells(s.Sessions) {
+			row = append(row, TextCell(c))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	head, rows := turnRows(runs)
+	bt := &HTMLTable{Head: head, Note: "TTFT p50 / p90 in ms by turn index."}
+	for _, r := range rows {
+		var cells []HTMLCell
+		for _, c := range r {
+			cells = append(cells, TextCell(c))
+		}
+		bt.Rows = append(bt.Rows, cells)
+	}
+	return []HTMLSection{{ID: "sessions", Title: "Sessions", Text: sessionsIntro, Table: t},
+		{ID: "ttft-by-turn", Title: "TTFT by turn", Table: bt}}
+}
+
+// sessionFields are the summary CSV's session columns.
+func sessionFields() []csvField {
+	f := func(name string, get func(*SessionSummary) float64) csvField {
+		return csvField{name, func(s *Summary) string {
+			if s.Sessions == nil {
+				return ""
+			}
+			return num(get(s.Sessions))
+		}}
+	}
+	return []csvField{
+		f("sessions", func(s *SessionSummary) float64 { return float64(s.Sessions) }),
+		f("sessions_completed", func(s *SessionSummary) float64 { return float64(s.Completed) }),
+		f("session_turns_mean", func(s *SessionSummary) float64 { return s.TurnsMean }),
+		f("session_time_p50_ms", func(s *SessionSummary) float64 { return s.Time.P50 }),
+		f("session_time_p90_ms", func(s *SessionSummary) float64 { return s.Time.P90 }),
+		f("session_fleet_p50_ms", func(s *SessionSummary) float64 { return s.Fleet.P50 }),
+		f("session_think_p50_ms", func(s *SessionSummary) float64 { return s.Think.P50 }),
+		f("session_fleet_share", func(s *SessionSummary) float64 { return s.FleetShare }),
+		f("session_early_turns", func(s *SessionSummary) float64 { return float64(s.Early) }),
+		f("session_follow_ups", func(s *SessionSummary) float64 { return float64(s.FollowUps) }),
+		{"ttft_p50_ms_by_turn", func(s *Summary) string {
+			if s.Sessions == nil {
+				return ""
+			}
+			cells := make([]string, 0, len(s.Sessions.ByTurn))
+			for _, t := range s.Sessions.ByTurn {
+				cells = append(cells, t.Turn+":"+num(t.TTFT.P50))
+			}
+			return strings.Join(cells, " ")
+		}},
+	}
+}
