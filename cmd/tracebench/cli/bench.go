@@ -60,7 +60,7 @@ at the workload's rate, each on a fresh fleet, side by side.`,
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every registered router)")
 	fs.IntVar(&o.jobs, "jobs", 0, "policies run at once, each on its own fleet (0 = all of them on mock fleets, "+
 		"GOMAXPROCS with --sim, 1 with --target; without a backend flag: policies swept at once in stage 1)")
-	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
+	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
 	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict "+
 		"with a confidence interval (without a backend flag: default 3)")
