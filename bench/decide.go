@@ -43,8 +43,9 @@ type DecideSpec struct {
 	// 1's (default min(3, Seeds)): real-time runs cost the machine CPU,
 	// virtual-time ones little.
 	ConfirmSeeds int
-	// Seeds is the number of seeds of stage 1 (default 3): the
-	// workload's and the engines' seeds shifted by 0, 1, 2...
+	// Seeds is the number of seeds of stage 1 (default
+	// DefaultDecideSeeds): the workload's and the engines' seeds shifted
+	// by 0, 1, 2...
 	Seeds int
 	// Attainment is the SLA attainment a sustained rate keeps, a
 	// fraction (default 0.9); Tolerance the search's final bracket, a
@@ -55,7 +56,7 @@ type DecideSpec struct {
 	Native float64
 	Ident  string
 	// Sim points a stage-1 Run at its simulated fleet (Spec.Sim and
-	// Spec.Engines), on seed K shifting the engines' seed by K.
+	// Spec.Fleet), on seed K shifting the engines' seed by K.
 	Sim func(ctx context.Context, s *Spec) (stop func(), err error)
 	// SimFleet describes stage 1's fleet, for the report and the question.
 	SimFleet string
@@ -86,6 +87,11 @@ type DecideSpec struct {
 	// ErrOut receives a line per stage and per stage-2 Run (nil: none).
 	ErrOut io.Writer
 }
+
+// DefaultDecideSeeds is DecideSpec.Seeds' default, and `tracebench
+// bench`'s without a backend flag: paired over 5 seeds, the Student-t
+// interval is 2.78 standard errors wide each side against 4.30 over 3.
+const DefaultDecideSeeds = 5
 
 // DecideResult is what Decide measured.
 type DecideResult struct {
@@ -134,7 +140,7 @@ func (s DecideSpec) withDefaults() DecideSpec {
 		s.Leaders = 2
 	}
 	if s.Seeds == 0 {
-		s.Seeds = 3
+		s.Seeds = DefaultDecideSeeds
 	}
 	if s.Attainment == 0 {
 		s.Attainment = 0.9

@@ -29,8 +29,10 @@ type benchOptions struct {
 	seeds    int
 }
 
-func newBenchCmd() *cobra.Command {
-	o := &benchOptions{}
+func newBenchCmd() *cobra.Command { return benchCmd(&benchOptions{}) }
+
+// benchCmd is `tracebench bench` with its flags bound into o.
+func benchCmd(o *benchOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Compare policies on a workload: one replay per policy, one table, a report",
@@ -62,8 +64,8 @@ at the workload's rate, each on a fresh fleet, side by side.`,
 		"GOMAXPROCS with --sim, 1 with --target; without a backend flag: policies swept at once in stage 1)")
 	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
-	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict "+
-		"with a confidence interval (without a backend flag: default 3)")
+	fs.IntVar(&o.seeds, "seeds", 1, fmt.Sprintf("run every policy on N seeds of the workload and arrivals (and mock "+
+		"jitter) for a verdict with a confidence interval (without a backend flag: default %d)", decideSeeds))
 	return cmd
 }
 

@@ -19,9 +19,8 @@ import (
 const decideRequests = 1000
 
 // decideSeeds is stage 1's seeds by default, --quick's too (stage 2
-// runs the first 3): paired over 5 seeds, the Student-t interval is 2.78
-// standard errors wide each side against 4.30 over 3.
-const decideSeeds = 5
+// runs the first 3).
+const decideSeeds = bench.DefaultDecideSeeds
 
 // decidePreset is the engine profile of the two-stage bench when no
 // --mock- engine flag is given: the default engine with 512 KV blocks per
@@ -32,7 +31,7 @@ const decideSeeds = 5
 const decidePreset = "small-kv"
 
 // decideQuickWall is --quick's wall time of a stage-2 run (the default's
-// is bench.DecideSpec's 30 s); --quick confirms only the leader and
+// is bench.DecideSpec's 25 s); --quick confirms only the leader and
 // round-robin, 6 runs instead of 9.
 const decideQuickWall = 15 * time.Second
 
