@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -119,7 +120,8 @@ func (o *benchOptions) simFleet() string {
 }
 
 // runDecide runs the two-stage bench and prints the verdict, the
-// table of stage 2's first seed and where the report is.
+// table of stage 2's first seed and where the report is; with one
+// router, that there is nothing to decide and its capacity.
 func runDecide(cmd *cobra.Command, o *benchOptions) error {
 	spec, err := o.decideSpec(cmd)
 	if err != nil {
@@ -127,6 +129,9 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 	}
 	res, err := bench.Decide(cmd.Context(), spec)
 	out := cmd.OutOrStdout()
+	if res.Alone != nil {
+		writeAlone(wrapWriter{out, termWidth}, res, spec.ProfileNote)
+	}
 	if res.Decision != nil && res.Decision.CapacityVerdict != nil {
 		fmt.Fprintln(out)
 		res.Decision.WriteText(wrapWriter{out, termWidth})
@@ -141,6 +146,15 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
 	}
 	return err
+}
+
+// writeAlone prints the capacity of bench's only router: that there is
+// nothing to decide, the question and the profile's note.
+func writeAlone(out io.Writer, res *bench.DecideResult, profileNote string) {
+	fmt.Fprintf(out, "\n%s\n  question: %s\n", res.Alone.Text(), res.Decision.Question)
+	if profileNote != "" {
+		fmt.Fprintf(out, "  %s\n", profileNote)
+	}
 }
 
 // writeBenchTable writes the compact comparison table, or every column
