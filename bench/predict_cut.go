@@ -22,7 +22,7 @@ func measuredCut(h replay.Header, st *replay.Stop) (replay.SimCut, string) {
 			c.FirstByteTimeout = d
 		}
 	}
-	if st != nil && st.Reason != "done" && st.Elapsed > 0 {
+	if st != nil && st.Reason != replay.StopDone && st.Elapsed > 0 {
 		c.StopAt = st.Elapsed
 	}
 	note := ""

@@ -98,7 +98,7 @@ func Run(ctx context.Context, o Options) (Stop, error) {
 	}
 	if o.PD != nil {
 		if err := o.PD.Validate(len(o.Backends)); err != nil {
-			return Stop{Reason: "error: " + err.Error()}, err
+			return Stop{Reason: StopError(err)}, err
 		}
 	}
 	s := newScheduler(o)
@@ -171,7 +171,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	kvIdx, stopKV, err := subscribeKV(workCtx, s.o.Router, kvWiring{eps: s.o.KVEvents, listen: s.o.KVListen,
 		backends: s.o.Backends})
 	if err != nil {
-		return Stop{Reason: "error: " + err.Error()}, err
+		return Stop{Reason: StopError(err)}, err
 	}
 	defer stopKV()
 	waitSubscribed(ctx, kvIdx)
@@ -182,8 +182,8 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	s.startDiscovery(workCtx)
 	s.fetch()
 	reason, err := s.loop(ctx, workCtx)
-	if reason != "done" {
-		if reason != "interrupted" {
+	if reason != StopDone {
+		if reason != StopInterrupted {
 			cancelWork()
 		}
 		s.drain(workCtx, cancelWork)
@@ -222,15 +222,15 @@ func (s *scheduler) fetch() {
 
 // loop paces arrivals and handles events until the Source is exhausted
 // and nothing is in flight or held, or ctx is canceled.
-func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
+func (s *scheduler) loop(ctx, workCtx context.Context) (StopReason, error) {
 	pc := newPacer()
 	defer pc.stop()
 	for {
 		if s.srcErr != nil {
-			return "error: " + s.srcErr.Error(), fmt.Errorf("read requests: %w", s.srcErr)
+			return StopError(s.srcErr), fmt.Errorf("read requests: %w", s.srcErr)
 		}
 		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 {
-			return "done", nil
+			return StopDone, nil
 		}
 		var rearm <-chan time.Time
 		var arrive <-chan struct{}
@@ -239,16 +239,16 @@ func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return "interrupted", nil
+			return StopInterrupted, nil
 		case <-rearm:
 		case <-arrive:
 			pc.fired()
 			if err := s.arrivals(workCtx); err != nil {
-				return "error: " + err.Error(), err
+				return StopError(err), err
 			}
 		case ev := <-s.events:
 			if err := s.handle(workCtx, ev); err != nil {
-				return "error: " + err.Error(), err
+				return StopError(err), err
 			}
 		}
 	}

@@ -104,5 +104,5 @@ func stopReason(s *Summary) string {
 	if s.Stop == nil {
 		return "killed"
 	}
-	return s.Stop.Reason
+	return string(s.Stop.Reason)
 }
