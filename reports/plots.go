@@ -133,4 +133,3 @@ func legendName(s string) string {
 	}
 	return s
 }
-
