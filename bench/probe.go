@@ -187,6 +187,6 @@ func probeSpec(ps ProbeSpec, ph ProbePhase, seed uint64, scrape bool) Spec {
 	c := ps.Client
 	c.Scrape = scrape
 	return Spec{Workload: w, Policy: p, Client: c, Report: reports.DefaultOptions(),
-		Backends: ps.Targets, Mode: "target", Quiet: true, ErrOut: ps.Log,
+		Backends: ps.Targets, Mode: replay.ModeTarget, Quiet: true, ErrOut: ps.Log,
 		Results: filepath.Join(ps.Dir, "probe-"+ph.Name+".jsonl")}
 }

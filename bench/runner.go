@@ -33,9 +33,9 @@ type Spec struct {
 	// Backends are the servers' base URLs; Run sets them to the simulated
 	// engines' names with Sim.
 	Backends []string
-	// Mode names the fleet in the results header: "target", "mock" or
-	// "sim" (Run sets "sim" with Sim).
-	Mode string
+	// Mode names the fleet in the results header: replay.ModeTarget,
+	// ModeMock or ModeSim (Run sets ModeSim with Sim).
+	Mode replay.Mode
 	// Sim, when > 0, runs that many simulated engines in virtual time
 	// (configured by Fleet, engine i seeded Fleet.Seed+i) instead of
 	// sending HTTP.
@@ -156,7 +156,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	dialectConfig(&h, rs.Client)
 	h.Config.BenchCaches, h.Config.BenchOrder = rs.benchCaches, rs.benchOrder
 	h.Config.BenchProbeRPS, h.Config.BenchSalt = rs.benchProbe, rs.Client.salt
-	if rs.Mode == "target" && len(rs.Backends) > 0 {
+	if rs.Mode == replay.ModeTarget && len(rs.Backends) > 0 {
 		h.Config.Server = fetchServerInfo(ctx, rs.Backends[0])
 	}
 	w, err := replay.Create(rs.Results, h)
@@ -183,7 +183,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 // func releases the client.
 func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
 	if rs.Sim > 0 {
-		rs.Backends, rs.Mode = replay.SimBackendNames(rs.Sim), "sim"
+		rs.Backends, rs.Mode = replay.SimBackendNames(rs.Sim), replay.ModeSim
 		return nil, func() {}, nil
 	}
 	client, model, err := NewClient(ctx, &rs.Client, rs.Backends)

@@ -38,8 +38,8 @@ type Header struct {
 	// Trace identifies the workload: a file path and format, or a
 	// generator name with its parameters.
 	Trace string `json:"trace"`
-	// Mode is "target", "mock" or "sim".
-	Mode string `json:"mode"`
+	// Mode is ModeTarget, ModeMock or ModeSim.
+	Mode Mode `json:"mode"`
 	// Backends lists the Backend URLs (or sim names) by Index.
 	Backends []string `json:"backends"`
 	// Roles are the Backends' prefill/decode roles by Index (RolePrefill,

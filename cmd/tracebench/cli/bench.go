@@ -77,11 +77,11 @@ var benchQuickPolicies = []string{"random", "round-robin", "least-request", "pre
 func benchPolicies(list string, quick bool) ([]string, error) {
 	if list == "" {
 		if !quick {
-			return policies.Names("router"), nil
+			return policies.Names(policies.KindRouter), nil
 		}
 		var out []string
 		for _, p := range benchQuickPolicies {
-			if _, err := policies.Lookup("router", p); err == nil {
+			if _, err := policies.Lookup(policies.KindRouter, p); err == nil {
 				out = append(out, p)
 			}
 		}
@@ -90,7 +90,7 @@ func benchPolicies(list string, quick bool) ([]string, error) {
 	var out []string
 	for _, p := range strings.Split(list, ",") {
 		p = strings.TrimSpace(p)
-		if _, err := policies.Lookup("router", p); err != nil {
+		if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
 			return nil, usagef("--policies: %v", err)
 		}
 		out = append(out, p)

@@ -251,7 +251,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err := checkTargets(targets); err != nil {
 			return nil, err
 		}
-		rs.Backends, rs.Mode, rs.Discover = targets, "target", m.discovery()
+		rs.Backends, rs.Mode, rs.Discover = targets, replay.ModeTarget, m.discovery()
 		return func() {}, m.targetKV(rs, targets)
 	case m.Sim > 0:
 		cfg, err := m.engineConfig()

@@ -54,7 +54,7 @@ func bindPolicy(fs *pflag.FlagSet, p *bench.Policy, withRouter bool) {
 	fs.StringVar(&p.Queue, "queue", d.Queue, "client-side queue (see 'tracebench policies')")
 	fs.StringArrayVar(&p.RouterArgs, "router-param", nil, "router parameter `k=v` (repeatable)")
 	fs.StringArrayVar(&p.QueueArgs, "queue-param", nil, "queue parameter `k=v` (repeatable)")
-	fs.StringVar(&p.Filter, "filter", "", "filter applied before the router: "+strings.Join(policies.Names("filter"), ", ")+" (none by default)")
+	fs.StringVar(&p.Filter, "filter", "", "filter applied before the router: "+strings.Join(policies.Names(policies.KindFilter), ", ")+" (none by default)")
 	fs.StringArrayVar(&p.FilterArgs, "filter-param", nil, "filter parameter `k=v` (repeatable)")
 	fs.StringVar(&p.PolicyConfig, "policy-config", "", "YAML `file` of router and queue names and parameters (docs/policies.md)")
 	fs.Var((*countValue)(&p.Capacity), "backend-capacity", "per-backend in-flight request limit for the queue (0 = none)")

@@ -201,14 +201,14 @@ func (o *sweepOptions) sweepPolicies(baselineGiven bool) ([]string, string, erro
 	var names []string
 	if o.policies == "" {
 		for _, p := range sweepDefaultPolicies {
-			if _, err := policies.Lookup("router", p); err == nil {
+			if _, err := policies.Lookup(policies.KindRouter, p); err == nil {
 				names = append(names, p)
 			}
 		}
 	} else {
 		for _, p := range strings.Split(o.policies, ",") {
 			p = strings.TrimSpace(p)
-			if _, err := policies.Lookup("router", p); err != nil {
+			if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
 				return nil, "", usagef("--policies: %v", err)
 			}
 			names = append(names, p)
