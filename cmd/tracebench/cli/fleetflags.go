@@ -334,7 +334,12 @@ func (m *fleetFlags) mockFleet() (bench.MockFleet, error) {
 // fleetConfig validates the flags and builds the fleet's configuration
 // (ephemeral loopback ports).
 func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
-	f, err := m.mockFleet()
+	return fleetConfigOf(m.mockFleet())
+}
+
+// fleetConfigOf is the configuration of the fleet f, or err when the
+// flags could not build it.
+func fleetConfigOf(f bench.MockFleet, err error) (mockserver.FleetConfig, error) {
 	if err != nil {
 		return mockserver.FleetConfig{}, err
 	}

@@ -230,11 +230,7 @@ func (o *mockOptions) mockFleet() (bench.MockFleet, error) {
 
 // fleetConfig validates the flags and builds the fleet configuration.
 func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
-	f, err := o.mockFleet()
-	if err != nil {
-		return mockserver.FleetConfig{}, err
-	}
-	return f.Config(), nil
+	return fleetConfigOf(o.mockFleet())
 }
 
 // runMock starts the fleet, prints its URLs and serves until ctx ends.
