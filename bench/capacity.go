@@ -22,7 +22,7 @@ func (rs *Spec) warnCapacity(queue string) {
 	if rs.Policy.Capacity > 0 || rs.Policy.TokenBudget > 0 {
 		return
 	}
-	spec, err := policies.Lookup("queue", queue)
+	spec, err := policies.Lookup(policies.KindQueue, queue)
 	if err != nil || !slices.Contains(spec.Needs, policies.NeedCapacity) {
 		return
 	}

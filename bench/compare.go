@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -22,7 +23,7 @@ type CompareSpec struct {
 	// fleet. Policy.Router, Results and Quiet are set per Run.
 	Base Spec
 	// Routers are the routers compared, in order (nil: every registered
-	// router, policies.Names("router")).
+	// router, policies.Names(policies.KindRouter)).
 	Routers []string
 	// Out is the directory of the results files (Out/results-POLICY.jsonl)
 	// and the report (report.md, summary.csv, summary.json, plots); seed K
@@ -132,7 +133,7 @@ func newComparer(ctx context.Context, spec CompareSpec) (*comparer, error) {
 		c.distortion = reports.Distortion
 	}
 	if c.routers == nil {
-		c.routers = policies.Names("router")
+		c.routers = policies.Names(policies.KindRouter)
 	}
 	if err := checkCompare(spec, c.routers); err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func newComparer(ctx context.Context, spec CompareSpec) (*comparer, error) {
 // checkCompare validates spec's own fields as UsageErrors naming them.
 func checkCompare(spec CompareSpec, routers []string) error {
 	for _, r := range routers {
-		if _, err := policies.Lookup("router", r); err != nil {
+		if _, err := policies.Lookup(policies.KindRouter, r); err != nil {
 			return fieldf("CompareSpec.Routers", "CompareSpec.Routers: %v", err)
 		}
 	}
@@ -207,7 +208,7 @@ func (c *comparer) one(ctx context.Context, spec CompareSpec, router string, qui
 		}
 		defer stop()
 	} else if len(spec.Targets) > 0 {
-		rs.Backends, rs.Mode = spec.Targets, "target"
+		rs.Backends, rs.Mode = spec.Targets, replay.ModeTarget
 	}
 	c.live.before(ctx, &rs, router)
 	return Run(ctx, rs)

@@ -31,9 +31,10 @@ type DecideSpec struct {
 	// every run), policy, client and report options. Router, Results,
 	// Quiet, the fleet and the workload's rate are set per Run.
 	Base Spec
-	// Routers are the routers compared, in order (at least two);
-	// Baseline is always confirmed in stage 2 (default "round-robin" when
-	// it is one of Routers).
+	// Routers are the routers compared, in order (at least one; with one
+	// there is nothing to decide: stage 1 measures its capacity and
+	// stage 2 does not run); Baseline is always confirmed in stage 2
+	// (default "round-robin" when it is one of Routers).
 	Routers  []string
 	Baseline string
 	// Leaders is how many of stage 1's best policies stage 2 confirms
@@ -43,8 +44,9 @@ type DecideSpec struct {
 	// 1's (default min(3, Seeds)): real-time runs cost the machine CPU,
 	// virtual-time ones little.
 	ConfirmSeeds int
-	// Seeds is the number of seeds of stage 1 (default 3): the
-	// workload's and the engines' seeds shifted by 0, 1, 2...
+	// Seeds is the number of seeds of stage 1 (default
+	// DefaultDecideSeeds): the workload's and the engines' seeds shifted
+	// by 0, 1, 2...
 	Seeds int
 	// Attainment is the SLA attainment a sustained rate keeps, a
 	// fraction (default 0.9); Tolerance the search's final bracket, a
@@ -55,7 +57,7 @@ type DecideSpec struct {
 	Native float64
 	Ident  string
 	// Sim points a stage-1 Run at its simulated fleet (Spec.Sim and
-	// Spec.Engines), on seed K shifting the engines' seed by K.
+	// Spec.Fleet), on seed K shifting the engines' seed by K.
 	Sim func(ctx context.Context, s *Spec) (stop func(), err error)
 	// SimFleet describes stage 1's fleet, for the report and the question.
 	SimFleet string
@@ -87,19 +89,30 @@ type DecideSpec struct {
 	ErrOut io.Writer
 }
 
+// DefaultDecideSeeds is DecideSpec.Seeds' default, and `tracebench
+// bench`'s without a backend flag: paired over 5 seeds, the Student-t
+// interval is 2.78 standard errors wide each side against 4.30 over 3.
+const DefaultDecideSeeds = 5
+
 // DecideResult is what Decide measured.
 type DecideResult struct {
 	// Decision holds both stages, the verdict and their agreement.
 	Decision *reports.Decision
 	// Runs are stage 2's first seed's Summaries, in the confirmed order.
 	Runs []*reports.Summary
-	// Report is the path of the report.md written ("" when none was).
+	// Alone is the only router's capacity when Routers holds one (nil
+	// otherwise).
+	Alone *Alone
+	// Report is the path of the report.md written, or with one router
+	// of stage 1's sweep.md ("" when none was).
 	Report string
 }
 
 // Decide runs spec's two stages and writes the report: report.md in
 // spec.Out opening with the verdict and the decision, stage 2's first
-// seed as its runs. It returns what was measured, also on an error.
+// seed as its runs. With one router it runs stage 1 only and returns
+// that router's capacity as Alone, its report stage 1's sweep.md. It
+// returns what was measured, also on an error.
 func Decide(ctx context.Context, spec DecideSpec) (*DecideResult, error) {
 	spec = spec.withDefaults()
 	if err := spec.validate(); err != nil {
@@ -111,7 +124,11 @@ func Decide(ctx context.Context, spec DecideSpec) (*DecideResult, error) {
 	}
 	res := &DecideResult{Decision: &reports.Decision{Question: spec.question()}}
 	err := d.stage1(ctx, res.Decision)
-	if err == nil {
+	switch {
+	case err == nil && len(spec.Routers) == 1:
+		res.Alone = newAlone(d.order[0], d.sustained[d.order[0]])
+		res.Report = filepath.Join(spec.Out, "capacity", "sweep.md")
+	case err == nil:
 		res.Runs, err = d.stage2(ctx, res.Decision)
 	}
 	res.Decision.Decide()
@@ -134,7 +151,7 @@ func (s DecideSpec) withDefaults() DecideSpec {
 		s.Leaders = 2
 	}
 	if s.Seeds == 0 {
-		s.Seeds = 3
+		s.Seeds = DefaultDecideSeeds
 	}
 	if s.Attainment == 0 {
 		s.Attainment = 0.9
@@ -163,8 +180,8 @@ func (s DecideSpec) withDefaults() DecideSpec {
 // validate checks spec's own fields as UsageErrors naming them.
 func (s DecideSpec) validate() error {
 	switch {
-	case len(s.Routers) < 2:
-		return fieldf("DecideSpec.Routers", "DecideSpec.Routers: %d routers, want at least 2 to decide between", len(s.Routers))
+	case len(s.Routers) < 1:
+		return fieldf("DecideSpec.Routers", "DecideSpec.Routers: none, want at least 1")
 	case s.Sim == nil:
 		return fieldf("DecideSpec.Sim", "DecideSpec.Sim: nil, want the stage-1 simulated fleet's setup")
 	case s.Leaders < 1:
@@ -184,6 +201,11 @@ func (s DecideSpec) validate() error {
 
 // question states what the decision answers.
 func (s DecideSpec) question() string {
+	if len(s.Routers) == 1 {
+		return fmt.Sprintf("what request rate %s sustains with at least %.0f %% of requests meeting %s, on %s "+
+			"(%d requests per run) and %s", PolicyName(s.Routers[0], s.Base.Policy.Queue), 100*s.Attainment,
+			reports.SLOText(s.Base.Report.SLO), s.Ident, s.Base.Workload.MaxRequests, s.SimFleet)
+	}
 	return fmt.Sprintf("which router sustains the highest request rate with at least %.0f %% of requests meeting %s, "+
 		"on %s (%d requests per run) and %s", 100*s.Attainment, reports.SLOText(s.Base.Report.SLO), s.Ident,
 		s.Base.Workload.MaxRequests, s.SimFleet)
@@ -193,6 +215,10 @@ func (s DecideSpec) question() string {
 type decider struct {
 	s      DecideSpec
 	errOut io.Writer
+	// order is stage 1's policies in the order swept; sustained their
+	// capacity on each seed, req/s.
+	order     []string
+	sustained map[string][]float64
 }
 
 // stage1 sweeps every router's capacity in virtual time on every seed
@@ -234,6 +260,10 @@ func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
 		return fmt.Errorf("stage 1: %s met the SLA at every offered rate: %d requests per run are too few to load "+
 			"the fleet, so no capacity can be measured; give more --max-requests", strings.Join(unbounded, ", "),
 			s.Base.Workload.MaxRequests)
+	}
+	dc.order, dc.sustained = order, sustained
+	if len(s.Routers) == 1 {
+		return nil // nothing to decide between
 	}
 	d.CapacityVerdict = reports.DecideCapacityVerdict(order, sustained, s.Base.Report.SLO)
 	if d.CapacityVerdict == nil {

@@ -79,6 +79,32 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// TestDecideOneRouter: with one router there is nothing to decide: stage
+// 1 measures its capacity on every seed, stage 2 does not run, and the
+// report is stage 1's sweep.
+func TestDecideOneRouter(t *testing.T) {
+	dir := t.TempDir()
+	spec := decideSpec(dir)
+	spec.Routers = []string{"prefix-cache"}
+	res, err := Decide(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Alone
+	if a == nil || a.Policy != "prefix-cache" || len(a.Sustained) != 2 || !(a.Mean > 0) || !(a.Lo <= a.Mean && a.Mean <= a.Hi) {
+		t.Fatalf("alone %+v, want prefix-cache's capacity over 2 seeds with its interval", a)
+	}
+	if res.Runs != nil || res.Decision.Confirm != nil || res.Report != filepath.Join(dir, "capacity", "sweep.md") {
+		t.Errorf("stage 2 ran (%d runs) or the report is %q, want none and capacity/sweep.md", len(res.Runs), res.Report)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "confirm")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("confirm/: %v, want no stage 2", err)
+	}
+	if !strings.HasPrefix(a.Text(), "nothing to decide: prefix-cache is the only router; it sustains ") {
+		t.Errorf("text %q", a.Text())
+	}
+}
+
 // TestDecideErrors: a DecideSpec the caller can fix is a UsageError naming
 // its field, with nothing run.
 func TestDecideErrors(t *testing.T) {
@@ -87,7 +113,7 @@ func TestDecideErrors(t *testing.T) {
 		edit func(*DecideSpec)
 		want string
 	}{
-		{"one router", func(s *DecideSpec) { s.Routers = s.Routers[:1] }, "DecideSpec.Routers"},
+		{"no router", func(s *DecideSpec) { s.Routers = nil }, "DecideSpec.Routers"},
 		{"no simulation", func(s *DecideSpec) { s.Sim = nil }, "DecideSpec.Sim"},
 		{"no requests", func(s *DecideSpec) { s.Base.Workload.MaxRequests = 0 }, "Spec.Workload.MaxRequests"},
 		{"negative seeds", func(s *DecideSpec) { s.Seeds = -1 }, "DecideSpec.Seeds"},

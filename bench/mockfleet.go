@@ -106,7 +106,7 @@ func StartMockFleet(ctx context.Context, f MockFleet) (*mockserver.Fleet, error)
 }
 
 // Start starts a fresh fleet f for the Run of s, with cold caches, and
-// points s at it: Backends, Mode "mock", Fleet and Preset, Extra (the
+// points s at it: Backends, Mode replay.ModeMock, Fleet and Preset, Extra (the
 // servers' step lateness, which the report judges the timings by) and,
 // for a router that reads KV events, KVEvents. stop closes the fleet,
 // once the Run is over.
@@ -118,7 +118,7 @@ func (f MockFleet) Start(ctx context.Context, s *Spec) (stop func(), err error) 
 	}
 	cfg := f.Server.Engine
 	s.Fleet, s.Preset = &cfg, f.Preset
-	s.Backends, s.Mode, s.Extra, s.KVEvents = fl.URLs(), "mock", fleetExtra(fl), fleetKV(fl)
+	s.Backends, s.Mode, s.Extra, s.KVEvents = fl.URLs(), replay.ModeMock, fleetExtra(fl), fleetKV(fl)
 	return func() { fl.Close() }, nil
 }
 
@@ -137,7 +137,7 @@ func (f MockFleet) Setup(base uint64) func(ctx context.Context, s *Spec) (func()
 // ReadsKVEvents reports whether the named router decides from the
 // servers' KV events (it then needs their event endpoints).
 func ReadsKVEvents(router string) bool {
-	s, err := policies.Lookup("router", router)
+	s, err := policies.Lookup(policies.KindRouter, router)
 	return err == nil && slices.Contains(s.Needs, "kv-events")
 }
 

@@ -99,13 +99,13 @@ func buildPolicy(pf Policy, seed uint64) (builtPolicy, error) {
 	if b.queue, err = policies.NewQueue(pf.Queue, qp, rand.New(rand.NewPCG(seed, 0x7175))); err != nil {
 		return b, policyErr("Spec.Policy.Queue", pf, fromFile[1], err)
 	}
-	if b.routerParams, err = policies.Resolve("router", router, rp); err != nil {
+	if b.routerParams, err = policies.Resolve(policies.KindRouter, router, rp); err != nil {
 		return b, policyErr("Spec.Policy.Router", pf, fromFile[0], err)
 	}
 	if err := applyFilter(&b, pf); err != nil {
 		return b, err
 	}
-	if b.queueParams, err = policies.Resolve("queue", pf.Queue, qp); err != nil {
+	if b.queueParams, err = policies.Resolve(policies.KindQueue, pf.Queue, qp); err != nil {
 		return b, policyErr("Spec.Policy.Queue", pf, fromFile[1], err)
 	}
 	return b, nil
@@ -122,7 +122,7 @@ func applyFilter(b *builtPolicy, pf Policy) error {
 		}
 		return nil
 	}
-	if spec, err := policies.Lookup("queue", pf.Queue); err == nil && spec.PicksBackends {
+	if spec, err := policies.Lookup(policies.KindQueue, pf.Queue); err == nil && spec.PicksBackends {
 		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter %s cannot compose with Spec.Policy.Queue %s: that queue picks the backend of every request itself, "+
 			"so no router or filter sees them", pf.Filter, pf.Queue)
 	}
@@ -133,7 +133,7 @@ func applyFilter(b *builtPolicy, pf Policy) error {
 	if b.router, err = policies.NewFilter(pf.Filter, fp, b.router); err != nil {
 		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter: %v", err)
 	}
-	full, err := policies.Resolve("filter", pf.Filter, fp)
+	full, err := policies.Resolve(policies.KindFilter, pf.Filter, fp)
 	if err != nil {
 		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter: %v", err)
 	}
@@ -196,7 +196,7 @@ func addSLOWeights(qp policies.Params, pf Policy) error {
 	if len(pf.sloWeights) == 0 || pf.Queue == "" {
 		return nil
 	}
-	spec, err := policies.Lookup("queue", pf.Queue)
+	spec, err := policies.Lookup(policies.KindQueue, pf.Queue)
 	if err != nil || !slices.ContainsFunc(spec.Params, func(p policies.ParamSpec) bool { return p.Name == "weights" }) {
 		return nil
 	}

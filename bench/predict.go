@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -87,7 +88,7 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	rs.Report, rs.ErrOut, rs.Quiet = ps.Report, ps.ErrOut, true
 	engines := ps.Profile.Config()
 	engines.Seed = ps.SimSeed
-	rs.Mode, rs.Sim, rs.Fleet, rs.Results = "sim", len(h.Backends), &engines, ps.Results
+	rs.Mode, rs.Sim, rs.Fleet, rs.Results = replay.ModeSim, len(h.Backends), &engines, ps.Results
 	cut, cutNote := measuredCut(h, res.Measured.Stop)
 	rs.SimCut = cut
 	if cutNote != "" {

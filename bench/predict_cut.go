@@ -16,13 +16,13 @@ import (
 // grace period included). It returns a note saying what it applied.
 func measuredCut(h replay.Header, st *replay.Stop) (replay.SimCut, string) {
 	var c replay.SimCut
-	if h.Mode != "sim" {
+	if h.Mode != replay.ModeSim {
 		c.FirstByteTimeout = replay.DefaultFirstByteTimeout
 		if d, err := time.ParseDuration(h.Config.Timeout); err == nil && d > 0 {
 			c.FirstByteTimeout = d
 		}
 	}
-	if st != nil && st.Reason != "done" && st.Elapsed > 0 {
+	if st != nil && st.Reason != replay.StopDone && st.Elapsed > 0 {
 		c.StopAt = st.Elapsed
 	}
 	note := ""

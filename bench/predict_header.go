@@ -53,7 +53,7 @@ func servedBy(h replay.Header) string {
 	if s := h.Config.Server; s != nil && s.OwnedBy != "" {
 		return s.OwnedBy
 	}
-	if h.Mode == "sim" || h.Mode == "mock" {
+	if h.Mode == replay.ModeSim || h.Mode == replay.ModeMock {
 		return ""
 	}
 	return h.Config.Dialect

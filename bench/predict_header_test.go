@@ -14,7 +14,7 @@ func TestCheckCacheModel(t *testing.T) {
 	tests := []struct {
 		name    string
 		cache   string
-		mode    string
+		mode    replay.Mode
 		config  replay.RunConfig
 		refused bool
 		noted   bool

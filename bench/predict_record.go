@@ -15,19 +15,10 @@ import (
 // on that profile quote them.
 func RecordValidation(path, live string, pred *reports.Prediction) error {
 	v := profile.Validation{Run: live}
+	fields := map[reports.MetricID]*float64{reports.MetricTTFTP50: &v.TTFTP50, reports.MetricTPOTP50: &v.TPOTP50,
+		reports.MetricE2EP50: &v.E2EP50}
 	for _, r := range pred.Rows {
-		e := r.Err
-		if math.IsNaN(e) {
-			e = 0
-		}
-		switch r.Metric {
-		case "TTFT p50":
-			v.TTFTP50 = math.Round(e*10) / 10
-		case "TPOT p50":
-			v.TPOTP50 = math.Round(e*10) / 10
-		case "E2E p50":
-			v.E2EP50 = math.Round(e*10) / 10
-		}
+		setRounded(fields[r.ID], r.Err, 10)
 	}
 	return updateProfile(path, "validation", func(p *profile.Profile) { p.Validation = append(p.Validation, v) })
 }
@@ -46,20 +37,24 @@ func RecordAgreement(path, dir string, res *PredictDirResult) error {
 			}
 		}
 	}
+	fields := map[reports.MetricID]*float64{reports.MetricTTFTP50: &a.TauTTFTP50, reports.MetricTTFTP90: &a.TauTTFTP90}
 	for _, g := range res.Agreement {
-		t := g.Tau
-		if math.IsNaN(t) {
-			t = 0
-		}
-		switch g.Metric {
-		case "TTFT p50":
-			a.TauTTFTP50 = math.Round(t*100) / 100
-		case "TTFT p90":
-			a.TauTTFTP90 = math.Round(t*100) / 100
-		}
+		setRounded(fields[g.ID], g.Tau, 100)
 	}
 	a.SameVerdict = res.Live != nil && res.Sim != nil && res.Live.Pick == res.Sim.Pick
 	return updateProfile(path, "agreement", func(p *profile.Profile) { p.Agreement = a })
+}
+
+// setRounded sets *field (when field is not nil) to x rounded to 1/per
+// (0 for NaN: not known).
+func setRounded(field *float64, x, per float64) {
+	if field == nil {
+		return
+	}
+	if math.IsNaN(x) {
+		x = 0
+	}
+	*field = math.Round(x*per) / per
 }
 
 // updateProfile loads the profile file at path, applies set and writes

@@ -137,13 +137,17 @@ func Probe(ctx context.Context, ps ProbeSpec) (*ProbeResult, error) {
 	return res, nil
 }
 
+// StopProbeTimeLimit is the stop reason of a calibration probe phase
+// that ran out of its share of the probe's time.
+const StopProbeTimeLimit replay.StopReason = "probe-phase-time-limit"
+
 // probePhase runs one phase within per and counts its requests.
 func probePhase(ctx context.Context, ps ProbeSpec, ph ProbePhase, seed uint64, per time.Duration, scrape bool) (ProbePhaseResult, string, error) {
 	pr := ProbePhaseResult{ProbePhase: ph}
 	rs := probeSpec(ps, ph, seed, scrape)
 	start := time.Now()
 	var ended atomic.Bool
-	rs.OnResult = func(r *replay.Result) string {
+	rs.OnResult = func(r *replay.Result) replay.StopReason {
 		switch {
 		case r.ErrClass == replay.ErrCanceled:
 			if r.Sent > 0 {
@@ -156,7 +160,7 @@ func probePhase(ctx context.Context, ps ProbeSpec, ph ProbePhase, seed uint64, p
 		}
 		if ended.Load() || time.Since(start) > per {
 			ended.Store(true)
-			return "probe-phase-time-limit"
+			return StopProbeTimeLimit
 		}
 		return ""
 	}
@@ -183,6 +187,6 @@ func probeSpec(ps ProbeSpec, ph ProbePhase, seed uint64, scrape bool) Spec {
 	c := ps.Client
 	c.Scrape = scrape
 	return Spec{Workload: w, Policy: p, Client: c, Report: reports.DefaultOptions(),
-		Backends: ps.Targets, Mode: "target", Quiet: true, ErrOut: ps.Log,
+		Backends: ps.Targets, Mode: replay.ModeTarget, Quiet: true, ErrOut: ps.Log,
 		Results: filepath.Join(ps.Dir, "probe-"+ph.Name+".jsonl")}
 }

@@ -33,9 +33,9 @@ type Spec struct {
 	// Backends are the servers' base URLs; Run sets them to the simulated
 	// engines' names with Sim.
 	Backends []string
-	// Mode names the fleet in the results header: "target", "mock" or
-	// "sim" (Run sets "sim" with Sim).
-	Mode string
+	// Mode names the fleet in the results header: replay.ModeTarget,
+	// ModeMock or ModeSim (Run sets ModeSim with Sim).
+	Mode replay.Mode
 	// Sim, when > 0, runs that many simulated engines in virtual time
 	// (configured by Fleet, engine i seeded Fleet.Seed+i) instead of
 	// sending HTTP.
@@ -72,7 +72,7 @@ type Spec struct {
 	// returns a non-empty stop reason to end the Run there: dispatch
 	// stops, in-flight requests finish within Client.Grace, and the
 	// reason is written as the results file's stop reason.
-	OnResult func(*replay.Result) string
+	OnResult func(*replay.Result) replay.StopReason
 	// ErrOut receives warnings and the progress display (nil: none);
 	// Quiet turns the progress display off.
 	ErrOut io.Writer
@@ -156,7 +156,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	dialectConfig(&h, rs.Client)
 	h.Config.BenchCaches, h.Config.BenchOrder = rs.benchCaches, rs.benchOrder
 	h.Config.BenchProbeRPS, h.Config.BenchSalt = rs.benchProbe, rs.Client.salt
-	if rs.Mode == "target" && len(rs.Backends) > 0 {
+	if rs.Mode == replay.ModeTarget && len(rs.Backends) > 0 {
 		h.Config.Server = fetchServerInfo(ctx, rs.Backends[0])
 	}
 	w, err := replay.Create(rs.Results, h)
@@ -183,7 +183,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 // func releases the client.
 func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
 	if rs.Sim > 0 {
-		rs.Backends, rs.Mode = replay.SimBackendNames(rs.Sim), "sim"
+		rs.Backends, rs.Mode = replay.SimBackendNames(rs.Sim), replay.ModeSim
 		return nil, func() {}, nil
 	}
 	client, model, err := NewClient(ctx, &rs.Client, rs.Backends)
@@ -227,8 +227,8 @@ func (rs Spec) addExtra(stop *replay.Stop, src *Source) {
 
 // runOutcome is Run's error: the Run's own, else ErrInterrupted
 // when it stopped on an interrupt.
-func runOutcome(reason string, err error) error {
-	if err == nil && reason == "interrupted" {
+func runOutcome(reason replay.StopReason, err error) error {
+	if err == nil && reason == replay.StopInterrupted {
 		return ErrInterrupted
 	}
 	return err
@@ -243,11 +243,11 @@ type runStopper struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	count  func(*replay.Result)
-	check  func(*replay.Result) string
-	reason string
+	check  func(*replay.Result) replay.StopReason
+	reason replay.StopReason
 }
 
-func newRunStopper(parent context.Context, count func(*replay.Result), check func(*replay.Result) string) *runStopper {
+func newRunStopper(parent context.Context, count func(*replay.Result), check func(*replay.Result) replay.StopReason) *runStopper {
 	s := &runStopper{count: count, check: check}
 	s.ctx, s.cancel = context.WithCancel(parent)
 	return s
@@ -267,9 +267,9 @@ func (s *runStopper) add(r *replay.Result) {
 // finish releases the context and returns the Run's stop reason: the
 // check's reason where the Run stopped on it rather than on the
 // caller's interrupt.
-func (s *runStopper) finish(parent context.Context, reason string) string {
+func (s *runStopper) finish(parent context.Context, reason replay.StopReason) replay.StopReason {
 	s.cancel()
-	if s.reason != "" && reason == "interrupted" && parent.Err() == nil {
+	if s.reason != "" && reason == replay.StopInterrupted && parent.Err() == nil {
 		return s.reason
 	}
 	return reason

@@ -24,7 +24,7 @@ type errorLimit struct {
 }
 
 // check counts r and returns replay.StopErrorLimit when the run must stop.
-func (e *errorLimit) check(r *replay.Result) string {
+func (e *errorLimit) check(r *replay.Result) replay.StopReason {
 	e.results++
 	if !r.OK() {
 		e.failed++

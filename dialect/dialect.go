@@ -120,9 +120,6 @@ func (d *Dialect) TokenPrompts() bool { return d != nil && d.tokenPrompts }
 // prefix cache.
 func (d *Dialect) CanFlush() bool { return d != nil && d.flush != nil }
 
-// FlushNote says how Flush empties the cache, or why it cannot.
-func (d *Dialect) FlushNote() string { return d.flushNote }
-
 // FlushLeaves names the cache that a successful Flush leaves as it was
 // ("" when Flush empties every cache that can serve a prefix).
 func (d *Dialect) FlushLeaves() string { return d.flushLeaves }

@@ -58,16 +58,6 @@ const (
 // String returns "engine", "tokens" or "auto".
 func (m HashMode) String() string { return [...]string{"engine", "tokens", "auto"}[m] }
 
-// SetRehash keys every backend's blocks by hashes recomputed from the
-// events' token ids (on, HashesTokens) or by the engine's (HashesEngine).
-func (x *Index) SetRehash(on bool) {
-	if on {
-		x.SetHashes(HashesTokens)
-	} else {
-		x.SetHashes(HashesEngine)
-	}
-}
-
 // SetHashes sets how every backend's blocks are keyed (see HashMode). In
 // HashesTokens a BlockStored whose parent the index does not know, or
 // whose token ids do not fill its blocks, is counted malformed; a parent

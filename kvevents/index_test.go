@@ -141,7 +141,7 @@ func TestIndexRehash(t *testing.T) {
 	}
 	own := ChainHashes(nil, toks, 16, 0)
 	x, _ := NewIndex(2, 16, 0)
-	x.SetRehash(true)
+	x.SetHashes(HashesTokens)
 	// The engine's hashes are opaque numbers (vLLM: sha256 bytes folded to 64 bits).
 	x.Apply(0, batch(Event{Kind: Stored, Hashes: []uint64{901, 902}, Tokens: toks[:32], BlockSize: 16}))
 	x.Apply(0, batch(Event{Kind: Stored, Hashes: []uint64{903, 904}, Parent: 902, HasParent: true, Tokens: toks[32:], BlockSize: 16}))

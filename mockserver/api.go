@@ -16,10 +16,9 @@ type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// completionRequest is the part of a /v1/completions body the mock reads.
-type completionRequest struct {
+// requestFields are the fields of a request body both APIs share.
+type requestFields struct {
 	Model         string            `json:"model"`
-	Prompt        json.RawMessage   `json:"prompt"`
 	MaxTokens     *int              `json:"max_tokens"`
 	MinTokens     int               `json:"min_tokens"`
 	IgnoreEOS     bool              `json:"ignore_eos"`
@@ -30,19 +29,28 @@ type completionRequest struct {
 	KVTransfer    *kvTransferParams `json:"kv_transfer_params"`
 }
 
+// completionRequest is the part of a /v1/completions body the mock reads.
+type completionRequest struct {
+	requestFields
+	Prompt json.RawMessage `json:"prompt"`
+}
+
 // chatRequest is the part of a /v1/chat/completions body the mock reads.
 type chatRequest struct {
-	Model               string            `json:"model"`
-	Messages            []chatMessage     `json:"messages"`
-	MaxTokens           *int              `json:"max_tokens"`
-	MaxCompletionTokens *int              `json:"max_completion_tokens"`
-	MinTokens           int               `json:"min_tokens"`
-	IgnoreEOS           bool              `json:"ignore_eos"`
-	Stream              bool              `json:"stream"`
-	StreamOptions       *streamOptions    `json:"stream_options"`
-	N                   *int              `json:"n"`
-	CacheSalt           string            `json:"cache_salt"`
-	KVTransfer          *kvTransferParams `json:"kv_transfer_params"`
+	requestFields
+	Messages            []chatMessage `json:"messages"`
+	MaxCompletionTokens *int          `json:"max_completion_tokens"`
+}
+
+// generation checks the shared fields and returns the generation they
+// describe, maxTokens its output limit (nil: none given).
+func (r requestFields) generation(chat bool, maxTokens *int) (*generation, error) {
+	g := &generation{chat: chat, model: r.Model, minTokens: r.MinTokens, ignoreEOS: r.IgnoreEOS, salt: r.CacheSalt,
+		kv: r.KVTransfer}
+	if err := g.common(maxTokens, r.Stream, r.StreamOptions, r.N); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // chatMessage has content as a string or as a list of parts.
@@ -103,8 +111,8 @@ func parseCompletion(body []byte, tok tokenizer.Tokenizer) (*generation, error) 
 	if err := strictDecode(body, &r); err != nil {
 		return nil, err
 	}
-	g := &generation{model: r.Model, minTokens: r.MinTokens, ignoreEOS: r.IgnoreEOS, salt: r.CacheSalt, kv: r.KVTransfer}
-	if err := g.common(r.MaxTokens, r.Stream, r.StreamOptions, r.N); err != nil {
+	g, err := r.generation(false, r.MaxTokens)
+	if err != nil {
 		return nil, err
 	}
 	p, err := parsePrompt(r.Prompt, tok)
@@ -155,13 +163,12 @@ func parseChat(body []byte, tok tokenizer.Tokenizer) (*generation, error) {
 	if err := strictDecode(body, &r); err != nil {
 		return nil, err
 	}
-	g := &generation{chat: true, model: r.Model, minTokens: r.MinTokens, ignoreEOS: r.IgnoreEOS, salt: r.CacheSalt,
-		kv: r.KVTransfer}
 	mt := r.MaxCompletionTokens
 	if mt == nil {
 		mt = r.MaxTokens
 	}
-	if err := g.common(mt, r.Stream, r.StreamOptions, r.N); err != nil {
+	g, err := r.generation(true, mt)
+	if err != nil {
 		return nil, err
 	}
 	if len(r.Messages) == 0 {

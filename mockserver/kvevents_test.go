@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/kvevents"
-	"github.com/tracebench/tracebench/mockserver/engine"
 )
 
 // waitUntil polls cond until it holds, failing after 5 s (events cross
@@ -58,7 +57,7 @@ func TestFleetPublishesKVEvents(t *testing.T) {
 		prompt[i] = 1000 + i
 	}
 	body, _ := json.Marshal(map[string]any{"prompt": prompt, "max_tokens": 2})
-	want := engine.BlockHashes(prompt, bs, "")
+	want := kvevents.ChainHashes(nil, prompt, bs, kvevents.SaltHash(""))
 	// A PUB socket drops what it sends before a subscription reaches it:
 	// reset the cache and repeat the request until its blocks show.
 	waitUntil(t, "stored blocks", func() bool {

@@ -52,15 +52,16 @@ func ParsePolicyConfig(file string, data []byte) (PolicyConfig, error) {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		var sec *PolicySection
-		switch k.Value {
-		case "router":
+		kind := Kind(k.Value)
+		switch kind {
+		case KindRouter:
 			sec = &c.Router
-		case "queue":
+		case KindQueue:
 			sec = &c.Queue
 		default:
 			return c, cfgErr(file, k, k.Value, "unknown key (want router or queue)")
 		}
-		if err := parseSection(file, k.Value, v, sec); err != nil {
+		if err := parseSection(file, kind, v, sec); err != nil {
 			return c, err
 		}
 	}
@@ -68,14 +69,14 @@ func ParsePolicyConfig(file string, data []byte) (PolicyConfig, error) {
 }
 
 // parseSection reads one router: or queue: mapping and validates it.
-func parseSection(file, kind string, n *yaml.Node, sec *PolicySection) error {
+func parseSection(file string, kind Kind, n *yaml.Node, sec *PolicySection) error {
 	if n.Kind != yaml.MappingNode {
-		return cfgErr(file, n, kind, "want a mapping with name, preset and params")
+		return cfgErr(file, n, string(kind), "want a mapping with name, preset and params")
 	}
 	lines := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		field := kind + "." + k.Value
+		field := string(kind) + "." + k.Value
 		switch k.Value {
 		case "name", "preset":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
@@ -123,15 +124,15 @@ var paramInErr = regexp.MustCompile(`parameter "?([a-z0-9_]+)"?`)
 
 // checkSection checks the named policy exists and builds it once with the
 // file's parameters, so a bad name or value is reported with its line.
-func checkSection(file, kind string, n *yaml.Node, sec *PolicySection, lines map[string]*yaml.Node) error {
+func checkSection(file string, kind Kind, n *yaml.Node, sec *PolicySection, lines map[string]*yaml.Node) error {
 	spec, err := Lookup(kind, sec.Name)
 	if err != nil {
-		return cfgErr(file, n, kind+".name", err.Error())
+		return cfgErr(file, n, string(kind)+".name", err.Error())
 	}
 	full, err := spec.resolve(sec.Params)
 	if err == nil {
 		rng := rand.New(rand.NewPCG(0, 0))
-		if kind == "router" {
+		if kind == KindRouter {
 			_, err = spec.newRouter(full, rng)
 		} else {
 			_, err = spec.newQueue(full, rng)
@@ -143,12 +144,12 @@ func checkSection(file, kind string, n *yaml.Node, sec *PolicySection, lines map
 	if err == nil {
 		return nil
 	}
-	at, field := n, kind
+	at, field := n, string(kind)
 	if v, ok := lines["preset"]; ok && strings.Contains(err.Error(), "unknown preset") {
-		at, field = v, kind+".preset"
+		at, field = v, field+".preset"
 	} else if m := paramInErr.FindStringSubmatch(err.Error()); m != nil {
 		if v, ok := lines[m[1]]; ok {
-			at, field = v, kind+".params."+m[1]
+			at, field = v, field+".params."+m[1]
 		}
 	}
 	return cfgErr(file, at, field, err.Error())

@@ -110,18 +110,20 @@ func TestAIBrixEnvironment(t *testing.T) {
 // overrides the environment (and its error is not blamed on it).
 func TestBadEnvironmentValueNamed(t *testing.T) {
 	tests := []struct {
-		name, kind, policy, env, value string
-		params                         Params
-		want                           []string // error contains each; nil: builds
-		absent                         string
+		name               string
+		kind               Kind
+		policy, env, value string
+		params             Params
+		want               []string // error contains each; nil: builds
+		absent             string
 	}{
-		{"router env", "router", "prefix-cache", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "zero", nil,
+		{"router env", KindRouter, "prefix-cache", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "zero", nil,
 			[]string{"parameter block_size", "environment variable AIBRIX_PREFIX_CACHE_BLOCK_SIZE"}, ""},
-		{"queue env", "queue", "multi-bin", "B_MAX", "0", nil,
+		{"queue env", KindQueue, "multi-bin", "B_MAX", "0", nil,
 			[]string{"parameter b_max", "environment variable B_MAX"}, ""},
-		{"explicit value overrides env", "router", "prefix-cache", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "zero",
+		{"explicit value overrides env", KindRouter, "prefix-cache", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "zero",
 			Params{"block_size": "64"}, nil, ""},
-		{"explicit bad value is not the env's", "router", "prefix-cache", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "64",
+		{"explicit bad value is not the env's", KindRouter, "prefix-cache", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "64",
 			Params{"block_size": "-1"}, []string{"parameter block_size"}, "environment"},
 	}
 	for _, tc := range tests {
@@ -129,7 +131,7 @@ func TestBadEnvironmentValueNamed(t *testing.T) {
 			clearPolicyEnv(t)
 			t.Setenv(tc.env, tc.value)
 			var err error
-			if tc.kind == "router" {
+			if tc.kind == KindRouter {
 				_, err = NewRouter(tc.policy, tc.params, nil)
 			} else {
 				_, err = NewQueue(tc.policy, tc.params, nil)

@@ -26,8 +26,8 @@ func optionalInterfaces(r Router) map[string]bool {
 // on Requests the filter does not narrow (no adapter) it picks the same
 // Backends with the same predicted hits.
 func TestFiltersKeepRouterInterfaces(t *testing.T) {
-	for _, filter := range Names("filter") {
-		for _, router := range Names("router") {
+	for _, filter := range Names(KindFilter) {
+		for _, router := range Names(KindRouter) {
 			t.Run(filter+"/"+router, func(t *testing.T) {
 				bare := mustRouter(t, router, nil, 7)
 				inner := mustRouter(t, router, nil, 7)

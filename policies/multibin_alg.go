@@ -154,20 +154,3 @@ func (k *mbController) update(s *mbStats, d mbDone) {
 	k.nDecode = d.nDecode
 	k.updates++
 }
-
-// DecodeTBT is the specification's calibrated decode TBT model (v2):
-// β × (1 + γ (b − 1) / max(1, b)), with β = 5.74 ms and γ = 0.316 by
-// default (calibrated on Qwen3 1.7B on an RTX 4080). b is the
-// batch size.
-func DecodeTBT(beta time.Duration, gamma float64, b int) time.Duration {
-	h := 1 + gamma*float64(b-1)/float64(max(1, b))
-	return time.Duration(float64(beta) * h)
-}
-
-// Defaults of the specification's decode TBT model.
-const (
-	// DefaultDecodeBeta is β, the single-sequence decode TBT.
-	DefaultDecodeBeta = 5740 * time.Microsecond
-	// DefaultDecodeGamma is γ, the batch penalty factor.
-	DefaultDecodeGamma = 0.316
-)

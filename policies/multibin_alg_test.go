@@ -121,20 +121,3 @@ func TestControllerUpdateAlgorithm7(t *testing.T) {
 		t.Errorf("an empty batch changed the controller: %d updates", k2.updates)
 	}
 }
-
-func TestDecodeTBT(t *testing.T) {
-	tests := []struct {
-		b    int
-		want time.Duration
-	}{
-		{1, 5740 * time.Microsecond},     // h(1) = 1
-		{8, 7327112 * time.Nanosecond},   // 5.74 ms × (1 + 0.316·7/8) = 7.327 ms
-		{128, 7539669 * time.Nanosecond}, // 5.74 ms × (1 + 0.316·127/128) = 7.540 ms
-	}
-	for _, tc := range tests {
-		got := DecodeTBT(DefaultDecodeBeta, DefaultDecodeGamma, tc.b)
-		if d := got - tc.want; d < -time.Microsecond || d > time.Microsecond {
-			t.Errorf("DecodeTBT(b=%d) = %v, want %v", tc.b, got, tc.want)
-		}
-	}
-}

@@ -23,12 +23,22 @@ type ParamSpec struct {
 	Doc string
 }
 
+// Kind is what a registered policy is: a Router, a Queue or a filter.
+type Kind string
+
+// The kinds of registered policies.
+const (
+	KindRouter Kind = "router"
+	KindQueue  Kind = "queue"
+	KindFilter Kind = "filter"
+)
+
 // Spec describes a registered policy.
 type Spec struct {
 	// Name is the kebab-case registry name.
 	Name string
-	// Kind is "router", "queue" or "filter".
-	Kind string
+	// Kind is KindRouter, KindQueue or KindFilter.
+	Kind Kind
 	// Doc is a one-line rule.
 	Doc string
 	// Needs lists what the policy reads: "prompt", "scrape", "session", ...;
@@ -67,20 +77,20 @@ var (
 // init functions; a duplicate name is a programming error reported by
 // Specs' consistency test.
 func RegisterRouter(s Spec, f func(Params, *rand.Rand) (Router, error)) {
-	s.Kind, s.newRouter = "router", f
+	s.Kind, s.newRouter = KindRouter, f
 	register(&s)
 }
 
 // RegisterFilter adds a filter: a constructor that wraps any Router so
 // that it picks among the Backends the filter keeps.
 func RegisterFilter(s Spec, f func(Params, Router) (Router, error)) {
-	s.Kind, s.newFilter = "filter", f
+	s.Kind, s.newFilter = KindFilter, f
 	register(&s)
 }
 
 // NewFilter wraps inner in the named filter (see NewRouter for params).
 func NewFilter(name string, p Params, inner Router) (Router, error) {
-	s, err := Lookup("filter", name)
+	s, err := Lookup(KindFilter, name)
 	if err != nil {
 		return nil, err
 	}
@@ -97,12 +107,12 @@ func NewFilter(name string, p Params, inner Router) (Router, error) {
 
 // RegisterQueue adds a Queue constructor under s.Name.
 func RegisterQueue(s Spec, f func(Params, *rand.Rand) (Queue, error)) {
-	s.Kind, s.newQueue = "queue", f
+	s.Kind, s.newQueue = KindQueue, f
 	register(&s)
 }
 
 func register(s *Spec) {
-	key := s.Kind + "/" + s.Name
+	key := string(s.Kind) + "/" + s.Name
 	if _, dup := registry[key]; dup {
 		duplicates = append(duplicates, key)
 	}
@@ -115,7 +125,7 @@ func Specs() []Spec {
 	for _, s := range registry {
 		out = append(out, *s)
 	}
-	rank := map[string]int{"router": 0, "filter": 1, "queue": 2}
+	rank := map[Kind]int{KindRouter: 0, KindFilter: 1, KindQueue: 2}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Kind != out[j].Kind {
 			return rank[out[i].Kind] < rank[out[j].Kind]
@@ -125,8 +135,8 @@ func Specs() []Spec {
 	return out
 }
 
-// Names returns the registered names of one kind ("router" or "queue").
-func Names(kind string) []string {
+// Names returns the registered names of one kind.
+func Names(kind Kind) []string {
 	var out []string
 	for _, s := range Specs() {
 		if s.Kind == kind {
@@ -136,9 +146,9 @@ func Names(kind string) []string {
 	return out
 }
 
-// Lookup returns the Spec of a router or queue by name.
-func Lookup(kind, name string) (*Spec, error) {
-	s, ok := registry[kind+"/"+name]
+// Lookup returns the Spec of a policy of kind by name.
+func Lookup(kind Kind, name string) (*Spec, error) {
+	s, ok := registry[string(kind)+"/"+name]
 	if !ok {
 		return nil, fmt.Errorf("unknown %s %q (known: %s)", kind, name, strings.Join(Names(kind), ", "))
 	}
@@ -149,7 +159,7 @@ func Lookup(kind, name string) (*Spec, error) {
 // defaults (after environment variables); unknown parameter names and
 // invalid values are errors naming the parameter.
 func NewRouter(name string, p Params, rng *rand.Rand) (Router, error) {
-	s, err := Lookup("router", name)
+	s, err := Lookup(KindRouter, name)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +176,7 @@ func NewRouter(name string, p Params, rng *rand.Rand) (Router, error) {
 
 // NewQueue builds the named Queue (see NewRouter).
 func NewQueue(name string, p Params, rng *rand.Rand) (Queue, error) {
-	s, err := Lookup("queue", name)
+	s, err := Lookup(KindQueue, name)
 	if err != nil {
 		return nil, err
 	}
@@ -181,13 +191,12 @@ func NewQueue(name string, p Params, rng *rand.Rand) (Queue, error) {
 	return q, nil
 }
 
-// Resolve returns the parameters the named policy (kind "router" or
-// "queue") runs with for the given ones: every parameter of its Spec with
+// Resolve returns the parameters the named policy of kind runs with for the given ones: every parameter of its Spec with
 // its effective value (the default, overridden in turn by the preset
 // p["preset"] names, the environment variables and p), plus "preset"
 // when p names one. Unknown names are errors; values are checked by
 // NewRouter and NewQueue, not here.
-func Resolve(kind, name string, p Params) (Params, error) {
+func Resolve(kind Kind, name string, p Params) (Params, error) {
 	s, err := Lookup(kind, name)
 	if err != nil {
 		return nil, err

@@ -38,13 +38,13 @@ func TestRegistryConsistency(t *testing.T) {
 		t.Errorf("registered twice: %v", duplicates)
 	}
 	for _, name := range routerNames {
-		if !slices.Contains(Names("router"), name) {
+		if !slices.Contains(Names(KindRouter), name) {
 			t.Errorf("router %s is not registered", name)
 		}
 	}
 	envs := map[string]string{}
 	for _, s := range Specs() {
-		t.Run(s.Kind+"/"+s.Name, func(t *testing.T) {
+		t.Run(string(s.Kind)+"/"+s.Name, func(t *testing.T) {
 			if !kebab.MatchString(s.Name) || s.Doc == "" || s.Source == "" {
 				t.Errorf("name %q must be kebab-case, Doc %q and Source %q non-empty", s.Name, s.Doc, s.Source)
 			}
@@ -60,10 +60,10 @@ func TestRegistryConsistency(t *testing.T) {
 			build := func(p Params) error {
 				rng := rand.New(rand.NewPCG(1, 2))
 				switch s.Kind {
-				case "router":
+				case KindRouter:
 					_, err := NewRouter(s.Name, p, rng)
 					return err
-				case "filter":
+				case KindFilter:
 					_, err := NewFilter(s.Name, p, mustRouter(t, "random", nil, 1))
 					return err
 				}
@@ -115,24 +115,25 @@ func TestRoutersRejectEmptyState(t *testing.T) {
 func TestResolve(t *testing.T) {
 	clearPolicyEnv(t)
 	tests := []struct {
-		name      string
-		kind, pol string
-		p         Params
-		env       map[string]string
-		want      Params
-		wantErr   string
+		name    string
+		kind    Kind
+		pol     string
+		p       Params
+		env     map[string]string
+		want    Params
+		wantErr string
 	}{
-		{name: "no parameters", kind: "router", pol: "round-robin", p: Params{}, want: Params{}},
-		{name: "defaults", kind: "queue", pol: "vtc", p: Params{},
+		{name: "no parameters", kind: KindRouter, pol: "round-robin", p: Params{}, want: Params{}},
+		{name: "defaults", kind: KindQueue, pol: "vtc", p: Params{},
 			want: Params{"w_in": "1", "w_out": "2", "event_interval": "1s", "weights": "none"}},
-		{name: "preset, environment and given", kind: "router", pol: "prefix-cache",
+		{name: "preset, environment and given", kind: KindRouter, pol: "prefix-cache",
 			p:   Params{"preset": "aibrix-code", "std_dev_factor": "3"},
 			env: map[string]string{"AIBRIX_PREFIX_CACHE_BLOCK_NUMBER": "1000", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE": "16"},
 			want: Params{"preset": "aibrix-code", "block_size": "16", "block_number": "1000", "imbalance_abs_count": "8",
 				"std_dev_factor": "3", "eviction_duration_mins": "20", "tokenizer": "character"}},
-		{name: "unknown policy", kind: "router", pol: "fastest", p: Params{}, wantErr: `unknown router "fastest"`},
-		{name: "unknown preset", kind: "router", pol: "prefix-cache", p: Params{"preset": "x"}, wantErr: `unknown preset "x"`},
-		{name: "unknown parameter", kind: "queue", pol: "vtc", p: Params{"w": "1"}, wantErr: `unknown parameter "w"`},
+		{name: "unknown policy", kind: KindRouter, pol: "fastest", p: Params{}, wantErr: `unknown router "fastest"`},
+		{name: "unknown preset", kind: KindRouter, pol: "prefix-cache", p: Params{"preset": "x"}, wantErr: `unknown preset "x"`},
+		{name: "unknown parameter", kind: KindQueue, pol: "vtc", p: Params{"w": "1"}, wantErr: `unknown parameter "w"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -79,9 +79,9 @@ func TestClientAgainstMock(t *testing.T) {
 			}
 		})
 	}
-	m, err := replay.ScrapeOnce(ctx, nil, base)
+	m, err := replay.Scrape(ctx, nil, base, nil)
 	if err != nil || !m.OK || m.PromptTokens == 0 || m.GenerationTokens == 0 || m.PrefixHits == 0 || m.NumGPUBlocks == 0 {
-		t.Fatalf("ScrapeOnce = %+v, %v", m, err)
+		t.Fatalf("Scrape = %+v, %v", m, err)
 	}
 }
 

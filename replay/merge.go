@@ -36,11 +36,11 @@ func Merge(out string, paths []string) (MergeStats, error) {
 	if err != nil {
 		return st, err
 	}
-	stop := Stop{Reason: "done"}
+	stop := Stop{Reason: StopDone}
 	for _, p := range paths {
 		s, err := copyShard(w, p, &st)
 		if err != nil {
-			w.Close(Stop{Reason: "error: " + err.Error()})
+			w.Close(Stop{Reason: StopError(err)})
 			return st, err
 		}
 		stop = mergeStop(stop, s)
@@ -129,10 +129,10 @@ func copyShard(w *Writer, path string, st *MergeStats) (*Reader, error) {
 // steal is not additive: the merged figure is the worst shard's).
 func mergeStop(acc Stop, rd *Reader) Stop {
 	if rd.Stop == nil {
-		acc.Reason = "incomplete: a shard has no stop line"
+		acc.Reason = StopIncomplete
 		return acc
 	}
-	if rd.Stop.Reason != "done" && acc.Reason == "done" {
+	if rd.Stop.Reason != StopDone && acc.Reason == StopDone {
 		acc.Reason = rd.Stop.Reason
 	}
 	acc.Elapsed = max(acc.Elapsed, rd.Stop.Elapsed)

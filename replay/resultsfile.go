@@ -38,8 +38,8 @@ type Header struct {
 	// Trace identifies the workload: a file path and format, or a
 	// generator name with its parameters.
 	Trace string `json:"trace"`
-	// Mode is "target", "mock" or "sim".
-	Mode string `json:"mode"`
+	// Mode is ModeTarget, ModeMock or ModeSim.
+	Mode Mode `json:"mode"`
 	// Backends lists the Backend URLs (or sim names) by Index.
 	Backends []string `json:"backends"`
 	// Roles are the Backends' prefill/decode roles by Index (RolePrefill,
@@ -55,22 +55,14 @@ type Header struct {
 	Config RunConfig `json:"config,omitzero"`
 }
 
-// StopErrorLimit is the Stop.Reason of a Run that a sweep cut short
-// because its error rate passed the limit (--max-error-rate).
-const StopErrorLimit = "error-limit"
-
-// StopAsMeasured is the Stop.Reason of a simulated Run cut at the stop
-// time of the measured run it predicts (SimCut.StopAt).
-const StopAsMeasured = "stopped-as-measured"
-
 // Stop is the last line of a complete results file.
 type Stop struct {
-	// Reason is "done" (also when --duration or --max-requests ended
-	// the Run), "interrupted", StopErrorLimit (a sweep cut the run short
-	// on its error rate), "error: ..." or, for a file merged from shards,
-	// the first shard's reason other than "done" ("incomplete: a shard
-	// has no stop line" when one was killed).
-	Reason string `json:"reason"`
+	// Reason is why the Run ended (see StopReason): StopDone (also when
+	// its duration or request limit ended it), StopInterrupted,
+	// StopErrorLimit, StopAsMeasured, StopError's "error: ..." or, for a
+	// file merged from shards, the first shard's reason other than
+	// StopDone (StopIncomplete when one was killed).
+	Reason StopReason `json:"reason"`
 	// Elapsed is the Run's length.
 	Elapsed time.Duration `json:"elapsed"`
 	// Extra carries run-level figures measured outside Results (e.g. the

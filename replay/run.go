@@ -100,11 +100,11 @@ func Run(ctx context.Context, o Options) (Stop, error) {
 	}
 	if o.PD != nil {
 		if err := o.PD.Validate(len(o.Backends)); err != nil {
-			return Stop{Reason: "error: " + err.Error()}, err
+			return Stop{Reason: StopError(err)}, err
 		}
 	}
 	if err := o.Sessions.Validate(); err != nil {
-		return Stop{Reason: "error: " + err.Error()}, err
+		return Stop{Reason: StopError(err)}, err
 	}
 	s := newScheduler(o)
 	return s.run(ctx)
@@ -178,7 +178,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	kvIdx, stopKV, err := subscribeKV(workCtx, s.o.Router, kvWiring{eps: s.o.KVEvents, listen: s.o.KVListen,
 		backends: s.o.Backends})
 	if err != nil {
-		return Stop{Reason: "error: " + err.Error()}, err
+		return Stop{Reason: StopError(err)}, err
 	}
 	defer stopKV()
 	waitSubscribed(ctx, kvIdx)
@@ -190,8 +190,8 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	s.g = newGate(s.o.Source, s.o.Sessions)
 	s.fetch()
 	reason, err := s.loop(ctx, workCtx)
-	if reason != "done" {
-		if reason != "interrupted" {
+	if reason != StopDone {
+		if reason != StopInterrupted {
 			cancelWork()
 		}
 		s.drain(workCtx, cancelWork)
@@ -224,15 +224,15 @@ func (s *scheduler) fetch() {
 
 // loop paces arrivals and handles events until the Source is exhausted
 // and nothing is in flight or held, or ctx is canceled.
-func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
+func (s *scheduler) loop(ctx, workCtx context.Context) (StopReason, error) {
 	pc := newPacer()
 	defer pc.stop()
 	for {
 		if s.srcErr != nil {
-			return "error: " + s.srcErr.Error(), fmt.Errorf("read requests: %w", s.srcErr)
+			return StopError(s.srcErr), fmt.Errorf("read requests: %w", s.srcErr)
 		}
 		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 && !s.g.pending() {
-			return "done", nil
+			return StopDone, nil
 		}
 		var rearm <-chan time.Time
 		var arrive <-chan struct{}
@@ -241,16 +241,16 @@ func (s *scheduler) loop(ctx, workCtx context.Context) (string, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return "interrupted", nil
+			return StopInterrupted, nil
 		case <-rearm:
 		case <-arrive:
 			pc.fired()
 			if err := s.arrivals(workCtx); err != nil {
-				return "error: " + err.Error(), err
+				return StopError(err), err
 			}
 		case ev := <-s.events:
 			if err := s.handle(workCtx, ev); err != nil {
-				return "error: " + err.Error(), err
+				return StopError(err), err
 			}
 		}
 	}

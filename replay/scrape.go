@@ -62,13 +62,8 @@ type ServerMetrics struct {
 // maxMetricsBody bounds a /metrics response (16 MiB).
 const maxMetricsBody = 16 << 20
 
-// defaultScrapeClient is used when ScrapeOnce gets a nil client.
+// defaultScrapeClient is used when Scrape gets a nil client.
 var defaultScrapeClient = &http.Client{Timeout: 5 * time.Second}
-
-// ScrapeOnce is Scrape in the vLLM dialect.
-func ScrapeOnce(ctx context.Context, hc *http.Client, base string) (ServerMetrics, error) {
-	return Scrape(ctx, hc, base, nil)
-}
 
 // Scrape fetches base+"/metrics" with hc (nil: a client with a 5 s
 // timeout) and parses the Prometheus text format, also when the body is

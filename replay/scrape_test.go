@@ -170,7 +170,7 @@ func TestParseMetricsErrors(t *testing.T) {
 	}
 }
 
-func TestScrapeOnce(t *testing.T) {
+func TestScrapeVLLM(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
@@ -192,7 +192,7 @@ func TestScrapeOnce(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := rawServer(t, tc.handler)
-			got, err := ScrapeOnce(context.Background(), nil, srv.URL+"/v1/")
+			got, err := Scrape(context.Background(), nil, srv.URL+"/v1/", nil)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
@@ -200,7 +200,7 @@ func TestScrapeOnce(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("ScrapeOnce: %v", err)
+				t.Fatalf("Scrape: %v", err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ServerMetrics mismatch (-want +got):\n%s", diff)
@@ -230,9 +230,9 @@ func TestScrapeLlamaCpp(t *testing.T) {
 	}
 }
 
-func TestScrapeOnceRefused(t *testing.T) {
+func TestScrapeRefused(t *testing.T) {
 	addr := closedAddr(t)
-	if _, err := ScrapeOnce(context.Background(), nil, "http://"+addr); err == nil {
-		t.Fatal("ScrapeOnce of a closed port succeeded")
+	if _, err := Scrape(context.Background(), nil, "http://"+addr, nil); err == nil {
+		t.Fatal("Scrape of a closed port succeeded")
 	}
 }

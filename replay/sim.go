@@ -106,13 +106,13 @@ type simulator struct {
 
 // Simulate runs the Source against simulated engines in virtual time and
 // returns the stop record; Stop.Elapsed is virtual. A canceled ctx stops
-// the run (reason "interrupted"): checked after every Result handed to
+// the run (reason StopInterrupted): checked after every Result handed to
 // OnResult, so a hook that cancels ctx stops the run at that Result, and
 // otherwise every 1,024 events.
 func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 	s, err := newSimulator(o)
 	if err != nil {
-		return Stop{Reason: "error: " + err.Error()}, err
+		return Stop{Reason: StopError(err)}, err
 	}
 	s.ctx = ctx
 	reason, err := s.loop(ctx)
@@ -171,14 +171,14 @@ func newSimulator(o SimOptions) (*simulator, error) {
 
 // loop advances virtual time to the next arrival or step end until the
 // Source is exhausted and every engine is idle.
-func (s *simulator) loop(ctx context.Context) (string, error) {
+func (s *simulator) loop(ctx context.Context) (StopReason, error) {
 	s.g = newGate(s.o.Source, s.o.Sessions)
 	if err := s.fetch(); err != nil {
-		return "error: " + err.Error(), err
+		return StopError(err), err
 	}
 	for n := 0; ; n++ {
 		if s.halt || n%1024 == 0 && ctx.Err() != nil {
-			return "interrupted", nil
+			return StopInterrupted, nil
 		}
 		b, tEng := s.nextStep()
 		if tc, ok := s.nextCut(); ok && s.cutFirst(tc, b, tEng) {
@@ -190,7 +190,7 @@ func (s *simulator) loop(ctx context.Context) (string, error) {
 		if tx, ok := s.transfers.next(); ok && (b < 0 || tx <= tEng) && (s.next == nil || tx <= s.next.Arrival) {
 			s.startDecode()
 			if err := s.pump(); err != nil {
-				return "error: " + err.Error(), err
+				return StopError(err), err
 			}
 			continue
 		}
@@ -200,16 +200,17 @@ func (s *simulator) loop(ctx context.Context) (string, error) {
 				return "error: requests held with nothing in flight", errors.New("simulate: the queue holds requests but released none with every backend idle")
 			}
 			if s.g.pending() {
-				return "error: turns wait for requests that never finish", errors.New("simulate: session turns wait for requests that were never sent (a cycle of After)")
+				err := errors.New("simulate: session turns wait for requests that were never sent (a cycle of After)")
+				return StopError(err), err
 			}
-			return "done", nil
+			return StopDone, nil
 		case s.next != nil && (b < 0 || s.next.Arrival < tEng):
 			if err := s.arrive(); err != nil {
-				return "error: " + err.Error(), err
+				return StopError(err), err
 			}
 		default:
 			if err := s.finishStep(b); err != nil {
-				return "error: " + err.Error(), err
+				return StopError(err), err
 			}
 		}
 	}

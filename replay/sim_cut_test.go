@@ -22,16 +22,16 @@ func TestSimulateCut(t *testing.T) {
 		name                  string
 		cut                   SimCut
 		ok, timedOut, stopped int
-		reason                string
+		reason                StopReason
 	}{
-		{"no cut", SimCut{}, 8, 0, 0, "done"},
+		{"no cut", SimCut{}, 8, 0, 0, StopDone},
 		// Each request takes 8 steps of 10 ms: the first two get their
 		// first token within 100 ms, the rest time out.
-		{"first-byte timeout", SimCut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, "done"},
+		{"first-byte timeout", SimCut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, StopDone},
 		// At 200 ms two have finished; the other six were sent and are cut.
 		{"stop", SimCut{StopAt: 200 * time.Millisecond}, 2, 0, 6, StopAsMeasured},
 		// A run that ends before the stop time is done, not stopped.
-		{"stop after the end", SimCut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, "done"},
+		{"stop after the end", SimCut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, StopDone},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

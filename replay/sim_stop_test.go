@@ -42,11 +42,11 @@ func TestSimulateStopsAtHookResult(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if full := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, 0); full.results != len(tc.reqs) || full.reason != "done" {
+			if full := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, 0); full.results != len(tc.reqs) || full.reason != StopDone {
 				t.Fatalf("unstopped run: %d results, stop %q; want all %d, done", full.results, full.reason, len(tc.reqs))
 			}
 			got := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, tc.stopAt)
-			if got.reason != "interrupted" || got.results != tc.stopAt {
+			if got.reason != StopInterrupted || got.results != tc.stopAt {
 				t.Fatalf("hook stopped after result %d: run went on to %d results, stop %q; want it to end there, interrupted",
 					tc.stopAt, got.results, got.reason)
 			}
@@ -56,7 +56,7 @@ func TestSimulateStopsAtHookResult(t *testing.T) {
 
 type simOutcome struct {
 	results int
-	reason  string
+	reason  StopReason
 }
 
 // runSimUntil simulates reqs on n engines with cfg; a hook cancels the

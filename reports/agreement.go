@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"text/tabwriter"
 )
 
 // RankAgreement says how well simulated runs order the policies as the
 // measured runs do on one figure.
 type RankAgreement struct {
-	// Metric names the figure (a PredictionRow's Metric).
+	// ID identifies the figure; Metric is its display label (a
+	// PredictionRow's).
+	ID     MetricID
 	Metric string
 	// Tau is Kendall's τ-b between the measured and the predicted figures
 	// over the policies, from −1 (reversed) to 1 (same order); NaN with
@@ -24,12 +25,6 @@ type RankAgreement struct {
 
 // Same reports whether both sides name the same winner.
 func (a RankAgreement) Same() bool { return a.LiveWinner != "" && a.LiveWinner == a.SimWinner }
-
-// higherIsBetter reports whether a larger value of metric is better
-// (rates and hit rates; latencies are better lower).
-func higherIsBetter(metric string) bool {
-	return strings.Contains(metric, "throughput") || strings.Contains(metric, "hit")
-}
 
 // RankAgreements compares, per metric, the order of the policies'
 // measured and predicted figures: preds[i] is policies[i]'s comparison
@@ -44,8 +39,8 @@ func RankAgreements(policies []string, preds []*Prediction) []RankAgreement {
 		for i, pr := range preds {
 			m[i], p[i] = pr.Rows[j].Measured, pr.Rows[j].Predicted
 		}
-		hi := higherIsBetter(row.Metric)
-		out = append(out, RankAgreement{Metric: row.Metric, Tau: KendallTau(m, p),
+		hi := row.ID.higherIsBetter()
+		out = append(out, RankAgreement{ID: row.ID, Metric: row.Metric, Tau: KendallTau(m, p),
 			LiveWinner: bestPolicy(policies, m, hi), SimWinner: bestPolicy(policies, p, hi)})
 	}
 	return out
@@ -141,7 +136,7 @@ func MeanPrediction(profile string, preds []*Prediction) *Prediction {
 		for _, p := range preds {
 			ms, ps = append(ms, p.Rows[j].Measured), append(ps, p.Rows[j].Predicted)
 		}
-		r := PredictionRow{Metric: row.Metric, Unit: row.Unit, Points: row.Points, Measured: nanMean(ms), Predicted: nanMean(ps), Err: math.NaN()}
+		r := PredictionRow{ID: row.ID, Metric: row.Metric, Unit: row.Unit, Points: row.Points, Measured: nanMean(ms), Predicted: nanMean(ps), Err: math.NaN()}
 		switch {
 		case math.IsNaN(r.Measured) || math.IsNaN(r.Predicted):
 		case r.Points:

@@ -31,22 +31,22 @@ func TestKendallTau(t *testing.T) {
 }
 
 func TestRankAgreementWinners(t *testing.T) {
-	row := func(metric string, m, p float64) *Prediction {
-		return &Prediction{Rows: []PredictionRow{{Metric: metric, Measured: m, Predicted: p}}}
+	row := func(id MetricID, m, p float64) *Prediction {
+		return &Prediction{Rows: []PredictionRow{{ID: id, Metric: id.Label(), Measured: m, Predicted: p}}}
 	}
 	tests := []struct {
-		metric   string
+		metric   MetricID
 		preds    []*Prediction
 		live     string
 		sim      string
 		sameWant bool
 	}{
-		{"TTFT p50", []*Prediction{row("TTFT p50", 10, 30), row("TTFT p50", 20, 25)}, "a", "b", false},
-		{"server hit rate", []*Prediction{row("server hit rate", 50, 60), row("server hit rate", 70, 80)}, "b", "b", true},
-		{"TTFT p90", []*Prediction{row("TTFT p90", math.NaN(), math.NaN()), row("TTFT p90", math.NaN(), 3)}, "", "b", false},
+		{MetricTTFTP50, []*Prediction{row(MetricTTFTP50, 10, 30), row(MetricTTFTP50, 20, 25)}, "a", "b", false},
+		{MetricServerHitRate, []*Prediction{row(MetricServerHitRate, 50, 60), row(MetricServerHitRate, 70, 80)}, "b", "b", true},
+		{MetricTTFTP90, []*Prediction{row(MetricTTFTP90, math.NaN(), math.NaN()), row(MetricTTFTP90, math.NaN(), 3)}, "", "b", false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.metric, func(t *testing.T) {
+		t.Run(string(tc.metric), func(t *testing.T) {
 			a := RankAgreements([]string{"a", "b"}, tc.preds)[0]
 			if a.LiveWinner != tc.live || a.SimWinner != tc.sim || a.Same() != tc.sameWant {
 				t.Fatalf("%+v: want live %q sim %q same %v", a, tc.live, tc.sim, tc.sameWant)

@@ -21,7 +21,7 @@ func summaryFields() []csvField {
 		str("shard", func(s *Summary) string { return s.Header.Shard }),
 		str("shards", func(s *Summary) string { return strconv.Itoa(s.Header.Shards) }),
 		str("trace", func(s *Summary) string { return s.Header.Trace }),
-		str("mode", func(s *Summary) string { return s.Header.Mode }),
+		str("mode", func(s *Summary) string { return string(s.Header.Mode) }),
 		str("backends", func(s *Summary) string { return strconv.Itoa(len(s.Header.Backends)) }),
 		str("seed", func(s *Summary) string { return strconv.FormatUint(s.Header.Seed, 10) }),
 		str("started", func(s *Summary) string { return s.Header.Started.UTC().Format(time.RFC3339) }),
@@ -105,5 +105,5 @@ func stopReason(s *Summary) string {
 	if s.Stop == nil {
 		return "killed"
 	}
-	return s.Stop.Reason
+	return string(s.Stop.Reason)
 }

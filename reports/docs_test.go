@@ -15,7 +15,7 @@ func TestDocsListEveryColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	for _, c := range append(SummaryColumns(), RequestColumns()...) {
+	for _, c := range append(SummaryColumns(), requestColumns...) {
 		if !strings.Contains(doc, "`"+c+"`") {
 			t.Errorf("docs/reports.md does not document column %q", c)
 		}

@@ -51,7 +51,7 @@ func balanceOf(rows []BackendSummary) Balance {
 // lateness from the stop line (NaN when absent). The lateness covers the
 // mock's lifetime when it was scraped, unless the Run's mode is the
 // in-process fleet ("mock"), whose own figures replace the scraped ones.
-func runChecks(stop *replay.Stop, mode string) (RateCheck, Lateness) {
+func runChecks(stop *replay.Stop, mode replay.Mode) (RateCheck, Lateness) {
 	get := func(k string, scale float64) float64 {
 		if stop == nil {
 			return math.NaN()
@@ -64,7 +64,7 @@ func runChecks(stop *replay.Stop, mode string) (RateCheck, Lateness) {
 	}
 	return RateCheck{Requested: get(replay.ExtraRequestedRate, 1), Achieved: get(replay.ExtraAchievedRate, 1)},
 		Lateness{P50: get(replay.ExtraMockLateP50, 1e-3), P99: get(replay.ExtraMockLateP99, 1e-3), Max: get(replay.ExtraMockLateMax, 1e-3),
-			Steps: get(replay.ExtraMockSteps, 1), Lifetime: get(replay.ExtraMockLateScraped, 1) > 0 && mode != "mock"}
+			Steps: get(replay.ExtraMockSteps, 1), Lifetime: get(replay.ExtraMockLateScraped, 1) > 0 && mode != replay.ModeMock}
 }
 
 // hostCPU reads the host's CPU steal and busy shares from the stop line

@@ -23,7 +23,7 @@ var labelFacets = []labelFacet{
 	{"", func(s *Summary) string { return paramsText(s.Header.RouterParams, s.Header.QueueParams) }},
 	{"api", func(s *Summary) string { return s.Header.Config.API }},
 	{"trace", func(s *Summary) string { return s.Header.Trace }},
-	{"mode", func(s *Summary) string { return s.Header.Mode }},
+	{"mode", func(s *Summary) string { return string(s.Header.Mode) }},
 	{"backends", func(s *Summary) string { return strconv.Itoa(len(s.Header.Backends)) }},
 	{"seed", func(s *Summary) string { return strconv.FormatUint(s.Header.Seed, 10) }},
 	{"model", func(s *Summary) string { return s.Header.Config.Model }},

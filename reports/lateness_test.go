@@ -29,7 +29,7 @@ func TestMockLatenessLifetime(t *testing.T) {
 	)
 	tests := []struct {
 		name     string
-		mode     string
+		mode     replay.Mode
 		extra    map[string]float64
 		lifetime bool
 		csv      string // mock_lateness_lifetime
@@ -68,7 +68,7 @@ func TestMockLatenessLifetime(t *testing.T) {
 
 // finishMode folds handRun's Results as a Run in mode and finishes it
 // with stop.
-func finishMode(mode string, stop *replay.Stop) *Summary {
+func finishMode(mode replay.Mode, stop *replay.Stop) *Summary {
 	h, rs := handRun()
 	h.Mode = mode
 	a := NewAccumulator(h, DefaultOptions())

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot/vg"
 )
@@ -133,15 +132,4 @@ func legendName(s string) string {
 		return s[:27] + "…"
 	}
 	return s
-}
-
-// fileSafe turns a name into a file-name fragment.
-func fileSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
-		}
-		return '_'
-	}, s)
 }

@@ -20,7 +20,9 @@ type Prediction struct {
 
 // PredictionRow is one compared figure.
 type PredictionRow struct {
-	// Metric names the figure ("TTFT p50").
+	// ID identifies the figure; Metric is its display label ("TTFT
+	// p50", ID.Label()).
+	ID     MetricID
 	Metric string
 	// Unit is "ms", "req/s", "tok/s" or "%".
 	Unit string
@@ -38,34 +40,47 @@ type PredictionRow struct {
 // p50/p90, E2E p50/p90, throughput and the server's prefix hit rate.
 func ComparePrediction(profile string, measured, predicted *Summary) *Prediction {
 	p := &Prediction{Profile: profile, Measured: measured, Predicted: predicted}
-	add := func(metric, unit string, m, q float64) {
-		r := PredictionRow{Metric: metric, Unit: unit, Measured: m, Predicted: q, Err: math.NaN()}
+	add := func(id MetricID, unit string, m, q float64) {
+		r := PredictionRow{ID: id, Metric: id.Label(), Unit: unit, Measured: m, Predicted: q, Err: math.NaN()}
 		if m > 0 && !math.IsNaN(q) {
 			r.Err = 100 * (q - m) / m
 		}
 		p.Rows = append(p.Rows, r)
 	}
-	dist := func(name string, f func(*Summary) Dist, ps ...string) {
-		for _, q := range ps {
-			pick := map[string]func(Dist) float64{"p50": func(d Dist) float64 { return d.P50 },
-				"p90": func(d Dist) float64 { return d.P90 }, "p99": func(d Dist) float64 { return d.P99 }}[q]
-			m, pr := f(measured), f(predicted)
-			add(name+" "+q, "ms", known(m, pick), known(pr, pick))
-		}
+	for _, d := range latencyRows {
+		add(d.id, "ms", known(d.of(measured), d.at), known(d.of(predicted), d.at))
 	}
-	dist("TTFT", func(s *Summary) Dist { return s.TTFT }, "p50", "p90", "p99")
-	dist("TPOT", func(s *Summary) Dist { return s.TPOT }, "p50", "p90")
-	dist("E2E", func(s *Summary) Dist { return s.E2E }, "p50", "p90")
-	add("throughput", "req/s", measured.Throughput.Requests, predicted.Throughput.Requests)
-	add("output throughput", "tok/s", measured.Throughput.OutputTokens, predicted.Throughput.OutputTokens)
+	add(MetricThroughput, "req/s", measured.Throughput.Requests, predicted.Throughput.Requests)
+	add(MetricOutputThroughput, "tok/s", measured.Throughput.OutputTokens, predicted.Throughput.OutputTokens)
 	hm, hp := 100*measured.HitRate.Server, 100*predicted.HitRate.Server
-	hit := PredictionRow{Metric: "server hit rate", Unit: "%", Measured: hm, Predicted: hp, Err: hp - hm, Points: true}
+	hit := PredictionRow{ID: MetricServerHitRate, Metric: MetricServerHitRate.Label(), Unit: "%", Measured: hm, Predicted: hp,
+		Err: hp - hm, Points: true}
 	if measured.OK == 0 || predicted.OK == 0 || math.IsNaN(hm) || math.IsNaN(hp) {
 		hit.Err = math.NaN()
 	}
 	p.Rows = append(p.Rows, hit)
 	return p
 }
+
+// latencyRow is a latency figure of a prediction: its identity, the
+// distribution of a Summary it reads and the percentile it takes.
+type latencyRow struct {
+	id MetricID
+	of func(*Summary) Dist
+	at func(Dist) float64
+}
+
+// latencyRows are the latency figures a prediction compares, in order.
+var latencyRows = func() []latencyRow {
+	ttft := func(s *Summary) Dist { return s.TTFT }
+	tpot := func(s *Summary) Dist { return s.TPOT }
+	e2e := func(s *Summary) Dist { return s.E2E }
+	p50 := func(d Dist) float64 { return d.P50 }
+	p90 := func(d Dist) float64 { return d.P90 }
+	p99 := func(d Dist) float64 { return d.P99 }
+	return []latencyRow{{MetricTTFTP50, ttft, p50}, {MetricTTFTP90, ttft, p90}, {MetricTTFTP99, ttft, p99},
+		{MetricTPOTP50, tpot, p50}, {MetricTPOTP90, tpot, p90}, {MetricE2EP50, e2e, p50}, {MetricE2EP90, e2e, p90}}
+}()
 
 // known returns pick(d), NaN for an empty distribution.
 func known(d Dist, pick func(Dist) float64) float64 {

@@ -22,9 +22,6 @@ var requestColumns = []string{"policy", "seq", "id", "user", "session", "backend
 	"predicted_hit_tokens", "status", "err_class", "sla_met", "in_window",
 	"prefill_backend", "prefill_ms", "transfer_ms", "first_decode_ms", "prefill_err_class"}
 
-// RequestColumns returns the per-request CSV's column names.
-func RequestColumns() []string { return append([]string(nil), requestColumns...) }
-
 // RequestCSV writes one CSV row per Result, streaming.
 type RequestCSV struct {
 	cw  *csv.Writer

@@ -69,7 +69,7 @@ func (t *tokenBasis) ratio() float64 {
 // and TPOT that unstreamed responses cannot give.
 func tokenWarnings(s *Summary) {
 	for _, b := range s.Backends {
-		if b.Requests > b.Errors && math.IsNaN(b.HitRate) && s.Header.Mode != "sim" {
+		if b.Requests > b.Errors && math.IsNaN(b.HitRate) && s.Header.Mode != replay.ModeSim {
 			s.addWarning(warning{"no cached-token count in responses from " + b.URL,
 				"its server hit rate is n/a (vLLM reports it with --enable-prompt-tokens-details, SGLang with --enable-cache-report, llama.cpp in timings.cache_n)", ""})
 		}

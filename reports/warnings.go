@@ -104,7 +104,7 @@ func stopWarnings(s *Summary) {
 	switch {
 	case s.Stop == nil:
 		s.addWarning(warning{"the run was killed", "there is no stop line; the figures cover what was written", ""})
-	case s.Stop.Reason == "interrupted":
+	case s.Stop.Reason == replay.StopInterrupted:
 		s.addWarning(warning{"the run was interrupted", "the figures cover the requests finished by then",
 			fmt.Sprintf("after %.0f s", s.Stop.Elapsed.Seconds())})
 	case s.Stop.Reason == replay.StopErrorLimit:

@@ -30,6 +30,15 @@ func WriteDir(dir string, runs []*Summary, o RenderOptions) error {
 	return writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, runs) })
 }
 
+// WriteFile creates path, and its directory when missing, and writes it
+// with fn; an error names the path.
+func WriteFile(path string, fn func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	return writeFile(path, fn)
+}
+
 // writeFile creates path and writes it with fn.
 func writeFile(path string, fn func(io.Writer) error) error {
 	f, err := os.Create(path)

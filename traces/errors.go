@@ -1,9 +1,6 @@
 package traces
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // ParseError is a malformed trace record: the file, the 1-based line and
 // the field at fault. With ReadOptions.SkipInvalid the record is skipped
@@ -36,12 +33,4 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // are filled in by the FileSource that reads the record.
 func fieldErr(field string, format string, a ...any) error {
 	return &ParseError{Field: field, Err: fmt.Errorf(format, a...)}
-}
-
-// isParseError reports whether err is a record-level error that
-// SkipInvalid may skip (I/O and syntax errors that lose the stream's
-// framing are not).
-func isParseError(err error) bool {
-	var pe *ParseError
-	return errors.As(err, &pe)
 }

@@ -204,7 +204,7 @@ func checkReport(t *testing.T, out string, n int, wantStop string) {
 	}
 	got := ""
 	if sum.Stop != nil {
-		got = sum.Stop.Reason
+		got = string(sum.Stop.Reason)
 	}
 	if got != wantStop {
 		t.Fatalf("stop reason %q, want %q", got, wantStop)

@@ -2,7 +2,9 @@ package pace
 
 import (
 	"context"
+	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -23,23 +25,44 @@ func TestUntilNeverEarly(t *testing.T) {
 }
 
 // TestUntilCanceled checks that a canceled context ends a long wait at
-// once and is reported.
+// once and is reported. The test runs in a synctest bubble: were the
+// context ignored, the fake clock would jump the hour and the elapsed
+// time would fail the test instead of hanging it.
 func TestUntilCanceled(t *testing.T) {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	start := time.Now()
-	if Until(ctx, timer, start.Add(time.Hour)) {
-		t.Fatal("Until with a canceled context reported true")
-	}
-	if el := time.Since(start); el > time.Minute {
-		t.Fatalf("Until waited %v after cancel", el)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		timer := time.NewTimer(time.Hour)
+		defer timer.Stop()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		start := time.Now()
+		if Until(ctx, timer, start.Add(time.Hour)) {
+			t.Fatal("Until with a canceled context reported true")
+		}
+		if el := time.Since(start); el != 0 {
+			t.Fatalf("Until waited %v of fake time after cancel, want none", el)
+		}
+	})
 }
 
-// TestSleepNonPositive checks that Sleep returns at once for d ≤ 0.
+// sleepBound is how long TestSleepNonPositive waits for Sleep to
+// return before it fails: far above a return at once, far below a hang.
+const sleepBound = 10 * time.Second
+
+// TestSleepNonPositive checks that Sleep returns at once for d ≤ 0: it
+// runs Sleep on its own goroutine and fails when it has not returned
+// within sleepBound (Sleep blocks in nanosleep(2), which a synctest
+// bubble cannot fake).
 func TestSleepNonPositive(t *testing.T) {
-	Sleep(0)
-	Sleep(-time.Second)
+	for _, d := range []time.Duration{0, -time.Nanosecond, -time.Second, math.MinInt64} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			Sleep(d)
+		}()
+		select {
+		case <-done:
+		case <-time.After(sleepBound):
+			t.Fatalf("Sleep(%v) still blocked after %v", d, sleepBound)
+		}
+	}
 }

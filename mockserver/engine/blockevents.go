@@ -14,7 +14,7 @@ const (
 )
 
 // BlockEvent is one change to the engine's prefix cache, with the block
-// hashes the engine keys its table by (see BlockHashes).
+// hashes the engine keys its table by (kvevents.ChainHashes computes them).
 type BlockEvent struct {
 	// Kind says what changed.
 	Kind BlockEventKind

@@ -86,7 +86,7 @@ func TestBlockHashesMatchKVEvents(t *testing.T) {
 	}
 	for _, salt := range []string{"", "lora:x\x00"} {
 		want := kvevents.ChainHashes(nil, toks, 16, kvevents.SaltHash(salt))
-		if got := BlockHashes(toks, 16, salt); !slices.Equal(got, want) {
+		if got := blockHashes(toks, 16, salt); !slices.Equal(got, want) {
 			t.Errorf("salt %q: engine hashes differ from kvevents.ChainHashes", salt)
 		}
 	}

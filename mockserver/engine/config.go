@@ -94,8 +94,8 @@ type Config struct {
 const VocabSize = 100256
 
 // DefaultConfig returns the "default" preset: vLLM V1 scheduler defaults
-// and the multi-bin queue's decode latency model (policies.DecodeTBT; see
-// DefaultLatency).
+// and the decode latency model of the multi-bin batching specification
+// (see DefaultLatency).
 func DefaultConfig() Config {
 	return Config{
 		BlockSize:           16,

@@ -16,7 +16,8 @@ import (
 // when b = 0), then multiplied by a seeded log-normal jitter factor of mean
 // 1 and coefficient of variation Jitter. The decode term is the calibrated
 // decode TBT model of the multi-bin batching specification the multi-bin
-// queue follows, policies.DecodeTBT (β = 5.74 ms, γ = 0.316).
+// queue follows (β = 5.74 ms, γ = 0.316; DecodeTBT gives it per batch
+// size); the queue measures the decode TBT rather than computing it.
 type LatencyModel struct {
 	// StepOverhead is c_step, a fixed cost of every step that runs work
 	// (default 0: the calibrated β already includes per-step overhead).
@@ -30,7 +31,7 @@ type LatencyModel struct {
 	// simulator's blackbox step model (default 0).
 	DecodePerToken time.Duration
 	// Beta is β, the decode step time of a batch of one (default 5.74 ms,
-	// policies.DefaultDecodeBeta). It may be below 0 when Gamma is 0 and
+	// the multi-bin specification's). It may be below 0 when Gamma is 0 and
 	// Beta + DecodePerToken + StepOverhead > 0: the step is then linear
 	// in b with a batch of one cheaper than each sequence of a larger
 	// batch, as on llama.cpp's CPU backend (1.0 ms at batch 1, about
@@ -43,7 +44,7 @@ type LatencyModel struct {
 	// a step, as on a CPU engine.
 	AttendPerKey float64
 	// Gamma is γ, the relative growth of the decode step from batch 1 to a
-	// large batch (default 0.316, policies.DefaultDecodeGamma).
+	// large batch (default 0.316, the multi-bin specification's).
 	Gamma float64
 	// Jitter is the coefficient of variation of the per-step log-normal
 	// factor (default 0.05; 0 disables jitter).

@@ -11,7 +11,7 @@ import (
 // many requests the server takes in at once. The zero value prices none of
 // them (the per-slot cache then behaves as before: free saves, one batch).
 // Figures measured on llama.cpp b7099 with CUDA on an H100 (an 8B model,
-// -fa off) are in docs/calibration.md.
+// -fa off) are in docs/calibrate-llamacpp.md.
 type LlamaCppConfig struct {
 	// SaveFixed and SavePerToken price the slot-switch save: before a slot
 	// takes a prompt it shares less than half with, llama-server copies

@@ -169,10 +169,9 @@ func appendKeyHashes(dst []uint64, parent uint64, keys []uint64) []uint64 {
 	return dst
 }
 
-// BlockHashes returns the chained hashes of the full blocks of tokens, as
-// the engine computes them (for tests and for routers that model the
-// server's cache).
-func BlockHashes(tokens []int, blockSize int, salt string) []uint64 {
+// blockHashes returns the chained hashes of the full blocks of tokens, as
+// the engine computes them (kvevents.ChainHashes computes the same).
+func blockHashes(tokens []int, blockSize int, salt string) []uint64 {
 	n := len(tokens) / blockSize
 	return appendHashes(make([]uint64, 0, n), saltHash(salt), tokens, blockSize, n)
 }

@@ -29,8 +29,10 @@ type benchOptions struct {
 	seeds    int
 }
 
-func newBenchCmd() *cobra.Command {
-	o := &benchOptions{}
+func newBenchCmd() *cobra.Command { return benchCmd(&benchOptions{}) }
+
+// benchCmd is `tracebench bench` with its flags bound into o.
+func benchCmd(o *benchOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Compare policies on a workload: one replay per policy, one table, a report",
@@ -60,10 +62,10 @@ at the workload's rate, each on a fresh fleet, side by side.`,
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to compare (default: every registered router)")
 	fs.IntVar(&o.jobs, "jobs", 0, "policies run at once, each on its own fleet (0 = all of them on mock fleets, "+
 		"GOMAXPROCS with --sim, 1 with --target; without a backend flag: policies swept at once in stage 1)")
-	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet")
+	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
-	fs.IntVar(&o.seeds, "seeds", 1, "run every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict "+
-		"with a confidence interval (without a backend flag: default 3)")
+	fs.IntVar(&o.seeds, "seeds", 1, fmt.Sprintf("run every policy on N seeds of the workload and arrivals (and mock "+
+		"jitter) for a verdict with a confidence interval (without a backend flag: default %d)", decideSeeds))
 	return cmd
 }
 
@@ -75,11 +77,11 @@ var benchQuickPolicies = []string{"random", "round-robin", "least-request", "pre
 func benchPolicies(list string, quick bool) ([]string, error) {
 	if list == "" {
 		if !quick {
-			return policies.Names("router"), nil
+			return policies.Names(policies.KindRouter), nil
 		}
 		var out []string
 		for _, p := range benchQuickPolicies {
-			if _, err := policies.Lookup("router", p); err == nil {
+			if _, err := policies.Lookup(policies.KindRouter, p); err == nil {
 				out = append(out, p)
 			}
 		}
@@ -88,7 +90,7 @@ func benchPolicies(list string, quick bool) ([]string, error) {
 	var out []string
 	for _, p := range strings.Split(list, ",") {
 		p = strings.TrimSpace(p)
-		if _, err := policies.Lookup("router", p); err != nil {
+		if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
 			return nil, usagef("--policies: %v", err)
 		}
 		out = append(out, p)

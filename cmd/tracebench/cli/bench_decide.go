@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,9 +20,8 @@ import (
 const decideRequests = 1000
 
 // decideSeeds is stage 1's seeds by default, --quick's too (stage 2
-// runs the first 3): paired over 5 seeds, the Student-t interval is 2.78
-// standard errors wide each side against 4.30 over 3.
-const decideSeeds = 5
+// runs the first 3).
+const decideSeeds = bench.DefaultDecideSeeds
 
 // decidePreset is the engine profile of the two-stage bench when no
 // --mock- engine flag is given: the default engine with 512 KV blocks per
@@ -32,7 +32,7 @@ const decideSeeds = 5
 const decidePreset = "small-kv"
 
 // decideQuickWall is --quick's wall time of a stage-2 run (the default's
-// is bench.DecideSpec's 30 s); --quick confirms only the leader and
+// is bench.DecideSpec's 25 s); --quick confirms only the leader and
 // round-robin, 6 runs instead of 9.
 const decideQuickWall = 15 * time.Second
 
@@ -120,7 +120,8 @@ func (o *benchOptions) simFleet() string {
 }
 
 // runDecide runs the two-stage bench and prints the verdict, the
-// table of stage 2's first seed and where the report is.
+// table of stage 2's first seed and where the report is; with one
+// router, that there is nothing to decide and its capacity.
 func runDecide(cmd *cobra.Command, o *benchOptions) error {
 	spec, err := o.decideSpec(cmd)
 	if err != nil {
@@ -128,6 +129,9 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 	}
 	res, err := bench.Decide(cmd.Context(), spec)
 	out := cmd.OutOrStdout()
+	if res.Alone != nil {
+		writeAlone(wrapWriter{out, termWidth}, res, spec.ProfileNote)
+	}
 	if res.Decision != nil && res.Decision.CapacityVerdict != nil {
 		fmt.Fprintln(out)
 		res.Decision.WriteText(wrapWriter{out, termWidth})
@@ -142,6 +146,15 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
 	}
 	return err
+}
+
+// writeAlone prints the capacity of bench's only router: that there is
+// nothing to decide, the question and the profile's note.
+func writeAlone(out io.Writer, res *bench.DecideResult, profileNote string) {
+	fmt.Fprintf(out, "\n%s\n  question: %s\n", res.Alone.Text(), res.Decision.Question)
+	if profileNote != "" {
+		fmt.Fprintf(out, "  %s\n", profileNote)
+	}
 }
 
 // writeBenchTable writes the compact comparison table, or every column

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,28 @@ func TestBenchDecideFlags(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, "--mock N") {
 			t.Errorf("%s: exit %d, stderr %q; want a usage error naming --mock N", f, code, errOut)
 		}
+	}
+}
+
+// TestBenchOneRouter: bench with one router measures its capacity in
+// stage 1, says there is nothing to decide, runs no stage 2 and names no
+// Go field.
+func TestBenchOneRouter(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "bench", "--quick", "--policies", "random", "--max-requests", "200", "--seeds", "2",
+		"--out", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	want := regexp.MustCompile(`nothing to decide: random is the only router; it sustains [0-9.]+ req/s ` +
+		`\(95 % CI [0-9.]+ to [0-9.]+ req/s over 2 seeds\)`)
+	if !want.MatchString(out) || !strings.Contains(out, "question: what request rate random sustains") {
+		t.Errorf("stdout does not state the capacity and that there is nothing to decide:\n%s", out)
+	}
+	if strings.Contains(out+errOut, "Spec.") || strings.Contains(errOut, "stage 2") {
+		t.Errorf("a Go field or a stage 2 in the output:\n%s\n%s", out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "capacity", "sweep.md")); err != nil || !strings.Contains(out, "report: ") {
+		t.Errorf("no capacity report written and named (%v):\n%s", err, out)
 	}
 }

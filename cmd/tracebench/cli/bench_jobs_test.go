@@ -18,7 +18,7 @@ func TestBenchDefaultPoliciesAreTheRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := policies.Names("router"); !slices.Equal(got, want) || len(got) < 11 {
+	if want := policies.Names(policies.KindRouter); !slices.Equal(got, want) || len(got) < 11 {
 		t.Errorf("default policies %v, want the registry's %v", got, want)
 	}
 	if _, err := benchPolicies("random,no-such-router", false); err == nil || !strings.Contains(err.Error(), "no-such-router") {

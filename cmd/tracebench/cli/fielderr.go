@@ -56,6 +56,8 @@ var flagNames = map[string]string{
 	"CompareSpec.Out":                  "--out",
 	"CompareSpec.Seeds":                "--seeds",
 	"CompareSpec.Targets":              "--target",
+	"DecideSpec.Routers":               "--policies",
+	"DecideSpec.Seeds":                 "--seeds",
 	"SweepSpec.Out":                    "--out",
 	"SweepSpec.Attainment":             "--attainment",
 	"SweepSpec.Tolerance":              "--tolerance",
@@ -69,7 +71,7 @@ var flagNames = map[string]string{
 }
 
 // fieldPath matches a field path in an error's text.
-var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec)(?:\.[A-Z][A-Za-z0-9]*)+`)
+var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec|DecideSpec)(?:\.[A-Z][A-Za-z0-9]*)+`)
 
 // flagErr rewrites the field paths err's text names into the flags
 // names gives for them (paths it does not hold stay); the error it

@@ -89,10 +89,10 @@ var deprecatedFleetFlags = map[string]string{
 }
 
 func (m *fleetFlags) bind(fs *pflag.FlagSet) {
-	fs.IntVar(&m.Sim, "sim", 0, "simulate N mock engines in virtual time (no HTTP, no sleeping) instead of a real-time fleet")
+	fs.IntVar(&m.Sim, "sim", 0, "simulate N engines in virtual time (no HTTP) instead of a real-time fleet")
 	fs.IntVar(&m.Replicas, "mock", 4, "number of in-process mock replicas (when no --target)")
 	fs.StringVar(&m.Preset, "mock-preset", "", "built-in engine profile of the mock or simulated engines (same as --mock-profile NAME)")
-	fs.StringVar(&m.Profile, "mock-profile", "", "engine profile of the mock or simulated engines: a built-in name (see 'tracebench profiles') or a YAML file; --mock-set overrides its fields")
+	fs.StringVar(&m.Profile, "mock-profile", "", "engine profile of mock or simulated engines: a built-in `name` ('tracebench profiles') or a YAML file")
 	fs.StringVar(&m.Profile, "sim-profile", "", "the same as --mock-profile")
 	fs.IntVar(&m.Blocks, "mock-blocks", 0, "KV cache blocks per mock replica (0 = preset default)")
 	fs.IntVar(&m.MaxLen, "mock-max-model-len", 0, "longest prompt + output a mock replica accepts, tokens (0 = preset default)")
@@ -130,8 +130,8 @@ func (m *fleetFlags) bindShared(fs *pflag.FlagSet) {
 		values[n] = all.Lookup(n).Value
 	}
 	m.set = newMockSet(values)
-	fs.Var(m.set, "mock-set", "override a field of the mock or simulated engines' profile, or a mock fault setting (repeatable; "+
-		"e.g. max_num_seqs=64, beta=8ms, error_rate=0.05; keys: docs/cli.md)")
+	fs.Var(m.set, "mock-set", "override a profile field or a mock fault setting (repeatable; e.g. beta=8ms; "+
+		"keys: docs/cli.md)")
 	old := append(append([]string(nil), sharedMockFlags...), engineOverrideFlags...)
 	faults.VisitAll(func(f *pflag.Flag) { old = append(old, f.Name) })
 	m.shared.changed = func(n string) bool {
@@ -251,7 +251,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err := checkTargets(targets); err != nil {
 			return nil, err
 		}
-		rs.Backends, rs.Mode, rs.Discover = targets, "target", m.discovery()
+		rs.Backends, rs.Mode, rs.Discover = targets, replay.ModeTarget, m.discovery()
 		return func() {}, m.targetKV(rs, targets)
 	case m.Sim > 0:
 		cfg, err := m.engineConfig()
@@ -334,7 +334,12 @@ func (m *fleetFlags) mockFleet() (bench.MockFleet, error) {
 // fleetConfig validates the flags and builds the fleet's configuration
 // (ephemeral loopback ports).
 func (m *fleetFlags) fleetConfig() (mockserver.FleetConfig, error) {
-	f, err := m.mockFleet()
+	return fleetConfigOf(m.mockFleet())
+}
+
+// fleetConfigOf is the configuration of the fleet f, or err when the
+// flags could not build it.
+func fleetConfigOf(f bench.MockFleet, err error) (mockserver.FleetConfig, error) {
 	if err != nil {
 		return mockserver.FleetConfig{}, err
 	}

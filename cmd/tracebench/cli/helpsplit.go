@@ -3,10 +3,15 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
+
+// helpWidth is the width, in columns, of --help's lines: the
+// description and the flag lines wrap to it.
+const helpWidth = 100
 
 // helpAllFlag is the flag that lists every flag of a command; --help
 // lists the everyday ones only, so it fits one screen.
@@ -43,10 +48,11 @@ func flagSet(common []string, more ...string) map[string]bool {
 }
 
 // splitHelp gives cmd a --help-all flag, makes its --help list the
-// everyday flags only (with a line counting the others), and sends flag
-// deprecation lines to errOut.
+// everyday flags only (with a line counting the others), wraps its help
+// to helpWidth columns, and sends flag deprecation lines to errOut.
 func splitHelp(cmd *cobra.Command, errOut io.Writer) {
 	cmd.Flags().SetOutput(errOut)
+	wrapHelp(cmd)
 	cmd.Flags().Bool(helpAllFlag, false, "list every flag, not only the everyday ones")
 	if run := cmd.RunE; run != nil {
 		cmd.RunE = func(c *cobra.Command, args []string) error {
@@ -89,4 +95,16 @@ func unhide(flags []*pflag.Flag) {
 	for _, f := range flags {
 		f.Hidden = false
 	}
+}
+
+// wrapHelp wraps cmd's description and flag lines to helpWidth columns:
+// a flag's usage continues under its own column.
+func wrapHelp(cmd *cobra.Command) {
+	lines := strings.Split(cmd.Long, "\n")
+	for i, l := range lines {
+		lines[i] = wrapLine(l, helpWidth)
+	}
+	cmd.Long = strings.Join(lines, "\n")
+	wrapped := fmt.Sprintf("(.LocalFlags.FlagUsagesWrapped %d)", helpWidth)
+	cmd.SetUsageTemplate(strings.ReplaceAll(cmd.UsageTemplate(), ".LocalFlags.FlagUsages", wrapped))
 }

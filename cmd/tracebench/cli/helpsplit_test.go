@@ -8,12 +8,25 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 )
 
-// maxHelpLines is one screen: --help of a run command must fit in it.
+// maxHelpLines is one screen, in rows of helpWidth columns: --help of a
+// run command must fit in it.
 const maxHelpLines = 50
+
+// screenRows is how many rows text takes on a terminal width columns
+// wide, and its widest line in columns.
+func screenRows(text string, width int) (rows, widest int) {
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		n := utf8.RuneCountInString(line)
+		rows += max(1, (n+width-1)/width)
+		widest = max(widest, n)
+	}
+	return rows, widest
+}
 
 // helpOf runs `tracebench CMD FLAG` and returns what it printed.
 func helpOf(t *testing.T, cmd, flag string) string {
@@ -26,16 +39,20 @@ func helpOf(t *testing.T, cmd, flag string) string {
 }
 
 // TestHelpFitsOneScreen: --help of bench, replay, sweep and mock fits
-// one screen, and the line counts are the golden ones (so a flag that
-// joins the everyday list is a visible change).
+// one screen of maxHelpLines rows at helpWidth columns, every line
+// wrapped within the width, and the row counts are the golden ones (so
+// a flag that joins the everyday list is a visible change).
 func TestHelpFitsOneScreen(t *testing.T) {
 	var got strings.Builder
 	for _, cmd := range []string{"bench", "replay", "sweep", "mock"} {
-		n := strings.Count(helpOf(t, cmd, "--help"), "\n")
-		if n > maxHelpLines {
-			t.Errorf("%s --help: %d lines, want at most %d", cmd, n, maxHelpLines)
+		rows, widest := screenRows(helpOf(t, cmd, "--help"), helpWidth)
+		if rows > maxHelpLines {
+			t.Errorf("%s --help: %d rows at %d columns, want at most %d", cmd, rows, helpWidth, maxHelpLines)
 		}
-		fmt.Fprintf(&got, "%s --help: %d lines\n", cmd, n)
+		if widest > helpWidth {
+			t.Errorf("%s --help: a line of %d columns, want every line wrapped within %d", cmd, widest, helpWidth)
+		}
+		fmt.Fprintf(&got, "%s --help: %d lines\n", cmd, rows)
 	}
 	golden := filepath.Join("testdata", "help-lines.golden")
 	if updating() {
@@ -123,8 +140,12 @@ func writeFlagTables(t *testing.T, path string) {
 	b.WriteString(head + flagTablesMark + "\n")
 	for _, name := range []string{"bench", "replay", "sweep", "mock"} {
 		fmt.Fprintf(&b, "\n## `tracebench %s`\n\n| flag | value | meaning |\n|---|---|---|\n", name)
-		_, flags, _ := strings.Cut(helpOf(t, name, "--help-all"), "Flags:\n")
-		for _, line := range strings.Split(flags, "\n") {
+		cmd, _, err := NewRoot(&bytes.Buffer{}, &bytes.Buffer{}).Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// --help-all's flag lines unwrapped: one line a flag.
+		for _, line := range strings.Split(cmd.LocalFlags().FlagUsagesWrapped(0), "\n") {
 			m := helpLine.FindStringSubmatch(line)
 			if m == nil || m[2] == "help" {
 				continue
@@ -138,5 +159,21 @@ func writeFlagTables(t *testing.T, path string) {
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScreenRows: a line longer than the width takes more rows.
+func TestScreenRows(t *testing.T) {
+	for _, tc := range []struct {
+		text         string
+		rows, widest int
+	}{
+		{"a\nb\n", 2, 1},
+		{strings.Repeat("x", 100) + "\n", 1, 100},
+		{strings.Repeat("é", 101) + "\n\n", 3, 101},
+	} {
+		if rows, widest := screenRows(tc.text, 100); rows != tc.rows || widest != tc.widest {
+			t.Errorf("screenRows(%q): %d rows, widest %d; want %d, %d", tc.text, rows, widest, tc.rows, tc.widest)
+		}
 	}
 }

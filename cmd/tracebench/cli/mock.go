@@ -35,7 +35,7 @@ type mockOptions struct {
 func newMockCmd() *cobra.Command {
 	o := &mockOptions{}
 	cmd := &cobra.Command{
-		Use:   "mock [--replicas N] [--port P] [--host H] [--profile NAME|FILE] [engine and fault flags]",
+		Use:   "mock [--replicas N] [--port P] [--profile NAME|FILE] [flags]",
 		Short: "Run mock GPU model servers (vLLM OpenAI API) until interrupted",
 		Long: `mock runs N mock model servers on consecutive ports. Each simulates a vLLM
 engine in real time: continuous batching under max-num-seqs and a
@@ -47,9 +47,8 @@ It serves /v1/completions, /v1/chat/completions, /v1/models, /health and
 /metrics (vLLM V1 names) and prints the base URLs.
 
 The engine model comes from a profile (--profile: a built-in name or a
-YAML file, see 'tracebench profiles'); each engine flag overrides one field.
-
-Built-in profiles:` + presetList(),
+YAML file); each engine flag overrides one field. Built-in profiles
+('tracebench profiles' describes them): ` + strings.Join(profile.Names(), ", ") + ".",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
@@ -58,17 +57,6 @@ Built-in profiles:` + presetList(),
 	}
 	o.bind(cmd.Flags())
 	return cmd
-}
-
-// presetList is the built-in profiles with their descriptions, one per
-// line.
-func presetList() string {
-	var sb strings.Builder
-	for _, n := range profile.Names() {
-		p, _ := profile.Builtin(n)
-		fmt.Fprintf(&sb, "\n  %-28s %s", n, p.Description)
-	}
-	return sb.String()
 }
 
 func (o *mockOptions) bind(fs *pflag.FlagSet) {
@@ -242,11 +230,7 @@ func (o *mockOptions) mockFleet() (bench.MockFleet, error) {
 
 // fleetConfig validates the flags and builds the fleet configuration.
 func (o *mockOptions) fleetConfig() (mockserver.FleetConfig, error) {
-	f, err := o.mockFleet()
-	if err != nil {
-		return mockserver.FleetConfig{}, err
-	}
-	return f.Config(), nil
+	return fleetConfigOf(o.mockFleet())
 }
 
 // runMock starts the fleet, prints its URLs and serves until ctx ends.

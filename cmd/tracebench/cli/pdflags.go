@@ -57,7 +57,7 @@ func (p *pdFlags) apply(ctx context.Context, rs *runSpec, targetsFile string) er
 	var roles []string
 	var roleOf func(string) string
 	switch {
-	case rs.Sim > 0 || rs.Mode == "mock":
+	case rs.Sim > 0 || rs.Mode == replay.ModeMock:
 		if p.ratio == "" || len(p.targetRoles) > 0 {
 			return usagef("--pd-ratio P:D gives the roles of a --mock or --sim fleet (--target-role is for --target)")
 		}

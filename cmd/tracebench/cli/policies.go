@@ -51,12 +51,12 @@ docs/mockserver.md.`,
 
 // runPolicies writes the selected policies' descriptions to w.
 func runPolicies(w io.Writer, o *policiesOptions) error {
-	if !slices.Contains([]string{"all", "router", "queue", "filter"}, o.kind) {
+	if _, ok := kindFlags[policies.Kind(o.kind)]; !ok && o.kind != "all" {
 		return usagef("--kind %q: want all, router, queue or filter", o.kind)
 	}
 	var specs []policies.Spec
 	for _, s := range policies.Specs() {
-		if (o.kind == "all" || o.kind == s.Kind) && (len(o.names) == 0 || slices.Contains(o.names, s.Name)) {
+		if (o.kind == "all" || policies.Kind(o.kind) == s.Kind) && (len(o.names) == 0 || slices.Contains(o.names, s.Name)) {
 			specs = append(specs, s)
 		}
 	}
@@ -69,20 +69,24 @@ func runPolicies(w io.Writer, o *policiesOptions) error {
 }
 
 func allPolicyNames() []string {
-	return append(append(policies.Names("router"), policies.Names("filter")...), policies.Names("queue")...)
+	return append(append(policies.Names(policies.KindRouter), policies.Names(policies.KindFilter)...), policies.Names(policies.KindQueue)...)
 }
+
+// kindFlags are the flags that name a policy of each kind.
+var kindFlags = map[policies.Kind]string{policies.KindRouter: "policy", policies.KindQueue: "queue",
+	policies.KindFilter: "filter"}
 
 // writePolicies renders specs as plain text: a header per kind, then one
 // block per policy with an aligned parameter table.
 func writePolicies(w io.Writer, specs []policies.Spec) error {
-	kind := ""
+	var kind policies.Kind
 	for _, s := range specs {
 		if s.Kind != kind {
 			if kind != "" {
 				fmt.Fprintln(w)
 			}
 			kind = s.Kind
-			fmt.Fprintf(w, "%sS (--%s NAME)\n", strings.ToUpper(kind), map[string]string{"router": "policy", "queue": "queue", "filter": "filter"}[kind])
+			fmt.Fprintf(w, "%sS (--%s NAME)\n", strings.ToUpper(string(kind)), kindFlags[kind])
 		}
 		if err := writeSpec(w, s); err != nil {
 			return err

@@ -69,7 +69,7 @@ func TestPoliciesCommand(t *testing.T) {
 		absent   []string
 	}{
 		{name: "all", args: []string{"policies"}, code: ExitOK,
-			contains: append(policies.Names("router"), "ROUTERS (--policy NAME)", "QUEUES (--queue NAME)", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "aibrix-code (")},
+			contains: append(policies.Names(policies.KindRouter), "ROUTERS (--policy NAME)", "QUEUES (--queue NAME)", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "aibrix-code (")},
 		{name: "one router", args: []string{"policies", "chwbl"}, code: ExitOK,
 			contains: []string{"chwbl", "kubeai-code (count_new_request=true)", "load_factor"}, absent: []string{"prefix-cache", "QUEUES"}},
 		{name: "routers only", args: []string{"policies", "--kind", "router"}, code: ExitOK,

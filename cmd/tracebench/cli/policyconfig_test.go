@@ -112,15 +112,15 @@ func TestPolicyConfigSelectsPolicies(t *testing.T) {
 				}
 				checkParams(t, f.name+" router", h.RouterParams, f.rparams)
 				checkParams(t, f.name+" queue", h.QueueParams, f.qparm)
-				checkComplete(t, "router", h.Router, h.RouterParams)
-				checkComplete(t, "queue", h.Queue, h.QueueParams)
+				checkComplete(t, policies.KindRouter, h.Router, h.RouterParams)
+				checkComplete(t, policies.KindQueue, h.Queue, h.QueueParams)
 			}
 		})
 	}
 }
 
 // checkComplete checks a header records every parameter of the policy.
-func checkComplete(t *testing.T, kind, name string, got map[string]string) {
+func checkComplete(t *testing.T, kind policies.Kind, name string, got map[string]string) {
 	t.Helper()
 	spec, err := policies.Lookup(kind, name)
 	if err != nil {

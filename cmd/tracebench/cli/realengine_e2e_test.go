@@ -29,7 +29,7 @@ const realEngineTargetPct = 15
 // −14 … +14 %, E2E −20 … +8 % (unbound, TTFT −10 … −31 %: first tokens
 // reached the client late). The bounds catch a broken loop (a wrong
 // cache model or token counts gave −50 … −78 %), not the machine's
-// drift; docs/calibration.md has the runs.
+// drift; docs/calibrate-real-engine.md has the runs.
 var realEngineMaxErrPct = map[string]float64{"TTFT p50": 35, "E2E p50": 50, "TPOT p50": 50}
 
 // realEngineMaxHitPt is the hit-rate error (points) it asserts.

@@ -45,7 +45,7 @@ func serverCPU() int {
 // VM, 40–50 % of first tokens at 1 req/s reached the client 1.5–5 ms
 // after the server computed them, against 0–3 % when bound: the
 // hypervisor is slow to wake an idle virtual CPU for the server's HTTP
-// thread. That is the machine, not the engine (docs/calibration.md).
+// thread. That is the machine, not the engine (docs/calibrate-real-engine.md).
 func startLlamaServer(t *testing.T, bin string, extra ...string) (string, int) {
 	t.Helper()
 	bin = filepath.Join(realEngine, bin)

@@ -29,7 +29,7 @@ type recordedTarget struct {
 // TestRecordedGPUCalibratePredict calibrates from the recorded GPU probe
 // and predicts the two recorded replays with the profile: deterministic
 // (the probe is replayed through the engine with jitter off, the
-// simulation is seeded), no server needed. Targets: docs/calibration.md.
+// simulation is seeded), no server needed. Targets: docs/calibrate-llamacpp.md.
 func TestRecordedGPUCalibratePredict(t *testing.T) {
 	if sweepRace {
 		t.Skip("the engine-replay fit runs on one goroutine; -race only slows it 5×: run without -race (CI's second pass does)")

@@ -46,7 +46,7 @@ exits 130.`,
 	o.so.bind(fs)
 	o.mf.bind(fs)
 	o.pd.bind(fs)
-	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a backend (repeatable); without it --mock N starts a mock fleet")
+	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a backend (repeatable; default: a --mock N fleet)")
 	fs.StringVar(&o.out, "out", "results.jsonl", "results file (JSONL)")
 	fs.StringVar(&o.report, "report-dir", "", "also write report.md and summary.csv into this directory")
 	return cmd

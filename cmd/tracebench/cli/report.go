@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -130,7 +129,7 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*reports.Summary)
 		if o.out == "" {
 			return write(out, runs)
 		}
-		return writeToFile(filepath.Join(o.out, "summary."+o.format), func(w io.Writer) error { return write(w, runs) })
+		return reports.WriteFile(filepath.Join(o.out, "summary."+o.format), func(w io.Writer) error { return write(w, runs) })
 	default:
 		if err := reports.WriteTable(out, runs); err != nil {
 			return err
@@ -146,24 +145,5 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*reports.Summary)
 }
 
 func writeRequestsCSV(path string, ro reports.Options, paths []string) error {
-	return writeToFile(path, func(w io.Writer) error { return reports.WriteRequestsCSV(w, ro, paths...) })
-}
-
-// writeToFile creates path (and its directory) and writes it with fn.
-func writeToFile(path string, fn func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return reports.WriteFile(path, func(w io.Writer) error { return reports.WriteRequestsCSV(w, ro, paths...) })
 }

@@ -26,21 +26,21 @@ type (
 func bindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
 	d := bench.DefaultWorkload()
 	fs.StringVar(&w.Trace, "trace", "", "trace file to replay (JSONL/CSV/JSON)")
-	fs.StringVar(&w.Format, "format", d.Format, "trace format: auto|"+strings.Join(traces.Formats, "|"))
+	fs.StringVar(&w.Format, "format", d.Format, "trace format: auto, "+strings.Join(traces.Formats, ", "))
 	fs.IntVar(&w.BlockSize, "block-size", 0, blockSizeHelp)
 	fs.StringVar(&w.TimeUnit, "time-unit", "", timeUnitHelp)
 	fs.StringVar(&w.Windows, "windows", "", windowsHelp)
 	fs.BoolVar(&w.SkipInvalid, "skip-invalid", false, "skip malformed trace lines (counted) instead of failing")
 	bindShareGPT(fs, &w.ShareGPT)
-	fs.StringVar(&w.Workload, "workload", defWorkload, "workload generator when no --trace (see 'tracebench trace gen --help')")
-	fs.StringArrayVarP(&w.WorkloadArgs, "workload-param", "p", nil, "generator parameter k=v (repeatable)")
+	fs.StringVar(&w.Workload, "workload", defWorkload, "workload generator ('tracebench trace gen --help')")
+	fs.StringArrayVarP(&w.WorkloadArgs, "workload-param", "p", nil, "generator parameter `k=v` (repeatable)")
 	fs.Uint64Var(&w.Seed, "seed", d.Seed, "seed of every random choice (workload, arrivals, policies)")
 	fs.Float64Var(&w.TimeScale, "time-scale", d.TimeScale, "multiply the trace's inter-arrival times by this (0.5 = twice as fast)")
 	fs.Float64Var(&w.Rate, "rate", 0, "request rate in req/s replacing the trace's times (0 = keep them)")
 	fs.StringVar(&w.Arrival, "arrival", d.Arrival, "inter-arrival process with --rate: poisson|gamma|constant")
 	fs.Float64Var(&w.CV, "cv", d.CV, "coefficient of variation of gamma inter-arrivals (burstiness)")
 	fs.IntVar(&w.MaxRequests, "max-requests", 0, "stop after this many requests (0 = all)")
-	fs.DurationVar(&w.Duration, "duration", 0, "stop at this much replay time, after --time-scale/--rate (0 = all)")
+	fs.DurationVar(&w.Duration, "duration", 0, "stop at this replay time, after --time-scale/--rate (0 = all)")
 	fs.DurationVar(&w.Start, "start", 0, "skip this much of the trace (in the trace's own time) before replaying")
 	fs.StringVar(&w.Shard, "shard", "", "replay only shard i/n of the users/sessions (e.g. 0/4)")
 	bindSessions(fs, &w.Sessions)
@@ -61,17 +61,17 @@ func bindSessions(fs *pflag.FlagSet, s *bench.Sessions) {
 func bindPolicy(fs *pflag.FlagSet, p *bench.Policy, withRouter bool) {
 	d := bench.DefaultPolicy()
 	if withRouter {
-		fs.StringVar(&p.Router, "policy", d.Router, "router: "+strings.Join(policies.Names("router"), ", "))
+		fs.StringVar(&p.Router, "policy", d.Router, "router (see 'tracebench policies')")
 	}
-	fs.StringVar(&p.Queue, "queue", d.Queue, "client-side queue: "+strings.Join(policies.Names("queue"), ", "))
-	fs.StringArrayVar(&p.RouterArgs, "router-param", nil, "router parameter k=v (repeatable)")
-	fs.StringArrayVar(&p.QueueArgs, "queue-param", nil, "queue parameter k=v (repeatable)")
-	fs.StringVar(&p.Filter, "filter", "", "filter applied before the router: "+strings.Join(policies.Names("filter"), ", ")+" (none by default)")
-	fs.StringArrayVar(&p.FilterArgs, "filter-param", nil, "filter parameter k=v (repeatable)")
-	fs.StringVar(&p.PolicyConfig, "policy-config", "", "YAML file of router and queue names and parameters (see docs/policies.md)")
+	fs.StringVar(&p.Queue, "queue", d.Queue, "client-side queue (see 'tracebench policies')")
+	fs.StringArrayVar(&p.RouterArgs, "router-param", nil, "router parameter `k=v` (repeatable)")
+	fs.StringArrayVar(&p.QueueArgs, "queue-param", nil, "queue parameter `k=v` (repeatable)")
+	fs.StringVar(&p.Filter, "filter", "", "filter applied before the router: "+strings.Join(policies.Names(policies.KindFilter), ", ")+" (none by default)")
+	fs.StringArrayVar(&p.FilterArgs, "filter-param", nil, "filter parameter `k=v` (repeatable)")
+	fs.StringVar(&p.PolicyConfig, "policy-config", "", "YAML `file` of router and queue names and parameters (docs/policies.md)")
 	fs.Var((*countValue)(&p.Capacity), "backend-capacity", "per-backend in-flight request limit for the queue (0 = none)")
 	fs.Var((*countValue)(&p.TokenBudget), "backend-token-budget", "per-backend in-flight token budget for the queue (0 = none)")
-	fs.Var((*countValue)(&p.MaxInflight), "max-inflight", "cap on in-flight requests over all backends (closed loop; 0 = open loop)")
+	fs.Var((*countValue)(&p.MaxInflight), "max-inflight", "cap on in-flight requests, all backends (closed loop; 0 = open loop)")
 }
 
 // countValue is an int flag that must be 0 or more (a limit where 0 means
@@ -106,7 +106,7 @@ func bindClient(fs *pflag.FlagSet, c *bench.Client) {
 	fs.DurationVar(&c.ScrapeInt, "scrape-interval", d.ScrapeInt, "scrape period with --scrape")
 	fs.DurationVar(&c.Grace, "grace", d.Grace, "after Ctrl-C, how long in-flight requests may finish")
 	fs.DurationVar(&c.Timeout, "timeout", d.Timeout, "first-byte and idle-stream timeout per request")
-	fs.StringVar(&c.Dialect, "dialect", d.Dialect, "server dialect: auto|vllm|sglang|llamacpp|openai (auto: from /v1/models, the Server header or /metrics names)")
+	fs.StringVar(&c.Dialect, "dialect", d.Dialect, "server dialect: auto (from its answers), vllm, sglang, llamacpp, openai")
 }
 
 // bindShareGPT binds the ShareGPT flags to s and marks them bound.

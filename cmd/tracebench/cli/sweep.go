@@ -104,18 +104,18 @@ run's results file under DIR/runs/.`,
 func (o *sweepOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to sweep (default: "+strings.Join(sweepDefaultPolicies, ",")+")")
 	fs.StringVar(&o.baseline, "baseline", "round-robin", "policy the gains are measured against; when not given and round-robin is not swept, the first policy")
-	fs.Float64Var(&o.attainment, "attainment", 0.9, "SLA attainment a rate must reach to be sustained, in (0, 1]")
-	fs.StringVar(&o.rates, "rates", "", "fixed ladder of offered rates in req/s, e.g. 1,2,4,8 or 0.5x,1x,2x (default: search)")
+	fs.Float64Var(&o.attainment, "attainment", 0.9, "SLA attainment a sustained rate keeps, in (0, 1]")
+	fs.StringVar(&o.rates, "rates", "", "fixed rates in req/s, e.g. 1,2,4 or 0.5x,1x (default: search)")
 	fs.StringVar(&o.startRate, "start-rate", "", "first rate of the search in req/s or as a multiple like 2x (default: the workload's own rate, else 1)")
 	fs.Float64Var(&o.growth, "growth", 0, "search: factor the rate grows by until a run fails (default 4 with --sim or --mock, 2 with --target)")
 	fs.Float64Var(&o.tolerance, "tolerance", 0.04, "search: stop when the failing and passing rates are within this fraction")
 	fs.IntVar(&o.maxRuns, "max-runs", 12, "search: most runs per policy")
-	fs.IntVar(&o.jobs, "jobs", 0, "policies swept at once with --sim (0 = GOMAXPROCS); real-time runs go one at a time")
-	fs.StringVar(&o.vary, "vary", "rate", "how the offered rate is set: rate (a --arrival process at the rate) or time-scale (trace times divided by a factor)")
+	fs.IntVar(&o.jobs, "jobs", 0, "policies swept at once with --sim (0 = GOMAXPROCS; real time: 1)")
+	fs.StringVar(&o.vary, "vary", "rate", "how the rate is offered: rate (--arrival at it) or time-scale (trace times divided)")
 	fs.DurationVar(&o.cooldown, "cooldown", 0, "pause between runs (default 0 with --sim or --mock, 10s with --target)")
 	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.05, "stop a run, and its policy's sweep, as soon as the run's error rate exceeds this (from its 20th result on), in [0, 1]")
-	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a live backend (repeatable); default: an in-process mock fleet per run")
-	fs.StringVar(&o.out, "out", "tracebench-sweep", "directory for sweep.md, sweep.csv, plots and runs/")
+	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a live backend (repeatable; default: a mock fleet per run)")
+	fs.StringVar(&o.out, "out", "tracebench-sweep", "directory for sweep.md, sweep.csv, plots, runs/")
 	fs.IntVar(&o.seeds, "seeds", 1, "sweep every policy on N seeds of the workload and arrivals (and mock jitter) for a verdict with a confidence interval")
 }
 
@@ -201,14 +201,14 @@ func (o *sweepOptions) sweepPolicies(baselineGiven bool) ([]string, string, erro
 	var names []string
 	if o.policies == "" {
 		for _, p := range sweepDefaultPolicies {
-			if _, err := policies.Lookup("router", p); err == nil {
+			if _, err := policies.Lookup(policies.KindRouter, p); err == nil {
 				names = append(names, p)
 			}
 		}
 	} else {
 		for _, p := range strings.Split(o.policies, ",") {
 			p = strings.TrimSpace(p)
-			if _, err := policies.Lookup("router", p); err != nil {
+			if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
 				return nil, "", usagef("--policies: %v", err)
 			}
 			names = append(names, p)

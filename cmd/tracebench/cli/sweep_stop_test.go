@@ -63,7 +63,7 @@ func TestSweepErrorLimitCutsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "broke on errors") || !strings.Contains(string(md), replay.StopErrorLimit) {
+	if !strings.Contains(string(md), "broke on errors") || !strings.Contains(string(md), string(replay.StopErrorLimit)) {
 		t.Errorf("sweep.md does not say the policy broke on errors:\n%s", md)
 	}
 	if code, out, errOut := runCLI(t, "report", results); code != ExitOK || !strings.Contains(out, "round-robin") {
