@@ -142,7 +142,11 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	live := filepath.Join(dir, "live.jsonl")
 	so.Reset()
 	se.Reset()
-	code = Run([]string{"replay", "--target", url, "--workload", "mixed", "-p", "requests=40", "-p", "system_len=128",
+	// --no-feedback: the turns carry the workload's answers, so the live
+	// and the simulated servers see the same prompts (a real tokenizer
+	// does not spell the server's answer back into the tokens it
+	// generated, the simulator's does).
+	code = Run([]string{"replay", "--no-feedback", "--target", url, "--workload", "mixed", "-p", "requests=40", "-p", "system_len=128",
 		"-p", "question_len=32", "-p", "output_len=32", "-p", "rate=1", "--seed", "4", "--policy", "round-robin",
 		"--scrape", "--out", live}, &so, &se)
 	if code != 0 {
