@@ -71,8 +71,14 @@ func decodeAgentic(data []byte) (*agenticFile, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		pe, _ := jsonFieldErr(err).(*ParseError)
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			pe.Line = 1 + bytes.Count(data[:min(max(se.Offset, 0), int64(len(data)))], []byte("\n"))
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			pe.Line = lineAt(data, se.Offset)
+		case errors.As(err, &te):
+			pe.Line = lineAt(data, te.Offset)
+		default:
+			pe.Line = 1
 		}
 		return nil, pe
 	}
@@ -90,6 +96,11 @@ func decodeAgentic(data []byte) (*agenticFile, error) {
 		return nil, top("requests", "the session has no requests")
 	}
 	return &f, nil
+}
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	return 1 + bytes.Count(data[:min(max(off, 0), int64(len(data)))], []byte("\n"))
 }
 
 // readAgenticFile reads a whole session file from r (at most

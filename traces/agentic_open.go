@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // agenticReader yields the Requests of sessions read whole, in arrival
@@ -114,7 +115,8 @@ func openAgenticDir(dir string, opt ReadOptions) (*FileSource, error) {
 		return nil, fmt.Errorf("read trace %s: %w", dir, err)
 	}
 	if opt.TimeUnit != "" {
-		return nil, fmt.Errorf("read trace %s: --time-unit %s: agentic session times are in seconds", dir, opt.TimeUnit)
+		return nil, fmt.Errorf("read trace %s: --time-unit %s: the %s format's times have a fixed unit, seconds (--time-unit applies to %s)",
+			dir, opt.TimeUnit, FormatAgentic, strings.Join(numericTimeFormats(), ", "))
 	}
 	ao, err := opt.Agentic.resolve()
 	if err != nil {

@@ -243,8 +243,12 @@ func (s *agenticSession) decode(e *agenticEntry, session, at string) (Request, e
 	}
 	in := *e.In
 	if !hashCountOK(len(e.HashIDs), in, s.bs) {
-		return Request{}, s.fail(session, at, "hash_ids", "%d ids for in = %d tokens: want %d or %d (one per %d-token block, the last partial block with or without an id)",
-			len(e.HashIDs), in, in/s.bs, (in+s.bs-1)/s.bs, s.bs)
+		want := strconv.Itoa(in / s.bs)
+		if in%s.bs != 0 {
+			want += " or " + strconv.Itoa(in/s.bs+1)
+		}
+		return Request{}, s.fail(session, at, "hash_ids", "%d ids for in = %d tokens: want %s (one per %d-token block, the last partial block with or without one)",
+			len(e.HashIDs), in, want, s.bs)
 	}
 	r := Request{Session: session, User: s.root, BlockSize: s.bs}
 	r.BlockIDs, r.InputTokens, r.OutputTokens = s.shape(e.HashIDs, in, *e.Out)
