@@ -144,7 +144,7 @@ func (s *agenticSession) subagent(e *agenticEntry, parent, at string, start floa
 	case s.agents[e.AgentID]:
 		return agenticSub{}, s.fail(parent, at, "agent_id", "%q: a second sub-agent of this id", e.AgentID)
 	case err != nil:
-		return agenticSub{}, s.fail(parent, at, "duration_ms", "%v", err)
+		return agenticSub{}, s.fail(parent, at, "duration_ms", "%v ms: want 0 to %g ms", *e.DurationMS, float64(maxAgenticSeconds))
 	}
 	s.agents[e.AgentID] = true
 	last, err := s.walk(e.Requests, parent+"/"+e.AgentID, at+".", start, spawn)

@@ -224,7 +224,7 @@ func TestAgenticBadInput(t *testing.T) {
 		{"sub-agent id twice", `{"id": "s", "requests": [{"t": 0, "type": "subagent", "agent_id": "a", "requests": [` + ok + `]}, {"t": 0, "type": "subagent", "agent_id": "a", "requests": [` + ok + `]}]}`,
 			`session s entry requests[1] field agent_id: "a": a second sub-agent`},
 		{"bad duration", `{"id": "s", "requests": [{"t": 0, "type": "subagent", "agent_id": "a", "duration_ms": -1, "requests": [` + ok + `]}]}`,
-			"entry requests[0] field duration_ms: -1 s"},
+			"entry requests[0] field duration_ms: -1 ms: want 0 to"},
 		{"no id", `{"requests": [` + ok + `]}`, "read trace bad.json session (no id) field id: missing"},
 		{"no requests", `{"id": "s", "requests": []}`, "read trace bad.json session s field requests: the session has no requests"},
 		{"bad scope", `{"id": "s", "hash_id_scope": "team", "requests": [` + ok + `]}`, `session s field hash_id_scope: "team": want local or global`},
