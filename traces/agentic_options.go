@@ -10,8 +10,8 @@ import (
 const (
 	// DefaultAgenticTokenTime estimates a recorded response that states
 	// no api_time: 25 ms per output token, the median of api_time / out
-	// over the 1,640 requests of the published sessions that state both
-	// (p25 20 ms, p75 32 ms).
+	// over the 1,640 requests that state both in 60 of the published
+	// sessions (p25 20 ms, p75 32 ms).
 	DefaultAgenticTokenTime = 25 * time.Millisecond
 	// DefaultAgenticStagger is the gap between the starts of successive
 	// session files (10 s: 60 sessions start over 10 minutes).
@@ -24,7 +24,7 @@ const (
 	// AgenticJoinRecorded: the parent's first request sent, in the
 	// recording, after the sub-agent ended (its start plus duration_ms,
 	// else its last request's end); a sub-agent that outlives its
-	// parent's requests is waited for by none. The published sessions
+	// parent's requests is waited for by none. Published sessions
 	// have parents that go on while a sub-agent runs.
 	AgenticJoinRecorded = "recorded"
 	// AgenticJoinNext: the parent's next request after the sub-agent
