@@ -9,8 +9,12 @@ type ParseError struct {
 	// File is the trace's path as given to Open ("-" for a stream).
 	File string
 	// Line is the 1-based line number of the record (for JSON arrays, the
-	// line where the record starts).
+	// line where the record starts); 0 when Entry locates it instead.
 	Line int
+	// Entry locates a record inside a JSON document whose records do not
+	// sit one to a line ("session S entry requests[3].requests[2]");
+	// empty for line-based records.
+	Entry string
 	// Field names the column or JSON key at fault; empty when the record
 	// as a whole is malformed.
 	Field string
@@ -18,12 +22,21 @@ type ParseError struct {
 	Err error
 }
 
-// Error formats "read trace FILE line N field F: cause".
+// Error formats "read trace FILE line N field F: cause"; when Entry is
+// set it follows the line, which is left out when 0, and the field is
+// left out when empty.
 func (e *ParseError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("read trace %s line %d: %v", e.File, e.Line, e.Err)
+	where := "read trace " + e.File
+	if e.Line > 0 || e.Entry == "" {
+		where += fmt.Sprintf(" line %d", e.Line)
 	}
-	return fmt.Sprintf("read trace %s line %d field %s: %v", e.File, e.Line, e.Field, e.Err)
+	if e.Entry != "" {
+		where += " " + e.Entry
+	}
+	if e.Field != "" {
+		where += " field " + e.Field
+	}
+	return fmt.Sprintf("%s: %v", where, e.Err)
 }
 
 // Unwrap returns the cause.

@@ -69,6 +69,8 @@ func detect(br *bufio.Reader) (string, error) {
 		return FormatShareGPT, nil
 	case head[0] == '{' && (has("arrival_ns") || has("output_tokens")):
 		return FormatNative, nil
+	case looksAgentic(head):
+		return FormatAgentic, nil
 	case head[0] == '{' && has("chat_id") && has("input_length"):
 		return FormatBailian, nil
 	case head[0] == '{' && has("hash_ids") && has("sys_prompt"):

@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // The native format is JSONL, one Request per line, with the JSON names of
 // Request's fields: arrival_ns (offset from the trace start in
-// nanoseconds), id, user, session, turn, model, lora, prompt, messages,
-// block_ids, token_ids, block_size, input_tokens, output_tokens. Lines are
-// in non-decreasing arrival_ns order. WriteNative writes it and Open reads
-// it back unchanged.
+// nanoseconds), id, user, session, turn, after, think_ns, think_known,
+// model, lora, prompt, messages, block_ids, token_ids, block_size,
+// input_tokens, output_tokens, recorded. Lines are in non-decreasing
+// arrival_ns order, and a Request's after names only Requests on earlier
+// lines, so sessions cannot wait on each other in a cycle. WriteNative
+// writes it and Open reads it back unchanged.
 
 // WriteNative writes every Request of src to w as native JSONL and
 // returns how many it wrote. It stops at src's first error.
@@ -54,6 +58,43 @@ type nativeRecord struct {
 	OutputTokens *int   `json:"output_tokens"`
 }
 
+// nativeDecoder decodes native lines, remembering the ids read so far
+// (8 bytes of hash per Request) to check every after names an earlier
+// Request.
+type nativeDecoder struct {
+	seen map[uint64]struct{}
+}
+
+func newNativeDecoder() *nativeDecoder { return &nativeDecoder{seen: map[uint64]struct{}{}} }
+
+// decode parses one native line into r and checks its after ids.
+func (d *nativeDecoder) decode(line []byte, lineNo int, r *Request) error {
+	if err := decodeNative(line, lineNo, r); err != nil {
+		return err
+	}
+	if err := d.checkAfter(r); err != nil {
+		return err
+	}
+	d.seen[xxhash.Sum64String(r.ID)] = struct{}{}
+	return nil
+}
+
+// checkAfter checks that r waits only on Requests read before it.
+func (d *nativeDecoder) checkAfter(r *Request) error {
+	for i, id := range r.After {
+		field := fmt.Sprintf("after[%d]", i)
+		switch _, ok := d.seen[xxhash.Sum64String(id)]; {
+		case id == "":
+			return fieldErr(field, "empty id")
+		case id == r.ID:
+			return fieldErr(field, "%q is the request itself: a request cannot wait on itself", id)
+		case !ok:
+			return fieldErr(field, "%q names no earlier request: a request waits only on requests on earlier lines (a later or unknown id would make its session wait forever or in a cycle)", id)
+		}
+	}
+	return nil
+}
+
 // decodeNative parses one native line into r.
 func decodeNative(line []byte, lineNo int, r *Request) error {
 	var rec nativeRecord
@@ -77,6 +118,9 @@ func decodeNative(line []byte, lineNo int, r *Request) error {
 	}
 	if r.ID == "" {
 		r.ID = strconv.Itoa(lineNo)
+	}
+	if r.Think < 0 {
+		return fieldErr("think_ns", "negative (%d)", int64(r.Think))
 	}
 	return validateRequest(r)
 }

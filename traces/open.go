@@ -15,7 +15,7 @@ import (
 
 // Formats lists the trace formats Open reads, in the order auto-detection
 // tries them.
-var Formats = []string{FormatNative, FormatBailian, FormatRAGPulse, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT, FormatServeGen}
+var Formats = []string{FormatNative, FormatAgentic, FormatBailian, FormatRAGPulse, FormatMooncake, FormatVTC, FormatAzure, FormatBurstGPT, FormatShareGPT, FormatServeGen}
 
 // Trace format names for ReadOptions.Format.
 const (
@@ -68,6 +68,9 @@ type ReadOptions struct {
 	// default when empty) refuses it, WindowsSequential starts a new time
 	// window there, replayed after the previous one (see WindowModes).
 	Windows string
+	// Agentic shapes agentic coding sessions (scale, cap, start layout,
+	// response-time estimate); other formats refuse it set.
+	Agentic AgenticOptions
 }
 
 // recordReader decodes the records of one format. Errors for one record
@@ -104,7 +107,13 @@ func Open(path string, opt ReadOptions) (*FileSource, error) {
 		if _, err := checkWindows(FormatServeGen, opt.Windows); err != nil {
 			return nil, fmt.Errorf("read trace %s: %w", path, err)
 		}
+		if err := checkAgenticOptions(FormatServeGen, opt.Agentic); err != nil {
+			return nil, fmt.Errorf("read trace %s: %w", path, err)
+		}
 		return openServeGen(path, opt)
+	}
+	if path != "-" && (format == FormatAgentic && isDir(path) || (format == "" || format == FormatAuto) && isAgenticDir(path)) {
+		return openAgenticDir(path, opt)
 	}
 	var f *os.File
 	if path == "-" {
@@ -145,6 +154,9 @@ func NewReader(r io.Reader, name string, opt ReadOptions) (*FileSource, error) {
 	}
 	sequential, err := checkWindows(format, opt.Windows)
 	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", name, err)
+	}
+	if err := checkAgenticOptions(format, opt.Agentic); err != nil {
 		return nil, fmt.Errorf("read trace %s: %w", name, err)
 	}
 	rd, timeKey, err := newRecordReader(format, br, opt)
@@ -280,7 +292,10 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 	}
 	switch format {
 	case FormatNative:
-		return newJSONL(br, decodeNative), "arrival_ns", nil
+		return newJSONL(br, newNativeDecoder().decode), "arrival_ns", nil
+	case FormatAgentic:
+		rd, err := newAgenticStream(br, opt)
+		return rd, "t", err
 	case FormatMooncake:
 		if opt.TimeUnit == "" {
 			if err := checkMooncakeUnit(br); err != nil {

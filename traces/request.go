@@ -73,6 +73,21 @@ type Request struct {
 	// PredictedOutput is a length predictor's estimate of OutputTokens,
 	// filled by a Queue that needs one (0 when unset).
 	PredictedOutput int `json:"-"`
+	// Recorded is what the trace recorded about the original request
+	// beyond what a replay sends (nil when nothing): statistics read it,
+	// replays ignore it.
+	Recorded *Recorded `json:"recorded,omitempty"`
+}
+
+// Recorded describes the original request behind a Request, as a trace
+// recorded it.
+type Recorded struct {
+	// Model is the model that served it originally; not a name the
+	// replayed fleet serves, so it is never sent.
+	Model string `json:"model,omitempty"`
+	// OutputTypes are the kinds of content its response held (agentic
+	// traces: "text", "thinking", "tool_use"); empty when unrecorded.
+	OutputTypes []string `json:"output_types,omitempty"`
 }
 
 // Key returns the affinity key of r: its session, else its user, else its ID.

@@ -36,6 +36,18 @@ type TraceStats struct {
 	Users    int `json:"users"`
 	Sessions int `json:"sessions"`
 	MaxTurns int `json:"max_turns"`
+	// SubSessions counts the sessions whose first Request waits (After)
+	// on a Request of another session: sub-agents.
+	SubSessions int `json:"sub_sessions,omitempty"`
+	// Joins counts the Requests that wait on more than their session's
+	// previous Request: a parent joining its sub-agents.
+	Joins int `json:"joins,omitempty"`
+	// Think summarises the think times the trace states (ThinkKnown);
+	// nil when it states none.
+	Think *DurationStats `json:"think,omitempty"`
+	// Recorded summarises what the trace recorded about the original
+	// requests (Request.Recorded); nil when nothing.
+	Recorded *RecordedStats `json:"recorded,omitempty"`
 	// Blocks summarises the Requests that carry block ids.
 	Blocks *BlockStats `json:"blocks,omitempty"`
 }
@@ -63,23 +75,34 @@ type BlockStats struct {
 	HitTokens   int64   `json:"hit_tokens"`
 	InputTokens int64   `json:"input_tokens"`
 	HitRate     float64 `json:"hit_rate"`
+	// SessionSeen is how many blocks appeared in an earlier Request of
+	// the same session (Requests with a Session only); SessionHitTokens
+	// the hit tokens of the leading blocks all seen in the same session,
+	// and SessionHitRate = SessionHitTokens / InputTokens: reuse between
+	// a session's turns. HitRate − SessionHitRate is the reuse that only
+	// other sessions' Requests give.
+	SessionSeen      int64   `json:"session_seen"`
+	SessionHitTokens int64   `json:"session_hit_tokens"`
+	SessionHitRate   float64 `json:"session_hit_rate"`
 }
 
 // statsAcc accumulates TraceStats. Memory: 8 bytes per Request for the
-// percentiles, plus the distinct users, sessions and block ids.
+// percentiles (16 with a think time), plus the distinct users, sessions,
+// block ids and (session, block id) pairs.
 type statsAcc struct {
 	st          TraceStats
 	first, last time.Duration
 	in, out     []int32
 	users       map[string]struct{}
-	sessions    map[string]int
+	sessions    map[string]*sessionAcc
 	seen        map[uint64]struct{}
 	blocks      BlockStats
+	sessionStatsAcc
 }
 
 // Stats reads src to the end and describes it.
 func Stats(src Source) (TraceStats, error) {
-	a := &statsAcc{users: map[string]struct{}{}, sessions: map[string]int{}, seen: map[uint64]struct{}{}}
+	a := &statsAcc{users: map[string]struct{}{}, sessions: map[string]*sessionAcc{}, seen: map[uint64]struct{}{}}
 	for {
 		r, err := src.Next()
 		if err == io.EOF {
@@ -103,16 +126,16 @@ func (a *statsAcc) add(r *Request) {
 	if r.User != "" {
 		a.users[r.User] = struct{}{}
 	}
-	if r.Session != "" {
-		a.sessions[r.Session]++
-	}
+	sess := a.addSession(r)
+	a.addRecorded(r)
 	if len(r.BlockIDs) > 0 {
-		a.addBlocks(r)
+		a.addBlocks(r, sess)
 	}
 }
 
-// addBlocks counts one Request's reuse, then marks its blocks seen.
-func (a *statsAcc) addBlocks(r *Request) {
+// addBlocks counts one Request's reuse, then marks its blocks seen;
+// sess is its session's index, -1 when it has none.
+func (a *statsAcc) addBlocks(r *Request, sess int) {
 	b := &a.blocks
 	b.Requests++
 	b.Blocks += int64(len(r.BlockIDs))
@@ -134,6 +157,7 @@ func (a *statsAcc) addBlocks(r *Request) {
 	for _, id := range r.BlockIDs {
 		a.seen[id] = struct{}{}
 	}
+	a.addSessionBlocks(r, sess)
 }
 
 func (a *statsAcc) finish() TraceStats {
@@ -144,15 +168,17 @@ func (a *statsAcc) finish() TraceStats {
 	}
 	st.Input, st.Output = lengthStats(a.in), lengthStats(a.out)
 	st.Users, st.Sessions = len(a.users), len(a.sessions)
-	for _, n := range a.sessions {
-		st.MaxTurns = max(st.MaxTurns, n)
+	for _, s := range a.sessions {
+		st.MaxTurns = max(st.MaxTurns, s.turns)
 	}
 	if b := a.blocks; b.Requests > 0 {
 		b.SeenShare = ratio(b.Seen, b.Blocks)
 		b.LeadingShare = ratio(b.LeadingSeen, b.Seen)
 		b.HitRate = ratio(b.HitTokens, b.InputTokens)
+		b.SessionHitRate = ratio(b.SessionHitTokens, b.InputTokens)
 		st.Blocks = &b
 	}
+	a.finishSessions(&st)
 	return st
 }
 

@@ -31,7 +31,9 @@ func TestStatsBlocks(t *testing.T) {
 		Output: LengthStats{Mean: 4, P50: 2, P90: 10, P99: 10, Max: 10, Total: 16},
 		Users:  2, Sessions: 1, MaxTurns: 2,
 		Blocks: &BlockStats{Requests: 3, Blocks: 8, Seen: 4, LeadingSeen: 3, SeenShare: 0.5, LeadingShare: 0.75,
-			HitTokens: 12, InputTokens: 24, HitRate: 0.5},
+			HitTokens: 12, InputTokens: 24, HitRate: 0.5,
+			// r2 resends r1's two blocks in session s: 8 tokens of 24.
+			SessionSeen: 2, SessionHitTokens: 8, SessionHitRate: 1.0 / 3},
 	}
 	if d := cmp.Diff(want, st); d != "" {
 		t.Errorf("stats (-want +got):\n%s", d)
@@ -50,7 +52,7 @@ func TestWriteStatsGolden(t *testing.T) {
 		Input:  LengthStats{Mean: 12035.06, P50: 6909, P90: 27367, P99: 85401, Max: 126195},
 		Output: LengthStats{Mean: 342.64, P50: 350, P90: 597, P99: 1120, Max: 2000},
 		Blocks: &BlockStats{Requests: 12031, Blocks: 288500, SeenShare: 0.3664, LeadingShare: 1, HitRate: 0.37362,
-			HitTokens: 54098411, InputTokens: 144793823}}
+			HitTokens: 54098411, InputTokens: 144793823, SessionHitRate: 0.3}}
 	var b bytes.Buffer
 	if err := WriteStats(&b, "t.jsonl (mooncake)", st, 2); err != nil {
 		t.Fatal(err)

@@ -26,12 +26,18 @@ func WriteStats(w io.Writer, name string, st TraceStats, skipped int) error {
 	} else {
 		row("sessions", "0")
 	}
+	writeSessionStats(row, st)
 	if b := st.Blocks; b != nil {
 		row("blocks", "%s in %s requests; %.1f %% seen before, %.1f %% of those in the leading prefix",
 			thousands(b.Blocks), thousands(int64(b.Requests)), 100*b.SeenShare, 100*b.LeadingShare)
 		row("infinite-cache hit rate", "%.1f %% of prompt tokens (%s of %s)", 100*b.HitRate,
 			thousands(b.HitTokens), thousands(b.InputTokens))
+		if st.Sessions > 0 {
+			row("hit by session", "%.1f %% of prompt tokens from the same session's earlier requests, %.1f %% more only from other sessions'",
+				100*b.SessionHitRate, 100*(b.HitRate-b.SessionHitRate))
+		}
 	}
+	writeRecorded(row, st.Recorded)
 	if skipped > 0 {
 		row("skipped", "%s", MalformedText(skipped))
 	}

@@ -34,7 +34,7 @@ type WorkloadSpec struct {
 
 // workloads is the registry, in help order.
 var workloads = []WorkloadSpec{mixedSpec(), sharedPrefixSpec(), multiTurnSpec(), multiTenantSpec(), vtcSuiteSpec(),
-	prefixPoolSpec(), uniformLengthsSpec()}
+	prefixPoolSpec(), uniformLengthsSpec(), agenticSpec()}
 
 // Workloads returns the specs of every workload generator.
 func Workloads() []WorkloadSpec {

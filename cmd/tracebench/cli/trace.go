@@ -27,6 +27,7 @@ type traceInput struct {
 	SkipInvalid bool
 	Windows     string
 	ShareGPT    shareGPTFlags
+	Agentic     traces.AgenticOptions
 	Workload    string
 	Params      []string
 	Seed        uint64
@@ -40,6 +41,7 @@ func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 	fs.StringVar(&in.Windows, "windows", "", windowsHelp)
 	fs.BoolVar(&in.SkipInvalid, "skip-invalid", false, "skip malformed records (counted) instead of failing")
 	bindShareGPT(fs, &in.ShareGPT)
+	bindAgentic(fs, &in.Agentic)
 }
 
 func (in *traceInput) bindWorkload(fs *pflag.FlagSet) {
@@ -79,6 +81,9 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if in.Windows != "" {
 			return nil, "", nil, nil, usagef("--windows applies to a trace file, not to a generated workload")
 		}
+		if err := checkAgenticFlags(in.Agentic, ""); err != nil {
+			return nil, "", nil, nil, err
+		}
 		params, err := bench.ParseKV("--workload-param", in.Params)
 		if err != nil {
 			return nil, "", nil, nil, err
@@ -90,8 +95,11 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		name := bench.WorkloadIdent(in.Workload, params, in.Seed)
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
+	if err := checkAgenticFlags(in.Agentic, path); err != nil {
+		return nil, "", nil, nil, err
+	}
 	fs, err := traces.Open(path, in.ShareGPT.ReadOptions(traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize,
-		TimeUnit: in.TimeUnit, SkipInvalid: in.SkipInvalid, Seed: in.Seed, Windows: in.Windows}))
+		TimeUnit: in.TimeUnit, SkipInvalid: in.SkipInvalid, Seed: in.Seed, Windows: in.Windows, Agentic: in.Agentic}))
 	if err != nil {
 		return nil, "", nil, nil, err
 	}
