@@ -120,7 +120,12 @@ func (l *Listener) route(ctx context.Context, frames [][]byte) {
 		}
 		s = &stream{x: l.x, b: b, replay: replay, o: l.o}
 		l.streams[topic] = s
-		l.x.Note(b, func(st *Stats) { st.Topics = append(st.Topics, topic) })
+		l.x.Note(b, func(st *Stats) {
+			st.Topics = append(st.Topics, topic)
+			if replay != "" {
+				st.ReplayEndpoint = replay
+			}
+		})
 	}
 	s.handle(ctx, frames)
 }

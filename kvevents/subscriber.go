@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -78,7 +79,7 @@ func (s *Subscriber) run(ctx context.Context) {
 		s.x.Note(s.b, func(st *Stats) { st.Unreachable = fmt.Sprintf("%s: subscribe: %v", s.endpoint, err) })
 		return
 	}
-	s.x.Note(s.b, func(st *Stats) { st.Subscribed = true })
+	s.x.Note(s.b, func(st *Stats) { st.Subscribed, st.ReplayEndpoint = true, s.replay })
 	for {
 		msg, err := s.sub.Recv()
 		if err != nil {
@@ -116,7 +117,7 @@ func (s *stream) handle(ctx context.Context, frames [][]byte) {
 // applies them in order and counts the ones it could not get.
 func (s *stream) fill(ctx context.Context, seq uint64) {
 	missing := int64(seq - s.last - 1)
-	got := s.replayRange(ctx, s.last+1, seq)
+	got, _ := s.replayRange(ctx, s.last+1, seq)
 	s.x.Note(s.b, func(st *Stats) {
 		st.Gaps++
 		st.Replayed += got
@@ -127,45 +128,70 @@ func (s *stream) fill(ctx context.Context, seq uint64) {
 // catchUp fetches, through the replay socket, what the publisher sent
 // before this stream joined (its first batch is seq): a publisher that
 // dials a listener, or a subscriber that connects late, misses the first
-// batches, and later blocks name them as parents. Batches the buffer
-// does not hold are not counted lost: the publisher may never have sent
-// them (llm-d-inference-sim counts from 1, vLLM from 0).
+// batches, and later blocks name them as parents. What replay cannot
+// supply is counted lost at start (see Stats.LostAtStart); the blocks
+// that later name those batches' blocks as parents then start chains of
+// their own in the index (Stats.Orphans).
 func (s *stream) catchUp(ctx context.Context, seq uint64) {
-	if got := s.replayRange(ctx, 0, seq); got > 0 {
-		s.x.Note(s.b, func(st *Stats) { st.Replayed += got })
+	got, first := s.replayRange(ctx, 0, seq)
+	lost := lostAtStart(seq, got, first)
+	if got > 0 || lost > 0 {
+		s.x.Note(s.b, func(st *Stats) {
+			st.Replayed += got
+			st.LostAtStart += lost
+		})
 	}
 }
 
+// lostAtStart returns how many of the batches before seq were neither
+// seen nor replayed, given got replayed from first on: batches 1 to
+// seq−1, and batch 0 too when the replay shows the publisher numbers
+// from 0 (vLLM numbers from 0, llm-d-inference-sim from 1).
+func lostAtStart(seq uint64, got int64, first uint64) int64 {
+	before := seq - 1 // seq > 0
+	if got > 0 && first == 0 {
+		before = seq
+	}
+	if before > math.MaxInt64 {
+		before = math.MaxInt64
+	}
+	return max(0, int64(before)-got)
+}
+
 // replayRange requests batches [from, to) and applies them; it returns
-// how many it applied.
-func (s *stream) replayRange(ctx context.Context, from, to uint64) int64 {
+// how many it applied and the sequence number of the first.
+func (s *stream) replayRange(ctx context.Context, from, to uint64) (int64, uint64) {
 	if s.replay == "" {
-		return 0
+		return 0, 0
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.o.ReplayTimeout)
 	defer cancel()
 	d := zmq4.NewDealer(rctx, zmq4.WithDialerMaxRetries(1))
 	defer d.Close()
 	if d.Dial(s.replay) != nil {
-		return 0
+		return 0, 0
 	}
 	var sb [8]byte
 	binary.BigEndian.PutUint64(sb[:], from)
 	if d.SendMulti(zmq4.NewMsgFrom([]byte{}, sb[:])) != nil {
-		return 0
+		return 0, 0
 	}
 	var got int64
+	var first uint64
 	next := from
 	for {
 		msg, err := d.Recv()
 		if err != nil {
-			return got
+			return got, first
 		}
 		rs, payload, ok := replayAnswer(msg.Frames)
 		if !ok || rs == ^uint64(0) || rs >= to {
-			return got
+			return got, first
 		}
 		if rs >= next { // in order; what the buffer no longer holds is skipped
+			if got == 0 {
+				first = rs
+			}
 			s.apply(payload)
 			got++
 			next = rs + 1
