@@ -121,7 +121,7 @@ func kvLateWarning(s *Summary) {
 	if len(late) > 0 {
 		s.addWarning(warning{"KV event batches were lost at start",
 			"the router never saw the blocks in them, so hits on those prefixes were neither routed to nor predicted " +
-				"and the predicted hit rate is below the server's; a replay endpoint (--kv-events ,REPLAY) recovers what its "+
+				"and the predicted hit rate is below the server's; a replay endpoint (--kv-events ,REPLAY) recovers what its " +
 				"buffer still holds",
 			strings.Join(late, "; ")})
 	}
