@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -19,6 +20,11 @@ type SubscriberOptions struct {
 	DialTimeout time.Duration
 	// ReplayTimeout bounds one replay request (default 1 s).
 	ReplayTimeout time.Duration
+	// StartPoll is how often a stream with a replay endpoint asks it for
+	// the batches it lacks until its first live batch arrives (default
+	// 100 ms, doubling up to 16 times that while nothing comes; negative:
+	// never). See stream.pollStart.
+	StartPoll time.Duration
 }
 
 // Subscriber follows one backend's event stream into an Index.
@@ -33,11 +39,14 @@ type Subscriber struct {
 // applies the batches. A dialled Subscriber has one; a Listener one per
 // topic.
 type stream struct {
-	x       *Index
-	b       int
-	replay  string
-	o       SubscriberOptions
-	started bool
+	x      *Index
+	b      int
+	replay string
+	o      SubscriberOptions
+
+	mu      sync.Mutex // the live messages' goroutine and pollStart's
+	started bool       // a batch was applied; last is its sequence number
+	live    bool       // a batch came over the live socket
 	last    uint64
 }
 
@@ -63,6 +72,9 @@ func (o SubscriberOptions) withDefaults() SubscriberOptions {
 	if o.ReplayTimeout <= 0 {
 		o.ReplayTimeout = time.Second
 	}
+	if o.StartPoll == 0 {
+		o.StartPoll = 100 * time.Millisecond
+	}
 	return o
 }
 
@@ -80,6 +92,12 @@ func (s *Subscriber) run(ctx context.Context) {
 		return
 	}
 	s.x.Note(s.b, func(st *Stats) { st.Subscribed, st.ReplayEndpoint = true, s.replay })
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		s.pollStart(ctx)
+	}()
+	defer func() { <-polled }()
 	for {
 		msg, err := s.sub.Recv()
 		if err != nil {
@@ -97,12 +115,18 @@ func (s *stream) handle(ctx context.Context, frames [][]byte) {
 		return
 	}
 	seq := binary.BigEndian.Uint64(frames[1])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.live
+	s.live = true
 	switch {
 	case !s.started && seq > 0:
 		s.catchUp(ctx, seq)
 	case !s.started:
 	case seq == s.last+1:
 	case seq == s.last: // a repeated batch (delivery is at least once): already applied
+		return
+	case seq < s.last && first: // fetched by pollStart before the live socket was up
 		return
 	case seq < s.last:
 		s.x.Restart(s.b)
@@ -117,7 +141,7 @@ func (s *stream) handle(ctx context.Context, frames [][]byte) {
 // applies them in order and counts the ones it could not get.
 func (s *stream) fill(ctx context.Context, seq uint64) {
 	missing := int64(seq - s.last - 1)
-	got, _ := s.replayRange(ctx, s.last+1, seq)
+	got, _, _ := s.replayRange(ctx, s.last+1, seq)
 	s.x.Note(s.b, func(st *Stats) {
 		st.Gaps++
 		st.Replayed += got
@@ -133,7 +157,7 @@ func (s *stream) fill(ctx context.Context, seq uint64) {
 // that later name those batches' blocks as parents then start chains of
 // their own in the index (Stats.Orphans).
 func (s *stream) catchUp(ctx context.Context, seq uint64) {
-	got, first := s.replayRange(ctx, 0, seq)
+	got, first, _ := s.replayRange(ctx, 0, seq)
 	lost := lostAtStart(seq, got, first)
 	if got > 0 || lost > 0 {
 		s.x.Note(s.b, func(st *Stats) {
@@ -159,34 +183,32 @@ func lostAtStart(seq uint64, got int64, first uint64) int64 {
 }
 
 // replayRange requests batches [from, to) and applies them; it returns
-// how many it applied and the sequence number of the first.
-func (s *stream) replayRange(ctx context.Context, from, to uint64) (int64, uint64) {
+// how many it applied and the sequence numbers of the first and the last.
+func (s *stream) replayRange(ctx context.Context, from, to uint64) (got int64, first, last uint64) {
 	if s.replay == "" {
-		return 0, 0
+		return 0, 0, 0
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.o.ReplayTimeout)
 	defer cancel()
 	d := zmq4.NewDealer(rctx, zmq4.WithDialerMaxRetries(1))
 	defer d.Close()
 	if d.Dial(s.replay) != nil {
-		return 0, 0
+		return 0, 0, 0
 	}
 	var sb [8]byte
 	binary.BigEndian.PutUint64(sb[:], from)
 	if d.SendMulti(zmq4.NewMsgFrom([]byte{}, sb[:])) != nil {
-		return 0, 0
+		return 0, 0, 0
 	}
-	var got int64
-	var first uint64
 	next := from
 	for {
 		msg, err := d.Recv()
 		if err != nil {
-			return got, first
+			return got, first, last
 		}
 		rs, payload, ok := replayAnswer(msg.Frames)
 		if !ok || rs == ^uint64(0) || rs >= to {
-			return got, first
+			return got, first, last
 		}
 		if rs >= next { // in order; what the buffer no longer holds is skipped
 			if got == 0 {
@@ -194,7 +216,7 @@ func (s *stream) replayRange(ctx context.Context, from, to uint64) (int64, uint6
 			}
 			s.apply(payload)
 			got++
-			next = rs + 1
+			next, last = rs+1, rs
 		}
 	}
 }
