@@ -11,13 +11,16 @@ import (
 // that has not yet seen the subscription, drops its first batches; the
 // live stream would show the gap only with the publisher's next batch,
 // and a server already warm from earlier traffic may publish nothing new
-// for a long while. The wait doubles, up to 16 × StartPoll, while the
-// socket has nothing new. It returns when ctx ends or the stream is live.
+// for a long while. After quietPolls polls in a row with nothing new
+// (2 s at the default StartPoll, longer than llm-d-inference-sim's 1 s
+// between dials) the wait doubles up to 16 × StartPoll, so a stream that
+// never goes live costs a connection every 1.6 s; a poll that fetches
+// something starts over. It returns when ctx ends or the stream is live.
 func (s *stream) pollStart(ctx context.Context) {
 	if s.replay == "" || s.o.StartPoll < 0 {
 		return
 	}
-	wait := s.o.StartPoll
+	wait, quiet := s.o.StartPoll, 0
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
@@ -27,15 +30,22 @@ func (s *stream) pollStart(ctx context.Context) {
 		case <-t.C:
 		}
 		got, live := s.pollOnce(ctx)
-		if live {
+		switch {
+		case live:
 			return
-		}
-		if wait = min(2*wait, 16*s.o.StartPoll); got > 0 {
-			wait = s.o.StartPoll
+		case got > 0:
+			wait, quiet = s.o.StartPoll, 0
+		case quiet < quietPolls:
+			quiet++
+		default:
+			wait = min(2*wait, 16*s.o.StartPoll)
 		}
 		t.Reset(wait)
 	}
 }
+
+// quietPolls is how many empty polls pollStart makes before it backs off.
+const quietPolls = 20
 
 // pollOnce fetches and applies what the replay socket holds past the
 // stream's last batch; it returns how many batches that was, and whether

@@ -22,8 +22,8 @@ type SubscriberOptions struct {
 	ReplayTimeout time.Duration
 	// StartPoll is how often a stream with a replay endpoint asks it for
 	// the batches it lacks until its first live batch arrives (default
-	// 100 ms, doubling up to 16 times that while nothing comes; negative:
-	// never). See stream.pollStart.
+	// 100 ms; after 20 empty polls in a row it doubles, up to 16 times
+	// that; negative: never). See stream.pollStart.
 	StartPoll time.Duration
 }
 

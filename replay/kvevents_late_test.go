@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -18,30 +19,28 @@ import (
 )
 
 // dropRelay stands between one replica's KV event publisher and the
-// replay: it subscribes to the replica's PUB socket and republishes every
-// batch but the first (sequence number 0), which it drops on purpose, as
-// a publisher that dials a listener late loses its first batches. Its
-// PUB socket binds a free loopback port (dial mode, Endpoint) or dials
-// the replay's listener with llm-d's topic (listen mode).
+// replay: it reads every batch the replica publishes, in order, from the
+// replica's replay socket (so that it misses none), and republishes all
+// but the first (sequence number 0), which it drops on purpose, as a
+// publisher that dials a listener late loses its first batches. Its PUB
+// socket binds a free loopback port (dial mode, Endpoint) or dials the
+// replay's listener with llm-d's topic (listen mode).
 type dropRelay struct {
-	sub, pub zmq4.Socket
+	src, pub zmq4.Socket
 	topic    []byte
 	dropped  atomic.Int64
 	ready    chan struct{} // closed once the PUB socket is bound or connected
 	done     chan struct{}
 }
 
-// startDropRelay relays from the replica's PUB endpoint src; listen
+// startDropRelay relays from the replica's replay endpoint src; listen
 // empty binds, else it dials listen with topic.
 func startDropRelay(ctx context.Context, t *testing.T, src, listen, topic string) *dropRelay {
 	t.Helper()
-	r := &dropRelay{sub: zmq4.NewSub(ctx), topic: []byte(topic), ready: make(chan struct{}), done: make(chan struct{}),
+	r := &dropRelay{src: zmq4.NewDealer(ctx), topic: []byte(topic), ready: make(chan struct{}), done: make(chan struct{}),
 		pub: zmq4.NewPub(ctx, zmq4.WithDialerRetry(10*time.Millisecond), zmq4.WithDialerMaxRetries(-1))}
-	t.Cleanup(func() { _ = r.sub.Close(); _ = r.pub.Close(); <-r.done })
-	if err := r.sub.Dial(src); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.sub.SetOption(zmq4.OptionSubscribe, ""); err != nil {
+	t.Cleanup(func() { _ = r.src.Close(); _ = r.pub.Close(); <-r.done })
+	if err := r.src.Dial(src); err != nil {
 		t.Fatal(err)
 	}
 	if listen == "" {
@@ -56,31 +55,53 @@ func startDropRelay(ctx context.Context, t *testing.T, src, listen, topic string
 			}
 		}()
 	}
-	go r.run()
+	go r.run(ctx)
 	return r
 }
 
 // Endpoint is the bound PUB endpoint (dial mode).
 func (r *dropRelay) Endpoint() string { return "tcp://" + r.pub.Addr().String() }
 
-func (r *dropRelay) run() {
+// run asks the replay socket every 5 ms for the batches from the next
+// one on and relays them, until ctx ends or a socket fails.
+func (r *dropRelay) run(ctx context.Context) {
 	defer close(r.done)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	var next uint64
 	for {
-		msg, err := r.sub.Recv()
-		if err != nil {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var sb [8]byte
+		binary.BigEndian.PutUint64(sb[:], next)
+		if r.src.SendMulti(zmq4.NewMsgFrom([]byte{}, sb[:])) != nil {
 			return
 		}
-		if len(msg.Frames) != 3 || len(msg.Frames[1]) != 8 {
-			continue
+		for { // [empty, seq, payload] up to the end marker, seq −1
+			msg, err := r.src.Recv()
+			if err != nil {
+				return
+			}
+			if len(msg.Frames) != 3 || len(msg.Frames[1]) != 8 {
+				continue
+			}
+			seq := binary.BigEndian.Uint64(msg.Frames[1])
+			if seq == ^uint64(0) {
+				break
+			}
+			if seq < next {
+				continue
+			}
+			next = seq + 1
+			if seq == 0 {
+				r.dropped.Add(1)
+				continue
+			}
+			_ = r.pub.SendMulti(zmq4.NewMsgFrom(r.topic, msg.Frames[1], msg.Frames[2]))
 		}
-		if binary.BigEndian.Uint64(msg.Frames[1]) == 0 {
-			r.dropped.Add(1)
-			continue
-		}
-		if len(r.topic) > 0 {
-			msg.Frames[0] = r.topic
-		}
-		_ = r.pub.SendMulti(zmq4.NewMsgFrom(msg.Frames...))
 	}
 }
 
@@ -105,7 +126,7 @@ func runBehindDropRelays(t *testing.T, replicas, n int, listen, withReplay bool,
 		t.Fatal(err)
 	}
 	defer func() { _ = f.Close() }()
-	pubs, reps := f.KVEventEndpoints()
+	_, reps := f.KVEventEndpoints()
 	listenAt := ""
 	if listen {
 		listenAt = freeEndpoint(t)
@@ -117,7 +138,7 @@ func runBehindDropRelays(t *testing.T, replicas, n int, listen, withReplay bool,
 		if listen {
 			topic = "kv@" + strings.TrimPrefix(u, "http://") + "@" + mockserver.DefaultModelName
 		}
-		relays[i] = startDropRelay(ctx, t, pubs[i], listenAt, topic)
+		relays[i] = startDropRelay(ctx, t, reps[i], listenAt, topic)
 		if !listen {
 			eps[i].Pub = relays[i].Endpoint()
 		}
@@ -144,7 +165,7 @@ func runBehindDropRelays(t *testing.T, replicas, n int, listen, withReplay bool,
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	var out lateRun
 	out.stop, err = replay.Run(ctx, replay.Options{Common: replay.Common{
-		Source: &gatedSource{ready: ready, reqs: spaced(kvWorkload(n), 100*time.Millisecond)},
+		Source: &gatedSource{ready: ready, reqs: spaced(kvWorkload(n), 150*time.Millisecond)},
 		Router: r, Queue: q, OnResult: func(r *replay.Result) { out.results = append(out.results, r) }},
 		Backends: f.URLs(), Client: replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true}),
 		KVEvents: eps, KVListen: replay.KVListen{Endpoint: listenAt}})
@@ -190,6 +211,7 @@ func TestKVEventsFirstBatchDroppedReplayed(t *testing.T) {
 				t.Fatalf("the relays dropped %d batches, want each replica's first", run.dropped)
 			}
 			pred, server := hitRates(t, run.results)
+			t.Logf("hit rate predicted %.4f, servers %.4f", pred, server)
 			if server < 0.3 || math.Abs(pred-server) > 0.01 {
 				t.Errorf("hit rate predicted %.4f, servers %.4f: want shared prefixes hit and within 1 point", pred, server)
 			}
@@ -235,5 +257,73 @@ func TestKVEventsFirstBatchDroppedNoReplay(t *testing.T) {
 	}
 	if cached == 0 || pred != cached {
 		t.Errorf("prefixes stored after the loss: predicted %d cached tokens, the server served %d", pred, cached)
+	}
+}
+
+// TestKVListenInteropLLMDSimLateStart starts two llm-d-inference-sim
+// servers before the replay binds the listener their publishers dial, as
+// a new user does: they dial again once a second, and the batches they
+// publish in between are lost on the PUB socket. With their replay
+// sockets named, the listener fetches those batches and the router
+// predicts every request's cached tokens; without, the events naming
+// the lost blocks as parents are orphans, never malformed, and the
+// router never predicts a hit the server does not give.
+func TestKVListenInteropLLMDSimLateStart(t *testing.T) {
+	skipWithoutLLMDSim(t)
+	for _, withReplay := range []bool{true, false} {
+		t.Run(map[bool]string{true: "replay", false: "no replay"}[withReplay], func(t *testing.T) {
+			listen := freeEndpoint(t)
+			var backends []string
+			eps := make([]replay.KVEndpoint, 2)
+			for i := range 2 {
+				port := freePort(t)
+				rep := freeEndpoint(t)
+				startLLMDSimOn(t, port, "--enable-kvcache", "--kv-cache-size", "512", "--block-size", "16",
+					"--zmq-endpoint", listen, "--event-batch-size", "1", "--kv-events-replay-endpoint", rep)
+				backends = append(backends, fmt.Sprintf("http://127.0.0.1:%d", port))
+				if withReplay {
+					eps[i].Replay = rep
+				}
+			}
+			r, err := policies.NewRouter("precise-prefix", nil, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, _ := policies.NewQueue("fcfs", nil, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var got []*replay.Result
+			ready := make(chan struct{})
+			close(ready)
+			stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{
+				Source: &gatedSource{ready: ready, reqs: spaced(kvWorkload(24), 150*time.Millisecond)},
+				Router: r, Queue: q, OnResult: func(r *replay.Result) { got = append(got, r) }},
+				Backends: backends, Client: replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"}),
+				KVListen: replay.KVListen{Endpoint: listen}, KVEvents: eps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for b := range 2 {
+				x := func(n string) float64 { return stop.Extra[replay.KVExtraKey(b, n)] }
+				t.Logf("backend %d: batches %v replayed %v lost at start %v orphans %v", b, x("batches"), x("replayed"),
+					x("lost_at_start"), x("orphans"))
+				if x("malformed") != 0 || x("events") == 0 {
+					t.Errorf("backend %d: malformed %v events %v", b, x("malformed"), x("events"))
+				}
+				if withReplay && (x("lost_at_start") != 0 || x("orphans") != 0) {
+					t.Errorf("backend %d: lost at start %v orphans %v with a replay socket", b, x("lost_at_start"), x("orphans"))
+				}
+			}
+			if withReplay {
+				checkInteropHits(t, got)
+				return
+			}
+			for _, r := range got {
+				if !r.OK() || r.PredictedHitTokens > r.CachedTokens {
+					t.Errorf("request %d: ok %v, predicted %d cached tokens, the server served %d", r.Seq, r.OK(),
+						r.PredictedHitTokens, r.CachedTokens)
+				}
+			}
+		})
 	}
 }
