@@ -109,3 +109,26 @@ func TestListenerPollsReplayBeforeFirstBatch(t *testing.T) {
 		t.Errorf("stats %+v after %d batches sent: want each applied once, at least the first 3 replayed", st, sent)
 	}
 }
+
+// TestFirstLiveAfterPollMissing: batches sent after the last poll and
+// before the live socket was up, and no longer held for replay, are lost
+// at start, not a gap of the live stream.
+func TestFirstLiveAfterPollMissing(t *testing.T) {
+	p, _, rep := newTestPublisher(t)
+	for i := range 4 {
+		p.Publish(Batch{Events: []Event{stored(2, uint64(i+1))}})
+	}
+	waitFor(t, "buffered batches", func() bool { return len(p.since(0)) == 4 })
+	x, _ := NewIndex(1, 2, 0)
+	s := &stream{x: x, replay: rep, o: SubscriberOptions{}.withDefaults()}
+	ctx := context.Background()
+	if got, _ := s.pollOnce(ctx); got != 4 {
+		t.Fatalf("poll fetched %d batches, want 4", got)
+	}
+	s.handle(ctx, frames(t, 6, Batch{Events: []Event{stored(2, 7)}})) // 4 and 5 were never kept
+	s.handle(ctx, frames(t, 8, Batch{Events: []Event{stored(2, 9)}})) // 7: a gap of the live stream
+	st := x.Stats()[0]
+	if st.LostAtStart != 2 || st.Gaps != 1 || st.Lost != 1 || st.Batches != 6 {
+		t.Errorf("stats %+v: want 2 lost at start, then 1 gap of 1 lost batch, 6 batches", st)
+	}
+}

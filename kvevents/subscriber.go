@@ -131,20 +131,25 @@ func (s *stream) handle(ctx context.Context, frames [][]byte) {
 	case seq < s.last:
 		s.x.Restart(s.b)
 	default:
-		s.fill(ctx, seq)
+		s.fill(ctx, seq, first)
 	}
 	s.started, s.last = true, seq
 	s.apply(frames[2])
 }
 
 // fill asks the replay socket for the batches between s.last and seq,
-// applies them in order and counts the ones it could not get.
-func (s *stream) fill(ctx context.Context, seq uint64) {
-	missing := int64(seq - s.last - 1)
+// applies them in order and counts the ones it could not get: lost, or,
+// before the first live batch (atStart, after pollStart), lost at start.
+func (s *stream) fill(ctx context.Context, seq uint64, atStart bool) {
+	missing := int64(min(seq-s.last-1, math.MaxInt64))
 	got, _, _ := s.replayRange(ctx, s.last+1, seq)
 	s.x.Note(s.b, func(st *Stats) {
-		st.Gaps++
 		st.Replayed += got
+		if atStart {
+			st.LostAtStart += missing - got
+			return
+		}
+		st.Gaps++
 		st.Lost += missing - got
 	})
 }
