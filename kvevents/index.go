@@ -59,8 +59,9 @@ const (
 func (m HashMode) String() string { return [...]string{"engine", "tokens", "auto"}[m] }
 
 // SetHashes sets how every backend's blocks are keyed (see HashMode). In
-// HashesTokens a BlockStored whose parent the index does not know, or
-// whose token ids do not fill its blocks, is counted malformed; a parent
+// HashesTokens a BlockStored whose token ids do not fill its blocks is
+// counted malformed; one whose parent the index does not hold is an
+// orphan (see Stats.Orphans) and starts a chain of its own; a parent
 // hash of 0 the index does not know starts a chain (llm-d-inference-sim
 // sends 0 where vLLM sends nil). Call it before applying events.
 func (x *Index) SetHashes(m HashMode) {
@@ -177,35 +178,47 @@ func (x *Index) applyEvent(b int, ev *Event) {
 }
 
 // ownHashes returns the hashes ev's blocks are indexed by: the engine's,
-// or with rehash the chain of its token ids from its parent's.
+// or with rehash the chain of its token ids from its parent's. Either
+// way it counts an orphan: a parent block the index does not hold.
 func (x *Index) ownHashes(b int, ev *Event) ([]uint64, bool) {
 	if x.modes[b] == HashesAuto {
 		x.decideMode(b, ev)
 	}
 	if x.modes[b] != HashesTokens {
+		if ev.HasParent && ev.Parent != 0 && x.holders[ev.Parent]&(1<<b) == 0 {
+			x.stats[b].Orphans++ // its blocks are indexed all the same, under their own hashes
+		}
 		return ev.Hashes, true
 	}
 	st := &x.stats[b]
-	var parent uint64
-	if ev.HasParent {
-		p, ok := x.ext[b][ev.Parent]
-		if !ok && ev.Parent == 0 {
-			p, ok = 0, true
-		}
-		if !ok {
-			st.Malformed++
-			st.problem("BlockStored whose parent block is not indexed: its blocks cannot be rehashed")
-			return nil, false
-		}
-		parent = p
-	}
 	if len(ev.Tokens) != len(ev.Hashes)*ev.BlockSize {
 		st.Malformed++
 		st.problem(fmt.Sprintf("BlockStored with %d token ids for %d blocks of %d", len(ev.Tokens), len(ev.Hashes), ev.BlockSize))
 		return nil, false
 	}
-	x.scratch = ChainHashes(x.scratch[:0], ev.Tokens, ev.BlockSize, parent)
+	x.scratch = ChainHashes(x.scratch[:0], ev.Tokens, ev.BlockSize, x.ownParent(b, ev))
 	return x.scratch, true
+}
+
+// ownParent returns the recomputed hash ev's chain continues from: 0 for
+// a chain's first block (a nil parent, or llm-d-inference-sim's 0), the
+// parent's recomputed hash when the index holds it, else, for an orphan
+// whose parent was never seen, the engine's hash of that parent. An
+// orphan's blocks then form a chain of their own that no prompt's chain
+// (which starts from 0 or a salt) reaches, while its children attach to
+// it and its removals pair up.
+func (x *Index) ownParent(b int, ev *Event) uint64 {
+	if !ev.HasParent {
+		return 0
+	}
+	if p, ok := x.ext[b][ev.Parent]; ok {
+		return p
+	}
+	if ev.Parent == 0 {
+		return 0
+	}
+	x.stats[b].Orphans++
+	return ev.Parent
 }
 
 // decideMode settles an auto backend's mode on a BlockStored that

@@ -20,7 +20,12 @@ type Listener struct {
 	o       SubscriberOptions
 	sub     zmq4.Socket
 	streams map[string]*stream
-	done    chan struct{}
+	// early holds, per backend with a replay endpoint, the stream that
+	// polls it from the start (see stream.pollStart); the first topic of
+	// the backend to arrive takes it over.
+	early map[int]*stream
+	polls sync.WaitGroup
+	done  chan struct{}
 
 	mu       sync.Mutex
 	received int64
@@ -56,8 +61,29 @@ func Listen(ctx context.Context, x *Index, endpoint string, t *Topics, o Subscri
 	for b := range x.Backends() {
 		x.Note(b, func(s *Stats) { s.Subscribed = true })
 	}
+	l.startPolls(ctx)
 	go l.run(ctx)
 	return l, nil
+}
+
+// startPolls starts, for every backend with a replay endpoint, the
+// stream that fetches from it what was published before its publisher's
+// first batch reaches the listener.
+func (l *Listener) startPolls(ctx context.Context) {
+	l.early = map[int]*stream{}
+	for b, replay := range l.topics.replay {
+		if replay == "" || l.o.StartPoll < 0 {
+			continue
+		}
+		s := &stream{x: l.x, b: b, replay: replay, o: l.o}
+		l.early[b] = s
+		l.x.Note(b, func(st *Stats) { st.ReplayEndpoint = replay })
+		l.polls.Add(1)
+		go func() {
+			defer l.polls.Done()
+			s.pollStart(ctx)
+		}()
+	}
 }
 
 // Endpoint returns the bound endpoint as a tcp:// URL.
@@ -92,6 +118,7 @@ func (l *Listener) Unknown() []TopicCount {
 
 func (l *Listener) run(ctx context.Context) {
 	defer close(l.done)
+	defer l.polls.Wait()
 	defer l.sub.Close()
 	for {
 		msg, err := l.sub.Recv()
@@ -118,9 +145,18 @@ func (l *Listener) route(ctx context.Context, frames [][]byte) {
 			l.countUnknown(topic, err.Error())
 			return
 		}
-		s = &stream{x: l.x, b: b, replay: replay, o: l.o}
+		if s = l.early[b]; s != nil {
+			delete(l.early, b)
+		} else {
+			s = &stream{x: l.x, b: b, replay: replay, o: l.o}
+		}
 		l.streams[topic] = s
-		l.x.Note(b, func(st *Stats) { st.Topics = append(st.Topics, topic) })
+		l.x.Note(b, func(st *Stats) {
+			st.Topics = append(st.Topics, topic)
+			if replay != "" {
+				st.ReplayEndpoint = replay
+			}
+		})
 	}
 	s.handle(ctx, frames)
 }

@@ -77,15 +77,20 @@ func TestSubscriberSequence(t *testing.T) {
 		replayed int64
 		lost     int64
 		restarts int64
+		atStart  int64 // lost at start
 	}{
-		{"in order", true, []uint64{0, 1, 2, 3}, 4, 0, 0, 0, 0},
-		{"gap replayed", true, []uint64{0, 3}, 4, 1, 2, 0, 0},
-		{"gap without replay", false, []uint64{0, 3}, 1, 1, 0, 2, 0},
-		{"gap partly replayed", true, []uint64{0, 9}, 4, 1, 3, 5, 0},
-		{"sequence reset", true, []uint64{0, 1, 2, 0}, 1, 0, 0, 0, 1},
-		{"repeated batch ignored", true, []uint64{0, 1, 1, 2}, 3, 0, 0, 0, 0},
-		{"joined late: earlier batches replayed", true, []uint64{2, 3}, 4, 0, 2, 0, 0},
-		{"joined late without replay", false, []uint64{2, 3}, 0, 0, 0, 0, 0},
+		{"in order", true, []uint64{0, 1, 2, 3}, 4, 0, 0, 0, 0, 0},
+		{"gap replayed", true, []uint64{0, 3}, 4, 1, 2, 0, 0, 0},
+		{"gap without replay", false, []uint64{0, 3}, 1, 1, 0, 2, 0, 0},
+		{"gap partly replayed", true, []uint64{0, 9}, 4, 1, 3, 5, 0, 0},
+		{"sequence reset", true, []uint64{0, 1, 2, 0}, 1, 0, 0, 0, 1, 0},
+		{"repeated batch ignored", true, []uint64{0, 1, 1, 2}, 3, 0, 0, 0, 0, 0},
+		{"joined late: earlier batches replayed", true, []uint64{2, 3}, 4, 0, 2, 0, 0, 0},
+		// The buffer holds batches 0..3: 4 and 5 are lost at start.
+		{"joined late: buffer short", true, []uint64{6, 7}, 4, 0, 4, 0, 0, 2},
+		// Without replay batch 0 is not counted: the publisher may number from 1.
+		{"joined late without replay", false, []uint64{2, 3}, 0, 0, 0, 0, 0, 1},
+		{"first batch 1 without replay", false, []uint64{1, 2}, 0, 0, 0, 0, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,9 +116,11 @@ func TestSubscriberSequence(t *testing.T) {
 			if got := x.Match([]uint64{1, 2, 3, 4}, nil)[0]; got != tt.match {
 				t.Errorf("match %d, want %d", got, tt.match)
 			}
-			if st.Gaps != tt.gaps || st.Replayed != tt.replayed || st.Lost != tt.lost || st.Restarts != tt.restarts {
-				t.Errorf("gaps %d replayed %d lost %d restarts %d, want %d %d %d %d",
-					st.Gaps, st.Replayed, st.Lost, st.Restarts, tt.gaps, tt.replayed, tt.lost, tt.restarts)
+			if st.Gaps != tt.gaps || st.Replayed != tt.replayed || st.Lost != tt.lost || st.Restarts != tt.restarts ||
+				st.LostAtStart != tt.atStart {
+				t.Errorf("gaps %d replayed %d lost %d restarts %d lost at start %d, want %d %d %d %d %d",
+					st.Gaps, st.Replayed, st.Lost, st.Restarts, st.LostAtStart,
+					tt.gaps, tt.replayed, tt.lost, tt.restarts, tt.atStart)
 			}
 		})
 	}
@@ -168,7 +175,9 @@ func TestGapReplayedOverTheWire(t *testing.T) {
 	p, pub, rep := newTestPublisher(t)
 	x, _ := NewIndex(1, 2, 0)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := Subscribe(ctx, x, 0, pub, rep, SubscriberOptions{})
+	// No start poll: it could fetch the unsent batch before the live
+	// stream shows the gap.
+	done := Subscribe(ctx, x, 0, pub, rep, SubscriberOptions{StartPoll: -1})
 	defer func() { cancel(); <-done }()
 	waitFor(t, "first batch", func() bool {
 		p.Publish(Batch{Events: []Event{stored(2, 1)}})
@@ -190,5 +199,27 @@ func TestGapReplayedOverTheWire(t *testing.T) {
 	// fetched on joining and count as replayed too.
 	if s := x.Stats()[0]; s.Gaps != 1 || s.Replayed < 1 || s.Lost != 0 {
 		t.Errorf("gaps %d replayed %d lost %d, want 1, at least 1, 0", s.Gaps, s.Replayed, s.Lost)
+	}
+}
+
+func TestLostAtStart(t *testing.T) {
+	for _, tt := range []struct {
+		seq   uint64
+		got   int64
+		first uint64
+		want  int64
+	}{
+		{1, 0, 0, 0}, // batch 0 may never have existed
+		{5, 0, 0, 4}, // batches 1..4
+		{5, 5, 0, 0}, // 0..4 replayed: numbered from 0
+		{5, 3, 0, 2}, // 0..2 replayed, 3 and 4 lost
+		{5, 4, 1, 0}, // 1..4 replayed: numbered from 1
+		{5, 2, 3, 2}, // 3..4 replayed, 1 and 2 lost
+		{1 << 63, 0, 0, 1<<63 - 1},
+		{^uint64(0), 0, 0, 1<<63 - 1}, // a wild sequence number stays a count
+	} {
+		if got := lostAtStart(tt.seq, tt.got, tt.first); got != tt.want {
+			t.Errorf("lostAtStart(%d, %d, %d) = %d, want %d", tt.seq, tt.got, tt.first, got, tt.want)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
+	"sync"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -18,6 +20,11 @@ type SubscriberOptions struct {
 	DialTimeout time.Duration
 	// ReplayTimeout bounds one replay request (default 1 s).
 	ReplayTimeout time.Duration
+	// StartPoll is how often a stream with a replay endpoint asks it for
+	// the batches it lacks until its first live batch arrives (default
+	// 100 ms; after 20 empty polls in a row it doubles, up to 16 times
+	// that; negative: never). See stream.pollStart.
+	StartPoll time.Duration
 }
 
 // Subscriber follows one backend's event stream into an Index.
@@ -32,11 +39,14 @@ type Subscriber struct {
 // applies the batches. A dialled Subscriber has one; a Listener one per
 // topic.
 type stream struct {
-	x       *Index
-	b       int
-	replay  string
-	o       SubscriberOptions
-	started bool
+	x      *Index
+	b      int
+	replay string
+	o      SubscriberOptions
+
+	mu      sync.Mutex // the live messages' goroutine and pollStart's
+	started bool       // a batch was applied; last is its sequence number
+	live    bool       // a batch came over the live socket
 	last    uint64
 }
 
@@ -62,6 +72,9 @@ func (o SubscriberOptions) withDefaults() SubscriberOptions {
 	if o.ReplayTimeout <= 0 {
 		o.ReplayTimeout = time.Second
 	}
+	if o.StartPoll == 0 {
+		o.StartPoll = 100 * time.Millisecond
+	}
 	return o
 }
 
@@ -78,7 +91,13 @@ func (s *Subscriber) run(ctx context.Context) {
 		s.x.Note(s.b, func(st *Stats) { st.Unreachable = fmt.Sprintf("%s: subscribe: %v", s.endpoint, err) })
 		return
 	}
-	s.x.Note(s.b, func(st *Stats) { st.Subscribed = true })
+	s.x.Note(s.b, func(st *Stats) { st.Subscribed, st.ReplayEndpoint = true, s.replay })
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		s.pollStart(ctx)
+	}()
+	defer func() { <-polled }()
 	for {
 		msg, err := s.sub.Recv()
 		if err != nil {
@@ -96,6 +115,10 @@ func (s *stream) handle(ctx context.Context, frames [][]byte) {
 		return
 	}
 	seq := binary.BigEndian.Uint64(frames[1])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.live
+	s.live = true
 	switch {
 	case !s.started && seq > 0:
 		s.catchUp(ctx, seq)
@@ -103,23 +126,30 @@ func (s *stream) handle(ctx context.Context, frames [][]byte) {
 	case seq == s.last+1:
 	case seq == s.last: // a repeated batch (delivery is at least once): already applied
 		return
+	case seq < s.last && first: // fetched by pollStart before the live socket was up
+		return
 	case seq < s.last:
 		s.x.Restart(s.b)
 	default:
-		s.fill(ctx, seq)
+		s.fill(ctx, seq, first)
 	}
 	s.started, s.last = true, seq
 	s.apply(frames[2])
 }
 
 // fill asks the replay socket for the batches between s.last and seq,
-// applies them in order and counts the ones it could not get.
-func (s *stream) fill(ctx context.Context, seq uint64) {
-	missing := int64(seq - s.last - 1)
-	got := s.replayRange(ctx, s.last+1, seq)
+// applies them in order and counts the ones it could not get: lost, or,
+// before the first live batch (atStart, after pollStart), lost at start.
+func (s *stream) fill(ctx context.Context, seq uint64, atStart bool) {
+	missing := int64(min(seq-s.last-1, math.MaxInt64))
+	got, _, _ := s.replayRange(ctx, s.last+1, seq)
 	s.x.Note(s.b, func(st *Stats) {
-		st.Gaps++
 		st.Replayed += got
+		if atStart {
+			st.LostAtStart += missing - got
+			return
+		}
+		st.Gaps++
 		st.Lost += missing - got
 	})
 }
@@ -127,48 +157,71 @@ func (s *stream) fill(ctx context.Context, seq uint64) {
 // catchUp fetches, through the replay socket, what the publisher sent
 // before this stream joined (its first batch is seq): a publisher that
 // dials a listener, or a subscriber that connects late, misses the first
-// batches, and later blocks name them as parents. Batches the buffer
-// does not hold are not counted lost: the publisher may never have sent
-// them (llm-d-inference-sim counts from 1, vLLM from 0).
+// batches, and later blocks name them as parents. What replay cannot
+// supply is counted lost at start (see Stats.LostAtStart); the blocks
+// that later name those batches' blocks as parents then start chains of
+// their own in the index (Stats.Orphans).
 func (s *stream) catchUp(ctx context.Context, seq uint64) {
-	if got := s.replayRange(ctx, 0, seq); got > 0 {
-		s.x.Note(s.b, func(st *Stats) { st.Replayed += got })
+	got, first, _ := s.replayRange(ctx, 0, seq)
+	lost := lostAtStart(seq, got, first)
+	if got > 0 || lost > 0 {
+		s.x.Note(s.b, func(st *Stats) {
+			st.Replayed += got
+			st.LostAtStart += lost
+		})
 	}
 }
 
+// lostAtStart returns how many of the batches before seq were neither
+// seen nor replayed, given got replayed from first on: batches 1 to
+// seq−1, and batch 0 too when the replay shows the publisher numbers
+// from 0 (vLLM numbers from 0, llm-d-inference-sim from 1).
+func lostAtStart(seq uint64, got int64, first uint64) int64 {
+	before := seq - 1 // seq > 0
+	if got > 0 && first == 0 {
+		before = seq
+	}
+	if before > math.MaxInt64 {
+		before = math.MaxInt64
+	}
+	return max(0, int64(before)-got)
+}
+
 // replayRange requests batches [from, to) and applies them; it returns
-// how many it applied.
-func (s *stream) replayRange(ctx context.Context, from, to uint64) int64 {
+// how many it applied and the sequence numbers of the first and the last.
+func (s *stream) replayRange(ctx context.Context, from, to uint64) (got int64, first, last uint64) {
 	if s.replay == "" {
-		return 0
+		return 0, 0, 0
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.o.ReplayTimeout)
 	defer cancel()
 	d := zmq4.NewDealer(rctx, zmq4.WithDialerMaxRetries(1))
 	defer d.Close()
 	if d.Dial(s.replay) != nil {
-		return 0
+		return 0, 0, 0
 	}
 	var sb [8]byte
 	binary.BigEndian.PutUint64(sb[:], from)
 	if d.SendMulti(zmq4.NewMsgFrom([]byte{}, sb[:])) != nil {
-		return 0
+		return 0, 0, 0
 	}
-	var got int64
 	next := from
 	for {
 		msg, err := d.Recv()
 		if err != nil {
-			return got
+			return got, first, last
 		}
 		rs, payload, ok := replayAnswer(msg.Frames)
 		if !ok || rs == ^uint64(0) || rs >= to {
-			return got
+			return got, first, last
 		}
 		if rs >= next { // in order; what the buffer no longer holds is skipped
+			if got == 0 {
+				first = rs
+			}
 			s.apply(payload)
 			got++
-			next = rs + 1
+			next, last = rs+1, rs
 		}
 	}
 }

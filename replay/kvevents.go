@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,7 +29,8 @@ const ExtraKVPrefix = "kv_events_"
 // KVStatNames are the per-backend KV event figures in the stop record,
 // in report order.
 var KVStatNames = []string{"subscribed", "unreachable", "batches", "events", "gaps", "replayed", "lost",
-	"restarts", "malformed", "unknown_tags", "block_size_mismatch", "overflow", "blocks", "hashes_tokens"}
+	"lost_at_start", "orphans", "restarts", "malformed", "unknown_tags", "block_size_mismatch", "overflow", "blocks",
+	"hashes_tokens"}
 
 // KVExtraKey is the Stop.Extra key of figure name of backend b.
 func KVExtraKey(b int, name string) string { return fmt.Sprintf("%sb%d_%s", ExtraKVPrefix, b, name) }
@@ -69,11 +71,15 @@ func kvExtra(idx *kvevents.Index, l *kvevents.Listener) (map[string]float64, []s
 	var notes []string
 	for b, s := range idx.Stats() {
 		vals := []float64{flag(s.Subscribed), flag(s.Unreachable != ""), float64(s.Batches), float64(s.Events),
-			float64(s.Gaps), float64(s.Replayed), float64(s.Lost), float64(s.Restarts), float64(s.Malformed),
+			float64(s.Gaps), float64(s.Replayed), float64(s.Lost), float64(s.LostAtStart), float64(s.Orphans),
+			float64(s.Restarts), float64(s.Malformed),
 			float64(s.UnknownTags), float64(s.BlockSizeMismatch), float64(s.Overflow), float64(s.Blocks),
 			flag(s.Hashes == kvevents.HashesTokens.String())}
 		for i, n := range KVStatNames {
 			out[KVExtraKey(b, n)] = vals[i]
+		}
+		if late := kvLateStart(b, s); late != "" {
+			slog.Warn("kv events: " + late)
 		}
 		if d := kvDiagnosis(b, s, l); d != "" {
 			notes = append(notes, d)
@@ -93,6 +99,31 @@ func kvExtra(idx *kvevents.Index, l *kvevents.Listener) (map[string]float64, []s
 		out[ExtraKVPrefix+"unknown_topic_batches"] = float64(n)
 	}
 	return out, notes
+}
+
+// kvLateStart says, in one line, what backend b's stream missed before
+// it joined and what that left in the index ("" when nothing): the
+// batches lost at start and the stored blocks whose parents were never
+// seen, which start chains of their own that no prompt matches.
+func kvLateStart(b int, s kvevents.Stats) string {
+	var parts []string
+	if s.LostAtStart > 0 {
+		how := "no replay endpoint to fetch them from: --kv-events ,tcp://HOST:PORT names the publisher's " +
+			"replay socket (vLLM's replay_endpoint, llm-d-inference-sim's --kv-events-replay-endpoint)"
+		if s.ReplayEndpoint != "" {
+			how = "the replay socket " + s.ReplayEndpoint + " no longer held them or did not answer"
+		}
+		parts = append(parts, fmt.Sprintf("%d batches sent before its stream joined were lost at start (%s)",
+			s.LostAtStart, how))
+	}
+	if s.Orphans > 0 {
+		parts = append(parts, fmt.Sprintf("%d stored events named parent blocks never seen and start chains of "+
+			"their own, so hits on the prefixes before them are not predicted", s.Orphans))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("backend %d: %s", b, strings.Join(parts, "; "))
 }
 
 // kvDiagnosis says, in one line, why backend b's stream gave the router

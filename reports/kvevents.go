@@ -25,7 +25,12 @@ type KVEventStats struct {
 	Gaps     int64 `json:"gaps"`
 	Replayed int64 `json:"replayed"`
 	Lost     int64 `json:"lost"`
-	Restarts int64 `json:"restarts"`
+	// LostAtStart batches were sent before the stream joined and not
+	// replayed; Orphans stored events named parents never seen (their
+	// blocks start chains of their own).
+	LostAtStart int64 `json:"lost_at_start"`
+	Orphans     int64 `json:"orphans"`
+	Restarts    int64 `json:"restarts"`
 	// Malformed messages, UnknownTags and BlockSizeMismatch events
 	// skipped; Overflow blocks past the index's per-backend limit.
 	Malformed         int64 `json:"malformed"`
@@ -59,7 +64,8 @@ func kvEventRows(stop *replay.Stop, backends int) []KVEventStats {
 			name string
 			dst  *int64
 		}{{"batches", &r.Batches}, {"events", &r.Events}, {"gaps", &r.Gaps}, {"replayed", &r.Replayed},
-			{"lost", &r.Lost}, {"restarts", &r.Restarts}, {"malformed", &r.Malformed},
+			{"lost", &r.Lost}, {"lost_at_start", &r.LostAtStart}, {"orphans", &r.Orphans},
+			{"restarts", &r.Restarts}, {"malformed", &r.Malformed},
 			{"unknown_tags", &r.UnknownTags}, {"block_size_mismatch", &r.BlockSizeMismatch},
 			{"overflow", &r.Overflow}, {"blocks", &r.Blocks}} {
 			*f.dst, _ = get(f.name)
@@ -73,6 +79,7 @@ func kvEventRows(stop *replay.Stop, backends int) []KVEventStats {
 // load: the run's diagnoses when its stop line has them, else (results
 // files of older versions) from the counts.
 func kvWarnings(s *Summary) {
+	kvLateWarning(s)
 	for _, n := range s.KVNotes {
 		s.addWarning(warning{"KV events: " + n,
 			"where the router had no cache view of a backend it decided by load, and its prefix hits there are a load balancer's", ""})
@@ -101,6 +108,25 @@ func kvWarnings(s *Summary) {
 	}
 }
 
+// kvLateWarning warns once where streams missed batches sent before
+// they joined, or stored blocks under parents never seen.
+func kvLateWarning(s *Summary) {
+	var late []string
+	for _, r := range s.KVEvents {
+		if r.LostAtStart > 0 || r.Orphans > 0 {
+			late = append(late, fmt.Sprintf("backend %d: %s lost at start, %s orphan events", r.Backend,
+				fmtCount(r.LostAtStart), fmtCount(r.Orphans)))
+		}
+	}
+	if len(late) > 0 {
+		s.addWarning(warning{"KV event batches were lost at start",
+			"the router never saw the blocks in them, so hits on those prefixes were neither routed to nor predicted " +
+				"and the predicted hit rate is below the server's; a replay endpoint (--kv-events ,REPLAY) recovers what its " +
+				"buffer still holds",
+			strings.Join(late, "; ")})
+	}
+}
+
 // writeKVEvents writes the KV event table of every run that has one.
 func writeKVEvents(w io.Writer, runs []*Summary) {
 	any := false
@@ -113,6 +139,8 @@ func writeKVEvents(w io.Writer, runs []*Summary) {
 	fmt.Fprint(w, "## KV events\n\n")
 	fmt.Fprint(w, "What each backend's KV event stream gave the router that reads it. Gaps are holes in the "+
 		"sequence numbers; replayed batches were recovered through the replay socket, lost ones were not. "+
+		"Batches lost at start were sent before the stream joined and not replayed; orphan events stored blocks "+
+		"under a parent never seen, which start chains of their own. "+
 		"Malformed messages, unknown event tags and blocks of another block size are counted and skipped.\n\n")
 	for _, s := range runs {
 		if len(s.KVEvents) == 0 {
@@ -133,12 +161,15 @@ func writeKVEvents(w io.Writer, runs []*Summary) {
 				state = "undecodable: fell back to load"
 			case r.Batches == 0:
 				state = "no batch: fell back to load"
+			case r.LostAtStart > 0 || r.Orphans > 0:
+				state = "joined late"
 			}
 			rows = append(rows, []string{fmt.Sprint(r.Backend), state, fmtCount(r.Batches), fmtCount(r.Events),
-				fmtCount(r.Gaps), fmtCount(r.Replayed), fmtCount(r.Lost), fmtCount(r.Restarts),
+				fmtCount(r.Gaps), fmtCount(r.Replayed), fmtCount(r.Lost), fmtCount(r.LostAtStart), fmtCount(r.Orphans),
+				fmtCount(r.Restarts),
 				fmtCount(r.Malformed + r.UnknownTags + r.BlockSizeMismatch), fmtCount(r.Overflow), fmtCount(r.Blocks)})
 		}
-		mdTable(w, []string{"#", "stream", "batches", "events", "gaps", "replayed", "lost", "restarts",
-			"bad input", "overflow", "blocks at end"}, "ll", rows)
+		mdTable(w, []string{"#", "stream", "batches", "events", "gaps", "replayed", "lost", "lost at start",
+			"orphan events", "restarts", "bad input", "overflow", "blocks at end"}, "ll", rows)
 	}
 }
