@@ -1,0 +1,132 @@
+package replay_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver"
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// TestClosedLoopAgainstMock replays multi-turn sessions against the
+// bundled mock over loopback HTTP. Closed-loop, no turn leaves before
+// the turn it follows has finished; with the server's answers fed back,
+// a follow-up's cached prefix covers the previous turn's prompt and its
+// answer (less the last partial block), which the trace's invented
+// answers cannot give.
+func TestClosedLoopAgainstMock(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		api       string
+		sessions  replay.Sessions
+		wantEarly bool // some turn left before its predecessor ended
+		wantFed   bool // follow-ups hit the previous answer
+	}{
+		{"closed, completions", replay.APICompletions, replay.Sessions{}, false, true},
+		{"closed, chat", replay.APIChat, replay.Sessions{}, false, true},
+		{"closed, no feedback", replay.APICompletions, replay.Sessions{NoFeedBack: true}, false, false},
+		{"open", replay.APICompletions, replay.Sessions{Mode: replay.SessionsOpen}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A fresh server each: no run may find another's blocks.
+			base := startMockWith(t, mockserver.Options{TimeScale: 0.05})
+			src, err := traces.NewWorkload("multi-turn", map[string]string{"requests": "24", "rate": "40",
+				"users": "2", "turns_min": "3", "turns_max": "4", "think": "20ms", "output_len": "64",
+				"first_len": "64", "question_len": "16", "jitter": "0"}, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _ := policies.NewRouter("session-affinity", nil, rand.New(rand.NewPCG(1, 1)))
+			q, _ := policies.NewQueue("fcfs", nil, nil)
+			c := replay.NewClient(replay.ClientOptions{API: tc.api, Stream: true, Model: mockserver.DefaultModelName,
+				FirstByteTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second})
+			defer c.Close()
+			byID := map[string]*replay.Result{}
+			stop, err := replay.Run(context.Background(), replay.Options{Common: replay.Common{Source: src,
+				Router: r, Queue: q, Sessions: tc.sessions,
+				OnResult: func(res *replay.Result) { byID[res.ID] = res }},
+				Backends: []string{base}, Client: c})
+			if err != nil || stop.Reason != replay.StopDone {
+				t.Fatalf("run: %v, stop %+v", err, stop)
+			}
+			early, fed, follow := 0, 0, 0
+			for _, res := range byID {
+				if !res.OK() {
+					t.Fatalf("%s failed: %s %s", res.ID, res.ErrClass, res.Err)
+				}
+				if res.Turn == 0 {
+					continue
+				}
+				prev := byID[res.Session+"-"+strconv.Itoa(res.Turn-1)]
+				follow++
+				if res.Sent < prev.Done {
+					early++
+				}
+				// The mock's blocks are 16 tokens: every full block of
+				// prompt + answer but its last token (sampled, never
+				// computed) is reusable.
+				if res.CachedTokens >= (prev.PromptTokens+prev.CompletionTokens-1)/16*16 {
+					fed++
+				}
+			}
+			t.Logf("%d follow-ups: %d sent early, %d hit the previous answer", follow, early, fed)
+			if (early > 0) != tc.wantEarly {
+				t.Errorf("%d of %d follow-ups sent before their predecessor ended; want early %v", early, follow, tc.wantEarly)
+			}
+			if tc.wantFed && fed != follow {
+				t.Errorf("%d of %d follow-ups hit the previous turn's prompt and answer; want all", fed, follow)
+			}
+			if !tc.wantFed && fed == follow {
+				t.Errorf("every follow-up hit the previous answer though the trace's answers were sent")
+			}
+		})
+	}
+}
+
+
+// TestClosedLoopSimulated checks the simulator the same way: no early
+// turn, and follow-ups hit their predecessor's prompt and answer (the
+// simulated engine's own output, fed back), with the KV-event router's
+// predicted hit equal to the engines'.
+func TestClosedLoopSimulated(t *testing.T) {
+	src, err := traces.NewWorkload("multi-turn", map[string]string{"requests": "60", "rate": "40",
+		"users": "4", "turns_min": "3", "turns_max": "4", "think": "20ms", "output_len": "64",
+		"first_len": "64", "question_len": "16", "jitter": "0"}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := policies.NewRouter("precise-prefix", nil, rand.New(rand.NewPCG(1, 1)))
+	q, _ := policies.NewQueue("fcfs", nil, nil)
+	byID := map[string]*replay.Result{}
+	var predicted, cached int
+	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Common: replay.Common{Source: src,
+		Router: r, Queue: q, OnResult: func(res *replay.Result) {
+			byID[res.ID] = res
+			predicted, cached = predicted+res.PredictedHitTokens, cached+res.CachedTokens
+		}},
+		Engines: []engine.Config{engine.DefaultConfig(), engine.DefaultConfig()}})
+	if err != nil || stop.Reason != replay.StopDone {
+		t.Fatalf("simulate: %v, stop %+v", err, stop)
+	}
+	for _, res := range byID {
+		if res.Turn == 0 {
+			continue
+		}
+		prev := byID[res.Session+"-"+strconv.Itoa(res.Turn-1)]
+		if res.Sent < prev.Done {
+			t.Errorf("%s sent at %v before %s ended at %v", res.ID, res.Sent, prev.ID, prev.Done)
+		}
+		if want := (prev.PromptTokens + prev.CompletionTokens - 1) / 16 * 16; res.CachedTokens < want {
+			t.Errorf("%s: %d cached tokens, want at least %d (the previous prompt and answer)", res.ID, res.CachedTokens, want)
+		}
+	}
+	if predicted != cached {
+		t.Errorf("precise-prefix predicted %d hit tokens, the engines served %d", predicted, cached)
+	}
+}
