@@ -89,7 +89,6 @@ func TestClosedLoopAgainstMock(t *testing.T) {
 	}
 }
 
-
 // TestClosedLoopSimulated checks the simulator the same way: no early
 // turn, and follow-ups hit their predecessor's prompt and answer (the
 // simulated engine's own output, fed back), with the KV-event router's
