@@ -17,8 +17,9 @@ const (
 
 // ArrivalOptions set when the Requests of a Source arrive.
 type ArrivalOptions struct {
-	// TimeScale multiplies the trace's own inter-arrival times (0.5 =
-	// twice as fast); 0 means 1. Ignored when Rate is set.
+	// TimeScale multiplies the trace's own inter-arrival times and the
+	// think times of its turns (0.5 = twice as fast); 0 means 1. Ignored
+	// when Rate is set, which paces session starts only.
 	TimeScale float64
 	// Rate replaces the trace's times by a process of this mean rate in
 	// req/s; 0 keeps the trace's times. Requests keep their order, so a
@@ -117,6 +118,8 @@ func (a *arrivals) Next() (Request, error) {
 		a.next = addDur(a.next, a.gap())
 	} else {
 		r.Arrival = nsDur(float64(r.Arrival-a.o.Start) * a.o.TimeScale)
+		// A think time is trace time too: it scales with the arrivals.
+		r.Think = nsDur(float64(r.Think) * a.o.TimeScale)
 	}
 	if a.o.Duration > 0 && r.Arrival >= a.o.Duration {
 		return a.end()
