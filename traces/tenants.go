@@ -92,7 +92,7 @@ type shape struct {
 	firstLen, qLen int // mean question tokens of turn 0 and later turns
 	outLen         int // mean output tokens
 	jitter         float64
-	think          time.Duration // mean think time between turn arrivals
+	think          time.Duration // mean think time before a follow-up turn
 }
 
 // conversation generates the turns of one session starting at start:

@@ -22,7 +22,7 @@ func mixedSpec() WorkloadSpec {
 		ParamSpec{"question_len", "64", "mean question length per turn, tokens (times the user's factor)"},
 		ParamSpec{"output_len", "128", "mean output length, tokens (times the user's factor)"},
 		ParamSpec{"jitter", "0.5", "lengths are uniform within ±jitter of their mean"},
-		ParamSpec{"think", "8s", "mean think time between a session's turn arrivals (exponential)"},
+		ParamSpec{"think", "8s", "mean think time before a follow-up turn (exponential; after the answer closed-loop)"},
 		ParamSpec{"rate", "6", "mean request rate, req/s (sessions start as Poisson at rate / mean turns)"},
 		ParamSpec{"requests", "300", "total requests"},
 	)

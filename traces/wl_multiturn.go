@@ -13,8 +13,8 @@ func multiTurnSpec() WorkloadSpec {
 	return WorkloadSpec{
 		Name: "multi-turn",
 		Doc: "sessions of turns_min..turns_max turns; turn k resends the history (system prompt, earlier " +
-			"questions and answers) plus a new question; turns arrive think apart (exponential) after the " +
-			"previous turn's arrival; sessions start as a Poisson process at rate / mean turns",
+			"questions and answers) plus a new question; a follow-up comes think (exponential) after " +
+			"the previous turn (its answer closed-loop, its arrival open-loop); sessions start as a Poisson process at rate / mean turns",
 		Params: []ParamSpec{
 			{"users", "16", "users owning the sessions (uniform)"},
 			{"system_len", "0", "per-session system prompt length, tokens (0 = none)"},
@@ -24,7 +24,7 @@ func multiTurnSpec() WorkloadSpec {
 			{"question_len", "64", "mean follow-up question length, tokens"},
 			{"output_len", "128", "mean output length, tokens"},
 			{"jitter", "0.5", "lengths are uniform within ±jitter of their mean"},
-			{"think", "10s", "mean think time between a session's turn arrivals (exponential)"},
+			{"think", "10s", "mean think time before a follow-up turn (exponential; after the answer closed-loop)"},
 			{"rate", "4", "mean request rate, req/s"},
 			{"requests", "400", "total requests"},
 		},
