@@ -26,16 +26,16 @@ const (
 // metrics are the gateway's Prometheus figures. Per-Backend series are
 // made once per Backend (picks and in-flight updates do not allocate).
 type metrics struct {
-	inflight, unknown                    *prometheus.GaugeVec
-	picks, predicted, intended           *prometheus.CounterVec
-	cached, served, requests             *prometheus.CounterVec
-	queue                                prometheus.Gauge
-	ttft, tpot                           prometheus.Histogram
-	mu                                   sync.Mutex
-	bInflight                            []prometheus.Gauge
-	bPicks, bPredicted, bIntended        []prometheus.Counter
-	bCached, bServed                     []prometheus.Counter
-	urls                                 []string
+	inflight, unknown             *prometheus.GaugeVec
+	picks, predicted, intended    *prometheus.CounterVec
+	cached, served, requests      *prometheus.CounterVec
+	queue                         prometheus.Gauge
+	ttft, tpot                    prometheus.Histogram
+	mu                            sync.Mutex
+	bInflight                     []prometheus.Gauge
+	bPicks, bPredicted, bIntended []prometheus.Counter
+	bCached, bServed              []prometheus.Counter
+	urls                          []string
 }
 
 // newMetrics registers the gateway's metrics in reg, with series for

@@ -245,4 +245,3 @@ func printGatewaySummary(out io.Writer, path string) error {
 	fmt.Fprintf(out, "results: %s\n", path)
 	return nil
 }
-
