@@ -17,8 +17,9 @@ import (
 // with New, serve it with Serve (or mount Handler), and it records every
 // request in Options.Results.
 type Gateway struct {
-	o     Options
-	start time.Time
+	o Options
+	// clock is the time base of every stamp, set by the first request.
+	clock clock
 	m     *metrics
 	rt    *routing
 	rec   *recorder
@@ -56,9 +57,9 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway metrics: %w", err)
 	}
-	g := &Gateway{o: o, start: time.Now(), m: m}
+	g := &Gateway{o: o, m: m}
 	g.work, g.cancelWork = context.WithCancel(context.WithoutCancel(ctx))
-	g.rec = newRecorder(g.now, o.Results, o.Requests, m)
+	g.rec = newRecorder(&g.clock, o.Results, o.Requests, m)
 	g.rt = newRouting(o, g.now, m, g.rec.events)
 	if g.stopKV, err = replay.SubscribeKV(g.work, o.Router, o.Backends, o.KVEvents, o.KVListen); err != nil {
 		g.cancelWork()
@@ -71,9 +72,8 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	return g, nil
 }
 
-// now is the gateway's clock: time since New (monotonic), the time base
-// of every stamp in the results file.
-func (g *Gateway) now() time.Duration { return time.Since(g.start) }
+// now is the gateway's clock (see clock).
+func (g *Gateway) now() time.Duration { return g.clock.now() }
 
 // Handler serves the OpenAI-compatible API (/v1/completions,
 // /v1/chat/completions, /v1/models), /health and /metrics.

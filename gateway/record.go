@@ -17,18 +17,19 @@ import (
 // as a native trace, in arrival order, and every Result and Event to
 // the results file. Safe for concurrent use.
 type recorder struct {
-	now     func() time.Duration
+	clock   *clock
 	results *replay.Writer
 	m       *metrics
 
 	mu   sync.Mutex
 	seq  int64
+	last time.Duration // the latest end of a recorded request
 	reqs *bufio.Writer // nil: requests not recorded
 	err  error         // the first write error of reqs, logged once
 }
 
-func newRecorder(now func() time.Duration, results *replay.Writer, requests io.Writer, m *metrics) *recorder {
-	r := &recorder{now: now, results: results, m: m}
+func newRecorder(c *clock, results *replay.Writer, requests io.Writer, m *metrics) *recorder {
+	r := &recorder{clock: c, results: results, m: m}
 	if requests != nil {
 		r.reqs = bufio.NewWriterSize(requests, 64<<10)
 	}
@@ -41,7 +42,7 @@ func newRecorder(now func() time.Duration, results *replay.Writer, requests io.W
 func (r *recorder) arrive(req *traces.Request) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	req.Arrival = r.now()
+	req.Arrival = r.clock.begin()
 	seq := r.seq
 	r.seq++
 	if req.ID == "" {
@@ -65,6 +66,9 @@ func (r *recorder) arrive(req *traces.Request) int64 {
 // result writes one finished request and counts it.
 func (r *recorder) result(res *replay.Result) {
 	r.m.outcome(res)
+	r.mu.Lock()
+	r.last = max(r.last, res.Done)
+	r.mu.Unlock()
 	if r.results != nil {
 		_ = r.results.WriteResult(res)
 	}
@@ -78,6 +82,13 @@ func (r *recorder) events(evs []replay.Event) {
 	for i := range evs {
 		_ = r.results.WriteEvent(&evs[i])
 	}
+}
+
+// lastDone is the latest end of a recorded request (0: none).
+func (r *recorder) lastDone() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
 }
 
 // flush writes out the buffered requests.

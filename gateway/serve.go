@@ -66,7 +66,9 @@ func (g *Gateway) drain(srv *http.Server) string {
 
 // close ends the loops and the KV subscription, flushes the requests
 // trace and returns the stop line with the policies' and the KV
-// streams' figures.
+// streams' figures. Its Elapsed is the span of the requests, from the
+// first arrival to the last end: the time the gateway idled before and
+// after them is no part of the run its throughput is measured over.
 func (g *Gateway) close(reason string) replay.Stop {
 	g.cancelWork()
 	g.loops()
@@ -77,5 +79,5 @@ func (g *Gateway) close(reason string) replay.Stop {
 	g.rt.mu.Lock()
 	extra := replay.MergeExtra(kvx, g.rt.d.PolicyExtra())
 	g.rt.mu.Unlock()
-	return replay.Stop{Reason: reason, Elapsed: g.now(), Extra: extra, Notes: notes}
+	return replay.Stop{Reason: reason, Elapsed: g.rec.lastDone(), Extra: extra, Notes: notes}
 }
