@@ -3,13 +3,18 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tracebench/tracebench/replay"
 )
 
 // lockedBuffer is a bytes.Buffer safe for a command writing while a
@@ -145,4 +150,90 @@ func TestGatewayBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGatewayKVEventsAndPD routes through the gateway with a router that
+// reads the backends' KV events (the in-process fleet publishes them, as
+// for replay) and with prefill/decode disaggregation, and checks the
+// gateway's results: the KV streams subscribed and predicting hits, and
+// every request served in two phases.
+func TestGatewayKVEventsAndPD(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, rs []*replay.Result, stop *replay.Stop)
+	}{
+		{"precise-prefix", []string{"--policy", "precise-prefix"}, func(t *testing.T, rs []*replay.Result, stop *replay.Stop) {
+			predicted := 0
+			for _, r := range rs {
+				predicted += r.PredictedHitTokens
+			}
+			if predicted == 0 || stop.Extra[replay.KVExtraKey(0, "subscribed")] != 1 || stop.Extra[replay.KVExtraKey(0, "batches")] == 0 {
+				t.Errorf("KV events: %d predicted hit tokens, stop extras %v", predicted, stop.Extra)
+			}
+		}},
+		{"P/D", []string{"--policy", "prefix-cache", "--pd-ratio", "1:1"}, func(t *testing.T, rs []*replay.Result, _ *replay.Stop) {
+			for _, r := range rs {
+				if r.PD == nil || r.PD.Backend != 0 || r.Backend != 1 || r.PD.ErrClass != "" {
+					t.Fatalf("result %s not served prefill on b0, decode on b1: backend %d, pd %+v", r.ID, r.Backend, r.PD)
+				}
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "gw.jsonl")
+			url, stop := startGatewayCmd(t, append([]string{"--mock", "2", "--mock-time-scale", "0.1", "--out", out}, tc.args...)...)
+			code, _, se := runCLI(t, "replay", "--target", url, "--workload", "shared-prefix", "-p", "requests=24",
+				"-p", "rate=40", "-p", "output_len=4", "--out", filepath.Join(dir, "client.jsonl"))
+			if code != 0 {
+				t.Fatalf("replay through the gateway: exit %d: %s", code, se)
+			}
+			if err, text := stop(); err != nil {
+				t.Fatalf("gateway: %v\n%s", err, text)
+			}
+			rs, st := readGatewayResults(t, out)
+			if len(rs) != 24 {
+				t.Fatalf("%d results, want 24", len(rs))
+			}
+			for _, r := range rs {
+				if !r.OK() {
+					t.Fatalf("result %s failed: %s %s", r.ID, r.ErrClass, r.Err)
+				}
+			}
+			tc.check(t, rs, st)
+		})
+	}
+}
+
+// readGatewayResults reads a results file's Results and stop line.
+func readGatewayResults(t *testing.T, path string) ([]*replay.Result, *replay.Stop) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err := replay.NewReader(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*replay.Result
+	for {
+		r, _, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	if rd.Stop == nil {
+		t.Fatalf("%s has no stop line", path)
+	}
+	return out, rd.Stop
 }
