@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/gateway"
 	"github.com/tracebench/tracebench/replay"
@@ -68,7 +69,21 @@ in-flight requests finish for --grace and writes the results file.`,
 	fs.Int64Var(&o.maxBody, "max-body", gateway.DefaultMaxBody, "largest request body accepted, bytes (413 above)")
 	fs.IntVar(&o.maxQueue, "max-queue", 0, "most requests held in the queue before new ones are answered 429 with Retry-After (0: no limit)")
 	fs.Uint64Var(&o.seed, "seed", bench.DefaultWorkload().Seed, "seed of the policies' random choices")
+	gatewayUsage(fs)
 	return cmd
+}
+
+// gatewayUsage words the shared flags whose meaning the gateway changes,
+// and hides those that do not apply to it (refused when given: see
+// checkGatewayFlags).
+func gatewayUsage(fs *pflag.FlagSet) {
+	fs.Lookup("api-key").Usage = "API key the gateway's clients must send (Authorization: Bearer KEY; 401 otherwise), " +
+		"and the one sent to the backends (default for the backends only: $OPENAI_API_KEY); never written or logged"
+	fs.Lookup("grace").Usage = "after SIGTERM or Ctrl-C, how long in-flight requests may finish before they are cut"
+	fs.Lookup("timeout").Usage = "first-byte and idle-stream timeout per upstream request"
+	for _, n := range append(append([]string(nil), gatewayReplayOnly...), "sim", "kv-event-delay") {
+		_ = fs.MarkHidden(n)
+	}
 }
 
 // gatewayReplayOnly are client flags of replay that the gateway cannot

@@ -25,12 +25,12 @@ func helpOf(t *testing.T, cmd, flag string) string {
 	return out.String()
 }
 
-// TestHelpFitsOneScreen: --help of bench, replay, sweep and mock fits
+// TestHelpFitsOneScreen: --help of bench, replay, sweep, mock and gateway fits
 // one screen, and the line counts are the golden ones (so a flag that
 // joins the everyday list is a visible change).
 func TestHelpFitsOneScreen(t *testing.T) {
 	var got strings.Builder
-	for _, cmd := range []string{"bench", "replay", "sweep", "mock"} {
+	for _, cmd := range []string{"bench", "replay", "sweep", "mock", "gateway"} {
 		n := strings.Count(helpOf(t, cmd, "--help"), "\n")
 		if n > maxHelpLines {
 			t.Errorf("%s --help: %d lines, want at most %d", cmd, n, maxHelpLines)
@@ -64,7 +64,7 @@ func TestHelpAllListsEveryFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"bench", "replay", "sweep", "mock"} {
+	for _, name := range []string{"bench", "replay", "sweep", "mock", "gateway"} {
 		t.Run(name, func(t *testing.T) {
 			cmd, _, err := NewRoot(&bytes.Buffer{}, &bytes.Buffer{}).Find([]string{name})
 			if err != nil {
@@ -121,7 +121,7 @@ func writeFlagTables(t *testing.T, path string) {
 	}
 	var b strings.Builder
 	b.WriteString(head + flagTablesMark + "\n")
-	for _, name := range []string{"bench", "replay", "sweep", "mock"} {
+	for _, name := range []string{"bench", "replay", "sweep", "mock", "gateway"} {
 		fmt.Fprintf(&b, "\n## `tracebench %s`\n\n| flag | value | meaning |\n|---|---|---|\n", name)
 		_, flags, _ := strings.Cut(helpOf(t, name, "--help-all"), "Flags:\n")
 		for _, line := range strings.Split(flags, "\n") {
