@@ -39,6 +39,12 @@ func BuildGateway(ctx context.Context, rs Spec, ident string) (GatewayParts, err
 	}
 	pf := rs.Policy
 	pf.sloWeights = rs.Report.SLO.Weights()
+	var err error
+	if rs.Fleet != nil {
+		if pf, err = loraSlots(pf, rs.Fleet.LoRA.MaxLoras); err != nil {
+			return GatewayParts{}, err
+		}
+	}
 	pol, err := buildPolicy(pf, rs.Workload.Seed)
 	if err != nil {
 		return GatewayParts{}, err

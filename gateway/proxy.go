@@ -123,10 +123,16 @@ func (g *Gateway) forward(ctx context.Context, cancel context.CancelFunc, w http
 	onTokens := g.rt.tokensFunc(req)
 	if rel.Prefill != nil {
 		res.PD = &replay.PrefillPhase{Backend: rel.Prefill.Backend, Protocol: g.pdProtocol()}
-		g.o.Client.ForwardPD(ctx, rel.prefillURL, rel.url, f, res, g.now, onTokens, func() {
+		prefilled := false
+		onPrefill := func() {
+			prefilled = true
 			ph := *res.PD
 			g.rt.prefillDone(req, &replay.Result{Intended: res.Intended, Sent: res.PD.Sent, PD: &ph})
-		})
+		}
+		g.o.Client.ForwardPD(ctx, rel.prefillURL, rel.url, f, res, g.now, onTokens, onPrefill)
+		if !prefilled { // failed before the prefill phase could end
+			onPrefill()
+		}
 	} else {
 		g.o.Client.Forward(ctx, rel.url, f, res, g.now, onTokens)
 	}
