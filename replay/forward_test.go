@@ -20,7 +20,7 @@ type recordReply struct {
 }
 
 func (r *recordReply) Start(status int, _ http.Header) { r.status = status }
-func (r *recordReply) Write(p []byte) (int, error)   { return r.body.Write(p) }
+func (r *recordReply) Write(p []byte) (int, error)     { return r.body.Write(p) }
 
 // TestForwardMeasuresAsDo passes a caller's body through to the mock
 // and checks that the answer reaches the Reply whole and is measured as
