@@ -106,7 +106,7 @@ func TestGatewayCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(so, "server hit") {
 		t.Fatalf("predict from the gateway's results: exit %d\n%s%s", code, so, se)
 	}
-	code, so, se = runCLI(t, "calibrate", out, "--out", filepath.Join(dir, "fit.yaml"))
+	code, so, se = runCLI(t, "calibrate", out, "--partial", "--out", filepath.Join(dir, "fit.yaml"))
 	if code != 0 {
 		t.Fatalf("calibrate from the gateway's results: exit %d\n%s%s", code, so, se)
 	}
