@@ -112,6 +112,12 @@ func (c *Client) prefill(ctx context.Context, base string, req *traces.Request, 
 	if err != nil {
 		return nil, class, err
 	}
+	return c.prefillExchange(ctx, rctx, base, hreq, ph)
+}
+
+// prefillExchange sends a built prefill request and reads its answer's
+// kv_transfer_params (see prefill); rctx bounds the exchange.
+func (c *Client) prefillExchange(ctx, rctx context.Context, base string, hreq *http.Request, ph *PrefillPhase) (json.RawMessage, string, error) {
 	hreq.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(hreq)
 	if err != nil {

@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
 	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
+	"gateway":             {"gateway", "traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 	"bench":               {"traces", "policies", "replay", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 	"calibrate":           {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 }

@@ -75,7 +75,23 @@ func (c *child) waitLine(t *testing.T, s string) {
 // process and waits until it has written n Results.
 func startReplay(t *testing.T, out string, n int, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append(append([]string{"replay"}, args...), "--out", out)...)
+	c := startChild(t, append(append([]string{"replay"}, args...), "--out", out)...)
+	deadline := time.Now().Add(60 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for countResults(out) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %d results within 60 s; stderr:\n%s", n, c.stderr())
+		}
+		<-tick.C
+	}
+	return c
+}
+
+// startChild runs `tracebench args...` in a child process.
+func startChild(t *testing.T, args ...string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "TRACEBENCH_AS_MAIN=1")
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -107,15 +123,6 @@ func startReplay(t *testing.T, out string, n int, args ...string) *child {
 		close(c.exited)
 	}()
 	t.Cleanup(func() { cmd.Process.Kill(); <-c.exited })
-	deadline := time.Now().Add(60 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for countResults(out) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %d results within 60 s; stderr:\n%s", n, c.stderr())
-		}
-		<-tick.C
-	}
 	return c
 }
 

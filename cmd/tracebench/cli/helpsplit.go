@@ -34,6 +34,8 @@ var everydayFlags = map[string]map[string]bool{
 	"replay": flagSet(runEveryday, "policy", "format", "api", "dialect", "scrape",
 		"duration", "max-inflight", "queue-param", "mock-blocks"),
 	"sweep": flagSet(runEveryday, "policies", "vary", "rates", "max-runs", "attainment", "jobs"),
+	"gateway": flagSet([]string{"help", helpAllFlag}, "target", "policy", "queue", "filter", "router-param",
+		"policy-config", "backend-capacity", "host", "port", "out", "api-key", "grace", "max-queue", "mock", "scrape"),
 	"mock": flagSet([]string{"help", helpAllFlag}, "replicas", "host", "port", "profile", "model", "dialect",
 		"time-scale", "kv-events", "seed", "max-num-seqs", "num-gpu-blocks", "max-model-len"),
 }

@@ -1,0 +1,117 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// ForwardPD passes f through disaggregated, as DoPD sends a Request:
+// with PDTwoStep, f's body made vLLM's prefill request (max_tokens 1, not
+// streamed, kv_transfer_params do_remote_decode) goes to prefill, then
+// f's body with the answer's kv_transfer_params to decode, whose answer
+// goes to f.Reply; with PDSidecar, f goes to decode naming prefill in
+// llm-d's header. res.PD (Backend and Protocol set by the caller) is
+// stamped as DoPD stamps it, and a prefill answer without
+// kv_transfer_params sends f to decode alone, counted as ErrNoKVParams.
+// onPrefill, if not nil, is called when the prefill phase ended.
+func (c *Client) ForwardPD(ctx context.Context, prefill, decode string, f *Forward, res *Result,
+	now func() time.Duration, onTokens func(n int), onPrefill func()) {
+	if res.PD.Protocol == PDSidecar {
+		c.forwardSidecar(ctx, prefill, decode, f, res, now, onTokens, onPrefill)
+		return
+	}
+	res.PD.Sent = now()
+	kv, class, err := c.forwardPrefill(ctx, prefill, f, res.PD)
+	res.PD.Done = now()
+	if err != nil {
+		res.PD.ErrClass, res.PD.Err = class, redact(err.Error(), c.secrets)
+	}
+	if onPrefill != nil {
+		onPrefill()
+	}
+	switch {
+	case err == nil:
+		dec, berr := editBody(f, func(v map[string]any) { v["kv_transfer_params"] = kv })
+		if berr != nil {
+			res.Sent = res.PD.Sent
+			c.fail(res, now, ErrBadPayload, berr.Error())
+			return
+		}
+		c.forward(ctx, decode, dec, res, now, onTokens, &sendExtras{
+			onHeaders: func(h http.Header) { res.PD.Transfer, res.PD.TransferKnown = headerSeconds(h, transferHeader) }})
+	case class == ErrNoKVParams:
+		res.PD.Fallback = true
+		c.forward(ctx, decode, f, res, now, onTokens, nil)
+	default:
+		res.Sent = res.PD.Sent
+		c.fail(res, now, class, "prefill: "+res.PD.Err)
+		return
+	}
+	res.Sent = res.PD.Sent
+}
+
+// forwardPrefill sends the prefill request made from f's body to base.
+func (c *Client) forwardPrefill(ctx context.Context, base string, f *Forward, ph *PrefillPhase) (json.RawMessage, string, error) {
+	rctx, cancel := context.WithTimeout(ctx, c.o.FirstByteTimeout+c.o.IdleTimeout)
+	defer cancel()
+	pf, err := editBody(f, prefillBody)
+	if err != nil {
+		return nil, ErrBadPayload, err
+	}
+	hreq, err := c.forwardRequest(rctx, base, pf, nil)
+	if err != nil {
+		return nil, ErrConnect, err
+	}
+	return c.prefillExchange(ctx, rctx, base, hreq, ph)
+}
+
+// forwardSidecar sends f to decode with the prefill Backend named in
+// llm-d's header, as doSidecar does.
+func (c *Client) forwardSidecar(ctx context.Context, prefill, decode string, f *Forward, res *Result,
+	now func() time.Duration, onTokens func(n int), onPrefill func()) {
+	u, err := url.Parse(baseURL(prefill))
+	if err != nil || u.Host == "" {
+		res.Sent, res.PD.Sent = now(), now()
+		c.fail(res, now, ErrConnect, fmt.Sprintf("prefill backend address %q: not a URL", prefill))
+		return
+	}
+	x := &sendExtras{header: map[string]string{prefillerHeader: u.Host}, onHeaders: func(h http.Header) {
+		if d, ok := headerSeconds(h, prefillHeader); ok {
+			res.PD.Done = res.Sent + d
+		}
+		res.PD.Transfer, res.PD.TransferKnown = headerSeconds(h, transferHeader)
+		if onPrefill != nil {
+			onPrefill()
+			onPrefill = nil
+		}
+	}}
+	c.forward(ctx, decode, f, res, now, onTokens, x)
+	res.PD.Sent = res.Sent
+	if onPrefill != nil {
+		onPrefill()
+	}
+}
+
+// editBody returns a copy of f, headers and Reply kept, whose JSON body
+// edit changed.
+func editBody(f *Forward, edit func(map[string]any)) (*Forward, error) {
+	d := json.NewDecoder(bytes.NewReader(f.Body))
+	d.UseNumber()
+	var v map[string]any
+	if err := d.Decode(&v); err != nil || v == nil {
+		return nil, fmt.Errorf("request body is not a JSON object: %v", err)
+	}
+	edit(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode request body: %w", err)
+	}
+	out := *f
+	out.Body = b
+	return &out, nil
+}
