@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,7 +40,8 @@ type SweepSpec struct {
 	Growth    float64
 	Tolerance float64
 	MaxRuns   int
-	// Vary sets how a rate is offered: reports.VaryRate (Base.Workload's
+	// Vary sets how a rate is offered (reports.VaryUsers: the "rates" are
+	// numbers of closed-loop users): reports.VaryRate (Base.Workload's
 	// arrival process at the rate) or reports.VaryTimeScale (the trace's
 	// times divided by rate / Native).
 	Vary string
@@ -222,7 +224,8 @@ func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPoli
 	}
 	// A ladder's resolution is its steps; a search converges when its
 	// bracket (with an error stop as its failing end) is within tolerance.
-	p.Converged = sw.s.Ladder != nil || p.Sustained > 0 && p.Broken > 0 && p.Broken/p.Sustained <= 1+sw.s.Tolerance
+	p.Converged = sw.s.Ladder != nil || p.Sustained > 0 && p.Broken > 0 && (p.Broken/p.Sustained <= 1+sw.s.Tolerance ||
+		sw.s.Vary == reports.VaryUsers && p.Broken-p.Sustained <= 1)
 	if !p.Converged && p.Stopped == "" && err == nil {
 		p.Stopped = sw.unconverged(p)
 	}
@@ -238,8 +241,12 @@ func (sw *sweeper) search(eval func(float64) (float64, error)) (replay.SearchRes
 		}
 		return res, err
 	}
-	return replay.FindSustainedRate(eval, replay.SearchOptions{Target: sw.s.Attainment, Start: sw.s.Start,
-		Growth: sw.s.Growth, Tolerance: sw.s.Tolerance, MaxRuns: sw.s.MaxRuns})
+	o := replay.SearchOptions{Target: sw.s.Attainment, Start: sw.s.Start,
+		Growth: sw.s.Growth, Tolerance: sw.s.Tolerance, MaxRuns: sw.s.MaxRuns}
+	if sw.s.Vary == reports.VaryUsers {
+		o.Step, o.MinRate = 1, 1
+	}
+	return replay.FindSustainedRate(eval, o)
 }
 
 // unconverged says why a search ended before narrowing to the tolerance.
@@ -328,8 +335,13 @@ func (sw *sweeper) planned() string {
 }
 
 // setRate makes wf offer rate: a --rate process, or the trace's times
-// divided by rate / native.
+// divided by rate / native; over users, rate closed-loop users.
 func (sw *sweeper) setRate(wf *Workload, rate float64) {
+	if sw.s.Vary == reports.VaryUsers {
+		wf.Sessions.Pacing, wf.Sessions.Users = string(replay.SessionsClosed), int(math.Round(rate))
+		wf.Rate, wf.TimeScale = 0, 1
+		return
+	}
 	wf.Sessions.Pacing = cmp.Or(wf.Sessions.Pacing, string(replay.SessionsOpen))
 	if sw.s.Vary == reports.VaryTimeScale {
 		wf.Rate, wf.TimeScale = 0, sw.s.Native/rate
@@ -350,6 +362,14 @@ func (sw *sweeper) report(policy string, n int, st reports.SweepStep, cut *error
 	case st.Pass:
 		verdict = "pass"
 	}
-	fmt.Fprintf(sw.s.ErrOut, "sweep %s run %d: %.4g req/s, SLA met %.1f %%, error rate %.1f %%: %s\n", policy, n,
-		st.Rate, 100*st.Summary.SLA.Attainment, 100*st.Summary.ErrorRate, verdict)
+	fmt.Fprintf(sw.s.ErrOut, "sweep %s run %d: %.4g %s, SLA met %.1f %%, error rate %.1f %%: %s\n", policy, n,
+		st.Rate, sw.unit(), 100*st.Summary.SLA.Attainment, 100*st.Summary.ErrorRate, verdict)
+}
+
+// unit is what the swept value counts: "req/s", or "users".
+func (sw *sweeper) unit() string {
+	if sw.s.Vary == reports.VaryUsers {
+		return "users"
+	}
+	return "req/s"
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"math"
 
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -26,8 +27,11 @@ func (s SweepSpec) Validate() error {
 		return fieldf("SweepSpec.Cooldown", "SweepSpec.Cooldown %v: want >= 0", s.Cooldown)
 	case s.Jobs < 0:
 		return fieldf("SweepSpec.Jobs", "SweepSpec.Jobs %d: want 0 (automatic) or more", s.Jobs)
-	case s.Vary != reports.VaryRate && s.Vary != reports.VaryTimeScale:
-		return fieldf("SweepSpec.Vary", "SweepSpec.Vary %q: want rate or time-scale", s.Vary)
+	case s.Vary != reports.VaryRate && s.Vary != reports.VaryTimeScale && s.Vary != reports.VaryUsers:
+		return fieldf("SweepSpec.Vary", "SweepSpec.Vary %q: want rate, time-scale or users", s.Vary)
+	case s.Vary == reports.VaryUsers && s.Base.Workload.Sessions.Pacing == string(replay.SessionsOpen):
+		return fieldf("SweepSpec.Vary", "SweepSpec.Vary users: users wait for their answers, so they need "+
+			"closed-loop sessions (Spec.Workload.Sessions.Pacing is open)")
 	}
 	for _, r := range s.Ladder {
 		if !(r > 0) || math.IsInf(r, 0) {

@@ -35,7 +35,7 @@ func sweepSeeds(ctx context.Context, spec SweepSpec, res *reports.Sweep) (*repor
 			sustained[p.Policy] = append(sustained[p.Policy], p.Sustained)
 		}
 	}
-	v := reports.DecideCapacityVerdict(order, sustained, res.SLO)
+	v := reports.DecideSweepVerdict(res, order, sustained)
 	if v != nil {
 		v.ProfileNote = spec.ProfileNote
 	}

@@ -22,6 +22,23 @@ type SearchOptions struct {
 	MaxRuns int
 	// MinRate and MaxRate bound the search in req/s (defaults 0.01, 1e5).
 	MinRate, MaxRate float64
+	// Step, when > 0, makes every value tried a multiple of Step (at
+	// least Step): a search over whole users takes Step 1. The search
+	// also ends when the bracket is one Step wide.
+	Step float64
+}
+
+// quantize rounds rate to a multiple of o.Step (unchanged without one).
+func (o SearchOptions) quantize(rate float64) float64 {
+	if o.Step <= 0 {
+		return rate
+	}
+	return math.Max(o.Step, math.Round(rate/o.Step)*o.Step)
+}
+
+// narrow reports whether [lo, hi] is within the tolerance or one Step.
+func (o SearchOptions) narrow(lo, hi float64) bool {
+	return hi/lo <= 1+o.Tolerance || o.Step > 0 && hi-lo <= o.Step*1.0000001
 }
 
 func (o SearchOptions) withDefaults() SearchOptions {
@@ -115,12 +132,16 @@ func (s *searcher) try(rate float64) (bool, error) {
 
 // bracket finds lo (pass) and hi (fail) a Growth factor apart.
 func (s *searcher) bracket() error {
-	rate := math.Min(math.Max(s.o.Start, s.o.MinRate), s.o.MaxRate)
+	rate := s.o.quantize(math.Min(math.Max(s.o.Start, s.o.MinRate), s.o.MaxRate))
 	pass, err := s.try(rate)
 	for err == nil {
 		next := rate / s.o.Growth
 		if pass {
 			next = rate * s.o.Growth
+		}
+		next = s.o.quantize(next)
+		if next == rate {
+			return nil // at the lowest Step: nothing lower to try
 		}
 		if (pass && s.hi > 0) || (!pass && s.lo > 0) || next > s.o.MaxRate || next < s.o.MinRate {
 			return nil
@@ -133,8 +154,12 @@ func (s *searcher) bracket() error {
 
 // bisect narrows [lo, hi] geometrically to the tolerance.
 func (s *searcher) bisect() error {
-	for s.lo > 0 && s.hi > 0 && s.hi/s.lo > 1+s.o.Tolerance {
-		if _, err := s.try(math.Sqrt(s.lo * s.hi)); err != nil {
+	for s.lo > 0 && s.hi > 0 && !s.o.narrow(s.lo, s.hi) {
+		mid := s.o.quantize(math.Sqrt(s.lo * s.hi))
+		if mid <= s.lo || mid >= s.hi {
+			mid = s.lo + s.o.Step
+		}
+		if _, err := s.try(mid); err != nil {
 			return err
 		}
 	}
@@ -143,7 +168,7 @@ func (s *searcher) bisect() error {
 
 func (s *searcher) result() SearchResult {
 	r := SearchResult{Sustained: s.lo, Broken: s.hi, Probes: s.probes}
-	r.Converged = s.lo > 0 && s.hi > 0 && s.hi/s.lo <= 1+s.o.Tolerance
+	r.Converged = s.lo > 0 && s.hi > 0 && s.o.narrow(s.lo, s.hi)
 	return r
 }
 

@@ -98,3 +98,30 @@ func TestSearchDeterministicAndStops(t *testing.T) {
 		t.Fatal("want the evaluation error")
 	}
 }
+
+// TestFindSustainedUsersWhole checks a search over whole users: every
+// value tried is a whole number and the bracket ends one user wide.
+func TestFindSustainedUsersWhole(t *testing.T) {
+	const limit = 37 // the most users that pass
+	var tried []float64
+	eval := func(u float64) (float64, error) {
+		tried = append(tried, u)
+		if u <= limit {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	res, err := FindSustainedRate(eval, SearchOptions{Start: 8, Growth: 2, Tolerance: 0.001, MaxRuns: 20, Step: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range tried {
+		if u != math.Round(u) || u < 1 {
+			t.Errorf("tried %v users", u)
+		}
+	}
+	if res.Sustained != limit || res.Broken != limit+1 || !res.Converged {
+		t.Errorf("sustained %v, broken %v, converged %v; want %d, %d, true (tried %v)", res.Sustained, res.Broken,
+			res.Converged, limit, limit+1, tried)
+	}
+}

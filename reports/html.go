@@ -111,6 +111,9 @@ type CapacityData struct {
 	Target float64
 	// Note adds to the plot's caption (where the points come from).
 	Note string
+	// Users marks a sweep over concurrent users: the x axis counts
+	// users, and goodput has no offered rate to reach.
+	Users bool
 	// Curves are one per policy, in legend order.
 	Curves []CapacityCurve
 }

@@ -14,7 +14,7 @@ import (
 // CapacityFromSweep returns the sweep's capacity curve: every run of
 // every policy at its offered rate, with the sweep's target.
 func CapacityFromSweep(s *Sweep) *CapacityData {
-	d := &CapacityData{Target: s.Target}
+	d := &CapacityData{Target: s.Target, Users: s.Vary == VaryUsers}
 	for i := range s.Policies {
 		c := CapacityCurve{Policy: s.Policies[i].Policy}
 		for _, st := range s.Policies[i].Steps {
@@ -33,6 +33,12 @@ func CapacityFromSweep(s *Sweep) *CapacityData {
 func capacityCaption(d *CapacityData) string {
 	if d == nil {
 		return ""
+	}
+	if d.Users {
+		return fmt.Sprintf("Top: SLA attainment of each run against its number of concurrent users, one curve per "+
+			"policy; the dashed line is the %s target, and a policy's sustained users are its last point above it. "+
+			"Bottom: goodput (SLA-met requests per second). Filled dots passed, crosses failed. A curve that stays up "+
+			"further right serves more users.", fmtPct(d.Target))
 	}
 	c := fmt.Sprintf("Top: SLA attainment of each run against its offered rate, one curve per policy; the dashed "+
 		"line is the %s target, and a policy's sustained rate is its last point above it. Bottom: goodput (SLA-met "+
@@ -53,8 +59,12 @@ func capacityPlot(d *CapacityData) figure {
 	if d == nil {
 		return figure{}
 	}
-	top := newPlot("SLA attainment", "offered rate (req/s)", "SLA attainment (%)")
-	bottom := newPlot("Goodput", "offered rate (req/s)", "goodput (req/s)")
+	x := "offered rate (req/s)"
+	if d.Users {
+		x = "concurrent users"
+	}
+	top := newPlot("SLA attainment", x, "SLA attainment (%)")
+	bottom := newPlot("Goodput", x, "goodput (req/s)")
 	leg := newLegend()
 	lo, hi, gmax := math.Inf(1), 0.0, 1.0
 	for i, c := range d.Curves {
@@ -88,8 +98,10 @@ func capacityPlot(d *CapacityData) figure {
 	top.Y.Min, top.Y.Max = 0, 105
 	leg.add(fmt.Sprintf("target %s", fmtPct(d.Target)), addHLine(top, 100*d.Target))
 	bottom.Y.Min, bottom.Y.Max = 0, gmax*1.1
-	if l := addOffered(bottom, lo, math.Min(hi, bottom.Y.Max)); l != nil {
-		leg.add("goodput = offered rate", l)
+	if !d.Users {
+		if l := addOffered(bottom, lo, math.Min(hi, bottom.Y.Max)); l != nil {
+			leg.add("goodput = offered rate", l)
+		}
 	}
 	leg.add("run passed", markGlyph(color.Black, false))
 	leg.add("run failed", markGlyph(color.Black, true))

@@ -16,9 +16,9 @@ func HTMLFromSweep(s *Sweep) *HTMLReport {
 	if r.Verdict == nil {
 		r.Verdict, r.VerdictNote = sweepVerdict(s)
 	}
-	r.Lead = []string{fmt.Sprintf("For each policy, the highest offered rate at which SLA attainment stayed at or above %s "+
+	r.Lead = []string{fmt.Sprintf("For each policy, the highest %s at which SLA attainment stayed at or above %s "+
 		"(%s; failed requests count as missed). %s The distributions and the timeline are those of each policy's run "+
-		"at its sustained rate.", fmtPct(s.Target), sloText(s.SLO), methodText(s))}
+		"at its sustained %s.", s.load(), fmtPct(s.Target), sloText(s.SLO), methodText(s), s.load())}
 	for _, row := range sweepSetup(s) {
 		r.Config = append(r.Config, HTMLItem{row[0], row[1]})
 	}
@@ -41,7 +41,7 @@ func sweepVerdict(s *Sweep) (*Verdict, string) {
 		names[i] = p.Policy
 		sus[p.Policy] = []float64{p.Sustained}
 	}
-	return DecideCapacityVerdict(names, sus, s.SLO), ""
+	return DecideSweepVerdict(s, names, sus), ""
 }
 
 // sweepHTMLTable is the per-policy table; a column with any number sorts
@@ -49,7 +49,7 @@ func sweepVerdict(s *Sweep) (*Verdict, string) {
 func sweepHTMLTable(s *Sweep) HTMLTable {
 	head, rows := sweepTable(s)
 	t := HTMLTable{Head: head, Note: fmt.Sprintf("SLA met, goodput and the latency percentiles are those of the run "+
-		"at the sustained rate. Gain is the sustained rate over %s's, minus one.", s.Baseline)}
+		"at the sustained %s. Gain is the sustained %s over %s's, minus one.", s.load(), s.load(), s.Baseline)}
 	numeric := make([]bool, len(head))
 	for _, row := range rows {
 		for c := 1; c < len(row) && c < len(head); c++ {
@@ -94,7 +94,7 @@ func sustainedRuns(s *Sweep) []*Summary {
 			continue
 		}
 		c := *st.Summary
-		c.label = fmt.Sprintf("%s @ %s req/s", p.Policy, fmtNum(st.Rate))
+		c.label = fmt.Sprintf("%s @ %s %s", p.Policy, fmtNum(st.Rate), s.unit())
 		out = append(out, &c)
 	}
 	return out

@@ -27,7 +27,27 @@ const (
 	// VaryTimeScale divides the trace's own arrival times by a factor,
 	// so the offered rate is the trace's rate times the factor.
 	VaryTimeScale = "time-scale"
+	// VaryUsers runs closed-loop users (--users): the value swept is the
+	// number of concurrent users, each starting the next session as its
+	// last one ends, not a rate.
+	VaryUsers = "users"
 )
+
+// unit is what the swept value counts: "req/s", or "users".
+func (s *Sweep) unit() string {
+	if s.Vary == VaryUsers {
+		return "users"
+	}
+	return "req/s"
+}
+
+// load names the swept value: "offered rate" or "concurrent users".
+func (s *Sweep) load() string {
+	if s.Vary == VaryUsers {
+		return "concurrent users"
+	}
+	return "offered rate"
+}
 
 // Sweep is the outcome of a capacity sweep: for each policy, runs of one
 // workload at a series of offered rates and the highest rate whose SLA
@@ -41,7 +61,8 @@ type Sweep struct {
 	Fleet string `json:"fleet"`
 	// Method is SweepSearch or SweepLadder.
 	Method string `json:"method"`
-	// Vary is VaryRate or VaryTimeScale.
+	// Vary is VaryRate, VaryTimeScale or VaryUsers (then every "rate"
+	// of the sweep is a number of users).
 	Vary string `json:"vary"`
 	// Arrival is the arrival process with VaryRate: poisson (default),
 	// gamma or constant.

@@ -48,10 +48,10 @@ func WriteSweepDir(dir string, s *Sweep) error {
 func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 	fmt.Fprintf(w, "# %s\n\n", s.title())
 	writeVerdict(w, s.Verdict)
-	fmt.Fprintf(w, "For each policy, the highest offered rate at which SLA attainment stayed at or above %s "+
-		"(%s; failed requests count as missed). %s\n\n", fmtPct(s.Target), sloText(s.SLO), methodText(s))
+	fmt.Fprintf(w, "For each policy, the highest %s at which SLA attainment stayed at or above %s "+
+		"(%s; failed requests count as missed). %s\n\n", s.load(), fmtPct(s.Target), sloText(s.SLO), methodText(s))
 	writeSweepSetup(w, s)
-	fmt.Fprint(w, "## Sustained rate per policy\n\n")
+	fmt.Fprintf(w, "## Sustained %s per policy\n\n", s.load())
 	head, rows := sweepTable(s)
 	for _, r := range rows {
 		r[0] = mdEscape(r[0])
@@ -74,10 +74,10 @@ func methodText(s *Sweep) string {
 	if s.Method == SweepLadder {
 		return "Each policy ran a fixed ladder of rates, lowest first, up to its first failure."
 	}
-	return fmt.Sprintf("Each policy's rate was found by search: from %s req/s the rate is multiplied by %s "+
+	return fmt.Sprintf("Each policy's %s was found by search: from %s %s it is multiplied by %s "+
 		"until a run fails (or divided until one passes), then the bracket is bisected geometrically until its "+
-		"ends are within %s of each other, at most %d runs.", fmtNum(s.Start), strconv.FormatFloat(s.Growth, 'g', 4, 64),
-		fmtPct(s.Tolerance), s.MaxRuns)
+		"ends are within %s of each other%s, at most %d runs.", s.load(), fmtNum(s.Start), s.unit(),
+		strconv.FormatFloat(s.Growth, 'g', 4, 64), fmtPct(s.Tolerance), oneUser(s), s.MaxRuns)
 }
 
 // writeSweepSetup writes what was run.
@@ -97,8 +97,11 @@ func sweepSetup(s *Sweep) [][]string {
 		arrival = "poisson"
 	}
 	vary := arrival + " arrivals at the offered rate, requests in the workload's order"
-	if s.Vary == VaryTimeScale {
+	switch s.Vary {
+	case VaryTimeScale:
 		vary = "the trace's own arrival times divided by a factor: offered rate = trace rate × factor"
+	case VaryUsers:
+		vary = "closed-loop users, each starting the workload's next session as its last one ends"
 	}
 	requests := "all"
 	if s.Requests > 0 {
@@ -107,7 +110,7 @@ func sweepSetup(s *Sweep) [][]string {
 	rows := [][]string{
 		{"workload", s.Workload},
 		{"fleet", s.Fleet},
-		{"offered rate", vary},
+		{s.load(), vary},
 		{"workload's own rate", fmtRateUnit(s.NativeRate)},
 		{"requests per run", requests},
 		{"SLA", fmt.Sprintf("%s; attainment >= %s", sloText(s.SLO), fmtPct(s.Target))},
@@ -117,9 +120,17 @@ func sweepSetup(s *Sweep) [][]string {
 		rows = append(rows, []string{"warm-up left out", s.Warmup.String()})
 	}
 	if s.Method == SweepLadder {
-		rows = append(rows, []string{"ladder (req/s)", joinNums(s.Rates)})
+		rows = append(rows, []string{"ladder (" + s.unit() + ")", joinNums(s.Rates)})
 	}
 	return rows
+}
+
+// oneUser is the search's other end condition over users.
+func oneUser(s *Sweep) string {
+	if s.Vary == VaryUsers {
+		return " or one user apart"
+	}
+	return ""
 }
 
 func fmtRateUnit(r float64) string {
@@ -147,7 +158,7 @@ func writeSweepRuns(w io.Writer, s *Sweep) {
 		if p.Stopped != "" {
 			fmt.Fprintf(w, "Stopped early: %s.\n\n", mdEscape(p.Stopped))
 		}
-		head := []string{"#", "offered req/s"}
+		head := []string{"#", "offered " + s.unit()}
 		if s.Vary == VaryTimeScale {
 			head = append(head, "factor")
 		}

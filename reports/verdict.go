@@ -86,6 +86,19 @@ func DecideCapacityVerdict(policies []string, sustained map[string][]float64, sl
 	return v
 }
 
+// DecideSweepVerdict is DecideCapacityVerdict in the sweep's own unit:
+// the most sustained users for a sweep over users.
+func DecideSweepVerdict(s *Sweep, policies []string, sustained map[string][]float64) *Verdict {
+	if s.Vary != VaryUsers {
+		return DecideCapacityVerdict(policies, sustained, s.SLO)
+	}
+	v := decide(policies, sustained, nil, "sustained users", "users", "users")
+	if v != nil {
+		v.SLO = sloText(s.SLO)
+	}
+	return v
+}
+
 // decide ranks the policies by the mean of vals (ties broken by the mean
 // of sec, when given) and compares the best two across paired seeds.
 func decide(policies []string, vals, sec map[string][]float64, metric, unit, diffUnit string) *Verdict {

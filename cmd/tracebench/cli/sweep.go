@@ -111,7 +111,7 @@ func (o *sweepOptions) bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.tolerance, "tolerance", 0.04, "search: stop when the failing and passing rates are within this fraction")
 	fs.IntVar(&o.maxRuns, "max-runs", 12, "search: most runs per policy")
 	fs.IntVar(&o.jobs, "jobs", 0, "policies swept at once with --sim (0 = GOMAXPROCS; real time: 1)")
-	fs.StringVar(&o.vary, "vary", "rate", "how the rate is offered: rate (--arrival at it) or time-scale (trace times divided)")
+	fs.StringVar(&o.vary, "vary", "rate", "load offered: rate (--arrival), time-scale (trace times divided) or users (--rates counts users)")
 	fs.DurationVar(&o.cooldown, "cooldown", 0, "pause between runs (default 0 with --sim or --mock, 10s with --target)")
 	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0.05, "stop a run, and its policy's sweep, as soon as the run's error rate exceeds this (from its 20th result on), in [0, 1]")
 	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a live backend (repeatable; default: a mock fleet per run)")
@@ -170,9 +170,9 @@ func hasParam(pairs []string, key string) bool {
 
 // validate checks the sweep's flags; changed says which were given.
 func (o *sweepOptions) validate(changed func(string) bool) error {
-	for _, f := range []string{"rate", "time-scale"} {
+	for _, f := range []string{"rate", "time-scale", "users"} {
 		if changed(f) {
-			return usagef("--%s: sweep sets each run's rate itself; use --rates or --start-rate (and --vary)", f)
+			return usagef("--%s: sweep sets each run's load itself; use --rates or --start-rate (and --vary)", f)
 		}
 	}
 	if o.rates != "" {

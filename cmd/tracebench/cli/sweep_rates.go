@@ -66,6 +66,9 @@ func parseLadder(s string, native float64) ([]float64, error) {
 // spec's ladder (--rates) or the search's first rate (--start-rate, else
 // the workload's own rate, else 1 req/s).
 func (o *sweepOptions) resolveRates(spec *bench.SweepSpec) error {
+	if o.vary == reports.VaryUsers {
+		return o.resolveUsers(spec)
+	}
 	native, ident, err := bench.NativeRate(o.wf)
 	if err != nil {
 		return err
@@ -90,5 +93,40 @@ func (o *sweepOptions) resolveRates(spec *bench.SweepSpec) error {
 		return err
 	}
 	spec.Start, err = rs.resolve("start-rate", native)
+	return err
+}
+
+// defaultStartUsers is the first number of users a users search tries.
+const defaultStartUsers = 8
+
+// resolveUsers sets a users sweep's ladder (--rates as whole numbers of
+// users) or its first count (--start-rate, default 8).
+func (o *sweepOptions) resolveUsers(spec *bench.SweepSpec) error {
+	_, ident, err := bench.NativeRate(o.wf)
+	if err != nil {
+		return err
+	}
+	spec.Ident = ident
+	whole := func(flag, s string) (float64, error) {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v < 1 {
+			return 0, usagef("--%s %q: with --vary users, want a whole number of users >= 1", flag, s)
+		}
+		return float64(v), nil
+	}
+	if o.rates != "" {
+		for _, part := range strings.Split(o.rates, ",") {
+			v, err := whole("rates", part)
+			if err != nil {
+				return err
+			}
+			spec.Ladder = append(spec.Ladder, v)
+		}
+		return nil
+	}
+	spec.Start = defaultStartUsers
+	if o.startRate != "" {
+		spec.Start, err = whole("start-rate", o.startRate)
+	}
 	return err
 }
