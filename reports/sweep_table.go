@@ -46,7 +46,7 @@ func sweepTable(s *Sweep) ([]string, [][]string) {
 		head = append(head, "time-scale factor")
 	}
 	head = append(head, "gain vs "+s.Baseline, "SLA met", "goodput req/s", "TTFT p50 ms", "TTFT p99 ms",
-		"TPOT p50 ms", "TPOT p99 ms", "broke at " + s.unit(), "broke by", "runs")
+		"TPOT p50 ms", "TPOT p99 ms", "broke at "+s.unit(), "broke by", "runs")
 	var rows [][]string
 	for i := range s.Policies {
 		rows = append(rows, sweepRow(s, &s.Policies[i]))
