@@ -130,7 +130,7 @@ func TestResolve(t *testing.T) {
 			p:   Params{"preset": "aibrix-code", "std_dev_factor": "3"},
 			env: map[string]string{"AIBRIX_PREFIX_CACHE_BLOCK_NUMBER": "1000", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE": "16"},
 			want: Params{"preset": "aibrix-code", "block_size": "16", "block_number": "1000", "imbalance_abs_count": "8",
-				"std_dev_factor": "3", "eviction_duration_mins": "20", "tokenizer": "character"}},
+				"std_dev_factor": "3", "eviction_duration_mins": "20", "tokenizer": "character", "index_answers": "false"}},
 		{name: "unknown policy", kind: KindRouter, pol: "fastest", p: Params{}, wantErr: `unknown router "fastest"`},
 		{name: "unknown preset", kind: KindRouter, pol: "prefix-cache", p: Params{"preset": "x"}, wantErr: `unknown preset "x"`},
 		{name: "unknown parameter", kind: KindQueue, pol: "vtc", p: Params{"w": "1"}, wantErr: `unknown parameter "w"`},

@@ -3,6 +3,7 @@ package policies
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
@@ -39,6 +40,7 @@ func approxPrefixSpec() Spec {
 			{Name: "queue_weight", Default: "2", Doc: "weight of the queue score ((max-q)/(max-min), q = scraped waiting or client in-flight)"},
 			{Name: "kv_weight", Default: "2", Doc: "weight of the KV score (1 - kv_cache_usage_perc, or the in-flight tokens analogue without scrape)"},
 			{Name: "queue_threshold", Default: "128", Doc: "backends with queue >= this are filtered out first (kept if all are)"},
+			indexAnswersParam,
 		},
 	}
 }
@@ -46,12 +48,16 @@ func approxPrefixSpec() Spec {
 // approxPrefix is the GIE proposal's Router: an approximate per-backend
 // LRU prefix cache combined with load scores.
 type approxPrefix struct {
-	rng                 *rand.Rand
-	chunkChars, maxRun  int
-	minMatch            float64
-	wPrefix, wQ, wKV    float64
-	queueThreshold      float64
-	index               *blockIndex
+	rng                *rand.Rand
+	chunkChars, maxRun int
+	minMatch           float64
+	wPrefix, wQ, wKV   float64
+	queueThreshold     float64
+	index              *blockIndex
+	// indexAnswers adds each answer to the index (index_answers);
+	// seen holds each Backend as last picked from (its cache size).
+	indexAnswers        bool
+	seen                []Backend
 	enc                 tokenizer.Tokenizer // nil: text hashed by characters
 	view                promptView
 	set                 backendSet
@@ -66,6 +72,9 @@ type approxPrefix struct {
 func newApproxPrefix(p Params, rng *rand.Rand) (Router, error) {
 	r := &approxPrefix{rng: rng}
 	var err error
+	if r.indexAnswers, err = p.Bool("index_answers"); err != nil {
+		return nil, err
+	}
 	if r.chunkChars, err = p.Int("chunk_chars", 1, 1<<20); err != nil {
 		return nil, err
 	}
@@ -122,7 +131,28 @@ func (r *approxPrefix) Pick(req *traces.Request, st State) (Choice, error) {
 	ch := Choice{Backend: b.Index, Reason: reason}
 	ch.PredictedHitTokens = r.view.toTokens(blocksOf(r.matches, b.Index) * size)
 	r.index.add(r.hashes, b)
+	if r.indexAnswers {
+		for len(r.seen) <= b.Index {
+			r.seen = append(r.seen, Backend{Index: len(r.seen)})
+		}
+		r.seen[b.Index] = b
+	}
 	return ch, nil
+}
+
+// IndexAnswer implements AnswerIndexer: with index_answers, the chunks of
+// req (a prompt extended by its answer) are added for backend.
+func (r *approxPrefix) IndexAnswer(_ time.Duration, req *traces.Request, backend int) {
+	if !r.indexAnswers || backend < 0 || backend >= len(r.seen) {
+		return
+	}
+	r.view.load(req)
+	if r.enc != nil && r.view.kind == kindText {
+		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
+	}
+	size := r.view.blockUnits(r.chunkChars, max(1, r.chunkChars/CharsPerToken))
+	r.hashes = r.view.hashChain(r.hashes[:0], size, r.maxRun)
+	r.index.add(r.hashes, r.seen[backend])
 }
 
 // score returns the position in bs of the highest weighted score, ties

@@ -31,6 +31,7 @@ func cacheAwareSpec() Spec {
 			{Name: "max_tree_chars", Default: "67108864", Doc: "characters per backend before LRU leaves are evicted (2^26; a token counts 4, a block id 4 x its tokens)"},
 			{Name: "eviction_interval", Default: "60s", Doc: "how often trees are trimmed to max_tree_chars (run time)"},
 			{Name: "fallback", Default: "least-load", Doc: "below cache_threshold: least-load (newer releases) or smallest-tree (older releases)"},
+			indexAnswersParam,
 		},
 		Presets: map[string]Params{"sglang-legacy": {"fallback": "smallest-tree", "cache_threshold": "0.5"}},
 	}
@@ -45,6 +46,7 @@ type cacheAware struct {
 	balanceAbs, maxChars  int
 	interval, lastEvict   time.Duration
 	smallestTree          bool
+	indexAnswers          bool // index_answers
 	text                  map[uint64]*radixTree[byte]
 	tokens                map[uint64]*radixTree[int]
 	blocks                map[[2]uint64]*radixTree[uint64]
@@ -58,6 +60,9 @@ func newCacheAware(p Params, rng *rand.Rand) (Router, error) {
 	r := &cacheAware{rng: rng, text: map[uint64]*radixTree[byte]{}, tokens: map[uint64]*radixTree[int]{},
 		blocks: map[[2]uint64]*radixTree[uint64]{}}
 	var err error
+	if r.indexAnswers, err = p.Bool("index_answers"); err != nil {
+		return nil, err
+	}
 	if r.threshold, err = p.Float("cache_threshold", 0, 1); err != nil {
 		return nil, err
 	}
@@ -110,6 +115,17 @@ func (r *cacheAware) Pick(req *traces.Request, st State) (Choice, error) {
 	ch.PredictedHitTokens = r.view.toTokens(r.matchedUnits(r.best[pos]))
 	tree.insert(r, ch.Backend, st.Now)
 	return ch, nil
+}
+
+// IndexAnswer implements AnswerIndexer: with index_answers, req (a prompt
+// extended by its answer) is inserted into backend's tree.
+func (r *cacheAware) IndexAnswer(now time.Duration, req *traces.Request, backend int) {
+	if !r.indexAnswers {
+		return
+	}
+	r.view.load(req)
+	r.textBuf = append(r.textBuf[:0], r.view.text...)
+	r.tree().insert(r, backend, now)
 }
 
 // byCache follows the longest match (ties: fewer in-flight, then the seeded

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"math/rand/v2"
+	"time"
 
 	"github.com/tracebench/tracebench/traces"
 )
@@ -23,6 +24,7 @@ func hashTrieSpec() Spec {
 		Source: "vLLM production-stack PrefixAwareRouter and HashTrie (src/vllm_router/routers/routing_logic.py, src/vllm_router/prefix/hashtrie.py; production-stack issue 59)",
 		Params: []ParamSpec{
 			{Name: "chunk_chars", Default: "128", Doc: "characters per hashed chunk (token-exact prompts: chunk_chars/4 tokens)"},
+			indexAnswersParam,
 		},
 	}
 }
@@ -44,11 +46,16 @@ type hashTrie struct {
 	hashes []uint64
 	cand   []int // positions in State.Backends still matching
 	next   []int
+	// indexAnswers adds each answer to the trie (index_answers).
+	indexAnswers bool
 }
 
 func newHashTrie(p Params, rng *rand.Rand) (Router, error) {
 	r := &hashTrie{rng: rng, wide: map[uint64]struct{}{}}
 	var err error
+	if r.indexAnswers, err = p.Bool("index_answers"); err != nil {
+		return nil, err
+	}
 	if r.chunk, err = p.Int("chunk_chars", 1, 1<<20); err != nil {
 		return nil, err
 	}
@@ -110,6 +117,18 @@ func (r *hashTrie) holds(node int32, h uint64, idx int) bool {
 }
 
 // insert records every chunk of the current prompt for Backend idx.
+// IndexAnswer implements AnswerIndexer: with index_answers, the chunks of
+// req (a prompt extended by its answer) are inserted for backend.
+func (r *hashTrie) IndexAnswer(_ time.Duration, req *traces.Request, backend int) {
+	if !r.indexAnswers {
+		return
+	}
+	r.view.load(req)
+	size := r.view.blockUnits(r.chunk, max(1, r.chunk/CharsPerToken))
+	r.hashes = r.view.hashChain(r.hashes[:0], size, 0)
+	r.insert(backend)
+}
+
 func (r *hashTrie) insert(idx int) {
 	if idx < 0 {
 		return

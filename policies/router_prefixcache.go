@@ -41,6 +41,7 @@ func prefixCacheSpec() Spec {
 				Doc: "a matching backend is taken only if its in-flight <= mean + factor x sample stddev of all backends"},
 			{Name: "eviction_duration_mins", Default: "20", Env: "AIBRIX_PREFIX_CACHE_EVICTION_DURATION_MINS",
 				Doc: "minutes after which a block hash not routed again is forgotten (TTL)"},
+			indexAnswersParam,
 		},
 		Presets: map[string]Params{
 			"aibrix-code": {"block_size": "4", "imbalance_abs_count": "8", "std_dev_factor": "1"},
@@ -59,6 +60,8 @@ type prefixCache struct {
 	imbalance   int
 	factor      float64
 	table       *hashTable
+	// indexAnswers adds each answer to the table (index_answers).
+	indexAnswers bool
 
 	view    promptView
 	set     backendSet
@@ -74,6 +77,9 @@ func newPrefixCache(p Params, rng *rand.Rand) (Router, error) {
 	r := &prefixCache{rng: rng}
 	tok, err := p.OneOf("tokenizer", "character", "tiktoken")
 	if err != nil {
+		return nil, err
+	}
+	if r.indexAnswers, err = p.Bool("index_answers"); err != nil {
 		return nil, err
 	}
 	if r.blockChars, r.blockTokens, err = aibrixBlockSize(p, tok); err != nil {
@@ -158,6 +164,21 @@ func (r *prefixCache) Pick(req *traces.Request, st State) (Choice, error) {
 	ch.PredictedHitTokens = r.view.toTokens(blocksOf(r.matches, ch.Backend) * size)
 	r.table.add(r.refs, ch.Backend, st.Now)
 	return ch, nil
+}
+
+// IndexAnswer implements AnswerIndexer: with index_answers, the blocks of
+// req (a prompt extended by its answer) are added for backend.
+func (r *prefixCache) IndexAnswer(now time.Duration, req *traces.Request, backend int) {
+	if !r.indexAnswers {
+		return
+	}
+	r.view.load(req)
+	if r.enc != nil && r.view.kind == kindText {
+		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
+	}
+	size := r.view.blockUnits(r.blockChars, r.blockTokens)
+	r.refs = r.view.blockRefs(r.refs[:0], &r.hashes, size)
+	r.table.add(r.refs, backend, now)
 }
 
 // bestMatch sorts the matching Backends by match% = floor(blocks*100 /

@@ -265,7 +265,31 @@ func (d *Dispatcher) Done(now time.Duration, req *traces.Request, r *Result) {
 	if fb, ok := policies.As[policies.Feedback](d.router); ok {
 		fb.Done(now, req, out)
 	}
+	d.indexAnswer(now, req, r)
 	d.pollState(now)
+}
+
+// indexAnswer gives a Router that learns answers (policies.AnswerIndexer)
+// the prompt of a finished turn extended by the answer a later turn of
+// its session will carry.
+// The shared hit model (for Routers without a view of their own) always
+// learns it: it models the servers, which cache what they generate.
+func (d *Dispatcher) indexAnswer(now time.Duration, req *traces.Request, r *Result) {
+	if r.Answer == nil || !r.OK() || r.Backend < 0 {
+		return
+	}
+	ai, ok := policies.As[policies.AnswerIndexer](d.router)
+	if !ok && d.hits == nil {
+		return
+	}
+	a := answered(req, r.Answer, r.CompletionTokens)
+	switch {
+	case a == nil:
+	case ok:
+		ai.IndexAnswer(now, a, r.Backend)
+	default:
+		d.hits.Observe(a, policies.Backend{Index: r.Backend})
+	}
 }
 
 // pollState collects the Queue's state samples, if it reports any.

@@ -128,3 +128,27 @@ func feedIDs(ids []int, last *turnRecord) ([]int, bool) {
 	out = append(out, last.ids...)
 	return append(out, ids[cut:]...), true
 }
+
+// answered returns req's prompt extended by its answer, as the next turn
+// of its session begins (nil when there is no answer to add): a chat
+// history gains the answer as an assistant message and a text prompt the
+// answer after a newline (the turns' contents joined); a token-id prompt
+// gains the answer's ids.
+func answered(req *traces.Request, a *Answer, completion int) *traces.Request {
+	text := a.text.String()
+	r := *req
+	switch {
+	case len(req.TokenIDs) > 0 && len(a.ids) > 0:
+		r.TokenIDs = append(slices.Clip(req.TokenIDs), a.ids...)
+		r.InputTokens = len(r.TokenIDs)
+		return &r
+	case text == "" || len(req.TokenIDs) > 0 || len(req.BlockIDs) > 0:
+		return nil
+	}
+	if len(req.Messages) > 0 {
+		r.Messages = append(slices.Clip(req.Messages), traces.Message{Role: "assistant", Content: text})
+	}
+	r.Prompt = traces.PromptText(req) + "\n" + text
+	r.InputTokens += completion
+	return &r
+}
