@@ -36,6 +36,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Users = a.userRows()
 	s.Fairness = a.fairness(s.Users, secs)
 	s.Sessions = a.sessions.summary()
+	s.Sessions.addStop(stop)
 	s.Backends = a.backendRows()
 	s.Balance = balanceOf(s.Backends)
 	s.Rate, s.MockStepLate = runChecks(stop, a.h.Mode)

@@ -41,6 +41,33 @@ type SessionSummary struct {
 	Early     int `json:"early"`
 	// ByTurn is TTFT by turn index (the last row pools later turns).
 	ByTurn []TurnTTFT `json:"ttft_by_turn"`
+	// FailedTurns, EndedByFailure and Skipped are the stop line's counts
+	// (-1 when it has none: open-loop, or a file written before them):
+	// turns that failed, sessions a failed turn ended (--on-turn-failure
+	// end) and turns not sent because their session had ended.
+	FailedTurns    int `json:"failed_turns"`
+	EndedByFailure int `json:"ended_by_failure"`
+	Skipped        int `json:"skipped_turns"`
+}
+
+// addStop copies the pacing's counts from the stop line (s may be nil).
+func (s *SessionSummary) addStop(stop *replay.Stop) {
+	if s == nil {
+		return
+	}
+	s.FailedTurns, s.EndedByFailure, s.Skipped = -1, -1, -1
+	if stop == nil {
+		return
+	}
+	get := func(k string) int {
+		if v, ok := stop.Extra[k]; ok {
+			return int(v)
+		}
+		return -1
+	}
+	s.FailedTurns = get(replay.ExtraTurnsFailed)
+	s.EndedByFailure = get(replay.ExtraSessionsEndedFail)
+	s.Skipped = get(replay.ExtraTurnsSkipped)
 }
 
 // TurnTTFT is the TTFT of the successful turns of one turn index.

@@ -13,18 +13,28 @@ const sessionsIntro = "What the users lived through. Session time runs from a se
 	"answer; fleet time is the sum of its turns' end-to-end latencies and think time the pauses between turns " +
 	"(reading, typing, an agent's tools). Fleet share is Σ fleet / Σ (fleet + think): the share of the users' " +
 	"time the fleet added. Early turns were sent before the turn they follow had finished: open-loop users who " +
-	"ask before the answer arrives; closed-loop replays have none."
+	"ask before the answer arrives; closed-loop replays have none. Failed turns, sessions a failure ended and " +
+	"turns skipped because their session had ended come from the run's stop line (n/a open-loop)."
 
 // sessionRunCells are one run's cells of the sessions table.
 func sessionRunCells(s *SessionSummary) []string {
 	return []string{strconv.Itoa(s.Sessions), strconv.Itoa(s.Completed), fmtNum(s.TurnsMean),
 		fmtSec(s.Time.P50), fmtSec(s.Time.P90), fmtSec(s.Fleet.P50), fmtSec(s.Think.P50), fmtPct(s.FleetShare),
-		fmt.Sprintf("%d of %d", s.Early, s.FollowUps)}
+		fmt.Sprintf("%d of %d", s.Early, s.FollowUps), fmtKnown(s.FailedTurns), fmtKnown(s.EndedByFailure),
+		fmtKnown(s.Skipped)}
+}
+
+// fmtKnown formats a count, "n/a" when unknown (negative).
+func fmtKnown(n int) string {
+	if n < 0 {
+		return "n/a"
+	}
+	return strconv.Itoa(n)
 }
 
 // sessionHead is the sessions table's header after the policy column.
 var sessionHead = []string{"sessions", "completed", "turns mean", "session p50 s", "session p90 s",
-	"fleet p50 s", "think p50 s", "fleet share", "early turns"}
+	"fleet p50 s", "think p50 s", "fleet share", "early turns", "failed turns", "ended by failure", "skipped turns"}
 
 // fmtSec formats milliseconds as seconds ("n/a" for NaN).
 func fmtSec(ms float64) string {
@@ -143,6 +153,9 @@ func sessionFields() []csvField {
 		f("session_fleet_share", func(s *SessionSummary) float64 { return s.FleetShare }),
 		f("session_early_turns", func(s *SessionSummary) float64 { return float64(s.Early) }),
 		f("session_follow_ups", func(s *SessionSummary) float64 { return float64(s.FollowUps) }),
+		f("session_failed_turns", knownCount(func(s *SessionSummary) int { return s.FailedTurns })),
+		f("sessions_ended_by_failure", knownCount(func(s *SessionSummary) int { return s.EndedByFailure })),
+		f("session_skipped_turns", knownCount(func(s *SessionSummary) int { return s.Skipped })),
 		{"ttft_p50_ms_by_turn", func(s *Summary) string {
 			if s.Sessions == nil {
 				return ""
@@ -153,5 +166,15 @@ func sessionFields() []csvField {
 			}
 			return strings.Join(cells, " ")
 		}},
+	}
+}
+
+// knownCount turns a count getter into a figure getter, NaN when unknown.
+func knownCount(get func(*SessionSummary) int) func(*SessionSummary) float64 {
+	return func(s *SessionSummary) float64 {
+		if n := get(s); n >= 0 {
+			return float64(n)
+		}
+		return math.NaN()
 	}
 }

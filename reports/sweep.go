@@ -41,6 +41,14 @@ func (s *Sweep) unit() string {
 	return "req/s"
 }
 
+// short names the swept value in a word: "rate" or "users".
+func (s *Sweep) short() string {
+	if s.Vary == VaryUsers {
+		return "users"
+	}
+	return "rate"
+}
+
 // load names the swept value: "offered rate" or "concurrent users".
 func (s *Sweep) load() string {
 	if s.Vary == VaryUsers {

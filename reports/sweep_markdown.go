@@ -51,7 +51,7 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 	fmt.Fprintf(w, "For each policy, the highest %s at which SLA attainment stayed at or above %s "+
 		"(%s; failed requests count as missed). %s\n\n", s.load(), fmtPct(s.Target), sloText(s.SLO), methodText(s))
 	writeSweepSetup(w, s)
-	fmt.Fprintf(w, "## Sustained %s per policy\n\n", s.load())
+	fmt.Fprintf(w, "## Sustained %s per policy\n\n", s.short())
 	head, rows := sweepTable(s)
 	for _, r := range rows {
 		r[0] = mdEscape(r[0])
@@ -74,9 +74,9 @@ func methodText(s *Sweep) string {
 	if s.Method == SweepLadder {
 		return "Each policy ran a fixed ladder of rates, lowest first, up to its first failure."
 	}
-	return fmt.Sprintf("Each policy's %s was found by search: from %s %s it is multiplied by %s "+
+	return fmt.Sprintf("Each policy's %s was found by search: from %s %s the %s is multiplied by %s "+
 		"until a run fails (or divided until one passes), then the bracket is bisected geometrically until its "+
-		"ends are within %s of each other%s, at most %d runs.", s.load(), fmtNum(s.Start), s.unit(),
+		"ends are within %s of each other%s, at most %d runs.", s.short(), fmtNum(s.Start), s.unit(), s.short(),
 		strconv.FormatFloat(s.Growth, 'g', 4, 64), fmtPct(s.Tolerance), oneUser(s), s.MaxRuns)
 }
 
