@@ -37,6 +37,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.Fairness = a.fairness(s.Users, secs)
 	s.Sessions = a.sessions.summary()
 	s.Sessions.addStop(stop)
+	s.sessionRows = a.sessions.rows()
 	s.Backends = a.backendRows()
 	s.Balance = balanceOf(s.Backends)
 	s.Rate, s.MockStepLate = runChecks(stop, a.h.Mode)

@@ -2,7 +2,9 @@ package reports
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -68,6 +70,17 @@ func (s *SessionSummary) addStop(stop *replay.Stop) {
 	s.FailedTurns = get(replay.ExtraTurnsFailed)
 	s.EndedByFailure = get(replay.ExtraSessionsEndedFail)
 	s.Skipped = get(replay.ExtraTurnsSkipped)
+}
+
+// SessionRow is one session of a Run, for sessions.csv.
+type SessionRow struct {
+	// Session is the session's id; Turns its turns with a Result, Failed
+	// those that failed.
+	Session       string
+	Turns, Failed int
+	// Time is first arrival to last end; Fleet the sum of its turns'
+	// E2E; Think the sum of its think times.
+	Time, Fleet, Think time.Duration
 }
 
 // TurnTTFT is the TTFT of the successful turns of one turn index.
@@ -171,6 +184,17 @@ func (a *sessionsAcc) turnHist(k int) *hdrhistogram.Histogram {
 		a.byTurn[i] = newHist()
 	}
 	return a.byTurn[i]
+}
+
+// rows returns every session, by id.
+func (a *sessionsAcc) rows() []SessionRow {
+	out := make([]SessionRow, 0, len(a.by))
+	for id, s := range a.by {
+		out = append(out, SessionRow{Session: id, Turns: s.turns, Failed: s.failed, Time: s.last - s.first,
+			Fleet: s.fleet, Think: s.think})
+	}
+	slices.SortFunc(out, func(x, y SessionRow) int { return strings.Compare(x.Session, y.Session) })
+	return out
 }
 
 // summary returns the sessions' figures (nil without sessions).

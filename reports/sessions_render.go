@@ -1,11 +1,13 @@
 package reports
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // sessionsIntro explains the sessions tables (markdown and HTML).
@@ -177,4 +179,24 @@ func knownCount(get func(*SessionSummary) int) func(*SessionSummary) float64 {
 		}
 		return math.NaN()
 	}
+}
+
+// WriteSessionsCSV writes sessions.csv: one row per session of each run
+// (policy, session, turns, failed turns, session time, fleet time and
+// think time in ms).
+func WriteSessionsCSV(w io.Writer, runs []*Summary) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"policy", "session", "turns", "failed_turns", "session_time_ms", "fleet_time_ms", "think_time_ms"})
+	ms := func(d time.Duration) string { return num(float64(d) / 1e6) }
+	for _, s := range runs {
+		for _, r := range s.sessionRows {
+			_ = cw.Write([]string{s.Name(), r.Session, strconv.Itoa(r.Turns), strconv.Itoa(r.Failed), ms(r.Time),
+				ms(r.Fleet), ms(r.Think)})
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write sessions.csv: %w", err)
+	}
+	return nil
 }

@@ -66,8 +66,10 @@ type Summary struct {
 	HitRate HitRate `json:"hit_rate"`
 	// Fairness holds Jain's index and the VTC service difference.
 	Fairness Fairness `json:"fairness"`
-	// Sessions describes the Run's sessions (nil when it had none).
-	Sessions *SessionSummary `json:"sessions,omitempty"`
+	// Sessions describes the Run's sessions (nil when it had none);
+	// sessionRows lists them one by one (sessions.csv).
+	Sessions    *SessionSummary `json:"sessions,omitempty"`
+	sessionRows []SessionRow
 	// Balance is the spread of load across Backends.
 	Balance Balance `json:"load_balance"`
 	// Rate compares the requested and achieved arrival rates (req/s; NaN

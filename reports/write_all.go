@@ -9,7 +9,7 @@ import (
 
 // WriteDir writes the full report into dir (created if needed):
 // report.md with its plots under plots/, report.html (self-contained),
-// summary.csv and summary.json.
+// summary.csv, summary.json and, when a run had sessions, sessions.csv.
 func WriteDir(dir string, runs []*Summary, o RenderOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report dir: %w", err)
@@ -26,6 +26,11 @@ func WriteDir(dir string, runs []*Summary, o RenderOptions) error {
 	}
 	if err := writeFile(filepath.Join(dir, "summary.csv"), func(w io.Writer) error { return WriteCSV(w, runs) }); err != nil {
 		return err
+	}
+	if anySessions(runs) {
+		if err := writeFile(filepath.Join(dir, "sessions.csv"), func(w io.Writer) error { return WriteSessionsCSV(w, runs) }); err != nil {
+			return err
+		}
 	}
 	return writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, runs) })
 }
