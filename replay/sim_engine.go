@@ -180,7 +180,7 @@ func (s *simulator) apply(ev *engine.Event) error {
 		sr.res.CachedTokens, sr.stats.cached = ev.CachedTokens, true
 	}
 	if ev.HasToken {
-		sr.stats.content(nil)
+		sr.stats.token(nil, ev.Reasoning, !ev.Reasoning)
 	}
 	if ev.Finished {
 		s.finish(ev, sr)
