@@ -168,13 +168,17 @@ func (a *Accumulator) addThroughput(r *replay.Result) {
 }
 
 // MeetsSLO reports whether r succeeded and met the bounds of slo that
-// apply to its user (TTFT, TPOT, E2E; a zero bound is not checked).
+// apply to its user (TTFT, TTFOT, TPOT, E2E; a zero bound is not
+// checked). A request with no output token misses a TTFOT bound.
 func MeetsSLO(slo SLO, r *replay.Result) bool {
 	if !r.OK() {
 		return false
 	}
 	s := slo.For(r.User)
 	if s.TTFT > 0 && (r.FirstToken == 0 || r.TTFT() > s.TTFT) {
+		return false
+	}
+	if s.TTFOT > 0 && (r.FirstOutput == 0 || r.TTFOT() > s.TTFOT) {
 		return false
 	}
 	if s.TPOT > 0 && r.Chunks >= 2 && r.TPOT() > s.TPOT {

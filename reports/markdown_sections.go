@@ -96,7 +96,7 @@ func sloText(s SLO) string {
 	for _, b := range []struct {
 		n string
 		d time.Duration
-	}{{"TTFT", s.TTFT}, {"TPOT", s.TPOT}, {"E2E", s.E2E}} {
+	}{{"TTFT", s.TTFT}, {"TTFOT", s.TTFOT}, {"TPOT", s.TPOT}, {"E2E", s.E2E}} {
 		if b.d > 0 {
 			parts = append(parts, fmt.Sprintf("%s ≤ %s", b.n, b.d))
 		}
