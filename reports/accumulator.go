@@ -38,6 +38,7 @@ type Accumulator struct {
 	ttftAt                                     *series // TTFT (ms) by intended arrival, for means
 	bins                                       map[string]*series
 	pd                                         *pdAcc // nil unless the Run disaggregated
+	reason                                     reasoningAcc
 }
 
 // NewAccumulator returns an empty Accumulator for the Run described by h.
@@ -57,6 +58,7 @@ func NewAccumulator(h replay.Header, o Options) *Accumulator {
 		ttftAt:      newSeries(o.Buckets, true),
 		bins:        map[string]*series{},
 		pd:          newPDAcc(h.Roles),
+		reason:      newReasoningAcc(),
 	}
 	for i := range h.Backends {
 		a.backend(i)
@@ -134,6 +136,7 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 	if r.Sent > 0 {
 		over += recordDur(a.schedLag, r.ScheduleLag())
 	}
+	over += a.reason.add(r)
 }
 
 // addTokens counts a successful request's tokens and throughput.

@@ -51,7 +51,7 @@ func summaryFields() []csvField {
 	out = append(out, distFields("e2e", func(s *Summary) Dist { return s.E2E })...)
 	out = append(out, distFields("queue_wait", func(s *Summary) Dist { return s.QueueWait })...)
 	out = append(out, distFields("schedule_lag", func(s *Summary) Dist { return s.ScheduleLag })...)
-	return append(out,
+	out = append(out,
 		f("tokens_per_chunk", func(s *Summary) float64 { return s.TokensPerChunk }),
 		str("sla_met", func(s *Summary) string { return numI(s.SLA.Met) }),
 		f("sla_attainment", func(s *Summary) float64 { return s.SLA.Attainment }),
@@ -76,6 +76,15 @@ func summaryFields() []csvField {
 		f("host_busy_pct", func(s *Summary) float64 { return s.Host.BusyPct }),
 		f("burst_gap_share", func(s *Summary) float64 { return s.BurstGapShare }),
 		str("mock_lateness_lifetime", lifetimeCell),
+	)
+	out = append(out, distFields("ttfot", func(s *Summary) Dist { return s.TTFOT })...)
+	return append(out,
+		str("slo_ttfot_ms", func(s *Summary) string { return ms(s.Options.SLO.TTFOT) }),
+		str("reasoning_requests", func(s *Summary) string { return numI(s.Reasoning.Requests) }),
+		str("reasoning_tokens", func(s *Summary) string { return numI(s.Reasoning.Tokens) }),
+		f("reasoning_mean_tokens", func(s *Summary) float64 { return s.Reasoning.MeanTokens }),
+		f("reasoning_share", func(s *Summary) float64 { return s.Reasoning.Share }),
+		str("reasoning_no_output", func(s *Summary) string { return numI(s.Reasoning.NoOutput) }),
 	)
 }
 

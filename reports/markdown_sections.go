@@ -235,6 +235,7 @@ func allCompleted(runs []*Summary) bool {
 // writeDetails writes the figures that did not fit the comparison table,
 // in two tables: client and server timing, then load, cache and fairness.
 func writeDetails(w io.Writer, runs []*Summary) {
+	writeReasoning(w, runs)
 	writeTiming(w, runs)
 	fmt.Fprint(w, "### Load, cache and fairness detail\n\n")
 	var rows [][]string
