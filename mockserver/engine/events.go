@@ -38,8 +38,9 @@ type Event struct {
 	// First is set with the request's first generated token.
 	First bool
 	// Reasoning is set when the token is part of the request's reasoning
-	// (Config.Reasoning), which comes before its answer.
-	Reasoning bool
+	// (Config.Reasoning), which comes before its answer; ReasoningEnd
+	// marks its last token (absent when MaxTokens ends the reasoning).
+	Reasoning, ReasoningEnd bool
 	// NumOutput is the request's generated tokens so far.
 	NumOutput int
 	// Preempted is set when the request lost its KV blocks this step and

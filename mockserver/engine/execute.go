@@ -65,7 +65,7 @@ func (e *Engine) emit(s *seq, ev *Event, now time.Duration) bool {
 	s.tokens = append(s.tokens, int32(tok))
 	ev.Token, ev.HasToken = tok, true
 	if i < s.reasoning {
-		ev.Reasoning = true
+		ev.Reasoning, ev.ReasoningEnd = true, i == s.reasoning-1
 		e.stats.ReasoningTokens++
 	}
 	if !s.firstDone {

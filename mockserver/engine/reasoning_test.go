@@ -94,12 +94,19 @@ func TestReasoningTokensAreDecodedOutput(t *testing.T) {
 	}
 	steps := drive(t, e, arr, 100)
 	marks := map[string][]bool{}
+	ends := map[string]int{}
 	for _, st := range steps {
 		for _, ev := range st.Events {
 			if ev.HasToken {
 				marks[ev.ID] = append(marks[ev.ID], ev.Reasoning)
 			}
+			if ev.ReasoningEnd {
+				ends[ev.ID] = ev.NumOutput
+			}
 		}
+	}
+	if len(ends) != 1 || ends["long"] != 5 {
+		t.Errorf("reasoning ends at %v: want only long's, at its 5th token", ends)
 	}
 	want := map[string][]bool{
 		"long":  {true, true, true, true, true, false, false, false},
