@@ -24,8 +24,8 @@ type response struct {
 	out     int
 	// reasoning counts the output tokens that were reasoning.
 	reasoning int
-	last    time.Time // previous token emission
-	reason  string
+	last      time.Time // previous token emission
+	reason    string
 	// admitted and first are the wall times of admission and of the
 	// first token (for vLLM's prefill, decode and inference times).
 	admitted, first time.Time
