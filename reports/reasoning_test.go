@@ -252,3 +252,43 @@ func TestSLOFileTTFOT(t *testing.T) {
 		t.Fatalf("For: %v %v", got.For("r"), got.For("s"))
 	}
 }
+
+// TestVerdictUsesTTFOT: of two policies, "eager" starts every stream
+// early but answers late (long reasoning queued behind others) and
+// "steady" starts later but answers sooner. Under a TTFT bound alone
+// eager wins; with a TTFOT bound the verdict picks steady.
+func TestVerdictUsesTTFOT(t *testing.T) {
+	run := func(name string, o Options, ttft, ttfot time.Duration) *Summary {
+		a := NewAccumulator(replay.Header{Policy: name, Router: name, Trace: "w", Mode: "sim"}, o)
+		for i := range 20 {
+			at := time.Duration(i) * time.Second
+			a.Add(&replay.Result{ID: name, Intended: at, Sent: at, FirstToken: at + ttft, FirstOutput: at + ttfot,
+				Done: at + ttfot + 100*ms1, Chunks: 20, CompletionTokens: 20, ReasoningTokens: 10, Status: 200})
+		}
+		return a.Finish(&replay.Stop{Reason: "done", Elapsed: 21 * time.Second})
+	}
+	for _, tc := range []struct {
+		name string
+		slo  SLO
+		pick string
+	}{
+		{"TTFT bound", SLO{TTFT: 300 * ms1}, "eager"},
+		{"TTFT and TTFOT bounds", SLO{TTFT: 600 * ms1, TTFOT: 2 * time.Second}, "steady"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.SLO = tc.slo
+			runs := map[string][]*Summary{
+				"eager":  {run("eager", o, 100*ms1, 3*time.Second)},
+				"steady": {run("steady", o, 500*ms1, 1500*ms1)},
+			}
+			v := DecideVerdict([]string{"eager", "steady"}, runs)
+			if v == nil || v.Pick != tc.pick {
+				t.Fatalf("verdict %+v: want %s picked", v, tc.pick)
+			}
+			if tc.slo.TTFOT > 0 && !strings.Contains(v.SLO, "TTFOT ≤ 2s") {
+				t.Errorf("verdict SLO %q does not state the TTFOT bound", v.SLO)
+			}
+		})
+	}
+}
