@@ -38,7 +38,7 @@ type apiMessage struct {
 	Content string `json:"content"`
 	// ReasoningContent is the reasoning text of reasoning models (vLLM
 	// before its rename, SGLang, llama.cpp); Reasoning is vLLM's name for
-	// it since the rename (vLLM PR 27752). Those tokens are generated
+	// it since the rename (https://github.com/vllm-project/vllm/pull/27752). Those tokens are generated
 	// output: they count as tokens, but not as the first output token.
 	ReasoningContent string `json:"reasoning_content"`
 	Reasoning        string `json:"reasoning"`
