@@ -24,9 +24,13 @@ func NewClient(ctx context.Context, cf *Client, backends []string) (*replay.Clie
 		}
 		cf.dialect, cf.dialectWhy = d, why
 	}
+	if cf.API == replay.APIResponses && cf.dialect.Endpoints.Responses == "" {
+		return nil, "", fieldf("Spec.Client.API", "Spec.Client.API %q: %s servers have no Responses API (POST /v1/responses); use chat",
+			cf.API, cf.dialect.Name)
+	}
 	c := replay.NewClient(replay.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
 		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
-		TokenExact: true, Dialect: cf.dialect, Salt: cf.salt})
+		TokenExact: true, Dialect: cf.dialect, Salt: cf.salt, ReasoningTags: cf.ReasoningTags})
 	model := cf.Model
 	for _, b := range backends {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)

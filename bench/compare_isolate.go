@@ -69,7 +69,7 @@ func decideIsolation(d *dialect.Dialect, flushErr error, salt bool) isolation {
 // saltable reports whether the Runs' prompts can be salted: token-id
 // prompts to a completions endpoint (see replay.Client.Salted).
 func saltable(cf *Client, d *dialect.Dialect) bool {
-	return cf.API != replay.APIChat && d.TokenPrompts()
+	return cf.API != replay.APIChat && cf.API != replay.APIResponses && d.TokenPrompts()
 }
 
 // caches is a run's cache state as its results header states it

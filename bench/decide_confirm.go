@@ -167,7 +167,7 @@ const (
 // stretchSLO multiplies every bound of slo by scale.
 func stretchSLO(slo reports.SLO, scale float64) reports.SLO {
 	st := func(d time.Duration) time.Duration { return time.Duration(float64(d) * scale) }
-	slo.TTFT, slo.TPOT, slo.E2E = st(slo.TTFT), st(slo.TPOT), st(slo.E2E)
+	slo.TTFT, slo.TTFOT, slo.TPOT, slo.E2E = st(slo.TTFT), st(slo.TTFOT), st(slo.TPOT), st(slo.E2E)
 	if len(slo.PerUser) > 0 {
 		per := make(map[string]reports.SLO, len(slo.PerUser))
 		for u, b := range slo.PerUser {

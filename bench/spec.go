@@ -94,7 +94,8 @@ type Policy struct {
 // command-line flag of the same name; DefaultClient gives the flags'
 // defaults.
 type Client struct {
-	// API is the endpoint, "completions" or "chat"; Model the model sent
+	// API is the endpoint, "completions", "chat" or "responses" (the
+	// OpenAI Responses API); Model the model sent
 	// ("": the first one the first backend's /v1/models lists); APIKey the
 	// bearer token ("": $OPENAI_API_KEY), never written anywhere; Headers
 	// extra "Name: value" headers, whose values are never written.
@@ -117,6 +118,10 @@ type Client struct {
 	// /v1/models, the Server header or /metrics names), "vllm",
 	// "sglang", "llamacpp" or "openai".
 	Dialect string
+	// ReasoningTags reads reasoning between <think> and </think> in the
+	// generated content (reasoning models served without a reasoning
+	// parser; default false).
+	ReasoningTags bool
 	// dialect and dialectWhy are the resolved dialect and why it was
 	// chosen (set by ResolveDialect or NewClient).
 	dialect    *dialect.Dialect

@@ -1,5 +1,11 @@
 package bench
 
+import (
+	"strings"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
 // check rejects a Spec that says nowhere to send its Requests or write
 // its Results, as a UsageError naming the field.
 func (rs Spec) check() error {
@@ -11,6 +17,8 @@ func (rs Spec) check() error {
 			"or start a MockFleet for the Run")
 	case rs.Results == "":
 		return fieldf("Spec.Results", "Spec.Results: no results file path")
+	case !replay.ValidAPI(rs.Client.API):
+		return fieldf("Spec.Client.API", "Spec.Client.API %q: want %s", rs.Client.API, strings.Join(replay.APIs(), ", "))
 	}
 	return nil
 }

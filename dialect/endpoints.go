@@ -26,6 +26,9 @@ type Endpoints struct {
 	// ApplyTemplate renders chat messages through the server's chat
 	// template (llama.cpp's /apply-template).
 	ApplyTemplate string
+	// Responses is the OpenAI Responses API (POST /v1/responses; "" when
+	// the server has none).
+	Responses string
 	// chatTokenizeBody, when set, asks Tokenize for the tokens of chat
 	// messages through the chat template (vLLM).
 	chatTokenizeBody func(model string, msgs []map[string]string) any

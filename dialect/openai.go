@@ -7,7 +7,7 @@ package dialect
 // bounded by max_tokens but may end early at an end-of-sequence token.
 var openai = Dialect{
 	Name:      OpenAI,
-	Endpoints: Endpoints{Models: "/v1/models"},
+	Endpoints: Endpoints{Models: "/v1/models", Responses: "/v1/responses"},
 	cached:    detailsCached,
 	flushNote: "plain OpenAI-compatible servers offer no cache flush",
 }

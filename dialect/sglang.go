@@ -6,7 +6,8 @@ package dialect
 // sglang:prompt_tokens_total, sglang:cached_tokens_total by
 // cache_source, sglang:num_retracted_requests_total), its sampling
 // parameters (min_tokens, ignore_eos), usage.prompt_tokens_details with
-// --enable-cache-report, and its /flush_cache endpoint.
+// --enable-cache-report, its /flush_cache endpoint and its Responses API
+// (/v1/responses, python/sglang/srt/entrypoints/openai/serving_responses.py).
 var sglang = Dialect{
 	Name: SGLang,
 	Metrics: Metrics{
@@ -23,7 +24,7 @@ var sglang = Dialect{
 		GenerationTokens: []string{"sglang:generation_tokens_total"},
 		Preemptions:      []string{"sglang:num_retracted_requests_total"},
 	},
-	Endpoints:    Endpoints{Health: "/health", Models: "/v1/models", Metrics: "/metrics"},
+	Endpoints:    Endpoints{Health: "/health", Models: "/v1/models", Metrics: "/metrics", Responses: "/v1/responses"},
 	extras:       minTokensExtras,
 	cached:       detailsCached,
 	flush:        postFlush("/flush_cache"),

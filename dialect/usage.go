@@ -19,6 +19,12 @@ type Raw struct {
 	// and PromptN those computed (timings.prompt_n).
 	HasTimings      bool
 	CacheN, PromptN int
+	// HasReasoning reports a reasoning token count in the usage:
+	// completion_tokens_details.reasoning_tokens (OpenAI, the Responses
+	// API's output_tokens_details.reasoning_tokens) or SGLang's top-level
+	// usage.reasoning_tokens; ReasoningTokens is its value.
+	HasReasoning    bool
+	ReasoningTokens int
 }
 
 // Usage is one response's token accounting in the dialect's terms.
@@ -31,6 +37,10 @@ type Usage struct {
 	Cached int
 	// CachedKnown reports that the response carried a cached count.
 	CachedKnown bool
+	// Reasoning is the generated tokens that were reasoning (part of
+	// Completion); valid only when ReasoningKnown.
+	Reasoning      int
+	ReasoningKnown bool
 }
 
 // Usage interprets r: prompt and completion tokens from usage (for
@@ -44,6 +54,7 @@ func (d *Dialect) Usage(r *Raw) Usage {
 	if d != nil && d.cached != nil {
 		u.Cached, u.CachedKnown = d.cached(r)
 	}
+	u.Reasoning, u.ReasoningKnown = r.ReasoningTokens, r.HasReasoning
 	return u
 }
 

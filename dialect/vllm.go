@@ -3,8 +3,9 @@ package dialect
 // vllm is vLLM's OpenAI-compatible server. Sources: vLLM's "Production
 // Metrics" documentation (V1 names, and the V0 names they replaced),
 // its OpenAI-compatible server's extra sampling parameters (min_tokens,
-// ignore_eos) and its /tokenize, /detokenize and dev-mode
-// /reset_prefix_cache endpoints.
+// ignore_eos), its /tokenize, /detokenize and dev-mode
+// /reset_prefix_cache endpoints and its Responses API (/v1/responses,
+// vllm/entrypoints/openai/responses/).
 var vllm = Dialect{
 	Name: VLLM,
 	Metrics: Metrics{
@@ -22,7 +23,7 @@ var vllm = Dialect{
 		CacheConfig:      "vllm:cache_config_info",
 	},
 	Endpoints: Endpoints{Health: "/health", Models: "/v1/models", Metrics: "/metrics",
-		Tokenize: "/tokenize", Detokenize: "/detokenize",
+		Tokenize: "/tokenize", Detokenize: "/detokenize", Responses: "/v1/responses",
 		tokenizeBody: func(model, text string) any {
 			return map[string]any{"model": model, "prompt": text, "add_special_tokens": false}
 		},

@@ -62,6 +62,7 @@ type chatMessage struct {
 // generation is a parsed request, API-independent.
 type generation struct {
 	chat         bool
+	responses    bool // the Responses API (chat-templated input, its own events)
 	model        string
 	prompt       []int
 	maxTokens    int // 0: until the context is full (vLLM's default)

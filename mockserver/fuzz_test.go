@@ -54,3 +54,23 @@ func FuzzParseChat(f *testing.F) {
 		checkGeneration(t, g)
 	})
 }
+
+func FuzzParseResponses(f *testing.F) {
+	f.Add([]byte(`{"model":"m","input":"hi","max_output_tokens":3,"stream":true,"ignore_eos":true}`))
+	f.Add([]byte(`{"input":[{"role":"user","content":[{"type":"input_text","text":"a"}]},{"type":"message","role":"assistant","content":"b"}],"instructions":"be brief"}`))
+	f.Add([]byte(`{"input":[{"type":"function_call_output"}],"max_output_tokens":0}`))
+	tok := tokenizer.Whitespace{}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		g, err := parseResponses(body, tok)
+		if err != nil {
+			if g != nil {
+				t.Fatal("error with a result")
+			}
+			return
+		}
+		if !g.responses || g.chat {
+			t.Fatalf("a Responses API generation marked responses %v chat %v", g.responses, g.chat)
+		}
+		checkGeneration(t, g)
+	})
+}

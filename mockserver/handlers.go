@@ -15,12 +15,12 @@ import (
 // maxBody bounds a request body (32 MiB).
 const maxBody = 32 << 20
 
-// handleGenerate serves /v1/completions (chat false) and
-// /v1/chat/completions (chat true).
-func (s *Server) handleGenerate(chat bool) http.HandlerFunc {
+// handleGenerate serves /v1/completions, /v1/chat/completions and
+// /v1/responses (ep).
+func (s *Server) handleGenerate(ep endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		arrival := time.Now()
-		g, status, msg := s.parse(r, chat)
+		g, status, msg := s.parse(r, ep)
 		if status != 0 {
 			writeError(w, status, msg, 0)
 			return
@@ -58,7 +58,7 @@ func (s *Server) handleGenerate(chat bool) http.HandlerFunc {
 }
 
 // parse reads and validates the body; a non-zero status is an error.
-func (s *Server) parse(r *http.Request, chat bool) (*generation, int, string) {
+func (s *Server) parse(r *http.Request, ep endpoint) (*generation, int, string) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
 		return nil, http.StatusBadRequest, "read body: " + err.Error()
@@ -67,9 +67,12 @@ func (s *Server) parse(r *http.Request, chat bool) (*generation, int, string) {
 		return nil, http.StatusBadRequest, fmt.Sprintf("request body larger than %d bytes", maxBody)
 	}
 	var g *generation
-	if chat {
+	switch ep {
+	case epChat:
 		g, err = parseChat(body, s.tok)
-	} else {
+	case epResponses:
+		g, err = parseResponses(body, s.tok)
+	default:
 		g, err = parseCompletion(body, s.tok)
 	}
 	if err != nil {
@@ -93,8 +96,11 @@ func (s *Server) parse(r *http.Request, chat bool) (*generation, int, string) {
 // submit gives the generation to the engine under a new request id.
 func (s *Server) submit(g *generation) (string, *inflight, error) {
 	prefix := "cmpl-"
-	if g.chat {
+	switch {
+	case g.chat:
 		prefix = "chatcmpl-"
+	case g.responses:
+		prefix = "resp_"
 	}
 	id := prefix + strconv.FormatUint(s.nextID.Add(1), 10)
 	maxTokens := g.maxTokens

@@ -22,8 +22,10 @@ type response struct {
 	evs     []engine.Event
 	cached  int
 	out     int
-	last    time.Time // previous token emission
-	reason  string
+	// reasoning counts the output tokens that were reasoning.
+	reasoning int
+	last      time.Time // previous token emission
+	reason    string
 	// admitted and first are the wall times of admission and of the
 	// first token (for vLLM's prefill, decode and inference times).
 	admitted, first time.Time
@@ -63,6 +65,9 @@ func (rs *response) observe(ev engine.Event, now time.Time) {
 			m.itl.Observe(now.Sub(rs.last).Seconds())
 		}
 		rs.out, rs.last = rs.out+1, now
+		if ev.Reasoning {
+			rs.reasoning++
+		}
 	}
 	if ev.Finished {
 		rs.reason = string(ev.Reason)
@@ -91,7 +96,35 @@ func (rs *response) usage() usage {
 	default:
 		u.PromptTokensDetails = &tokenDetails{CachedTokens: rs.cached}
 	}
+	rs.reasoningUsage(&u)
 	return u
+}
+
+// reasoningUsage adds the reasoning tokens of a request that reasoned
+// where the dialect reports them: OpenAI in
+// completion_tokens_details.reasoning_tokens, SGLang in a top-level
+// usage.reasoning_tokens (python/sglang/srt/entrypoints/openai/
+// usage_processor.py); vLLM's and llama.cpp's chat usage has no such
+// figure, so the client counts the reasoning chunks.
+func (rs *response) reasoningUsage(u *usage) {
+	if rs.reasoning == 0 {
+		return
+	}
+	switch rs.s.opts.Dialect {
+	case dialect.OpenAI:
+		u.CompletionTokensDetails = &completionDetails{ReasoningTokens: rs.reasoning}
+	case dialect.SGLang:
+		n := rs.reasoning
+		u.ReasoningTokens = &n
+	}
+}
+
+// writer is the chunk writer of the response's API.
+func (rs *response) writer() chunkWriter {
+	if rs.g.responses {
+		return &responsesWriter{rs: rs}
+	}
+	return completionsWriter{e: newEncoder(rs.g.chat, rs.id, rs.s.created, rs.g.model), rs: rs}
 }
 
 // stream writes server-sent events, flushing after each step's chunks.
@@ -101,10 +134,13 @@ func (rs *response) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	enc := rs.writer()
+	buf := enc.begin(nil)
+	if len(buf) > 0 {
+		_, _ = w.Write(buf)
+	}
 	_ = rc.Flush()
-	enc := newEncoder(rs.g.chat, rs.id, rs.s.created, rs.g.model)
 	cut := rs.s.faults.disconnectAfter()
-	var buf []byte
 	for rs.reason == "" {
 		if !rs.next(r) {
 			return
@@ -125,11 +161,7 @@ func (rs *response) stream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	buf = buf[:0]
-	if rs.g.includeUsage {
-		buf = enc.usage(buf, rs.usage())
-	}
-	buf = append(buf, sseDone...)
+	buf = enc.end(buf[:0])
 	_, _ = w.Write(buf)
 	_ = rc.Flush()
 }
@@ -138,7 +170,7 @@ func (rs *response) stream(w http.ResponseWriter, r *http.Request) {
 // current time (the chunks are written right after). With limit ≥ 0 it
 // stops once limit tokens were sent, so a cut after limit tokens happens
 // there even when several steps' events were pending.
-func (rs *response) encode(enc *encoder, buf []byte, limit int) []byte {
+func (rs *response) encode(enc chunkWriter, buf []byte, limit int) []byte {
 	now := time.Now()
 	for _, ev := range rs.evs {
 		if limit >= 0 && rs.out >= limit {
@@ -149,21 +181,19 @@ func (rs *response) encode(enc *encoder, buf []byte, limit int) []byte {
 		if !ev.HasToken {
 			continue
 		}
-		if first && rs.g.chat {
-			buf = enc.role(buf)
-		}
-		reason := ""
+		t := genToken{text: rs.text(ev), first: first, reasoning: ev.Reasoning, reasoningEnd: ev.ReasoningEnd}
 		if ev.Finished {
-			reason = string(ev.Reason)
+			t.finish = string(ev.Reason)
 		}
-		buf = enc.token(buf, rs.text(ev), reason)
+		buf = enc.token(buf, t)
 	}
 	return buf
 }
 
 // whole collects the generation and writes one JSON response.
 func (rs *response) whole(w http.ResponseWriter, r *http.Request) {
-	var sb strings.Builder
+	var reasoning, text strings.Builder
+	ended := false
 	for rs.reason == "" {
 		if !rs.next(r) {
 			return
@@ -171,17 +201,29 @@ func (rs *response) whole(w http.ResponseWriter, r *http.Request) {
 		now := time.Now()
 		for _, ev := range rs.evs {
 			rs.observe(ev, now)
-			if ev.HasToken {
-				sb.WriteString(rs.text(ev))
+			switch {
+			case ev.HasToken && ev.Reasoning:
+				reasoning.WriteString(rs.text(ev))
+				ended = ended || ev.ReasoningEnd
+			case ev.HasToken:
+				text.WriteString(rs.text(ev))
 			}
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(rs.body(sb.String()))
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // <think> as the servers write it
+	if rs.g.responses {
+		_ = enc.Encode(rs.responsesBody(reasoning.String(), text.String()))
+		return
+	}
+	_ = enc.Encode(rs.body(reasoning.String(), ended, text.String()))
 }
 
-// body builds the non-streamed response object.
-func (rs *response) body(text string) any {
+// body builds the non-streamed response object: the reasoning in the
+// chat message's reasoning_content, or in the completions text between
+// <think> tags (the closing one when the reasoning ended).
+func (rs *response) body(reasoning string, ended bool, text string) any {
 	type choice struct {
 		Index        int        `json:"index"`
 		Text         *string    `json:"text,omitempty"`
@@ -195,7 +237,13 @@ func (rs *response) body(text string) any {
 	if rs.g.chat {
 		obj = "chat.completion"
 		c.Message = &chatReply{Role: "assistant", Content: text, ToolCalls: []any{}}
+		if rs.reasoning > 0 {
+			c.Message.ReasoningContent = &reasoning
+		}
 	} else {
+		if rs.reasoning > 0 {
+			text = tagged(genToken{text: reasoning, first: true, reasoningEnd: ended}) + text
+		}
 		c.Text = &text
 	}
 	u := rs.usage()
@@ -220,4 +268,6 @@ type chatReply struct {
 	Role      string `json:"role"`
 	Content   string `json:"content"`
 	ToolCalls []any  `json:"tool_calls"`
+	// ReasoningContent is the reasoning of a request that reasoned.
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
 }

@@ -84,8 +84,11 @@ func NewServer(opts Options) (*Server, error) {
 // routes registers the endpoints.
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
-	s.mux.HandleFunc("POST /v1/completions", s.handleGenerate(false))
-	s.mux.HandleFunc("POST /v1/chat/completions", s.handleGenerate(true))
+	s.mux.HandleFunc("POST /v1/completions", s.handleGenerate(epCompletions))
+	s.mux.HandleFunc("POST /v1/chat/completions", s.handleGenerate(epChat))
+	if s.opts.Dialect != dialect.LlamaCpp { // llama-server has no Responses API
+		s.mux.HandleFunc("POST /v1/responses", s.handleGenerate(epResponses))
+	}
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	s.mux.HandleFunc("GET /version", func(w http.ResponseWriter, _ *http.Request) {

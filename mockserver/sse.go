@@ -13,7 +13,17 @@ type usage struct {
 	TotalTokens         int           `json:"total_tokens"`
 	CompletionTokens    int           `json:"completion_tokens"`
 	PromptTokensDetails *tokenDetails `json:"prompt_tokens_details"`
-	timings             *timings
+	// CompletionTokensDetails (OpenAI) and ReasoningTokens (SGLang's
+	// top-level figure) carry the reasoning tokens where the dialect
+	// reports them (nil: not reported).
+	CompletionTokensDetails *completionDetails `json:"completion_tokens_details,omitempty"`
+	ReasoningTokens         *int               `json:"reasoning_tokens,omitempty"`
+	timings                 *timings
+}
+
+// completionDetails is usage.completion_tokens_details.
+type completionDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 // timings is the part of llama.cpp's timings object the mock fills: the
@@ -88,6 +98,21 @@ func (e *encoder) token(dst []byte, text, finish string) []byte {
 	return append(dst, "}]}\n\n"...)
 }
 
+// reasoning appends the chat chunk of one reasoning token, in
+// delta.reasoning_content.
+func (e *encoder) reasoning(dst []byte, text, finish string) []byte {
+	dst = append(dst, e.head...)
+	dst = append(dst, `{"index":0,"delta":{"reasoning_content":`...)
+	dst = appendJSONString(dst, text)
+	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
+	if finish == "" {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendJSONString(dst, finish)
+	}
+	return append(dst, "}]}\n\n"...)
+}
+
 // usage appends the usage-only final chunk.
 func (e *encoder) usage(dst []byte, u usage) []byte {
 	dst = append(dst, e.head...)
@@ -98,12 +123,22 @@ func (e *encoder) usage(dst []byte, u usage) []byte {
 	dst = append(dst, `,"completion_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(u.CompletionTokens), 10)
 	if u.PromptTokensDetails == nil {
-		dst = append(dst, `,"prompt_tokens_details":null}`...)
+		dst = append(dst, `,"prompt_tokens_details":null`...)
 	} else {
 		dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
 		dst = strconv.AppendInt(dst, int64(u.PromptTokensDetails.CachedTokens), 10)
-		dst = append(dst, "}}"...)
+		dst = append(dst, "}"...)
 	}
+	if d := u.CompletionTokensDetails; d != nil {
+		dst = append(dst, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(d.ReasoningTokens), 10)
+		dst = append(dst, '}')
+	}
+	if r := u.ReasoningTokens; r != nil {
+		dst = append(dst, `,"reasoning_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(*r), 10)
+	}
+	dst = append(dst, '}')
 	if t := u.timings; t != nil {
 		dst = append(dst, `,"timings":{"cache_n":`...)
 		dst = strconv.AppendInt(dst, int64(t.CacheN), 10)

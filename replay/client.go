@@ -18,7 +18,8 @@ import (
 // ClientOptions configure a Client. Zero durations take the Default*
 // timeouts; the CLI's defaults are Stream and TokenExact true.
 type ClientOptions struct {
-	// API is APICompletions ("completions", the default) or APIChat.
+	// API is APICompletions ("completions", the default), APIChat or
+	// APIResponses.
 	API string
 	// Model is the model name sent when a Request names none (the caller
 	// resolves a default with ListModels).
@@ -58,6 +59,11 @@ type ClientOptions struct {
 	// share prefixes among themselves but with no prompt sent under
 	// another salt. Usage counts exclude the salt. "" (default): none.
 	Salt string
+	// ReasoningTags reads reasoning between <think> and </think> in the
+	// generated content, for reasoning models served without a
+	// reasoning parser (default false: only the servers' reasoning
+	// fields and events are reasoning).
+	ReasoningTags bool
 }
 
 // Client sends Requests to OpenAI-compatible (vLLM) servers and measures
@@ -115,8 +121,9 @@ func (c *Client) Options() ClientOptions { return c.o }
 func (c *Client) Close() { c.tr.CloseIdleConnections() }
 
 // Do sends req to base (e.g. "http://127.0.0.1:8000") and fills res:
-// Sent, Headers, FirstToken, Done, Chunks, Gaps, TBTMax, PromptTokens,
-// CompletionTokens, CachedTokens, Status, ErrClass and Err. now returns
+// Sent, Headers, FirstToken, FirstOutput, Done, Chunks, Gaps, TBTMax,
+// PromptTokens, CompletionTokens, CachedTokens, ReasoningTokens, Status,
+// ErrClass and Err. now returns
 // the Run clock (offset since the Run started); every stamp uses it.
 // onTokens(n), if not nil, is called from the calling goroutine as output
 // tokens arrive (n new tokens in a chunk). Do never panics and never
@@ -221,7 +228,11 @@ const drainTimeout = 250 * time.Millisecond
 // whether it succeeded.
 func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Reader, res *Result,
 	now func() time.Duration, onTokens func(n int)) bool {
-	st := &tokenStats{res: res, now: now, onTokens: onTokens, d: c.o.Dialect, salt: c.saltLen()}
+	st := &tokenStats{res: res, now: now, onTokens: onTokens, d: c.o.Dialect, salt: c.saltLen(),
+		responses: c.o.API == APIResponses}
+	if c.o.ReasoningTags {
+		st.tags = &thinkTags{}
+	}
 	var err error
 	if isEventStream(resp.Header.Get("Content-Type")) {
 		err = consumeSSE(rd, st)

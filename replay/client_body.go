@@ -2,11 +2,10 @@ package replay
 
 import (
 	"encoding/json"
-
 	"fmt"
-	"github.com/tracebench/tracebench/dialect"
 	"strings"
 
+	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -16,15 +15,33 @@ const (
 	APICompletions = "completions"
 	// APIChat sends /v1/chat/completions requests.
 	APIChat = "chat"
+	// APIResponses sends OpenAI Responses API requests (/v1/responses).
+	APIResponses = "responses"
 )
+
+// APIs lists the API names ClientOptions.API accepts.
+func APIs() []string { return []string{APICompletions, APIChat, APIResponses} }
+
+// ValidAPI reports whether api names an API ("" is the default,
+// completions).
+func ValidAPI(api string) bool {
+	return api == "" || api == APICompletions || api == APIChat || api == APIResponses
+}
 
 // endpoint returns the request path for the configured API.
 func (c *Client) endpoint() string {
-	if c.o.API == APIChat {
+	switch c.o.API {
+	case APIChat:
 		return "/v1/chat/completions"
+	case APIResponses:
+		return "/v1/responses"
 	}
 	return "/v1/completions"
 }
+
+// chatLike reports an API whose prompt is chat messages (chat and
+// responses).
+func (c *Client) chatLike() bool { return c.o.API == APIChat || c.o.API == APIResponses }
 
 // model returns the model name for req: its LoRA adapter (vLLM serves
 // adapters under their own model names), else its Model, else the
@@ -51,6 +68,9 @@ func (c *Client) body(req *traces.Request) ([]byte, error) { return c.bodyWith(r
 // bodyWith is body with edit (if not nil) applied to its fields before
 // encoding.
 func (c *Client) bodyWith(req *traces.Request, edit func(map[string]any)) ([]byte, error) {
+	if c.o.API == APIResponses {
+		return c.responsesBody(req, edit)
+	}
 	n := max(req.OutputTokens, 0)
 	v := c.dialect().BodyExtras(n)
 	if v == nil {
@@ -64,14 +84,40 @@ func (c *Client) bodyWith(req *traces.Request, edit func(map[string]any)) ([]byt
 		v["max_tokens"] = n
 	}
 	if c.o.API == APIChat {
-		msgs := req.Messages
-		if len(msgs) == 0 {
-			msgs = []traces.Message{{Role: "user", Content: traces.PromptText(req)}}
-		}
-		v["messages"] = msgs
+		v["messages"] = messagesOf(req)
 	} else {
 		v["prompt"] = c.prompt(req)
 	}
+	return encodeBody(req, v, edit)
+}
+
+// responsesBody encodes a Responses API request: model, input (the chat
+// messages), max_output_tokens, stream and temperature 0, with the
+// dialect's ignore_eos (vLLM's Responses request takes it; it has no
+// min_tokens). Usage comes in response.completed, so there are no
+// stream_options.
+func (c *Client) responsesBody(req *traces.Request, edit func(map[string]any)) ([]byte, error) {
+	n := max(req.OutputTokens, 0)
+	v := map[string]any{"model": c.model(req), "input": messagesOf(req), "stream": c.o.Stream, "temperature": 0}
+	if x, ok := c.dialect().BodyExtras(n)["ignore_eos"]; ok {
+		v["ignore_eos"] = x
+	}
+	if n > 0 {
+		v["max_output_tokens"] = n
+	}
+	return encodeBody(req, v, edit)
+}
+
+// messagesOf is req's chat messages, or its prompt as one user message.
+func messagesOf(req *traces.Request) []traces.Message {
+	if len(req.Messages) > 0 {
+		return req.Messages
+	}
+	return []traces.Message{{Role: "user", Content: traces.PromptText(req)}}
+}
+
+// encodeBody applies edit (if not nil) to v and encodes it.
+func encodeBody(req *traces.Request, v map[string]any, edit func(map[string]any)) ([]byte, error) {
 	if edit != nil {
 		edit(v)
 	}

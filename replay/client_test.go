@@ -20,14 +20,14 @@ func TestDoVLLMCapture(t *testing.T) {
 	}{
 		{
 			name: "chat role chunk, 8 tokens, finish chunk, usage chunk", file: "vllm_chat.sse", api: APIChat,
-			want: Result{Sent: time.Millisecond, FirstToken: 2 * step, Done: 12 * step, Chunks: 8,
+			want: Result{Sent: time.Millisecond, FirstToken: 2 * step, FirstOutput: 2 * step, Done: 12 * step, Chunks: 8,
 				Gaps: []GapBin{{V: 10000, N: 7}}, TBTMax: step, Status: 200,
 				PromptTokens: 1024, CompletionTokens: 8, CachedTokens: 512},
 		},
 		{
 			name: "completions 5 tokens, finish on last token, usage chunk", file: "vllm_completions.sse",
 			api: APICompletions,
-			want: Result{Sent: time.Millisecond, FirstToken: step, Done: 7 * step, Chunks: 5,
+			want: Result{Sent: time.Millisecond, FirstToken: step, FirstOutput: step, Done: 7 * step, Chunks: 5,
 				Gaps: []GapBin{{V: 10000, N: 4}}, TBTMax: step, Status: 200,
 				PromptTokens: 37, CompletionTokens: 5, CachedTokens: 32},
 		},

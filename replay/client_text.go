@@ -31,13 +31,14 @@ type serverTexts struct {
 
 // exactChat returns req with the generated contents of its chat messages
 // (or of its rendered prompt, as one user message) replaced by the
-// server's text of the token ids they spell, when the API is chat,
+// server's text of the token ids they spell, when the API is chat or
+// responses,
 // TokenExact is on and the dialect can detokenize; else req itself. The
 // first failed detokenize turns this off for the Client: the synthetic
 // text is sent (the report's token ratio then shows the difference),
 // and it is logged once.
 func (c *Client) exactChat(ctx context.Context, base string, req *traces.Request) *traces.Request {
-	if c.o.API != APIChat || !c.o.TokenExact || req == nil || !c.dialect().CanTokenize() {
+	if !c.chatLike() || !c.o.TokenExact || req == nil || !c.dialect().CanTokenize() {
 		return req
 	}
 	msgs := req.Messages

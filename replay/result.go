@@ -46,8 +46,14 @@ type Result struct {
 	Sent time.Duration `json:"sent"`
 	// Headers is when response headers arrived (0 when none).
 	Headers time.Duration `json:"headers,omitempty"`
-	// FirstToken is when the first content-bearing chunk arrived (0: none).
+	// FirstToken is when the first content-bearing chunk arrived,
+	// reasoning included (0: none).
 	FirstToken time.Duration `json:"first_token,omitempty"`
+	// FirstOutput is when the first chunk with output outside the
+	// reasoning channel arrived (0: none: the stream never left its
+	// reasoning, or the results file predates the field). Equal to
+	// FirstToken for a request that did not reason.
+	FirstOutput time.Duration `json:"first_output,omitempty"`
 	// Done is when the response ended (success or error).
 	Done time.Duration `json:"done"`
 	// Chunks counts content-bearing chunks.
@@ -64,6 +70,10 @@ type Result struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	CachedTokens     int `json:"cached_tokens"`
+	// ReasoningTokens is the output tokens that were reasoning (part of
+	// CompletionTokens): the usage's reasoning_tokens when the server
+	// reports it, else the count of streamed reasoning chunks.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// NoCached reports that no part of the response carried a cached
 	// prompt-token count (CachedTokens is then unknown, not 0). Absent
 	// in results files written before it existed, which always knew.
@@ -98,6 +108,22 @@ func (r *Result) TTFT() time.Duration {
 		return 0
 	}
 	return r.FirstToken - r.Intended
+}
+
+// TTFOT is the time to first output token, FirstOutput − Intended: what
+// the user of a reasoning model waits for its answer to start (0 when
+// no output token arrived).
+func (r *Result) TTFOT() time.Duration {
+	if r.FirstOutput == 0 {
+		return 0
+	}
+	return r.FirstOutput - r.Intended
+}
+
+// NoOutput reports a successful request whose stream never left its
+// reasoning: it has reasoning tokens but no output token.
+func (r *Result) NoOutput() bool {
+	return r.OK() && r.FirstOutput == 0 && r.ReasoningTokens > 0
 }
 
 // ServerTTFT is FirstToken − Sent.

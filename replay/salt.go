@@ -26,7 +26,7 @@ func saltIDs(salt string) []int {
 // Text and chat prompts are never salted: a tokenizer the client does
 // not know would give salts of different lengths.
 func (c *Client) Salted() bool {
-	return c.o.Salt != "" && c.o.API != APIChat && c.o.TokenExact && c.dialect().TokenPrompts()
+	return c.o.Salt != "" && !c.chatLike() && c.o.TokenExact && c.dialect().TokenPrompts()
 }
 
 // saltLen is the number of prompt tokens the salt adds (0 unsalted).

@@ -181,8 +181,9 @@ func (s *simulator) apply(ev *engine.Event) error {
 		sr.res.CachedTokens, sr.stats.cached = ev.CachedTokens, true
 	}
 	if ev.HasToken {
-		sr.stats.content(nil)
-		if a := sr.res.Answer; a != nil {
+		sr.stats.token(nil, ev.Reasoning, !ev.Reasoning)
+		// A chat client sends the answer back, not the reasoning.
+		if a := sr.res.Answer; a != nil && !ev.Reasoning {
 			a.ids = append(a.ids, ev.Token)
 			a.text.WriteString(s.vocab.Word(ev.Token))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // apiChunk is one streamed chunk (or a whole non-streamed response) of
@@ -35,9 +36,12 @@ type apiChoice struct {
 
 type apiMessage struct {
 	Content string `json:"content"`
-	// ReasoningContent is the reasoning text of reasoning models in vLLM;
-	// those tokens are generated output and count as content.
+	// ReasoningContent is the reasoning text of reasoning models (vLLM
+	// before its rename, SGLang, llama.cpp); Reasoning is vLLM's name for
+	// it since the rename (https://github.com/vllm-project/vllm/pull/27752). Those tokens are generated
+	// output: they count as tokens, but not as the first output token.
 	ReasoningContent string `json:"reasoning_content"`
+	Reasoning        string `json:"reasoning"`
 }
 
 type apiUsage struct {
@@ -46,6 +50,15 @@ type apiUsage struct {
 	PromptTokensDetails *struct {
 		CachedTokens int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+	// CompletionTokensDetails carries the OpenAI reasoning_tokens figure.
+	CompletionTokensDetails *apiCompletionDetails `json:"completion_tokens_details"`
+	// ReasoningTokens is SGLang's top-level usage.reasoning_tokens.
+	ReasoningTokens *int `json:"reasoning_tokens"`
+}
+
+// apiCompletionDetails is usage.completion_tokens_details.
+type apiCompletionDetails struct {
+	ReasoningTokens *int `json:"reasoning_tokens"`
 }
 
 // apiTimings is the part of llama.cpp's timings object the client reads.
@@ -61,18 +74,44 @@ type apiErrorBody struct {
 	Code    any    `json:"code"`
 }
 
-// hasContent reports whether the chunk carries generated text: a
-// non-empty text, delta content or message content in any choice.
-// Role-only and usage-only chunks are not content.
+// hasContent reports whether the chunk carries generated text outside
+// the reasoning channel: a non-empty text, delta content or message
+// content in any choice. Role-only and usage-only chunks are not
+// content.
 func (c *apiChunk) hasContent() bool {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		if ch.Text != "" || ch.Delta.Content != "" || ch.Delta.ReasoningContent != "" ||
-			ch.Message.Content != "" || ch.Message.ReasoningContent != "" {
+		if ch.Text != "" || ch.Delta.Content != "" || ch.Message.Content != "" {
 			return true
 		}
 	}
 	return false
+}
+
+// hasReasoning reports whether the chunk carries reasoning text in any
+// choice (reasoning_content or reasoning, of a delta or a message).
+func (c *apiChunk) hasReasoning() bool {
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Delta.ReasoningContent != "" || ch.Delta.Reasoning != "" ||
+			ch.Message.ReasoningContent != "" || ch.Message.Reasoning != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// text returns the chunk's generated text outside the reasoning
+// channel, the choices' texts and contents joined in order.
+func (c *apiChunk) text() string {
+	var b strings.Builder
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		b.WriteString(ch.Text)
+		b.WriteString(ch.Delta.Content)
+		b.WriteString(ch.Message.Content)
+	}
+	return b.String()
 }
 
 // finished reports whether any choice carries a finish_reason.

@@ -4,15 +4,17 @@ import "bytes"
 
 // chunkInfo is what the client takes from one chunk.
 type chunkInfo struct {
-	content  bool // some choice carries non-empty generated text
-	finished bool // some choice carries a non-empty finish_reason
-	usage    *apiUsage
-	timings  *apiTimings // llama.cpp's timings object, when present
+	content   bool // some choice carries non-empty generated text outside the reasoning channel
+	reasoning bool // some choice carries non-empty reasoning text
+	finished  bool // some choice carries a non-empty finish_reason
+	usage     *apiUsage
+	timings   *apiTimings // llama.cpp's timings object, when present
 }
 
 // info summarises a decoded chunk.
 func (c *apiChunk) info() chunkInfo {
-	return chunkInfo{content: c.hasContent(), finished: c.finished(), usage: c.Usage, timings: c.Timings}
+	return chunkInfo{content: c.hasContent(), reasoning: c.hasReasoning(), finished: c.finished(),
+		usage: c.Usage, timings: c.Timings}
 }
 
 // scanChunk is the fast path of chunk decoding: a single pass over the
@@ -24,7 +26,7 @@ func (c *apiChunk) info() chunkInfo {
 // then decodes with encoding/json; FuzzScanChunk checks that both agree
 // whenever scanChunk accepts.
 func scanChunk(data []byte, st *scanStore) (chunkInfo, bool) {
-	s := scanner{b: data, u: &st.usage, t: &st.timings, cn: &st.cacheN}
+	s := scanner{b: data, u: &st.usage, t: &st.timings, cn: &st.cacheN, st: st}
 	if !s.object(kindTop) {
 		return chunkInfo{}, false
 	}
@@ -42,6 +44,7 @@ type scanner struct {
 	u     *apiUsage
 	t     *apiTimings
 	cn    *int // storage for timings.cache_n
+	st    *scanStore
 }
 
 // scanStore is storage for the figures of one chunk, reused across the
@@ -50,6 +53,11 @@ type scanStore struct {
 	usage   apiUsage
 	timings apiTimings
 	cacheN  int
+	// details, reasoning and detailsReasoning hold the usage figures
+	// encoding/json would allocate behind pointers.
+	details          apiCompletionDetails
+	reasoning        int
+	detailsReasoning int
 }
 
 // maxScanDepth bounds nesting; deeper values go to encoding/json.
@@ -57,23 +65,26 @@ const maxScanDepth = 64
 
 // Kinds of JSON values scanChunk reads (others are skipped).
 const (
-	kindSkip    = iota // any value, validated only
-	kindTop            // the chunk object
-	kindChoice         // an element of choices
-	kindMessage        // a delta or message object
-	kindUsage          // the usage object
-	kindDetails        // usage.prompt_tokens_details
-	kindTimings        // llama.cpp's timings
+	kindSkip       = iota // any value, validated only
+	kindTop               // the chunk object
+	kindChoice            // an element of choices
+	kindMessage           // a delta or message object
+	kindUsage             // the usage object
+	kindDetails           // usage.prompt_tokens_details
+	kindTimings           // llama.cpp's timings
+	kindCompletion        // usage.completion_tokens_details
 )
 
 // Known keys of each object kind. A known key may appear once.
 var (
 	keysTop     = []string{"choices", "usage", "error", "object", "message", "timings"}
 	keysChoice  = []string{"text", "delta", "message", "finish_reason"}
-	keysMessage = []string{"content", "reasoning_content"}
-	keysUsage   = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details"}
-	keysDetails = []string{"cached_tokens"}
-	keysTimings = []string{"cache_n", "prompt_n"}
+	keysMessage = []string{"content", "reasoning_content", "reasoning"}
+	keysUsage   = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details",
+		"completion_tokens_details", "reasoning_tokens"}
+	keysDetails    = []string{"cached_tokens"}
+	keysTimings    = []string{"cache_n", "prompt_n"}
+	keysCompletion = []string{"reasoning_tokens"}
 )
 
 // member scans the value of key in an object of the given kind.
@@ -92,6 +103,8 @@ func (s *scanner) member(kind int, key []byte, seen *uint8) bool {
 		names = keysDetails
 	case kindTimings:
 		names = keysTimings
+	case kindCompletion:
+		names = keysCompletion
 	default:
 		return s.value()
 	}
@@ -120,25 +133,56 @@ func (s *scanner) field(kind, i int) bool {
 		}
 		return s.nonEmptyString(&s.info.finished)
 	case kindMessage:
-		return s.nonEmptyString(&s.info.content)
+		if i == 0 {
+			return s.nonEmptyString(&s.info.content)
+		}
+		return s.nonEmptyString(&s.info.reasoning)
 	case kindUsage:
-		switch i {
-		case 0:
-			return s.intOrNull(&s.u.PromptTokens)
-		case 1:
-			return s.intOrNull(&s.u.CompletionTokens)
-		}
-		if s.null() {
-			return true
-		}
-		s.u.PromptTokensDetails = &struct {
-			CachedTokens int `json:"cached_tokens"`
-		}{}
-		return s.object(kindDetails)
+		return s.usageField(i)
 	case kindTimings:
 		return s.timingsField(i)
+	case kindCompletion:
+		return s.intPtrOrNull(&s.u.CompletionTokensDetails.ReasoningTokens, &s.st.detailsReasoning)
 	}
 	return s.intOrNull(&s.u.PromptTokensDetails.CachedTokens)
+}
+
+// usageField scans known usage key i.
+func (s *scanner) usageField(i int) bool {
+	switch i {
+	case 0:
+		return s.intOrNull(&s.u.PromptTokens)
+	case 1:
+		return s.intOrNull(&s.u.CompletionTokens)
+	case 3: // completion_tokens_details
+		if s.null() {
+			s.u.CompletionTokensDetails = nil
+			return true
+		}
+		s.st.details = apiCompletionDetails{}
+		s.u.CompletionTokensDetails = &s.st.details
+		return s.object(kindCompletion)
+	case 4: // reasoning_tokens (SGLang)
+		return s.intPtrOrNull(&s.u.ReasoningTokens, &s.st.reasoning)
+	}
+	if s.null() {
+		return true
+	}
+	s.u.PromptTokensDetails = &struct {
+		CachedTokens int `json:"cached_tokens"`
+	}{}
+	return s.object(kindDetails)
+}
+
+// intPtrOrNull scans null (leaving *p nil, as encoding/json leaves a
+// *int) or an integer into storage, pointed to by *p.
+func (s *scanner) intPtrOrNull(p **int, storage *int) bool {
+	if s.null() {
+		*p = nil
+		return true
+	}
+	*p = storage
+	return s.intOrNull(storage)
 }
 
 // topField scans known top-level key i.

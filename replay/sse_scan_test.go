@@ -30,6 +30,16 @@ func TestScanChunk(t *testing.T) {
 		{"finish", ` {"choices":[{"text":"","finish_reason":"length","stop_reason":null}]} `, true},
 		{"escaped text", `{"choices":[{"text":"\u00e9\n"}]}`, true},
 		{"reasoning", `{"choices":[{"delta":{"reasoning_content":"hm"}}]}`, true},
+		{"vLLM reasoning", `{"choices":[{"index":0,"delta":{"reasoning":"hm"},"logprobs":null,"finish_reason":null}]}`, true},
+		{"both reasoning names", `{"choices":[{"delta":{"reasoning":"a","reasoning_content":"a"}}]}`, true},
+		{"reasoning null", `{"choices":[{"delta":{"content":"x","reasoning":null}}]}`, true},
+		{"reasoning not a string", `{"choices":[{"delta":{"reasoning":{"effort":"low"}}}]}`, false},
+		{"duplicate reasoning", `{"choices":[{"delta":{"reasoning":"a","reasoning":"b"}}]}`, false},
+		{"reasoning tokens", `{"usage":{"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":6,"audio_tokens":0}}}`, true},
+		{"SGLang reasoning tokens", `{"usage":{"completion_tokens":9,"prompt_tokens_details":null,"reasoning_tokens":4}}`, true},
+		{"reasoning tokens null", `{"usage":{"completion_tokens_details":{"reasoning_tokens":null},"reasoning_tokens":null}}`, true},
+		{"details null", `{"usage":{"completion_tokens_details":null}}`, true},
+		{"float reasoning tokens", `{"usage":{"reasoning_tokens":1.5}}`, false},
 		{"null choice", `{"choices":[null,{"text":"a"}]}`, true},
 		{"deep unknown", `{"x":[[[{"a":[1.5e-3,true,false,null,"s"]}]]],"choices":null}`, true},
 		{"error frame", `{"error":{"message":"boom"}}`, false},
@@ -82,6 +92,7 @@ func FuzzScanChunk(f *testing.F) {
 	f.Add([]byte(`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":8}}}`))
 	f.Add([]byte(`{"object":"error","message":"x","error":{"message":"y"}}`))
 	f.Add([]byte(`{"usage":{"prompt_tokens":11},"timings":{"cache_n":9,"prompt_n":2}}`))
+	f.Add([]byte(`{"choices":[{"delta":{"reasoning":"a","reasoning_content":null}}],"usage":{"completion_tokens_details":{"reasoning_tokens":3},"reasoning_tokens":2}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var u scanStore
 		got, ok := scanChunk(in, &u)

@@ -34,20 +34,50 @@ type tokenStats struct {
 	// d reads the cached prompt tokens (nil: vLLM).
 	d *dialect.Dialect
 	// salt is the prompt tokens a salt added, taken off the usage counts.
-	salt     int
+	salt int
+	// responses reads the events of the Responses API instead of
+	// completions chunks.
+	responses bool
+	// tags, when set, reads reasoning between <think> tags in the
+	// content (ClientOptions.ReasoningTags).
+	tags     *thinkTags
 	last     time.Duration
 	gaps     gapBins
 	streamed int  // output tokens counted from content chunks
 	usage    bool // a usage object was seen
 	cached   bool // some chunk carried a cached-token count
 	finished bool // a finish_reason was seen
+	// reasoning is the tokens counted from reasoning chunks; usageReason
+	// the usage's reasoning_tokens, valid when usageReasonOK.
+	reasoning     int
+	usageReason   int
+	usageReasonOK bool
 }
 
-// chunk applies one chunk: content first (stamped now), then usage, so a
-// chunk carrying both counts its tokens from the usage delta.
-func (s *tokenStats) chunk(c chunkInfo) {
-	if c.content {
-		s.content(c.usage)
+// chunk applies one chunk: its tokens first (stamped now), then usage,
+// so a chunk carrying both counts its tokens from the usage delta.
+func (s *tokenStats) chunk(c chunkInfo) { s.split(c, c.reasoning, c.content) }
+
+// chunkText applies one chunk whose content text is text, split at
+// <think> tags when s.tags is set.
+func (s *tokenStats) chunkText(c chunkInfo, text string) {
+	if s.tags == nil {
+		s.chunk(c)
+		return
+	}
+	cut := s.tags.feed(text)
+	if cut.retro {
+		// The text taken as output so far was reasoning.
+		s.reasoning, s.res.FirstOutput = s.streamed, 0
+	}
+	s.split(c, c.reasoning || cut.reasoning, cut.output)
+}
+
+// split applies chunk c, which carries reasoning text, output text or
+// both (or neither: a role, usage or finish chunk).
+func (s *tokenStats) split(c chunkInfo, reasoning, output bool) {
+	if reasoning || output {
+		s.token(c.usage, reasoning, output)
 	}
 	if c.usage != nil || c.timings != nil {
 		s.tokens(c)
@@ -74,12 +104,18 @@ func (s *tokenStats) tokens(c chunkInfo) {
 	if u.CachedKnown {
 		s.cached, s.res.CachedTokens = true, u.Cached
 	}
+	if u.ReasoningKnown {
+		s.usageReasonOK, s.usageReason = true, u.Reasoning
+	}
 }
 
-// content stamps a content-bearing chunk. It counts one token per chunk
-// unless the chunk carries cumulative usage (vLLM continuous usage stats),
-// whose completion_tokens delta is then the exact count.
-func (s *tokenStats) content(u *apiUsage) {
+// token stamps a chunk that carries generated text: reasoning, output
+// (text outside the reasoning channel) or both. The first output stamps
+// FirstOutput. It counts one token per chunk unless the chunk carries
+// cumulative usage (vLLM continuous usage stats), whose
+// completion_tokens delta is then the exact count; a chunk with
+// reasoning counts its tokens as reasoning.
+func (s *tokenStats) token(u *apiUsage, reasoning, output bool) {
 	t := s.now()
 	if s.res.Chunks == 0 {
 		s.res.FirstToken = t
@@ -95,6 +131,12 @@ func (s *tokenStats) content(u *apiUsage) {
 		n = u.CompletionTokens - s.res.CompletionTokens
 	}
 	s.streamed += n
+	if reasoning {
+		s.reasoning += n
+	}
+	if output && s.res.FirstOutput == 0 {
+		s.res.FirstOutput = t
+	}
 	if s.onTokens != nil {
 		s.onTokens(n)
 	}
@@ -115,7 +157,19 @@ func (s *tokenStats) close() {
 	}
 	s.res.NoCached = !s.cached
 	s.res.Gaps = s.gaps.bins()
+	s.res.ReasoningTokens = s.reasoningTokens()
 	s.unsalt()
+}
+
+// reasoningTokens is the usage's reasoning_tokens when the server
+// reported it, else the count of reasoning chunks. A usage figure of 0
+// beside streamed reasoning is not taken: SGLang reported 0 for chat
+// completions whatever the reasoning (its usage never summed it).
+func (s *tokenStats) reasoningTokens() int {
+	if s.usageReasonOK && (s.usageReason > 0 || s.reasoning == 0) {
+		return s.usageReason
+	}
+	return s.reasoning
 }
 
 // consumeSSE reads a text/event-stream response to its end. It returns
@@ -136,11 +190,11 @@ func consumeSSE(body io.Reader, s *tokenStats) error {
 		if string(typ) == "error" {
 			return classed(ErrStreamError, "error event in stream: %s", clip(data, 200))
 		}
-		info, err := decodeInfo(data, &u, "stream")
+		info, text, err := s.decode(data, &u, "stream")
 		if err != nil {
 			return err
 		}
-		s.chunk(info)
+		s.chunkText(info, text)
 		s.keep(info, data)
 	}
 }
@@ -173,13 +227,42 @@ func consumeJSON(body io.Reader, s *tokenStats) error {
 		return classed(ErrBadPayload, "response body larger than %d bytes", maxJSONBody)
 	}
 	var u scanStore
-	info, err := decodeInfo(b, &u, "response")
+	info, text, err := s.decode(b, &u, "response")
 	if err != nil {
 		return err
 	}
-	s.chunk(info)
+	s.chunkText(info, text)
 	s.keep(info, b)
 	return nil
+}
+
+// decode summarises one chunk (or non-streamed body) of s's API; where
+// names its place in error texts, u is storage for its token figures.
+// text is its output text, read only when s splits at <think> tags (the
+// fast scanner reads no text, so encoding/json decodes every chunk
+// then).
+func (s *tokenStats) decode(data []byte, u *scanStore, where string) (chunkInfo, string, error) {
+	switch {
+	case s.responses:
+		return decodeEvent(data, where)
+	case s.tags != nil:
+		return decodeChunkText(data, where)
+	}
+	info, err := decodeInfo(data, u, where)
+	return info, "", err
+}
+
+// decodeChunkText is decodeInfo through encoding/json only, with the
+// chunk's output text.
+func decodeChunkText(data []byte, where string) (chunkInfo, string, error) {
+	var c apiChunk
+	if err := decodeChunk(data, &c); err != nil {
+		return chunkInfo{}, "", &classedError{class: ErrBadPayload, err: err}
+	}
+	if msg := c.errorText(); msg != "" {
+		return chunkInfo{}, "", classed(ErrStreamError, "error in %s: %s", where, clipString(msg, 200))
+	}
+	return c.info(), c.text(), nil
 }
 
 // decodeInfo summarises one chunk: the fast scanner when it accepts,

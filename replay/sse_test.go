@@ -140,7 +140,7 @@ func TestGapBins(t *testing.T) {
 // TestConsumeSSECapture parses the vLLM captures with a reader that moves
 // the virtual clock by 1 ms per event, independently of HTTP.
 func TestConsumeSSECapture(t *testing.T) {
-	llama := Result{FirstToken: time.Millisecond, Chunks: 3, Gaps: []GapBin{{V: 1000, N: 2}},
+	llama := Result{FirstToken: time.Millisecond, FirstOutput: time.Millisecond, Chunks: 3, Gaps: []GapBin{{V: 1000, N: 2}},
 		TBTMax: time.Millisecond, PromptTokens: 11, CompletionTokens: 3}
 	llamaCached := llama
 	llamaCached.CachedTokens = 9
@@ -154,9 +154,9 @@ func TestConsumeSSECapture(t *testing.T) {
 		{"llamacpp_b7099_completions.sse", dialect.LlamaCpp, llamaCached},
 		{"llamacpp_b7099_completions.sse", dialect.VLLM, llamaUnknown},
 		{"llamacpp_b7099_completions.sse", dialect.OpenAI, llamaUnknown},
-		{"vllm_chat.sse", "", Result{FirstToken: 2 * time.Millisecond, Chunks: 8, Gaps: []GapBin{{V: 1000, N: 7}},
+		{"vllm_chat.sse", "", Result{FirstToken: 2 * time.Millisecond, FirstOutput: 2 * time.Millisecond, Chunks: 8, Gaps: []GapBin{{V: 1000, N: 7}},
 			TBTMax: time.Millisecond, PromptTokens: 1024, CompletionTokens: 8, CachedTokens: 512}},
-		{"vllm_completions.sse", "", Result{FirstToken: time.Millisecond, Chunks: 5, Gaps: []GapBin{{V: 1000, N: 4}},
+		{"vllm_completions.sse", "", Result{FirstToken: time.Millisecond, FirstOutput: time.Millisecond, Chunks: 5, Gaps: []GapBin{{V: 1000, N: 4}},
 			TBTMax: time.Millisecond, PromptTokens: 37, CompletionTokens: 5, CachedTokens: 32}},
 	}
 	for _, tc := range tests {

@@ -11,6 +11,11 @@ func (c chunkInfo) raw() dialect.Raw {
 		if d := u.PromptTokensDetails; d != nil {
 			raw.HasDetailsCached, raw.DetailsCached = true, d.CachedTokens
 		}
+		if d := u.CompletionTokensDetails; d != nil && d.ReasoningTokens != nil {
+			raw.HasReasoning, raw.ReasoningTokens = true, *d.ReasoningTokens
+		} else if u.ReasoningTokens != nil {
+			raw.HasReasoning, raw.ReasoningTokens = true, *u.ReasoningTokens
+		}
 	}
 	if t := c.timings; t != nil && t.CacheN != nil {
 		raw.HasTimings, raw.CacheN, raw.PromptN = true, *t.CacheN, t.PromptN
@@ -18,7 +23,7 @@ func (c chunkInfo) raw() dialect.Raw {
 	return raw
 }
 
-// ReadUsage reads the prompt, completion and cached tokens of one JSON
+// ReadUsage reads the prompt, completion, cached and reasoning tokens of one JSON
 // response body (or one streamed chunk's data) in dialect d, with the
 // parser the client reads every response with. An error frame or a body
 // that is not a JSON object is an error.

@@ -39,6 +39,7 @@ type Accumulator struct {
 	bins                                       map[string]*series
 	pd                                         *pdAcc // nil unless the Run disaggregated
 	sessions                                   sessionsAcc
+	reason                                     reasoningAcc
 }
 
 // NewAccumulator returns an empty Accumulator for the Run described by h.
@@ -58,6 +59,7 @@ func NewAccumulator(h replay.Header, o Options) *Accumulator {
 		ttftAt:      newSeries(o.Buckets, true),
 		bins:        map[string]*series{},
 		pd:          newPDAcc(h.Roles),
+		reason:      newReasoningAcc(),
 	}
 	for i := range h.Backends {
 		a.backend(i)
@@ -136,6 +138,7 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 	if r.Sent > 0 {
 		over += recordDur(a.schedLag, r.ScheduleLag())
 	}
+	over += a.reason.add(r)
 }
 
 // addTokens counts a successful request's tokens and throughput.
@@ -170,13 +173,17 @@ func (a *Accumulator) addThroughput(r *replay.Result) {
 }
 
 // MeetsSLO reports whether r succeeded and met the bounds of slo that
-// apply to its user (TTFT, TPOT, E2E; a zero bound is not checked).
+// apply to its user (TTFT, TTFOT, TPOT, E2E; a zero bound is not
+// checked). A request with no output token misses a TTFOT bound.
 func MeetsSLO(slo SLO, r *replay.Result) bool {
 	if !r.OK() {
 		return false
 	}
 	s := slo.For(r.User)
 	if s.TTFT > 0 && (r.FirstToken == 0 || r.TTFT() > s.TTFT) {
+		return false
+	}
+	if s.TTFOT > 0 && (r.FirstOutput == 0 || r.TTFOT() > s.TTFOT) {
 		return false
 	}
 	if s.TPOT > 0 && r.Chunks >= 2 && r.TPOT() > s.TPOT {

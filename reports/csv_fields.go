@@ -77,11 +77,18 @@ func summaryFields() []csvField {
 		f("burst_gap_share", func(s *Summary) float64 { return s.BurstGapShare }),
 		str("mock_lateness_lifetime", lifetimeCell),
 	)
+	out = append(out, distFields("ttfot", func(s *Summary) Dist { return s.TTFOT })...)
+	out = append(out,
+		str("slo_ttfot_ms", func(s *Summary) string { return ms(s.Options.SLO.TTFOT) }),
+		str("reasoning_requests", func(s *Summary) string { return numI(s.Reasoning.Requests) }),
+		str("reasoning_tokens", func(s *Summary) string { return numI(s.Reasoning.Tokens) }),
+		f("reasoning_mean_tokens", func(s *Summary) float64 { return s.Reasoning.MeanTokens }),
+		f("reasoning_share", func(s *Summary) float64 { return s.Reasoning.Share }),
+		str("reasoning_no_output", func(s *Summary) string { return numI(s.Reasoning.NoOutput) }),
+	)
 	return append(out, sessionFields()...)
 }
 
-// numCount formats a count held as a float in full ("52000", never
-// "5.2e+04"), empty when it is NaN.
 // lifetimeCell is 1 when the mock step lateness covers the mock's
 // lifetime, 0 when it covers this run, empty when not measured.
 func lifetimeCell(s *Summary) string {
@@ -94,6 +101,8 @@ func lifetimeCell(s *Summary) string {
 	return "0"
 }
 
+// numCount formats a count held as a float in full ("52000", never
+// "5.2e+04"), empty when it is NaN.
 func numCount(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""

@@ -28,6 +28,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.TTFT, s.ServerTTFT, s.TBT = distOf(a.ttft), distOf(a.serverTTFT), distOf(a.tbt)
 	s.TPOT, s.E2E = distOf(a.tpot), distOf(a.e2e)
 	s.QueueWait, s.ScheduleLag = distOf(a.queueWait), distOf(a.schedLag)
+	s.TTFOT, s.Reasoning = a.reason.finish()
 	s.OverRange = a.overRange
 	s.TokensPerChunk = ratio(float64(a.completionTokens), float64(a.chunks))
 	s.BurstGapShare = ratio(float64(a.burstGaps), float64(a.tbt.TotalCount()))

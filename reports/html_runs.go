@@ -26,6 +26,9 @@ func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 	case r.Verdict == nil:
 		r.Verdict, r.VerdictNote = runsVerdict(runs)
 	}
+	if sec, ok := reasoningSection(runs); ok {
+		r.Sections = append(r.Sections, sec)
+	}
 	if o.Prediction != nil {
 		r.Sections = append(r.Sections, predictionSection(o.Prediction))
 	}

@@ -96,7 +96,7 @@ func sloText(s SLO) string {
 	for _, b := range []struct {
 		n string
 		d time.Duration
-	}{{"TTFT", s.TTFT}, {"TPOT", s.TPOT}, {"E2E", s.E2E}} {
+	}{{"TTFT", s.TTFT}, {"TTFOT", s.TTFOT}, {"TPOT", s.TPOT}, {"E2E", s.E2E}} {
 		if b.d > 0 {
 			parts = append(parts, fmt.Sprintf("%s ≤ %s", b.n, b.d))
 		}
@@ -235,6 +235,7 @@ func allCompleted(runs []*Summary) bool {
 // writeDetails writes the figures that did not fit the comparison table,
 // in two tables: client and server timing, then load, cache and fairness.
 func writeDetails(w io.Writer, runs []*Summary) {
+	writeReasoning(w, runs)
 	writeTiming(w, runs)
 	fmt.Fprint(w, "### Load, cache and fairness detail\n\n")
 	var rows [][]string

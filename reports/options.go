@@ -13,11 +13,15 @@ import (
 )
 
 // SLO is a service-level objective for one request. A zero bound is not
-// checked. TTFT and E2E count from the Request's intended arrival; TPOT is
-// (done − first token) / (output tokens − 1).
+// checked. TTFT, TTFOT and E2E count from the Request's intended arrival;
+// TPOT is (done − first token) / (output tokens − 1).
 type SLO struct {
 	// TTFT bounds the time to first token (0: unchecked).
 	TTFT time.Duration `json:"ttft" yaml:"ttft"`
+	// TTFOT bounds the time to first output token, the first token
+	// outside a reasoning model's reasoning (0: unchecked). A request
+	// whose stream never left its reasoning misses it.
+	TTFOT time.Duration `json:"ttfot,omitempty" yaml:"ttfot"`
 	// TPOT bounds the time per output token (0: unchecked).
 	TPOT time.Duration `json:"tpot" yaml:"tpot"`
 	// E2E bounds the end-to-end latency (0: unchecked).
@@ -48,13 +52,16 @@ func (s SLO) Weights() map[string]float64 {
 // For returns the bounds that apply to user: the run-wide bounds with the
 // user's non-zero overrides applied.
 func (s SLO) For(user string) SLO {
+	out := SLO{TTFT: s.TTFT, TTFOT: s.TTFOT, TPOT: s.TPOT, E2E: s.E2E}
 	o, ok := s.PerUser[user]
 	if !ok {
-		return SLO{TTFT: s.TTFT, TPOT: s.TPOT, E2E: s.E2E}
+		return out
 	}
-	out := SLO{TTFT: s.TTFT, TPOT: s.TPOT, E2E: s.E2E}
 	if o.TTFT > 0 {
 		out.TTFT = o.TTFT
+	}
+	if o.TTFOT > 0 {
+		out.TTFOT = o.TTFOT
 	}
 	if o.TPOT > 0 {
 		out.TPOT = o.TPOT
@@ -125,6 +132,7 @@ func (o Options) withDefaults() Options {
 // sloFileEntry is one user's bounds in an SLO file, as duration strings.
 type sloFileEntry struct {
 	TTFT   string   `yaml:"ttft"`
+	TTFOT  string   `yaml:"ttfot"`
 	TPOT   string   `yaml:"tpot"`
 	E2E    string   `yaml:"e2e"`
 	Weight *float64 `yaml:"weight"`
@@ -136,6 +144,7 @@ type sloFileEntry struct {
 //	users:
 //	  alice: {ttft: 500ms, tpot: 50ms, weight: 2}
 //	  bob:   {e2e: 30s}
+//	  carol: {ttfot: 5s}
 //
 // A bound left out inherits the run-wide flag. weight (> 0) is the user's
 // fair-share weight, which the VTC queues take when their weights
@@ -183,7 +192,7 @@ func (e sloFileEntry) parse() (SLO, error) {
 		name string
 		text string
 		dst  *time.Duration
-	}{{"ttft", e.TTFT, &s.TTFT}, {"tpot", e.TPOT, &s.TPOT}, {"e2e", e.E2E, &s.E2E}} {
+	}{{"ttft", e.TTFT, &s.TTFT}, {"ttfot", e.TTFOT, &s.TTFOT}, {"tpot", e.TPOT, &s.TPOT}, {"e2e", e.E2E, &s.E2E}} {
 		if f.text == "" {
 			continue
 		}

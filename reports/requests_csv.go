@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -20,7 +21,11 @@ var requestColumns = []string{"policy", "seq", "id", "user", "session", "backend
 	"ttft_ms", "server_ttft_ms", "tpot_ms", "e2e_ms", "queue_wait_ms", "schedule_lag_ms", "tbt_max_ms",
 	"chunks", "input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "cached_tokens",
 	"predicted_hit_tokens", "status", "err_class", "sla_met", "in_window",
-	"prefill_backend", "prefill_ms", "transfer_ms", "first_decode_ms", "prefill_err_class"}
+	"prefill_backend", "prefill_ms", "transfer_ms", "first_decode_ms", "prefill_err_class",
+	"first_output_ms", "ttfot_ms", "reasoning_tokens"}
+
+// pdColumn is the index of the first prefill/decode column.
+var pdColumn = slices.Index(requestColumns, "prefill_backend")
 
 // RequestCSV writes one CSV row per Result, streaming.
 type RequestCSV struct {
@@ -63,7 +68,8 @@ func (c *RequestCSV) Write(policy string, r *replay.Result) error {
 		itoa(r.Chunks), itoa(r.InputTokens), itoa(r.OutputTokens), itoa(r.PromptTokens), itoa(r.CompletionTokens),
 		itoa(r.CachedTokens), itoa(r.PredictedHitTokens), itoa(r.Status), r.ErrClass,
 		strconv.FormatBool(MeetsSLO(c.o.SLO, r)), strconv.FormatBool(r.Intended >= c.o.Warmup)})
-	pdColumns(c.row[len(c.row)-5:], r)
+	pdColumns(c.row[pdColumn:pdColumn+5], r)
+	copy(c.row[pdColumn+5:], []string{optMS(r.FirstOutput), ttfotCell(r), itoa(r.ReasoningTokens)})
 	if err := c.cw.Write(c.row); err != nil {
 		return fmt.Errorf("write request csv: %w", err)
 	}

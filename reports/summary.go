@@ -42,8 +42,11 @@ type Summary struct {
 
 	// Throughput is measured over Window.
 	Throughput Throughput `json:"throughput"`
-	// Latency distributions over successful requests.
+	// Latency distributions over successful requests. TTFOT, the time to
+	// first output token (after a reasoning model's reasoning), is over
+	// the successful requests that received one.
 	TTFT        Dist `json:"ttft"`
+	TTFOT       Dist `json:"ttfot"`
 	ServerTTFT  Dist `json:"server_ttft"`
 	TBT         Dist `json:"tbt"`
 	TPOT        Dist `json:"tpot"`
@@ -59,6 +62,10 @@ type Summary struct {
 	// chunks at once. No decode step is that short, so a large share
 	// means TBT percentiles describe the bursts, not the servers' steps.
 	BurstGapShare float64 `json:"burst_gap_share"`
+
+	// Reasoning holds the reasoning tokens of the successful requests and
+	// why TTFOT is n/a when it is.
+	Reasoning Reasoning `json:"reasoning"`
 
 	// SLA holds attainment and goodput.
 	SLA SLA `json:"sla"`

@@ -66,6 +66,7 @@ var sweepFields = []sweepField{
 	{"missed_e2e", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return numI(st.Misses.E2E) }},
 	{"policy_sustained_req_per_s", func(_ *Sweep, p *SweepPolicy, _ int, _ *SweepStep) string { return num(p.Sustained) }},
 	{"results_file", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return st.Results }},
+	{"missed_ttfot", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return numI(st.Misses.TTFOT) }},
 }
 
 // SweepColumns returns the names of sweep.csv's columns, in order.

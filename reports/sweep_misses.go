@@ -23,6 +23,9 @@ type Misses struct {
 	TTFT int64 `json:"ttft"`
 	TPOT int64 `json:"tpot"`
 	E2E  int64 `json:"e2e"`
+	// TTFOT counts successful requests over the time-to-first-output
+	// bound (a request with no output token counts as over it).
+	TTFOT int64 `json:"ttfot,omitempty"`
 }
 
 // Add counts r under the bounds of o.SLO that apply to its user; a
@@ -41,6 +44,9 @@ func (m *Misses) Add(o Options, r *replay.Result) {
 	if s.TTFT > 0 && (r.FirstToken == 0 || r.TTFT() > s.TTFT) {
 		m.TTFT++
 	}
+	if s.TTFOT > 0 && (r.FirstOutput == 0 || r.TTFOT() > s.TTFOT) {
+		m.TTFOT++
+	}
 	if s.TPOT > 0 && r.TPOT() > s.TPOT {
 		m.TPOT++
 	}
@@ -49,15 +55,15 @@ func (m *Misses) Add(o Options, r *replay.Result) {
 	}
 }
 
-// Cause returns what most requests failed on, "errors", "TTFT", "TPOT"
-// or "E2E", with its count; ties go to that order. It is "" with 0 when
+// Cause returns what most requests failed on, "errors", "TTFT",
+// "TTFOT", "TPOT" or "E2E", with its count; ties go to that order. It is "" with 0 when
 // every request met every bound.
 func (m Misses) Cause() (string, int64) {
 	cause, n := "", int64(0)
 	for _, c := range []struct {
 		name string
 		n    int64
-	}{{"errors", m.Errors}, {"TTFT", m.TTFT}, {"TPOT", m.TPOT}, {"E2E", m.E2E}} {
+	}{{"errors", m.Errors}, {"TTFT", m.TTFT}, {"TTFOT", m.TTFOT}, {"TPOT", m.TPOT}, {"E2E", m.E2E}} {
 		if c.n > n {
 			cause, n = c.name, c.n
 		}

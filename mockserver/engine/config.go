@@ -87,6 +87,9 @@ type Config struct {
 	// saves and restores, ubatches of a split KV cache, HTTP workers (zero
 	// value: none priced); see llamacpp.go.
 	LlamaCpp LlamaCppConfig
+	// Reasoning makes a share of requests reason before they answer
+	// (zero value: none do); see reasoning.go.
+	Reasoning ReasoningConfig
 }
 
 // VocabSize is the vocabulary assumed for generated token ids (100,256,
@@ -197,6 +200,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.LoRA.validate(); err != nil {
+		return err
+	}
+	if err := c.Reasoning.validate(); err != nil {
 		return err
 	}
 	for i, id := range c.OutputVocab {

@@ -120,6 +120,7 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 	}
 	s := &seq{req: *r, promptLen: prompt, arrival: now, slot: -1,
 		tokSeed: mix64(uint64(e.cfg.Seed)) ^ xxhash.Sum64String(r.ID), salt: saltHash(r.CacheSalt)}
+	s.reasoning = e.cfg.Reasoning.Tokens(s.tokSeed)
 	e.keepPrompt(s, r.PromptKeys, r.Prompt, n)
 	// s keeps what it needs; do not keep the caller's copies alive.
 	s.req.Prompt, s.req.PromptKeys = nil, nil

@@ -37,6 +37,10 @@ type Event struct {
 	HasToken bool
 	// First is set with the request's first generated token.
 	First bool
+	// Reasoning is set when the token is part of the request's reasoning
+	// (Config.Reasoning), which comes before its answer; ReasoningEnd
+	// marks its last token (absent when MaxTokens ends the reasoning).
+	Reasoning, ReasoningEnd bool
 	// NumOutput is the request's generated tokens so far.
 	NumOutput int
 	// Preempted is set when the request lost its KV blocks this step and
@@ -101,6 +105,9 @@ type Stats struct {
 	// PromptTokens counts prompt tokens of requests that got their first
 	// token; GenerationTokens counts generated tokens.
 	PromptTokens, GenerationTokens int64
+	// ReasoningTokens counts the generated tokens that were reasoning
+	// (part of GenerationTokens).
+	ReasoningTokens int64
 	// Finished counts finished requests by reason.
 	Finished map[FinishReason]int64
 	// Steps counts steps that ran work.

@@ -64,6 +64,10 @@ func (e *Engine) emit(s *seq, ev *Event, now time.Duration) bool {
 	tok := s.nextToken(i, e.cfg.OutputVocab)
 	s.tokens = append(s.tokens, int32(tok))
 	ev.Token, ev.HasToken = tok, true
+	if i < s.reasoning {
+		ev.Reasoning, ev.ReasoningEnd = true, i == s.reasoning-1
+		e.stats.ReasoningTokens++
+	}
 	if !s.firstDone {
 		s.firstDone, ev.First = true, true
 		e.stats.PromptTokens += int64(s.promptLen)

@@ -83,6 +83,7 @@ type seq struct {
 	cached     int  // prompt tokens served from the prefix cache at first admission
 	firstDone  bool // first output token emitted
 	tokSeed    uint64
+	reasoning  int    // leading output tokens that are reasoning (Config.Reasoning)
 	salt       uint64 // parent hash of the first block
 	running    bool
 	slot       int // per-slot cache: the slot held while running, −1 none

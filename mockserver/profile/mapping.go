@@ -31,6 +31,8 @@ func (p *Profile) Config() engine.Config {
 		},
 		RequestOverhead: l.RequestOverhead.D(),
 		KVTransfer:      engine.KVTransferConfig{Latency: p.KVTransfer.Latency.D(), PerToken: p.KVTransfer.PerToken.D()},
+		Reasoning: engine.ReasoningConfig{Share: p.Reasoning.Share, MeanTokens: p.Reasoning.MeanTokens,
+			CV: p.Reasoning.CV, MaxTokens: p.Reasoning.MaxTokens},
 		Latency: engine.LatencyModel{
 			StepOverhead:    l.CStep.D(),
 			PrefillPerToken: l.CPrefill.D(),
@@ -87,6 +89,8 @@ func FromConfig(name string, cfg engine.Config) *Profile {
 		},
 		KVTransfer: KVTransfer{Latency: Duration(cfg.KVTransfer.Latency), PerToken: Duration(cfg.KVTransfer.PerToken)},
 		LlamaCpp:   llamaCppOf(cfg.LlamaCpp),
+		Reasoning: Reasoning{Share: cfg.Reasoning.Share, MeanTokens: cfg.Reasoning.MeanTokens,
+			CV: cfg.Reasoning.CV, MaxTokens: cfg.Reasoning.MaxTokens},
 	}
 }
 

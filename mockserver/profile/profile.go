@@ -31,6 +31,9 @@ type Profile struct {
 	// KVTransfer prices a decode instance's pull of a remote prefill's KV
 	// cache (prefill/decode disaggregation).
 	KVTransfer KVTransfer `yaml:"kv_transfer"`
+	// Reasoning makes a share of requests reason before they answer, as
+	// a reasoning model does (omitted: none reason).
+	Reasoning Reasoning `yaml:"reasoning,omitempty"`
 	// Fit, present in a profile written by `tracebench calibrate`, holds
 	// the uncertainty of every fitted parameter and the fit's residuals.
 	Fit *Fit `yaml:"fit,omitempty"`
@@ -222,6 +225,23 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// Reasoning is the reasoning a model does before it answers: a share of
+// requests spend their first output tokens on it, with log-normal
+// lengths. Reasoning tokens are output tokens the engine decodes: they
+// count against max_tokens, and the answer follows them.
+type Reasoning struct {
+	// Share is the fraction of requests that reason, in [0, 1].
+	Share float64 `yaml:"share"`
+	// MeanTokens is the mean reasoning length in tokens (≥ 1 when share
+	// is above 0).
+	MeanTokens float64 `yaml:"mean_tokens"`
+	// CV is the coefficient of variation of the length, in [0, 10]
+	// (0: every reasoning is mean_tokens long).
+	CV float64 `yaml:"cv,omitempty"`
+	// MaxTokens caps a reasoning's length in tokens (0: no cap).
+	MaxTokens int `yaml:"max_tokens,omitempty"`
 }
 
 // KVTransfer is the cost of moving a prefill instance's KV cache to a

@@ -77,6 +77,31 @@ func TestPartialFileInheritsDefault(t *testing.T) {
 	}
 }
 
+func TestReasoningMapsToEngine(t *testing.T) {
+	p, err := Parse([]byte("name: r\nreasoning: {share: 0.3, mean_tokens: 200, cv: 0.5, max_tokens: 900}\n"), "r.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := engine.ReasoningConfig{Share: 0.3, MeanTokens: 200, CV: 0.5, MaxTokens: 900}
+	if got := p.Config().Reasoning; got != want {
+		t.Fatalf("engine reasoning = %+v, want %+v", got, want)
+	}
+	if back := FromConfig("r", p.Config()).Reasoning; back != p.Reasoning {
+		t.Fatalf("FromConfig reasoning = %+v, want %+v", back, p.Reasoning)
+	}
+	data, err := Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "reasoning:") {
+		t.Fatalf("marshalled profile lacks its reasoning:\n%s", data)
+	}
+	def, _ := Builtin(DefaultName)
+	if data, _ := Marshal(def); strings.Contains(string(data), "reasoning") {
+		t.Fatalf("a profile without reasoning writes a reasoning section:\n%s", data)
+	}
+}
+
 func TestBadProfiles(t *testing.T) {
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"unknown field", "name: x\nlatency:\n  betta: 5ms\n", `p.yaml:3: latency.betta: unknown field "betta"`},
@@ -96,6 +121,11 @@ func TestBadProfiles(t *testing.T) {
 		{"all zero", "name: x\nlatency:\n  beta: 0s\n  c_prefill: 0s\n", "latency: every cost is 0"},
 		{"not a mapping", "- a\n- b\n", "profile p.yaml: want a YAML mapping"},
 		{"syntax", "name: [x\n", "p.yaml"},
+		{"reasoning share", "name: x\nreasoning:\n  share: 1.5\n  mean_tokens: 10\n", "p.yaml:3: reasoning.share: 1.5: want in [0, 1]"},
+		{"reasoning mean", "name: x\nreasoning:\n  share: 0.3\n", "p.yaml:2: reasoning.mean_tokens: 0: want ≥ 1"},
+		{"reasoning cv", "name: x\nreasoning:\n  share: 0.3\n  mean_tokens: 10\n  cv: -1\n", "p.yaml:5: reasoning.cv: -1: want in [0, 10]"},
+		{"reasoning cap", "name: x\nreasoning:\n  share: 0.3\n  mean_tokens: 10\n  max_tokens: -5\n", "p.yaml:5: reasoning.max_tokens: -5: want ≥ 0"},
+		{"reasoning unknown", "name: x\nreasoning:\n  sahre: 0.3\n", `p.yaml:3: reasoning.sahre: unknown field "sahre"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml), "p.yaml")

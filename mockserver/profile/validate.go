@@ -80,5 +80,26 @@ func (p *Profile) validate() error {
 	case l.CStep == 0 && l.CPrefill == 0 && l.CDecode == 0 && l.Beta == 0:
 		return &fieldError{"latency", "every cost is 0: want at least one of c_step, c_prefill, c_decode, beta > 0"}
 	}
+	if err := p.Reasoning.validate(); err != nil {
+		return err
+	}
 	return p.LlamaCpp.validate(e.Cache)
+}
+
+// validate reports the first reasoning field out of range.
+func (r Reasoning) validate() error {
+	bad := func(path string, v any, want string) error {
+		return &fieldError{path, fmt.Sprintf("%v: want %s", v, want)}
+	}
+	switch {
+	case !(r.Share >= 0 && r.Share <= 1):
+		return bad("reasoning.share", r.Share, "in [0, 1]")
+	case r.Share > 0 && !(r.MeanTokens >= 1 && !math.IsInf(r.MeanTokens, 0)):
+		return bad("reasoning.mean_tokens", r.MeanTokens, "≥ 1 when share is above 0")
+	case !(r.CV >= 0 && r.CV <= 10):
+		return bad("reasoning.cv", r.CV, "in [0, 10]")
+	case r.MaxTokens < 0:
+		return bad("reasoning.max_tokens", r.MaxTokens, "≥ 0")
+	}
+	return nil
 }

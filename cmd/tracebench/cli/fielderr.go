@@ -48,6 +48,7 @@ var flagNames = map[string]string{
 	"Spec.Workload.ShareGPT.Gap":       "--sharegpt-gap",
 	"Spec.Workload.ShareGPT.Tokenizer": "--sharegpt-tokenizer",
 	"Spec.Client.Dialect":              "--dialect",
+	"Spec.Client.API":                  "--api",
 	"Spec.Client.Headers":              "--header",
 	"Spec.Report.SLO.PerUser":          "--slo-file",
 	"Spec.Fleet.LoRA.MaxLoras":         "--mock-set max_loras",

@@ -110,6 +110,11 @@ func (o *mockOptions) bindEngine(fs *pflag.FlagSet) {
 	fs.DurationVar(&e.LoRA.LoadCost, "lora-load-cost", d.LoRA.LoadCost, "step time added to load an adapter into a GPU slot")
 	fs.DurationVar(&e.LoRA.DiskLoadCost, "lora-disk-load-cost", d.LoRA.DiskLoadCost, "extra time when the adapter is not in host memory")
 	fs.StringVar(&e.Eviction, "eviction", d.Eviction, "prefix cache eviction: "+strings.Join(engine.EvictionPolicies(), ", "))
+	fs.Float64Var(&e.Reasoning.Share, "reasoning-share", d.Reasoning.Share,
+		"share of requests that reason before they answer, as a reasoning model does (reasoning tokens are output tokens)")
+	fs.Float64Var(&e.Reasoning.MeanTokens, "reasoning-mean-tokens", d.Reasoning.MeanTokens, "mean reasoning length in tokens (log-normal)")
+	fs.Float64Var(&e.Reasoning.CV, "reasoning-cv", d.Reasoning.CV, "coefficient of variation of the reasoning length (0: every reasoning as long)")
+	fs.IntVar(&e.Reasoning.MaxTokens, "reasoning-max-tokens", d.Reasoning.MaxTokens, "longest reasoning in tokens (0: no cap but max_tokens)")
 	fs.Int64Var(&e.Seed, "seed", d.Seed, "seed of replica 0 (replica i uses seed+i) for jitter, tokens and faults")
 }
 
@@ -186,6 +191,10 @@ func (o *mockOptions) applyEngine(cfg engine.Config) engine.Config {
 	set("max-cpu-loras", func() { cfg.LoRA.MaxCPULoras = e.LoRA.MaxCPULoras })
 	set("lora-load-cost", func() { cfg.LoRA.LoadCost = e.LoRA.LoadCost })
 	set("lora-disk-load-cost", func() { cfg.LoRA.DiskLoadCost = e.LoRA.DiskLoadCost })
+	set("reasoning-share", func() { cfg.Reasoning.Share = e.Reasoning.Share })
+	set("reasoning-mean-tokens", func() { cfg.Reasoning.MeanTokens = e.Reasoning.MeanTokens })
+	set("reasoning-cv", func() { cfg.Reasoning.CV = e.Reasoning.CV })
+	set("reasoning-max-tokens", func() { cfg.Reasoning.MaxTokens = e.Reasoning.MaxTokens })
 	if len(o.fleet.Server.LoRAModules) > 0 && cfg.LoRA.MaxLoras == 0 {
 		cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
 	}

@@ -20,6 +20,7 @@ type reportOptions struct {
 	png         bool
 	requestsCSV string
 	sloTTFT     time.Duration
+	sloTTFOT    time.Duration
 	sloTPOT     time.Duration
 	sloE2E      time.Duration
 	sloFile     string
@@ -54,6 +55,7 @@ writes one row per request.`,
 	fs.BoolVar(&o.png, "png", false, "also render plots as PNG and embed those instead of the SVGs")
 	fs.StringVar(&o.requestsCSV, "requests-csv", "", "also write a per-request CSV to this file")
 	fs.DurationVar(&o.sloTTFT, "slo-ttft", 2*time.Second, "SLA bound on TTFT from intended arrival (0 = none)")
+	fs.DurationVar(&o.sloTTFOT, "slo-ttfot", 0, "SLA bound on the time to first output token, after a reasoning model's reasoning (0 = none)")
 	fs.DurationVar(&o.sloTPOT, "slo-tpot", 100*time.Millisecond, "SLA bound on TPOT (0 = none)")
 	fs.DurationVar(&o.sloE2E, "slo-e2e", 0, "SLA bound on end-to-end latency (0 = none)")
 	fs.StringVar(&o.sloFile, "slo-file", "", "YAML file of per-user SLO bounds (users: {name: {ttft: 1s}})")
@@ -67,12 +69,13 @@ func (o *reportOptions) options() (reports.Options, error) {
 	for _, f := range []struct {
 		name string
 		d    time.Duration
-	}{{"--slo-ttft", o.sloTTFT}, {"--slo-tpot", o.sloTPOT}, {"--slo-e2e", o.sloE2E}, {"--warmup", o.warmup}} {
+	}{{"--slo-ttft", o.sloTTFT}, {"--slo-ttfot", o.sloTTFOT}, {"--slo-tpot", o.sloTPOT}, {"--slo-e2e", o.sloE2E},
+		{"--warmup", o.warmup}} {
 		if f.d < 0 {
 			return ro, usagef("%s: negative duration %s", f.name, f.d)
 		}
 	}
-	ro.SLO.TTFT, ro.SLO.TPOT, ro.SLO.E2E, ro.Warmup = o.sloTTFT, o.sloTPOT, o.sloE2E, o.warmup
+	ro.SLO.TTFT, ro.SLO.TTFOT, ro.SLO.TPOT, ro.SLO.E2E, ro.Warmup = o.sloTTFT, o.sloTTFOT, o.sloTPOT, o.sloE2E, o.warmup
 	if o.sloFile != "" {
 		per, err := reports.LoadSLOFile(o.sloFile)
 		if err != nil {

@@ -97,7 +97,9 @@ func (c *countValue) Type() string { return "int" }
 // bindClient binds the client flags to c.
 func bindClient(fs *pflag.FlagSet, c *bench.Client) {
 	d := bench.DefaultClient()
-	fs.StringVar(&c.API, "api", d.API, "endpoint: completions|chat")
+	fs.StringVar(&c.API, "api", d.API, "endpoint: completions|chat|responses (responses: the OpenAI Responses API, /v1/responses)")
+	fs.BoolVar(&c.ReasoningTags, "reasoning-tags", false,
+		"read the reasoning a model writes between think tags in its generated text (reasoning models served without a reasoning parser)")
 	fs.StringVar(&c.Model, "model", "", "model name (default: the first one /v1/models lists)")
 	fs.StringVar(&c.APIKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never written anywhere")
 	fs.StringArrayVar(&c.Headers, "header", nil, "extra HTTP header 'Name: value' (repeatable); values never written, credential ones redacted from errors")

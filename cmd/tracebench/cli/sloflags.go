@@ -9,13 +9,14 @@ import (
 
 // sloFlags set the SLA and the measured window of reports.
 type sloFlags struct {
-	TTFT, TPOT, E2E time.Duration
-	File            string
-	Warmup          time.Duration
+	TTFT, TTFOT, TPOT, E2E time.Duration
+	File                   string
+	Warmup                 time.Duration
 }
 
 func (s *sloFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.TTFT, "slo-ttft", 2*time.Second, "SLA bound on TTFT (from intended arrival)")
+	fs.DurationVar(&s.TTFOT, "slo-ttfot", 0, "SLA bound on the time to first output token, after a reasoning model's reasoning (0 = none)")
 	fs.DurationVar(&s.TPOT, "slo-tpot", 100*time.Millisecond, "SLA bound on TPOT")
 	fs.DurationVar(&s.E2E, "slo-e2e", 0, "SLA bound on end-to-end latency (0 = none)")
 	fs.StringVar(&s.File, "slo-file", "", "YAML file of per-user SLOs")
@@ -25,7 +26,15 @@ func (s *sloFlags) bind(fs *pflag.FlagSet) {
 // options builds the report options.
 func (s *sloFlags) options() (reports.Options, error) {
 	o := reports.DefaultOptions()
-	o.SLO.TTFT, o.SLO.TPOT, o.SLO.E2E = s.TTFT, s.TPOT, s.E2E
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"--slo-ttft", s.TTFT}, {"--slo-ttfot", s.TTFOT}, {"--slo-tpot", s.TPOT}, {"--slo-e2e", s.E2E}, {"--warmup", s.Warmup}} {
+		if f.d < 0 {
+			return o, usagef("%s: negative duration %s", f.name, f.d)
+		}
+	}
+	o.SLO.TTFT, o.SLO.TTFOT, o.SLO.TPOT, o.SLO.E2E = s.TTFT, s.TTFOT, s.TPOT, s.E2E
 	o.Warmup = s.Warmup
 	if s.File != "" {
 		per, err := reports.LoadSLOFile(s.File)
