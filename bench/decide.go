@@ -55,6 +55,11 @@ type DecideSpec struct {
 	// Native is the workload's own rate, req/s (the search starts there;
 	// 0: 1 req/s); Ident its identity.
 	Native float64
+	// Vary is what stage 1 searches: reports.VaryRate ("", the offered
+	// request rate, sessions open-loop) or reports.VaryUsers (the most
+	// concurrent closed-loop users, from 8; stage 2 confirms at a number
+	// of users).
+	Vary string
 	Ident  string
 	// Sim points a stage-1 Run at its simulated fleet (Spec.Sim and
 	// Spec.Fleet), on seed K shifting the engines' seed by K.
@@ -201,6 +206,11 @@ func (s DecideSpec) validate() error {
 
 // question states what the decision answers.
 func (s DecideSpec) question() string {
+	if s.users() {
+		return fmt.Sprintf("which router serves the most concurrent closed-loop users with at least %.0f %% of requests "+
+			"meeting %s, on %s (%d requests per run) and %s", 100*s.Attainment, reports.SLOText(s.Base.Report.SLO),
+			s.Ident, s.Base.Workload.MaxRequests, s.SimFleet)
+	}
 	if len(s.Routers) == 1 {
 		return fmt.Sprintf("what request rate %s sustains with at least %.0f %% of requests meeting %s, on %s "+
 			"(%d requests per run) and %s", PolicyName(s.Routers[0], s.Base.Policy.Queue), 100*s.Attainment,
@@ -209,6 +219,17 @@ func (s DecideSpec) question() string {
 	return fmt.Sprintf("which router sustains the highest request rate with at least %.0f %% of requests meeting %s, "+
 		"on %s (%d requests per run) and %s", 100*s.Attainment, reports.SLOText(s.Base.Report.SLO), s.Ident,
 		s.Base.Workload.MaxRequests, s.SimFleet)
+}
+
+// users reports a decision over concurrent users.
+func (s DecideSpec) users() bool { return s.Vary == reports.VaryUsers }
+
+// unit is what stage 1 counts: "req/s" or "users".
+func (s DecideSpec) unit() string {
+	if s.users() {
+		return "users"
+	}
+	return "req/s"
 }
 
 // decider runs a decision.
@@ -252,12 +273,13 @@ func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
 			}
 			sustained[p.Policy] = append(sustained[p.Policy], p.Sustained)
 			if p.Broken == 0 {
-				unbounded = append(unbounded, fmt.Sprintf("%s (seed %d, every rate up to %.3g req/s)", p.Policy, k, p.Sustained))
+				unbounded = append(unbounded, fmt.Sprintf("%s (seed %d, every load up to %.3g %s)", p.Policy, k,
+					p.Sustained, s.unit()))
 			}
 		}
 	}
 	if len(unbounded) > 0 {
-		return fmt.Errorf("stage 1: %s met the SLA at every offered rate: %d requests per run are too few to load "+
+		return fmt.Errorf("stage 1: %s met the SLA at every offered load: %d requests per run are too few to load "+
 			"the fleet, so no capacity can be measured; give more --max-requests", strings.Join(unbounded, ", "),
 			s.Base.Workload.MaxRequests)
 	}
@@ -265,7 +287,8 @@ func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
 	if len(s.Routers) == 1 {
 		return nil // nothing to decide between
 	}
-	d.CapacityVerdict = reports.DecideCapacityVerdict(order, sustained, s.Base.Report.SLO)
+	d.CapacityVerdict = reports.DecideSweepVerdict(&reports.Sweep{Vary: dc.sweepSpec(0, nil).Vary, SLO: s.Base.Report.SLO},
+		order, sustained)
 	if d.CapacityVerdict == nil {
 		return fmt.Errorf("stage 1: %d of %d policies swept, no verdict", len(order), len(s.Routers))
 	}
@@ -291,11 +314,20 @@ func (dc *decider) sweepSpec(k int, sustained map[string][]float64) SweepSpec {
 		Vary: reports.VaryRate, Native: s.Native, Ident: s.Ident, Fleet: s.SimFleet, Jobs: s.Jobs, MaxErrorRate: 0.05,
 		Out: out, Setup: s.Sim, Seeds: 1, ProfileNote: s.ProfileNote}
 	sw.Base.Workload.Seed += uint64(k)
+	if s.users() {
+		sw.Vary, sw.Start = reports.VaryUsers, defaultStartUsers
+	}
 	if g := geoMean(sustained); g > 0 {
 		sw.Start, sw.Growth = g, 2
+		if s.users() {
+			sw.Start = math.Round(g)
+		}
 	}
 	return sw
 }
+
+// defaultStartUsers is the first number of users a users search tries.
+const defaultStartUsers = 8
 
 // geoMean is the geometric mean of every positive value of m (0 when
 // there is none), summed in key order so that the same values always
@@ -348,6 +380,9 @@ func (dc *decider) confirmed(v *reports.Verdict) ([]string, float64) {
 	rate := v.Rows[0].Mean
 	if len(v.Rows) > 1 && v.Rows[1].Mean > 0 {
 		rate = math.Sqrt(v.Rows[0].Mean * v.Rows[1].Mean)
+	}
+	if dc.s.users() {
+		rate = max(1, math.Round(rate))
 	}
 	return out, rate
 }

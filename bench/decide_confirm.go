@@ -25,8 +25,13 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.
 	names, rate := dc.confirmed(d.CapacityVerdict)
 	d.ConfirmRate, d.TimeScale = rate, dc.timeScale(d.Capacity, d.CapacityVerdict.Pick, rate)
 	start := time.Now()
-	fmt.Fprintf(dc.errOut, "bench: stage 2, %d policies × %d seeds at once on real-time mock fleets at %.3g req/s "+
-		"(model time stretched %.3g×: %.3g req/s of wall time)\n", len(names), dc.s.ConfirmSeeds, rate, d.TimeScale, rate/d.TimeScale)
+	if dc.s.users() {
+		fmt.Fprintf(dc.errOut, "bench: stage 2, %d policies × %d seeds at once on real-time mock fleets with %.0f users "+
+			"(model and think time stretched %.3g×)\n", len(names), dc.s.ConfirmSeeds, rate, d.TimeScale)
+	} else {
+		fmt.Fprintf(dc.errOut, "bench: stage 2, %d policies × %d seeds at once on real-time mock fleets at %.3g req/s "+
+			"(model time stretched %.3g×: %.3g req/s of wall time)\n", len(names), dc.s.ConfirmSeeds, rate, d.TimeScale, rate/d.TimeScale)
+	}
 	sums, err := dc.confirmAll(ctx, names, rate, d.TimeScale, start)
 	d.Stage2 = time.Since(start)
 	fmt.Fprintf(dc.errOut, "bench: stage 2 done in %.1f s\n", d.Stage2.Seconds())
@@ -62,7 +67,7 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.
 // E2E p90 of pick's stage-1 run nearest rate (the last requests' time to
 // finish), at least minConfirmScale.
 func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float64 {
-	tail := 0.0
+	tail, window := 0.0, 0.0
 	best := math.Inf(1)
 	for _, p := range sw.Policies {
 		if p.Policy != pick {
@@ -71,10 +76,16 @@ func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float
 		for _, st := range p.Steps {
 			if gap := math.Abs(math.Log(st.Rate / rate)); gap < best && st.Summary.E2E.Count > 0 {
 				best, tail = gap, st.Summary.E2E.P90/1000
+				window = st.Summary.Window.Seconds * float64(dc.s.ConfirmRequests) / float64(st.Summary.Requests)
 			}
 		}
 	}
 	model := float64(dc.s.ConfirmRequests)/rate + tail
+	if dc.s.users() {
+		// Closed-loop users set their own rate: the stage-1 run's length,
+		// scaled to stage 2's requests.
+		model = window
+	}
 	return max(minConfirmScale, math.Round(dc.s.ConfirmWall.Seconds()/model))
 }
 
@@ -128,6 +139,11 @@ func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir strin
 	rs.Workload.Rate, rs.Workload.TimeScale = rate/scale, 1
 	// A rate is offered open-loop: session turns at their trace times.
 	rs.Workload.Sessions.Pacing = cmp.Or(rs.Workload.Sessions.Pacing, string(replay.SessionsOpen))
+	if dc.s.users() {
+		// N users, their think times stretched with model time.
+		rs.Workload.Rate, rs.Workload.TimeScale = 0, scale
+		rs.Workload.Sessions.Pacing, rs.Workload.Sessions.Users = string(replay.SessionsClosed), int(rate)
+	}
 	rs.Workload.MaxRequests = dc.s.ConfirmRequests
 	// Sessions' think times and queueing can make a run outlast its
 	// requests over the rate: dispatch stops at ConfirmWall, the same cut

@@ -156,10 +156,26 @@ func (g Agreement) text() string {
 
 // stage2Text describes stage 2 in one clause.
 func (d *Decision) stage2Text() string {
+	if d.users() {
+		return fmt.Sprintf("%d policies with %.0f closed-loop users on the real-time mock fleet (model time stretched %.3g×, "+
+			"think times with it: latencies %.3g× the model's in wall time), %d seeds, %.0f s",
+			len(d.Confirm.Rows), d.ConfirmRate, d.TimeScale, d.TimeScale, d.Confirm.Seeds, d.Stage2.Seconds())
+	}
 	return fmt.Sprintf("%d policies at %.3g req/s of model time on the real-time mock fleet (model time stretched %.3g×: "+
 		"%.3g req/s and latencies %.3g× the model's in wall time), %d seeds, %.0f s",
 		len(d.Confirm.Rows), d.ConfirmRate, d.TimeScale, d.ConfirmRate/d.TimeScale, d.TimeScale, d.Confirm.Seeds,
 		d.Stage2.Seconds())
+}
+
+// users reports a decision over concurrent users (its sweep varies users).
+func (d *Decision) users() bool { return d.Capacity != nil && d.Capacity.Vary == VaryUsers }
+
+// unit is what stage 1 counts: "req/s" or "users".
+func (d *Decision) unit() string {
+	if d.users() {
+		return "users"
+	}
+	return "req/s"
 }
 
 // WriteText prints the decision for the terminal: the verdict first,
@@ -201,11 +217,14 @@ func writeDecision(w io.Writer, d *Decision) {
 		return
 	}
 	fmt.Fprintf(w, "## Decision\n\nQuestion: %s\n\n", d.Question)
-	fmt.Fprintf(w, "**Stage 1, capacity in virtual time** (%.0f s): each policy's sustained rate, the highest "+
-		"offered rate meeting the SLA, searched on %d seeds (files under `capacity/`, report `capacity/sweep.md`).\n\n",
-		d.Stage1.Seconds(), d.CapacityVerdict.Seeds)
+	what := "each policy's sustained rate, the highest offered rate meeting the SLA"
+	if d.users() {
+		what = "the most concurrent closed-loop users each policy serves under the SLA"
+	}
+	fmt.Fprintf(w, "**Stage 1, capacity in virtual time** (%.0f s): %s, searched on %d seeds (files under `capacity/`, "+
+		"report `capacity/sweep.md`).\n\n", d.Stage1.Seconds(), what, d.CapacityVerdict.Seeds)
 	writeVerdictRows(w, d.CapacityVerdict)
-	writeCurves(w, d.Curves())
+	writeCurves(w, d.Curves(), d.unit())
 	if d.Confirm == nil {
 		return
 	}
@@ -229,11 +248,11 @@ func writeVerdictRows(w io.Writer, v *Verdict) {
 
 // writeCurves writes the capacity curves of stage 1's first seed, one
 // row per policy: each run's rate and attainment in rate order.
-func writeCurves(w io.Writer, cs []CapacityCurve) {
+func writeCurves(w io.Writer, cs []CapacityCurve, unit string) {
 	if len(cs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Capacity curves (first seed; offered req/s: SLA met, ✓ passed):\n\n")
+	fmt.Fprintf(w, "Capacity curves (first seed; offered %s: SLA met, ✓ passed):\n\n", unit)
 	rows := make([][]string, 0, len(cs))
 	for _, c := range cs {
 		pts := make([]string, len(c.Points))
@@ -246,7 +265,7 @@ func writeCurves(w io.Writer, cs []CapacityCurve) {
 		}
 		rows = append(rows, []string{mdEscape(c.Policy), fmt.Sprintf("%.4g", c.Sustained), strings.Join(pts, ", ")})
 	}
-	mdTable(w, []string{"policy", "sustained req/s", "runs"}, "lrl", rows)
+	mdTable(w, []string{"policy", "sustained " + unit, "runs"}, "lrl", rows)
 }
 
 // SLOText is the SLO as the reports state it ("TTFT ≤ 2s, TPOT ≤ 100ms").

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -62,9 +63,9 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 	if seeds < 1 {
 		return bench.DecideSpec{}, usagef("--seeds %d: want ≥ 1", seeds)
 	}
-	if changed("rate") || changed("time-scale") {
-		return bench.DecideSpec{}, usagef("--rate and --time-scale: bench without a backend flag finds each policy's " +
-			"capacity itself; give --mock N (or --sim N, --target) to run at one rate")
+	if changed("rate") || changed("time-scale") || changed("users") {
+		return bench.DecideSpec{}, usagef("--rate, --time-scale and --users: bench without a backend flag finds each " +
+			"policy's capacity itself; give --mock N (or --sim N, --target) to run at one load")
 	}
 	o.decideDefaults(changed)
 	if !o.mf.engineChanged() {
@@ -85,6 +86,10 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 	spec := bench.DecideSpec{Base: runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, ErrOut: cmd.ErrOrStderr()},
 		Routers: names, Seeds: seeds, Native: native, Ident: ident, Sim: o.simSetup, SimFleet: o.simFleet(), Mock: mock,
 		Jobs: o.jobs, ProfileNote: profileNote(o.mf, false), Out: o.out, ErrOut: cmd.ErrOrStderr()}
+	if o.wf.Sessions.Pacing == string(replay.SessionsClosed) {
+		// Closed-loop users set their own rate: capacity is users.
+		spec.Vary = reports.VaryUsers
+	}
 	if o.quick {
 		spec.ConfirmWall, spec.Leaders = decideQuickWall, 1
 	}
