@@ -59,8 +59,8 @@ type DecideSpec struct {
 	// request rate, sessions open-loop) or reports.VaryUsers (the most
 	// concurrent closed-loop users, from 8; stage 2 confirms at a number
 	// of users).
-	Vary string
-	Ident  string
+	Vary  string
+	Ident string
 	// Sim points a stage-1 Run at its simulated fleet (Spec.Sim and
 	// Spec.Fleet), on seed K shifting the engines' seed by K.
 	Sim func(ctx context.Context, s *Spec) (stop func(), err error)
