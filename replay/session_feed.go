@@ -17,7 +17,8 @@ type Answer struct {
 }
 
 // addChunk appends the generated text of one streamed or whole response
-// chunk (choices[].text, .delta.content or .message.content).
+// chunk (choices[].text, .delta.content or .message.content), or of a
+// Responses API output-text delta event.
 func (a *Answer) addChunk(data []byte) {
 	var c struct {
 		Choices []struct {
@@ -25,8 +26,17 @@ func (a *Answer) addChunk(data []byte) {
 			Delta   *struct{ Content string } `json:"delta"`
 			Message *struct{ Content string } `json:"message"`
 		} `json:"choices"`
+		Type  string          `json:"type"`
+		Delta json.RawMessage `json:"delta"`
 	}
 	if json.Unmarshal(data, &c) != nil {
+		return
+	}
+	if c.Type == "response.output_text.delta" {
+		var d string
+		if json.Unmarshal(c.Delta, &d) == nil {
+			a.text.WriteString(d)
+		}
 		return
 	}
 	for _, ch := range c.Choices {

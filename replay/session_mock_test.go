@@ -30,6 +30,7 @@ func TestClosedLoopAgainstMock(t *testing.T) {
 	}{
 		{"closed, completions", replay.APICompletions, replay.Sessions{}, false, true},
 		{"closed, chat", replay.APIChat, replay.Sessions{}, false, true},
+		{"closed, responses", replay.APIResponses, replay.Sessions{}, false, true},
 		{"closed, no feedback", replay.APICompletions, replay.Sessions{NoFeedBack: true}, false, false},
 		{"open", replay.APICompletions, replay.Sessions{Mode: replay.SessionsOpen}, true, false},
 	} {
