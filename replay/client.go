@@ -155,6 +155,16 @@ func (c *Client) do(ctx context.Context, base string, req *traces.Request, res *
 		c.fail(res, now, class, err.Error())
 		return
 	}
+	c.exchange(ctx, rctx, cancel, hreq, res, now, onTokens, x, nil)
+}
+
+// exchange sends hreq and reads the answer into res. reply, when set,
+// gets the Backend's status and headers first and then every byte read,
+// an error answer's included, and the rest after the end (a proxy passes
+// it all on); without one the rest is read briefly so the connection
+// returns to the pool.
+func (c *Client) exchange(ctx, rctx context.Context, cancel context.CancelCauseFunc, hreq *http.Request, res *Result,
+	now func() time.Duration, onTokens func(n int), x *sendExtras, reply Reply) {
 	pt := startPhaseTimer(cancel, c.o.FirstByteTimeout)
 	defer pt.stop()
 	res.Sent = now()
@@ -175,16 +185,25 @@ func (c *Client) do(ctx context.Context, base string, req *traces.Request, res *
 	if x != nil && x.onHeaders != nil {
 		x.onHeaders(resp.Header)
 	}
+	var out io.Writer = io.Discard
+	if reply != nil {
+		reply.Start(resp.StatusCode, resp.Header)
+		out = reply
+	}
 	pt.idle(c.o.IdleTimeout)
-	rd := &idleReader{r: resp.Body, p: pt, d: c.o.IdleTimeout}
+	rd := io.TeeReader(&idleReader{r: resp.Body, p: pt, d: c.o.IdleTimeout}, out)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		c.fail(res, now, statusClass(resp.StatusCode), httpErrorText(resp, rd))
 	} else if !c.read(ctx, rctx, resp, rd, res, now, onTokens) {
 		return
 	}
-	// Read the end of the body so the connection returns to the pool,
-	// but never wait long for a server that keeps it open.
+	// Read the end of the body (the blank line after [DONE], the rest of
+	// an error body), but never wait long for a server that keeps it open.
 	pt.reset(drainTimeout)
+	if reply != nil {
+		_, _ = io.Copy(io.Discard, rd)
+		return
+	}
 	drain(resp.Body)
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -58,41 +57,7 @@ func (c *Client) forward(ctx context.Context, base string, f *Forward, res *Resu
 		c.fail(res, now, ErrConnect, err.Error())
 		return
 	}
-	pt := startPhaseTimer(cancel, c.o.FirstByteTimeout)
-	defer pt.stop()
-	res.Sent = now()
-	resp, err := c.hc.Do(hreq)
-	if err != nil {
-		class := classify(ctx, rctx, err)
-		if class == ErrStreamBroken {
-			class = ErrConnect // cut before any response, as in Do
-		}
-		c.fail(res, now, class, errText(rctx, err))
-		return
-	}
-	defer resp.Body.Close()
-	res.Headers = now()
-	res.Status = resp.StatusCode
-	if x != nil && x.onHeaders != nil {
-		x.onHeaders(resp.Header)
-	}
-	var out io.Writer = io.Discard
-	if f.Reply != nil {
-		f.Reply.Start(resp.StatusCode, resp.Header)
-		out = f.Reply
-	}
-	pt.idle(c.o.IdleTimeout)
-	rd := io.TeeReader(&idleReader{r: resp.Body, p: pt, d: c.o.IdleTimeout}, out)
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		c.fail(res, now, statusClass(resp.StatusCode), httpErrorText(resp, rd))
-	} else if !c.read(ctx, rctx, resp, rd, res, now, onTokens) {
-		return
-	}
-	// Pass on what follows (the rest of an error body, the blank line
-	// after [DONE]); a server that keeps the stream open after its end
-	// is cut after the drain timeout.
-	pt.reset(drainTimeout)
-	_, _ = io.Copy(io.Discard, rd)
+	c.exchange(ctx, rctx, cancel, hreq, res, now, onTokens, x, f.Reply)
 }
 
 // hopHeaders are the headers a proxy does not pass on (RFC 9110 7.6.1),
