@@ -69,6 +69,15 @@ func (c *Client) DoPD(ctx context.Context, prefill, decode string, req *traces.R
 // transfer times (unknown from other servers).
 func (c *Client) doSidecar(ctx context.Context, prefill, decode string, req *traces.Request, res *Result,
 	now func() time.Duration, onTokens func(n int), onPrefill func()) {
+	c.sidecar(prefill, res, now, onPrefill, func(x *sendExtras) { c.do(ctx, decode, req, res, now, onTokens, x) })
+}
+
+// sidecar sends through send with llm-d's header naming the prefill
+// Backend, reading the prefill and transfer times from the answer's
+// headers; onPrefill (may be nil) runs once, when they are known or at
+// the end.
+func (c *Client) sidecar(prefill string, res *Result, now func() time.Duration, onPrefill func(),
+	send func(x *sendExtras)) {
 	u, err := url.Parse(baseURL(prefill))
 	if err != nil || u.Host == "" {
 		res.Sent, res.PD.Sent = now(), now()
@@ -85,7 +94,7 @@ func (c *Client) doSidecar(ctx context.Context, prefill, decode string, req *tra
 			onPrefill = nil
 		}
 	}}
-	c.do(ctx, decode, req, res, now, onTokens, x)
+	send(x)
 	res.PD.Sent = res.Sent
 	if onPrefill != nil {
 		onPrefill()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -74,27 +73,7 @@ func (c *Client) forwardPrefill(ctx context.Context, base string, f *Forward, ph
 // llm-d's header, as doSidecar does.
 func (c *Client) forwardSidecar(ctx context.Context, prefill, decode string, f *Forward, res *Result,
 	now func() time.Duration, onTokens func(n int), onPrefill func()) {
-	u, err := url.Parse(baseURL(prefill))
-	if err != nil || u.Host == "" {
-		res.Sent, res.PD.Sent = now(), now()
-		c.fail(res, now, ErrConnect, fmt.Sprintf("prefill backend address %q: not a URL", prefill))
-		return
-	}
-	x := &sendExtras{header: map[string]string{prefillerHeader: u.Host}, onHeaders: func(h http.Header) {
-		if d, ok := headerSeconds(h, prefillHeader); ok {
-			res.PD.Done = res.Sent + d
-		}
-		res.PD.Transfer, res.PD.TransferKnown = headerSeconds(h, transferHeader)
-		if onPrefill != nil {
-			onPrefill()
-			onPrefill = nil
-		}
-	}}
-	c.forward(ctx, decode, f, res, now, onTokens, x)
-	res.PD.Sent = res.Sent
-	if onPrefill != nil {
-		onPrefill()
-	}
+	c.sidecar(prefill, res, now, onPrefill, func(x *sendExtras) { c.forward(ctx, decode, f, res, now, onTokens, x) })
 }
 
 // editBody returns a copy of f, headers and Reply kept, whose JSON body
