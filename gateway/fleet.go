@@ -37,46 +37,17 @@ func (g *Gateway) startLoops() func() {
 	ctx, cancel := context.WithCancel(g.work)
 	var wg sync.WaitGroup
 	if dv := g.o.Discover; dv != nil && dv.Resolve != nil {
-		wg.Go(func() { g.discoveryLoop(ctx, dv) })
+		wg.Go(func() {
+			dv.Watch(ctx, func(urls []string) bool {
+				g.applyFleet(ctx, urls)
+				return true
+			})
+		})
 	}
 	if g.o.ScrapeEvery > 0 {
 		wg.Go(func() { g.scrapeLoop(ctx) })
 	}
 	return func() { cancel(); wg.Wait() }
-}
-
-// discoveryLoop re-resolves the fleet every dv.Every until ctx ends.
-func (g *Gateway) discoveryLoop(ctx context.Context, dv *replay.Discovery) {
-	every := dv.Every
-	if every <= 0 {
-		every = replay.DefaultResolveEvery
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	var lastErr string
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		rctx, cancel := context.WithTimeout(ctx, every)
-		urls, err := dv.Resolve(rctx)
-		cancel()
-		if err != nil || len(urls) == 0 {
-			msg := "no addresses"
-			if err != nil {
-				msg = err.Error()
-			}
-			if msg != lastErr {
-				slog.Warn("re-resolving the fleet failed; keeping the backends as they are", "err", msg)
-				lastErr = msg
-			}
-			continue
-		}
-		lastErr = ""
-		g.applyFleet(ctx, urls)
-	}
 }
 
 // applyFleet makes urls the live Backends, as a replay's discovery does:

@@ -47,38 +47,49 @@ func (s *scheduler) startDiscovery(ctx context.Context) {
 	if dv == nil || dv.Resolve == nil {
 		return
 	}
+	go dv.Watch(ctx, func(urls []string) bool {
+		select {
+		case s.events <- event{fleet: urls}:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	})
+}
+
+// Watch resolves the fleet every Every until ctx ends (or apply returns
+// false) and gives apply every resolution that found addresses; a failed
+// or empty one keeps the fleet as it was and is logged once per distinct
+// error.
+func (dv *Discovery) Watch(ctx context.Context, apply func(urls []string) bool) {
 	every := dv.Every
 	if every <= 0 {
 		every = DefaultResolveEvery
 	}
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		var lastErr string
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			rctx, cancel := context.WithTimeout(ctx, every)
-			urls, err := dv.Resolve(rctx)
-			cancel()
-			if err != nil || len(urls) == 0 {
-				if msg := resolveErrText(err); msg != lastErr {
-					slog.Warn("re-resolving the fleet failed; keeping the backends as they are", "err", msg)
-					lastErr = msg
-				}
-				continue
-			}
-			lastErr = ""
-			select {
-			case s.events <- event{fleet: urls}:
-			case <-ctx.Done():
-				return
-			}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var lastErr string
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
-	}()
+		rctx, cancel := context.WithTimeout(ctx, every)
+		urls, err := dv.Resolve(rctx)
+		cancel()
+		if err != nil || len(urls) == 0 {
+			if msg := resolveErrText(err); msg != lastErr {
+				slog.Warn("re-resolving the fleet failed; keeping the backends as they are", "err", msg)
+				lastErr = msg
+			}
+			continue
+		}
+		lastErr = ""
+		if !apply(urls) {
+			return
+		}
+	}
 }
 
 func resolveErrText(err error) string {
