@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -190,7 +191,12 @@ func parseChat(body []byte, tok tokenizer.Tokenizer) (*generation, error) {
 
 // messageText returns a message's text: a string, or the text parts of a
 // list of {"type": "text", "text": ...} parts joined by newlines.
-func messageText(raw json.RawMessage) (string, error) {
+func messageText(raw json.RawMessage) (string, error) { return partsText(raw, "text") }
+
+// partsText returns a content's text: a string, or the parts of a list of
+// {"type": ..., "text": ...} parts whose type is one of types, joined by
+// newlines.
+func partsText(raw json.RawMessage, types ...string) (string, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return "", nil
 	}
@@ -207,7 +213,7 @@ func messageText(raw json.RawMessage) (string, error) {
 	}
 	texts := make([]string, 0, len(parts))
 	for _, p := range parts {
-		if p.Type == "text" {
+		if slices.Contains(types, p.Type) {
 			texts = append(texts, p.Text)
 		}
 	}

@@ -107,25 +107,5 @@ func responsesInput(raw json.RawMessage, instructions string) (string, error) {
 // itemText is a message item's text: a string, or its input_text,
 // output_text and text parts joined by newlines.
 func itemText(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("want a string or a list of content parts")
-	}
-	texts := make([]string, 0, len(parts))
-	for _, p := range parts {
-		if p.Type == "input_text" || p.Type == "output_text" || p.Type == "text" {
-			texts = append(texts, p.Text)
-		}
-	}
-	return strings.Join(texts, "\n"), nil
+	return partsText(raw, "input_text", "output_text", "text")
 }
