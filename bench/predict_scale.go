@@ -1,10 +1,7 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/tracebench/tracebench/replay"
 )
@@ -38,26 +35,15 @@ func promptScale(live, simulated string) (float64, error) {
 // promptTokensByID reads the prompt tokens of the successful requests of
 // a results file.
 func promptTokensByID(path string) (map[string]int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("predict: %w", err)
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		return nil, fmt.Errorf("predict: %w", err)
-	}
 	out := map[string]int{}
-	for {
-		r, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("predict: %w", err)
-		}
-		if r != nil && r.OK() {
+	err := replay.EachResult(path, nil, func(r *replay.Result) error {
+		if r.OK() {
 			out[r.ID] = r.PromptTokens
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("predict: %w", err)
 	}
+	return out, nil
 }

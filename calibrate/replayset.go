@@ -1,10 +1,7 @@
 package calibrate
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"time"
 
@@ -83,29 +80,13 @@ func loadReplay(files []string, prompts Prompts) ([]*replaySet, error) {
 
 // readSent appends the sent requests of one file, offset by off.
 func readSent(path string, file int, off time.Duration, ids map[string][]int, sets *[]*replaySet) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("calibrate: %w", err)
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		return err
-	}
-	for {
-		r, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	err := replay.EachResult(path, nil, func(r *replay.Result) error {
 		if r.Sent == 0 || r.Backend < 0 || r.Done == 0 {
-			continue // never sent
+			return nil // never sent
 		}
 		p, ok := ids[r.ID]
 		if !ok || len(p) == 0 {
-			continue
+			return nil
 		}
 		for len(*sets) <= r.Backend {
 			*sets = append(*sets, &replaySet{})
@@ -113,7 +94,12 @@ func readSent(path string, file int, off time.Duration, ids map[string][]int, se
 		q := sentOf(r, p, off)
 		q.file, q.cached = file, r.CachedTokens
 		(*sets)[r.Backend].reqs = append((*sets)[r.Backend].reqs, q)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
 	}
+	return nil
 }
 
 // sentOf converts one Result, stretching the rebuilt prompt to the

@@ -2,10 +2,8 @@ package reports
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -101,30 +99,11 @@ func WriteRequestsCSV(w io.Writer, o Options, paths ...string) error {
 }
 
 func (c *RequestCSV) copyFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open results file: %w", err)
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		return err
-	}
-	name := (&Summary{Header: rd.Header}).Name()
-	for {
-		r, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if r != nil {
-			if err := c.Write(name, r); err != nil {
-				return err
-			}
-		}
-	}
+	var name string
+	return replay.EachResult(path, func(h replay.Header) error {
+		name = (&Summary{Header: h}).Name()
+		return nil
+	}, func(r *replay.Result) error { return c.Write(name, r) })
 }
 
 // pdColumns fills the prefill/decode columns of r's row: empty when r

@@ -1,11 +1,6 @@
 package reports
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"os"
-
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -75,26 +70,10 @@ func (m Misses) Cause() (string, int64) {
 // under o (its SLO and warm-up). A file cut off mid-line is read up to
 // the cut.
 func CountMisses(path string, o Options) (Misses, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Misses{}, fmt.Errorf("open results file: %w", err)
-	}
-	defer f.Close()
-	rd, err := replay.NewReader(path, f)
-	if err != nil {
-		return Misses{}, err
-	}
 	var m Misses
-	for {
-		res, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return m, nil
-		}
-		if err != nil {
-			return m, err
-		}
-		if res != nil {
-			m.Add(o, res)
-		}
-	}
+	err := replay.EachResult(path, nil, func(r *replay.Result) error {
+		m.Add(o, r)
+		return nil
+	})
+	return m, err
 }
