@@ -137,7 +137,7 @@ func TestDecideErrors(t *testing.T) {
 	}
 }
 
-// TestDecideUnbounded: when the fleet meets the SLA at every rate the
+// TestDecideUnbounded: when the fleet meets the SLA at every load the
 // search offers (too few requests per run to load it), stage 1 says so,
 // naming the policies, and no real-time run starts.
 func TestDecideUnbounded(t *testing.T) {
@@ -145,7 +145,7 @@ func TestDecideUnbounded(t *testing.T) {
 	s := decideSpec(dir)
 	s.Base.Report.SLO.TTFT = 2 * time.Second
 	res, err := Decide(context.Background(), s)
-	if err == nil || !strings.Contains(err.Error(), "round-robin (seed 0, every rate up to") ||
+	if err == nil || !strings.Contains(err.Error(), "round-robin (seed 0, every load up to") ||
 		!strings.Contains(err.Error(), "give more --max-requests") {
 		t.Fatalf("err %v, want stage 1 naming the unbounded policies", err)
 	}

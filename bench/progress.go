@@ -50,6 +50,9 @@ func (rs Spec) progress(ctx context.Context, name string, c *replay.Counters) fu
 // first; else --max-requests for an unsharded Run (a shorter trace ends
 // sooner, and the display then ends at what was done).
 func progressTotal(ctx context.Context, wf Workload, lim countLimit) int64 {
+	if wf.Duration > 0 && wf.Sessions.closed() {
+		return 0 // closed-loop turns come when answered: how many fit the duration is not known ahead
+	}
 	if wf.Trace != "" {
 		if wf.Shard != "" {
 			return 0

@@ -59,9 +59,14 @@ func TestProgressTotal(t *testing.T) {
 	if a <= 0 || b <= 0 || a+b != 50 {
 		t.Errorf("shards %d + %d, want 50 in all", a, b)
 	}
-	d := progressTotal(context.Background(), with(func(w *Workload) { w.Duration = 3 * time.Second }), ample)
+	d := progressTotal(context.Background(), with(func(w *Workload) {
+		w.Duration, w.Sessions.Pacing = 3*time.Second, "open"
+	}), ample)
 	if d <= 0 || d >= 50 {
-		t.Errorf("first 3 s of a 50-request workload at 6 req/s: %d requests", d)
+		t.Errorf("first 3 s of a 50-request open-loop workload at 6 req/s: %d requests", d)
+	}
+	if c := progressTotal(context.Background(), with(func(w *Workload) { w.Duration = 3 * time.Second }), ample); c != 0 {
+		t.Errorf("first 3 s of closed-loop sessions: %d requests, want unknown (0)", c)
 	}
 	// A Run's own limit leaves ten million Requests uncounted (it stops
 	// at a million, or after a quarter of a second).

@@ -283,7 +283,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 	common := replay.Common{Source: src, Router: r, Queue: q,
 		Capacity:    policies.Capacity{Requests: rs.Policy.Capacity, Tokens: rs.Policy.TokenBudget},
 		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c, PD: rs.pd,
-		Sessions: rs.Workload.Sessions.replay(rs.Workload.Seed)}
+		Sessions: rs.Workload.Sessions.replay(rs.Workload.Seed, rs.Workload.Duration)}
 	if rs.Sim > 0 {
 		cfgs := make([]engine.Config, rs.Sim)
 		for i := range cfgs {

@@ -33,11 +33,19 @@ type Sessions struct {
 	NoFeedback bool
 }
 
-// replay is the pacing the Run uses, seeded by seed.
-func (s Sessions) replay(seed uint64) replay.Sessions {
-	return replay.Sessions{Mode: replay.SessionMode(s.Pacing), OnFailure: replay.TurnFailure(s.OnFailure),
+// replay is the pacing the Run uses, seeded by seed; a closed-loop Run
+// releases nothing at or after stop (--duration, run time; 0: no limit).
+func (s Sessions) replay(seed uint64, stop time.Duration) replay.Sessions {
+	o := replay.Sessions{Mode: replay.SessionMode(s.Pacing), OnFailure: replay.TurnFailure(s.OnFailure),
 		Users: s.Users, Ramp: s.Ramp, MidStart: s.MidStart, NoFeedBack: s.NoFeedback, Seed: seed}
+	if s.closed() {
+		o.StopAt = stop
+	}
+	return o
 }
+
+// closed reports closed-loop pacing (the default).
+func (s Sessions) closed() bool { return s.Pacing != string(replay.SessionsOpen) }
 
 // check validates the options as a UsageError naming the field.
 func (s Sessions) check() error {

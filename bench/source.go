@@ -53,6 +53,9 @@ func (s *Source) allSkipped(trace string) error {
 func OpenSource(wf Workload) (*Source, error) {
 	ao := traces.ArrivalOptions{TimeScale: wf.TimeScale, Rate: wf.Rate, Process: wf.Arrival, CV: wf.CV,
 		MaxRequests: wf.MaxRequests, Duration: wf.Duration, Start: wf.Start, Seed: wf.Seed}
+	if wf.Sessions.closed() {
+		ao.Duration = 0 // closed-loop turns stop at run time (Sessions.StopAt), not trace time
+	}
 	if err := CheckArrivals(ao); err != nil {
 		return nil, err
 	}

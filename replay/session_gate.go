@@ -171,6 +171,11 @@ func sessionKey(r *traces.Request) string {
 // nothing (an After naming it is taken as finished), so it is not tracked.
 func (g *gate) ingest(r traces.Request) {
 	if r.Session == "" && len(r.After) == 0 && g.o.Users == 0 {
+		if g.o.StopAt > 0 && r.Arrival >= g.o.StopAt {
+			g.look = nil
+			g.stats.PastStop++
+			return
+		}
 		g.stats.Released++
 		heap.Push(&g.ready, readyItem{req: &r, seq: g.stats.Released})
 		return
@@ -241,6 +246,13 @@ func (g *gate) start(n *node) {
 func (g *gate) push(r traces.Request, orig *traces.Request, at time.Duration) {
 	delete(g.held, r.ID)
 	key := sessionKey(&r)
+	if g.o.StopAt > 0 && at >= g.o.StopAt {
+		// Past the run's end: nothing more is read or released.
+		g.look = nil
+		g.stats.PastStop++
+		g.finish(r.ID, key, orig.Arrival, at, true)
+		return
+	}
 	var feed *turnRecord
 	if !g.o.NoFeedBack {
 		feed = newTurnRecord(orig, &r)

@@ -15,6 +15,9 @@ type SessionStats struct {
 	// MidStartSkipped counts turns skipped to start the Users' first
 	// sessions mid-conversation.
 	MidStartSkipped int
+	// PastStop counts Requests not sent because they came due at or after
+	// Sessions.StopAt (those waiting for them included).
+	PastStop int
 }
 
 // Stop record keys of the closed-loop pacing (Stop.Extra).
@@ -24,6 +27,7 @@ const (
 	ExtraSessionsEndedFail = "sessions_ended_by_failure"
 	ExtraTurnsSkipped      = "session_turns_skipped"
 	ExtraMidStartSkipped   = "session_turns_skipped_mid_start"
+	ExtraPastStop          = "session_turns_past_stop"
 )
 
 // extra is the stop record's share of the pacing (nil when open-loop).
@@ -34,5 +38,5 @@ func (g *gate) extra() map[string]float64 {
 	s := g.stats
 	return map[string]float64{ExtraSessionsEnded: float64(s.Sessions), ExtraTurnsFailed: float64(s.FailedTurns),
 		ExtraSessionsEndedFail: float64(s.EndedByFailure), ExtraTurnsSkipped: float64(s.Skipped),
-		ExtraMidStartSkipped: float64(s.MidStartSkipped)}
+		ExtraMidStartSkipped: float64(s.MidStartSkipped), ExtraPastStop: float64(s.PastStop)}
 }

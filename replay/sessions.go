@@ -71,6 +71,11 @@ type Sessions struct {
 	Horizon time.Duration
 	// Seed draws MidStart's turns (the same seed gives the same draws).
 	Seed uint64
+	// StopAt, when > 0, ends a closed-loop run's dispatch: no Request is
+	// released at or after this run time (they are counted as skipped).
+	// Open-loop runs are cut by trace time instead (the Source's
+	// ArrivalOptions.Duration).
+	StopAt time.Duration
 }
 
 // Validate checks the options; errors name the field.
@@ -92,6 +97,8 @@ func (o Sessions) Validate() error {
 		return fmt.Errorf("Sessions.Ramp: %v is negative", o.Ramp)
 	case o.Horizon < 0:
 		return fmt.Errorf("Sessions.Horizon: %v is negative", o.Horizon)
+	case o.StopAt < 0:
+		return fmt.Errorf("Sessions.StopAt: %v is negative", o.StopAt)
 	case o.Mode == SessionsOpen && o.Users > 0:
 		return fmt.Errorf("Sessions.Users: %d users need closed-loop sessions, not open", o.Users)
 	case o.MidStart && o.Users == 0:
