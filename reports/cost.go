@@ -36,6 +36,9 @@ func (p Price) FleetPerHour(backends []string) (perHour float64, reason string) 
 	for _, b := range backends {
 		v, ok := p.PerBackend[b]
 		if !ok {
+			v, ok = p.PerBackend[strings.TrimRight(b, "/")]
+		}
+		if !ok {
 			v = p.PerHour
 		}
 		if v <= 0 {

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tracebench/tracebench/mockserver/profile"
+)
+
+// summaryRow reads dir/summary.csv's first run as column → value.
+func summaryRow(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("summary.csv: %v, %d rows", err, len(rows))
+	}
+	col := map[string]string{}
+	for i, h := range rows[0] {
+		col[h] = rows[1][i]
+	}
+	return col
+}
+
+// pricedProfile writes the small-kv profile with a price of perHour.
+func pricedProfile(t *testing.T, perHour float64) string {
+	t.Helper()
+	p, err := profile.Builtin("small-kv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.CostPerHour = perHour
+	b, err := profile.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "priced.yaml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestCostSources prices a run from each source, the flag first.
+func TestCostSources(t *testing.T) {
+	f := startTestFleet(t, "")
+	list := filepath.Join(t.TempDir(), "targets")
+	var lines []string
+	for i, u := range f.URLs() {
+		lines = append(lines, u+" cost_per_hour="+strconv.Itoa(i+1))
+	}
+	if err := os.WriteFile(list, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fileSum := 0
+	for i := range f.URLs() {
+		fileSum += i + 1
+	}
+	prof := pricedProfile(t, 4)
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		fleet string
+	}{
+		{"flag", []string{"--sim", "2", "--cost-per-hour", "1.5"}, "3"},
+		{"flag over profile", []string{"--sim", "2", "--mock-profile", prof, "--cost-per-hour", "1"}, "2"},
+		{"profile", []string{"--sim", "2", "--mock-profile", prof}, "8"},
+		{"targets file", []string{"--targets-file", list}, strconv.Itoa(fileSum)},
+		{"none", []string{"--sim", "2"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"replay", "--workload", "shared-prefix", "--max-requests", "8", "--rate", "40",
+				"--policy", "round-robin", "--out", filepath.Join(dir, "r.jsonl"), "--report-dir", dir}, tt.args...)
+			if code, _, stderr := runCLI(t, args...); code != ExitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			col := summaryRow(t, dir)
+			if col["cost_fleet_per_hour"] != tt.fleet {
+				t.Errorf("fleet $/hour %q, want %q", col["cost_fleet_per_hour"], tt.fleet)
+			}
+			if priced := col["cost_per_m_output_tokens"] != ""; priced != (tt.fleet != "") {
+				t.Errorf("$/M output tokens %q with fleet price %q", col["cost_per_m_output_tokens"], tt.fleet)
+			}
+		})
+	}
+}
+
+// TestCostBadInput: a bad price is one line naming its flag, or its file,
+// line and field.
+func TestCostBadInput(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "fleet.txt")
+	if err := os.WriteFile(list, []byte("http://127.0.0.1:1\nhttp://127.0.0.1:2 cost_per_hour=x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--sim", "1", "--cost-per-hour", "-2"}, "--cost-per-hour: \"-2\": negative price"},
+		{[]string{"bench", "--sim", "1", "--cost-per-hour", "abc"}, "--cost-per-hour: \"abc\": want a price"},
+		{[]string{"report", "--cost-per-hour", "-1", "r.jsonl"}, "--cost-per-hour: \"-1\": negative price"},
+		{[]string{"replay", "--targets-file", list}, "fleet.txt:2: field cost_per_hour: \"x\""},
+		{[]string{"bench", "--sim", "1", "--rank", "cheap"}, "--rank \"cheap\""},
+		{[]string{"bench", "--sim", "1", "--rank", "cost:2"}, "attainment \"2\""},
+	} {
+		code, _, stderr := runCLI(t, append(tt.args, "--out", filepath.Join(dir, "o"))...)
+		msg := strings.TrimSpace(stderr)
+		if code != ExitUsage || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q; want usage error naming %q on one line", tt.args, code, msg, tt.want)
+		}
+	}
+}
+
+// TestBenchRankCost: bench --rank cost names the cheapest policy under
+// the SLO before the verdict, and the report has the cost table.
+func TestBenchRankCost(t *testing.T) {
+	dir := t.TempDir()
+	var so, se bytes.Buffer
+	code := Run([]string{"bench", "--sim", "2", "--policies", "round-robin,least-request", "--max-requests", "40",
+		"--slo-ttft", "10s", "--slo-tpot", "1s", "--cost-per-hour", "2", "--rank", "cost:0.5", "--out", dir}, &so, &se)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	if !strings.HasPrefix(so.String(), "Cheapest under the SLO (attainment ≥ 50.0 %): ") {
+		t.Errorf("bench --rank cost does not open with the cheapest policy:\n%s", so.String())
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "### Cost") || !strings.Contains(string(md), "Price from --cost-per-hour") {
+		t.Errorf("report.md has no cost table")
+	}
+}
