@@ -143,3 +143,26 @@ func TestBenchRankCost(t *testing.T) {
 		t.Errorf("report.md has no cost table")
 	}
 }
+
+// TestSweepParetoAndCost: a sweep draws the Pareto plot as an SVG file
+// and in report.html, and prices its runs.
+func TestSweepParetoAndCost(t *testing.T) {
+	dir := t.TempDir()
+	var so, se bytes.Buffer
+	code := Run([]string{"sweep", "--sim", "2", "--policies", "round-robin,prefix-cache", "--rates", "5,20",
+		"--max-requests", "60", "--cost-per-hour", "2", "--out", dir}, &so, &se)
+	if code != ExitOK {
+		t.Fatalf("sweep exit %d: %s", code, se.String())
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "plots", "sweep-pareto.svg"))
+	if err != nil || !bytes.Contains(svg, []byte("round-robin")) || !bytes.Contains(svg, []byte("prefix-cache")) {
+		t.Fatalf("Pareto SVG: %v, legend of both policies: %v", err, bytes.Contains(svg, []byte("prefix-cache")))
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil || !bytes.Contains(html, []byte(`id="plot-pareto"`)) {
+		t.Fatalf("report.html lacks the Pareto plot (%v)", err)
+	}
+	if !bytes.Contains(html, []byte("$ / M output tokens")) {
+		t.Error("the sweep's report.html has no cost table")
+	}
+}
