@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -83,11 +84,12 @@ func (r CostRank) Text() string {
 			fmtPct(r.Target), strings.Join(why, ", "))
 	}
 	s := fmt.Sprintf("Cheapest under the SLO (attainment ≥ %s): %s at $%s per million output tokens",
-		fmtPct(r.Target), best.Policy, fmtNum(best.PerMOutputTokens))
+		fmtPct(r.Target), best.Policy, fmtDollars(best.PerMOutputTokens))
 	if len(r.Met) > 1 {
 		next := r.Met[1]
-		s += fmt.Sprintf(", %s less than %s ($%s)", fmtPct(1-best.PerMOutputTokens/next.PerMOutputTokens),
-			next.Policy, fmtNum(next.PerMOutputTokens))
+		s += fmt.Sprintf(", %s %% less than %s ($%s)",
+			strconv.FormatFloat(100*(1-best.PerMOutputTokens/next.PerMOutputTokens), 'g', 2, 64),
+			next.Policy, fmtDollars(next.PerMOutputTokens))
 	}
 	switch n := len(r.Missed); {
 	case n == 1:

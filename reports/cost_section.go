@@ -3,7 +3,9 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -24,10 +26,10 @@ var costHead = []string{"run", "fleet $/hour", "$ / M output tokens", "$ / M inp
 func costCells(s *Summary) []HTMLCell {
 	c := s.Cost
 	return []HTMLCell{TextCell(s.Name()),
-		NumCell(fmtNum(c.FleetPerHour), c.FleetPerHour),
-		NumCell(fmtNum(c.PerMOutputTokens), c.PerMOutputTokens),
-		NumCell(fmtNum(c.PerMInputTokens), c.PerMInputTokens),
-		NumCell(fmtNum(c.PerMetRequest), c.PerMetRequest),
+		NumCell(fmtDollars(c.FleetPerHour), c.FleetPerHour),
+		NumCell(fmtDollars(c.PerMOutputTokens), c.PerMOutputTokens),
+		NumCell(fmtDollars(c.PerMInputTokens), c.PerMInputTokens),
+		NumCell(fmtDollars(c.PerMetRequest), c.PerMetRequest),
 		NumCell(fmtPct(s.SLA.Attainment), s.SLA.Attainment)}
 }
 
@@ -66,7 +68,7 @@ func writeCost(w io.Writer, runs []*Summary) {
 		rows = append(rows, row)
 	}
 	mdTable(w, costHead, "l", rows)
-	fmt.Fprintf(w, "\n%s\n\n", strings.Join(costNotes(runs), " "))
+	fmt.Fprintf(w, "%s\n\n", strings.Join(costNotes(runs), " "))
 }
 
 // costSection is the HTML report's cost table (ok false when no run was
@@ -80,4 +82,13 @@ func costSection(runs []*Summary) (HTMLSection, bool) {
 		t.Rows = append(t.Rows, costCells(s))
 	}
 	return HTMLSection{ID: "cost", Title: "Cost", Text: costText, Table: t}, true
+}
+
+// fmtDollars is an amount in dollars to four significant digits, so
+// policies a fraction of a percent apart read apart ("n/a" when unknown).
+func fmtDollars(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return na
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }

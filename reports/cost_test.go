@@ -103,7 +103,7 @@ func TestCheapestUnderSLO(t *testing.T) {
 		t.Fatalf("rank %+v: want cheap, dear met; missed and unpriced missed", r)
 	}
 	text := r.Text()
-	for _, want := range []string{"cheap at $", "66.7 % less than dear", "2 policies missed"} {
+	for _, want := range []string{"cheap at $", "67 % less than dear", "2 policies missed"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("%q lacks %q", text, want)
 		}
