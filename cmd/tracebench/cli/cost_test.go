@@ -166,3 +166,21 @@ func TestSweepParetoAndCost(t *testing.T) {
 		t.Error("the sweep's report.html has no cost table")
 	}
 }
+
+// FuzzTargetPrice: any targets file line gives a price ≥ 0 or an error
+// on one line.
+func FuzzTargetPrice(f *testing.F) {
+	for _, s := range []string{"http://a:1 cost_per_hour=2.5", "http://a:1 role=decode cost_per_hour=-1", "# x", "",
+		"a cost_per_hour=", "a cost_per_hour=NaN", "\t cost_per_hour=1e400"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		_, v, ok, err := targetPrice(line)
+		if err == nil && ok && !(v >= 0) {
+			t.Fatalf("%q: price %v without an error", line, v)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("%q: error on several lines: %v", line, err)
+		}
+	})
+}
