@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -183,4 +184,26 @@ func FuzzTargetPrice(f *testing.F) {
 			t.Fatalf("%q: error on several lines: %v", line, err)
 		}
 	})
+}
+
+// TestTargetsFilePriceDNS: a priced dns+http:// line prices every
+// address its name resolves to.
+func TestTargetsFilePriceDNS(t *testing.T) {
+	old := lookupHost
+	defer func() { lookupHost = old }()
+	lookupHost = func(_ context.Context, name string) ([]string, error) { return []string{"10.0.0.2", "10.0.0.1"}, nil }
+	list := filepath.Join(t.TempDir(), "fleet.txt")
+	body := "dns+http://vllm:8000 cost_per_hour=2\nhttp://other:8000 cost_per_hour=5\n"
+	if err := os.WriteFile(list, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := fleetFlags{TargetsFile: list}
+	targets, err := m.allTargets(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, reason := m.price.FleetPerHour(targets)
+	if got != 9 || reason != "" || m.price.Source != "targets file "+list {
+		t.Errorf("fleet of %v: $%v/hour (%q, source %q); want $9/hour", targets, got, reason, m.price.Source)
+	}
 }
