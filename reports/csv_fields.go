@@ -86,7 +86,12 @@ func summaryFields() []csvField {
 		f("reasoning_share", func(s *Summary) float64 { return s.Reasoning.Share }),
 		str("reasoning_no_output", func(s *Summary) string { return numI(s.Reasoning.NoOutput) }),
 	)
-	return append(out, sessionFields()...)
+	out = append(out, sessionFields()...)
+	return append(out,
+		f("cost_fleet_per_hour", func(s *Summary) float64 { return s.Cost.FleetPerHour }),
+		f("cost_per_m_output_tokens", func(s *Summary) float64 { return s.Cost.PerMOutputTokens }),
+		f("cost_per_m_input_tokens", func(s *Summary) float64 { return s.Cost.PerMInputTokens }),
+		f("cost_per_met_request", func(s *Summary) float64 { return s.Cost.PerMetRequest }))
 }
 
 // lifetimeCell is 1 when the mock step lateness covers the mock's

@@ -33,6 +33,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.TokensPerChunk = ratio(float64(a.completionTokens), float64(a.chunks))
 	s.BurstGapShare = ratio(float64(a.burstGaps), float64(a.tbt.TotalCount()))
 	s.SLA = SLA{Met: a.met, Attainment: ratio(float64(a.met), float64(a.requests)), Goodput: per(float64(a.met), secs)}
+	s.Cost = CostOf(s, a.o.Price)
 	s.HitRate = a.hitRate(stop)
 	s.Users = a.userRows()
 	s.Fairness = a.fairness(s.Users, secs)

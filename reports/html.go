@@ -41,6 +41,9 @@ type HTMLReport struct {
 	Runs []*Summary
 	// Capacity is the data of the capacity curve (nil: no curve).
 	Capacity *CapacityData
+	// Pareto is a sweep's throughput per user against per replica (nil:
+	// no plot).
+	Pareto *ParetoData
 	// Config lists the run configuration as label/value pairs;
 	// ConfigTable, when set, adds a row per run.
 	Config      []HTMLItem

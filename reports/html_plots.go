@@ -43,6 +43,8 @@ func htmlPlotSpecs(r *HTMLReport) []htmlPlotSpec {
 			vg.Inch * 7, hitPlotHeight(len(r.Runs)), runs(hitPolicyPlot)},
 		{"capacity", "Capacity curve", capacityCaption(r.Capacity), vg.Inch * 7, vg.Inch * 6,
 			func(r *HTMLReport) figure { return capacityPlot(r.Capacity) }},
+		{"pareto", "Throughput per user against throughput per replica", paretoCaption, paretoPlotW, paretoPlotH,
+			func(r *HTMLReport) figure { return paretoPlot(r.Pareto) }},
 		{"timeline", "TTFT and requests in flight over the run",
 			"Top: mean TTFT of the successful requests by the time they were due to arrive. Bottom: mean number of " +
 				"requests sent and not yet finished. A policy whose TTFT climbs while its requests pile up is falling " +

@@ -29,6 +29,9 @@ func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 	if sec, ok := reasoningSection(runs); ok {
 		r.Sections = append(r.Sections, sec)
 	}
+	if sec, ok := costSection(runs); ok {
+		r.Sections = append(r.Sections, sec)
+	}
 	if o.Prediction != nil {
 		r.Sections = append(r.Sections, predictionSection(o.Prediction))
 	}

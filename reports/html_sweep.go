@@ -12,7 +12,8 @@ import (
 // per-policy table, the capacity curve, and each policy's run at its
 // sustained rate for the distributions and the timeline.
 func HTMLFromSweep(s *Sweep) *HTMLReport {
-	r := &HTMLReport{Title: s.title(), Verdict: s.Verdict, Capacity: CapacityFromSweep(s), Table: sweepHTMLTable(s)}
+	r := &HTMLReport{Title: s.title(), Verdict: s.Verdict, Capacity: CapacityFromSweep(s), Pareto: ParetoFromSweep(s),
+		Table: sweepHTMLTable(s)}
 	if r.Verdict == nil {
 		r.Verdict, r.VerdictNote = sweepVerdict(s)
 	}
@@ -23,6 +24,9 @@ func HTMLFromSweep(s *Sweep) *HTMLReport {
 		r.Config = append(r.Config, HTMLItem{row[0], row[1]})
 	}
 	r.Runs = sustainedRuns(s)
+	if sec, ok := costSection(r.Runs); ok {
+		r.Sections = append(r.Sections, sec)
+	}
 	r.Warnings = htmlWarnings(r.Runs)
 	if w := stoppedWarning(s); w != nil {
 		r.Warnings = append(r.Warnings, *w)

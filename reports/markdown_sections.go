@@ -236,6 +236,7 @@ func allCompleted(runs []*Summary) bool {
 // in two tables: client and server timing, then load, cache and fairness.
 func writeDetails(w io.Writer, runs []*Summary) {
 	writeReasoning(w, runs)
+	writeCost(w, runs)
 	writeTiming(w, runs)
 	fmt.Fprint(w, "### Load, cache and fairness detail\n\n")
 	var rows [][]string

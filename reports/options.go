@@ -100,6 +100,9 @@ type Options struct {
 	// FairnessWindow is the window of the VTC service difference
 	// (default 60 s, as in the VTC artifact's analysis scripts).
 	FairnessWindow time.Duration `json:"fairness_window"`
+	// Price is the backends' price in $/hour, behind Summary.Cost
+	// (default: none, cost n/a).
+	Price Price `json:"price,omitzero"`
 	// Buckets is the most time buckets a time series keeps before halving
 	// its resolution (default 240).
 	Buckets int `json:"-"`

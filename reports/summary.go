@@ -69,6 +69,8 @@ type Summary struct {
 
 	// SLA holds attainment and goodput.
 	SLA SLA `json:"sla"`
+	// Cost is what the work cost at Options.Price (n/a without a price).
+	Cost Cost `json:"cost"`
 	// HitRate holds the prefix-cache hit rates.
 	HitRate HitRate `json:"hit_rate"`
 	// Fairness holds Jain's index and the VTC service difference.

@@ -14,8 +14,10 @@ import (
 const sweepPlotFile = "plots/sweep-capacity.svg"
 
 // WriteSweepDir writes the sweep report into dir (created if needed):
-// sweep.md with its plot plots/sweep-capacity.svg, report.html
-// (self-contained) and sweep.csv with one row per run.
+// sweep.md with its plots plots/sweep-capacity.svg and
+// plots/sweep-pareto.svg (throughput per user against per replica, when
+// the runs measured TPOT), report.html (self-contained) and sweep.csv
+// with one row per run.
 func WriteSweepDir(dir string, s *Sweep) error {
 	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
 		return fmt.Errorf("sweep report dir: %w", err)
@@ -27,9 +29,20 @@ func WriteSweepDir(dir string, s *Sweep) error {
 		}
 		plotted = true
 	}
+	pareto := false
+	if fig := paretoPlot(ParetoFromSweep(s)); len(fig.grid) > 0 {
+		if err := saveFigure(filepath.Join(dir, sweepParetoFile), paretoPlotW, paretoPlotH, fig); err != nil {
+			return err
+		}
+		pareto = true
+	}
 	if err := writeFile(filepath.Join(dir, "sweep.md"), func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		WriteSweepMarkdown(bw, s, plotted)
+		if pareto {
+			fmt.Fprintf(bw, "## Throughput per user against throughput per replica\n\n%s\n\n![Pareto](%s)\n\n",
+				paretoCaption, sweepParetoFile)
+		}
 		if err := bw.Flush(); err != nil {
 			return fmt.Errorf("write sweep.md: %w", err)
 		}
@@ -62,6 +75,10 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 		"broke by names what most of its requests missed (errors, or the TTFT, TPOT or E2E bound) and the share "+
 		"of requests that missed it, or errors when that run's error rate exceeded the sweep's limit, whether or not "+
 		"the limit cut the run short.\n\n", mdEscape(s.Baseline))
+	if runs := sustainedRuns(s); showCost(runs) {
+		fmt.Fprintf(w, "At each policy's sustained %s:\n\n", s.short())
+		writeCost(w, runs)
+	}
 	if plot {
 		fmt.Fprintf(w, "## SLA attainment and goodput against offered rate\n\n%s\n\n![SLA attainment and goodput](%s)\n\n",
 			sweepCaption(s), sweepPlotFile)

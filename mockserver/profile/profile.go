@@ -21,6 +21,10 @@ type Profile struct {
 	FittedOn string `yaml:"fitted_on,omitempty"`
 	// Notes records what the profile leaves out or approximates.
 	Notes string `yaml:"notes,omitempty"`
+	// CostPerHour is what one replica costs to keep, in dollars per hour
+	// (0: not priced); reports price the mock and simulated fleets with
+	// it unless --cost-per-hour is given.
+	CostPerHour float64 `yaml:"cost_per_hour,omitempty"`
 	// Engine holds the scheduler, KV cache and batching parameters.
 	Engine Engine `yaml:"engine"`
 	// Latency holds the per-step latency model.

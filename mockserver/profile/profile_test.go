@@ -125,6 +125,8 @@ func TestBadProfiles(t *testing.T) {
 		{"reasoning mean", "name: x\nreasoning:\n  share: 0.3\n", "p.yaml:2: reasoning.mean_tokens: 0: want ≥ 1"},
 		{"reasoning cv", "name: x\nreasoning:\n  share: 0.3\n  mean_tokens: 10\n  cv: -1\n", "p.yaml:5: reasoning.cv: -1: want in [0, 10]"},
 		{"reasoning cap", "name: x\nreasoning:\n  share: 0.3\n  mean_tokens: 10\n  max_tokens: -5\n", "p.yaml:5: reasoning.max_tokens: -5: want ≥ 0"},
+		{"negative price", "name: x\ncost_per_hour: -3\n", "p.yaml:2: cost_per_hour: -3: want a price in $/hour, a number ≥ 0"},
+		{"price not a number", "name: x\ncost_per_hour: cheap\n", "p.yaml:2: cost_per_hour: cannot unmarshal"},
 		{"reasoning unknown", "name: x\nreasoning:\n  sahre: 0.3\n", `p.yaml:3: reasoning.sahre: unknown field "sahre"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,6 +29,8 @@ func (p *Profile) validate() error {
 	switch {
 	case p.Name == "":
 		return &fieldError{"name", "missing: want a name"}
+	case !(p.CostPerHour >= 0) || math.IsInf(p.CostPerHour, 0):
+		return bad("cost_per_hour", p.CostPerHour, "a price in $/hour, a number ≥ 0")
 	case e.Cache != CachePagedPrefix && e.Cache != CachePerSlot:
 		return bad("engine.cache", e.Cache, `"paged-prefix" or "per-slot"`)
 	case !(e.SlotPromptSimilarity >= 0 && e.SlotPromptSimilarity <= 1):

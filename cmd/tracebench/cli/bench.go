@@ -27,6 +27,7 @@ type benchOptions struct {
 	targets  []string
 	out      string
 	seeds    int
+	rank     string
 }
 
 func newBenchCmd() *cobra.Command { return benchCmd(&benchOptions{}) }
@@ -64,6 +65,7 @@ at the workload's rate, each on a fresh fleet, side by side.`,
 		"GOMAXPROCS with --sim, 1 with --target; without a backend flag: policies swept at once in stage 1)")
 	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a live backend (repeatable); default: an in-process mock fleet")
 	fs.StringVar(&o.out, "out", "tracebench-out", "directory for report.md, summary.csv, plots and results files")
+	fs.StringVar(&o.rank, "rank", "", "cost: first name the cheapest policy whose SLA attainment is ≥ 90 % (cost:0.95 sets it)")
 	fs.IntVar(&o.seeds, "seeds", 1, fmt.Sprintf("run every policy on N seeds of the workload and arrivals (and mock "+
 		"jitter) for a verdict with a confidence interval (without a backend flag: default %d)", decideSeeds))
 	return cmd
@@ -99,6 +101,9 @@ func benchPolicies(list string, quick bool) ([]string, error) {
 }
 
 func runBench(cmd *cobra.Command, o *benchOptions) error {
+	if _, err := parseRank(o.rank); err != nil {
+		return err
+	}
 	if o.twoStage(cmd.Flags().Changed) {
 		return runDecide(cmd, o)
 	}
@@ -108,6 +113,7 @@ func runBench(cmd *cobra.Command, o *benchOptions) error {
 	}
 	res, err := bench.Compare(cmd.Context(), spec)
 	if len(res.Runs) > 0 {
+		writeCostRank(cmd.OutOrStdout(), o.rank, res.Runs)
 		if werr := printBench(cmd, res, o.wide); werr != nil {
 			return werr
 		}

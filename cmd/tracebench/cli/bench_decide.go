@@ -142,7 +142,9 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 		res.Decision.WriteText(wrapWriter{out, termWidth})
 	}
 	if len(res.Runs) > 0 {
-		fmt.Fprintf(out, "\nstage 2, first seed (latencies in wall time, %.3g× the model's):\n", res.Decision.TimeScale)
+		fmt.Fprintln(out)
+		writeCostRank(out, o.rank, res.Runs)
+		fmt.Fprintf(out, "stage 2, first seed (latencies in wall time, %.3g× the model's):\n", res.Decision.TimeScale)
 		if werr := writeBenchTable(out, res.Runs, o.wide); werr != nil {
 			return werr
 		}

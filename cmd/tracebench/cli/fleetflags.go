@@ -13,6 +13,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
 )
 
 // fleetFlags configure the in-process mock fleet of bench, replay and
@@ -35,6 +36,8 @@ type fleetFlags struct {
 	// ResolveEvery re-resolves dns+http:// targets during a run (0: once,
 	// at the start).
 	ResolveEvery time.Duration
+	// price is the targets file's cost_per_hour= prices (none without).
+	price reports.Price
 	// dnsTargets are the targets before resolution when some is a
 	// dns+http:// name (nil otherwise).
 	dnsTargets []string
@@ -229,6 +232,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	if err != nil {
 		return nil, err
 	}
+	m.priceRun(rs, len(targets) > 0)
 	if rs.Client.Dialect != "" && !dialect.Valid(rs.Client.Dialect) {
 		_, err := dialect.Lookup(rs.Client.Dialect)
 		return nil, usagef("--dialect: %v", err)

@@ -90,6 +90,7 @@ func TestTargetLine(t *testing.T) {
 		{"# comment", "", "", ""},
 		{"http://a:1 role=boss", "", "", "role=prefill"},
 		{"http://a:1 weight=2", "", "", "role=prefill"},
+		{"http://a:1 role=decode cost_per_hour=2.5", "http://a:1", "decode", ""},
 	}
 	for _, tt := range tests {
 		u, r, err := targetLine(tt.line)

@@ -164,8 +164,11 @@ func targetLine(line string) (string, string, error) {
 	role := ""
 	for _, f := range fields[1:] {
 		k, v, ok := strings.Cut(f, "=")
+		if ok && k == costField {
+			continue // read by targetPrice
+		}
 		if !ok || k != "role" || !validRole(v) {
-			return "", "", fmt.Errorf("field %q: want role=prefill, role=decode or role=both", f)
+			return "", "", fmt.Errorf("field %q: want role=prefill, role=decode, role=both or %s=X", f, costField)
 		}
 		role = v
 	}

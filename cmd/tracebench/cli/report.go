@@ -25,6 +25,7 @@ type reportOptions struct {
 	sloE2E      time.Duration
 	sloFile     string
 	warmup      time.Duration
+	cost        string
 }
 
 func newReportCmd() *cobra.Command {
@@ -60,6 +61,7 @@ writes one row per request.`,
 	fs.DurationVar(&o.sloE2E, "slo-e2e", 0, "SLA bound on end-to-end latency (0 = none)")
 	fs.StringVar(&o.sloFile, "slo-file", "", "YAML file of per-user SLO bounds (users: {name: {ttft: 1s}})")
 	fs.DurationVar(&o.warmup, "warmup", 0, "leave out requests that arrive in the first D of each run")
+	fs.StringVar(&o.cost, "cost-per-hour", "", "price of each backend in $/hour, for cost per token (default: none)")
 	return cmd
 }
 
@@ -76,6 +78,11 @@ func (o *reportOptions) options() (reports.Options, error) {
 		}
 	}
 	ro.SLO.TTFT, ro.SLO.TTFOT, ro.SLO.TPOT, ro.SLO.E2E, ro.Warmup = o.sloTTFT, o.sloTTFOT, o.sloTPOT, o.sloE2E, o.warmup
+	price, err := priceFlag(o.cost)
+	if err != nil {
+		return ro, err
+	}
+	ro.Price = price
 	if o.sloFile != "" {
 		per, err := reports.LoadSLOFile(o.sloFile)
 		if err != nil {

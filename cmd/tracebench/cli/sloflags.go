@@ -12,6 +12,8 @@ type sloFlags struct {
 	TTFT, TTFOT, TPOT, E2E time.Duration
 	File                   string
 	Warmup                 time.Duration
+	// Cost is --cost-per-hour, every backend's price in $/hour ("": none).
+	Cost string
 }
 
 func (s *sloFlags) bind(fs *pflag.FlagSet) {
@@ -21,6 +23,7 @@ func (s *sloFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.E2E, "slo-e2e", 0, "SLA bound on end-to-end latency (0 = none)")
 	fs.StringVar(&s.File, "slo-file", "", "YAML file of per-user SLOs")
 	fs.DurationVar(&s.Warmup, "warmup", 0, "leave out requests that arrive in the first D of the run")
+	fs.StringVar(&s.Cost, "cost-per-hour", "", "price of each backend in $/hour, for cost per token (default: targets file or profile)")
 }
 
 // options builds the report options.
@@ -36,6 +39,11 @@ func (s *sloFlags) options() (reports.Options, error) {
 	}
 	o.SLO.TTFT, o.SLO.TTFOT, o.SLO.TPOT, o.SLO.E2E = s.TTFT, s.TTFOT, s.TPOT, s.E2E
 	o.Warmup = s.Warmup
+	price, err := priceFlag(s.Cost)
+	if err != nil {
+		return o, err
+	}
+	o.Price = price
 	if s.File != "" {
 		per, err := reports.LoadSLOFile(s.File)
 		if err != nil {

@@ -12,55 +12,69 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/reports"
 )
 
 // maxTargetsFile bounds a --targets-file (1 MiB).
 const maxTargetsFile = 1 << 20
 
 // readTargetsFile reads --targets-file: one base URL per line; blank
-// lines and lines starting with # are skipped. A bad line is an error
-// naming the file, line and value.
-func readTargetsFile(path string) ([]string, error) {
+// lines and lines starting with # are skipped. prices are the lines'
+// cost_per_hour= fields in $/hour, by URL (nil when none has one). A bad
+// line is an error naming the file, line and value or field.
+func readTargetsFile(path string) (out []string, prices map[string]float64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("--targets-file: %v", err)
+		return nil, nil, usagef("--targets-file: %v", err)
 	}
 	defer f.Close()
-	var out []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 4096), maxTargetsFile)
 	for n := 1; sc.Scan(); n++ {
 		line, _, err := targetLine(sc.Text())
 		if err != nil {
-			return nil, usagef("--targets-file %s:%d: %v", path, n, err)
+			return nil, nil, usagef("--targets-file %s:%d: %v", path, n, err)
 		}
 		if line == "" {
 			continue
 		}
 		u, err := url.Parse(strings.TrimPrefix(line, dnsScheme))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, usagef("--targets-file %s:%d: target %q: want a base URL such as http://host:8000", path, n, line)
+			return nil, nil, usagef("--targets-file %s:%d: target %q: want a base URL such as http://host:8000", path, n, line)
+		}
+		_, price, ok, err := targetPrice(sc.Text())
+		if err != nil {
+			return nil, nil, usagef("--targets-file %s:%d: %v", path, n, err)
+		}
+		if ok {
+			if prices == nil {
+				prices = map[string]float64{}
+			}
+			prices[line] = price
 		}
 		out = append(out, line)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, usagef("--targets-file %s: %v", path, err)
+		return nil, nil, usagef("--targets-file %s: %v", path, err)
 	}
 	if len(out) == 0 {
-		return nil, usagef("--targets-file %s: no targets", path)
+		return nil, nil, usagef("--targets-file %s: no targets", path)
 	}
-	return out, nil
+	return out, prices, nil
 }
 
 // allTargets is --target followed by the targets of --targets-file,
 // with dns+http:// targets resolved to their addresses.
 func (m *fleetFlags) allTargets(ctx context.Context, targets []string) ([]string, error) {
 	if m.TargetsFile != "" {
-		more, err := readTargetsFile(m.TargetsFile)
+		more, prices, err := readTargetsFile(m.TargetsFile)
 		if err != nil {
 			return nil, err
 		}
 		targets = append(append([]string{}, targets...), more...)
+		if m.price, err = m.filePrice(ctx, prices); err != nil {
+			return nil, err
+		}
 	}
 	if slices.ContainsFunc(targets, func(t string) bool { return strings.HasPrefix(t, dnsScheme) }) {
 		m.dnsTargets = targets
@@ -119,4 +133,21 @@ func expandDNS(ctx context.Context, targets []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// filePrice prices the targets file's backends from their cost_per_hour=
+// fields, resolving each priced dns+http:// line to its addresses.
+func (m *fleetFlags) filePrice(ctx context.Context, prices map[string]float64) (reports.Price, error) {
+	resolved := map[string][]string{}
+	for t := range prices {
+		if !strings.HasPrefix(t, dnsScheme) {
+			continue
+		}
+		addrs, err := expandDNS(ctx, []string{t})
+		if err != nil {
+			return reports.Price{}, err
+		}
+		resolved[t] = addrs
+	}
+	return targetsPrice(m.TargetsFile, prices, resolved), nil
 }

@@ -21,20 +21,22 @@ func TestReadTargetsFile(t *testing.T) {
 		}
 		return p
 	}
-	got, err := readTargetsFile(write("ok", "# fleet\nhttp://a:8000\n\n  https://b/v1  \n"))
-	if err != nil || strings.Join(got, ",") != "http://a:8000,https://b/v1" {
-		t.Errorf("got %v, %v", got, err)
+	got, prices, err := readTargetsFile(write("ok", "# fleet\nhttp://a:8000 cost_per_hour=2.5\n\n  https://b/v1  \n"))
+	if err != nil || strings.Join(got, ",") != "http://a:8000,https://b/v1" || len(prices) != 1 || prices["http://a:8000"] != 2.5 {
+		t.Errorf("got %v, prices %v, %v", got, prices, err)
 	}
 	for name, tc := range map[string]struct{ body, want string }{
-		"bad":   {"http://a:8000\nftp://x\n", "bad:2: target \"ftp://x\""},
-		"empty": {"# nothing\n", "no targets"},
+		"bad":      {"http://a:8000\nftp://x\n", "bad:2: target \"ftp://x\""},
+		"empty":    {"# nothing\n", "no targets"},
+		"negative": {"http://a:8000 cost_per_hour=-1\n", "negative:1: field cost_per_hour: \"-1\": negative price"},
+		"nan":      {"http://a:8000\nhttp://b:8000 cost_per_hour=two\n", "nan:2: field cost_per_hour: \"two\": want a price"},
 	} {
-		_, err := readTargetsFile(write(name, tc.body))
+		_, _, err := readTargetsFile(write(name, tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--targets-file") {
 			t.Errorf("%s: error %v, want one naming the flag and %q", name, err, tc.want)
 		}
 	}
-	if _, err := readTargetsFile(filepath.Join(dir, "missing")); err == nil {
+	if _, _, err := readTargetsFile(filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing file read")
 	}
 }
