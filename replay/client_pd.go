@@ -39,8 +39,21 @@ func (c *Client) DoPD(ctx context.Context, prefill, decode string, req *traces.R
 		c.doSidecar(ctx, prefill, decode, req, res, now, onTokens, onPrefill)
 		return
 	}
+	c.twoStep(res, now, onPrefill, func() (json.RawMessage, string, error) {
+		return c.prefill(ctx, prefill, req, res.PD)
+	}, func(x *sendExtras) { c.do(ctx, decode, req, res, now, onTokens, x) })
+}
+
+// twoStep runs vLLM's two-step exchange: prefill sends the prefill
+// request and returns its kv_transfer_params (or the class and error
+// that stopped it), then decode sends the request with them (x edits the
+// body and reads the transfer time), or without them (x nil) when the
+// prefill answered none. res.PD is stamped; onPrefill (may be nil) is
+// called when the prefill phase ended.
+func (c *Client) twoStep(res *Result, now func() time.Duration, onPrefill func(),
+	prefill func() (json.RawMessage, string, error), decode func(x *sendExtras)) {
 	res.PD.Sent = now()
-	kv, class, err := c.prefill(ctx, prefill, req, res.PD)
+	kv, class, err := prefill()
 	res.PD.Done = now()
 	if err != nil {
 		res.PD.ErrClass, res.PD.Err = class, redact(err.Error(), c.secrets)
@@ -50,12 +63,12 @@ func (c *Client) DoPD(ctx context.Context, prefill, decode string, req *traces.R
 	}
 	switch {
 	case err == nil:
-		c.do(ctx, decode, req, res, now, onTokens, &sendExtras{
+		decode(&sendExtras{
 			body:      func(v map[string]any) { v["kv_transfer_params"] = kv },
 			onHeaders: func(h http.Header) { res.PD.Transfer, res.PD.TransferKnown = headerSeconds(h, transferHeader) }})
 	case class == ErrNoKVParams:
 		res.PD.Fallback = true
-		c.Do(ctx, decode, req, res, now, onTokens)
+		decode(nil)
 	default:
 		res.Sent = res.PD.Sent
 		c.fail(res, now, class, "prefill: "+res.PD.Err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -24,34 +23,26 @@ func (c *Client) ForwardPD(ctx context.Context, prefill, decode string, f *Forwa
 		c.forwardSidecar(ctx, prefill, decode, f, res, now, onTokens, onPrefill)
 		return
 	}
-	res.PD.Sent = now()
-	kv, class, err := c.forwardPrefill(ctx, prefill, f, res.PD)
-	res.PD.Done = now()
-	if err != nil {
-		res.PD.ErrClass, res.PD.Err = class, redact(err.Error(), c.secrets)
-	}
-	if onPrefill != nil {
-		onPrefill()
-	}
-	switch {
-	case err == nil:
-		dec, berr := editBody(f, func(v map[string]any) { v["kv_transfer_params"] = kv })
-		if berr != nil {
-			res.Sent = res.PD.Sent
-			c.fail(res, now, ErrBadPayload, berr.Error())
+	c.twoStep(res, now, onPrefill, func() (json.RawMessage, string, error) {
+		return c.forwardPrefill(ctx, prefill, f, res.PD)
+	}, func(x *sendExtras) { c.forwardEdited(ctx, decode, f, res, now, onTokens, x) })
+}
+
+// forwardEdited forwards f, its JSON body edited by x.body first when
+// set (a body that is not JSON fails res as a bad payload).
+func (c *Client) forwardEdited(ctx context.Context, base string, f *Forward, res *Result,
+	now func() time.Duration, onTokens func(n int), x *sendExtras) {
+	if x != nil && x.body != nil {
+		dec, err := editBody(f, x.body)
+		if err != nil {
+			res.Sent = now()
+			c.fail(res, now, ErrBadPayload, err.Error())
 			return
 		}
-		c.forward(ctx, decode, dec, res, now, onTokens, &sendExtras{
-			onHeaders: func(h http.Header) { res.PD.Transfer, res.PD.TransferKnown = headerSeconds(h, transferHeader) }})
-	case class == ErrNoKVParams:
-		res.PD.Fallback = true
-		c.forward(ctx, decode, f, res, now, onTokens, nil)
-	default:
-		res.Sent = res.PD.Sent
-		c.fail(res, now, class, "prefill: "+res.PD.Err)
-		return
+		f = dec
+		x = &sendExtras{header: x.header, onHeaders: x.onHeaders}
 	}
-	res.Sent = res.PD.Sent
+	c.forward(ctx, base, f, res, now, onTokens, x)
 }
 
 // forwardPrefill sends the prefill request made from f's body to base.
