@@ -58,14 +58,23 @@ func TestRealEngineFleetVerdict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: about three minutes against two llama-servers")
 	}
-	u1, _ := startLlamaServer(t, "llama-server-plain-metrics", "-c", "8192")
-	u2, _ := startLlamaServer(t, "llama-server-plain-metrics", "-c", "8192")
+	u1, pid1 := startLlamaServer(t, "llama-server-plain-metrics", "-c", "8192")
+	u2, pid2 := startLlamaServer(t, "llama-server-plain-metrics", "-c", "8192")
 	dir := t.TempDir()
 	fit := filepath.Join(dir, "fit.yaml")
 	start := time.Now()
+	cpu0 := processCPU(pid1) + processCPU(pid2)
 	var so, se bytes.Buffer
 	if code := Run([]string{"calibrate", "--target", u1, "--target", u2, "--from", filepath.Join("testdata", "llama-cpp-np4.yaml"),
 		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "30s", "--probe-max-prompt", "512", "-o", fit}, &so, &se); code != 0 {
+		// The probe loads both servers at once, each on a core of its
+		// own: when on average they ran under the share a quiet machine
+		// gives, other processes held their cores and the fit's failure
+		// measures the machine.
+		if share := (processCPU(pid1) + processCPU(pid2) - cpu0).Seconds() / time.Since(start).Seconds() / 2; share < minProbeCPUShare {
+			accuracySkip(t, "machine too starved to calibrate the llama-servers: each ran on average %.0f %% of the probe's wall time (want ≥ %.0f %%); calibrate said: %s",
+				100*share, 100*minProbeCPUShare, strings.TrimSpace(se.String()))
+		}
 		t.Fatalf("calibrate exit %d: %s\n%s", code, se.String(), so.String())
 	}
 	t.Logf("calibrate (%v):\n%s", time.Since(start).Round(time.Second), so.String())
