@@ -15,6 +15,10 @@ const (
 	// StopErrorLimit: a sweep cut the Run short because its error rate
 	// passed the limit (SweepSpec.MaxErrorRate).
 	StopErrorLimit StopReason = "error-limit"
+	// StopSLOUnreachable: a plan cut the Run short once so many of its
+	// Requests had missed the SLO that it could no longer reach its
+	// attainment target (PlanSpec.Attainment).
+	StopSLOUnreachable StopReason = "slo-unreachable"
 	// StopAsMeasured: a simulated Run cut at the stop time of the
 	// measured run it predicts (SimCut.StopAt).
 	StopAsMeasured StopReason = "stopped-as-measured"
