@@ -66,11 +66,11 @@ func (p *planner) run(ctx context.Context, router string, n int, load float64, r
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s on %s: %w", policy, tag, err)
 	}
-	a := sum.SLA.Attainment
-	if sum.Stop != nil && sum.Stop.Reason == replay.StopSLOUnreachable {
+	a, cutShort := sum.SLA.Attainment, sum.Stop != nil && sum.Stop.Reason == replay.StopSLOUnreachable
+	if cutShort {
 		a = cut.bound()
 	}
-	p.report(policy, tag, load, k, a)
+	p.report(policy, tag, load, k, a, cutShort)
 	return sum, a, nil
 }
 
@@ -128,15 +128,20 @@ func (p *planner) countRequests() (int, error) {
 	}
 }
 
-// report prints one line per Run on ErrOut.
-func (p *planner) report(policy, tag string, load float64, k int, a float64) {
+// report prints one line per Run on ErrOut; a Run cut short once it
+// could not pass says so.
+func (p *planner) report(policy, tag string, load float64, k int, a float64, cutShort bool) {
 	if p.s.ErrOut == nil {
 		return
 	}
-	verdict := "fail"
-	if a >= p.s.Attainment {
-		verdict = "pass"
+	met := fmt.Sprintf("SLA met %.1f %%", 100*a)
+	switch {
+	case cutShort:
+		met = fmt.Sprintf("SLA met below %.1f %%, cut short once it could not pass", 100*p.s.Attainment)
+	case a >= p.s.Attainment:
+		met += ": pass"
+	default:
+		met += ": fail"
 	}
-	fmt.Fprintf(p.s.ErrOut, "plan %s %s at %.4g %s, seed %d: SLA met %.1f %%: %s\n", policy, tag, load, p.unit(), k+1,
-		100*a, verdict)
+	fmt.Fprintf(p.s.ErrOut, "plan %s %s at %.4g %s, seed %d: %s\n", policy, tag, load, p.unit(), k+1, met)
 }

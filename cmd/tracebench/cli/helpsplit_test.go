@@ -44,7 +44,7 @@ func helpOf(t *testing.T, cmd, flag string) string {
 // a flag that joins the everyday list is a visible change).
 func TestHelpFitsOneScreen(t *testing.T) {
 	var got strings.Builder
-	for _, cmd := range []string{"bench", "replay", "sweep", "mock", "gateway"} {
+	for _, cmd := range []string{"bench", "replay", "sweep", "plan", "mock", "gateway"} {
 		rows, widest := screenRows(helpOf(t, cmd, "--help"), helpWidth)
 		if rows > maxHelpLines {
 			t.Errorf("%s --help: %d rows at %d columns, want at most %d", cmd, rows, helpWidth, maxHelpLines)
@@ -81,7 +81,7 @@ func TestHelpAllListsEveryFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"bench", "replay", "sweep", "mock", "gateway"} {
+	for _, name := range []string{"bench", "replay", "sweep", "plan", "mock", "gateway"} {
 		t.Run(name, func(t *testing.T) {
 			cmd, _, err := NewRoot(&bytes.Buffer{}, &bytes.Buffer{}).Find([]string{name})
 			if err != nil {
@@ -138,7 +138,7 @@ func writeFlagTables(t *testing.T, path string) {
 	}
 	var b strings.Builder
 	b.WriteString(head + flagTablesMark + "\n")
-	for _, name := range []string{"bench", "replay", "sweep", "mock", "gateway"} {
+	for _, name := range []string{"bench", "replay", "sweep", "plan", "mock", "gateway"} {
 		fmt.Fprintf(&b, "\n## `tracebench %s`\n\n| flag | value | meaning |\n|---|---|---|\n", name)
 		cmd, _, err := NewRoot(&bytes.Buffer{}, &bytes.Buffer{}).Find([]string{name})
 		if err != nil {

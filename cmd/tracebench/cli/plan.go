@@ -43,7 +43,7 @@ Writes DIR/plan.md, DIR/plan.csv and DIR/plan.json.`,
 	o.so.bind(fs)
 	o.mf.bind(fs)
 	o.bind(fs)
-	fs.Lookup("rate").Usage = "target rate in req/s: a trace's own times rescaled to it, else --arrival at it"
+	fs.Lookup("rate").Usage = "target rate in req/s: a trace's own times rescaled to it, a generator's arrivals drawn at it"
 	fs.Lookup("users").Usage = "target number of concurrent closed-loop users (instead of --rate)"
 	for _, f := range planHiddenFlags {
 		_ = fs.MarkHidden(f)
