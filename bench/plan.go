@@ -134,6 +134,8 @@ type planner struct {
 	// a Run replays (0: unknown, closed-loop users).
 	dir     string
 	planned int
+	// mu serialises the per-Run lines of routers planned side by side.
+	mu sync.Mutex
 }
 
 func newPlanner(s PlanSpec) *planner { return &planner{s: s} }

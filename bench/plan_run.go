@@ -143,5 +143,7 @@ func (p *planner) report(policy, tag string, load float64, k int, a float64, cut
 	default:
 		met += ": fail"
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	fmt.Fprintf(p.s.ErrOut, "plan %s %s at %.4g %s, seed %d: %s\n", policy, tag, load, p.unit(), k+1, met)
 }
