@@ -11,15 +11,15 @@ import (
 // every seed.
 type ReplicaEval func(n int) (attainment float64, pass bool, err error)
 
-// FewestReplicas finds the fewest replicas, at most max, for which eval
+// FewestReplicas finds the fewest replicas, at most most, for which eval
 // passes, assuming more replicas never serve worse: it gallops 1, 2,
-// 4, ... (capped at max) until a fleet passes, then bisects between the
+// 4, ... (capped at most) until a fleet passes, then bisects between the
 // largest failing and the smallest passing size. It returns that size
-// (0 when max fails too) and every size tried, in order. A size is
+// (0 when most fails too) and every size tried, in order. A size is
 // never run twice.
-func FewestReplicas(eval ReplicaEval, max int) (int, []reports.PlanProbe, error) {
-	if max < 1 {
-		return 0, nil, fmt.Errorf("most replicas %d: want ≥ 1", max)
+func FewestReplicas(eval ReplicaEval, most int) (int, []reports.PlanProbe, error) {
+	if most < 1 {
+		return 0, nil, fmt.Errorf("most replicas %d: want ≥ 1", most)
 	}
 	var tried []reports.PlanProbe
 	try := func(n int) (bool, error) {
@@ -31,14 +31,14 @@ func FewestReplicas(eval ReplicaEval, max int) (int, []reports.PlanProbe, error)
 		return pass, nil
 	}
 	lo, hi := 0, 0 // largest failing size, smallest passing (0: none yet)
-	for n := 1; hi == 0; n = min(2*n, max) {
+	for n := 1; hi == 0; n = min(2*n, most) {
 		pass, err := try(n)
 		if err != nil {
 			return 0, tried, err
 		}
 		if pass {
 			hi = n
-		} else if lo = n; n == max {
+		} else if lo = n; n == most {
 			return 0, tried, nil
 		}
 	}

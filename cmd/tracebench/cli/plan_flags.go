@@ -40,9 +40,21 @@ type planOptions struct {
 }
 
 // planHiddenFlags are flags of the shared groups that a plan does not
-// take: it simulates its own fleets (refused with a hint when given).
+// take: it simulates its own fleets, and its check runs the mock in real
+// time against the same SLO (refused with a hint when given).
 var planHiddenFlags = []string{"sim", "mock", "targets-file", "resolve-every", "kv-events", "kv-events-listen",
-	"kv-events-topic", "kv-events-topics", "time-scale", "shard", "mock-lora-modules"}
+	"kv-events-topic", "kv-events-topics", "time-scale", "shard", "mock-lora-modules", "mock-time-scale"}
+
+// planRefusal says why plan does not take the flag f.
+func planRefusal(f string) string {
+	switch f {
+	case "time-scale":
+		return "plan rescales a trace's times to --rate itself"
+	case "mock-time-scale":
+		return "--check runs the mock in real time, against the plan's own SLO"
+	}
+	return "plan simulates its own fleet of each size; give the load with --rate or --users"
+}
 
 // bind adds plan's own flags.
 func (o *planOptions) bind(fs *pflag.FlagSet) {
@@ -64,7 +76,7 @@ func (o *planOptions) bind(fs *pflag.FlagSet) {
 func (o *planOptions) validate(changed func(string) bool) error {
 	for _, f := range planHiddenFlags {
 		if changed(f) {
-			return usagef("--%s: plan simulates its own fleets of each size; give the load with --rate or --users", f)
+			return usagef("--%s: %s", f, planRefusal(f))
 		}
 	}
 	switch {

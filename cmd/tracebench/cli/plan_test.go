@@ -92,7 +92,8 @@ func TestPlanBadFlags(t *testing.T) {
 		{[]string{"--rate", "3", "--seeds", "0"}, "--seeds 0: want ≥ 1"},
 		{[]string{"--rate", "3", "--pd-size", "1"}, "--pd-size 1: want ≥ 2"},
 		{[]string{"--rate", "3", "--attainment", "2"}, "--attainment 2: want a fraction"},
-		{[]string{"--rate", "3", "--sim", "4"}, "--sim: plan simulates its own fleets"},
+		{[]string{"--rate", "3", "--sim", "4"}, "--sim: plan simulates its own fleet"},
+		{[]string{"--rate", "3", "--time-scale", "2"}, "--time-scale: plan rescales"},
 		{[]string{"--rate", "3", "--policies", "nope"}, "--policies: "},
 		{[]string{"--rate", "3", "--profile", "nope"}, "--mock-profile nope"},
 	} {
