@@ -52,6 +52,21 @@ func TestPlanSim(t *testing.T) {
 	}
 }
 
+// TestPlanSeeds: meeting the target on two seeds is stricter than on
+// one, so it never takes fewer replicas.
+func TestPlanSeeds(t *testing.T) {
+	answer := func(seeds int) int {
+		res, err := Plan(context.Background(), PlanSpec{Base: planBase(t), Routers: []string{"least-request"}, Rate: 40, Seeds: seeds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Rows[0].Replicas
+	}
+	if one, two := answer(1), answer(2); one == 0 || two < one {
+		t.Errorf("%d replicas on one seed, %d on two: want two ≥ one > 0", one, two)
+	}
+}
+
 // TestPlanUnmet: a target the largest fleet cannot meet is reported with
 // the largest load that fleet met, below the target.
 func TestPlanUnmet(t *testing.T) {
