@@ -105,3 +105,29 @@ func TestPlanBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanMooncakePrefixAware plans the first 1,500 requests of the
+// Mooncake conversation trace at 3.4 req/s (docs/plan.md): prefix-cache
+// needs fewer long-context replicas than round-robin (5 against 7).
+func TestPlanMooncakePrefixAware(t *testing.T) {
+	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, "plan", "--trace", trace, "--max-requests", "1500", "--rate", "3.4",
+		"--profile", "long-context", "--slo-ttft", "20s", "--slo-tpot", "200ms", "--policies", "round-robin,prefix-cache",
+		"-o", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	var p reports.Plan
+	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &p)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, pc := p.Rows[0].Replicas, p.Rows[1].Replicas
+	if pc == 0 || rr <= pc {
+		t.Errorf("round-robin %d replicas, prefix-cache %d: want prefix-cache to need fewer", rr, pc)
+	}
+}
