@@ -60,10 +60,10 @@ func runPlanCmd(cmd *cobra.Command, o *planOptions) error {
 	if runErr == nil && o.check {
 		res.Check, runErr = o.runCheck(cmd.Context(), spec, res)
 	}
-	if res != nil && len(res.Rows) > 0 {
-		if err := writePlan(cmd.OutOrStdout(), o.out, res); err != nil && runErr == nil {
-			runErr = err
-		}
+	// A plan stopped part way has no answer to give: a row whose search
+	// was cut would read as a target not met.
+	if runErr == nil {
+		runErr = writePlan(cmd.OutOrStdout(), o.out, res)
 	}
 	if errors.Is(runErr, ErrInterrupted) {
 		return ErrInterrupted
