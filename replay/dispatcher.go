@@ -99,7 +99,7 @@ func (d *Dispatcher) Held() int { return d.queue.Len() + len(d.gate) }
 // a finished Result with ErrClass "rejected".
 func (d *Dispatcher) Arrive(now time.Duration, req *traces.Request) *Result {
 	if err := d.queue.Arrive(now, req); err != nil {
-		r := newResult(d.seq, req, -1, now)
+		r := NewResult(d.seq, req, -1, now)
 		d.seq++
 		r.Sent, r.Done, r.ErrClass, r.Err = now, now, ErrRejected, err.Error()
 		return r
@@ -232,7 +232,7 @@ func (d *Dispatcher) Abandon(now time.Duration) []*Result {
 	})
 	out := make([]*Result, 0, len(held))
 	for _, r := range held {
-		res := newResult(d.seq, r, -1, now)
+		res := NewResult(d.seq, r, -1, now)
 		d.seq++
 		res.Done, res.ErrClass, res.Err = now, ErrCanceled, "run stopped while the request was held in the client"
 		out = append(out, res)
@@ -325,8 +325,8 @@ func outcome(req *traces.Request, r *Result) policies.Outcome {
 	return o
 }
 
-// newResult starts the Result of req dispatched as seq to backend.
-func newResult(seq int64, req *traces.Request, backend int, released time.Duration) *Result {
+// NewResult starts the Result of req dispatched as seq to backend.
+func NewResult(seq int64, req *traces.Request, backend int, released time.Duration) *Result {
 	r := &Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: backend,
 		Intended: req.Arrival, Released: released, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens,
 		Turn: req.Turn}

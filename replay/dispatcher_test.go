@@ -98,7 +98,7 @@ func TestDispatcherDoneReleasesHeld(t *testing.T) {
 	if len(first) != 1 || d.Held() != 1 {
 		t.Fatalf("dispatched %d held %d, want 1 and 1", len(first), d.Held())
 	}
-	res := newResult(first[0].Seq, rs[0], 0, 0)
+	res := NewResult(first[0].Seq, rs[0], 0, 0)
 	res.Done = 5 * time.Millisecond
 	d.Done(res.Done, rs[0], res)
 	ds, err := d.Pump(res.Done)

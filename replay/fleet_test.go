@@ -76,7 +76,7 @@ func (f *fleetDriver) finish() []int {
 	for len(f.inflight) > 0 {
 		req, b := anyInflight(f.inflight)
 		f.now += time.Millisecond
-		res := newResult(0, req, b, f.now)
+		res := NewResult(0, req, b, f.now)
 		res.Sent, res.FirstToken, res.Done = f.now-time.Millisecond, f.now-time.Millisecond/2, f.now
 		res.PromptTokens, res.CompletionTokens = req.InputTokens, req.OutputTokens
 		delete(f.inflight, req)

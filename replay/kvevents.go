@@ -53,10 +53,10 @@ type kvWiring struct {
 	backends []string // Backend URLs
 }
 
-// kvExtra returns the stop extras of idx's streams and one diagnosis per
+// KVExtra returns the stop extras of idx's streams and one diagnosis per
 // backend whose stream gave the router nothing (also logged), plus the
 // topics a Listener l (nil when dialled) could not place.
-func kvExtra(idx *kvevents.Index, l *kvevents.Listener) (map[string]float64, []string) {
+func KVExtra(idx *kvevents.Index, l *kvevents.Listener) (map[string]float64, []string) {
 	if idx == nil {
 		return nil, nil
 	}

@@ -19,5 +19,5 @@ func SubscribeKV(ctx context.Context, r policies.Router, backends []string, eps 
 		return nil, err
 	}
 	waitSubscribed(ctx, idx)
-	return func() (map[string]float64, []string) { return kvExtra(idx, stopKV()) }, nil
+	return func() (map[string]float64, []string) { return KVExtra(idx, stopKV()) }, nil
 }

@@ -2,16 +2,16 @@ package replay
 
 import "time"
 
-// rateMeter compares the requested arrival rate (from intended times) with
+// RateMeter compares the requested arrival rate (from intended times) with
 // the achieved send rate (from sent times) over the Requests sent.
-type rateMeter struct {
+type RateMeter struct {
 	n                  int64
 	firstInt, lastInt  time.Duration
 	firstSent, lastSnt time.Duration
 }
 
-// add counts one sent Result.
-func (m *rateMeter) add(r *Result) {
+// Add counts one sent Result.
+func (m *RateMeter) Add(r *Result) {
 	if r.Backend < 0 || r.Sent == 0 && r.Intended != 0 {
 		return
 	}
@@ -23,9 +23,9 @@ func (m *rateMeter) add(r *Result) {
 	m.firstSent, m.lastSnt = min(m.firstSent, r.Sent), max(m.lastSnt, r.Sent)
 }
 
-// extra returns requested_rate and achieved_rate in req/s (nil with fewer
+// Extra returns requested_rate and achieved_rate in req/s (nil with fewer
 // than two Requests or a zero span).
-func (m *rateMeter) extra() map[string]float64 {
+func (m *RateMeter) Extra() map[string]float64 {
 	iv, sv := m.lastInt-m.firstInt, m.lastSnt-m.firstSent
 	if m.n < 2 || iv <= 0 || sv <= 0 {
 		return nil

@@ -119,14 +119,14 @@ type scheduler struct {
 	results  chan record
 	inflight int
 	// g paces the Source's Requests (sessions); next is its next one.
-	g        *gate
+	g        *Gate
 	next     *traces.Request
 	srcErr   error
 	counters *Counters
 	scrapes  scrapeDeltas
 	// scrapeWarned marks the Backends whose scrape problem was logged.
 	scrapeWarned map[int]bool
-	rates        rateMeter
+	rates        RateMeter
 	// hostCPU reads the machine's CPU counters (readHostCPU; ok false
 	// when unavailable) at the start and the end of the Run.
 	hostCPU func() (hostCPU, bool)
@@ -187,7 +187,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	collected := s.collect()
 	stopScrape := s.startScrape(workCtx)
 	s.startDiscovery(workCtx)
-	s.g = newGate(s.o.Source, s.o.Sessions)
+	s.g = NewGate(s.o.Source, s.o.Sessions)
 	s.fetch()
 	reason, err := s.loop(ctx, workCtx)
 	if reason != StopDone {
@@ -205,20 +205,20 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	s.finalScrape(ctx, end)
 	close(s.results)
 	<-collected
-	extra := MergeExtra(s.scrapes.extra(), s.rates.extra())
+	extra := MergeExtra(s.scrapes.extra(), s.rates.Extra())
 	if cpu1, ok := s.hostCPU(); ok && cpuOK {
 		extra = MergeExtra(extra, hostExtra(cpu0, cpu1))
 	}
-	kvx, notes := kvExtra(kvIdx, stopKV())
+	kvx, notes := KVExtra(kvIdx, stopKV())
 	extra = MergeExtra(extra, kvx)
 	extra = MergeExtra(extra, s.d.PolicyExtra())
-	extra = MergeExtra(extra, s.g.extra())
+	extra = MergeExtra(extra, s.g.Extra())
 	return Stop{Reason: reason, Elapsed: end, Extra: extra, Notes: notes}, err
 }
 
 // fetch sets s.next to the gate's next Request (nil: none known yet).
 func (s *scheduler) fetch() {
-	s.next = s.g.peek(s.now())
+	s.next = s.g.Peek(s.now())
 	s.srcErr = s.g.Err()
 }
 
@@ -231,7 +231,7 @@ func (s *scheduler) loop(ctx, workCtx context.Context) (StopReason, error) {
 		if s.srcErr != nil {
 			return StopError(s.srcErr), fmt.Errorf("read requests: %w", s.srcErr)
 		}
-		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 && !s.g.pending() {
+		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 && !s.g.Pending() {
 			return StopDone, nil
 		}
 		var rearm <-chan time.Time
@@ -261,7 +261,7 @@ func (s *scheduler) arrivals(workCtx context.Context) error {
 	now := s.now()
 	for s.next != nil && s.next.Arrival <= now {
 		req := s.next
-		s.g.pop()
+		s.g.Pop()
 		s.counters.Arrived.Add(1)
 		if rej := s.d.Arrive(now, req); rej != nil {
 			s.g.Done(rej, nil)
@@ -318,9 +318,9 @@ func (s *scheduler) launch(workCtx context.Context, d Dispatch) {
 	s.inflight++
 	s.counters.Sent.Add(1)
 	s.counters.InFlight.Add(1)
-	res := newResult(d.Seq, d.Req, d.Backend, d.Released)
+	res := NewResult(d.Seq, d.Req, d.Backend, d.Released)
 	res.PredictedHitTokens = d.PredictedHitTokens
-	res.Answer = s.g.answerFor(d.Req)
+	res.Answer = s.g.AnswerFor(d.Req)
 	var onTokens func(int)
 	if s.d.WantsTokens() {
 		onTokens = func(n int) { s.events <- event{req: d.Req, tokens: n} }
@@ -385,7 +385,7 @@ func (s *scheduler) collect() <-chan struct{} {
 				continue
 			}
 			r := rec.res
-			s.rates.add(r)
+			s.rates.Add(r)
 			s.counters.Done.Add(1)
 			if !r.OK() {
 				s.counters.Errors.Add(1)

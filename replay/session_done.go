@@ -11,7 +11,7 @@ import (
 
 // Done tells the gate that the Request of res finished (any outcome).
 // ans is the answer the server gave (nil when none was kept).
-func (g *gate) Done(res *Result, ans *Answer) {
+func (g *Gate) Done(res *Result, ans *Answer) {
 	if !g.o.closed() {
 		return
 	}
@@ -39,7 +39,7 @@ func (g *gate) Done(res *Result, ans *Answer) {
 // finish records a finished (or skipped) Request and releases what
 // waited for it. With nothing waiting it reads a horizon ahead for the
 // session's next turn, and a session left with nothing open has ended.
-func (g *gate) finish(id, session string, trace, at time.Duration, failed bool) {
+func (g *Gate) finish(id, session string, trace, at time.Duration, failed bool) {
 	d := doneTurn{at: at, trace: trace, failed: failed, session: session}
 	g.done[id] = d
 	g.doneOrder = append(g.doneOrder, id)
@@ -66,7 +66,7 @@ func (g *gate) finish(id, session string, trace, at time.Duration, failed bool) 
 }
 
 // endSession forgets an ended session and frees its user.
-func (g *gate) endSession(key string, ss *sessionState, at time.Duration) {
+func (g *Gate) endSession(key string, ss *sessionState, at time.Duration) {
 	delete(g.sessions, key)
 	g.stats.Sessions++
 	if ss.ended {
@@ -80,7 +80,7 @@ func (g *gate) endSession(key string, ss *sessionState, at time.Duration) {
 
 // prune drops finished Requests that no unread Request can follow any
 // more (their session was forgotten and the Source is past the horizon).
-func (g *gate) prune() {
+func (g *Gate) prune() {
 	if len(g.doneOrder) < 1024 {
 		return
 	}

@@ -9,14 +9,14 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// gate stands between the Source and the Run's loop and paces session
+// Gate stands between the Source and the Run's loop and paces session
 // turns. Open-loop it passes the Source through. Closed-loop it holds
 // each Request until the Requests it follows (Request.After, else the
 // previous turn of its Session) have finished, then releases it a think
 // time later with Arrival set to that time; Requests that follow nothing
 // start at their trace time, or, with Users, as a user becomes free.
 // It is used from the loop's goroutine only.
-type gate struct {
+type Gate struct {
 	src traces.Source
 	o   Sessions
 	// look is the Source's next Request (nil after EOF or an error).
@@ -77,9 +77,9 @@ type sessionState struct {
 	lastTurn  *turnRecord   // the last finished turn, for feeding back
 }
 
-// newGate wraps src; o must be valid.
-func newGate(src traces.Source, o Sessions) *gate {
-	g := &gate{src: src, o: o, waiting: map[string][]*node{}, sent: map[string]*sentTurn{},
+// NewGate wraps src; o must be valid.
+func NewGate(src traces.Source, o Sessions) *Gate {
+	g := &Gate{src: src, o: o, waiting: map[string][]*node{}, sent: map[string]*sentTurn{},
 		done: map[string]doneTurn{}, sessions: map[string]*sessionState{}, held: map[string]bool{}}
 	g.users = newUserSlots(o)
 	g.read()
@@ -87,7 +87,7 @@ func newGate(src traces.Source, o Sessions) *gate {
 }
 
 // read advances look.
-func (g *gate) read() {
+func (g *Gate) read() {
 	r, err := g.src.Next()
 	if err != nil {
 		g.look = nil
@@ -100,11 +100,11 @@ func (g *gate) read() {
 }
 
 // Err is the Source's error (nil at a clean end).
-func (g *gate) Err() error { return g.err }
+func (g *Gate) Err() error { return g.err }
 
-// peek returns the next Request to arrive, with its Arrival set, or nil
+// Peek returns the next Request to arrive, with its Arrival set, or nil
 // when none is known at now (the loop then waits for a Result).
-func (g *gate) peek(now time.Duration) *traces.Request {
+func (g *Gate) Peek(now time.Duration) *traces.Request {
 	g.now = max(g.now, now)
 	if !g.o.closed() {
 		return g.look
@@ -116,8 +116,8 @@ func (g *gate) peek(now time.Duration) *traces.Request {
 	return g.ready[0].req
 }
 
-// pop removes the Request peek returned.
-func (g *gate) pop() {
+// Pop removes the Request Peek returned.
+func (g *Gate) Pop() {
 	if !g.o.closed() {
 		g.read()
 		return
@@ -125,16 +125,16 @@ func (g *gate) pop() {
 	heap.Pop(&g.ready)
 }
 
-// pending reports Requests read but not yet released: the loop must not
+// Pending reports Requests read but not yet released: the loop must not
 // end while there are some.
-func (g *gate) pending() bool {
+func (g *Gate) Pending() bool {
 	return g.o.closed() && len(g.held) > 0
 }
 
 // fill reads the Source until the next start is known: in trace time
 // every Request due no later than the earliest ready one; with Users as
 // many session starts as there are free users.
-func (g *gate) fill() {
+func (g *Gate) fill() {
 	for g.look != nil {
 		if g.o.Users > 0 {
 			if g.users.queued() >= g.users.free() {
@@ -150,7 +150,7 @@ func (g *gate) fill() {
 }
 
 // readUntil reads every Request of trace time up to t.
-func (g *gate) readUntil(t time.Duration) {
+func (g *Gate) readUntil(t time.Duration) {
 	for g.look != nil && g.look.Arrival <= t {
 		g.ingest(*g.look)
 		g.read()
@@ -169,7 +169,7 @@ func sessionKey(r *traces.Request) string {
 // ingest places one Request read from the Source. A Request of no
 // session that follows nothing is due at its trace time and followed by
 // nothing (an After naming it is taken as finished), so it is not tracked.
-func (g *gate) ingest(r traces.Request) {
+func (g *Gate) ingest(r traces.Request) {
 	if r.Session == "" && len(r.After) == 0 && g.o.Users == 0 {
 		if g.o.StopAt > 0 && r.Arrival >= g.o.StopAt {
 			g.look = nil
@@ -210,7 +210,7 @@ func (g *gate) ingest(r traces.Request) {
 // link makes n wait for predecessor p, or accounts p when it is done or
 // unknown (never read, or finished longer than the horizon ago: it is
 // taken as finished now).
-func (g *gate) link(n *node, p string) {
+func (g *Gate) link(n *node, p string) {
 	if d, ok := g.done[p]; ok {
 		g.account(n, d)
 		return
@@ -224,7 +224,7 @@ func (g *gate) link(n *node, p string) {
 }
 
 // account applies a finished predecessor to n.
-func (g *gate) account(n *node, d doneTurn) {
+func (g *Gate) account(n *node, d doneTurn) {
 	n.readyAt = max(n.readyAt, d.at)
 	n.predTrace = max(n.predTrace, d.trace)
 	if d.failed && g.o.OnFailure == FailEnd && d.session == sessionKey(&n.req) {
@@ -234,7 +234,7 @@ func (g *gate) account(n *node, d doneTurn) {
 
 // start places a Request that follows nothing: due at its trace time, or
 // queued for a free user.
-func (g *gate) start(n *node) {
+func (g *Gate) start(n *node) {
 	if g.o.Users > 0 {
 		g.users.enqueue(n)
 		return
@@ -243,7 +243,7 @@ func (g *gate) start(n *node) {
 }
 
 // push makes r ready at the given time; orig is r as the trace gave it.
-func (g *gate) push(r traces.Request, orig *traces.Request, at time.Duration) {
+func (g *Gate) push(r traces.Request, orig *traces.Request, at time.Duration) {
 	delete(g.held, r.ID)
 	key := sessionKey(&r)
 	if g.o.StopAt > 0 && at >= g.o.StopAt {
@@ -266,7 +266,7 @@ func (g *gate) push(r traces.Request, orig *traces.Request, at time.Duration) {
 // release makes n ready a think time after its last predecessor, its
 // prompt carrying the answers fed back; a skipped Request finishes at
 // once without being sent.
-func (g *gate) release(n *node) {
+func (g *Gate) release(n *node) {
 	if n.skip {
 		g.stats.Skipped++
 		delete(g.held, n.req.ID)
@@ -285,10 +285,10 @@ func (g *gate) release(n *node) {
 	g.push(r, &n.req, n.readyAt+think)
 }
 
-// answerFor returns storage for the answer to req when a later turn will
+// AnswerFor returns storage for the answer to req when a later turn will
 // carry it (nil otherwise: open-loop, feeding back off, or a Request no
 // turn follows in its session).
-func (g *gate) answerFor(req *traces.Request) *Answer {
+func (g *Gate) AnswerFor(req *traces.Request) *Answer {
 	if !g.o.closed() || g.o.NoFeedBack || req.Session == "" {
 		return nil
 	}

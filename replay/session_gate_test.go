@@ -39,17 +39,17 @@ func (h *inflightHeap) Pop() any {
 
 // driveGate runs reqs through a gate against srv in virtual time and
 // returns what was sent, the Requests as sent, and the gate.
-func driveGate(t *testing.T, reqs []traces.Request, o Sessions, srv gateServer) ([]gateSent, map[string]traces.Request, *gate) {
+func driveGate(t *testing.T, reqs []traces.Request, o Sessions, srv gateServer) ([]gateSent, map[string]traces.Request, *Gate) {
 	t.Helper()
-	g := newGate(traces.NewSliceSource(reqs), o)
+	g := NewGate(traces.NewSliceSource(reqs), o)
 	var sent []gateSent
 	got := map[string]traces.Request{}
 	var fl inflightHeap
 	now := time.Duration(0)
 	for step := 0; step < 10000; step++ {
-		next := g.peek(now)
+		next := g.Peek(now)
 		if next == nil && len(fl) == 0 {
-			if g.pending() {
+			if g.Pending() {
 				t.Fatalf("gate holds requests with nothing in flight")
 			}
 			return sent, got, g
@@ -57,7 +57,7 @@ func driveGate(t *testing.T, reqs []traces.Request, o Sessions, srv gateServer) 
 		if next != nil && (len(fl) == 0 || next.Arrival <= fl[0].Done) {
 			now = max(now, next.Arrival)
 			r := *next
-			g.pop()
+			g.Pop()
 			sent = append(sent, gateSent{r.ID, now})
 			got[r.ID] = r
 			res := &Result{ID: r.ID, Done: now + time.Duration(max(r.OutputTokens, 5))*time.Second, CompletionTokens: 3}

@@ -30,8 +30,8 @@ const (
 	ExtraPastStop          = "session_turns_past_stop"
 )
 
-// extra is the stop record's share of the pacing (nil when open-loop).
-func (g *gate) extra() map[string]float64 {
+// Extra is the stop record's share of the pacing (nil when open-loop).
+func (g *Gate) Extra() map[string]float64 {
 	if !g.o.closed() {
 		return nil
 	}

@@ -37,7 +37,7 @@ func (u *userSlots) enqueue(n *node) { u.queue = append(u.queue, n) }
 func (u *userSlots) free1(at time.Duration) { u.freeAt = append(u.freeAt, at) }
 
 // startUsers gives queued session starts to free users (Users mode only).
-func (g *gate) startUsers() {
+func (g *Gate) startUsers() {
 	u := &g.users
 	if g.o.Users == 0 {
 		return
@@ -58,7 +58,7 @@ func (g *gate) startUsers() {
 // skipAhead starts a session at a turn drawn uniformly from its chain of
 // turns (each following only the one before it) and returns that turn;
 // the turns before it count as finished at at, unsent.
-func (g *gate) skipAhead(n *node, at time.Duration) *node {
+func (g *Gate) skipAhead(n *node, at time.Duration) *node {
 	g.readUntil(n.req.Arrival + g.o.horizon())
 	chain := []*node{n}
 	for cur := n; ; {

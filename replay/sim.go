@@ -67,7 +67,7 @@ type simBackend struct {
 type simReq struct {
 	req       *traces.Request
 	res       *Result
-	stats     tokenStats
+	stats     TokenStamps
 	clock     time.Duration
 	promptLen int
 	pd        *simPD // nil unless the Request is disaggregated
@@ -84,12 +84,12 @@ type simulator struct {
 	live simLive
 	now  time.Duration
 	// g paces the Source's Requests (sessions); next is its next one.
-	g        *gate
+	g        *Gate
 	next     *traces.Request
 	render   []int    // the last block-id prompt's rendered tokens (reused)
 	keys     []uint64 // the last block-id prompt's block keys (reused)
 	counters *Counters
-	rates    rateMeter
+	rates    RateMeter
 	// ctx is the Run's context; halt is set when it was found canceled
 	// right after an OnResult call, so a hook that asks the Run to stop
 	// ends it at that Result rather than events later.
@@ -116,15 +116,15 @@ func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
 	}
 	s.ctx = ctx
 	reason, err := s.loop(ctx)
-	extra := MergeExtra(s.extra(), s.rates.extra())
+	extra := MergeExtra(s.extra(), s.rates.Extra())
 	var notes []string
 	if s.kv != nil {
 		var kvx map[string]float64
-		kvx, notes = kvExtra(s.kv.idx, nil)
+		kvx, notes = KVExtra(s.kv.idx, nil)
 		extra = MergeExtra(extra, kvx)
 	}
 	extra = MergeExtra(extra, s.d.PolicyExtra())
-	extra = MergeExtra(extra, s.g.extra())
+	extra = MergeExtra(extra, s.g.Extra())
 	return Stop{Reason: reason, Elapsed: s.now, Extra: extra, Notes: notes}, err
 }
 
@@ -172,7 +172,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 // loop advances virtual time to the next arrival or step end until the
 // Source is exhausted and every engine is idle.
 func (s *simulator) loop(ctx context.Context) (StopReason, error) {
-	s.g = newGate(s.o.Source, s.o.Sessions)
+	s.g = NewGate(s.o.Source, s.o.Sessions)
 	if err := s.fetch(); err != nil {
 		return StopError(err), err
 	}
@@ -199,7 +199,7 @@ func (s *simulator) loop(ctx context.Context) (StopReason, error) {
 			if s.d.Held() > 0 {
 				return "error: requests held with nothing in flight", errors.New("simulate: the queue holds requests but released none with every backend idle")
 			}
-			if s.g.pending() {
+			if s.g.Pending() {
 				err := errors.New("simulate: session turns wait for requests that were never sent (a cycle of After)")
 				return StopError(err), err
 			}
@@ -247,7 +247,7 @@ func (s *simulator) nextStep() (int, time.Duration) {
 
 // fetch sets s.next to the gate's next Request (nil: none known yet).
 func (s *simulator) fetch() error {
-	s.next = s.g.peek(s.now)
+	s.next = s.g.Peek(s.now)
 	if err := s.g.Err(); err != nil {
 		return fmt.Errorf("read requests: %w", err)
 	}
@@ -259,7 +259,7 @@ func (s *simulator) arrive() error {
 	s.now = max(s.now, s.next.Arrival)
 	for s.next != nil && s.next.Arrival <= s.now {
 		req := s.next
-		s.g.pop()
+		s.g.Pop()
 		s.counters.Arrived.Add(1)
 		if rej := s.d.Arrive(s.now, req); rej != nil {
 			s.emit(rej)

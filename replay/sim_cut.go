@@ -93,7 +93,7 @@ func (s *simulator) stopAll() {
 			continue
 		}
 		sr.gone = true
-		sr.stats.close()
+		sr.stats.Close()
 		res := sr.res
 		res.Done, res.ErrClass = s.now, ErrCanceled
 		res.Err = "the run stopped at " + s.now.String() + " (the measured run's stop, simulated)"

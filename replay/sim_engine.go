@@ -15,10 +15,10 @@ import (
 func (s *simulator) dispatch(d Dispatch) {
 	s.counters.Sent.Add(1)
 	s.counters.InFlight.Add(1)
-	res := newResult(d.Seq, d.Req, d.Backend, d.Released)
+	res := NewResult(d.Seq, d.Req, d.Backend, d.Released)
 	res.PredictedHitTokens = d.PredictedHitTokens
 	res.Sent, res.Headers = s.now, s.now
-	res.Answer = s.g.answerFor(d.Req)
+	res.Answer = s.g.AnswerFor(d.Req)
 	if d.Prefill != nil {
 		s.dispatchPrefill(d, res)
 		return
@@ -55,9 +55,9 @@ func (s *simulator) addToEngine(req *traces.Request, res *Result, b, remote int,
 	// The profile's request overhead (HTTP, tokenisation) delays every
 	// time the client sees; the engine's work is unchanged.
 	over := s.o.Engines[b].RequestOverhead
-	sr.stats = tokenStats{res: res, now: func() time.Duration { return sr.clock + over }}
+	sr.stats = NewTokenStamps(res, func() time.Duration { return sr.clock + over })
 	if s.d.WantsTokens() {
-		sr.stats.onTokens = func(n int) { s.d.Tokens(sr.clock, req, n) }
+		sr.stats.OnTokens(func(n int) { s.d.Tokens(sr.clock, req, n) })
 	}
 	tag := er.Tag
 	s.live.put(sr)
@@ -178,10 +178,11 @@ func (s *simulator) apply(ev *engine.Event) error {
 		return s.applyPrefill(ev, sr)
 	}
 	if ev.Admitted {
-		sr.res.CachedTokens, sr.stats.cached = ev.CachedTokens, true
+		sr.res.CachedTokens = ev.CachedTokens
+		sr.stats.Cached()
 	}
 	if ev.HasToken {
-		sr.stats.token(nil, ev.Reasoning, !ev.Reasoning)
+		sr.stats.Token(ev.Reasoning)
 		// A chat client sends the answer back, not the reasoning.
 		if a := sr.res.Answer; a != nil && !ev.Reasoning {
 			a.ids = append(a.ids, ev.Token)
@@ -197,7 +198,7 @@ func (s *simulator) apply(ev *engine.Event) error {
 // finish completes a Request and feeds it back.
 func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 	s.live.del(ev.Tag)
-	sr.stats.close()
+	sr.stats.Close()
 	res := sr.res
 	res.Done, res.Status = s.now+s.o.Engines[res.Backend].RequestOverhead, 200
 	res.PromptTokens, res.CompletionTokens = sr.promptLen, ev.NumOutput
@@ -213,8 +214,8 @@ func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 func (s *simulator) emit(r *Result) {
 	s.g.Done(r, r.Answer)
 	r.Answer = nil
-	s.next = s.g.peek(s.now)
-	s.rates.add(r)
+	s.next = s.g.Peek(s.now)
+	s.rates.Add(r)
 	s.counters.Done.Add(1)
 	if r.Backend >= 0 {
 		s.counters.InFlight.Add(-1)
