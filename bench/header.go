@@ -24,7 +24,7 @@ func header(rs Spec, ident string, pol builtPolicy) replay.Header {
 			// The engine settings of the mock or simulated replicas
 			// (eviction policy and LoRA limits included), so runs that
 			// differ only there tell apart.
-			Engine: rs.Fleet}}
+			Engine: engineJSON(rs)}}
 	if rs.pd != nil {
 		h.Roles = rs.pd.Roles
 		h.Config.PD = rawJSON(rs.PD)
@@ -47,6 +47,15 @@ func dialectConfig(h *replay.Header, cf Client) {
 func rawJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// engineJSON is the Run's engine configuration for the header (nil
+// without mock or simulated engines).
+func engineJSON(rs Spec) json.RawMessage {
+	if rs.Fleet == nil {
+		return nil
+	}
+	return rawJSON(rs.Fleet)
 }
 
 // headerNames returns the names of the --header flags, sorted.

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/tracebench/tracebench/dialect"
-	"github.com/tracebench/tracebench/mockserver/engine"
 )
 
 // HeaderFormat is the layout of the run header this tracebench writes
@@ -45,9 +44,9 @@ type RunConfig struct {
 	// HeaderNames are the names of the extra HTTP headers sent, sorted;
 	// their values are never written.
 	HeaderNames []string `json:"header_names,omitempty"`
-	// Engine is the mock or simulated engines' configuration (nil against
-	// live targets).
-	Engine *engine.Config `json:"engine,omitempty"`
+	// Engine is the mock or simulated engines' configuration, a
+	// mockserver/engine.Config as JSON (absent against live targets).
+	Engine json.RawMessage `json:"engine,omitempty"`
 	// Dialect is the servers' dialect and DialectReason why it was chosen
 	// ("" for simulated engines, which speak none).
 	Dialect       string `json:"dialect,omitempty"`
