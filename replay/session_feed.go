@@ -16,6 +16,13 @@ type Answer struct {
 	ids  []int
 }
 
+// AddToken appends one generated token, its id and its text, as a
+// virtual-time driver generates them.
+func (a *Answer) AddToken(id int, text string) {
+	a.ids = append(a.ids, id)
+	a.text.WriteString(text)
+}
+
 // addChunk appends the generated text of one streamed or whole response
 // chunk (choices[].text, .delta.content or .message.content), or of a
 // Responses API output-text delta event.

@@ -185,8 +185,7 @@ func (s *simulator) apply(ev *engine.Event) error {
 		sr.stats.Token(ev.Reasoning)
 		// A chat client sends the answer back, not the reasoning.
 		if a := sr.res.Answer; a != nil && !ev.Reasoning {
-			a.ids = append(a.ids, ev.Token)
-			a.text.WriteString(s.vocab.Word(ev.Token))
+			a.AddToken(ev.Token, s.vocab.Word(ev.Token))
 		}
 	}
 	if ev.Finished {
