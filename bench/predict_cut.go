@@ -6,6 +6,7 @@ import (
 
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/sim"
 )
 
 // measuredCut is how the measured run ended, for the simulation to end
@@ -14,8 +15,8 @@ import (
 // and its stop time when something other than the end of its requests
 // stopped it (a signal, a time limit; the stop record's elapsed time,
 // grace period included). It returns a note saying what it applied.
-func measuredCut(h replay.Header, st *replay.Stop) (replay.SimCut, string) {
-	var c replay.SimCut
+func measuredCut(h replay.Header, st *replay.Stop) (sim.SimCut, string) {
+	var c sim.SimCut
 	if h.Mode != replay.ModeSim {
 		c.FirstByteTimeout = replay.DefaultFirstByteTimeout
 		if d, err := time.ParseDuration(h.Config.Timeout); err == nil && d > 0 {

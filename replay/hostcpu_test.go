@@ -2,16 +2,12 @@ package replay
 
 import (
 	"context"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/traces"
 )
 
 // procStatSample is the head of a real /proc/stat of a 2-CPU guest.
@@ -185,24 +181,6 @@ func TestRunRecordsHostCPU(t *testing.T) {
 				t.Errorf("%d readings; host extras (-want +got):\n%s", calls, d)
 			}
 		})
-	}
-}
-
-// TestSimulateHasNoHostCPU: a simulated Run runs in virtual time, so the
-// machine's CPU time says nothing about it and is not recorded.
-func TestSimulateHasNoHostCPU(t *testing.T) {
-	r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 2)))
-	q, _ := policies.NewQueue("fcfs", nil, nil)
-	stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(simWorkload()[:20]),
-		Router: r, Queue: q},
-		Engines: []engine.Config{engine.DefaultConfig()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := range stop.Extra {
-		if strings.HasPrefix(k, "host_") {
-			t.Errorf("simulated run records %s = %v", k, stop.Extra[k])
-		}
 	}
 }
 

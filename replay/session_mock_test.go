@@ -11,6 +11,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -105,7 +106,7 @@ func TestClosedLoopSimulated(t *testing.T) {
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	byID := map[string]*replay.Result{}
 	var predicted, cached int
-	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Common: replay.Common{Source: src,
+	stop, err := sim.Simulate(context.Background(), sim.SimOptions{Common: replay.Common{Source: src,
 		Router: r, Queue: q, OnResult: func(res *replay.Result) {
 			byID[res.ID] = res
 			predicted, cached = predicted+res.PredictedHitTokens, cached+res.CachedTokens

@@ -1,4 +1,4 @@
-package replay_test
+package sim_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -34,14 +35,14 @@ func Example_comparePolicies() {
 			log.Fatal(err)
 		}
 		h := replay.Header{Version: replay.Version, Policy: name, Router: name, Queue: queue.Name(), Seed: 1,
-			Mode: "sim", Backends: replay.SimBackendNames(4)}
+			Mode: "sim", Backends: sim.SimBackendNames(4)}
 		acc := reports.NewAccumulator(h, reports.DefaultOptions())
 		engines := make([]engine.Config, 4)
 		for i := range engines {
 			engines[i] = engine.DefaultConfig()
 			engines[i].Seed = int64(1 + i)
 		}
-		stop, err := replay.Simulate(context.Background(), replay.SimOptions{Engines: engines,
+		stop, err := sim.Simulate(context.Background(), sim.SimOptions{Engines: engines,
 			Common: replay.Common{Source: paced, Router: router, Queue: queue, OnResult: acc.Add, OnEvent: acc.AddEvent}})
 		if err != nil {
 			log.Fatal(err)

@@ -1,4 +1,4 @@
-package replay_test
+package sim_test
 
 import (
 	"bytes"

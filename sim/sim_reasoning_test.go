@@ -1,4 +1,4 @@
-package replay
+package sim
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -24,9 +25,9 @@ func TestSimulateReasoning(t *testing.T) {
 	for i := range cfgs {
 		cfgs[i].Reasoning = engine.ReasoningConfig{Share: 0.4, MeanTokens: 15, CV: 0.5}
 	}
-	var got []*Result
-	stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(simWorkload()),
-		Router: r, Queue: q, OnResult: func(r *Result) { got = append(got, r) }}, Engines: cfgs})
+	var got []*replay.Result
+	stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
+		Router: r, Queue: q, OnResult: func(r *replay.Result) { got = append(got, r) }}, Engines: cfgs})
 	if err != nil || stop.Reason != "done" {
 		t.Fatalf("stop %q, %v", stop.Reason, err)
 	}

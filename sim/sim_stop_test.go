@@ -1,4 +1,4 @@
-package replay
+package sim
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -42,11 +43,11 @@ func TestSimulateStopsAtHookResult(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if full := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, 0); full.results != len(tc.reqs) || full.reason != StopDone {
+			if full := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, 0); full.results != len(tc.reqs) || full.reason != replay.StopDone {
 				t.Fatalf("unstopped run: %d results, stop %q; want all %d, done", full.results, full.reason, len(tc.reqs))
 			}
 			got := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, tc.stopAt)
-			if got.reason != StopInterrupted || got.results != tc.stopAt {
+			if got.reason != replay.StopInterrupted || got.results != tc.stopAt {
 				t.Fatalf("hook stopped after result %d: run went on to %d results, stop %q; want it to end there, interrupted",
 					tc.stopAt, got.results, got.reason)
 			}
@@ -56,7 +57,7 @@ func TestSimulateStopsAtHookResult(t *testing.T) {
 
 type simOutcome struct {
 	results int
-	reason  StopReason
+	reason  replay.StopReason
 }
 
 // runSimUntil simulates reqs on n engines with cfg; a hook cancels the
@@ -75,12 +76,12 @@ func runSimUntil(t *testing.T, reqs []traces.Request, n int, cfg engine.Config, 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out simOutcome
-	hook := func(*Result) {
+	hook := func(*replay.Result) {
 		if out.results++; out.results == stopAt {
 			cancel()
 		}
 	}
-	stop, err := Simulate(ctx, SimOptions{Common: Common{Source: traces.NewSliceSource(reqs),
+	stop, err := Simulate(ctx, SimOptions{Common: replay.Common{Source: traces.NewSliceSource(reqs),
 		Router: r, Queue: q, OnResult: hook},
 		Engines: cfgs})
 	if err != nil {

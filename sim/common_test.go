@@ -1,8 +1,10 @@
-package replay
+package sim
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/tracebench/tracebench/replay"
 )
 
 // TestOptionsShareCommon: a real-time Run's Options and a simulation's
@@ -10,10 +12,10 @@ import (
 // repeat none of it.
 func TestOptionsShareCommon(t *testing.T) {
 	common := map[string]bool{}
-	for _, f := range reflect.VisibleFields(reflect.TypeFor[Common]()) {
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[replay.Common]()) {
 		common[f.Name] = true
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[Options](), reflect.TypeFor[SimOptions]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[replay.Options](), reflect.TypeFor[SimOptions]()} {
 		if f, ok := typ.FieldByName("Common"); !ok || !f.Anonymous {
 			t.Errorf("%s does not embed Common", typ.Name())
 		}
@@ -24,7 +26,7 @@ func TestOptionsShareCommon(t *testing.T) {
 		}
 	}
 	own := map[string]string{}
-	for _, typ := range []reflect.Type{reflect.TypeFor[Options](), reflect.TypeFor[SimOptions]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[replay.Options](), reflect.TypeFor[SimOptions]()} {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
 			if f.Anonymous {

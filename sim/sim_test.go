@@ -1,4 +1,4 @@
-package replay
+package sim
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -28,14 +29,14 @@ func simWorkload() []traces.Request {
 	return out
 }
 
-func simulate(t *testing.T, router string, path string) (Stop, []*Result) {
+func simulate(t *testing.T, router string, path string) (replay.Stop, []*replay.Result) {
 	t.Helper()
 	r, err := policies.NewRouter(router, nil, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	q, _ := policies.NewQueue("fcfs", nil, nil)
-	w, err := Create(path, Header{Version: Version, Policy: router, Mode: "sim"})
+	w, err := replay.Create(path, replay.Header{Version: replay.Version, Policy: router, Mode: "sim"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,9 +45,9 @@ func simulate(t *testing.T, router string, path string) (Stop, []*Result) {
 		cfgs[i] = engine.DefaultConfig()
 		cfgs[i].Seed = int64(i + 1)
 	}
-	var got []*Result
-	stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(simWorkload()),
-		Router: r, Queue: q, Results: w, OnResult: func(r *Result) { got = append(got, r) }},
+	var got []*replay.Result
+	stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
+		Router: r, Queue: q, Results: w, OnResult: func(r *replay.Result) { got = append(got, r) }},
 		Engines: cfgs})
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +73,8 @@ func TestSimulateCompletesEveryRequest(t *testing.T) {
 		}
 		cached += r.CachedTokens
 	}
-	if cached == 0 || stop.Extra[ExtraPrefixHits] != float64(cached) {
-		t.Fatalf("cached tokens %d, engine hits %v: want equal and positive", cached, stop.Extra[ExtraPrefixHits])
+	if cached == 0 || stop.Extra[replay.ExtraPrefixHits] != float64(cached) {
+		t.Fatalf("cached tokens %d, engine hits %v: want equal and positive", cached, stop.Extra[replay.ExtraPrefixHits])
 	}
 	// Virtual time: the run spans the trace (10 s), not the wall clock.
 	if stop.Elapsed < 9*time.Second {

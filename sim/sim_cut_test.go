@@ -1,4 +1,4 @@
-package replay
+package sim
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -22,33 +23,33 @@ func TestSimulateCut(t *testing.T) {
 		name                  string
 		cut                   SimCut
 		ok, timedOut, stopped int
-		reason                StopReason
+		reason                replay.StopReason
 	}{
-		{"no cut", SimCut{}, 8, 0, 0, StopDone},
+		{"no cut", SimCut{}, 8, 0, 0, replay.StopDone},
 		// Each request takes 8 steps of 10 ms: the first two get their
 		// first token within 100 ms, the rest time out.
-		{"first-byte timeout", SimCut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, StopDone},
+		{"first-byte timeout", SimCut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, replay.StopDone},
 		// At 200 ms two have finished; the other six were sent and are cut.
-		{"stop", SimCut{StopAt: 200 * time.Millisecond}, 2, 0, 6, StopAsMeasured},
+		{"stop", SimCut{StopAt: 200 * time.Millisecond}, 2, 0, 6, replay.StopAsMeasured},
 		// A run that ends before the stop time is done, not stopped.
-		{"stop after the end", SimCut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, StopDone},
+		{"stop after the end", SimCut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, replay.StopDone},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 2)))
 			q, _ := policies.NewQueue("fcfs", nil, nil)
 			var ok, timedOut, stopped int
-			hook := func(res *Result) {
+			hook := func(res *replay.Result) {
 				switch res.ErrClass {
 				case "":
 					ok++
-				case ErrTimeout:
+				case replay.ErrTimeout:
 					timedOut++
-				case ErrCanceled:
+				case replay.ErrCanceled:
 					stopped++
 				}
 			}
-			stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(burst(8)),
+			stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(burst(8)),
 				Router: r, Queue: q, OnResult: hook}, Engines: []engine.Config{slow}, Cut: tc.cut})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package replay
+package sim
 
 // simLive holds the simulator's Requests inside engines in slots whose
 // index is the engine Request's Tag, so an event finds its Request

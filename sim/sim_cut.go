@@ -1,9 +1,11 @@
-package replay
+package sim
 
 import (
 	"container/heap"
 	"strconv"
 	"time"
+
+	"github.com/tracebench/tracebench/replay"
 )
 
 // SimCut makes a simulated run end the way a measured one did, so that a
@@ -79,7 +81,7 @@ func (s *simulator) expire(d deadline) {
 	}
 	sr.gone = true
 	res := sr.res
-	res.Done, res.ErrClass = s.now, ErrTimeout
+	res.Done, res.ErrClass = s.now, replay.ErrTimeout
 	res.Err = "no first token within the first-byte timeout of " + s.o.Cut.FirstByteTimeout.String() + " (simulated client)"
 	s.bs[res.Backend].e.ClientGone(strconv.FormatInt(res.Seq, 10))
 	s.d.Done(s.now, sr.req, res)
@@ -95,7 +97,7 @@ func (s *simulator) stopAll() {
 		sr.gone = true
 		sr.stats.Close()
 		res := sr.res
-		res.Done, res.ErrClass = s.now, ErrCanceled
+		res.Done, res.ErrClass = s.now, replay.ErrCanceled
 		res.Err = "the run stopped at " + s.now.String() + " (the measured run's stop, simulated)"
 		s.d.Done(s.now, sr.req, res)
 		s.emit(res)

@@ -1,4 +1,4 @@
-package replay
+package sim
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 )
 
 // simulatePrecise runs simWorkload through precise-prefix on two default
 // engines with the given event delay and returns the stop record and the
 // summed predicted and server-cached prompt tokens.
-func simulatePrecise(t *testing.T, delay time.Duration) (Stop, int, int) {
+func simulatePrecise(t *testing.T, delay time.Duration) (replay.Stop, int, int) {
 	t.Helper()
 	r, err := policies.NewRouter("precise-prefix", nil, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
@@ -23,8 +24,8 @@ func simulatePrecise(t *testing.T, delay time.Duration) (Stop, int, int) {
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	cfgs := []engine.Config{engine.DefaultConfig(), engine.DefaultConfig()}
 	var pred, cached int
-	stop, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(simWorkload()),
-		Router: r, Queue: q, OnResult: func(r *Result) {
+	stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
+		Router: r, Queue: q, OnResult: func(r *replay.Result) {
 			pred += r.PredictedHitTokens
 			cached += r.CachedTokens
 		}},
@@ -48,7 +49,7 @@ func TestSimPrecisePrefixPredictsServerHits(t *testing.T) {
 		t.Errorf("predicted %d cached tokens, the servers served %d", pred, cached)
 	}
 	for b := range 2 {
-		if stop.Extra[KVExtraKey(b, "subscribed")] != 1 || stop.Extra[KVExtraKey(b, "events")] == 0 {
+		if stop.Extra[replay.KVExtraKey(b, "subscribed")] != 1 || stop.Extra[replay.KVExtraKey(b, "events")] == 0 {
 			t.Errorf("backend %d: stop extras %v, want subscribed with events", b, stop.Extra)
 		}
 	}

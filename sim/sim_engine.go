@@ -1,4 +1,4 @@
-package replay
+package sim
 
 import (
 	"errors"
@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 )
 
 // dispatch adds one Request to its engine; pump starts the idle engines'
 // steps once every Request released at this instant is in.
-func (s *simulator) dispatch(d Dispatch) {
+func (s *simulator) dispatch(d replay.Dispatch) {
 	s.counters.Sent.Add(1)
 	s.counters.InFlight.Add(1)
-	res := NewResult(d.Seq, d.Req, d.Backend, d.Released)
+	res := replay.NewResult(d.Seq, d.Req, d.Backend, d.Released)
 	res.PredictedHitTokens = d.PredictedHitTokens
 	res.Sent, res.Headers = s.now, s.now
 	res.Answer = s.g.AnswerFor(d.Req)
@@ -29,7 +30,7 @@ func (s *simulator) dispatch(d Dispatch) {
 // addToEngine adds req (Result res) to backend b's engine: the whole
 // Request, or with pd its prefill (one token), or with remote > 0 its
 // decode after a transfer of remote prompt tokens.
-func (s *simulator) addToEngine(req *traces.Request, res *Result, b, remote int, pd *simPD) {
+func (s *simulator) addToEngine(req *traces.Request, res *replay.Result, b, remote int, pd *simPD) {
 	out := max(req.OutputTokens, 1)
 	if pd != nil && pd.phase == phasePrefill {
 		out = 1
@@ -55,7 +56,7 @@ func (s *simulator) addToEngine(req *traces.Request, res *Result, b, remote int,
 	// The profile's request overhead (HTTP, tokenisation) delays every
 	// time the client sees; the engine's work is unchanged.
 	over := s.o.Engines[b].RequestOverhead
-	sr.stats = NewTokenStamps(res, func() time.Duration { return sr.clock + over })
+	sr.stats = replay.NewTokenStamps(res, func() time.Duration { return sr.clock + over })
 	if s.d.WantsTokens() {
 		sr.stats.OnTokens(func(n int) { s.d.Tokens(sr.clock, req, n) })
 	}
@@ -95,12 +96,12 @@ func (s *simulator) promptTokens(r *traces.Request) []int {
 
 // reject finishes a Request the engine refused (prompt too long) the way
 // vLLM answers it: HTTP 400.
-func (s *simulator) reject(req *traces.Request, res *Result, err error) {
+func (s *simulator) reject(req *traces.Request, res *replay.Result, err error) {
 	res.Done, res.Status = s.now, 400
-	res.ErrClass, res.Err = ErrHTTP4xx, err.Error()
+	res.ErrClass, res.Err = replay.ErrHTTP4xx, err.Error()
 	var le *engine.LengthError
 	if !errors.As(err, &le) {
-		res.Status, res.ErrClass = 500, ErrHTTP5xx
+		res.Status, res.ErrClass = 500, replay.ErrHTTP5xx
 	}
 	s.d.Done(s.now, req, res)
 	s.emit(res)
@@ -202,7 +203,7 @@ func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 	res.Done, res.Status = s.now+s.o.Engines[res.Backend].RequestOverhead, 200
 	res.PromptTokens, res.CompletionTokens = sr.promptLen, ev.NumOutput
 	if ev.Reason == engine.FinishAbort {
-		res.ErrClass, res.Err = ErrCanceled, "aborted by the engine"
+		res.ErrClass, res.Err = replay.ErrCanceled, "aborted by the engine"
 	}
 	s.d.Done(s.now, sr.req, res)
 	s.emit(res)
@@ -210,7 +211,7 @@ func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 
 // emit records a finished Result and tells the gate, whose next Request
 // may now be another.
-func (s *simulator) emit(r *Result) {
+func (s *simulator) emit(r *replay.Result) {
 	s.g.Done(r, r.Answer)
 	r.Answer = nil
 	s.next = s.g.Peek(s.now)
@@ -241,6 +242,6 @@ func (s *simulator) extra() map[string]float64 {
 		pre += float64(st.Preemptions)
 		ev += float64(st.Evictions)
 	}
-	return map[string]float64{ExtraPrefixQueries: q, ExtraPrefixHits: h,
-		ExtraPreemptions: pre, ExtraEvictions: ev}
+	return map[string]float64{replay.ExtraPrefixQueries: q, replay.ExtraPrefixHits: h,
+		replay.ExtraPreemptions: pre, replay.ExtraEvictions: ev}
 }

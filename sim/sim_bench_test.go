@@ -1,4 +1,4 @@
-package replay_test
+package sim_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -130,7 +131,7 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 		tb.Fatal(err)
 	}
 	h := replay.Header{Version: replay.Version, Policy: tr.router, Router: tr.router, Queue: q.Name(), Seed: 1,
-		Trace: tr.path, Mode: "sim", Backends: replay.SimBackendNames(tr.engines)}
+		Trace: tr.path, Mode: "sim", Backends: sim.SimBackendNames(tr.engines)}
 	w, err := replay.Create(out, h)
 	if err != nil {
 		tb.Fatal(err)
@@ -145,7 +146,7 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 		cfgs[i] = tr.engine
 		cfgs[i].Seed = tr.engine.Seed + int64(i)
 	}
-	stop, err := replay.Simulate(context.Background(), replay.SimOptions{Common: replay.Common{Source: src,
+	stop, err := sim.Simulate(context.Background(), sim.SimOptions{Common: replay.Common{Source: src,
 		Router: r, Queue: q, Capacity: tr.capacity, Results: w, OnResult: onResult, OnEvent: acc.AddEvent},
 		Engines: cfgs})
 	if err != nil {
@@ -239,7 +240,7 @@ func simulateWorkload(b *testing.B, n int) (uint64, int64) {
 		b.Fatal(err)
 	}
 	h := replay.Header{Version: replay.Version, Policy: r.Name(), Router: r.Name(), Queue: q.Name(), Seed: 1,
-		Mode: "sim", Backends: replay.SimBackendNames(8)}
+		Mode: "sim", Backends: sim.SimBackendNames(8)}
 	acc := reports.NewAccumulator(h, reports.DefaultOptions())
 	cfgs := make([]engine.Config, 8)
 	for i := range cfgs {
@@ -258,7 +259,7 @@ func simulateWorkload(b *testing.B, n int) (uint64, int64) {
 			peak = max(peak, live[0].Value.Uint64())
 		}
 	}
-	stop, err := replay.Simulate(context.Background(), replay.SimOptions{
+	stop, err := sim.Simulate(context.Background(), sim.SimOptions{
 		Common:  replay.Common{Source: paced, Router: r, Queue: q, OnResult: onResult, OnEvent: acc.AddEvent},
 		Engines: cfgs})
 	if err != nil || stop.Reason != "done" {

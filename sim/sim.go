@@ -1,4 +1,4 @@
-package replay
+package sim
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -15,7 +16,7 @@ import (
 // driven by an event loop over arrivals and engine steps, with no HTTP
 // and no sleeping.
 type SimOptions struct {
-	Common
+	replay.Common
 	// Engines configures one simulated Backend each.
 	Engines []engine.Config
 	// Tokenizer turns text prompts into token ids (default whitespace,
@@ -66,8 +67,8 @@ type simBackend struct {
 // simReq is a Request inside an engine.
 type simReq struct {
 	req       *traces.Request
-	res       *Result
-	stats     TokenStamps
+	res       *replay.Result
+	stats     replay.TokenStamps
 	clock     time.Duration
 	promptLen int
 	pd        *simPD // nil unless the Request is disaggregated
@@ -79,17 +80,17 @@ type simReq struct {
 // simulator is the event loop's state.
 type simulator struct {
 	o    SimOptions
-	d    *Dispatcher
+	d    *replay.Dispatcher
 	bs   []simBackend
 	live simLive
 	now  time.Duration
 	// g paces the Source's Requests (sessions); next is its next one.
-	g        *Gate
+	g        *replay.Gate
 	next     *traces.Request
 	render   []int    // the last block-id prompt's rendered tokens (reused)
 	keys     []uint64 // the last block-id prompt's block keys (reused)
-	counters *Counters
-	rates    RateMeter
+	counters *replay.Counters
+	rates    replay.RateMeter
 	// ctx is the Run's context; halt is set when it was found canceled
 	// right after an OnResult call, so a hook that asks the Run to stop
 	// ends it at that Result rather than events later.
@@ -109,23 +110,23 @@ type simulator struct {
 // the run (reason StopInterrupted): checked after every Result handed to
 // OnResult, so a hook that cancels ctx stops the run at that Result, and
 // otherwise every 1,024 events.
-func Simulate(ctx context.Context, o SimOptions) (Stop, error) {
+func Simulate(ctx context.Context, o SimOptions) (replay.Stop, error) {
 	s, err := newSimulator(o)
 	if err != nil {
-		return Stop{Reason: StopError(err)}, err
+		return replay.Stop{Reason: replay.StopError(err)}, err
 	}
 	s.ctx = ctx
 	reason, err := s.loop(ctx)
-	extra := MergeExtra(s.extra(), s.rates.Extra())
+	extra := replay.MergeExtra(s.extra(), s.rates.Extra())
 	var notes []string
 	if s.kv != nil {
 		var kvx map[string]float64
-		kvx, notes = KVExtra(s.kv.idx, nil)
-		extra = MergeExtra(extra, kvx)
+		kvx, notes = replay.KVExtra(s.kv.idx, nil)
+		extra = replay.MergeExtra(extra, kvx)
 	}
-	extra = MergeExtra(extra, s.d.PolicyExtra())
-	extra = MergeExtra(extra, s.g.Extra())
-	return Stop{Reason: reason, Elapsed: s.now, Extra: extra, Notes: notes}, err
+	extra = replay.MergeExtra(extra, s.d.PolicyExtra())
+	extra = replay.MergeExtra(extra, s.g.Extra())
+	return replay.Stop{Reason: reason, Elapsed: s.now, Extra: extra, Notes: notes}, err
 }
 
 func newSimulator(o SimOptions) (*simulator, error) {
@@ -140,7 +141,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 	}
 	s := &simulator{o: o, counters: o.Counters, vocab: tokenizer.NewOutputVocab(o.Tokenizer)}
 	if s.counters == nil {
-		s.counters = &Counters{}
+		s.counters = &replay.Counters{}
 	}
 	for i, cfg := range o.Engines {
 		if len(cfg.OutputVocab) == 0 {
@@ -159,7 +160,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 		return nil, err
 	}
 	s.kv = kv
-	s.d = NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, SimBackendNames(len(o.Engines)))
+	s.d = replay.NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, SimBackendNames(len(o.Engines)))
 	if o.PD != nil {
 		if err := o.PD.Validate(len(o.Engines)); err != nil {
 			return nil, err
@@ -171,26 +172,26 @@ func newSimulator(o SimOptions) (*simulator, error) {
 
 // loop advances virtual time to the next arrival or step end until the
 // Source is exhausted and every engine is idle.
-func (s *simulator) loop(ctx context.Context) (StopReason, error) {
-	s.g = NewGate(s.o.Source, s.o.Sessions)
+func (s *simulator) loop(ctx context.Context) (replay.StopReason, error) {
+	s.g = replay.NewGate(s.o.Source, s.o.Sessions)
 	if err := s.fetch(); err != nil {
-		return StopError(err), err
+		return replay.StopError(err), err
 	}
 	for n := 0; ; n++ {
 		if s.halt || n%1024 == 0 && ctx.Err() != nil {
-			return StopInterrupted, nil
+			return replay.StopInterrupted, nil
 		}
 		b, tEng := s.nextStep()
 		if tc, ok := s.nextCut(); ok && s.cutFirst(tc, b, tEng) {
 			if s.cut(tc) {
-				return StopAsMeasured, nil
+				return replay.StopAsMeasured, nil
 			}
 			continue
 		}
 		if tx, ok := s.transfers.next(); ok && (b < 0 || tx <= tEng) && (s.next == nil || tx <= s.next.Arrival) {
 			s.startDecode()
 			if err := s.pump(); err != nil {
-				return StopError(err), err
+				return replay.StopError(err), err
 			}
 			continue
 		}
@@ -201,16 +202,16 @@ func (s *simulator) loop(ctx context.Context) (StopReason, error) {
 			}
 			if s.g.Pending() {
 				err := errors.New("simulate: session turns wait for requests that were never sent (a cycle of After)")
-				return StopError(err), err
+				return replay.StopError(err), err
 			}
-			return StopDone, nil
+			return replay.StopDone, nil
 		case s.next != nil && (b < 0 || s.next.Arrival < tEng):
 			if err := s.arrive(); err != nil {
-				return StopError(err), err
+				return replay.StopError(err), err
 			}
 		default:
 			if err := s.finishStep(b); err != nil {
-				return StopError(err), err
+				return replay.StopError(err), err
 			}
 		}
 	}

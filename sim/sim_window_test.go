@@ -1,4 +1,4 @@
-package replay
+package sim
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -64,8 +65,8 @@ func windowRun(t *testing.T, cfg engine.Config, window time.Duration) []time.Dur
 	r, _ := policies.NewRouter("round-robin", nil, nil)
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	firsts := make([]time.Duration, 3)
-	_, err := Simulate(context.Background(), SimOptions{Common: Common{Source: traces.NewSliceSource(reqs),
-		Router: r, Queue: q, OnResult: func(res *Result) {
+	_, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(reqs),
+		Router: r, Queue: q, OnResult: func(res *replay.Result) {
 			var i int
 			fmt.Sscan(res.ID, &i)
 			firsts[i] = res.FirstToken

@@ -1,10 +1,11 @@
-package replay
+package sim
 
 import (
 	"container/heap"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/replay"
 )
 
 // Phases of a disaggregated simulated Request (simPD.phase), also the
@@ -21,8 +22,8 @@ type simPD struct {
 }
 
 // dispatchPrefill sends d's prefill (one token) to its prefill engine.
-func (s *simulator) dispatchPrefill(d Dispatch, res *Result) {
-	res.PD = &PrefillPhase{Backend: d.Prefill.Backend, Protocol: PDSim, Sent: s.now}
+func (s *simulator) dispatchPrefill(d replay.Dispatch, res *replay.Result) {
+	res.PD = &replay.PrefillPhase{Backend: d.Prefill.Backend, Protocol: replay.PDSim, Sent: s.now}
 	s.addToEngine(d.Req, res, d.Prefill.Backend, 0, &simPD{phase: phasePrefill, decode: d.Backend})
 }
 
@@ -39,8 +40,8 @@ func (s *simulator) applyPrefill(ev *engine.Event, sr *simReq) error {
 	s.live.del(ev.Tag)
 	res.PD.Done = s.now + s.o.Engines[res.PD.Backend].RequestOverhead
 	if ev.Reason == engine.FinishAbort {
-		res.PD.ErrClass, res.PD.Err = ErrCanceled, "prefill aborted by the engine"
-		res.Done, res.ErrClass, res.Err = res.PD.Done, ErrCanceled, "prefill aborted by the engine"
+		res.PD.ErrClass, res.PD.Err = replay.ErrCanceled, "prefill aborted by the engine"
+		res.Done, res.ErrClass, res.Err = res.PD.Done, replay.ErrCanceled, "prefill aborted by the engine"
 		s.d.Done(s.now, sr.req, res)
 		s.emit(res)
 		return nil

@@ -1,0 +1,23 @@
+package sim
+
+import (
+	"os"
+	"testing"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// mustOpenResults opens the results file at path for reading.
+func mustOpenResults(t *testing.T, path string) *replay.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	rd, err := replay.NewReader(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}
