@@ -15,8 +15,8 @@ import (
 // and its stop time when something other than the end of its requests
 // stopped it (a signal, a time limit; the stop record's elapsed time,
 // grace period included). It returns a note saying what it applied.
-func measuredCut(h replay.Header, st *replay.Stop) (sim.SimCut, string) {
-	var c sim.SimCut
+func measuredCut(h replay.Header, st *replay.Stop) (sim.Cut, string) {
+	var c sim.Cut
 	if h.Mode != replay.ModeSim {
 		c.FirstByteTimeout = replay.DefaultFirstByteTimeout
 		if d, err := time.ParseDuration(h.Config.Timeout); err == nil && d > 0 {

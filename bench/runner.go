@@ -46,7 +46,7 @@ type Spec struct {
 	SimTokenizer tokenizer.Tokenizer
 	// SimCut ends a simulated Run as a measured one ended (first-byte
 	// timeout, stop time); zero: it runs to the end.
-	SimCut sim.SimCut
+	SimCut sim.Cut
 	// Fleet is the in-process engines' configuration (mock or simulated),
 	// and Preset its preset name; nil against live targets (with Sim, nil
 	// runs engine.DefaultConfig()). The results header records it,
@@ -184,7 +184,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 // func releases the client.
 func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
 	if rs.Sim > 0 {
-		rs.Backends, rs.Mode = sim.SimBackendNames(rs.Sim), replay.ModeSim
+		rs.Backends, rs.Mode = sim.BackendNames(rs.Sim), replay.ModeSim
 		return nil, func() {}, nil
 	}
 	client, model, err := NewClient(ctx, &rs.Client, rs.Backends)
@@ -291,7 +291,7 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 			cfgs[i] = *rs.Fleet
 			cfgs[i].Seed = rs.Fleet.Seed + int64(i)
 		}
-		return sim.Simulate(ctx, sim.SimOptions{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay,
+		return sim.Run(ctx, sim.Options{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay,
 			Tokenizer: rs.SimTokenizer, Cut: rs.SimCut})
 	}
 	return replay.Run(ctx, replay.Options{Common: common, Backends: rs.Backends, Client: client,

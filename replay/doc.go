@@ -6,6 +6,6 @@
 // JSONL results file.
 //
 // The policy logic lives in Dispatcher, which never reads a clock: the
-// real-time loop (Run) and the virtual-time simulator drive the same
+// real-time loop (Run) and the virtual-time simulator (package sim) drive the same
 // Dispatcher, so Routers and Queues behave identically in both.
 package replay

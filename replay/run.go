@@ -40,7 +40,7 @@ type Options struct {
 }
 
 // Common is what a real-time Run (Options) and a simulation
-// (SimOptions) take alike: the Requests, the policy, its limits and
+// (sim.Options) take alike: the Requests, the policy, its limits and
 // where the Results go.
 type Common struct {
 	// Source yields the Requests (already paced: Arrival offsets).

@@ -106,7 +106,7 @@ func TestClosedLoopSimulated(t *testing.T) {
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	byID := map[string]*replay.Result{}
 	var predicted, cached int
-	stop, err := sim.Simulate(context.Background(), sim.SimOptions{Common: replay.Common{Source: src,
+	stop, err := sim.Run(context.Background(), sim.Options{Common: replay.Common{Source: src,
 		Router: r, Queue: q, OnResult: func(res *replay.Result) {
 			byID[res.ID] = res
 			predicted, cached = predicted+res.PredictedHitTokens, cached+res.CachedTokens

@@ -20,7 +20,7 @@ const (
 	// attainment target (PlanSpec.Attainment).
 	StopSLOUnreachable StopReason = "slo-unreachable"
 	// StopAsMeasured: a simulated Run cut at the stop time of the
-	// measured run it predicts (SimCut.StopAt).
+	// measured run it predicts (sim.Cut.StopAt).
 	StopAsMeasured StopReason = "stopped-as-measured"
 	// StopIncomplete: a file merged from shards one of which has no
 	// stop line (its shard was killed).

@@ -8,14 +8,14 @@ import (
 )
 
 // TestOptionsShareCommon: a real-time Run's Options and a simulation's
-// SimOptions take what they share from the one embedded Common, and
+// Options take what they share from the one embedded Common, and
 // repeat none of it.
 func TestOptionsShareCommon(t *testing.T) {
 	common := map[string]bool{}
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[replay.Common]()) {
 		common[f.Name] = true
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[replay.Options](), reflect.TypeFor[SimOptions]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[replay.Options](), reflect.TypeFor[Options]()} {
 		if f, ok := typ.FieldByName("Common"); !ok || !f.Anonymous {
 			t.Errorf("%s does not embed Common", typ.Name())
 		}
@@ -26,7 +26,7 @@ func TestOptionsShareCommon(t *testing.T) {
 		}
 	}
 	own := map[string]string{}
-	for _, typ := range []reflect.Type{reflect.TypeFor[replay.Options](), reflect.TypeFor[SimOptions]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[replay.Options](), reflect.TypeFor[Options]()} {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
 			if f.Anonymous {

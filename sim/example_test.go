@@ -35,14 +35,14 @@ func Example_comparePolicies() {
 			log.Fatal(err)
 		}
 		h := replay.Header{Version: replay.Version, Policy: name, Router: name, Queue: queue.Name(), Seed: 1,
-			Mode: "sim", Backends: sim.SimBackendNames(4)}
+			Mode: "sim", Backends: sim.BackendNames(4)}
 		acc := reports.NewAccumulator(h, reports.DefaultOptions())
 		engines := make([]engine.Config, 4)
 		for i := range engines {
 			engines[i] = engine.DefaultConfig()
 			engines[i].Seed = int64(1 + i)
 		}
-		stop, err := sim.Simulate(context.Background(), sim.SimOptions{Engines: engines,
+		stop, err := sim.Run(context.Background(), sim.Options{Engines: engines,
 			Common: replay.Common{Source: paced, Router: router, Queue: queue, OnResult: acc.Add, OnEvent: acc.AddEvent}})
 		if err != nil {
 			log.Fatal(err)

@@ -17,7 +17,7 @@ import (
 func TestSimulateHasNoHostCPU(t *testing.T) {
 	r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 2)))
 	q, _ := policies.NewQueue("fcfs", nil, nil)
-	stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()[:20]),
+	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()[:20]),
 		Router: r, Queue: q},
 		Engines: []engine.Config{engine.DefaultConfig()}})
 	if err != nil {

@@ -12,10 +12,10 @@ import (
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
-// SimOptions configure a virtual-time Run: N copies of the mock engine
+// Options configure a virtual-time Run: N copies of the mock engine
 // driven by an event loop over arrivals and engine steps, with no HTTP
 // and no sleeping.
-type SimOptions struct {
+type Options struct {
 	replay.Common
 	// Engines configures one simulated Backend each.
 	Engines []engine.Config
@@ -31,7 +31,7 @@ type SimOptions struct {
 	BatchWindow time.Duration
 	// Cut ends the run as a measured one ended (zero: it runs to the
 	// end, and no client gives up).
-	Cut SimCut
+	Cut Cut
 	// KVEventDelay is the lag between an engine step's KV events and the
 	// moment a KV-event router (precise-prefix) sees them (default 0:
 	// visible at the step's start, when vLLM publishes them).
@@ -42,8 +42,8 @@ type SimOptions struct {
 // window: the mock server's default (mockserver.DefaultBatchWindow, 5 ms).
 const DefaultStaticBatchWindow = 5 * time.Millisecond
 
-// SimBackendNames returns the Backend names of an n-engine simulation.
-func SimBackendNames(n int) []string {
+// BackendNames returns the Backend names of an n-engine simulation.
+func BackendNames(n int) []string {
 	out := make([]string, n)
 	for i := range out {
 		out[i] = fmt.Sprintf("sim://%d", i)
@@ -79,7 +79,7 @@ type simReq struct {
 
 // simulator is the event loop's state.
 type simulator struct {
-	o    SimOptions
+	o    Options
 	d    *replay.Dispatcher
 	bs   []simBackend
 	live simLive
@@ -105,12 +105,12 @@ type simulator struct {
 	vocab tokenizer.OutputVocab
 }
 
-// Simulate runs the Source against simulated engines in virtual time and
+// Run runs the Source against simulated engines in virtual time and
 // returns the stop record; Stop.Elapsed is virtual. A canceled ctx stops
 // the run (reason StopInterrupted): checked after every Result handed to
 // OnResult, so a hook that cancels ctx stops the run at that Result, and
 // otherwise every 1,024 events.
-func Simulate(ctx context.Context, o SimOptions) (replay.Stop, error) {
+func Run(ctx context.Context, o Options) (replay.Stop, error) {
 	s, err := newSimulator(o)
 	if err != nil {
 		return replay.Stop{Reason: replay.StopError(err)}, err
@@ -129,7 +129,7 @@ func Simulate(ctx context.Context, o SimOptions) (replay.Stop, error) {
 	return replay.Stop{Reason: reason, Elapsed: s.now, Extra: extra, Notes: notes}, err
 }
 
-func newSimulator(o SimOptions) (*simulator, error) {
+func newSimulator(o Options) (*simulator, error) {
 	if len(o.Engines) == 0 {
 		return nil, errors.New("simulate: no engines")
 	}
@@ -160,7 +160,7 @@ func newSimulator(o SimOptions) (*simulator, error) {
 		return nil, err
 	}
 	s.kv = kv
-	s.d = replay.NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, SimBackendNames(len(o.Engines)))
+	s.d = replay.NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, BackendNames(len(o.Engines)))
 	if o.PD != nil {
 		if err := o.PD.Validate(len(o.Engines)); err != nil {
 			return nil, err

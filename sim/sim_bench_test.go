@@ -131,7 +131,7 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 		tb.Fatal(err)
 	}
 	h := replay.Header{Version: replay.Version, Policy: tr.router, Router: tr.router, Queue: q.Name(), Seed: 1,
-		Trace: tr.path, Mode: "sim", Backends: sim.SimBackendNames(tr.engines)}
+		Trace: tr.path, Mode: "sim", Backends: sim.BackendNames(tr.engines)}
 	w, err := replay.Create(out, h)
 	if err != nil {
 		tb.Fatal(err)
@@ -146,7 +146,7 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 		cfgs[i] = tr.engine
 		cfgs[i].Seed = tr.engine.Seed + int64(i)
 	}
-	stop, err := sim.Simulate(context.Background(), sim.SimOptions{Common: replay.Common{Source: src,
+	stop, err := sim.Run(context.Background(), sim.Options{Common: replay.Common{Source: src,
 		Router: r, Queue: q, Capacity: tr.capacity, Results: w, OnResult: onResult, OnEvent: acc.AddEvent},
 		Engines: cfgs})
 	if err != nil {
@@ -205,7 +205,7 @@ func vmHWM() float64 {
 // sim-req/s and sim-tok/s. Memory is flat in trace length when
 // peak-live-MB does not grow with the request count:
 //
-//	go test -run XXX -bench 'SimulateLength' -benchtime 1x ./replay/
+//	go test -run XXX -bench 'SimulateLength' -benchtime 1x ./sim/
 func BenchmarkSimulateLength(b *testing.B) {
 	for _, n := range []int{20_000, 200_000, 1_000_000} {
 		b.Run("requests="+strconv.Itoa(n), func(b *testing.B) {
@@ -240,7 +240,7 @@ func simulateWorkload(b *testing.B, n int) (uint64, int64) {
 		b.Fatal(err)
 	}
 	h := replay.Header{Version: replay.Version, Policy: r.Name(), Router: r.Name(), Queue: q.Name(), Seed: 1,
-		Mode: "sim", Backends: sim.SimBackendNames(8)}
+		Mode: "sim", Backends: sim.BackendNames(8)}
 	acc := reports.NewAccumulator(h, reports.DefaultOptions())
 	cfgs := make([]engine.Config, 8)
 	for i := range cfgs {
@@ -259,7 +259,7 @@ func simulateWorkload(b *testing.B, n int) (uint64, int64) {
 			peak = max(peak, live[0].Value.Uint64())
 		}
 	}
-	stop, err := sim.Simulate(context.Background(), sim.SimOptions{
+	stop, err := sim.Run(context.Background(), sim.Options{
 		Common:  replay.Common{Source: paced, Router: r, Queue: q, OnResult: onResult, OnEvent: acc.AddEvent},
 		Engines: cfgs})
 	if err != nil || stop.Reason != "done" {

@@ -8,10 +8,10 @@ import (
 	"github.com/tracebench/tracebench/replay"
 )
 
-// SimCut makes a simulated run end the way a measured one did, so that a
+// Cut makes a simulated run end the way a measured one did, so that a
 // prediction compares like with like: the client's first-byte timeout,
 // and a run stopped from outside.
-type SimCut struct {
+type Cut struct {
 	// FirstByteTimeout gives up a Request that has no first token this
 	// long after it was sent, as the live client's first-byte timeout
 	// does: its Result is a timeout, and its engine is told the client is

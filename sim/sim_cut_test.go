@@ -21,18 +21,18 @@ func TestSimulateCut(t *testing.T) {
 	slow.Latency = engine.LatencyModel{Beta: 10 * time.Millisecond}
 	tests := []struct {
 		name                  string
-		cut                   SimCut
+		cut                   Cut
 		ok, timedOut, stopped int
 		reason                replay.StopReason
 	}{
-		{"no cut", SimCut{}, 8, 0, 0, replay.StopDone},
+		{"no cut", Cut{}, 8, 0, 0, replay.StopDone},
 		// Each request takes 8 steps of 10 ms: the first two get their
 		// first token within 100 ms, the rest time out.
-		{"first-byte timeout", SimCut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, replay.StopDone},
+		{"first-byte timeout", Cut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, replay.StopDone},
 		// At 200 ms two have finished; the other six were sent and are cut.
-		{"stop", SimCut{StopAt: 200 * time.Millisecond}, 2, 0, 6, replay.StopAsMeasured},
+		{"stop", Cut{StopAt: 200 * time.Millisecond}, 2, 0, 6, replay.StopAsMeasured},
 		// A run that ends before the stop time is done, not stopped.
-		{"stop after the end", SimCut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, replay.StopDone},
+		{"stop after the end", Cut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, replay.StopDone},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestSimulateCut(t *testing.T) {
 					stopped++
 				}
 			}
-			stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(burst(8)),
+			stop, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(burst(8)),
 				Router: r, Queue: q, OnResult: hook}, Engines: []engine.Config{slow}, Cut: tc.cut})
 			if err != nil {
 				t.Fatal(err)

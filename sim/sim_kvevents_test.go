@@ -24,7 +24,7 @@ func simulatePrecise(t *testing.T, delay time.Duration) (replay.Stop, int, int) 
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	cfgs := []engine.Config{engine.DefaultConfig(), engine.DefaultConfig()}
 	var pred, cached int
-	stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
+	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
 		Router: r, Queue: q, OnResult: func(r *replay.Result) {
 			pred += r.PredictedHitTokens
 			cached += r.CachedTokens

@@ -31,7 +31,7 @@ func simulateShard(t *testing.T, path string, i, n int, late float64) replay.Sto
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: replay.ShardSource(traces.NewSliceSource(simWorkload()), i, n),
+	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: replay.ShardSource(traces.NewSliceSource(simWorkload()), i, n),
 		Router: r, Queue: q, Results: w},
 		Engines: []engine.Config{engine.DefaultConfig()}})
 	if err != nil {

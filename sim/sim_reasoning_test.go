@@ -26,7 +26,7 @@ func TestSimulateReasoning(t *testing.T) {
 		cfgs[i].Reasoning = engine.ReasoningConfig{Share: 0.4, MeanTokens: 15, CV: 0.5}
 	}
 	var got []*replay.Result
-	stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
+	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
 		Router: r, Queue: q, OnResult: func(r *replay.Result) { got = append(got, r) }}, Engines: cfgs})
 	if err != nil || stop.Reason != "done" {
 		t.Fatalf("stop %q, %v", stop.Reason, err)

@@ -81,7 +81,7 @@ func runSimUntil(t *testing.T, reqs []traces.Request, n int, cfg engine.Config, 
 			cancel()
 		}
 	}
-	stop, err := Simulate(ctx, SimOptions{Common: replay.Common{Source: traces.NewSliceSource(reqs),
+	stop, err := Run(ctx, Options{Common: replay.Common{Source: traces.NewSliceSource(reqs),
 		Router: r, Queue: q, OnResult: hook},
 		Engines: cfgs})
 	if err != nil {

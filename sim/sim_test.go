@@ -46,7 +46,7 @@ func simulate(t *testing.T, router string, path string) (replay.Stop, []*replay.
 		cfgs[i].Seed = int64(i + 1)
 	}
 	var got []*replay.Result
-	stop, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
+	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
 		Router: r, Queue: q, Results: w, OnResult: func(r *replay.Result) { got = append(got, r) }},
 		Engines: cfgs})
 	if err != nil {

@@ -65,7 +65,7 @@ func windowRun(t *testing.T, cfg engine.Config, window time.Duration) []time.Dur
 	r, _ := policies.NewRouter("round-robin", nil, nil)
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	firsts := make([]time.Duration, 3)
-	_, err := Simulate(context.Background(), SimOptions{Common: replay.Common{Source: traces.NewSliceSource(reqs),
+	_, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(reqs),
 		Router: r, Queue: q, OnResult: func(res *replay.Result) {
 			var i int
 			fmt.Sscan(res.ID, &i)
