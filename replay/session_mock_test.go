@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver"
-	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -88,46 +86,5 @@ func TestClosedLoopAgainstMock(t *testing.T) {
 				t.Errorf("every follow-up hit the previous answer though the trace's answers were sent")
 			}
 		})
-	}
-}
-
-// TestClosedLoopSimulated checks the simulator the same way: no early
-// turn, and follow-ups hit their predecessor's prompt and answer (the
-// simulated engine's own output, fed back), with the KV-event router's
-// predicted hit equal to the engines'.
-func TestClosedLoopSimulated(t *testing.T) {
-	src, err := traces.NewWorkload("multi-turn", map[string]string{"requests": "60", "rate": "40",
-		"users": "4", "turns_min": "3", "turns_max": "4", "think": "20ms", "output_len": "64",
-		"first_len": "64", "question_len": "16", "jitter": "0"}, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := policies.NewRouter("precise-prefix", nil, rand.New(rand.NewPCG(1, 1)))
-	q, _ := policies.NewQueue("fcfs", nil, nil)
-	byID := map[string]*replay.Result{}
-	var predicted, cached int
-	stop, err := sim.Run(context.Background(), sim.Options{Common: replay.Common{Source: src,
-		Router: r, Queue: q, OnResult: func(res *replay.Result) {
-			byID[res.ID] = res
-			predicted, cached = predicted+res.PredictedHitTokens, cached+res.CachedTokens
-		}},
-		Engines: []engine.Config{engine.DefaultConfig(), engine.DefaultConfig()}})
-	if err != nil || stop.Reason != replay.StopDone {
-		t.Fatalf("simulate: %v, stop %+v", err, stop)
-	}
-	for _, res := range byID {
-		if res.Turn == 0 {
-			continue
-		}
-		prev := byID[res.Session+"-"+strconv.Itoa(res.Turn-1)]
-		if res.Sent < prev.Done {
-			t.Errorf("%s sent at %v before %s ended at %v", res.ID, res.Sent, prev.ID, prev.Done)
-		}
-		if want := (prev.PromptTokens + prev.CompletionTokens - 1) / 16 * 16; res.CachedTokens < want {
-			t.Errorf("%s: %d cached tokens, want at least %d (the previous prompt and answer)", res.ID, res.CachedTokens, want)
-		}
-	}
-	if predicted != cached {
-		t.Errorf("precise-prefix predicted %d hit tokens, the engines served %d", predicted, cached)
 	}
 }
