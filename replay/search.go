@@ -59,8 +59,8 @@ func (o SearchOptions) withDefaults() SearchOptions {
 	return o
 }
 
-// Probe is one evaluated rate.
-type Probe struct {
+// RateProbe is one evaluated rate.
+type RateProbe struct {
 	// Rate is the offered rate in req/s.
 	Rate float64
 	// Attainment is the measured SLA attainment in [0,1].
@@ -76,7 +76,7 @@ type SearchResult struct {
 	// Broken is the lowest failing rate found (0 when none failed).
 	Broken float64
 	// Probes lists every evaluation in the order run.
-	Probes []Probe
+	Probes []RateProbe
 	// Converged is false when MaxRuns or the rate bounds stopped the
 	// search before hi/lo reached 1 + Tolerance.
 	Converged bool
@@ -107,7 +107,7 @@ func FindSustainedRate(eval func(rate float64) (float64, error), o SearchOptions
 type searcher struct {
 	eval   func(float64) (float64, error)
 	o      SearchOptions
-	probes []Probe
+	probes []RateProbe
 	lo, hi float64 // highest pass, lowest fail (0 = none yet)
 }
 
@@ -119,7 +119,7 @@ func (s *searcher) try(rate float64) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("rate %.4g req/s: %w", rate, err)
 	}
-	p := Probe{Rate: rate, Attainment: a, Pass: a >= s.o.Target}
+	p := RateProbe{Rate: rate, Attainment: a, Pass: a >= s.o.Target}
 	s.probes = append(s.probes, p)
 	if p.Pass && rate > s.lo {
 		s.lo = rate
@@ -184,7 +184,7 @@ func Ladder(eval func(rate float64) (float64, error), rates []float64, target fl
 		if err != nil {
 			return r, fmt.Errorf("rate %.4g req/s: %w", rate, err)
 		}
-		p := Probe{Rate: rate, Attainment: a, Pass: a >= target}
+		p := RateProbe{Rate: rate, Attainment: a, Pass: a >= target}
 		r.Probes = append(r.Probes, p)
 		if !p.Pass {
 			r.Broken = rate
