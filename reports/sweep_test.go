@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -46,32 +47,44 @@ func synthStep(c synthCurve, rate float64) SweepStep {
 	return SweepStep{Rate: rate, Pass: att >= 0.9 && errs == 0, Summary: s, Misses: m, Results: "runs/" + name}
 }
 
-// synthSweep runs the real search over synthetic curves: round-robin the
-// baseline, prefix-cache sustaining more, chwbl stopped by errors.
+// synthProbes is one synthetic curve's sweep as bench's capacity search
+// ran it (start 2.5, growth 2, tolerance 0.04): the rates it probed in
+// order and its outcome.
+type synthProbes struct {
+	curve             synthCurve
+	rates             []float64
+	sustained, broken float64
+	converged         bool
+}
+
+// synthSearches are the searches of synthSweep: round-robin the
+// baseline, prefix-cache sustaining more, chwbl stopped by errors at
+// its third rate.
+var synthSearches = []synthProbes{
+	{synthCurve{"round-robin", 8, 0.5, 0},
+		[]float64{2.5, 5, 10, 7.0710678118654755, 5.946035575013606, 6.484197773255048, 6.771277734684464, 6.91954940981916},
+		6.771277734684464, 6.91954940981916, true},
+	{synthCurve{"prefix-cache", 11, 0.6, 0},
+		[]float64{2.5, 5, 10, 7.0710678118654755, 8.408964152537145, 9.170040432046711, 9.576032806985737, 9.785720620877001},
+		9.576032806985737, 9.785720620877001, true},
+	{synthCurve{"chwbl", 12, 0.5, 7}, []float64{2.5, 5, 10}, 5, 10, false},
+}
+
+// synthSweep builds the sweep of synthetic curves that the search probed.
 func synthSweep(t *testing.T) *Sweep {
 	t.Helper()
 	s := &Sweep{Title: "Synthetic sweep", Workload: "trace.jsonl (mooncake)", Fleet: "4 simulated mock engines",
 		Method: SweepSearch, Vary: VaryTimeScale, NativeRate: 2.5, Requests: 400, Target: 0.9, MaxErrorRate: 0.05,
 		SLO: SLO{TTFT: 2 * time.Second, TPOT: 100 * time.Millisecond}, Warmup: 5 * time.Second,
 		Start: 2.5, Growth: 2, Tolerance: 0.04, MaxRuns: 12, Baseline: "round-robin"}
-	for _, c := range []synthCurve{{"round-robin", 8, 0.5, 0}, {"prefix-cache", 11, 0.6, 0}, {"chwbl", 12, 0.5, 7}} {
-		p := SweepPolicy{Policy: c.policy}
-		stopAt := 0.0
-		res, err := replay.FindSustainedRate(func(rate float64) (float64, error) {
-			st := synthStep(c, rate)
+	for _, sp := range synthSearches {
+		p := SweepPolicy{Policy: sp.curve.policy, Sustained: sp.sustained, Broken: sp.broken, Converged: sp.converged}
+		for _, rate := range sp.rates {
+			st := synthStep(sp.curve, rate)
 			p.Steps = append(p.Steps, st)
 			if st.Summary.ErrorRate > s.MaxErrorRate {
-				stopAt, p.Stopped = rate, "error rate 10.0 % exceeds --max-error-rate 5.0 %"
-				return st.Summary.SLA.Attainment, replay.ErrStopSearch
+				p.Stopped = "error rate 10.0 % exceeds --max-error-rate 5.0 %"
 			}
-			return st.Summary.SLA.Attainment, nil
-		}, replay.SearchOptions{Start: s.Start, Growth: s.Growth, Tolerance: s.Tolerance, MaxRuns: s.MaxRuns})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Sustained, p.Broken, p.Converged = res.Sustained, res.Broken, res.Converged
-		if stopAt > 0 && (p.Broken == 0 || stopAt < p.Broken) {
-			p.Broken = stopAt
 		}
 		s.Policies = append(s.Policies, p)
 	}
