@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -25,11 +24,11 @@ func (p *planner) loadSearch(ctx context.Context, router string, n int, roles []
 		}
 		return pt.attainment, err
 	}
-	o := replay.SearchOptions{Target: p.s.Attainment, Start: start, Growth: 2, Tolerance: 0.04, MaxRuns: 10, MaxRate: maxLoad}
+	o := SearchOptions{Target: p.s.Attainment, Start: start, Growth: 2, Tolerance: 0.04, MaxRuns: 10, MaxRate: maxLoad}
 	if p.s.Users > 0 {
 		o.Step, o.MinRate = 1, 1
 	}
-	res, err := replay.FindSustainedRate(eval, o)
+	res, err := FindSustainedRate(eval, o)
 	return res.Sustained, figs[res.Sustained], len(res.Probes), err
 }
 

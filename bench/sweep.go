@@ -213,7 +213,7 @@ func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPoli
 		if cut != nil || st.Summary.ErrorRate > sw.s.MaxErrorRate {
 			errStop = rate
 			p.Stopped = sw.errorStop(rate, st.Summary, cut)
-			return st.Summary.SLA.Attainment, replay.ErrStopSearch
+			return st.Summary.SLA.Attainment, ErrStopSearch
 		}
 		return st.Summary.SLA.Attainment, nil
 	}
@@ -233,20 +233,20 @@ func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPoli
 }
 
 // search runs the ladder or the search over eval.
-func (sw *sweeper) search(eval func(float64) (float64, error)) (replay.SearchResult, error) {
+func (sw *sweeper) search(eval func(float64) (float64, error)) (SearchResult, error) {
 	if sw.s.Ladder != nil {
-		res, err := replay.Ladder(eval, sw.s.Ladder, sw.s.Attainment)
-		if errors.Is(err, replay.ErrStopSearch) {
+		res, err := Ladder(eval, sw.s.Ladder, sw.s.Attainment)
+		if errors.Is(err, ErrStopSearch) {
 			err = nil
 		}
 		return res, err
 	}
-	o := replay.SearchOptions{Target: sw.s.Attainment, Start: sw.s.Start,
+	o := SearchOptions{Target: sw.s.Attainment, Start: sw.s.Start,
 		Growth: sw.s.Growth, Tolerance: sw.s.Tolerance, MaxRuns: sw.s.MaxRuns}
 	if sw.s.Vary == reports.VaryUsers {
 		o.Step, o.MinRate = 1, 1
 	}
-	return replay.FindSustainedRate(eval, o)
+	return FindSustainedRate(eval, o)
 }
 
 // unconverged says why a search ended before narrowing to the tolerance.

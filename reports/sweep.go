@@ -13,9 +13,9 @@ import (
 // Sweep methods (Sweep.Method).
 const (
 	// SweepSearch brackets and bisects the sustained rate
-	// (replay.FindSustainedRate).
+	// (bench.FindSustainedRate).
 	SweepSearch = "search"
-	// SweepLadder runs a fixed list of rates (replay.Ladder).
+	// SweepLadder runs a fixed list of rates (bench.Ladder).
 	SweepLadder = "ladder"
 )
 
