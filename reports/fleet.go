@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -72,28 +71,4 @@ func (a *Accumulator) backendURL(i int) string {
 		return a.joinedURLs[i]
 	}
 	return ""
-}
-
-// writeFleet lists when Backends joined or left, per run (nothing when
-// the fleet never changed).
-func writeFleet(w io.Writer, runs []*Summary) {
-	any := false
-	for _, s := range runs {
-		any = any || len(s.Fleet) > 0
-	}
-	if !any {
-		return
-	}
-	fmt.Fprint(w, "## Fleet changes\n\nBackends that joined or left while the run went on (the target was re-resolved "+
-		"through DNS). A backend that left got no new requests; its in-flight ones finished.\n\n")
-	for _, s := range runs {
-		if len(s.Fleet) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "- %s:\n", mdEscape(s.label))
-		for _, c := range s.Fleet {
-			fmt.Fprintf(w, "  - %s\n", c)
-		}
-	}
-	fmt.Fprintln(w)
 }

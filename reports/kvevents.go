@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tracebench/tracebench/replay"
@@ -124,52 +123,5 @@ func kvLateWarning(s *Summary) {
 				"and the predicted hit rate is below the server's; a replay endpoint (--kv-events ,REPLAY) recovers what its " +
 				"buffer still holds",
 			strings.Join(late, "; ")})
-	}
-}
-
-// writeKVEvents writes the KV event table of every run that has one.
-func writeKVEvents(w io.Writer, runs []*Summary) {
-	any := false
-	for _, s := range runs {
-		any = any || len(s.KVEvents) > 0
-	}
-	if !any {
-		return
-	}
-	fmt.Fprint(w, "## KV events\n\n")
-	fmt.Fprint(w, "What each backend's KV event stream gave the router that reads it. Gaps are holes in the "+
-		"sequence numbers; replayed batches were recovered through the replay socket, lost ones were not. "+
-		"Batches lost at start were sent before the stream joined and not replayed; orphan events stored blocks "+
-		"under a parent never seen, which start chains of their own. "+
-		"Malformed messages, unknown event tags and blocks of another block size are counted and skipped.\n\n")
-	for _, s := range runs {
-		if len(s.KVEvents) == 0 {
-			continue
-		}
-		if len(runs) > 1 {
-			fmt.Fprintf(w, "### %s\n\n", mdEscape(s.Name()))
-		}
-		var rows [][]string
-		for _, r := range s.KVEvents {
-			state := "subscribed"
-			switch {
-			case r.Unreachable:
-				state = "unreachable: fell back to load"
-			case !r.Subscribed:
-				state = "not connected"
-			case r.Batches == 0 && r.Malformed > 0:
-				state = "undecodable: fell back to load"
-			case r.Batches == 0:
-				state = "no batch: fell back to load"
-			case r.LostAtStart > 0 || r.Orphans > 0:
-				state = "joined late"
-			}
-			rows = append(rows, []string{fmt.Sprint(r.Backend), state, fmtCount(r.Batches), fmtCount(r.Events),
-				fmtCount(r.Gaps), fmtCount(r.Replayed), fmtCount(r.Lost), fmtCount(r.LostAtStart), fmtCount(r.Orphans),
-				fmtCount(r.Restarts),
-				fmtCount(r.Malformed + r.UnknownTags + r.BlockSizeMismatch), fmtCount(r.Overflow), fmtCount(r.Blocks)})
-		}
-		mdTable(w, []string{"#", "stream", "batches", "events", "gaps", "replayed", "lost", "lost at start",
-			"orphan events", "restarts", "bad input", "overflow", "blocks at end"}, "ll", rows)
 	}
 }

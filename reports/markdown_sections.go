@@ -91,26 +91,6 @@ func backendList(b []string) string {
 	return strings.Join(q, ", ")
 }
 
-func sloText(s SLO) string {
-	var parts []string
-	for _, b := range []struct {
-		n string
-		d time.Duration
-	}{{"TTFT", s.TTFT}, {"TTFOT", s.TTFOT}, {"TPOT", s.TPOT}, {"E2E", s.E2E}} {
-		if b.d > 0 {
-			parts = append(parts, fmt.Sprintf("%s ≤ %s", b.n, b.d))
-		}
-	}
-	if len(parts) == 0 {
-		return "none (every successful request meets it)"
-	}
-	out := strings.Join(parts, ", ")
-	if len(s.PerUser) > 0 {
-		out += fmt.Sprintf(" (%d user(s) with their own bounds)", len(s.PerUser))
-	}
-	return out
-}
-
 func paramText(p map[string]string) string {
 	if len(p) == 0 {
 		return "defaults"

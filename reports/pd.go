@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -145,40 +143,4 @@ func (p *pdAcc) finish(secs float64) *PDSummary {
 			Occupancy: ratio(p.busy[role].Seconds(), secs*float64(count[role]))})
 	}
 	return &s
-}
-
-// writePD writes the prefill/decode section of runs that disaggregated.
-func writePD(w io.Writer, runs []*Summary) {
-	var rows, roles [][]string
-	for _, s := range runs {
-		p := s.PD
-		if p == nil {
-			continue
-		}
-		rows = append(rows, []string{mdEscape(s.Name()), fmtCount(p.Disaggregated), fmtCount(p.DecodeOnly),
-			fmtCount(p.Fallbacks), errorList(p.PrefillErrors), distPair(p.Prefill), distPair(p.Transfer),
-			distPair(p.FirstDecode), fmtCount(p.SplitUnknown)})
-		for _, r := range p.Roles {
-			roles = append(roles, []string{mdEscape(s.Name()), r.Role, fmt.Sprint(r.Backends), fmtCount(r.Phases), fmtNum(r.Occupancy)})
-		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprint(w, "## Prefill/decode disaggregation\n\n")
-	fmt.Fprint(w, "TTFT of the requests sent to a prefill backend first, split into the prefill answer, the KV "+
-		"transfer and the decode's first token (p50 / p99 ms; n/a where the servers did not report the split). "+
-		"Fallbacks were sent to their decode backend alone after their prefill failed.\n\n")
-	mdTable(w, []string{"run", "disaggregated", "decode only", "fallbacks", "prefill errors", "prefill ms",
-		"transfer ms", "first decode ms", "split unknown"}, "l", rows)
-	fmt.Fprint(w, "Load per role: phases served and occupancy, the mean number of phases in flight per backend.\n\n")
-	mdTable(w, []string{"run", "role", "backends", "phases", "occupancy"}, "ll", roles)
-}
-
-// distPair formats a Dist as "p50 / p99" (n/a when empty).
-func distPair(d Dist) string {
-	if d.Count == 0 {
-		return na
-	}
-	return fmtNum(d.P50) + " / " + fmtNum(d.P99)
 }

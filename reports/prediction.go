@@ -116,21 +116,3 @@ func (r PredictionRow) errText() string {
 	}
 	return fmt.Sprintf("%+.1f %%", r.Err)
 }
-
-// writePrediction writes the report's "Prediction error" section (nothing
-// without a prediction).
-func writePrediction(w io.Writer, p *Prediction) {
-	if p == nil {
-		return
-	}
-	fmt.Fprintf(w, "## Prediction error\n\n")
-	fmt.Fprintf(w, "The measured run replayed in virtual time on %d simulated engines with the profile %s: "+
-		"the same requests, arrival times, router and queue. Error is (predicted − measured) / measured; "+
-		"for the hit rate, the difference in percentage points. n/a: the figure was not measured on one side.\n\n",
-		len(p.Predicted.Header.Backends), mdEscape(p.Profile))
-	rows := make([][]string, 0, len(p.Rows))
-	for _, r := range p.Rows {
-		rows = append(rows, []string{r.Metric, r.value(r.Measured), r.value(r.Predicted), r.errText()})
-	}
-	mdTable(w, []string{"metric", "measured", "predicted", "error"}, "lrrr", rows)
-}

@@ -247,34 +247,3 @@ func (r VerdictRow) interval(unit string) string {
 	}
 	return fmt.Sprintf("%s %s (95 %% CI %s to %s)", verdictNum(r.Mean, unit, false), unit, verdictNum(r.Lo, unit, false), verdictNum(r.Hi, unit, false))
 }
-
-// writeVerdict writes the report's opening "Verdict" section (nothing
-// without a verdict).
-func writeVerdict(w io.Writer, v *Verdict) {
-	if v == nil {
-		return
-	}
-	fmt.Fprintf(w, "## Verdict\n\n**%s.** SLO: %s. ", capitalize(v.Headline()), v.SLO)
-	fmt.Fprintf(w, "Each policy ran the workload and arrivals of %d seed(s); the margin is the mean of the "+
-		"per-seed differences with its 95 %% Student-t confidence interval, and a difference whose interval "+
-		"holds 0 is called a tie.", v.Seeds)
-	for _, n := range []string{v.ProfileNote, v.LiveNote} {
-		if n != "" {
-			fmt.Fprintf(w, " %s.", capitalize(strings.TrimSuffix(n, ".")))
-		}
-	}
-	fmt.Fprintf(w, "\n\n")
-	head := []string{"policy", v.Metric}
-	if !math.IsNaN(v.Rows[0].Goodput) {
-		head = append(head, "goodput req/s")
-	}
-	rows := make([][]string, 0, len(v.Rows))
-	for _, r := range v.Rows {
-		row := []string{mdEscape(r.Policy), r.interval(v.Unit)}
-		if len(head) > 2 {
-			row = append(row, fmt.Sprintf("%.3g", r.Goodput))
-		}
-		rows = append(rows, row)
-	}
-	mdTable(w, head, "lrr", rows)
-}

@@ -1,0 +1,111 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+// showReasoning reports whether a report has reasoning to show: a run
+// whose requests reasoned, or an SLO that bounds TTFOT.
+func showReasoning(runs []*Summary) bool {
+	return slices.ContainsFunc(runs, func(s *Summary) bool {
+		return s.Reasoning.Requests > 0 || s.Reasoning.NoOutput > 0 || boundsTTFOT(s.Options.SLO)
+	})
+}
+
+// boundsTTFOT reports an SLO with a TTFOT bound, run-wide or per user.
+func boundsTTFOT(slo SLO) bool {
+	if slo.TTFOT > 0 {
+		return true
+	}
+	for _, o := range slo.PerUser {
+		if o.TTFOT > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reasoningHead is the reasoning table's header.
+var reasoningHead = []string{"run", "reasoning requests", "reasoning tokens / request", "reasoning share of output",
+	"TTFT p50 ms", "TTFOT p50 ms", "TTFOT p90 ms", "TTFOT p99 ms", "never left reasoning"}
+
+// reasoningCells is a run's row of the reasoning table: each cell's text
+// and the figure it sorts by.
+func reasoningCells(s *Summary) []HTMLCell {
+	r, d := s.Reasoning, s.TTFOT
+	return []HTMLCell{TextCell(s.Name()),
+		NumCell(fmtCount(r.Requests), float64(r.Requests)),
+		NumCell(fmtNum(r.MeanTokens), r.MeanTokens),
+		NumCell(fmtPct(r.Share), r.Share),
+		NumCell(fmtNum(distVal(s.TTFT, s.TTFT.P50)), distVal(s.TTFT, s.TTFT.P50)),
+		NumCell(fmtNum(distVal(d, d.P50)), distVal(d, d.P50)),
+		NumCell(fmtNum(distVal(d, d.P90)), distVal(d, d.P90)),
+		NumCell(fmtNum(distVal(d, d.P99)), distVal(d, d.P99)),
+		NumCell(fmtCount(r.NoOutput), float64(r.NoOutput))}
+}
+
+// reasoningText introduces the reasoning table.
+const reasoningText = "What the users of a reasoning model wait for: TTFT counts the first token of any kind, " +
+	"reasoning included; TTFOT (time to first output token) the first token of the answer, after the reasoning. " +
+	"A request whose stream never left its reasoning has no TTFOT and misses a TTFOT bound."
+
+// reasoningNotes say, per run, why its TTFOT is n/a.
+func reasoningNotes(runs []*Summary) []string {
+	var out []string
+	for _, s := range runs {
+		if s.Reasoning.TTFOTNote != "" && s.OK > 0 {
+			out = append(out, fmt.Sprintf("TTFOT of %s is n/a: %s.", s.Name(), s.Reasoning.TTFOTNote))
+		}
+	}
+	return out
+}
+
+// writeReasoning writes the reasoning table when any run reasoned or the
+// SLO bounds TTFOT.
+func writeReasoning(w io.Writer, runs []*Summary) {
+	if !showReasoning(runs) {
+		return
+	}
+	fmt.Fprintf(w, "### Reasoning\n\n%s\n\n", reasoningText)
+	var rows [][]string
+	for _, s := range runs {
+		var row []string
+		for _, c := range reasoningCells(s) {
+			row = append(row, c.Text)
+		}
+		row[0] = mdEscape(row[0])
+		rows = append(rows, row)
+	}
+	mdTable(w, reasoningHead, "l", rows)
+	if notes := reasoningNotes(runs); len(notes) > 0 {
+		fmt.Fprintf(w, "\n%s\n", strings.Join(notes, " "))
+	}
+	fmt.Fprintln(w)
+}
+
+// reasoningSection is the HTML report's reasoning table (ok false when
+// there is none to show).
+func reasoningSection(runs []*Summary) (HTMLSection, bool) {
+	if !showReasoning(runs) {
+		return HTMLSection{}, false
+	}
+	t := &HTMLTable{Head: reasoningHead, Note: strings.Join(reasoningNotes(runs), " ")}
+	for _, s := range runs {
+		t.Rows = append(t.Rows, reasoningCells(s))
+	}
+	return HTMLSection{ID: "reasoning", Title: "Reasoning", Text: reasoningText, Table: t}, true
+}
+
+// ttfotCell is a per-request TTFOT in milliseconds, empty without an
+// output token.
+func ttfotCell(r *replay.Result) string {
+	if r.FirstOutput == 0 {
+		return ""
+	}
+	return ms(r.TTFOT())
+}
