@@ -3,6 +3,8 @@ package reports
 import (
 	"math"
 	"strings"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // Direction says which way a column's figure is better.
@@ -25,21 +27,21 @@ type column struct {
 // comparisonColumns are the columns of the terminal table and of the
 // markdown comparison table, in order.
 var comparisonColumns = []column{
-	{"requests", neutral, func(s *Summary) float64 { return float64(s.Requests) }, fmtCountF},
-	{"errors", lowerBetter, func(s *Summary) float64 { return float64(s.errorCount()) }, fmtCountF},
-	{"req/s", higherBetter, func(s *Summary) float64 { return s.Throughput.Requests }, fmtNum},
-	{"out tok/s", higherBetter, func(s *Summary) float64 { return s.Throughput.OutputTokens }, fmtNum},
-	{"TTFT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P50) }, fmtNum},
-	{"TTFT p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P99) }, fmtNum},
-	{"TBT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TBT, s.TBT.P50) }, fmtNum},
-	{"TBT p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TBT, s.TBT.P99) }, fmtNum},
-	{"TPOT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TPOT, s.TPOT.P50) }, fmtNum},
-	{"E2E p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.E2E, s.E2E.P99) }, fmtNum},
-	{"hit server", higherBetter, func(s *Summary) float64 { return s.HitRate.Server }, fmtPct},
-	{"hit predicted", neutral, func(s *Summary) float64 { return s.HitRate.Predicted }, fmtPct},
-	{"SLA met", higherBetter, func(s *Summary) float64 { return s.SLA.Attainment }, fmtPct},
-	{"goodput req/s", higherBetter, func(s *Summary) float64 { return s.SLA.Goodput }, fmtNum},
-	{"Jain", higherBetter, func(s *Summary) float64 { return s.Fairness.Jain }, fmtFrac},
+	{"requests", neutral, func(s *Summary) float64 { return float64(s.Requests) }, textfmt.CountF},
+	{"errors", lowerBetter, func(s *Summary) float64 { return float64(s.errorCount()) }, textfmt.CountF},
+	{"req/s", higherBetter, func(s *Summary) float64 { return s.Throughput.Requests }, textfmt.Num},
+	{"out tok/s", higherBetter, func(s *Summary) float64 { return s.Throughput.OutputTokens }, textfmt.Num},
+	{"TTFT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P50) }, textfmt.Num},
+	{"TTFT p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P99) }, textfmt.Num},
+	{"TBT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TBT, s.TBT.P50) }, textfmt.Num},
+	{"TBT p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TBT, s.TBT.P99) }, textfmt.Num},
+	{"TPOT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TPOT, s.TPOT.P50) }, textfmt.Num},
+	{"E2E p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.E2E, s.E2E.P99) }, textfmt.Num},
+	{"hit server", higherBetter, func(s *Summary) float64 { return s.HitRate.Server }, textfmt.Pct},
+	{"hit predicted", neutral, func(s *Summary) float64 { return s.HitRate.Predicted }, textfmt.Pct},
+	{"SLA met", higherBetter, func(s *Summary) float64 { return s.SLA.Attainment }, textfmt.Pct},
+	{"goodput req/s", higherBetter, func(s *Summary) float64 { return s.SLA.Goodput }, textfmt.Num},
+	{"Jain", higherBetter, func(s *Summary) float64 { return s.Fairness.Jain }, textfmt.Frac},
 }
 
 // compactColumns are the columns of the default terminal table, those

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // CostRow is one policy's mean cost and SLA attainment over its runs.
@@ -81,10 +83,10 @@ func (r CostRank) Text() string {
 			why = append(why, fmt.Sprintf("%s %s", m.Policy, costRowText(m)))
 		}
 		return fmt.Sprintf("Cheapest under the SLO: none: no priced policy kept %s SLA attainment (%s).",
-			fmtPct(r.Target), strings.Join(why, ", "))
+			textfmt.Pct(r.Target), strings.Join(why, ", "))
 	}
 	s := fmt.Sprintf("Cheapest under the SLO (attainment ≥ %s): %s at $%s per million output tokens",
-		fmtPct(r.Target), best.Policy, fmtDollars(best.PerMOutputTokens))
+		textfmt.Pct(r.Target), best.Policy, fmtDollars(best.PerMOutputTokens))
 	if len(r.Met) > 1 {
 		next := r.Met[1]
 		s += fmt.Sprintf(", %s %% less than %s ($%s)",
@@ -103,7 +105,7 @@ func (r CostRank) Text() string {
 // costRowText is a row's attainment and cost in words.
 func costRowText(m CostRow) string {
 	if math.IsNaN(m.PerMOutputTokens) {
-		return fmt.Sprintf("at %s attainment, not priced", fmtPct(m.Attainment))
+		return fmt.Sprintf("at %s attainment, not priced", textfmt.Pct(m.Attainment))
 	}
-	return fmt.Sprintf("at %s attainment", fmtPct(m.Attainment))
+	return fmt.Sprintf("at %s attainment", textfmt.Pct(m.Attainment))
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // DefaultCostAttainment is the SLA attainment a policy must keep to be
@@ -30,7 +32,7 @@ func costCells(s *Summary) []HTMLCell {
 		NumCell(fmtDollars(c.PerMOutputTokens), c.PerMOutputTokens),
 		NumCell(fmtDollars(c.PerMInputTokens), c.PerMInputTokens),
 		NumCell(fmtDollars(c.PerMetRequest), c.PerMetRequest),
-		NumCell(fmtPct(s.SLA.Attainment), s.SLA.Attainment)}
+		NumCell(textfmt.Pct(s.SLA.Attainment), s.SLA.Attainment)}
 }
 
 // costText introduces the cost table.
@@ -88,7 +90,7 @@ func costSection(runs []*Summary) (HTMLSection, bool) {
 // policies a fraction of a percent apart read apart ("n/a" when unknown).
 func fmtDollars(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return na
+		return textfmt.NA
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // HTMLFile is the name of the HTML report, written next to report.md
@@ -189,7 +191,7 @@ func verdictTable(v *Verdict) *HTMLTable {
 	for _, r := range v.Rows {
 		row := []HTMLCell{TextCell(r.Policy), NumCell(r.interval(v.Unit), r.Mean)}
 		if good {
-			row = append(row, NumCell(fmtNum(r.Goodput), r.Goodput))
+			row = append(row, NumCell(textfmt.Num(r.Goodput), r.Goodput))
 		}
 		t.Rows = append(t.Rows, row)
 	}

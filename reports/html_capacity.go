@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // CapacityFromSweep returns the sweep's capacity curve: every run of
@@ -38,14 +40,14 @@ func capacityCaption(d *CapacityData) string {
 		return fmt.Sprintf("Top: SLA attainment of each run against its number of concurrent users, one curve per "+
 			"policy; the dashed line is the %s target, and a policy's sustained users are its last point above it. "+
 			"Bottom: goodput (SLA-met requests per second). Filled dots passed, crosses failed. A curve that stays up "+
-			"further right serves more users.", fmtPct(d.Target))
+			"further right serves more users.", textfmt.Pct(d.Target))
 	}
 	c := fmt.Sprintf("Top: SLA attainment of each run against its offered rate, one curve per policy; the dashed "+
 		"line is the %s target, and a policy's sustained rate is its last point above it. Bottom: goodput (SLA-met "+
 		"requests per second); the grey dashed line is goodput = offered rate, reached only when every request "+
 		"meets the SLA (each run replays a fixed number of requests and its goodput counts the drain after the last "+
 		"arrival, so it stays a little below). Filled dots passed, crosses failed. A curve that stays up further "+
-		"right sustains more load.", fmtPct(d.Target))
+		"right sustains more load.", textfmt.Pct(d.Target))
 	if d.Note != "" {
 		c += " " + d.Note
 	}
@@ -96,7 +98,7 @@ func capacityPlot(d *CapacityData) figure {
 		}
 	}
 	top.Y.Min, top.Y.Max = 0, 105
-	leg.add(fmt.Sprintf("target %s", fmtPct(d.Target)), addHLine(top, 100*d.Target))
+	leg.add(fmt.Sprintf("target %s", textfmt.Pct(d.Target)), addHLine(top, 100*d.Target))
 	bottom.Y.Min, bottom.Y.Max = 0, gmax*1.1
 	if !d.Users {
 		if l := addOffered(bottom, lo, math.Min(hi, bottom.Y.Max)); l != nil {

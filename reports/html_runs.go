@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // HTMLFromRuns builds the HTML report of runs with o's title, verdict,
@@ -131,7 +133,7 @@ func runConfigTable(runs []*Summary) *HTMLTable {
 	for _, s := range runs {
 		row := []HTMLCell{TextCell(s.Name()), TextCell(s.Header.Router), TextCell(orDefaults(s.Header.RouterParams)),
 			TextCell(s.Header.Queue), TextCell(orDefaults(s.Header.QueueParams)),
-			NumCell(fmtCount(s.Requests), float64(s.Requests)),
+			NumCell(textfmt.Count(s.Requests), float64(s.Requests)),
 			NumCell(fmt.Sprintf("%.1f", s.Window.Seconds), s.Window.Seconds), TextCell(stopReason(s))}
 		if !same {
 			row = append(row, TextCell(s.Header.Trace),

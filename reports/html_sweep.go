@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // HTMLFromSweep builds the HTML report of a sweep: its verdict (or, on
@@ -19,7 +21,7 @@ func HTMLFromSweep(s *Sweep) *HTMLReport {
 	}
 	r.Lead = []string{fmt.Sprintf("For each policy, the highest %s at which SLA attainment stayed at or above %s "+
 		"(%s; failed requests count as missed). %s The distributions and the timeline are those of each policy's run "+
-		"at its sustained %s.", s.load(), fmtPct(s.Target), sloText(s.SLO), methodText(s), s.load())}
+		"at its sustained %s.", s.load(), textfmt.Pct(s.Target), sloText(s.SLO), methodText(s), s.load())}
 	for _, row := range sweepSetup(s) {
 		r.Config = append(r.Config, HTMLItem{row[0], row[1]})
 	}
@@ -98,7 +100,7 @@ func sustainedRuns(s *Sweep) []*Summary {
 			continue
 		}
 		c := *st.Summary
-		c.label = fmt.Sprintf("%s @ %s %s", p.Policy, fmtNum(st.Rate), s.unit())
+		c.label = fmt.Sprintf("%s @ %s %s", p.Policy, textfmt.Num(st.Rate), s.unit())
 		out = append(out, &c)
 	}
 	return out

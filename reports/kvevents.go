@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -114,7 +115,7 @@ func kvLateWarning(s *Summary) {
 	for _, r := range s.KVEvents {
 		if r.LostAtStart > 0 || r.Orphans > 0 {
 			late = append(late, fmt.Sprintf("backend %d: %s lost at start, %s orphan events", r.Backend,
-				fmtCount(r.LostAtStart), fmtCount(r.Orphans)))
+				textfmt.Count(r.LostAtStart), textfmt.Count(r.Orphans)))
 		}
 	}
 	if len(late) > 0 {

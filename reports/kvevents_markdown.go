@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"io"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // writeKVEvents writes the KV event table of every run that has one.
@@ -42,10 +44,10 @@ func writeKVEvents(w io.Writer, runs []*Summary) {
 			case r.LostAtStart > 0 || r.Orphans > 0:
 				state = "joined late"
 			}
-			rows = append(rows, []string{fmt.Sprint(r.Backend), state, fmtCount(r.Batches), fmtCount(r.Events),
-				fmtCount(r.Gaps), fmtCount(r.Replayed), fmtCount(r.Lost), fmtCount(r.LostAtStart), fmtCount(r.Orphans),
-				fmtCount(r.Restarts),
-				fmtCount(r.Malformed + r.UnknownTags + r.BlockSizeMismatch), fmtCount(r.Overflow), fmtCount(r.Blocks)})
+			rows = append(rows, []string{fmt.Sprint(r.Backend), state, textfmt.Count(r.Batches), textfmt.Count(r.Events),
+				textfmt.Count(r.Gaps), textfmt.Count(r.Replayed), textfmt.Count(r.Lost), textfmt.Count(r.LostAtStart), textfmt.Count(r.Orphans),
+				textfmt.Count(r.Restarts),
+				textfmt.Count(r.Malformed + r.UnknownTags + r.BlockSizeMismatch), textfmt.Count(r.Overflow), textfmt.Count(r.Blocks)})
 		}
 		mdTable(w, []string{"#", "stream", "batches", "events", "gaps", "replayed", "lost", "lost at start",
 			"orphan events", "restarts", "bad input", "overflow", "blocks at end"}, "ll", rows)

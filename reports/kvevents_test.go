@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -60,7 +61,7 @@ func TestFmtGapPts(t *testing.T) {
 		a, b float64
 		want string
 	}{{0.243, 0.182, "+6.1"}, {0.1710, 0.1712, "0.0"}, {0.10, 0.15, "-5.0"}, {math.NaN(), 0.1, "n/a"}} {
-		if got := fmtGapPts(tt.a, tt.b); got != tt.want {
+		if got := textfmt.GapPts(tt.a, tt.b); got != tt.want {
 			t.Errorf("fmtGapPts(%v, %v) = %q, want %q", tt.a, tt.b, got, tt.want)
 		}
 	}

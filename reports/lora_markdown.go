@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"io"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // writeLoRAView writes which adapter view each Run's lora-affinity
@@ -11,7 +13,7 @@ func writeLoRAView(w io.Writer, runs []*Summary) {
 	var rows [][]string
 	for _, s := range runs {
 		if v := s.LoRAAffinity; v != nil {
-			rows = append(rows, []string{mdEscape(s.Name()), v.Source(), fmtCount(v.ServerViews), fmtCount(v.ClientViews)})
+			rows = append(rows, []string{mdEscape(s.Name()), v.Source(), textfmt.Count(v.ServerViews), textfmt.Count(v.ClientViews)})
 		}
 	}
 	if len(rows) == 0 {

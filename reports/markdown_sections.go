@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 func writeIntro(w io.Writer, runs []*Summary) {
@@ -66,7 +68,7 @@ func writeConfig(w io.Writer, runs []*Summary) {
 	var rows [][]string
 	for _, s := range runs {
 		row := []string{mdEscape(s.Name()), mdEscape(s.Header.Router), paramText(s.Header.RouterParams),
-			mdEscape(s.Header.Queue), paramText(s.Header.QueueParams), fmtCount(s.Requests),
+			mdEscape(s.Header.Queue), paramText(s.Header.QueueParams), textfmt.Count(s.Requests),
 			fmt.Sprintf("%.1f s", s.Window.Seconds), stopReason(s)}
 		if !same {
 			row = append(row, "`"+s.Header.Trace+"`", fmt.Sprintf("%s × %d", s.Header.Mode, len(s.Header.Backends)))
@@ -196,9 +198,9 @@ func writeComparison(w io.Writer, runs []*Summary) {
 // rateText shows requested / achieved arrival rates, or n/a.
 func rateText(r RateCheck) string {
 	if math.IsNaN(r.Requested) && math.IsNaN(r.Achieved) {
-		return na
+		return textfmt.NA
 	}
-	return fmtNum(r.Requested) + " / " + fmtNum(r.Achieved)
+	return textfmt.Num(r.Requested) + " / " + textfmt.Num(r.Achieved)
 }
 
 // allCompleted reports whether every run served the same requests
@@ -221,9 +223,9 @@ func writeDetails(w io.Writer, runs []*Summary) {
 	fmt.Fprint(w, "### Load, cache and fairness detail\n\n")
 	var rows [][]string
 	for _, s := range runs {
-		rows = append(rows, []string{mdEscape(s.Name()), fmtNum(s.Throughput.InputTokens), fmtPct(s.HitRate.Scraped),
-			fmtFrac(s.Balance.CVRequests), fmtFrac(s.Balance.CVTokens),
-			fmtNum(s.Fairness.ServiceDiffMax), fmtNum(s.Fairness.ServiceDiffMean), errorList(s.Errors)})
+		rows = append(rows, []string{mdEscape(s.Name()), textfmt.Num(s.Throughput.InputTokens), textfmt.Pct(s.HitRate.Scraped),
+			textfmt.Frac(s.Balance.CVRequests), textfmt.Frac(s.Balance.CVTokens),
+			textfmt.Num(s.Fairness.ServiceDiffMax), textfmt.Num(s.Fairness.ServiceDiffMean), textfmt.ErrorList(s.Errors)})
 	}
 	mdTable(w, []string{"run", "input tok/s", "hit scraped", "CV requests / backend", "CV tokens / backend",
 		"service diff max tok/s", "service diff mean tok/s", "errors by class"}, "l", rows)
@@ -257,12 +259,12 @@ func writeTiming(w io.Writer, runs []*Summary) {
 	var rows [][]string
 	for _, s := range runs {
 		row := []string{mdEscape(s.Name()),
-			fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P50)), fmtNum(distVal(s.ServerTTFT, s.ServerTTFT.P99)),
-			fmtNum(distVal(s.QueueWait, s.QueueWait.P50)), fmtNum(distVal(s.QueueWait, s.QueueWait.P99)),
-			fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.P50)), fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.P99)),
-			fmtNum(distVal(s.ScheduleLag, s.ScheduleLag.Max)), rateText(s.Rate), fmtNum(s.TokensPerChunk)}
+			textfmt.Num(distVal(s.ServerTTFT, s.ServerTTFT.P50)), textfmt.Num(distVal(s.ServerTTFT, s.ServerTTFT.P99)),
+			textfmt.Num(distVal(s.QueueWait, s.QueueWait.P50)), textfmt.Num(distVal(s.QueueWait, s.QueueWait.P99)),
+			textfmt.Num(distVal(s.ScheduleLag, s.ScheduleLag.P50)), textfmt.Num(distVal(s.ScheduleLag, s.ScheduleLag.P99)),
+			textfmt.Num(distVal(s.ScheduleLag, s.ScheduleLag.Max)), rateText(s.Rate), textfmt.Num(s.TokensPerChunk)}
 		if mock {
-			row = append(row, latenessText(s.MockStepLate), fmtCountF(s.MockStepLate.Steps))
+			row = append(row, latenessText(s.MockStepLate), textfmt.CountF(s.MockStepLate.Steps))
 		}
 		if host {
 			row = append(row, hostText(s.Host))
@@ -284,11 +286,11 @@ func writeTiming(w io.Writer, runs []*Summary) {
 // with one decimal (n/a when not measured).
 func hostText(h HostCPU) string {
 	if math.IsNaN(h.StealPct) && math.IsNaN(h.BusyPct) {
-		return na
+		return textfmt.NA
 	}
 	one := func(v float64) string {
 		if math.IsNaN(v) {
-			return na
+			return textfmt.NA
 		}
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
@@ -300,9 +302,9 @@ func hostText(h HostCPU) string {
 // measured).
 func latenessText(l Lateness) string {
 	if math.IsNaN(l.P50) && math.IsNaN(l.P99) && math.IsNaN(l.Max) {
-		return na
+		return textfmt.NA
 	}
-	t := fmtNum(l.P50) + " / " + fmtNum(l.P99) + " / " + fmtNum(l.Max)
+	t := textfmt.Num(l.P50) + " / " + textfmt.Num(l.P99) + " / " + textfmt.Num(l.Max)
 	if l.Lifetime {
 		t += " (lifetime)"
 	}

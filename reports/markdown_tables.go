@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // writeBackends writes one per-Backend table per run.
@@ -20,11 +22,11 @@ func writeBackends(w io.Writer, runs []*Summary) {
 		}
 		var rows [][]string
 		for _, b := range s.Backends {
-			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", fmtCount(b.Requests),
-				fmtPct(ratio(float64(b.Requests), float64(s.Requests))), fmtCount(b.Errors),
-				fmtCount(b.InputTokens), fmtCount(b.OutputTokens), fmtNum(b.TTFTP50), fmtNum(b.TTFTP99),
-				fmtPct(b.HitRate), fmtPct(b.ScrapedHitRate), fmtPct(b.PredictedHitRate),
-				fmtGapPts(b.PredictedHitRate, b.HitRate), fmtPct(b.KVUsageMax)})
+			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", textfmt.Count(b.Requests),
+				textfmt.Pct(ratio(float64(b.Requests), float64(s.Requests))), textfmt.Count(b.Errors),
+				textfmt.Count(b.InputTokens), textfmt.Count(b.OutputTokens), textfmt.Num(b.TTFTP50), textfmt.Num(b.TTFTP99),
+				textfmt.Pct(b.HitRate), textfmt.Pct(b.ScrapedHitRate), textfmt.Pct(b.PredictedHitRate),
+				textfmt.GapPts(b.PredictedHitRate, b.HitRate), textfmt.Pct(b.KVUsageMax)})
 		}
 		mdTable(w, []string{"#", "backend", "requests", "share", "errors", "in tokens", "out tokens",
 			"TTFT p50 ms", "TTFT p99 ms", "hit server", "hit scraped", "hit predicted", "hit gap pts", "KV max"}, "ll", rows)
@@ -56,11 +58,11 @@ func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
 			why = "worst-served"
 		}
 		ref := lookupUser(runs[0], u)
-		row := []string{mdEscape(userLabel(u)), why, fmtCount(ref.Requests), fmtShare(ref.DemandShare)}
+		row := []string{mdEscape(userLabel(u)), why, textfmt.Count(ref.Requests), textfmt.Share(ref.DemandShare)}
 		for _, s := range runs {
 			x := lookupUser(s, u)
-			row = append(row, fmt.Sprintf("%s / %s / %s", fmtPct(x.Attainment), fmtNum(x.TTFTP99),
-				fmtPct(ratio(x.Service, x.Demand))))
+			row = append(row, fmt.Sprintf("%s / %s / %s", textfmt.Pct(x.Attainment), textfmt.Num(x.TTFTP99),
+				textfmt.Pct(ratio(x.Service, x.Demand))))
 		}
 		rows = append(rows, row)
 	}

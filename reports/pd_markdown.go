@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"io"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // writePD writes the prefill/decode section of runs that disaggregated.
@@ -13,11 +15,11 @@ func writePD(w io.Writer, runs []*Summary) {
 		if p == nil {
 			continue
 		}
-		rows = append(rows, []string{mdEscape(s.Name()), fmtCount(p.Disaggregated), fmtCount(p.DecodeOnly),
-			fmtCount(p.Fallbacks), errorList(p.PrefillErrors), distPair(p.Prefill), distPair(p.Transfer),
-			distPair(p.FirstDecode), fmtCount(p.SplitUnknown)})
+		rows = append(rows, []string{mdEscape(s.Name()), textfmt.Count(p.Disaggregated), textfmt.Count(p.DecodeOnly),
+			textfmt.Count(p.Fallbacks), textfmt.ErrorList(p.PrefillErrors), distPair(p.Prefill), distPair(p.Transfer),
+			distPair(p.FirstDecode), textfmt.Count(p.SplitUnknown)})
 		for _, r := range p.Roles {
-			roles = append(roles, []string{mdEscape(s.Name()), r.Role, fmt.Sprint(r.Backends), fmtCount(r.Phases), fmtNum(r.Occupancy)})
+			roles = append(roles, []string{mdEscape(s.Name()), r.Role, fmt.Sprint(r.Backends), textfmt.Count(r.Phases), textfmt.Num(r.Occupancy)})
 		}
 	}
 	if len(rows) == 0 {
@@ -36,7 +38,7 @@ func writePD(w io.Writer, runs []*Summary) {
 // distPair formats a Dist as "p50 / p99" (n/a when empty).
 func distPair(d Dist) string {
 	if d.Count == 0 {
-		return na
+		return textfmt.NA
 	}
-	return fmtNum(d.P50) + " / " + fmtNum(d.P99)
+	return textfmt.Num(d.P50) + " / " + textfmt.Num(d.P99)
 }

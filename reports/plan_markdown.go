@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // planHead is the plan table's header.
@@ -35,7 +37,7 @@ func planQuestion(p *Plan) string {
 	}
 	return fmt.Sprintf("The fewest replicas of engine profile %s that serve %s of %s with at least %s of requests "+
 		"meeting %s on every one of %d seed(s), searched up to %d replicas in virtual time; %s.",
-		p.Profile, PlanLoad(p, p.target()), p.Workload, fmtPct(p.Target), sloText(p.SLO), p.Seeds, p.MaxReplicas, price)
+		p.Profile, PlanLoad(p, p.target()), p.Workload, textfmt.Pct(p.Target), sloText(p.SLO), p.Seeds, p.MaxReplicas, price)
 }
 
 // target is the plan's target load in its unit.
@@ -51,7 +53,7 @@ func PlanLoad(p *Plan, v float64) string {
 	if p.Unit == "users" {
 		return strconv.FormatFloat(v, 'f', 0, 64) + " users"
 	}
-	return fmtNum(v) + " req/s"
+	return textfmt.Num(v) + " req/s"
 }
 
 // planRows are the plan table's rows.
@@ -59,12 +61,12 @@ func planRows(p *Plan) [][]string {
 	var rows [][]string
 	for _, r := range p.Rows {
 		if !r.Met() {
-			rows = append(rows, []string{mdEscape(r.Policy), fmt.Sprintf("> %d", p.MaxReplicas), na, na, na, na, na, na})
+			rows = append(rows, []string{mdEscape(r.Policy), fmt.Sprintf("> %d", p.MaxReplicas), textfmt.NA, textfmt.NA, textfmt.NA, textfmt.NA, textfmt.NA, textfmt.NA})
 			continue
 		}
 		f := r.Figures
-		rows = append(rows, []string{mdEscape(r.Policy), strconv.Itoa(r.Replicas), fmtPct(f.Attainment),
-			fmtNum(f.TTFTp50), fmtNum(f.TTFTp90), fmtNum(f.TPOTp50), priced(f.FleetPerHour), priced(f.PerMOutput)})
+		rows = append(rows, []string{mdEscape(r.Policy), strconv.Itoa(r.Replicas), textfmt.Pct(f.Attainment),
+			textfmt.Num(f.TTFTp50), textfmt.Num(f.TTFTp90), textfmt.Num(f.TPOTp50), priced(f.FleetPerHour), priced(f.PerMOutput)})
 	}
 	return rows
 }
@@ -72,7 +74,7 @@ func planRows(p *Plan) [][]string {
 // priced formats dollars, n/a for 0 (not priced).
 func priced(v float64) string {
 	if v == 0 {
-		return na
+		return textfmt.NA
 	}
 	return fmtDollars(v)
 }
@@ -100,13 +102,13 @@ func writePlanPD(w io.Writer, p *Plan, pd PlanPD) {
 	head := []string{"prefill:decode", "sustained", "SLA met", "TTFT p50 ms", "TPOT p50 ms", "$ / M output tokens", "runs"}
 	var rows [][]string
 	for _, s := range pd.Splits {
-		load := na
+		load := textfmt.NA
 		if s.Sustained > 0 {
 			load = PlanLoad(p, s.Sustained)
 		}
 		f := s.Figures
-		rows = append(rows, []string{fmt.Sprintf("%d:%d", s.Prefill, s.Decode), load, fmtPct(f.Attainment),
-			fmtNum(f.TTFTp50), fmtNum(f.TPOTp50), priced(f.PerMOutput), strconv.Itoa(s.Runs)})
+		rows = append(rows, []string{fmt.Sprintf("%d:%d", s.Prefill, s.Decode), load, textfmt.Pct(f.Attainment),
+			textfmt.Num(f.TTFTp50), textfmt.Num(f.TPOTp50), priced(f.PerMOutput), strconv.Itoa(s.Runs)})
 	}
 	mdTable(w, head, "l", rows)
 }
@@ -125,7 +127,7 @@ func PDVerdict(p *Plan, pd PlanPD) string {
 // run taken as the truth.
 func (c *PlanCheck) Lines() []string {
 	row := func(name, unit string, sim, mock float64) string {
-		return fmt.Sprintf("- %s: virtual time %s%s, real time %s%s, error %s", name, fmtNum(sim), unit, fmtNum(mock), unit,
+		return fmt.Sprintf("- %s: virtual time %s%s, real time %s%s, error %s", name, textfmt.Num(sim), unit, textfmt.Num(mock), unit,
 			relErr(sim, mock))
 	}
 	return []string{
@@ -144,7 +146,7 @@ func relErr(sim, mock float64) string {
 		if sim == 0 {
 			return "0 %"
 		}
-		return na
+		return textfmt.NA
 	}
 	return fmt.Sprintf("%+.1f %%", 100*(sim-mock)/mock)
 }

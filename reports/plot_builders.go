@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // newLine returns a line of pts in colour i (dashed when asked), or nil
@@ -247,7 +249,7 @@ func binTargetPlot(runs []*Summary) figure {
 			continue
 		}
 		p := newPlot("b_target per bin: "+legendName(s.Name()), "time since start (s)", "b_target (requests)")
-		for i, bin := range naturalKeys(s.Series.BinTarget) {
+		for i, bin := range textfmt.NaturalKeys(s.Series.BinTarget) {
 			if l := newLine(xys(coarsen(s.Series.BinTarget[bin], maxPlotPoints, false)), i, false); l != nil {
 				p.Add(l)
 				if !named[bin] {

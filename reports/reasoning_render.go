@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -39,14 +40,14 @@ var reasoningHead = []string{"run", "reasoning requests", "reasoning tokens / re
 func reasoningCells(s *Summary) []HTMLCell {
 	r, d := s.Reasoning, s.TTFOT
 	return []HTMLCell{TextCell(s.Name()),
-		NumCell(fmtCount(r.Requests), float64(r.Requests)),
-		NumCell(fmtNum(r.MeanTokens), r.MeanTokens),
-		NumCell(fmtPct(r.Share), r.Share),
-		NumCell(fmtNum(distVal(s.TTFT, s.TTFT.P50)), distVal(s.TTFT, s.TTFT.P50)),
-		NumCell(fmtNum(distVal(d, d.P50)), distVal(d, d.P50)),
-		NumCell(fmtNum(distVal(d, d.P90)), distVal(d, d.P90)),
-		NumCell(fmtNum(distVal(d, d.P99)), distVal(d, d.P99)),
-		NumCell(fmtCount(r.NoOutput), float64(r.NoOutput))}
+		NumCell(textfmt.Count(r.Requests), float64(r.Requests)),
+		NumCell(textfmt.Num(r.MeanTokens), r.MeanTokens),
+		NumCell(textfmt.Pct(r.Share), r.Share),
+		NumCell(textfmt.Num(distVal(s.TTFT, s.TTFT.P50)), distVal(s.TTFT, s.TTFT.P50)),
+		NumCell(textfmt.Num(distVal(d, d.P50)), distVal(d, d.P50)),
+		NumCell(textfmt.Num(distVal(d, d.P90)), distVal(d, d.P90)),
+		NumCell(textfmt.Num(distVal(d, d.P99)), distVal(d, d.P99)),
+		NumCell(textfmt.Count(r.NoOutput), float64(r.NoOutput))}
 }
 
 // reasoningText introduces the reasoning table.

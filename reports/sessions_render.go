@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // sessionsIntro explains the sessions tables (markdown and HTML).
@@ -20,8 +22,8 @@ const sessionsIntro = "What the users lived through. Session time runs from a se
 
 // sessionRunCells are one run's cells of the sessions table.
 func sessionRunCells(s *SessionSummary) []string {
-	return []string{strconv.Itoa(s.Sessions), strconv.Itoa(s.Completed), fmtNum(s.TurnsMean),
-		fmtSec(s.Time.P50), fmtSec(s.Time.P90), fmtSec(s.Fleet.P50), fmtSec(s.Think.P50), fmtPct(s.FleetShare),
+	return []string{strconv.Itoa(s.Sessions), strconv.Itoa(s.Completed), textfmt.Num(s.TurnsMean),
+		fmtSec(s.Time.P50), fmtSec(s.Time.P90), fmtSec(s.Fleet.P50), fmtSec(s.Think.P50), textfmt.Pct(s.FleetShare),
 		fmt.Sprintf("%d of %d", s.Early, s.FollowUps), fmtKnown(s.FailedTurns), fmtKnown(s.EndedByFailure),
 		fmtKnown(s.Skipped)}
 }
@@ -43,7 +45,7 @@ func fmtSec(ms float64) string {
 	if math.IsNaN(ms) {
 		return "n/a"
 	}
-	return fmtNum(ms / 1e3)
+	return textfmt.Num(ms / 1e3)
 }
 
 // writeSessions writes the sessions table and TTFT by turn index, when
@@ -95,7 +97,7 @@ func turnRows(runs []*Summary) ([]string, [][]string) {
 			if s.Sessions != nil && i < len(s.Sessions.ByTurn) {
 				t := s.Sessions.ByTurn[i]
 				row[0] = t.Turn
-				cell = fmtNum(t.TTFT.P50) + " / " + fmtNum(t.TTFT.P90)
+				cell = textfmt.Num(t.TTFT.P50) + " / " + textfmt.Num(t.TTFT.P90)
 			}
 			row = append(row, cell)
 		}

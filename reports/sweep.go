@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -206,9 +207,9 @@ func (p *SweepPolicy) BrokeBy(maxErrorRate float64) string {
 	case st.cutOnErrors() && math.IsNaN(errRate):
 		return "errors (run cut short)"
 	case st.cutOnErrors():
-		return fmt.Sprintf("errors (%s, run cut short)", fmtPct(errRate))
+		return fmt.Sprintf("errors (%s, run cut short)", textfmt.Pct(errRate))
 	case errRate > maxErrorRate:
-		return fmt.Sprintf("errors (%s > %s limit)", fmtPct(errRate), fmtPct(maxErrorRate))
+		return fmt.Sprintf("errors (%s > %s limit)", textfmt.Pct(errRate), textfmt.Pct(maxErrorRate))
 	}
 	cause, n := st.Misses.Cause()
 	if cause == "" {
@@ -217,7 +218,7 @@ func (p *SweepPolicy) BrokeBy(maxErrorRate float64) string {
 		}
 		return "attainment"
 	}
-	return fmt.Sprintf("%s (%s)", cause, fmtPct(ratio(float64(n), float64(st.Misses.Requests))))
+	return fmt.Sprintf("%s (%s)", cause, textfmt.Pct(ratio(float64(n), float64(st.Misses.Requests))))
 }
 
 // cutOnErrors reports whether the error limit stopped the step's run

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // sweepPlotFile is the sweep plot's file, relative to the report.
@@ -62,7 +64,7 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 	fmt.Fprintf(w, "# %s\n\n", s.title())
 	writeVerdict(w, s.Verdict)
 	fmt.Fprintf(w, "For each policy, the highest %s at which SLA attainment stayed at or above %s "+
-		"(%s; failed requests count as missed). %s\n\n", s.load(), fmtPct(s.Target), sloText(s.SLO), methodText(s))
+		"(%s; failed requests count as missed). %s\n\n", s.load(), textfmt.Pct(s.Target), sloText(s.SLO), methodText(s))
 	writeSweepSetup(w, s)
 	fmt.Fprintf(w, "## Sustained %s per policy\n\n", s.short())
 	head, rows := sweepTable(s)
@@ -93,8 +95,8 @@ func methodText(s *Sweep) string {
 	}
 	return fmt.Sprintf("Each policy's %s was found by search: from %s %s the %s is multiplied by %s "+
 		"until a run fails (or divided until one passes), then the bracket is bisected geometrically until its "+
-		"ends are within %s of each other%s, at most %d runs.", s.short(), fmtNum(s.Start), s.unit(), s.short(),
-		strconv.FormatFloat(s.Growth, 'g', 4, 64), fmtPct(s.Tolerance), oneUser(s), s.MaxRuns)
+		"ends are within %s of each other%s, at most %d runs.", s.short(), textfmt.Num(s.Start), s.unit(), s.short(),
+		strconv.FormatFloat(s.Growth, 'g', 4, 64), textfmt.Pct(s.Tolerance), oneUser(s), s.MaxRuns)
 }
 
 // writeSweepSetup writes what was run.
@@ -130,8 +132,8 @@ func sweepSetup(s *Sweep) [][]string {
 		{s.load(), vary},
 		{"workload's own rate", fmtRateUnit(s.NativeRate)},
 		{"requests per run", requests},
-		{"SLA", fmt.Sprintf("%s; attainment >= %s", sloText(s.SLO), fmtPct(s.Target))},
-		{"stop a policy when", "a run's error rate exceeds " + fmtPct(s.MaxErrorRate)},
+		{"SLA", fmt.Sprintf("%s; attainment >= %s", sloText(s.SLO), textfmt.Pct(s.Target))},
+		{"stop a policy when", "a run's error rate exceeds " + textfmt.Pct(s.MaxErrorRate)},
 	}
 	if s.Warmup > 0 {
 		rows = append(rows, []string{"warm-up left out", s.Warmup.String()})
@@ -152,15 +154,15 @@ func oneUser(s *Sweep) string {
 
 func fmtRateUnit(r float64) string {
 	if !(r > 0) {
-		return na
+		return textfmt.NA
 	}
-	return fmtNum(r) + " req/s"
+	return textfmt.Num(r) + " req/s"
 }
 
 func joinNums(vs []float64) string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
-		out[i] = fmtNum(v)
+		out[i] = textfmt.Num(v)
 	}
 	return strings.Join(out, ", ")
 }
@@ -191,7 +193,7 @@ func writeSweepRuns(w io.Writer, s *Sweep) {
 
 // runRow is one run's row of the runs table.
 func runRow(s *Sweep, n int, st SweepStep) []string {
-	row := []string{strconv.Itoa(n), fmtNum(st.Rate)}
+	row := []string{strconv.Itoa(n), textfmt.Num(st.Rate)}
 	if s.Vary == VaryTimeScale {
 		row = append(row, fmtFactor(s.Factor(st.Rate), st.Rate))
 	}
@@ -203,8 +205,8 @@ func runRow(s *Sweep, n int, st SweepStep) []string {
 	if sum == nil {
 		sum = &Summary{}
 	}
-	return append(row, fmtCount(sum.Requests), fmtPct(sum.SLA.Attainment), pass, fmtNum(sum.SLA.Goodput),
+	return append(row, textfmt.Count(sum.Requests), textfmt.Pct(sum.SLA.Attainment), pass, textfmt.Num(sum.SLA.Goodput),
 		fmtDist(sum.TTFT, sum.TTFT.P50), fmtDist(sum.TTFT, sum.TTFT.P99), fmtDist(sum.TPOT, sum.TPOT.P50),
-		fmtDist(sum.TPOT, sum.TPOT.P99), fmtCount(st.Misses.Errors), fmtCount(st.Misses.TTFT),
-		fmtCount(st.Misses.TPOT), "`"+strings.ReplaceAll(st.Results, "|", `\|`)+"`")
+		fmtDist(sum.TPOT, sum.TPOT.P99), textfmt.Count(st.Misses.Errors), textfmt.Count(st.Misses.TTFT),
+		textfmt.Count(st.Misses.TPOT), "`"+strings.ReplaceAll(st.Results, "|", `\|`)+"`")
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
 )
 
 // WriteSweepTable writes the terminal table of a sweep: one row per
@@ -27,7 +29,7 @@ func WriteSweepTable(w io.Writer, s *Sweep) error {
 		return fmt.Errorf("sweep table: %w", err)
 	}
 	_, err := fmt.Fprintf(w, "sustained: highest %s with SLA attainment >= %s (%s)\n",
-		s.load(), fmtPct(s.Target), sloText(s.SLO))
+		s.load(), textfmt.Pct(s.Target), sloText(s.SLO))
 	return err
 }
 
@@ -65,13 +67,13 @@ func sweepRow(s *Sweep, p *SweepPolicy) []string {
 	if st := p.StepAt(p.Sustained); st != nil && st.Summary != nil {
 		sum = st.Summary
 	}
-	row = append(row, fmtPct(sum.SLA.Attainment), fmtNum(sum.SLA.Goodput), fmtDist(sum.TTFT, sum.TTFT.P50),
+	row = append(row, textfmt.Pct(sum.SLA.Attainment), textfmt.Num(sum.SLA.Goodput), fmtDist(sum.TTFT, sum.TTFT.P50),
 		fmtDist(sum.TTFT, sum.TTFT.P99), fmtDist(sum.TPOT, sum.TPOT.P50), fmtDist(sum.TPOT, sum.TPOT.P99))
 	broke, by := fmtRate(p.Broken), p.BrokeBy(s.MaxErrorRate)
 	if p.Broken == 0 {
 		broke, by = "not reached", ""
 		if hi := highestRate(p); hi > 0 {
-			broke = "> " + fmtNum(hi)
+			broke = "> " + textfmt.Num(hi)
 		}
 	}
 	runs := strconv.Itoa(len(p.Steps))
@@ -95,15 +97,15 @@ func fmtRate(r float64) string {
 	if r == 0 {
 		return "none"
 	}
-	return fmtNum(r)
+	return textfmt.Num(r)
 }
 
 // fmtFactor formats a time-scale factor as "×2.50".
 func fmtFactor(f, rate float64) string {
 	if rate == 0 || math.IsNaN(f) {
-		return na
+		return textfmt.NA
 	}
-	return "×" + fmtNum(f)
+	return "×" + textfmt.Num(f)
 }
 
 // fmtGain formats p's gain over the baseline as a signed percentage.
@@ -113,7 +115,7 @@ func fmtGain(s *Sweep, p *SweepPolicy) string {
 	}
 	g := s.Gain(p)
 	if math.IsNaN(g) {
-		return na
+		return textfmt.NA
 	}
 	return fmt.Sprintf("%+.1f %%", 100*g)
 }
@@ -121,7 +123,7 @@ func fmtGain(s *Sweep, p *SweepPolicy) string {
 // fmtDist formats a percentile of d, n/a when d is empty.
 func fmtDist(d Dist, v float64) string {
 	if d.Count == 0 {
-		return na
+		return textfmt.NA
 	}
-	return fmtNum(v)
+	return textfmt.Num(v)
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 
+	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -81,7 +82,7 @@ func checkWarnings(s *Summary) {
 	}
 	if s.ErrorRate > warnErrorRate {
 		s.addWarning(warning{"more than 1 % of requests failed", "failed requests count as SLA misses",
-			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, errorList(s.Errors))})
+			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, textfmt.ErrorList(s.Errors))})
 	}
 	timingWarnings(s)
 	tokenWarnings(s)

@@ -1,4 +1,4 @@
-package reports
+package textfmt
 
 import (
 	"fmt"
@@ -7,15 +7,15 @@ import (
 	"strings"
 )
 
-// na is how a figure that could not be measured is shown.
-const na = "n/a"
+// NA is how a figure that could not be measured is shown.
+const NA = "n/a"
 
-// fmtNum formats v with about three significant digits (no exponent for
+// Num formats v with about three significant digits (no exponent for
 // ordinary magnitudes); NaN shows as n/a.
-func fmtNum(v float64) string {
+func Num(v float64) string {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return na
+		return NA
 	case v == 0:
 		return "0"
 	case math.Abs(v) >= 100:
@@ -28,46 +28,46 @@ func fmtNum(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// fmtCount formats an integer count.
-func fmtCount(n int64) string { return strconv.FormatInt(n, 10) }
+// Count formats an integer count.
+func Count(n int64) string { return strconv.FormatInt(n, 10) }
 
-// fmtCountF formats a count held in a float (NaN shows as n/a).
-func fmtCountF(v float64) string {
+// CountF formats a count held in a float (NaN shows as n/a).
+func CountF(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return na
+		return NA
 	}
 	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 }
 
-// fmtPct formats a fraction as a percentage with one decimal.
-func fmtPct(v float64) string {
+// Pct formats a fraction as a percentage with one decimal.
+func Pct(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return na
+		return NA
 	}
 	return strconv.FormatFloat(100*v, 'f', 1, 64) + " %"
 }
 
-// fmtShare is fmtPct that shows shares under 0.05 % as "< 0.1 %"
+// Share is Pct that shows shares under 0.05 % as "< 0.1 %"
 // rather than a misleading 0.
-func fmtShare(v float64) string {
+func Share(v float64) string {
 	if v > 0 && v < 0.0005 {
 		return "< 0.1 %"
 	}
-	return fmtPct(v)
+	return Pct(v)
 }
 
-// fmtFrac formats a fraction in [0, 1] with three decimals.
-func fmtFrac(v float64) string {
+// Frac formats a fraction in [0, 1] with three decimals.
+func Frac(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return na
+		return NA
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// errorList formats error counts as "class n, class n" by class name.
-func errorList(m map[string]int64) string {
+// ErrorList formats error counts as "class n, class n" by class name.
+func ErrorList(m map[string]int64) string {
 	var parts []string
-	for _, k := range naturalKeys(m) {
+	for _, k := range NaturalKeys(m) {
 		if m[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 		}
@@ -78,13 +78,13 @@ func errorList(m map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// fmtGapPts formats the difference of two rates in percentage points
+// GapPts formats the difference of two rates in percentage points
 // with its sign ("+6.1", "-0.3"); n/a when either is unknown.
-func fmtGapPts(a, b float64) string {
+func GapPts(a, b float64) string {
 	d := math.Round(1000*(a-b)) / 10
 	switch {
 	case math.IsNaN(d) || math.IsInf(d, 0):
-		return na
+		return NA
 	case d == 0: // also −0: a gap under 0.05 points has no sign
 		return "0.0"
 	}

@@ -1,4 +1,4 @@
-package reports
+package textfmt
 
 import (
 	"cmp"
@@ -6,19 +6,19 @@ import (
 	"strings"
 )
 
-// naturalKeys returns m's keys in natural order ("bin2" before "bin10").
-func naturalKeys[V any](m map[string]V) []string {
+// NaturalKeys returns m's keys in natural order ("bin2" before "bin10").
+func NaturalKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, naturalCompare)
+	slices.SortFunc(keys, NaturalCompare)
 	return keys
 }
 
-// naturalCompare orders strings with equal prefixes by their trailing
+// NaturalCompare orders strings with equal prefixes by their trailing
 // number, then lexically.
-func naturalCompare(x, y string) int {
+func NaturalCompare(x, y string) int {
 	px, nx := splitNumber(x)
 	py, ny := splitNumber(y)
 	if px == py && nx >= 0 && ny >= 0 {
