@@ -39,7 +39,7 @@ func RankAgreements(policies []string, preds []*Prediction) []RankAgreement {
 		for i, pr := range preds {
 			m[i], p[i] = pr.Rows[j].Measured, pr.Rows[j].Predicted
 		}
-		hi := row.ID.higherIsBetter()
+		hi := row.ID.HigherIsBetter()
 		out = append(out, RankAgreement{ID: row.ID, Metric: row.Metric, Tau: KendallTau(m, p),
 			LiveWinner: bestPolicy(policies, m, hi), SimWinner: bestPolicy(policies, p, hi)})
 	}

@@ -28,7 +28,7 @@ type column struct {
 // markdown comparison table, in order.
 var comparisonColumns = []column{
 	{"requests", neutral, func(s *Summary) float64 { return float64(s.Requests) }, textfmt.CountF},
-	{"errors", lowerBetter, func(s *Summary) float64 { return float64(s.errorCount()) }, textfmt.CountF},
+	{"errors", lowerBetter, func(s *Summary) float64 { return float64(s.Failed()) }, textfmt.CountF},
 	{"req/s", higherBetter, func(s *Summary) float64 { return s.Throughput.Requests }, textfmt.Num},
 	{"out tok/s", higherBetter, func(s *Summary) float64 { return s.Throughput.OutputTokens }, textfmt.Num},
 	{"TTFT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P50) }, textfmt.Num},

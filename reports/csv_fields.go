@@ -33,7 +33,7 @@ func summaryFields() []csvField {
 		str("slo_e2e_ms", func(s *Summary) string { return ms(s.Options.SLO.E2E) }),
 		str("requests", func(s *Summary) string { return numI(s.Requests) }),
 		str("ok", func(s *Summary) string { return numI(s.OK) }),
-		str("errors", func(s *Summary) string { return numI(s.errorCount()) }),
+		str("errors", func(s *Summary) string { return numI(s.Failed()) }),
 		f("error_rate", func(s *Summary) float64 { return s.ErrorRate }),
 	}
 	for _, c := range errorClasses {

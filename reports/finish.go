@@ -30,9 +30,9 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 	s.QueueWait, s.ScheduleLag = distOf(a.queueWait), distOf(a.schedLag)
 	s.TTFOT, s.Reasoning = a.reason.finish()
 	s.OverRange = a.overRange
-	s.TokensPerChunk = ratio(float64(a.completionTokens), float64(a.chunks))
-	s.BurstGapShare = ratio(float64(a.burstGaps), float64(a.tbt.TotalCount()))
-	s.SLA = SLA{Met: a.met, Attainment: ratio(float64(a.met), float64(a.requests)), Goodput: per(float64(a.met), secs)}
+	s.TokensPerChunk = Ratio(float64(a.completionTokens), float64(a.chunks))
+	s.BurstGapShare = Ratio(float64(a.burstGaps), float64(a.tbt.TotalCount()))
+	s.SLA = SLA{Met: a.met, Attainment: Ratio(float64(a.met), float64(a.requests)), Goodput: per(float64(a.met), secs)}
 	s.Cost = CostOf(s, a.o.Price)
 	s.HitRate = a.hitRate(stop)
 	s.Users = a.userRows()
@@ -76,8 +76,8 @@ func per(n, secs float64) float64 {
 	return n / secs
 }
 
-// ratio is a/b, NaN when b is 0.
-func ratio(a, b float64) float64 {
+// Ratio is a/b, NaN when b is 0.
+func Ratio(a, b float64) float64 {
 	if b == 0 {
 		return math.NaN()
 	}
@@ -87,10 +87,10 @@ func ratio(a, b float64) float64 {
 // hitRate computes the hit rates; the scraped one comes from the stop
 // line's counter deltas when present, else from scrape Events.
 func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
-	h := HitRate{Server: ratio(float64(a.cachedTokens), float64(a.basis.knownPrompt)),
+	h := HitRate{Server: Ratio(float64(a.cachedTokens), float64(a.basis.knownPrompt)),
 		Scraped: math.NaN(), Predicted: math.NaN()}
 	if a.predicted {
-		h.Predicted = ratio(float64(a.predictedTokens), float64(a.basis.intended))
+		h.Predicted = Ratio(float64(a.predictedTokens), float64(a.basis.intended))
 	}
 	var hits, queries float64
 	scraped := false
@@ -102,13 +102,13 @@ func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
 		}
 	}
 	if scraped {
-		h.Scraped = ratio(hits, queries)
+		h.Scraped = Ratio(hits, queries)
 	}
 	if stop != nil {
 		q, okQ := stop.Extra[replay.ExtraPrefixQueries]
 		hh, okH := stop.Extra[replay.ExtraPrefixHits]
 		if okQ && okH {
-			h.Scraped = ratio(hh, q)
+			h.Scraped = Ratio(hh, q)
 		}
 	}
 	return h
@@ -126,8 +126,8 @@ func (a *Accumulator) userRows() []UserSummary {
 			continue
 		}
 		rows = append(rows, UserSummary{User: id, Requests: u.requests, Errors: u.errors, Met: u.met,
-			Attainment: ratio(float64(u.met), float64(u.requests)), Demand: u.demand, Service: u.service,
-			DemandShare: ratio(u.demand, total), TTFTP50: nanIfEmpty(&u.ttft, 0.5), TTFTP99: nanIfEmpty(&u.ttft, 0.99)})
+			Attainment: Ratio(float64(u.met), float64(u.requests)), Demand: u.demand, Service: u.service,
+			DemandShare: Ratio(u.demand, total), TTFTP50: nanIfEmpty(&u.ttft, 0.5), TTFTP99: nanIfEmpty(&u.ttft, 0.99)})
 	}
 	slices.SortFunc(rows, func(x, y UserSummary) int {
 		return cmp.Or(cmp.Compare(y.Demand, x.Demand), cmp.Compare(x.User, y.User))

@@ -12,17 +12,17 @@ func (a *Accumulator) backendRows() []BackendSummary {
 	for i, b := range a.backends {
 		r := BackendSummary{Index: i, Requests: b.requests, Errors: b.errors, InputTokens: b.input,
 			OutputTokens: b.output, TTFTP50: nanIfEmpty(&b.ttft, 0.5), TTFTP99: nanIfEmpty(&b.ttft, 0.99),
-			HitRate: ratio(float64(b.cached), float64(b.basis.knownPrompt)), ScrapedHitRate: math.NaN(),
+			HitRate: Ratio(float64(b.cached), float64(b.basis.knownPrompt)), ScrapedHitRate: math.NaN(),
 			PredictedHitRate: math.NaN(), KVUsageMax: math.NaN(), ScrapedOutputShare: math.NaN()}
 		if b.genSeen {
-			r.ScrapedOutputShare = ratio(b.lastGen-b.firstGen, float64(b.output))
+			r.ScrapedOutputShare = Ratio(b.lastGen-b.firstGen, float64(b.output))
 		}
 		r.URL = a.backendURL(i)
 		if a.predicted {
-			r.PredictedHitRate = ratio(float64(b.predicted), float64(b.basis.intended))
+			r.PredictedHitRate = Ratio(float64(b.predicted), float64(b.basis.intended))
 		}
 		if b.scraped {
-			r.ScrapedHitRate = ratio(b.lastHits-b.firstHits, b.lastQueries-b.firstQueries)
+			r.ScrapedHitRate = Ratio(b.lastHits-b.firstHits, b.lastQueries-b.firstQueries)
 		}
 		if b.kvSeen {
 			r.KVUsageMax = b.kvMax

@@ -21,7 +21,7 @@ func writeFleet(w io.Writer, runs []*Summary) {
 		if len(s.Fleet) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "- %s:\n", mdEscape(s.label))
+		fmt.Fprintf(w, "- %s:\n", mdEscape(s.Label()))
 		for _, c := range s.Fleet {
 			fmt.Fprintf(w, "  - %s\n", c)
 		}

@@ -189,7 +189,7 @@ func verdictTable(v *Verdict) *HTMLTable {
 		t.Head = append(t.Head, "goodput req/s")
 	}
 	for _, r := range v.Rows {
-		row := []HTMLCell{TextCell(r.Policy), NumCell(r.interval(v.Unit), r.Mean)}
+		row := []HTMLCell{TextCell(r.Policy), NumCell(r.Interval(v.Unit), r.Mean)}
 		if good {
 			row = append(row, NumCell(textfmt.Num(r.Goodput), r.Goodput))
 		}

@@ -23,7 +23,7 @@ func addDecision(r *HTMLReport, d *Decision) {
 	if d.Confirm == nil {
 		return
 	}
-	text := fmt.Sprintf("%s. Agreement: %s.", capitalize(d.stage2Text()), d.Agreement.text())
+	text := fmt.Sprintf("%s. Agreement: %s.", capitalize(d.Stage2Text()), d.Agreement.Text())
 	r.Sections = append(r.Sections, verdictSection("stage2", "Stage 2: confirmation in real time", text, d.Confirm))
 }
 
@@ -31,7 +31,7 @@ func addDecision(r *HTMLReport, d *Decision) {
 func verdictSection(id, title, text string, v *Verdict) HTMLSection {
 	t := &HTMLTable{Head: []string{"policy", v.Metric}}
 	for _, row := range v.Rows {
-		t.Rows = append(t.Rows, []HTMLCell{{Text: row.Policy}, {Text: row.interval(v.Unit)}})
+		t.Rows = append(t.Rows, []HTMLCell{{Text: row.Policy}, {Text: row.Interval(v.Unit)}})
 	}
 	return HTMLSection{ID: id, Title: title, Text: text, Table: t}
 }

@@ -108,7 +108,7 @@ func runConfig(runs []*Summary) []HTMLItem {
 		HTMLItem{"seed", fmt.Sprint(h.Seed)},
 		HTMLItem{"tool version", h.Version},
 		HTMLItem{"started", h.Started.UTC().Format(time.RFC3339)},
-		HTMLItem{"SLO", sloText(s.Options.SLO)},
+		HTMLItem{"SLO", SLOText(s.Options.SLO)},
 		HTMLItem{"warm-up cut", s.Options.Warmup.String()},
 		HTMLItem{"service weights", fmt.Sprintf("w_in %g, w_out %g", s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out)},
 		HTMLItem{"fairness window", s.Options.FairnessWindow.String()})
@@ -170,8 +170,8 @@ func htmlWarnings(runs []*Summary) []HTMLWarning {
 func predictionSection(p *Prediction) HTMLSection {
 	t := &HTMLTable{Head: []string{"metric", "measured", "predicted", "error"}}
 	for _, r := range p.Rows {
-		t.Rows = append(t.Rows, []HTMLCell{TextCell(r.Metric), NumCell(r.value(r.Measured), r.Measured),
-			NumCell(r.value(r.Predicted), r.Predicted), NumCell(r.errText(), r.Err)})
+		t.Rows = append(t.Rows, []HTMLCell{TextCell(r.Metric), NumCell(r.Value(r.Measured), r.Measured),
+			NumCell(r.Value(r.Predicted), r.Predicted), NumCell(r.ErrText(), r.Err)})
 	}
 	return HTMLSection{ID: "prediction", Title: "Prediction error", Table: t,
 		Text: "The measured run replayed in virtual time on simulated engines with the profile " + p.Profile +

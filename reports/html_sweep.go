@@ -14,14 +14,14 @@ import (
 // per-policy table, the capacity curve, and each policy's run at its
 // sustained rate for the distributions and the timeline.
 func HTMLFromSweep(s *Sweep) *HTMLReport {
-	r := &HTMLReport{Title: s.title(), Verdict: s.Verdict, Capacity: CapacityFromSweep(s), Pareto: ParetoFromSweep(s),
+	r := &HTMLReport{Title: s.DisplayTitle(), Verdict: s.Verdict, Capacity: CapacityFromSweep(s), Pareto: ParetoFromSweep(s),
 		Table: sweepHTMLTable(s)}
 	if r.Verdict == nil {
 		r.Verdict, r.VerdictNote = sweepVerdict(s)
 	}
 	r.Lead = []string{fmt.Sprintf("For each policy, the highest %s at which SLA attainment stayed at or above %s "+
 		"(%s; failed requests count as missed). %s The distributions and the timeline are those of each policy's run "+
-		"at its sustained %s.", s.load(), textfmt.Pct(s.Target), sloText(s.SLO), methodText(s), s.load())}
+		"at its sustained %s.", s.Load(), textfmt.Pct(s.Target), SLOText(s.SLO), methodText(s), s.Load())}
 	for _, row := range sweepSetup(s) {
 		r.Config = append(r.Config, HTMLItem{row[0], row[1]})
 	}
@@ -55,7 +55,7 @@ func sweepVerdict(s *Sweep) (*Verdict, string) {
 func sweepHTMLTable(s *Sweep) HTMLTable {
 	head, rows := sweepTable(s)
 	t := HTMLTable{Head: head, Note: fmt.Sprintf("SLA met, goodput and the latency percentiles are those of the run "+
-		"at the sustained %s. Gain is the sustained %s over %s's, minus one.", s.load(), s.load(), s.Baseline)}
+		"at the sustained %s. Gain is the sustained %s over %s's, minus one.", s.Load(), s.Load(), s.Baseline)}
 	numeric := make([]bool, len(head))
 	for _, row := range rows {
 		for c := 1; c < len(row) && c < len(head); c++ {
@@ -100,7 +100,7 @@ func sustainedRuns(s *Sweep) []*Summary {
 			continue
 		}
 		c := *st.Summary
-		c.label = fmt.Sprintf("%s @ %s %s", p.Policy, textfmt.Num(st.Rate), s.unit())
+		c.SetLabel(fmt.Sprintf("%s @ %s %s", p.Policy, textfmt.Num(st.Rate), s.Unit()))
 		out = append(out, &c)
 	}
 	return out

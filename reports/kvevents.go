@@ -81,7 +81,7 @@ func kvEventRows(stop *replay.Stop, backends int) []KVEventStats {
 func kvWarnings(s *Summary) {
 	kvLateWarning(s)
 	for _, n := range s.KVNotes {
-		s.addWarning(warning{"KV events: " + n,
+		s.addWarning(Warning{"KV events: " + n,
 			"where the router had no cache view of a backend it decided by load, and its prefix hits there are a load balancer's", ""})
 	}
 	if len(s.KVNotes) > 0 {
@@ -97,12 +97,12 @@ func kvWarnings(s *Summary) {
 		}
 	}
 	if len(down) > 0 {
-		s.addWarning(warning{"KV event streams were unreachable",
+		s.addWarning(Warning{"KV event streams were unreachable",
 			"the router fell back to load: it decided without any cache view and its prefix hits are those of a load balancer",
 			"backends " + strings.Join(down, ", ")})
 	}
 	if len(silent) > 0 {
-		s.addWarning(warning{"no KV event batch was applied for some backends",
+		s.addWarning(Warning{"no KV event batch was applied for some backends",
 			"the router saw no cache on them and fell back to load for them",
 			"backends " + strings.Join(silent, ", ")})
 	}
@@ -119,7 +119,7 @@ func kvLateWarning(s *Summary) {
 		}
 	}
 	if len(late) > 0 {
-		s.addWarning(warning{"KV event batches were lost at start",
+		s.addWarning(Warning{"KV event batches were lost at start",
 			"the router never saw the blocks in them, so hits on those prefixes were neither routed to nor predicted " +
 				"and the predicted hit rate is below the server's; a replay endpoint (--kv-events ,REPLAY) recovers what its " +
 				"buffer still holds",

@@ -49,7 +49,7 @@ func paramsText(ms ...map[string]string) string {
 func labelRuns(runs []*Summary) {
 	groups := map[string][]*Summary{}
 	for _, s := range runs {
-		s.label = ""
+		s.SetLabel("")
 		groups[s.Name()] = append(groups[s.Name()], s)
 	}
 	for base, g := range groups {
@@ -77,12 +77,12 @@ func labelRuns(runs []*Summary) {
 		}
 		unique := labelsUnique(extra)
 		for i, s := range g {
-			s.label = base
+			s.SetLabel(base)
 			if len(extra[i]) > 0 {
-				s.label += " (" + strings.Join(extra[i], ", ") + ")"
+				s.SetLabel(s.Label() + " (" + strings.Join(extra[i], ", ") + ")")
 			}
 			if !unique {
-				s.label += fmt.Sprintf(" #%d", i+1)
+				s.SetLabel(s.Label() + fmt.Sprintf(" #%d", i+1))
 			}
 		}
 	}

@@ -58,7 +58,7 @@ func writeConfig(w io.Writer, runs []*Summary) {
 	}
 	fmt.Fprintf(w, "- seed: %d; tool version %s; started %s\n", h.Seed, h.Version, h.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "- SLO: %s; warm-up cut: %s\n- service weights w_in %g, w_out %g; fairness window %s\n",
-		sloText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out,
+		SLOText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out,
 		s.Options.FairnessWindow)
 	for _, line := range shardNotes(runs) {
 		fmt.Fprintf(w, "- %s\n", line)
@@ -117,15 +117,15 @@ func warningGroups(runs []*Summary) []*warnGroup {
 	var order []*warnGroup
 	groups := map[string]*warnGroup{}
 	for _, s := range runs {
-		for _, x := range s.warns {
-			g, ok := groups[x.title]
+		for _, x := range s.Warns() {
+			g, ok := groups[x.Title]
 			if !ok {
-				g = &warnGroup{title: x.title, why: x.why}
-				groups[x.title] = g
+				g = &warnGroup{title: x.Title, why: x.Why}
+				groups[x.Title] = g
 				order = append(order, g)
 			}
 			g.runs = append(g.runs, s)
-			g.details = append(g.details, x.detail)
+			g.details = append(g.details, x.Detail)
 		}
 	}
 	return order
@@ -253,7 +253,7 @@ func writeTiming(w io.Writer, runs []*Summary) {
 	if host {
 		fmt.Fprintf(w, "; and how much of the machine's CPU time the host gave to other guests (CPU steal) and "+
 			"how much was busy: steal above %g %% means the host, not the policy, may have shaped the timings",
-			warnHostStealPct)
+			WarnHostStealPct)
 	}
 	fmt.Fprint(w, ".\n\n")
 	var rows [][]string

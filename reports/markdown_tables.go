@@ -23,7 +23,7 @@ func writeBackends(w io.Writer, runs []*Summary) {
 		var rows [][]string
 		for _, b := range s.Backends {
 			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", textfmt.Count(b.Requests),
-				textfmt.Pct(ratio(float64(b.Requests), float64(s.Requests))), textfmt.Count(b.Errors),
+				textfmt.Pct(Ratio(float64(b.Requests), float64(s.Requests))), textfmt.Count(b.Errors),
 				textfmt.Count(b.InputTokens), textfmt.Count(b.OutputTokens), textfmt.Num(b.TTFTP50), textfmt.Num(b.TTFTP99),
 				textfmt.Pct(b.HitRate), textfmt.Pct(b.ScrapedHitRate), textfmt.Pct(b.PredictedHitRate),
 				textfmt.GapPts(b.PredictedHitRate, b.HitRate), textfmt.Pct(b.KVUsageMax)})
@@ -62,7 +62,7 @@ func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
 		for _, s := range runs {
 			x := lookupUser(s, u)
 			row = append(row, fmt.Sprintf("%s / %s / %s", textfmt.Pct(x.Attainment), textfmt.Num(x.TTFTP99),
-				textfmt.Pct(ratio(x.Service, x.Demand))))
+				textfmt.Pct(Ratio(x.Service, x.Demand))))
 		}
 		rows = append(rows, row)
 	}

@@ -38,8 +38,8 @@ func (id MetricID) Label() string {
 	return string(id)
 }
 
-// higherIsBetter reports whether a larger value of the figure is better
+// HigherIsBetter reports whether a larger value of the figure is better
 // (rates and hit rates; latencies are better lower).
-func (id MetricID) higherIsBetter() bool {
+func (id MetricID) HigherIsBetter() bool {
 	return id == MetricThroughput || id == MetricOutputThroughput || id == MetricServerHitRate
 }

@@ -140,7 +140,7 @@ func (p *pdAcc) finish(secs float64) *PDSummary {
 			continue
 		}
 		s.Roles = append(s.Roles, RoleLoad{Role: role, Backends: count[role], Phases: p.phases[role],
-			Occupancy: ratio(p.busy[role].Seconds(), secs*float64(count[role]))})
+			Occupancy: Ratio(p.busy[role].Seconds(), secs*float64(count[role]))})
 	}
 	return &s
 }

@@ -37,7 +37,7 @@ func planQuestion(p *Plan) string {
 	}
 	return fmt.Sprintf("The fewest replicas of engine profile %s that serve %s of %s with at least %s of requests "+
 		"meeting %s on every one of %d seed(s), searched up to %d replicas in virtual time; %s.",
-		p.Profile, PlanLoad(p, p.target()), p.Workload, textfmt.Pct(p.Target), sloText(p.SLO), p.Seeds, p.MaxReplicas, price)
+		p.Profile, PlanLoad(p, p.target()), p.Workload, textfmt.Pct(p.Target), SLOText(p.SLO), p.Seeds, p.MaxReplicas, price)
 }
 
 // target is the plan's target load in its unit.

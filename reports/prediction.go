@@ -95,19 +95,19 @@ func (p *Prediction) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "metric\tmeasured\tpredicted\terror\t")
 	for _, r := range p.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Metric, r.value(r.Measured), r.value(r.Predicted), r.errText())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Metric, r.Value(r.Measured), r.Value(r.Predicted), r.ErrText())
 	}
 	return tw.Flush()
 }
 
-func (r PredictionRow) value(v float64) string {
+func (r PredictionRow) Value(v float64) string {
 	if math.IsNaN(v) {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.4g %s", v, r.Unit)
 }
 
-func (r PredictionRow) errText() string {
+func (r PredictionRow) ErrText() string {
 	switch {
 	case math.IsNaN(r.Err):
 		return "n/a"

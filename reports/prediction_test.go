@@ -37,7 +37,7 @@ func TestPredictionErrors(t *testing.T) {
 			t.Errorf("%s error %v, want %v", c.metric, got, c.want)
 		}
 	}
-	if rows["TPOT p50"].errText() != "n/a" || rows["server hit rate"].errText() != "-10.0 pt" {
-		t.Errorf("texts %q %q", rows["TPOT p50"].errText(), rows["server hit rate"].errText())
+	if rows["TPOT p50"].ErrText() != "n/a" || rows["server hit rate"].ErrText() != "-10.0 pt" {
+		t.Errorf("texts %q %q", rows["TPOT p50"].ErrText(), rows["server hit rate"].ErrText())
 	}
 }

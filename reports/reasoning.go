@@ -61,8 +61,8 @@ func (a *reasoningAcc) add(r *replay.Result) int64 {
 // finish freezes the figures.
 func (a *reasoningAcc) finish() (Dist, Reasoning) {
 	r := Reasoning{Requests: a.requests, Tokens: a.tokens, NoOutput: a.noOutput,
-		MeanTokens: ratio(float64(a.tokens), float64(a.requests)),
-		Share:      ratio(float64(a.tokens), float64(a.outputTokens))}
+		MeanTokens: Ratio(float64(a.tokens), float64(a.requests)),
+		Share:      Ratio(float64(a.tokens), float64(a.outputTokens))}
 	if a.withFirst == 0 {
 		r.TTFOTNote = a.naReason()
 	}

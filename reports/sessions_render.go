@@ -191,7 +191,7 @@ func WriteSessionsCSV(w io.Writer, runs []*Summary) error {
 	_ = cw.Write([]string{"policy", "session", "turns", "failed_turns", "session_time_ms", "fleet_time_ms", "think_time_ms"})
 	ms := func(d time.Duration) string { return num(float64(d) / 1e6) }
 	for _, s := range runs {
-		for _, r := range s.sessionRows {
+		for _, r := range s.SessionRows() {
 			_ = cw.Write([]string{s.Name(), r.Session, strconv.Itoa(r.Turns), strconv.Itoa(r.Failed), ms(r.Time),
 				ms(r.Fleet), ms(r.Think)})
 		}

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// sloText is an SLO in words: its bounds, or that it has none.
-func sloText(s SLO) string {
+// SLOText is an SLO in words: its bounds, or that it has none.
+func SLOText(s SLO) string {
 	var parts []string
 	for _, b := range []struct {
 		n string

@@ -45,7 +45,7 @@ func SummarizeReader(name string, r io.Reader, o Options) (*Summary, error) {
 	}
 	s := acc.Finish(rd.Stop)
 	if rd.Truncated {
-		s.addWarning(warning{"the results file ends in a cut-off line", "the run was killed while writing; that line is left out", ""})
+		s.addWarning(Warning{"the results file ends in a cut-off line", "the run was killed while writing; that line is left out", ""})
 	}
 	return s, nil
 }

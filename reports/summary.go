@@ -121,7 +121,7 @@ type Summary struct {
 	// each.
 	Warnings []string `json:"warnings"`
 
-	warns []warning // Warnings, structured for grouping across runs
+	warns []Warning // Warnings, structured for grouping across runs
 }
 
 // Window is the measured part of a Run, as offsets from its start.

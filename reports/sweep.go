@@ -35,7 +35,7 @@ const (
 )
 
 // unit is what the swept value counts: "req/s", or "users".
-func (s *Sweep) unit() string {
+func (s *Sweep) Unit() string {
 	if s.Vary == VaryUsers {
 		return "users"
 	}
@@ -43,7 +43,7 @@ func (s *Sweep) unit() string {
 }
 
 // short names the swept value in a word: "rate" or "users".
-func (s *Sweep) short() string {
+func (s *Sweep) Short() string {
 	if s.Vary == VaryUsers {
 		return "users"
 	}
@@ -51,7 +51,7 @@ func (s *Sweep) short() string {
 }
 
 // load names the swept value: "offered rate" or "concurrent users".
-func (s *Sweep) load() string {
+func (s *Sweep) Load() string {
 	if s.Vary == VaryUsers {
 		return "concurrent users"
 	}
@@ -218,7 +218,7 @@ func (p *SweepPolicy) BrokeBy(maxErrorRate float64) string {
 		}
 		return "attainment"
 	}
-	return fmt.Sprintf("%s (%s)", cause, textfmt.Pct(ratio(float64(n), float64(st.Misses.Requests))))
+	return fmt.Sprintf("%s (%s)", cause, textfmt.Pct(Ratio(float64(n), float64(st.Misses.Requests))))
 }
 
 // cutOnErrors reports whether the error limit stopped the step's run
@@ -240,8 +240,8 @@ func (st *SweepStep) errorRate() float64 {
 	return math.NaN()
 }
 
-// title returns the Title or its default.
-func (s *Sweep) title() string {
+// DisplayTitle returns the Title or its default.
+func (s *Sweep) DisplayTitle() string {
 	if s.Title == "" {
 		return "tracebench sweep"
 	}

@@ -61,12 +61,12 @@ func WriteSweepDir(dir string, s *Sweep) error {
 // WriteSweepMarkdown writes the sweep report's text; plot says whether
 // plots/sweep-capacity.svg was drawn and is embedded.
 func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
-	fmt.Fprintf(w, "# %s\n\n", s.title())
+	fmt.Fprintf(w, "# %s\n\n", s.DisplayTitle())
 	writeVerdict(w, s.Verdict)
 	fmt.Fprintf(w, "For each policy, the highest %s at which SLA attainment stayed at or above %s "+
-		"(%s; failed requests count as missed). %s\n\n", s.load(), textfmt.Pct(s.Target), sloText(s.SLO), methodText(s))
+		"(%s; failed requests count as missed). %s\n\n", s.Load(), textfmt.Pct(s.Target), SLOText(s.SLO), methodText(s))
 	writeSweepSetup(w, s)
-	fmt.Fprintf(w, "## Sustained %s per policy\n\n", s.short())
+	fmt.Fprintf(w, "## Sustained %s per policy\n\n", s.Short())
 	head, rows := sweepTable(s)
 	for _, r := range rows {
 		r[0] = mdEscape(r[0])
@@ -78,7 +78,7 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 		"of requests that missed it, or errors when that run's error rate exceeded the sweep's limit, whether or not "+
 		"the limit cut the run short.\n\n", mdEscape(s.Baseline))
 	if runs := sustainedRuns(s); showCost(runs) {
-		fmt.Fprintf(w, "At each policy's sustained %s:\n\n", s.short())
+		fmt.Fprintf(w, "At each policy's sustained %s:\n\n", s.Short())
 		writeCost(w, runs)
 	}
 	if plot {
@@ -95,7 +95,7 @@ func methodText(s *Sweep) string {
 	}
 	return fmt.Sprintf("Each policy's %s was found by search: from %s %s the %s is multiplied by %s "+
 		"until a run fails (or divided until one passes), then the bracket is bisected geometrically until its "+
-		"ends are within %s of each other%s, at most %d runs.", s.short(), textfmt.Num(s.Start), s.unit(), s.short(),
+		"ends are within %s of each other%s, at most %d runs.", s.Short(), textfmt.Num(s.Start), s.Unit(), s.Short(),
 		strconv.FormatFloat(s.Growth, 'g', 4, 64), textfmt.Pct(s.Tolerance), oneUser(s), s.MaxRuns)
 }
 
@@ -129,17 +129,17 @@ func sweepSetup(s *Sweep) [][]string {
 	rows := [][]string{
 		{"workload", s.Workload},
 		{"fleet", s.Fleet},
-		{s.load(), vary},
+		{s.Load(), vary},
 		{"workload's own rate", fmtRateUnit(s.NativeRate)},
 		{"requests per run", requests},
-		{"SLA", fmt.Sprintf("%s; attainment >= %s", sloText(s.SLO), textfmt.Pct(s.Target))},
+		{"SLA", fmt.Sprintf("%s; attainment >= %s", SLOText(s.SLO), textfmt.Pct(s.Target))},
 		{"stop a policy when", "a run's error rate exceeds " + textfmt.Pct(s.MaxErrorRate)},
 	}
 	if s.Warmup > 0 {
 		rows = append(rows, []string{"warm-up left out", s.Warmup.String()})
 	}
 	if s.Method == SweepLadder {
-		rows = append(rows, []string{"ladder (" + s.unit() + ")", joinNums(s.Rates)})
+		rows = append(rows, []string{"ladder (" + s.Unit() + ")", joinNums(s.Rates)})
 	}
 	return rows
 }
@@ -177,7 +177,7 @@ func writeSweepRuns(w io.Writer, s *Sweep) {
 		if p.Stopped != "" {
 			fmt.Fprintf(w, "Stopped early: %s.\n\n", mdEscape(p.Stopped))
 		}
-		head := []string{"#", "offered " + s.unit()}
+		head := []string{"#", "offered " + s.Unit()}
 		if s.Vary == VaryTimeScale {
 			head = append(head, "factor")
 		}

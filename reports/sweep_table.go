@@ -29,7 +29,7 @@ func WriteSweepTable(w io.Writer, s *Sweep) error {
 		return fmt.Errorf("sweep table: %w", err)
 	}
 	_, err := fmt.Fprintf(w, "sustained: highest %s with SLA attainment >= %s (%s)\n",
-		s.load(), textfmt.Pct(s.Target), sloText(s.SLO))
+		s.Load(), textfmt.Pct(s.Target), SLOText(s.SLO))
 	return err
 }
 
@@ -43,12 +43,12 @@ func toAny(ss []string) []any {
 
 // sweepTable returns the per-policy table's header and rows.
 func sweepTable(s *Sweep) ([]string, [][]string) {
-	head := []string{"policy", "sustained " + s.unit()}
+	head := []string{"policy", "sustained " + s.Unit()}
 	if s.Vary == VaryTimeScale {
 		head = append(head, "time-scale factor")
 	}
 	head = append(head, "gain vs "+s.Baseline, "SLA met", "goodput req/s", "TTFT p50 ms", "TTFT p99 ms",
-		"TPOT p50 ms", "TPOT p99 ms", "broke at "+s.unit(), "broke by", "runs")
+		"TPOT p50 ms", "TPOT p99 ms", "broke at "+s.Unit(), "broke by", "runs")
 	var rows [][]string
 	for i := range s.Policies {
 		rows = append(rows, sweepRow(s, &s.Policies[i]))

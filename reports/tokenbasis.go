@@ -60,7 +60,7 @@ func intendedPrompt(r *replay.Result) int {
 
 // ratio is Σ server prompt tokens / Σ trace prompt tokens (NaN: none).
 func (t *tokenBasis) ratio() float64 {
-	return ratio(float64(t.ratioServer), float64(t.ratioTrace))
+	return Ratio(float64(t.ratioServer), float64(t.ratioTrace))
 }
 
 // tokenWarnings warns about figures that would otherwise mislead: backends
@@ -70,29 +70,29 @@ func (t *tokenBasis) ratio() float64 {
 func tokenWarnings(s *Summary) {
 	for _, b := range s.Backends {
 		if b.Requests > b.Errors && math.IsNaN(b.HitRate) && s.Header.Mode != replay.ModeSim {
-			s.addWarning(warning{"no cached-token count in responses from " + b.URL,
+			s.addWarning(Warning{"no cached-token count in responses from " + b.URL,
 				"its server hit rate is n/a (vLLM reports it with --enable-prompt-tokens-details, SGLang with --enable-cache-report, llama.cpp in timings.cache_n)", ""})
 		}
 	}
 	if s.Stop != nil {
 		if f, n := s.Stop.Extra[replay.ExtraScrapeFailures], s.Stop.Extra[replay.ExtraScrapes]; f > 0 {
-			s.addWarning(warning{"scrapes of /metrics failed", "scraped figures cover only the scrapes that succeeded",
+			s.addWarning(Warning{"scrapes of /metrics failed", "scraped figures cover only the scrapes that succeeded",
 				fmt.Sprintf("%.0f of %.0f", f, n)})
 		}
 		if u := s.Stop.Extra[replay.ExtraScrapeUnknown]; u > 0 {
-			s.addWarning(warning{"/metrics pages without any of the dialect's names",
+			s.addWarning(Warning{"/metrics pages without any of the dialect's names",
 				"their scraped figures are n/a, not idle servers; check --dialect (the run's log names the namespaces found)",
 				fmt.Sprintf("%.0f backends", u)})
 		}
 	}
 	if r := s.PromptTokenRatio; !math.IsNaN(r) && math.Abs(r-1) > warnTokenRatio {
-		s.addWarning(warning{"the servers counted prompts on another basis than the trace",
+		s.addWarning(Warning{"the servers counted prompts on another basis than the trace",
 			"predicted hits and fairness use the trace's tokens, the server hit rate the server's",
 			fmt.Sprintf("%.3f server tokens per trace token", r)})
 	}
 	benchWarnings(s)
 	if stream := s.Header.Config.Stream; stream != nil && !*stream && s.unstreamed > 0 {
-		s.addWarning(warning{"responses were not streamed", "TPOT and TBT cannot be measured and are n/a; a TPOT SLO was not checked",
+		s.addWarning(Warning{"responses were not streamed", "TPOT and TBT cannot be measured and are n/a; a TPOT SLO was not checked",
 			fmt.Sprintf("%d requests", s.unstreamed)})
 	}
 }
@@ -111,13 +111,13 @@ const minSharedOutput = 1000
 func benchWarnings(s *Summary) {
 	if c := s.Header.Config.BenchCaches; strings.HasPrefix(c, "persisted") {
 		order := s.Header.Config.BenchOrder
-		s.addWarning(warning{"prefix caches persisted between policies",
+		s.addWarning(Warning{"prefix caches persisted between policies",
 			"this policy ran on servers warmed by the policies before it (" + strings.TrimPrefix(c, "persisted: ") + ")",
 			"ran " + order})
 	}
 	for _, b := range s.Backends {
 		if sh := b.ScrapedOutputShare; !math.IsNaN(sh) && b.OutputTokens >= minSharedOutput && sh < warnOutputShare {
-			s.addWarning(warning{"more than one server answers at " + b.URL,
+			s.addWarning(Warning{"more than one server answers at " + b.URL,
 				"its /metrics saw only part of the tokens the client received; per-server figures cover one of them",
 				fmt.Sprintf("%.0f %% of %d output tokens", 100*sh, b.OutputTokens)})
 		}

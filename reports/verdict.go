@@ -71,7 +71,7 @@ func DecideVerdict(policies []string, runs map[string][]*Summary) *Verdict {
 	}
 	v := decide(policies, vals, good, "SLA attainment", "%", "pt")
 	if v != nil && len(runs[policies[0]]) > 0 {
-		v.SLO = sloText(runs[policies[0]][0].Options.SLO)
+		v.SLO = SLOText(runs[policies[0]][0].Options.SLO)
 	}
 	return v
 }
@@ -81,7 +81,7 @@ func DecideVerdict(policies []string, runs map[string][]*Summary) *Verdict {
 func DecideCapacityVerdict(policies []string, sustained map[string][]float64, slo SLO) *Verdict {
 	v := decide(policies, sustained, nil, "sustained rate", "req/s", "req/s")
 	if v != nil {
-		v.SLO = sloText(slo)
+		v.SLO = SLOText(slo)
 	}
 	return v
 }
@@ -94,7 +94,7 @@ func DecideSweepVerdict(s *Sweep, policies []string, sustained map[string][]floa
 	}
 	v := decide(policies, sustained, nil, "sustained users", "users", "users")
 	if v != nil {
-		v.SLO = sloText(s.SLO)
+		v.SLO = SLOText(s.SLO)
 	}
 	return v
 }
@@ -233,7 +233,7 @@ func (v *Verdict) WriteText(w io.Writer) {
 		}
 	}
 	for _, r := range v.Rows {
-		fmt.Fprintf(w, "  %-28s %s %s", r.Policy, v.Metric, r.interval(v.Unit))
+		fmt.Fprintf(w, "  %-28s %s %s", r.Policy, v.Metric, r.Interval(v.Unit))
 		if !math.IsNaN(r.Goodput) {
 			fmt.Fprintf(w, ", goodput %.3g req/s", r.Goodput)
 		}
@@ -241,7 +241,7 @@ func (v *Verdict) WriteText(w io.Writer) {
 	}
 }
 
-func (r VerdictRow) interval(unit string) string {
+func (r VerdictRow) Interval(unit string) string {
 	if math.IsNaN(r.Lo) {
 		return verdictNum(r.Mean, unit, false) + " " + unit
 	}

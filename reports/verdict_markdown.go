@@ -29,7 +29,7 @@ func writeVerdict(w io.Writer, v *Verdict) {
 	}
 	rows := make([][]string, 0, len(v.Rows))
 	for _, r := range v.Rows {
-		row := []string{mdEscape(r.Policy), r.interval(v.Unit)}
+		row := []string{mdEscape(r.Policy), r.Interval(v.Unit)}
 		if len(head) > 2 {
 			row = append(row, fmt.Sprintf("%.3g", r.Goodput))
 		}
@@ -46,19 +46,19 @@ func writeDecision(w io.Writer, d *Decision) {
 	}
 	fmt.Fprintf(w, "## Decision\n\nQuestion: %s\n\n", d.Question)
 	what := "each policy's sustained rate, the highest offered rate meeting the SLA"
-	if d.users() {
+	if d.Users() {
 		what = "the most concurrent closed-loop users each policy serves under the SLA"
 	}
 	fmt.Fprintf(w, "**Stage 1, capacity in virtual time** (%.0f s): %s, searched on %d seeds (files under `capacity/`, "+
 		"report `capacity/sweep.md`).\n\n", d.Stage1.Seconds(), what, d.CapacityVerdict.Seeds)
 	writeVerdictRows(w, d.CapacityVerdict)
-	writeCurves(w, d.Curves(), d.unit())
+	writeCurves(w, d.Curves(), d.Unit())
 	if d.Confirm == nil {
 		return
 	}
-	fmt.Fprintf(w, "**Stage 2, confirmation in real time**: %s. %s.\n\n", d.stage2Text(), capitalize(d.Confirm.Headline()))
+	fmt.Fprintf(w, "**Stage 2, confirmation in real time**: %s. %s.\n\n", d.Stage2Text(), capitalize(d.Confirm.Headline()))
 	writeVerdictRows(w, d.Confirm)
-	fmt.Fprintf(w, "**Agreement**: %s.\n\n", d.Agreement.text())
+	fmt.Fprintf(w, "**Agreement**: %s.\n\n", d.Agreement.Text())
 	if len(d.Distorted) > 0 {
 		fmt.Fprintf(w, "**Warning**: %d real-time runs were distorted by the machine: %s.\n\n",
 			len(d.Distorted), mdEscape(strings.Join(d.Distorted, "; ")))
@@ -69,7 +69,7 @@ func writeDecision(w io.Writer, d *Decision) {
 func writeVerdictRows(w io.Writer, v *Verdict) {
 	rows := make([][]string, 0, len(v.Rows))
 	for _, r := range v.Rows {
-		rows = append(rows, []string{mdEscape(r.Policy), r.interval(v.Unit)})
+		rows = append(rows, []string{mdEscape(r.Policy), r.Interval(v.Unit)})
 	}
 	mdTable(w, []string{"policy", v.Metric}, "lr", rows)
 }
@@ -109,7 +109,7 @@ func writePrediction(w io.Writer, p *Prediction) {
 		len(p.Predicted.Header.Backends), mdEscape(p.Profile))
 	rows := make([][]string, 0, len(p.Rows))
 	for _, r := range p.Rows {
-		rows = append(rows, []string{r.Metric, r.value(r.Measured), r.value(r.Predicted), r.errText()})
+		rows = append(rows, []string{r.Metric, r.Value(r.Measured), r.Value(r.Predicted), r.ErrText()})
 	}
 	mdTable(w, []string{"metric", "measured", "predicted", "error"}, "lrrr", rows)
 }

@@ -145,7 +145,7 @@ func (d *Decision) Decide() {
 }
 
 // agreementText is the agreement as one clause.
-func (g Agreement) text() string {
+func (g Agreement) Text() string {
 	same := "a different winner"
 	if g.SameWinner {
 		same = "the same winner"
@@ -155,8 +155,8 @@ func (g Agreement) text() string {
 }
 
 // stage2Text describes stage 2 in one clause.
-func (d *Decision) stage2Text() string {
-	if d.users() {
+func (d *Decision) Stage2Text() string {
+	if d.Users() {
 		return fmt.Sprintf("%d policies with %.0f closed-loop users on the real-time mock fleet (model time stretched %.3g×, "+
 			"think times with it: latencies %.3g× the model's in wall time), %d seeds, %.0f s",
 			len(d.Confirm.Rows), d.ConfirmRate, d.TimeScale, d.TimeScale, d.Confirm.Seeds, d.Stage2.Seconds())
@@ -168,11 +168,11 @@ func (d *Decision) stage2Text() string {
 }
 
 // users reports a decision over concurrent users (its sweep varies users).
-func (d *Decision) users() bool { return d.Capacity != nil && d.Capacity.Vary == VaryUsers }
+func (d *Decision) Users() bool { return d.Capacity != nil && d.Capacity.Vary == VaryUsers }
 
 // unit is what stage 1 counts: "req/s" or "users".
-func (d *Decision) unit() string {
-	if d.users() {
+func (d *Decision) Unit() string {
+	if d.Users() {
 		return "users"
 	}
 	return "req/s"
@@ -193,22 +193,19 @@ func (d *Decision) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "stage 1, capacity in virtual time (%d policies, %d seeds, %.0f s):\n", len(v.Rows), v.Seeds, d.Stage1.Seconds())
 	for _, r := range v.Rows {
-		fmt.Fprintf(w, "  %-18s %s\n", r.Policy, r.interval(v.Unit))
+		fmt.Fprintf(w, "  %-18s %s\n", r.Policy, r.Interval(v.Unit))
 	}
 	if d.Confirm == nil {
 		return
 	}
 	c := d.Confirm
-	fmt.Fprintf(w, "stage 2, confirmation: %s\n  %s\n", d.stage2Text(), c.Headline())
+	fmt.Fprintf(w, "stage 2, confirmation: %s\n  %s\n", d.Stage2Text(), c.Headline())
 	for _, r := range c.Rows {
-		fmt.Fprintf(w, "  %-18s SLA met %s\n", r.Policy, r.interval(c.Unit))
+		fmt.Fprintf(w, "  %-18s SLA met %s\n", r.Policy, r.Interval(c.Unit))
 	}
-	fmt.Fprintf(w, "agreement: %s\n", d.Agreement.text())
+	fmt.Fprintf(w, "agreement: %s\n", d.Agreement.Text())
 	if len(d.Distorted) > 0 {
 		fmt.Fprintf(w, "warning: %d real-time runs were distorted by the machine, so stage 2 is weak evidence: %s\n",
 			len(d.Distorted), strings.Join(d.Distorted, "; "))
 	}
 }
-
-// SLOText is the SLO as the reports state it ("TTFT ≤ 2s, TPOT ≤ 100ms").
-func SLOText(s SLO) string { return sloText(s) }

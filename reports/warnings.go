@@ -25,14 +25,14 @@ const (
 	// 0.1–0.6 ms at p99; a CPU-starved machine gives p99s of 10–40 ms.
 	warnMockLateP50Frac = 0.05
 	warnMockLateP99Frac = 0.25
-	// warnHostStealPct: CPU steal above 2 % of the machine's CPU time
+	// WarnHostStealPct: CPU steal above 2 % of the machine's CPU time
 	// over the run. Runs on a quiet host see 0–0.2 % (0–2 ticks of 1,000
 	// over 5 s on 2 CPUs) and keep schedule lag p99 under 1 ms; runs with
 	// 10–30 % steal had p99 lag of 5–190 ms at the same rate. The
 	// hypervisor takes whole time slices of milliseconds to tens of
 	// milliseconds, so even a few percent can delay sends and token
 	// timings by that much.
-	warnHostStealPct = 2.0
+	WarnHostStealPct = 2.0
 	// warnBurstShare: more than a quarter of TBT gaps under 0.1 ms
 	// (burstGapUS) means the client read chunks in bursts; below
 	// warnBurstMinGaps gaps the share is not worth a warning.
@@ -49,26 +49,29 @@ const (
 // of under 0.1 ms is a burst, not a step.
 const burstGapUS = 100
 
-// warning says why one figure of one Run is doubtful. Reports group
+// Warning says why one figure of one Run is doubtful. Reports group
 // warnings with the same title across Runs.
-type warning struct {
-	// title names the problem; why says what it does to the figures;
-	// detail gives this Run's numbers (may be empty).
-	title, why, detail string
+type Warning struct {
+	// Title names the problem; Why says what it does to the figures;
+	// Detail gives this Run's numbers (may be empty).
+	Title, Why, Detail string
 }
 
-// text is the warning as one line.
-func (w warning) text() string {
-	if w.detail == "" {
-		return w.title + ": " + w.why
+// Text is the warning as one line.
+func (w Warning) Text() string {
+	if w.Detail == "" {
+		return w.Title + ": " + w.Why
 	}
-	return w.title + " (" + w.detail + "): " + w.why
+	return w.Title + " (" + w.Detail + "): " + w.Why
 }
+
+// Warns returns the Run's warnings, structured for grouping across runs.
+func (s *Summary) Warns() []Warning { return s.warns }
 
 // addWarning records a warning in both the structured and text forms.
-func (s *Summary) addWarning(w warning) {
+func (s *Summary) addWarning(w Warning) {
 	s.warns = append(s.warns, w)
-	s.Warnings = append(s.Warnings, w.text())
+	s.Warnings = append(s.Warnings, w.Text())
 }
 
 // checkWarnings adds a warning wherever the measurement of s is doubtful.
@@ -76,24 +79,24 @@ func checkWarnings(s *Summary) {
 	stopWarnings(s)
 	kvWarnings(s)
 	if s.Requests == 0 {
-		s.addWarning(warning{"no requests in the measured window", "there is nothing to report",
+		s.addWarning(Warning{"no requests in the measured window", "there is nothing to report",
 			fmt.Sprintf("warm-up cut %s", s.Options.Warmup)})
 		return
 	}
 	if s.ErrorRate > warnErrorRate {
-		s.addWarning(warning{"more than 1 % of requests failed", "failed requests count as SLA misses",
+		s.addWarning(Warning{"more than 1 % of requests failed", "failed requests count as SLA misses",
 			fmt.Sprintf("%.1f %%: %s", 100*s.ErrorRate, textfmt.ErrorList(s.Errors))})
 	}
 	timingWarnings(s)
 	tokenWarnings(s)
 	if s.OverRange > 0 {
-		s.addWarning(warning{"latencies above the histogram's range",
+		s.addWarning(Warning{"latencies above the histogram's range",
 			fmt.Sprintf("values above %g days count as %g days, so percentiles and maxima there are lower bounds",
 				histCeiling.Hours()/24, histCeiling.Hours()/24),
 			fmt.Sprintf("%d requests", s.OverRange)})
 	}
 	if n := s.TTFT.Count; n > 0 && n < warnTailSamples {
-		s.addWarning(warning{"too few requests for a reliable p99",
+		s.addWarning(Warning{"too few requests for a reliable p99",
 			fmt.Sprintf("a p99 rests on the slowest 1 %% of requests; %d or more give it 10", warnTailSamples),
 			fmt.Sprintf("%d successful requests", n)})
 	}
@@ -104,12 +107,12 @@ func checkWarnings(s *Summary) {
 func stopWarnings(s *Summary) {
 	switch {
 	case s.Stop == nil:
-		s.addWarning(warning{"the run was killed", "there is no stop line; the figures cover what was written", ""})
+		s.addWarning(Warning{"the run was killed", "there is no stop line; the figures cover what was written", ""})
 	case s.Stop.Reason == replay.StopInterrupted:
-		s.addWarning(warning{"the run was interrupted", "the figures cover the requests finished by then",
+		s.addWarning(Warning{"the run was interrupted", "the figures cover the requests finished by then",
 			fmt.Sprintf("after %.0f s", s.Stop.Elapsed.Seconds())})
 	case s.Stop.Reason == replay.StopErrorLimit:
-		s.addWarning(warning{"the run was cut short on errors",
+		s.addWarning(Warning{"the run was cut short on errors",
 			"its error rate passed the limit, so it stopped early; the figures cover the requests replayed by then",
 			fmt.Sprintf("%d requests replayed in %.0f s", s.Requests+s.WarmupSkipped, s.Stop.Elapsed.Seconds())})
 	}
@@ -120,21 +123,21 @@ func stopWarnings(s *Summary) {
 // bursts), the mock servers' own lateness or the host's CPU steal.
 func timingWarnings(s *Summary) {
 	if s.ScheduleLag.P99 > warnLagMS {
-		s.addWarning(warning{"the client sent requests late", "latencies include the client's own delay",
+		s.addWarning(Warning{"the client sent requests late", "latencies include the client's own delay",
 			fmt.Sprintf("schedule lag p99 %.1f ms, max %.1f ms", s.ScheduleLag.P99, s.ScheduleLag.Max)})
 	}
 	if r := s.Rate; r.Requested > 0 && r.Achieved < warnRateShortfall*r.Requested {
-		s.addWarning(warning{"the achieved arrival rate fell short of the requested one",
+		s.addWarning(Warning{"the achieved arrival rate fell short of the requested one",
 			"the servers saw a lighter load than asked for", fmt.Sprintf("%.2f of %.2f req/s", r.Achieved, r.Requested)})
 	}
 	mockLateWarning(s)
-	if st := s.Host.StealPct; st > warnHostStealPct {
-		s.addWarning(warning{"the host took CPU time from this machine during the run",
+	if st := s.Host.StealPct; st > WarnHostStealPct {
+		s.addWarning(Warning{"the host took CPU time from this machine during the run",
 			"timing figures such as schedule lag and TTFT may reflect the host rather than the policy",
 			fmt.Sprintf("CPU steal %.1f %% of CPU time", st)})
 	}
 	if s.TBT.Count >= warnBurstMinGaps && s.BurstGapShare > warnBurstShare {
-		s.addWarning(warning{"chunks reached the client in bursts",
+		s.addWarning(Warning{"chunks reached the client in bursts",
 			"the client fell behind reading its streams, or the servers sent several chunks at once; " +
 				"TBT percentiles describe the bursts (TPOT and E2E are unaffected)",
 			fmt.Sprintf("%.0f %% of TBT gaps under 0.1 ms; TBT p50 %.2f ms, mean %.2f ms", 100*s.BurstGapShare, s.TBT.P50, s.TBT.Mean)})
@@ -153,11 +156,11 @@ func mockLateWarning(s *Summary) {
 	}
 	detail := fmt.Sprintf("lateness p99 %.2f ms, max %.1f ms; median TBT %.2f ms", l.P99, l.Max, s.TBT.P50)
 	if !l.Lifetime {
-		s.addWarning(warning{"the mock servers ran their steps late",
+		s.addWarning(Warning{"the mock servers ran their steps late",
 			"the machine, not the policy, shaped TTFT and TBT (" + why + ")", detail})
 		return
 	}
-	s.addWarning(warning{"the mock servers ran steps late over their lifetime",
+	s.addWarning(Warning{"the mock servers ran steps late over their lifetime",
 		"the lateness was scraped from a separately started mock and covers every step since it started, " +
 			"not only this run's; if this run's steps were as late, the machine, not the policy, shaped TTFT and TBT " +
 			"(" + why + "). Start the mock afresh for a run to measure that run alone",
