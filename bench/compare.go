@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
@@ -56,9 +57,9 @@ type CompareSpec struct {
 	// profile, for the verdict ("" for none).
 	ProfileNote string
 	// Distortion says why a Run's timings are not the servers' alone, ""
-	// when they are (nil: reports.Distortion, the report's warning
+	// when they are (nil: metrics.Distortion, the report's warning
 	// thresholds on client schedule lag and mock step lateness).
-	Distortion func(*reports.Summary) string
+	Distortion func(*metrics.Summary) string
 	// ErrOut receives a line per Run finished side by side, the retries
 	// and the live plan's notes (nil: none).
 	ErrOut io.Writer
@@ -70,7 +71,7 @@ type CompareResult struct {
 	// them); Runs their first seed's Summaries in that order, those that
 	// produced none left out.
 	Routers []string
-	Runs    []*reports.Summary
+	Runs    []*metrics.Summary
 	// Verdict compares the routers over every seed (nil with one router,
 	// or when a Run failed).
 	Verdict *reports.Verdict
@@ -118,8 +119,8 @@ type comparer struct {
 	live *liveBench
 	// errOut is spec.ErrOut, io.Discard when nil.
 	errOut io.Writer
-	// distortion is spec.Distortion or reports.Distortion.
-	distortion func(*reports.Summary) string
+	// distortion is spec.Distortion or metrics.Distortion.
+	distortion func(*metrics.Summary) string
 }
 
 // newComparer checks spec, creates its Out and, with Targets, plans the
@@ -130,7 +131,7 @@ func newComparer(ctx context.Context, spec CompareSpec) (*comparer, error) {
 		c.errOut = io.Discard
 	}
 	if c.distortion == nil {
-		c.distortion = reports.Distortion
+		c.distortion = metrics.Distortion
 	}
 	if c.routers == nil {
 		c.routers = policies.Names(policies.KindRouter)
@@ -197,7 +198,7 @@ func (c *comparer) sideBySideChecked() bool {
 // one runs router on a fresh fleet (Setup's, or Base's) with spec's
 // settings; quiet turns its progress display off (for Runs side by
 // side).
-func (c *comparer) one(ctx context.Context, spec CompareSpec, router string, quiet bool) (*reports.Summary, error) {
+func (c *comparer) one(ctx context.Context, spec CompareSpec, router string, quiet bool) (*metrics.Summary, error) {
 	rs := spec.Base
 	rs.Policy.Router, rs.Quiet = router, rs.Quiet || quiet
 	rs.Results = ResultsPath(spec.Out, PolicyName(router, rs.Policy.Queue))

@@ -7,20 +7,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // all runs every router of spec (c.routers) and returns their Summaries
 // in that order (Runs that produced none left out). Mock-fleet Runs made
 // side by side are checked for distortion: those the machine distorted
 // are run again (see redo), and Compare says so.
-func (c *comparer) all(ctx context.Context, spec CompareSpec) ([]*reports.Summary, error) {
+func (c *comparer) all(ctx context.Context, spec CompareSpec) ([]*metrics.Summary, error) {
 	jobs := c.jobs(len(c.routers))
 	sums, err := c.batch(ctx, spec, c.routers, jobs)
 	if err == nil && jobs > 1 && c.sideBySideChecked() {
 		err = c.redo(ctx, spec, sums, jobs)
 	}
-	out := make([]*reports.Summary, 0, len(sums))
+	out := make([]*metrics.Summary, 0, len(sums))
 	for _, s := range sums {
 		if s != nil {
 			out = append(out, s)
@@ -34,8 +34,8 @@ func (c *comparer) all(ctx context.Context, spec CompareSpec) ([]*reports.Summar
 // produced none) and the first error, an interrupt only when nothing
 // else failed. With jobs > 1 the progress displays are off and a line
 // on ErrOut marks each finished Run.
-func (c *comparer) batch(ctx context.Context, spec CompareSpec, names []string, jobs int) ([]*reports.Summary, error) {
-	sums := make([]*reports.Summary, len(names))
+func (c *comparer) batch(ctx context.Context, spec CompareSpec, names []string, jobs int) ([]*metrics.Summary, error) {
+	sums := make([]*metrics.Summary, len(names))
 	errs := make([]error, len(names))
 	if jobs <= 1 {
 		for i, name := range names {
@@ -86,7 +86,7 @@ func (c *comparer) batch(ctx context.Context, spec CompareSpec, names []string, 
 // (their reports carry the warnings). Otherwise running side by side was
 // the cause, and it runs the rest again at half the concurrency, halving
 // until none is flagged or they go one at a time.
-func (c *comparer) redo(ctx context.Context, spec CompareSpec, sums []*reports.Summary, jobs int) error {
+func (c *comparer) redo(ctx context.Context, spec CompareSpec, sums []*metrics.Summary, jobs int) error {
 	names, w := c.routers, c.errOut
 	redo, why := c.distorted(sums, allIndexes(len(names)))
 	if len(redo) == 0 {
@@ -139,7 +139,7 @@ func (c *comparer) redo(ctx context.Context, spec CompareSpec, sums []*reports.S
 
 // distorted returns which of the Runs at positions in c.distortion
 // flags, and why, as one line.
-func (c *comparer) distorted(sums []*reports.Summary, in []int) ([]int, string) {
+func (c *comparer) distorted(sums []*metrics.Summary, in []int) ([]int, string) {
 	var out []int
 	var why []string
 	for _, i := range in {

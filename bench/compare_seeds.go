@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -16,12 +17,12 @@ import (
 // seed side by side, as the first seed's), and decides the verdict from
 // all of them. With one router, or when a first-seed Run produced no
 // Summary, there is none.
-func (c *comparer) verdict(ctx context.Context, first []*reports.Summary) (*reports.Verdict, error) {
+func (c *comparer) verdict(ctx context.Context, first []*metrics.Summary) (*reports.Verdict, error) {
 	names := c.routers
 	if len(first) != len(names) || len(names) < 2 {
 		return nil, nil
 	}
-	runs := map[string][]*reports.Summary{}
+	runs := map[string][]*metrics.Summary{}
 	for i, s := range first {
 		runs[names[i]] = append(runs[names[i]], s)
 	}

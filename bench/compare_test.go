@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestCompareJobs: automatic Jobs is every router on mock fleets,
@@ -77,7 +77,7 @@ func TestCompareSim(t *testing.T) {
 }
 
 // TestCompareRedo plays a busy machine with a stand-in for
-// reports.Distortion over small simulated runs: when a run alone is
+// metrics.Distortion over small simulated runs: when a run alone is
 // distorted too, Compare stops retrying and says so; when it is honest,
 // the other flagged runs go again at half the concurrency.
 func TestCompareRedo(t *testing.T) {
@@ -86,12 +86,12 @@ func TestCompareRedo(t *testing.T) {
 		name string
 		// flag reports whether a Summary counts as distorted; first holds
 		// the Summaries of the side-by-side runs.
-		flag func(first map[*reports.Summary]bool, s *reports.Summary) bool
+		flag func(first map[*metrics.Summary]bool, s *metrics.Summary) bool
 		want string
 	}{
-		{"machine too busy", func(map[*reports.Summary]bool, *reports.Summary) bool { return true },
+		{"machine too busy", func(map[*metrics.Summary]bool, *metrics.Summary) bool { return true },
 			"bench: random alone was distorted too"},
-		{"side by side was the cause", func(first map[*reports.Summary]bool, s *reports.Summary) bool { return first[s] },
+		{"side by side was the cause", func(first map[*metrics.Summary]bool, s *metrics.Summary) bool { return first[s] },
 			"bench: random alone was honest; running the other 3 again, 2 at a time"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,11 +108,11 @@ func TestCompareRedo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			first := map[*reports.Summary]bool{}
+			first := map[*metrics.Summary]bool{}
 			for _, s := range sums {
 				first[s] = true
 			}
-			c.distortion = func(s *reports.Summary) string {
+			c.distortion = func(s *metrics.Summary) string {
 				if tc.flag(first, s) {
 					return "late"
 				}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 	"gonum.org/v1/gonum/stat"
 )
@@ -88,8 +89,8 @@ type DecideSpec struct {
 	// (Out/confirm/seed-K).
 	Out string
 	// Distortion says why a Run's timings are not the servers' alone
-	// (nil: reports.Distortion, the report's warning thresholds).
-	Distortion func(*reports.Summary) string
+	// (nil: metrics.Distortion, the report's warning thresholds).
+	Distortion func(*metrics.Summary) string
 	// ErrOut receives a line per stage and per stage-2 Run (nil: none).
 	ErrOut io.Writer
 }
@@ -104,7 +105,7 @@ type DecideResult struct {
 	// Decision holds both stages, the verdict and their agreement.
 	Decision *reports.Decision
 	// Runs are stage 2's first seed's Summaries, in the confirmed order.
-	Runs []*reports.Summary
+	Runs []*metrics.Summary
 	// Alone is the only router's capacity when Routers holds one (nil
 	// otherwise).
 	Alone *Alone
@@ -208,16 +209,16 @@ func (s DecideSpec) validate() error {
 func (s DecideSpec) question() string {
 	if s.users() {
 		return fmt.Sprintf("which router serves the most concurrent closed-loop users with at least %.0f %% of requests "+
-			"meeting %s, on %s (%d requests per run) and %s", 100*s.Attainment, reports.SLOText(s.Base.Report.SLO),
+			"meeting %s, on %s (%d requests per run) and %s", 100*s.Attainment, metrics.SLOText(s.Base.Report.SLO),
 			s.Ident, s.Base.Workload.MaxRequests, s.SimFleet)
 	}
 	if len(s.Routers) == 1 {
 		return fmt.Sprintf("what request rate %s sustains with at least %.0f %% of requests meeting %s, on %s "+
 			"(%d requests per run) and %s", PolicyName(s.Routers[0], s.Base.Policy.Queue), 100*s.Attainment,
-			reports.SLOText(s.Base.Report.SLO), s.Ident, s.Base.Workload.MaxRequests, s.SimFleet)
+			metrics.SLOText(s.Base.Report.SLO), s.Ident, s.Base.Workload.MaxRequests, s.SimFleet)
 	}
 	return fmt.Sprintf("which router sustains the highest request rate with at least %.0f %% of requests meeting %s, "+
-		"on %s (%d requests per run) and %s", 100*s.Attainment, reports.SLOText(s.Base.Report.SLO), s.Ident,
+		"on %s (%d requests per run) and %s", 100*s.Attainment, metrics.SLOText(s.Base.Report.SLO), s.Ident,
 		s.Base.Workload.MaxRequests, s.SimFleet)
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -21,7 +22,7 @@ import (
 // TimeScale and Distorted and returns the first seed's Summaries.
 // Distorted Runs are kept and named, not run again: the verdict is stage
 // 1's, and a busy machine only weakens its confirmation.
-func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.Summary, error) {
+func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*metrics.Summary, error) {
 	names, rate := dc.confirmed(d.CapacityVerdict)
 	d.ConfirmRate, d.TimeScale = rate, dc.timeScale(d.Capacity, d.CapacityVerdict.Pick, rate)
 	start := time.Now()
@@ -38,10 +39,10 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*reports.
 	if err != nil {
 		return firstSeed(sums), err
 	}
-	runs := map[string][]*reports.Summary{}
+	runs := map[string][]*metrics.Summary{}
 	distortion := dc.s.Distortion
 	if distortion == nil {
-		distortion = reports.Distortion
+		distortion = metrics.Distortion
 	}
 	policies := make([]string, len(names))
 	for i, n := range names {
@@ -98,16 +99,16 @@ const minConfirmScale = 4
 
 // confirmAll runs every name on every seed at once and returns the
 // Summaries by seed, then by name (nil where a Run produced none).
-func (dc *decider) confirmAll(ctx context.Context, names []string, rate, scale float64, start time.Time) ([][]*reports.Summary, error) {
+func (dc *decider) confirmAll(ctx context.Context, names []string, rate, scale float64, start time.Time) ([][]*metrics.Summary, error) {
 	if err := Preflight(dc.s.Base.Workload, dc.s.Base.Policy, names); err != nil {
 		return nil, err
 	}
-	sums := make([][]*reports.Summary, dc.s.ConfirmSeeds)
+	sums := make([][]*metrics.Summary, dc.s.ConfirmSeeds)
 	errs := make([]error, dc.s.ConfirmSeeds*len(names))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for k := range sums {
-		sums[k] = make([]*reports.Summary, len(names))
+		sums[k] = make([]*metrics.Summary, len(names))
 		dir := filepath.Join(dc.s.Out, "confirm", "seed-"+strconv.Itoa(k))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return sums, fmt.Errorf("DecideSpec.Out %s: %w", dc.s.Out, err)
@@ -132,7 +133,7 @@ func (dc *decider) confirmAll(ctx context.Context, names []string, rate, scale f
 
 // confirmOne runs name on seed k on its own mock fleet, the SLO stretched
 // with the model's time.
-func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir string, rate, scale float64) (*reports.Summary, error) {
+func (dc *decider) confirmOne(ctx context.Context, name string, k int, dir string, rate, scale float64) (*metrics.Summary, error) {
 	rs := dc.s.Base
 	rs.Policy.Router, rs.Quiet = name, true
 	rs.Workload.Seed += uint64(k)
@@ -181,11 +182,11 @@ const (
 )
 
 // stretchSLO multiplies every bound of slo by scale.
-func stretchSLO(slo reports.SLO, scale float64) reports.SLO {
+func stretchSLO(slo metrics.SLO, scale float64) metrics.SLO {
 	st := func(d time.Duration) time.Duration { return time.Duration(float64(d) * scale) }
 	slo.TTFT, slo.TTFOT, slo.TPOT, slo.E2E = st(slo.TTFT), st(slo.TTFOT), st(slo.TPOT), st(slo.E2E)
 	if len(slo.PerUser) > 0 {
-		per := make(map[string]reports.SLO, len(slo.PerUser))
+		per := make(map[string]metrics.SLO, len(slo.PerUser))
 		for u, b := range slo.PerUser {
 			per[u] = stretchSLO(b, scale)
 		}
@@ -195,11 +196,11 @@ func stretchSLO(slo reports.SLO, scale float64) reports.SLO {
 }
 
 // firstSeed is the first seed's Summaries that exist.
-func firstSeed(sums [][]*reports.Summary) []*reports.Summary {
+func firstSeed(sums [][]*metrics.Summary) []*metrics.Summary {
 	if len(sums) == 0 {
 		return nil
 	}
-	var out []*reports.Summary
+	var out []*metrics.Summary
 	for _, s := range sums[0] {
 		if s != nil {
 			out = append(out, s)

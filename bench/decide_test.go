@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -21,7 +22,7 @@ import (
 // run.
 func decideSpec(dir string) DecideSpec {
 	cfg, _ := engine.Preset("small-kv")
-	base := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(), Report: reports.DefaultOptions()}
+	base := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(), Report: metrics.DefaultOptions()}
 	base.Workload.WorkloadArgs, base.Workload.MaxRequests = []string{"requests=60"}, 60
 	base.Quiet = true
 	base.Report.SLO.TTFT = 100 * time.Millisecond

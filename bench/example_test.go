@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // A Go program comparing two routers on the same workload in virtual
@@ -26,7 +26,7 @@ func Example_comparePolicies() {
 	defer os.RemoveAll(dir)
 	for _, name := range []string{"round-robin", "prefix-cache"} {
 		spec := bench.Spec{Workload: bench.DefaultWorkload(), Policy: bench.DefaultPolicy(),
-			Report: reports.DefaultOptions(), Sim: 4, Fleet: new(engine.DefaultConfig()),
+			Report: metrics.DefaultOptions(), Sim: 4, Fleet: new(engine.DefaultConfig()),
 			Results: bench.ResultsPath(dir, name)}
 		spec.Policy.Router = name
 		spec.Workload.WorkloadArgs = []string{"requests=400"}
@@ -56,7 +56,7 @@ func Example_compareOnMockFleet() {
 	}
 	defer os.RemoveAll(dir)
 	base := bench.Spec{Workload: bench.DefaultWorkload(), Policy: bench.DefaultPolicy(),
-		Client: bench.DefaultClient(), Report: reports.DefaultOptions()}
+		Client: bench.DefaultClient(), Report: metrics.DefaultOptions()}
 	base.Workload.WorkloadArgs = []string{"requests=60"}
 	base.Workload.Rate = 40
 	fleet := bench.DefaultMockFleet()

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // TestMockFleetValidate: a bad MockFleet value is a UsageError naming
@@ -47,7 +47,7 @@ func TestMockFleetValidate(t *testing.T) {
 func TestMockFleetRun(t *testing.T) {
 	dir := t.TempDir()
 	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(),
-		Report: reports.DefaultOptions(), Results: ResultsPath(dir, "least-request"), Quiet: true}
+		Report: metrics.DefaultOptions(), Results: ResultsPath(dir, "least-request"), Quiet: true}
 	s.Policy.Router = "least-request"
 	s.Workload.WorkloadArgs, s.Workload.Rate, s.Workload.Seed = []string{"requests=20"}, 40, 3
 	f := DefaultMockFleet()

@@ -1,8 +1,8 @@
 package bench
 
 import (
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // sloCut watches a Run's Results and stops it once more of its planned
@@ -13,7 +13,7 @@ type sloCut struct {
 	// slo judges each Result; planned is the Requests the Run replays
 	// (0: never cut); target the attainment it must reach; missed the
 	// Results that missed so far.
-	slo     reports.SLO
+	slo     metrics.SLO
 	planned int
 	target  float64
 	missed  int
@@ -27,7 +27,7 @@ func (p *planner) cutter(rs Spec) *sloCut {
 // check counts r and returns replay.StopSLOUnreachable once the Run
 // cannot pass.
 func (c *sloCut) check(r *replay.Result) replay.StopReason {
-	if c.planned == 0 || reports.MeetsSLO(c.slo, r) {
+	if c.planned == 0 || metrics.MeetsSLO(c.slo, r) {
 		return ""
 	}
 	// The same comparison as the verdict's, so a cut Run always fails.

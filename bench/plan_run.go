@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -50,7 +51,7 @@ func (p *planner) point(ctx context.Context, router string, n int, load float64,
 // k and returns its Summary and attainment. A Run is cut short once so
 // many Requests missed the SLO that it cannot pass; its attainment is
 // then the most it could have reached.
-func (p *planner) run(ctx context.Context, router string, n int, load float64, roles []string, k int) (*reports.Summary, float64, error) {
+func (p *planner) run(ctx context.Context, router string, n int, load float64, roles []string, k int) (*metrics.Summary, float64, error) {
 	rs := p.s.Base.reseeded(k)
 	rs.Policy.Router, rs.Sim, rs.Quiet = router, n, true
 	p.setLoad(&rs.Workload, load)

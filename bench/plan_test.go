@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -22,7 +23,7 @@ func planBase(t *testing.T) Spec {
 	cfg := p.Config()
 	wf := DefaultWorkload()
 	wf.WorkloadArgs, wf.MaxRequests = []string{"requests=300"}, 300
-	ro := reports.DefaultOptions()
+	ro := metrics.DefaultOptions()
 	ro.SLO.TTFT, ro.SLO.TPOT = 2*time.Second, 100*time.Millisecond
 	return Spec{Workload: wf, Policy: DefaultPolicy(), Report: ro, Fleet: &cfg, Preset: "small-kv"}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
@@ -29,8 +30,8 @@ type PredictSpec struct {
 	// SimSeed seeds the simulated engines' jitter (default 1).
 	SimSeed int64
 	// Report holds the SLO the Summaries are computed with (zero fields
-	// take reports.DefaultOptions' values).
-	Report reports.Options
+	// take metrics.DefaultOptions' values).
+	Report metrics.Options
 	// ErrOut receives the simulated run's warnings (nil: none).
 	ErrOut io.Writer
 }
@@ -39,7 +40,7 @@ type PredictSpec struct {
 type PredictResult struct {
 	// Measured and Predicted are the two runs' Summaries, Prediction
 	// their comparison.
-	Measured, Predicted *reports.Summary
+	Measured, Predicted *metrics.Summary
 	Prediction          *reports.Prediction
 	// Backends is the number of servers the run had (and engines
 	// simulated).
@@ -82,7 +83,7 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	if err := os.MkdirAll(filepath.Dir(ps.Results), 0o755); err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
 	}
-	if res.Measured, err = reports.Summarize(ps.Live, ps.Report); err != nil {
+	if res.Measured, err = metrics.Summarize(ps.Live, ps.Report); err != nil {
 		return nil, err
 	}
 	rs.Report, rs.ErrOut, rs.Quiet = ps.Report, ps.ErrOut, true

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/sim"
 )
 
@@ -42,8 +42,8 @@ func round(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond
 
 // comparedNote says how many requests each side compares: those that
 // finished, and those that timed out or were cut.
-func comparedNote(m, p *reports.Summary) string {
-	side := func(s *reports.Summary) string {
+func comparedNote(m, p *metrics.Summary) string {
+	side := func(s *metrics.Summary) string {
 		timedOut, cut := s.Errors[replay.ErrTimeout], s.Errors[replay.ErrCanceled]
 		return fmt.Sprintf("%d requests (%d ok, %d timed out, %d cut by the stop, %d other failures)",
 			s.Requests, s.OK, timedOut, cut, s.Requests-s.OK-timedOut-cut)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
@@ -32,7 +33,7 @@ type PredictDirSpec struct {
 	// SimSeed seeds the simulated engines' jitter (default 1).
 	SimSeed int64
 	// Report holds the SLO of the Summaries and verdicts.
-	Report reports.Options
+	Report metrics.Options
 	// ErrOut receives the simulated runs' warnings (nil: none).
 	ErrOut io.Writer
 }
@@ -223,7 +224,7 @@ func checkComplete(path string) (replay.Header, string) {
 // predicted for every seed.
 func (res *PredictDirResult) decide(ranked []string) {
 	var preds []*reports.Prediction
-	live, sim := map[string][]*reports.Summary{}, map[string][]*reports.Summary{}
+	live, sim := map[string][]*metrics.Summary{}, map[string][]*metrics.Summary{}
 	for _, pp := range res.Policies {
 		if !slices.Contains(ranked, pp.Policy) {
 			continue

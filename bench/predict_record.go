@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -15,8 +16,8 @@ import (
 // on that profile quote them.
 func RecordValidation(path, live string, pred *reports.Prediction) error {
 	v := profile.Validation{Run: live}
-	fields := map[reports.MetricID]*float64{reports.MetricTTFTP50: &v.TTFTP50, reports.MetricTPOTP50: &v.TPOTP50,
-		reports.MetricE2EP50: &v.E2EP50}
+	fields := map[metrics.MetricID]*float64{metrics.MetricTTFTP50: &v.TTFTP50, metrics.MetricTPOTP50: &v.TPOTP50,
+		metrics.MetricE2EP50: &v.E2EP50}
 	for _, r := range pred.Rows {
 		setRounded(fields[r.ID], r.Err, 10)
 	}
@@ -37,7 +38,7 @@ func RecordAgreement(path, dir string, res *PredictDirResult) error {
 			}
 		}
 	}
-	fields := map[reports.MetricID]*float64{reports.MetricTTFTP50: &a.TauTTFTP50, reports.MetricTTFTP90: &a.TauTTFTP90}
+	fields := map[metrics.MetricID]*float64{metrics.MetricTTFTP50: &a.TauTTFTP50, metrics.MetricTTFTP90: &a.TauTTFTP90}
 	for _, g := range res.Agreement {
 		setRounded(fields[g.ID], g.Tau, 100)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -29,14 +30,14 @@ func profileFile(t *testing.T) string {
 // their figures by metric identity, so the same rows under other display
 // labels record the same values; a NaN records 0.
 func TestRecordKeysByMetricID(t *testing.T) {
-	for _, label := range []func(reports.MetricID) string{
-		reports.MetricID.Label,
-		func(id reports.MetricID) string { return "renamed " + string(id) },
+	for _, label := range []func(metrics.MetricID) string{
+		metrics.MetricID.Label,
+		func(id metrics.MetricID) string { return "renamed " + string(id) },
 	} {
 		path := profileFile(t)
 		pred := &reports.Prediction{Rows: []reports.PredictionRow{
-			{ID: reports.MetricTTFTP50, Err: 12.34}, {ID: reports.MetricTTFTP90, Err: 99},
-			{ID: reports.MetricTPOTP50, Err: -5.06}, {ID: reports.MetricE2EP50, Err: math.NaN()},
+			{ID: metrics.MetricTTFTP50, Err: 12.34}, {ID: metrics.MetricTTFTP90, Err: 99},
+			{ID: metrics.MetricTPOTP50, Err: -5.06}, {ID: metrics.MetricE2EP50, Err: math.NaN()},
 		}}
 		for i := range pred.Rows {
 			pred.Rows[i].Metric = label(pred.Rows[i].ID)
@@ -45,7 +46,7 @@ func TestRecordKeysByMetricID(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := &PredictDirResult{Agreement: []reports.RankAgreement{
-			{ID: reports.MetricTTFTP50, Tau: 0.333}, {ID: reports.MetricTTFTP90, Tau: -1}, {ID: reports.MetricE2EP50, Tau: 0.9},
+			{ID: metrics.MetricTTFTP50, Tau: 0.333}, {ID: metrics.MetricTTFTP90, Tau: -1}, {ID: metrics.MetricE2EP50, Tau: 0.9},
 		}}
 		for i := range res.Agreement {
 			res.Agreement[i].Metric = label(res.Agreement[i].ID)
@@ -59,10 +60,10 @@ func TestRecordKeysByMetricID(t *testing.T) {
 		}
 		v := p.Validation[len(p.Validation)-1]
 		if v.Run != "live.jsonl" || v.TTFTP50 != 12.3 || v.TPOTP50 != -5.1 || v.E2EP50 != 0 {
-			t.Errorf("labels %q: validation %+v, want TTFT 12.3, TPOT -5.1, E2E 0", label(reports.MetricTTFTP50), v)
+			t.Errorf("labels %q: validation %+v, want TTFT 12.3, TPOT -5.1, E2E 0", label(metrics.MetricTTFTP50), v)
 		}
 		if a := p.Agreement; a == nil || a.TauTTFTP50 != 0.33 || a.TauTTFTP90 != -1 {
-			t.Errorf("labels %q: agreement %+v, want τ 0.33 and -1", label(reports.MetricTTFTP50), a)
+			t.Errorf("labels %q: agreement %+v, want τ 0.33 and -1", label(metrics.MetricTTFTP50), a)
 		}
 	}
 }

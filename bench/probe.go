@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // ProbeSpec is a calibration probe of live servers: the phases of
@@ -186,7 +186,7 @@ func probeSpec(ps ProbeSpec, ph ProbePhase, seed uint64, scrape bool) Spec {
 	p.Router, p.MaxInflight = "least-request", ph.Concurrency*len(ps.Targets)
 	c := ps.Client
 	c.Scrape = scrape
-	return Spec{Workload: w, Policy: p, Client: c, Report: reports.DefaultOptions(),
+	return Spec{Workload: w, Policy: p, Client: c, Report: metrics.DefaultOptions(),
 		Backends: ps.Targets, Mode: replay.ModeTarget, Quiet: true, ErrOut: ps.Log,
 		Results: filepath.Join(ps.Dir, "probe-"+ph.Name+".jsonl")}
 }

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // simSpec is a small virtual-time Run of router writing into dir.
 func simSpec(dir, router string) Spec {
-	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Report: reports.DefaultOptions(),
+	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Report: metrics.DefaultOptions(),
 		Sim: 2, Fleet: new(engine.DefaultConfig()), Results: ResultsPath(dir, router)}
 	s.Policy.Router = router
 	s.Workload.WorkloadArgs, s.Workload.Rate = []string{"requests=40"}, 10

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
@@ -30,7 +30,7 @@ type Spec struct {
 	// Client sets how Requests are sent over HTTP (unused with Sim).
 	Client Client
 	// Report holds the SLO bounds and weights the Summary is computed with.
-	Report reports.Options
+	Report metrics.Options
 	// Backends are the servers' base URLs; Run sets them to the simulated
 	// engines' names with Sim.
 	Backends []string
@@ -117,7 +117,7 @@ func loraSlots(pf Policy, engineSlots int) (Policy, error) {
 // the Run could not start (a bad Spec, an unreachable backend); when the
 // Run stops early (ctx cancelled: ErrInterrupted) the Summary and results
 // file hold what was measured. Usage errors are UsageError.
-func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
+func Run(ctx context.Context, rs Spec) (*metrics.Summary, error) {
 	if err := rs.check(); err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func Run(ctx context.Context, rs Spec) (*reports.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	acc := reports.NewAccumulator(h, rs.Report)
+	acc := metrics.NewAccumulator(h, rs.Report)
 	stop, runErr := rs.run(ctx, h.Policy, src, pol, client, w, acc)
 	rs.addExtra(&stop, src)
 	if err := w.Close(stop); err != nil && runErr == nil {
@@ -199,7 +199,7 @@ func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
 // counting every Result in acc, and returns its stop line, whose reason
 // is rs.OnResult's when that stopped the Run.
 func (rs Spec) run(ctx context.Context, name string, src traces.Source, pol builtPolicy,
-	client *replay.Client, w *replay.Writer, acc *reports.Accumulator) (replay.Stop, error) {
+	client *replay.Client, w *replay.Writer, acc *metrics.Accumulator) (replay.Stop, error) {
 	counters := &replay.Counters{}
 	stopProgress := rs.progress(ctx, name, counters)
 	rst := newRunStopper(ctx, acc.Add, rs.OnResult)

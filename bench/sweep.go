@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -308,13 +309,13 @@ func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64
 // maxErrorRate (a fraction), and the error limit did not cut it short.
 // A run over the error limit fails however well its other requests
 // did, so a fleet is never pushed past it.
-func passes(sum *reports.Summary, cut bool, target, maxErrorRate float64) bool {
+func passes(sum *metrics.Summary, cut bool, target, maxErrorRate float64) bool {
 	return !cut && sum.SLA.Attainment >= target && !(sum.ErrorRate > maxErrorRate)
 }
 
 // errorStop says why a policy's sweep stopped on errors at rate: the
 // run's error rate, or where the limit cut the run short (cut non-nil).
-func (sw *sweeper) errorStop(rate float64, sum *reports.Summary, cut *errorLimit) string {
+func (sw *sweeper) errorStop(rate float64, sum *metrics.Summary, cut *errorLimit) string {
 	if cut == nil {
 		return fmt.Sprintf("error rate %.1f %% at %.4g req/s exceeds --max-error-rate %.1f %%",
 			100*sum.ErrorRate, rate, 100*sw.s.MaxErrorRate)

@@ -3,8 +3,8 @@ package bench
 import (
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // TestErrorLimit: the limit asks to stop only once ErrorLimitMinResults
@@ -53,12 +53,12 @@ func TestErrorLimit(t *testing.T) {
 // target, its error rate at or under the limit, and not cut short; an
 // error rate over the limit fails it even when attainment is met.
 func TestSweepPasses(t *testing.T) {
-	sum := func(att, errRate float64) *reports.Summary {
-		return &reports.Summary{SLA: reports.SLA{Attainment: att}, ErrorRate: errRate}
+	sum := func(att, errRate float64) *metrics.Summary {
+		return &metrics.Summary{SLA: metrics.SLA{Attainment: att}, ErrorRate: errRate}
 	}
 	tests := []struct {
 		name string
-		sum  *reports.Summary
+		sum  *metrics.Summary
 		cut  bool
 		want bool
 	}{

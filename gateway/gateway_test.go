@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	runmetrics "github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // TestPlainHTTPClient drives the gateway with Go's own net/http client
@@ -81,7 +81,7 @@ func TestPlainHTTPClient(t *testing.T) {
 	if cached == 0 {
 		t.Error("no cached tokens recorded: the shared system prompt never hit")
 	}
-	sum, err := reports.Summarize(tg.results, reports.DefaultOptions())
+	sum, err := runmetrics.Summarize(tg.results, runmetrics.DefaultOptions())
 	if err != nil {
 		t.Fatalf("report cannot read the gateway's results: %v", err)
 	}

@@ -12,10 +12,10 @@ import (
 
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/gateway"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // scaleWorkload is the trace every scenario replays: 8 system prompts of
@@ -85,7 +85,7 @@ func shardSpec(i, n int, router string, backends []string, out string) bench.Spe
 	p := bench.DefaultPolicy()
 	p.Router = router
 	return bench.Spec{Workload: w, Policy: p, Client: bench.DefaultClient(), Backends: backends, Mode: "target",
-		Results: out, Report: reports.DefaultOptions(), Quiet: true}
+		Results: out, Report: metrics.DefaultOptions(), Quiet: true}
 }
 
 // runShards runs n shard replays at once and returns their results files.
@@ -162,7 +162,7 @@ func clientSide(t *testing.T, dir string, n int) hits {
 // hitRates reads a results file's predicted and server hit rates.
 func hitRates(t *testing.T, path string) hits {
 	t.Helper()
-	sum, err := reports.Summarize(path, reports.DefaultOptions())
+	sum, err := metrics.Summarize(path, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"text/tabwriter"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // RankAgreement says how well simulated runs order the policies as the
@@ -12,7 +14,7 @@ import (
 type RankAgreement struct {
 	// ID identifies the figure; Metric is its display label (a
 	// PredictionRow's).
-	ID     MetricID
+	ID     metrics.MetricID
 	Metric string
 	// Tau is Kendall's τ-b between the measured and the predicted figures
 	// over the policies, from −1 (reversed) to 1 (same order); NaN with

@@ -3,6 +3,8 @@ package reports
 import (
 	"math"
 	"testing"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 func TestKendallTau(t *testing.T) {
@@ -31,19 +33,19 @@ func TestKendallTau(t *testing.T) {
 }
 
 func TestRankAgreementWinners(t *testing.T) {
-	row := func(id MetricID, m, p float64) *Prediction {
+	row := func(id metrics.MetricID, m, p float64) *Prediction {
 		return &Prediction{Rows: []PredictionRow{{ID: id, Metric: id.Label(), Measured: m, Predicted: p}}}
 	}
 	tests := []struct {
-		metric   MetricID
+		metric   metrics.MetricID
 		preds    []*Prediction
 		live     string
 		sim      string
 		sameWant bool
 	}{
-		{MetricTTFTP50, []*Prediction{row(MetricTTFTP50, 10, 30), row(MetricTTFTP50, 20, 25)}, "a", "b", false},
-		{MetricServerHitRate, []*Prediction{row(MetricServerHitRate, 50, 60), row(MetricServerHitRate, 70, 80)}, "b", "b", true},
-		{MetricTTFTP90, []*Prediction{row(MetricTTFTP90, math.NaN(), math.NaN()), row(MetricTTFTP90, math.NaN(), 3)}, "", "b", false},
+		{metrics.MetricTTFTP50, []*Prediction{row(metrics.MetricTTFTP50, 10, 30), row(metrics.MetricTTFTP50, 20, 25)}, "a", "b", false},
+		{metrics.MetricServerHitRate, []*Prediction{row(metrics.MetricServerHitRate, 50, 60), row(metrics.MetricServerHitRate, 70, 80)}, "b", "b", true},
+		{metrics.MetricTTFTP90, []*Prediction{row(metrics.MetricTTFTP90, math.NaN(), math.NaN()), row(metrics.MetricTTFTP90, math.NaN(), 3)}, "", "b", false},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.metric), func(t *testing.T) {

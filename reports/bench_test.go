@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // bigRun is the benchmark's Run: one million requests from 200 users over
@@ -37,20 +39,20 @@ func bigResultsFile(b *testing.B) string {
 // Summary and writes the full report (markdown, plots, CSV, JSON).
 func BenchmarkReport1M(b *testing.B) {
 	path := bigResultsFile(b)
-	o := DefaultOptions()
+	o := metrics.DefaultOptions()
 	o.SLO.TTFT, o.SLO.TPOT = 300*time.Millisecond, 30*time.Millisecond
 	out := b.TempDir()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s, err := Summarize(path, o)
+		s, err := metrics.Summarize(path, o)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if s.Requests != 1_000_000 {
 			b.Fatalf("%d requests, want 1000000", s.Requests)
 		}
-		if err := WriteDir(out, []*Summary{s}, RenderOptions{}); err != nil {
+		if err := WriteDir(out, []*metrics.Summary{s}, RenderOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -65,7 +67,7 @@ func BenchmarkAccumulatorAdd(b *testing.B) {
 	for i := range rs {
 		rs[i] = r.result(i, rng)
 	}
-	a := NewAccumulator(r.header(), DefaultOptions())
+	a := metrics.NewAccumulator(r.header(), metrics.DefaultOptions())
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

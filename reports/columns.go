@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // Direction says which way a column's figure is better.
@@ -20,28 +21,28 @@ const (
 type column struct {
 	head   string // short header, unit included
 	better direction
-	value  func(*Summary) float64
+	value  func(*metrics.Summary) float64
 	format func(float64) string
 }
 
 // comparisonColumns are the columns of the terminal table and of the
 // markdown comparison table, in order.
 var comparisonColumns = []column{
-	{"requests", neutral, func(s *Summary) float64 { return float64(s.Requests) }, textfmt.CountF},
-	{"errors", lowerBetter, func(s *Summary) float64 { return float64(s.Failed()) }, textfmt.CountF},
-	{"req/s", higherBetter, func(s *Summary) float64 { return s.Throughput.Requests }, textfmt.Num},
-	{"out tok/s", higherBetter, func(s *Summary) float64 { return s.Throughput.OutputTokens }, textfmt.Num},
-	{"TTFT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P50) }, textfmt.Num},
-	{"TTFT p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TTFT, s.TTFT.P99) }, textfmt.Num},
-	{"TBT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TBT, s.TBT.P50) }, textfmt.Num},
-	{"TBT p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TBT, s.TBT.P99) }, textfmt.Num},
-	{"TPOT p50 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.TPOT, s.TPOT.P50) }, textfmt.Num},
-	{"E2E p99 ms", lowerBetter, func(s *Summary) float64 { return distVal(s.E2E, s.E2E.P99) }, textfmt.Num},
-	{"hit server", higherBetter, func(s *Summary) float64 { return s.HitRate.Server }, textfmt.Pct},
-	{"hit predicted", neutral, func(s *Summary) float64 { return s.HitRate.Predicted }, textfmt.Pct},
-	{"SLA met", higherBetter, func(s *Summary) float64 { return s.SLA.Attainment }, textfmt.Pct},
-	{"goodput req/s", higherBetter, func(s *Summary) float64 { return s.SLA.Goodput }, textfmt.Num},
-	{"Jain", higherBetter, func(s *Summary) float64 { return s.Fairness.Jain }, textfmt.Frac},
+	{"requests", neutral, func(s *metrics.Summary) float64 { return float64(s.Requests) }, textfmt.CountF},
+	{"errors", lowerBetter, func(s *metrics.Summary) float64 { return float64(s.Failed()) }, textfmt.CountF},
+	{"req/s", higherBetter, func(s *metrics.Summary) float64 { return s.Throughput.Requests }, textfmt.Num},
+	{"out tok/s", higherBetter, func(s *metrics.Summary) float64 { return s.Throughput.OutputTokens }, textfmt.Num},
+	{"TTFT p50 ms", lowerBetter, func(s *metrics.Summary) float64 { return distVal(s.TTFT, s.TTFT.P50) }, textfmt.Num},
+	{"TTFT p99 ms", lowerBetter, func(s *metrics.Summary) float64 { return distVal(s.TTFT, s.TTFT.P99) }, textfmt.Num},
+	{"TBT p50 ms", lowerBetter, func(s *metrics.Summary) float64 { return distVal(s.TBT, s.TBT.P50) }, textfmt.Num},
+	{"TBT p99 ms", lowerBetter, func(s *metrics.Summary) float64 { return distVal(s.TBT, s.TBT.P99) }, textfmt.Num},
+	{"TPOT p50 ms", lowerBetter, func(s *metrics.Summary) float64 { return distVal(s.TPOT, s.TPOT.P50) }, textfmt.Num},
+	{"E2E p99 ms", lowerBetter, func(s *metrics.Summary) float64 { return distVal(s.E2E, s.E2E.P99) }, textfmt.Num},
+	{"hit server", higherBetter, func(s *metrics.Summary) float64 { return s.HitRate.Server }, textfmt.Pct},
+	{"hit predicted", neutral, func(s *metrics.Summary) float64 { return s.HitRate.Predicted }, textfmt.Pct},
+	{"SLA met", higherBetter, func(s *metrics.Summary) float64 { return s.SLA.Attainment }, textfmt.Pct},
+	{"goodput req/s", higherBetter, func(s *metrics.Summary) float64 { return s.SLA.Goodput }, textfmt.Num},
+	{"Jain", higherBetter, func(s *metrics.Summary) float64 { return s.Fairness.Jain }, textfmt.Frac},
 }
 
 // compactColumns are the columns of the default terminal table, those
@@ -70,7 +71,7 @@ func pickColumns(heads ...string) []column {
 }
 
 // distVal is v, or NaN when d is empty.
-func distVal(d Dist, v float64) float64 {
+func distVal(d metrics.Dist, v float64) float64 {
 	if d.Count == 0 {
 		return math.NaN()
 	}
@@ -81,7 +82,7 @@ func distVal(d Dist, v float64) float64 {
 // shown, after formatting). No run is marked in a neutral column, when
 // fewer than two runs have a value, or when more than half of them share
 // the best value (a mark on most rows tells the reader nothing).
-func best(cols []column, runs []*Summary) [][]bool {
+func best(cols []column, runs []*metrics.Summary) [][]bool {
 	marks := make([][]bool, len(runs))
 	for i := range runs {
 		marks[i] = make([]bool, len(cols))

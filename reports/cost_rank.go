@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // CostRow is one policy's mean cost and SLA attainment over its runs.
@@ -35,7 +36,7 @@ type CostRank struct {
 // CheapestUnderSLO groups runs by policy and ranks, among the policies
 // whose mean SLA attainment is at least target, the cheapest per million
 // output tokens first. A policy without a price is left out of Met.
-func CheapestUnderSLO(runs []*Summary, target float64) CostRank {
+func CheapestUnderSLO(runs []*metrics.Summary, target float64) CostRank {
 	r := CostRank{Target: target}
 	var order []string
 	by := map[string]*CostRow{}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // DefaultCostAttainment is the SLA attainment a policy must keep to be
@@ -16,8 +17,8 @@ import (
 const DefaultCostAttainment = 0.9
 
 // showCost reports whether any run was priced.
-func showCost(runs []*Summary) bool {
-	return slices.ContainsFunc(runs, func(s *Summary) bool { return s.Options.Price.Priced() })
+func showCost(runs []*metrics.Summary) bool {
+	return slices.ContainsFunc(runs, func(s *metrics.Summary) bool { return s.Options.Price.Priced() })
 }
 
 // costHead is the cost table's header.
@@ -25,7 +26,7 @@ var costHead = []string{"run", "fleet $/hour", "$ / M output tokens", "$ / M inp
 	"$ / request that met the SLO", "SLA attainment"}
 
 // costCells is a run's row of the cost table.
-func costCells(s *Summary) []HTMLCell {
+func costCells(s *metrics.Summary) []HTMLCell {
 	c := s.Cost
 	return []HTMLCell{TextCell(s.Name()),
 		NumCell(fmtDollars(c.FleetPerHour), c.FleetPerHour),
@@ -41,7 +42,7 @@ const costText = "What the work cost: every backend's price in $/hour times the 
 
 // costNotes say where the price came from, why a cost is n/a, and which
 // policy is cheapest under the SLO.
-func costNotes(runs []*Summary) []string {
+func costNotes(runs []*metrics.Summary) []string {
 	var out []string
 	for _, s := range runs {
 		if s.Cost.Note != "" {
@@ -55,7 +56,7 @@ func costNotes(runs []*Summary) []string {
 }
 
 // writeCost writes the cost table when any run was priced.
-func writeCost(w io.Writer, runs []*Summary) {
+func writeCost(w io.Writer, runs []*metrics.Summary) {
 	if !showCost(runs) {
 		return
 	}
@@ -75,7 +76,7 @@ func writeCost(w io.Writer, runs []*Summary) {
 
 // costSection is the HTML report's cost table (ok false when no run was
 // priced).
-func costSection(runs []*Summary) (HTMLSection, bool) {
+func costSection(runs []*metrics.Summary) (HTMLSection, bool) {
 	if !showCost(runs) {
 		return HTMLSection{}, false
 	}

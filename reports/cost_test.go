@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // pricedRun is the reasoning run (one backend, 100 output tokens) with
 // its backend at perHour $/hour.
-func pricedRun(policy string, perHour float64) *Summary {
-	o := DefaultOptions()
-	o.Price = Price{PerHour: perHour, Source: "--cost-per-hour"}
+func pricedRun(policy string, perHour float64) *metrics.Summary {
+	o := metrics.DefaultOptions()
+	o.Price = metrics.Price{PerHour: perHour, Source: "--cost-per-hour"}
 	s := summarizeReasoning(o)
 	s.Header.Policy = policy
 	return s
@@ -42,16 +44,16 @@ func TestCostOf(t *testing.T) {
 func TestFleetPerHour(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
-		p        Price
+		p        metrics.Price
 		backends []string
 		want     float64
 		reason   string
 	}{
-		{"flat", Price{PerHour: 2}, []string{"a", "b"}, 4, ""},
-		{"per backend", Price{PerBackend: map[string]float64{"a": 1, "b": 3}}, []string{"a", "b"}, 4, ""},
-		{"override", Price{PerHour: 2, PerBackend: map[string]float64{"b": 5}}, []string{"a", "b"}, 7, ""},
-		{"one unpriced", Price{PerBackend: map[string]float64{"a": 1}}, []string{"a", "b"}, math.NaN(), "backend b has no price"},
-		{"none", Price{}, []string{"a"}, math.NaN(), "no price"},
+		{"flat", metrics.Price{PerHour: 2}, []string{"a", "b"}, 4, ""},
+		{"per backend", metrics.Price{PerBackend: map[string]float64{"a": 1, "b": 3}}, []string{"a", "b"}, 4, ""},
+		{"override", metrics.Price{PerHour: 2, PerBackend: map[string]float64{"b": 5}}, []string{"a", "b"}, 7, ""},
+		{"one unpriced", metrics.Price{PerBackend: map[string]float64{"a": 1}}, []string{"a", "b"}, math.NaN(), "backend b has no price"},
+		{"none", metrics.Price{}, []string{"a"}, math.NaN(), "no price"},
 	} {
 		got, reason := tt.p.FleetPerHour(tt.backends)
 		if !(got == tt.want || math.IsNaN(got) && math.IsNaN(tt.want)) || !strings.HasPrefix(reason, tt.reason) ||
@@ -70,7 +72,7 @@ func TestParsePrice(t *testing.T) {
 		{"2.5", 2.5, ""}, {"$4", 4, ""}, {" 0 ", 0, ""},
 		{"-1", 0, "negative price"}, {"abc", 0, "want a price"}, {"NaN", 0, "want a price"}, {"Inf", 0, "want a price"},
 	} {
-		got, err := ParsePrice(tt.in)
+		got, err := metrics.ParsePrice(tt.in)
 		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("ParsePrice(%q) = %v, %v; want %v, %q", tt.in, got, err, tt.want, tt.err)
 		}
@@ -82,7 +84,7 @@ func FuzzParsePrice(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v, err := ParsePrice(s)
+		v, err := metrics.ParsePrice(s)
 		if err == nil && (v < 0 || math.IsNaN(v) || math.IsInf(v, 0)) {
 			t.Errorf("ParsePrice(%q) = %v without an error", s, v)
 		}
@@ -96,9 +98,9 @@ func TestCheapestUnderSLO(t *testing.T) {
 	cheap, dear := pricedRun("cheap", 1), pricedRun("dear", 3)
 	missed := pricedRun("missed", 0.5)
 	missed.SLA.Attainment = 0.5
-	unpriced := summarizeReasoning(DefaultOptions())
+	unpriced := summarizeReasoning(metrics.DefaultOptions())
 	unpriced.Header.Policy = "unpriced"
-	r := CheapestUnderSLO([]*Summary{dear, missed, cheap, unpriced}, 0.75) // each run keeps 80 %
+	r := CheapestUnderSLO([]*metrics.Summary{dear, missed, cheap, unpriced}, 0.75) // each run keeps 80 %
 	if len(r.Met) != 2 || r.Met[0].Policy != "cheap" || r.Met[1].Policy != "dear" || len(r.Missed) != 2 {
 		t.Fatalf("rank %+v: want cheap, dear met; missed and unpriced missed", r)
 	}
@@ -108,7 +110,7 @@ func TestCheapestUnderSLO(t *testing.T) {
 			t.Errorf("%q lacks %q", text, want)
 		}
 	}
-	none := CheapestUnderSLO([]*Summary{missed}, 0.9)
+	none := CheapestUnderSLO([]*metrics.Summary{missed}, 0.9)
 	if _, ok := none.Cheapest(); ok || !strings.Contains(none.Text(), "none") {
 		t.Errorf("with every policy missing the SLO: %q", none.Text())
 	}
@@ -116,7 +118,7 @@ func TestCheapestUnderSLO(t *testing.T) {
 
 func TestCostInEveryReport(t *testing.T) {
 	dir := t.TempDir()
-	runs := []*Summary{pricedRun("cheap", 1), pricedRun("dear", 3)}
+	runs := []*metrics.Summary{pricedRun("cheap", 1), pricedRun("dear", 3)}
 	if err := WriteDir(dir, runs, RenderOptions{NoPlots: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -166,12 +168,12 @@ func TestCostInEveryReport(t *testing.T) {
 }
 
 func TestNoCostWithoutPrice(t *testing.T) {
-	s := summarizeReasoning(DefaultOptions())
+	s := summarizeReasoning(metrics.DefaultOptions())
 	if !math.IsNaN(s.Cost.PerMOutputTokens) || !strings.HasPrefix(s.Cost.Note, "no price") {
 		t.Errorf("unpriced cost %+v: want n/a with the reason", s.Cost)
 	}
 	var md bytes.Buffer
-	writeCost(&md, []*Summary{s})
+	writeCost(&md, []*metrics.Summary{s})
 	if md.Len() != 0 {
 		t.Errorf("an unpriced run shows a cost section:\n%s", md.String())
 	}

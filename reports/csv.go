@@ -8,13 +8,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
 // csvField is one column of the summary CSV.
 type csvField struct {
 	name  string
-	value func(*Summary) string
+	value func(*metrics.Summary) string
 }
 
 // num formats a float for CSV: up to 6 significant digits, empty for NaN.
@@ -31,9 +32,9 @@ func ms(d time.Duration) string { return num(float64(d) / float64(time.Milliseco
 
 // distFields are the columns of one latency distribution: <p>_mean_ms,
 // _p50_ms, _p90_ms, _p95_ms, _p99_ms, _p999_ms, _max_ms.
-func distFields(prefix string, get func(*Summary) Dist) []csvField {
-	f := func(suffix string, pick func(Dist) float64) csvField {
-		return csvField{prefix + "_" + suffix, func(s *Summary) string {
+func distFields(prefix string, get func(*metrics.Summary) metrics.Dist) []csvField {
+	f := func(suffix string, pick func(metrics.Dist) float64) csvField {
+		return csvField{prefix + "_" + suffix, func(s *metrics.Summary) string {
 			d := get(s)
 			if d.Count == 0 {
 				return ""
@@ -42,13 +43,13 @@ func distFields(prefix string, get func(*Summary) Dist) []csvField {
 		}}
 	}
 	return []csvField{
-		f("mean_ms", func(d Dist) float64 { return d.Mean }),
-		f("p50_ms", func(d Dist) float64 { return d.P50 }),
-		f("p90_ms", func(d Dist) float64 { return d.P90 }),
-		f("p95_ms", func(d Dist) float64 { return d.P95 }),
-		f("p99_ms", func(d Dist) float64 { return d.P99 }),
-		f("p999_ms", func(d Dist) float64 { return d.P999 }),
-		f("max_ms", func(d Dist) float64 { return d.Max }),
+		f("mean_ms", func(d metrics.Dist) float64 { return d.Mean }),
+		f("p50_ms", func(d metrics.Dist) float64 { return d.P50 }),
+		f("p90_ms", func(d metrics.Dist) float64 { return d.P90 }),
+		f("p95_ms", func(d metrics.Dist) float64 { return d.P95 }),
+		f("p99_ms", func(d metrics.Dist) float64 { return d.P99 }),
+		f("p999_ms", func(d metrics.Dist) float64 { return d.P999 }),
+		f("max_ms", func(d metrics.Dist) float64 { return d.Max }),
 	}
 }
 
@@ -69,7 +70,7 @@ func SummaryColumns() []string {
 
 // WriteCSV writes the summary CSV: a header row (SummaryColumns) and one
 // row per Run. Empty cells are figures that could not be measured.
-func WriteCSV(w io.Writer, runs []*Summary) error {
+func WriteCSV(w io.Writer, runs []*metrics.Summary) error {
 	fields := summaryFields()
 	cw := csv.NewWriter(w)
 	if err := cw.Write(SummaryColumns()); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -26,7 +27,7 @@ func TestSummaryCSVMockLateness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			at := csvRow(t, finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra}))
+			at := csvRow(t, finishHand(metrics.DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra}))
 			var got []string
 			for _, c := range cols {
 				got = append(got, at[c])
@@ -59,7 +60,7 @@ func TestSummaryCSVHostCPU(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			at := csvRow(t, finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra}))
+			at := csvRow(t, finishHand(metrics.DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra}))
 			if d := cmp.Diff(tt.want, []string{at[cols[0]], at[cols[1]]}); d != "" {
 				t.Errorf("%v (-want +got):\n%s", cols, d)
 			}
@@ -68,10 +69,10 @@ func TestSummaryCSVHostCPU(t *testing.T) {
 }
 
 // csvRow writes s as summary.csv and returns its one row by column name.
-func csvRow(t *testing.T, s *Summary) map[string]string {
+func csvRow(t *testing.T, s *metrics.Summary) map[string]string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteCSV(&b, []*Summary{s}); err != nil {
+	if err := WriteCSV(&b, []*metrics.Summary{s}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()

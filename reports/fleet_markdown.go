@@ -3,11 +3,13 @@ package reports
 import (
 	"fmt"
 	"io"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // writeFleet lists when Backends joined or left, per run (nothing when
 // the fleet never changed).
-func writeFleet(w io.Writer, runs []*Summary) {
+func writeFleet(w io.Writer, runs []*metrics.Summary) {
 	any := false
 	for _, s := range runs {
 		any = any || len(s.Fleet) > 0

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -14,7 +15,7 @@ import (
 // another left.
 func TestFleetChanges(t *testing.T) {
 	h, rs := handRun()
-	a := NewAccumulator(h, DefaultOptions())
+	a := metrics.NewAccumulator(h, metrics.DefaultOptions())
 	a.AddEvent(&replay.Event{At: 1500 * time.Millisecond, Source: replay.FleetEventPrefix + "http://10.0.0.9:8000",
 		Values: map[string]float64{replay.FleetJoined: 1, replay.FleetBackend: 2}})
 	a.AddEvent(&replay.Event{At: 2500 * time.Millisecond, Source: replay.FleetEventPrefix + "b1",
@@ -28,16 +29,16 @@ func TestFleetChanges(t *testing.T) {
 	if len(s.Backends) != 3 || s.Backends[2].Requests != 1 || s.Backends[2].URL != "http://10.0.0.9:8000" {
 		t.Fatalf("backend rows %+v; want a third row for the joined backend with 1 request", s.Backends)
 	}
-	labelRuns([]*Summary{s})
+	labelRuns([]*metrics.Summary{s})
 	var buf bytes.Buffer
-	renderMarkdown(&buf, []*Summary{s}, nil, RenderOptions{}.withDefaults())
+	renderMarkdown(&buf, []*metrics.Summary{s}, nil, RenderOptions{}.withDefaults())
 	for _, want := range []string{"## Fleet changes", "backend b2 (http://10.0.0.9:8000) joined at 1.5 s",
 		"backend b1 (b1) left at 2.5 s"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if clean := summarizeHand(DefaultOptions()); len(clean.Fleet) != 0 {
+	if clean := summarizeHand(metrics.DefaultOptions()); len(clean.Fleet) != 0 {
 		t.Errorf("a fixed fleet lists changes: %v", clean.Fleet)
 	}
 }

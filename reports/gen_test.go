@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -116,7 +117,7 @@ func (s synthRun) write(t testing.TB, dir string) string {
 			}
 		}
 		if s.multiBin && i%10 == 0 {
-			ev := &replay.Event{At: r.Intended, Source: SourceMultiBin, Values: map[string]float64{
+			ev := &replay.Event{At: r.Intended, Source: metrics.SourceMultiBin, Values: map[string]float64{
 				"bin0_b_target": float64(8 + i%5), "bin1_b_target": float64(4 + i%3), "bin0_b_mem": 32}}
 			if err := w.WriteEvent(ev); err != nil {
 				t.Fatal(err)
@@ -141,7 +142,7 @@ func (s synthRun) write(t testing.TB, dir string) string {
 func (s synthRun) writeScrapes(w *replay.Writer, at time.Duration, i int) error {
 	for b := 0; b < s.backends; b++ {
 		q := float64(1000 * (i + 1))
-		ev := &replay.Event{At: at, Source: SourceScrape + strconv.Itoa(b), Values: map[string]float64{
+		ev := &replay.Event{At: at, Source: metrics.SourceScrape + strconv.Itoa(b), Values: map[string]float64{
 			"prefix_cache_queries_total": q, "prefix_cache_hits_total": q * 0.1 * float64(b+1),
 			"kv_cache_usage_perc": float64(i%100) / 100, "num_requests_running": float64(b + 1)}}
 		if err := w.WriteEvent(ev); err != nil {
@@ -162,5 +163,5 @@ func vtcEvent(at time.Duration, counters map[string]float64) *replay.Event {
 		v["counter:"+u] = c
 		v["queued:"+u] = 0
 	}
-	return &replay.Event{At: at, Source: SourceVTC, Values: v}
+	return &replay.Event{At: at, Source: metrics.SourceVTC, Values: v}
 }

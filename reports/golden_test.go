@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (and the testdata results files they are built from)")
@@ -33,19 +35,19 @@ func goldenRuns() []synthRun {
 
 // goldenSummaries reads the testdata results files (regenerating them
 // with -update) with fixed options.
-func goldenSummaries(t *testing.T) []*Summary {
+func goldenSummaries(t *testing.T) []*metrics.Summary {
 	t.Helper()
-	o := DefaultOptions()
+	o := metrics.DefaultOptions()
 	o.SLO.TTFT, o.SLO.TPOT = 250*time.Millisecond, 25*time.Millisecond
 	o.Warmup = 5 * time.Second
 	o.FairnessWindow = 10 * time.Second
-	var runs []*Summary
+	var runs []*metrics.Summary
 	for _, r := range goldenRuns() {
 		path := filepath.Join("testdata", "results-"+r.policy+".jsonl")
 		if *update {
 			r.write(t, "testdata")
 		}
-		s, err := Summarize(path, o)
+		s, err := metrics.Summarize(path, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,9 +126,9 @@ func TestGoldenTable(t *testing.T) {
 
 func TestGoldenJSON(t *testing.T) {
 	var b bytes.Buffer
-	o := DefaultOptions()
+	o := metrics.DefaultOptions()
 	o.SLO.TTFT, o.SLO.TPOT = 500*ms1, 60*ms1
-	if err := WriteJSON(&b, []*Summary{summarizeHand(o)}); err != nil {
+	if err := WriteJSON(&b, []*metrics.Summary{summarizeHand(o)}); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "summary.json", b.Bytes())
@@ -134,7 +136,7 @@ func TestGoldenJSON(t *testing.T) {
 
 func TestGoldenRequestsCSV(t *testing.T) {
 	var b bytes.Buffer
-	o := DefaultOptions()
+	o := metrics.DefaultOptions()
 	o.SLO.TTFT = 250 * time.Millisecond
 	o.Warmup = 5 * time.Second
 	if err := WriteRequestsCSV(&b, o, filepath.Join("testdata", "results-prefix-cache.jsonl")); err != nil {
@@ -149,19 +151,19 @@ func TestGoldenRequestsCSV(t *testing.T) {
 }
 
 func TestJSONRoundTrip(t *testing.T) {
-	o := DefaultOptions()
+	o := metrics.DefaultOptions()
 	o.SLO.TTFT = 500 * ms1
 	want := summarizeHand(o)
 	var b bytes.Buffer
-	if err := WriteJSON(&b, []*Summary{want}); err != nil {
+	if err := WriteJSON(&b, []*metrics.Summary{want}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
 		Runs []struct {
-			Requests int64   `json:"requests"`
-			TTFT     Dist    `json:"ttft"`
-			HitRate  HitRate `json:"hit_rate"`
-			Series   Series  `json:"series"`
+			Requests int64           `json:"requests"`
+			TTFT     metrics.Dist    `json:"ttft"`
+			HitRate  metrics.HitRate `json:"hit_rate"`
+			Series   metrics.Series  `json:"series"`
 		} `json:"runs"`
 	}
 	// null (unmeasured) figures decode as zero.

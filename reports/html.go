@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // HTMLFile is the name of the HTML report, written next to report.md
@@ -40,7 +41,7 @@ type HTMLReport struct {
 	// Runs are the runs whose distributions and time series are plotted:
 	// TTFT and TBT CDFs, server against predicted hit rate, and the
 	// timeline of TTFT and requests in flight.
-	Runs []*Summary
+	Runs []*metrics.Summary
 	// Capacity is the data of the capacity curve (nil: no curve).
 	Capacity *CapacityData
 	// Pareto is a sweep's throughput per user against per replica (nil:

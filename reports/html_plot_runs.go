@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // hitBarWidth is the thickness of one bar of the hit-rate plot.
@@ -20,7 +22,7 @@ func hitPlotHeight(n int) vg.Length {
 // hitPolicyPlot draws, per run, its server hit rate and its predicted hit
 // rate as two horizontal bars on a 0–100 % axis, first run on top. A
 // figure that could not be measured gets no bar and "n/a" in the label.
-func hitPolicyPlot(runs []*Summary) figure {
+func hitPolicyPlot(runs []*metrics.Summary) figure {
 	p := newPlot("Prefix-cache hit rate per policy", "hit rate (%)", "")
 	leg := newLegend()
 	n := len(runs)
@@ -59,9 +61,9 @@ func hitPolicyPlot(runs []*Summary) figure {
 
 // timelinePlot stacks the mean TTFT by arrival time above the requests
 // in flight, one line per run in the same colours.
-func timelinePlot(runs []*Summary) figure {
+func timelinePlot(runs []*metrics.Summary) figure {
 	top := newPlot("Mean TTFT by arrival time", "time since start (s)", "TTFT (ms)")
 	bottom := newPlot("Requests in flight", "time since start (s)", "requests")
-	ttft := func(s *Summary) []Point { return coarsen(s.Series.TTFTOverTime, maxPlotPoints, false) }
+	ttft := func(s *metrics.Summary) []metrics.Point { return coarsen(s.Series.TTFTOverTime, maxPlotPoints, false) }
 	return stackOverLoad(runs, top, bottom, ttft, false)
 }

@@ -6,6 +6,8 @@ import (
 	"html/template"
 
 	"gonum.org/v1/plot/vg"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // htmlPlot is one plot of the page, drawn as inline SVG.
@@ -24,7 +26,7 @@ type htmlPlotSpec struct {
 
 // htmlPlotSpecs lists the page's plots in order.
 func htmlPlotSpecs(r *HTMLReport) []htmlPlotSpec {
-	runs := func(f func([]*Summary) figure) func(*HTMLReport) figure {
+	runs := func(f func([]*metrics.Summary) figure) func(*HTMLReport) figure {
 		return func(r *HTMLReport) figure { return f(r.Runs) }
 	}
 	specs := []htmlPlotSpec{
@@ -82,7 +84,7 @@ func inlineSVG(b []byte) template.HTML {
 }
 
 // tbtCDFPlot draws one TBT CDF per run.
-func tbtCDFPlot(runs []*Summary) figure {
+func tbtCDFPlot(runs []*metrics.Summary) figure {
 	return cdfPlot(runs, "TBT distribution (every gap of successful requests)", "TBT (ms)",
-		"fraction of gaps with TBT ≤ x", func(s *Summary) []CDFPoint { return s.Series.TBTCDF })
+		"fraction of gaps with TBT ≤ x", func(s *metrics.Summary) []metrics.CDFPoint { return s.Series.TBTCDF })
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // HTMLFromRuns builds the HTML report of runs with o's title, verdict,
@@ -14,7 +15,7 @@ import (
 // error. Without a verdict, two or more runs of one
 // workload get one decided over their single runs (one seed, so no
 // interval); a prediction report gets none.
-func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
+func HTMLFromRuns(runs []*metrics.Summary, o RenderOptions) *HTMLReport {
 	o = o.withDefaults()
 	labelRuns(runs)
 	r := &HTMLReport{Title: o.Title, Verdict: o.Verdict, Runs: runs, Table: comparisonTable(runs),
@@ -48,7 +49,7 @@ func HTMLFromRuns(runs []*Summary, o RenderOptions) *HTMLReport {
 
 // runsVerdict decides between runs of one workload, one run each, or
 // says why there is no verdict.
-func runsVerdict(runs []*Summary) (*Verdict, string) {
+func runsVerdict(runs []*metrics.Summary) (*Verdict, string) {
 	switch {
 	case len(runs) == 0:
 		return nil, "No runs: nothing to compare."
@@ -58,17 +59,17 @@ func runsVerdict(runs []*Summary) (*Verdict, string) {
 		return nil, "No verdict: the runs replayed different workloads or fleets, so their figures do not compare directly."
 	}
 	names := make([]string, len(runs))
-	by := map[string][]*Summary{}
+	by := map[string][]*metrics.Summary{}
 	for i, s := range runs {
 		names[i] = s.Name()
-		by[s.Name()] = []*Summary{s}
+		by[s.Name()] = []*metrics.Summary{s}
 	}
 	return DecideVerdict(names, by), ""
 }
 
 // comparisonTable is the comparison table's columns, one row per run,
 // with the best value of each column marked.
-func comparisonTable(runs []*Summary) HTMLTable {
+func comparisonTable(runs []*metrics.Summary) HTMLTable {
 	t := HTMLTable{Head: []string{"policy"}}
 	for _, c := range comparisonColumns {
 		t.Head = append(t.Head, c.head)
@@ -93,7 +94,7 @@ func comparisonTable(runs []*Summary) HTMLTable {
 
 // runConfig lists what the runs share: workload, fleet, seed, version,
 // SLO and measurement settings.
-func runConfig(runs []*Summary) []HTMLItem {
+func runConfig(runs []*metrics.Summary) []HTMLItem {
 	if len(runs) == 0 {
 		return nil
 	}
@@ -108,7 +109,7 @@ func runConfig(runs []*Summary) []HTMLItem {
 		HTMLItem{"seed", fmt.Sprint(h.Seed)},
 		HTMLItem{"tool version", h.Version},
 		HTMLItem{"started", h.Started.UTC().Format(time.RFC3339)},
-		HTMLItem{"SLO", SLOText(s.Options.SLO)},
+		HTMLItem{"SLO", metrics.SLOText(s.Options.SLO)},
 		HTMLItem{"warm-up cut", s.Options.Warmup.String()},
 		HTMLItem{"service weights", fmt.Sprintf("w_in %g, w_out %g", s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out)},
 		HTMLItem{"fairness window", s.Options.FairnessWindow.String()})
@@ -120,7 +121,7 @@ func runConfig(runs []*Summary) []HTMLItem {
 
 // runConfigTable has a row per run: its policy's parts and parameters,
 // requests, measured window and stop reason.
-func runConfigTable(runs []*Summary) *HTMLTable {
+func runConfigTable(runs []*metrics.Summary) *HTMLTable {
 	if len(runs) == 0 {
 		return nil
 	}
@@ -153,7 +154,7 @@ func orDefaults(p map[string]string) string {
 }
 
 // htmlWarnings are the runs' warnings grouped by problem.
-func htmlWarnings(runs []*Summary) []HTMLWarning {
+func htmlWarnings(runs []*metrics.Summary) []HTMLWarning {
 	var out []HTMLWarning
 	for _, g := range warningGroups(runs) {
 		w := HTMLWarning{Title: capitalize(g.title), Why: g.why}

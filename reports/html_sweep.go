@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // HTMLFromSweep builds the HTML report of a sweep: its verdict (or, on
@@ -21,7 +22,7 @@ func HTMLFromSweep(s *Sweep) *HTMLReport {
 	}
 	r.Lead = []string{fmt.Sprintf("For each policy, the highest %s at which SLA attainment stayed at or above %s "+
 		"(%s; failed requests count as missed). %s The distributions and the timeline are those of each policy's run "+
-		"at its sustained %s.", s.Load(), textfmt.Pct(s.Target), SLOText(s.SLO), methodText(s), s.Load())}
+		"at its sustained %s.", s.Load(), textfmt.Pct(s.Target), metrics.SLOText(s.SLO), methodText(s), s.Load())}
 	for _, row := range sweepSetup(s) {
 		r.Config = append(r.Config, HTMLItem{row[0], row[1]})
 	}
@@ -91,8 +92,8 @@ func leadingNumber(s string) float64 {
 
 // sustainedRuns returns each policy's run at its sustained rate, named
 // "policy @ rate req/s"; policies with none are left out.
-func sustainedRuns(s *Sweep) []*Summary {
-	var out []*Summary
+func sustainedRuns(s *Sweep) []*metrics.Summary {
+	var out []*metrics.Summary
 	for i := range s.Policies {
 		p := &s.Policies[i]
 		st := p.StepAt(p.Sustained)

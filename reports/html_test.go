@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // testCapacity is a capacity curve as a search other than sweep would
@@ -72,10 +74,10 @@ func TestHTMLStructure(t *testing.T) {
 			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}})
 		}, []string{"plot-capacity", "plot-ttft-cdf", "agreement"}, []string{"Virtual time against real time.", "Pick prefix-cache"}, nil},
 		{"bench decision", func(t *testing.T) *HTMLReport {
-			capv := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, SLO{})
+			capv := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, metrics.SLO{})
 			d := &Decision{Question: "which router sustains more", CapacityVerdict: capv,
 				Capacity: &Sweep{Target: 0.9, Policies: []SweepPolicy{{Policy: "a", Sustained: 11, Steps: []SweepStep{
-					{Rate: 20, Summary: &Summary{}}, {Rate: 5, Pass: true, Summary: &Summary{SLA: SLA{Attainment: 1}}}}}}}}
+					{Rate: 20, Summary: &metrics.Summary{}}, {Rate: 5, Pass: true, Summary: &metrics.Summary{SLA: metrics.SLA{Attainment: 1}}}}}}}}
 			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Decision: d})
 		}, []string{"stage1", "plot-capacity"}, []string{"Question: which router sustains more", "3 run(s).", "Pick a: sustained rate"}, nil},
 		{"generic", genericHTML,

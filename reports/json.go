@@ -8,12 +8,14 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // WriteJSON writes {"runs": [Summary...]} with the same content as the
 // markdown and CSV reports, one run per line. Figures that could not be
 // measured (NaN in Go) are null; time-series points are [t_s, value].
-func WriteJSON(w io.Writer, runs []*Summary) error {
+func WriteJSON(w io.Writer, runs []*metrics.Summary) error {
 	var b bytes.Buffer
 	b.WriteString("{\"runs\": [")
 	for i, s := range runs {

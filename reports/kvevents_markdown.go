@@ -5,10 +5,11 @@ import (
 	"io"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // writeKVEvents writes the KV event table of every run that has one.
-func writeKVEvents(w io.Writer, runs []*Summary) {
+func writeKVEvents(w io.Writer, runs []*metrics.Summary) {
 	any := false
 	for _, s := range runs {
 		any = any || len(s.KVEvents) > 0

@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // labelFacet is a header field that can tell runs of one policy apart.
 type labelFacet struct {
 	name string
-	get  func(*Summary) string
+	get  func(*metrics.Summary) string
 }
 
 // labelFacets are the facets labelRuns adds, in order, when runs share a
@@ -20,14 +22,14 @@ type labelFacet struct {
 // workload, the mode, the fleet size, the seed, the model and, last,
 // the start time.
 var labelFacets = []labelFacet{
-	{"", func(s *Summary) string { return paramsText(s.Header.RouterParams, s.Header.QueueParams) }},
-	{"api", func(s *Summary) string { return s.Header.Config.API }},
-	{"trace", func(s *Summary) string { return s.Header.Trace }},
-	{"mode", func(s *Summary) string { return string(s.Header.Mode) }},
-	{"backends", func(s *Summary) string { return strconv.Itoa(len(s.Header.Backends)) }},
-	{"seed", func(s *Summary) string { return strconv.FormatUint(s.Header.Seed, 10) }},
-	{"model", func(s *Summary) string { return s.Header.Config.Model }},
-	{"started", func(s *Summary) string { return s.Header.Started.UTC().Format(time.RFC3339) }},
+	{"", func(s *metrics.Summary) string { return paramsText(s.Header.RouterParams, s.Header.QueueParams) }},
+	{"api", func(s *metrics.Summary) string { return s.Header.Config.API }},
+	{"trace", func(s *metrics.Summary) string { return s.Header.Trace }},
+	{"mode", func(s *metrics.Summary) string { return string(s.Header.Mode) }},
+	{"backends", func(s *metrics.Summary) string { return strconv.Itoa(len(s.Header.Backends)) }},
+	{"seed", func(s *metrics.Summary) string { return strconv.FormatUint(s.Header.Seed, 10) }},
+	{"model", func(s *metrics.Summary) string { return s.Header.Config.Model }},
+	{"started", func(s *metrics.Summary) string { return s.Header.Started.UTC().Format(time.RFC3339) }},
 }
 
 // paramsText is "k=v k=v" of both parameter maps, sorted by key.
@@ -46,8 +48,8 @@ func paramsText(ms ...map[string]string) string {
 // whose values differ among them ("prefix-cache (seed 2)",
 // "round-robin (api chat, trace t.jsonl (mooncake))"); runs alike in
 // every facet are numbered in order ("p #1", "p #2").
-func labelRuns(runs []*Summary) {
-	groups := map[string][]*Summary{}
+func labelRuns(runs []*metrics.Summary) {
+	groups := map[string][]*metrics.Summary{}
 	for _, s := range runs {
 		s.SetLabel("")
 		groups[s.Name()] = append(groups[s.Name()], s)
@@ -89,7 +91,7 @@ func labelRuns(runs []*Summary) {
 }
 
 // facetVaries reports whether f differs among g.
-func facetVaries(g []*Summary, f labelFacet) bool {
+func facetVaries(g []*metrics.Summary, f labelFacet) bool {
 	for _, s := range g[1:] {
 		if f.get(s) != f.get(g[0]) {
 			return true

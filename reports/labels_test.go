@@ -6,27 +6,28 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
 func TestLabelRuns(t *testing.T) {
-	run := func(policy string, seed uint64, api string, params map[string]string) *Summary {
-		return &Summary{Header: replay.Header{Policy: policy, Seed: seed, RouterParams: params,
+	run := func(policy string, seed uint64, api string, params map[string]string) *metrics.Summary {
+		return &metrics.Summary{Header: replay.Header{Policy: policy, Seed: seed, RouterParams: params,
 			Config: replay.RunConfig{API: api}, Started: time.Unix(0, 0)}}
 	}
 	tests := []struct {
 		name string
-		runs []*Summary
+		runs []*metrics.Summary
 		want []string
 	}{
-		{"distinct policies untouched", []*Summary{run("a", 1, "chat", nil), run("b", 1, "chat", nil)}, []string{"a", "b"}},
-		{"seed differs", []*Summary{run("a", 1, "chat", nil), run("a", 2, "chat", nil), run("b", 1, "chat", nil)},
+		{"distinct policies untouched", []*metrics.Summary{run("a", 1, "chat", nil), run("b", 1, "chat", nil)}, []string{"a", "b"}},
+		{"seed differs", []*metrics.Summary{run("a", 1, "chat", nil), run("a", 2, "chat", nil), run("b", 1, "chat", nil)},
 			[]string{"a (seed 1)", "a (seed 2)", "b"}},
-		{"api and seed differ", []*Summary{run("a", 1, "chat", nil), run("a", 2, "completions", nil)},
+		{"api and seed differ", []*metrics.Summary{run("a", 1, "chat", nil), run("a", 2, "completions", nil)},
 			[]string{"a (api chat)", "a (api completions)"}},
-		{"params differ", []*Summary{run("a", 1, "chat", map[string]string{"k": "1"}), run("a", 1, "chat", nil)},
+		{"params differ", []*metrics.Summary{run("a", 1, "chat", map[string]string{"k": "1"}), run("a", 1, "chat", nil)},
 			[]string{"a (k=1)", "a (defaults)"}},
-		{"alike", []*Summary{run("a", 1, "chat", nil), run("a", 1, "chat", nil)}, []string{"a #1", "a #2"}},
+		{"alike", []*metrics.Summary{run("a", 1, "chat", nil), run("a", 1, "chat", nil)}, []string{"a #1", "a #2"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,10 +46,10 @@ func TestLabelRuns(t *testing.T) {
 // TestTableLabelsRepeatedPolicy checks two runs of one policy get
 // distinct rows in the terminal table.
 func TestTableLabelsRepeatedPolicy(t *testing.T) {
-	a := &Summary{Header: replay.Header{Policy: "round-robin", Seed: 1}}
-	b := &Summary{Header: replay.Header{Policy: "round-robin", Seed: 2}}
+	a := &metrics.Summary{Header: replay.Header{Policy: "round-robin", Seed: 1}}
+	b := &metrics.Summary{Header: replay.Header{Policy: "round-robin", Seed: 2}}
 	var out strings.Builder
-	if err := WriteTable(&out, []*Summary{a, b}); err != nil {
+	if err := WriteTable(&out, []*metrics.Summary{a, b}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"round-robin (seed 1)", "round-robin (seed 2)"} {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -55,7 +56,7 @@ func TestMockLatenessLifetime(t *testing.T) {
 				t.Errorf("mock warning %q, want prefix %q", got, tc.warn)
 			}
 			var b bytes.Buffer
-			writeTiming(&b, []*Summary{s})
+			writeTiming(&b, []*metrics.Summary{s})
 			if tc.cell != "" && !strings.Contains(b.String(), tc.cell) {
 				t.Errorf("timing table lacks %q:\n%s", tc.cell, b.String())
 			}
@@ -68,10 +69,10 @@ func TestMockLatenessLifetime(t *testing.T) {
 
 // finishMode folds handRun's Results as a Run in mode and finishes it
 // with stop.
-func finishMode(mode replay.Mode, stop *replay.Stop) *Summary {
+func finishMode(mode replay.Mode, stop *replay.Stop) *metrics.Summary {
 	h, rs := handRun()
 	h.Mode = mode
-	a := NewAccumulator(h, DefaultOptions())
+	a := metrics.NewAccumulator(h, metrics.DefaultOptions())
 	for _, r := range rs {
 		a.Add(r)
 	}
@@ -80,7 +81,7 @@ func finishMode(mode replay.Mode, stop *replay.Stop) *Summary {
 
 // mockWarning returns s's warning about the mock's step lateness ("" for
 // none).
-func mockWarning(s *Summary) string {
+func mockWarning(s *metrics.Summary) string {
 	for _, w := range s.Warnings {
 		if strings.HasPrefix(w, "the mock servers ran") {
 			return w

@@ -5,11 +5,12 @@ import (
 	"io"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // writeLoRAView writes which adapter view each Run's lora-affinity
 // filter used.
-func writeLoRAView(w io.Writer, runs []*Summary) {
+func writeLoRAView(w io.Writer, runs []*metrics.Summary) {
 	var rows [][]string
 	for _, s := range runs {
 		if v := s.LoRAAffinity; v != nil {

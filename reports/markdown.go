@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // RenderOptions control the markdown report.
@@ -54,7 +56,7 @@ func (o RenderOptions) withDefaults() RenderOptions {
 
 // WriteMarkdown writes dir/report.md and its plots under dir/plots/,
 // embedded by relative path.
-func WriteMarkdown(dir string, runs []*Summary, o RenderOptions) error {
+func WriteMarkdown(dir string, runs []*metrics.Summary, o RenderOptions) error {
 	o = o.withDefaults()
 	labelRuns(runs)
 	var plots []plotRef
@@ -81,7 +83,7 @@ func WriteMarkdown(dir string, runs []*Summary, o RenderOptions) error {
 }
 
 // renderMarkdown writes the report's text; plots are already drawn.
-func renderMarkdown(w io.Writer, runs []*Summary, plots []plotRef, o RenderOptions) {
+func renderMarkdown(w io.Writer, runs []*metrics.Summary, plots []plotRef, o RenderOptions) {
 	fmt.Fprintf(w, "# %s\n\n", o.Title)
 	writeVerdict(w, o.Verdict)
 	writeDecision(w, o.Decision)

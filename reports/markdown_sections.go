@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
-func writeIntro(w io.Writer, runs []*Summary) {
+func writeIntro(w io.Writer, runs []*metrics.Summary) {
 	if len(runs) == 0 {
 		fmt.Fprint(w, "No runs.\n\n")
 		return
@@ -35,7 +36,7 @@ func writeIntro(w io.Writer, runs []*Summary) {
 
 // sameWorkload reports whether every run replayed the same workload
 // against the same number of backends in the same mode.
-func sameWorkload(runs []*Summary) bool {
+func sameWorkload(runs []*metrics.Summary) bool {
 	for _, s := range runs[1:] {
 		a, b := s.Header, runs[0].Header
 		if a.Trace != b.Trace || a.Mode != b.Mode || len(a.Backends) != len(b.Backends) {
@@ -45,7 +46,7 @@ func sameWorkload(runs []*Summary) bool {
 	return true
 }
 
-func writeConfig(w io.Writer, runs []*Summary) {
+func writeConfig(w io.Writer, runs []*metrics.Summary) {
 	if len(runs) == 0 {
 		return
 	}
@@ -58,7 +59,7 @@ func writeConfig(w io.Writer, runs []*Summary) {
 	}
 	fmt.Fprintf(w, "- seed: %d; tool version %s; started %s\n", h.Seed, h.Version, h.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "- SLO: %s; warm-up cut: %s\n- service weights w_in %g, w_out %g; fairness window %s\n",
-		SLOText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out,
+		metrics.SLOText(s.Options.SLO), s.Options.Warmup, s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out,
 		s.Options.FairnessWindow)
 	for _, line := range shardNotes(runs) {
 		fmt.Fprintf(w, "- %s\n", line)
@@ -107,13 +108,13 @@ func paramText(p map[string]string) string {
 // warnGroup is one problem and the runs it hit, with each run's detail.
 type warnGroup struct {
 	title, why string
-	runs       []*Summary
+	runs       []*metrics.Summary
 	details    []string
 }
 
 // warningGroups groups the runs' warnings by problem, in the order first
 // met.
-func warningGroups(runs []*Summary) []*warnGroup {
+func warningGroups(runs []*metrics.Summary) []*warnGroup {
 	var order []*warnGroup
 	groups := map[string]*warnGroup{}
 	for _, s := range runs {
@@ -141,7 +142,7 @@ func (g *warnGroup) line(i int, esc func(string) string) string {
 	return l
 }
 
-func writeWarnings(w io.Writer, runs []*Summary) {
+func writeWarnings(w io.Writer, runs []*metrics.Summary) {
 	groups := warningGroups(runs)
 	if len(groups) == 0 {
 		return
@@ -164,7 +165,7 @@ func capitalize(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-func writeComparison(w io.Writer, runs []*Summary) {
+func writeComparison(w io.Writer, runs []*metrics.Summary) {
 	fmt.Fprint(w, "## Comparison\n\n")
 	if len(runs) > 1 {
 		fmt.Fprint(w, "One row per run. **Bold** marks the best value of each column (hit predicted and requests are not ranked; "+
@@ -196,7 +197,7 @@ func writeComparison(w io.Writer, runs []*Summary) {
 }
 
 // rateText shows requested / achieved arrival rates, or n/a.
-func rateText(r RateCheck) string {
+func rateText(r metrics.RateCheck) string {
 	if math.IsNaN(r.Requested) && math.IsNaN(r.Achieved) {
 		return textfmt.NA
 	}
@@ -205,7 +206,7 @@ func rateText(r RateCheck) string {
 
 // allCompleted reports whether every run served the same requests
 // without an error.
-func allCompleted(runs []*Summary) bool {
+func allCompleted(runs []*metrics.Summary) bool {
 	for _, s := range runs {
 		if s.OK != s.Requests || s.Requests != runs[0].Requests || s.Requests == 0 {
 			return false
@@ -216,7 +217,7 @@ func allCompleted(runs []*Summary) bool {
 
 // writeDetails writes the figures that did not fit the comparison table,
 // in two tables: client and server timing, then load, cache and fairness.
-func writeDetails(w io.Writer, runs []*Summary) {
+func writeDetails(w io.Writer, runs []*metrics.Summary) {
 	writeReasoning(w, runs)
 	writeCost(w, runs)
 	writeTiming(w, runs)
@@ -236,16 +237,16 @@ func writeDetails(w io.Writer, runs []*Summary) {
 // mock fleet, or scraping a `tracebench mock`), the host CPU column when
 // any run measured that (real-time runs on Linux); a run without them
 // shows n/a.
-func writeTiming(w io.Writer, runs []*Summary) {
-	mock := slices.ContainsFunc(runs, func(s *Summary) bool { return !math.IsNaN(s.MockStepLate.P99) })
-	host := slices.ContainsFunc(runs, func(s *Summary) bool { return !math.IsNaN(s.Host.StealPct) || !math.IsNaN(s.Host.BusyPct) })
+func writeTiming(w io.Writer, runs []*metrics.Summary) {
+	mock := slices.ContainsFunc(runs, func(s *metrics.Summary) bool { return !math.IsNaN(s.MockStepLate.P99) })
+	host := slices.ContainsFunc(runs, func(s *metrics.Summary) bool { return !math.IsNaN(s.Host.StealPct) || !math.IsNaN(s.Host.BusyPct) })
 	fmt.Fprint(w, "### Timing detail\n\nWhere the time went: the servers (server TTFT), the client-side Queue (queue wait) "+
 		"and the client itself (schedule lag)")
 	if mock {
 		fmt.Fprint(w, "; and how late the mock servers ran their own engine steps (mock step lateness, over every step "+
 			"of every replica): when its p99 is a sizeable part of TBT, the machine rather than the latency model "+
 			"shaped the timings")
-		if slices.ContainsFunc(runs, func(s *Summary) bool { return s.MockStepLate.Lifetime }) {
+		if slices.ContainsFunc(runs, func(s *metrics.Summary) bool { return s.MockStepLate.Lifetime }) {
 			fmt.Fprint(w, ". Lateness marked (lifetime) was scraped from a separately started mock and covers every "+
 				"step since it started, not only this run's; mock steps counts this run's steps")
 		}
@@ -253,7 +254,7 @@ func writeTiming(w io.Writer, runs []*Summary) {
 	if host {
 		fmt.Fprintf(w, "; and how much of the machine's CPU time the host gave to other guests (CPU steal) and "+
 			"how much was busy: steal above %g %% means the host, not the policy, may have shaped the timings",
-			WarnHostStealPct)
+			metrics.WarnHostStealPct)
 	}
 	fmt.Fprint(w, ".\n\n")
 	var rows [][]string
@@ -284,7 +285,7 @@ func writeTiming(w io.Writer, runs []*Summary) {
 
 // hostText formats the host's CPU shares as "steal / busy" in percent
 // with one decimal (n/a when not measured).
-func hostText(h HostCPU) string {
+func hostText(h metrics.HostCPU) string {
 	if math.IsNaN(h.StealPct) && math.IsNaN(h.BusyPct) {
 		return textfmt.NA
 	}
@@ -300,7 +301,7 @@ func hostText(h HostCPU) string {
 // latenessText formats step lateness as "p50 / p99 / max", followed by
 // "(lifetime)" when it covers the mock's lifetime (n/a when not
 // measured).
-func latenessText(l Lateness) string {
+func latenessText(l metrics.Lateness) string {
 	if math.IsNaN(l.P50) && math.IsNaN(l.P99) && math.IsNaN(l.Max) {
 		return textfmt.NA
 	}
@@ -313,7 +314,7 @@ func latenessText(l Lateness) string {
 
 // shardNotes says, for every run merged from shards, how many ran and
 // that each had its own Router and Queue state.
-func shardNotes(runs []*Summary) []string {
+func shardNotes(runs []*metrics.Summary) []string {
 	var out []string
 	for _, s := range runs {
 		if n := s.Header.Shards; n > 0 {

@@ -8,10 +8,11 @@ import (
 	"slices"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // writeBackends writes one per-Backend table per run.
-func writeBackends(w io.Writer, runs []*Summary) {
+func writeBackends(w io.Writer, runs []*metrics.Summary) {
 	fmt.Fprint(w, "## Backends\n\n")
 	fmt.Fprint(w, "How each run spread its requests. Share is the backend's fraction of the run's requests; "+
 		"an even spread over n backends gives 1/n each. Hit gap is the router's predicted hit rate minus the "+
@@ -23,7 +24,7 @@ func writeBackends(w io.Writer, runs []*Summary) {
 		var rows [][]string
 		for _, b := range s.Backends {
 			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", textfmt.Count(b.Requests),
-				textfmt.Pct(Ratio(float64(b.Requests), float64(s.Requests))), textfmt.Count(b.Errors),
+				textfmt.Pct(metrics.Ratio(float64(b.Requests), float64(s.Requests))), textfmt.Count(b.Errors),
 				textfmt.Count(b.InputTokens), textfmt.Count(b.OutputTokens), textfmt.Num(b.TTFTP50), textfmt.Num(b.TTFTP99),
 				textfmt.Pct(b.HitRate), textfmt.Pct(b.ScrapedHitRate), textfmt.Pct(b.PredictedHitRate),
 				textfmt.GapPts(b.PredictedHitRate, b.HitRate), textfmt.Pct(b.KVUsageMax)})
@@ -36,7 +37,7 @@ func writeBackends(w io.Writer, runs []*Summary) {
 // writeUsers writes the per-user table: the largest users by demand and
 // the worst-served ones (lowest SLA attainment in any run), one column
 // group per run.
-func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
+func writeUsers(w io.Writer, runs []*metrics.Summary, o RenderOptions) {
 	if len(runs) == 0 || len(runs[0].Users) == 0 {
 		return
 	}
@@ -62,7 +63,7 @@ func writeUsers(w io.Writer, runs []*Summary, o RenderOptions) {
 		for _, s := range runs {
 			x := lookupUser(s, u)
 			row = append(row, fmt.Sprintf("%s / %s / %s", textfmt.Pct(x.Attainment), textfmt.Num(x.TTFTP99),
-				textfmt.Pct(Ratio(x.Service, x.Demand))))
+				textfmt.Pct(metrics.Ratio(x.Service, x.Demand))))
 		}
 		rows = append(rows, row)
 	}
@@ -78,7 +79,7 @@ func userLabel(u string) string {
 
 // pickUsers returns the top users by demand in the first run and the
 // worst-served others (lowest attainment across runs, then lowest name).
-func pickUsers(runs []*Summary, nTop, nWorst int) (top, worst []string) {
+func pickUsers(runs []*metrics.Summary, nTop, nWorst int) (top, worst []string) {
 	shown := map[string]bool{}
 	for _, u := range runs[0].Users[:min(nTop, len(runs[0].Users))] {
 		top = append(top, u.User)
@@ -112,11 +113,11 @@ func pickUsers(runs []*Summary, nTop, nWorst int) (top, worst []string) {
 
 // lookupUser returns the user's row in s (an empty row with NaN figures
 // when the user sent nothing in that run).
-func lookupUser(s *Summary, user string) UserSummary {
+func lookupUser(s *metrics.Summary, user string) metrics.UserSummary {
 	for _, u := range s.Users {
 		if u.User == user {
 			return u
 		}
 	}
-	return UserSummary{User: user, Attainment: math.NaN(), TTFTP99: math.NaN(), DemandShare: math.NaN()}
+	return metrics.UserSummary{User: user, Attainment: math.NaN(), TTFTP99: math.NaN(), DemandShare: math.NaN()}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestTimingShowsMockLateness: the timing table has the mock step
@@ -12,26 +14,26 @@ import (
 // not) and leaves them out when none did; schedule lag has its p50.
 func TestTimingShowsMockLateness(t *testing.T) {
 	nan := math.NaN()
-	mock := func() *Summary {
-		s := summarizeHand(DefaultOptions())
-		s.MockStepLate = Lateness{P50: 0.04, P99: 2.5, Max: 31, Steps: 12345}
+	mock := func() *metrics.Summary {
+		s := summarizeHand(metrics.DefaultOptions())
+		s.MockStepLate = metrics.Lateness{P50: 0.04, P99: 2.5, Max: 31, Steps: 12345}
 		return s
 	}
-	live := func() *Summary {
-		s := summarizeHand(DefaultOptions())
-		s.MockStepLate = Lateness{P50: nan, P99: nan, Max: nan, Steps: nan}
+	live := func() *metrics.Summary {
+		s := summarizeHand(metrics.DefaultOptions())
+		s.MockStepLate = metrics.Lateness{P50: nan, P99: nan, Max: nan, Steps: nan}
 		return s
 	}
 	for _, tc := range []struct {
 		name    string
-		runs    []*Summary
+		runs    []*metrics.Summary
 		want    []string
 		notWant []string
 	}{
-		{"in-process mock", []*Summary{mock()}, []string{"| mock step late p50 / p99 / max ms | mock steps |",
+		{"in-process mock", []*metrics.Summary{mock()}, []string{"| mock step late p50 / p99 / max ms | mock steps |",
 			"| 0.04 / 2.50 / 31.0 | 12345 |", "mock step lateness"}, nil},
-		{"mock and live", []*Summary{mock(), live()}, []string{"| 0.04 / 2.50 / 31.0 | 12345 |", "| n/a | n/a |"}, nil},
-		{"live only", []*Summary{live()}, []string{"sched lag p50 ms"}, []string{"mock step", "mock steps"}},
+		{"mock and live", []*metrics.Summary{mock(), live()}, []string{"| 0.04 / 2.50 / 31.0 | 12345 |", "| n/a | n/a |"}, nil},
+		{"live only", []*metrics.Summary{live()}, []string{"sched lag p50 ms"}, []string{"mock step", "mock steps"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkTiming(t, tc.runs, tc.want, tc.notWant) })
 	}
@@ -42,22 +44,22 @@ func TestTimingShowsMockLateness(t *testing.T) {
 // steal field) and leaves it out when none did.
 func TestTimingShowsHostCPU(t *testing.T) {
 	nan := math.NaN()
-	run := func(steal, busy float64) *Summary {
-		s := summarizeHand(DefaultOptions())
-		s.Host = HostCPU{StealPct: steal, BusyPct: busy}
+	run := func(steal, busy float64) *metrics.Summary {
+		s := summarizeHand(metrics.DefaultOptions())
+		s.Host = metrics.HostCPU{StealPct: steal, BusyPct: busy}
 		return s
 	}
 	for _, tc := range []struct {
 		name    string
-		runs    []*Summary
+		runs    []*metrics.Summary
 		want    []string
 		notWant []string
 	}{
-		{"measured", []*Summary{run(12.46, 40.04)}, []string{"| host CPU steal / busy % |", "| 12.5 / 40.0 |",
+		{"measured", []*metrics.Summary{run(12.46, 40.04)}, []string{"| host CPU steal / busy % |", "| 12.5 / 40.0 |",
 			"CPU steal", "steal above 2 %"}, nil},
-		{"measured and sim", []*Summary{run(0, 35), run(nan, nan)}, []string{"| 0.0 / 35.0 |", "| n/a |"}, nil},
-		{"no steal field", []*Summary{run(nan, 35)}, []string{"| n/a / 35.0 |"}, nil},
-		{"none measured", []*Summary{run(nan, nan)}, []string{"sched lag p50 ms"}, []string{"host CPU", "steal"}},
+		{"measured and sim", []*metrics.Summary{run(0, 35), run(nan, nan)}, []string{"| 0.0 / 35.0 |", "| n/a |"}, nil},
+		{"no steal field", []*metrics.Summary{run(nan, 35)}, []string{"| n/a / 35.0 |"}, nil},
+		{"none measured", []*metrics.Summary{run(nan, nan)}, []string{"sched lag p50 ms"}, []string{"host CPU", "steal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkTiming(t, tc.runs, tc.want, tc.notWant) })
 	}
@@ -65,7 +67,7 @@ func TestTimingShowsHostCPU(t *testing.T) {
 
 // checkTiming renders the timing detail table of runs and requires every
 // string of want in it and none of notWant.
-func checkTiming(t *testing.T, runs []*Summary, want, notWant []string) {
+func checkTiming(t *testing.T, runs []*metrics.Summary, want, notWant []string) {
 	t.Helper()
 	var b bytes.Buffer
 	writeTiming(&b, runs)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -20,17 +21,17 @@ func paretoSweep() *Sweep {
 		p := SweepPolicy{Policy: policy}
 		for j, rate := range []float64{4, 2, 8} {
 			tpot := 10 * (1 + rate/4) / float64(i+1) // ms
-			sum := &Summary{Header: headerWith("a", "b"), Requests: 100, OK: 100,
-				SLA:        SLA{Met: 100, Attainment: 1},
-				Throughput: Throughput{OutputTokens: 100 * rate},
-				TPOT:       Dist{Count: 100, P50: tpot}}
+			sum := &metrics.Summary{Header: headerWith("a", "b"), Requests: 100, OK: 100,
+				SLA:        metrics.SLA{Met: 100, Attainment: 1},
+				Throughput: metrics.Throughput{OutputTokens: 100 * rate},
+				TPOT:       metrics.Dist{Count: 100, P50: tpot}}
 			p.Steps = append(p.Steps, SweepStep{Rate: rate, Pass: j < 2, Summary: sum})
 		}
 		s.Policies = append(s.Policies, p)
 	}
 	// A policy without TPOT has no point and no line.
 	s.Policies = append(s.Policies, SweepPolicy{Policy: "no-tpot",
-		Steps: []SweepStep{{Rate: 1, Summary: &Summary{Header: headerWith("a")}}}})
+		Steps: []SweepStep{{Rate: 1, Summary: &metrics.Summary{Header: headerWith("a")}}}})
 	return s
 }
 

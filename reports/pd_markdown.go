@@ -5,10 +5,11 @@ import (
 	"io"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // writePD writes the prefill/decode section of runs that disaggregated.
-func writePD(w io.Writer, runs []*Summary) {
+func writePD(w io.Writer, runs []*metrics.Summary) {
 	var rows, roles [][]string
 	for _, s := range runs {
 		p := s.PD
@@ -36,7 +37,7 @@ func writePD(w io.Writer, runs []*Summary) {
 }
 
 // distPair formats a Dist as "p50 / p99" (n/a when empty).
-func distPair(d Dist) string {
+func distPair(d metrics.Dist) string {
 	if d.Count == 0 {
 		return textfmt.NA
 	}

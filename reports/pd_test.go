@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -36,8 +37,8 @@ func pdResults() []*replay.Result {
 }
 
 func TestPDSummary(t *testing.T) {
-	a := NewAccumulator(replay.Header{Backends: []string{"a", "b", "c"},
-		Roles: []string{replay.RolePrefill, replay.RoleDecode, replay.RoleDecode}}, DefaultOptions())
+	a := metrics.NewAccumulator(replay.Header{Backends: []string{"a", "b", "c"},
+		Roles: []string{replay.RolePrefill, replay.RoleDecode, replay.RoleDecode}}, metrics.DefaultOptions())
 	for _, r := range pdResults() {
 		a.Add(r)
 	}
@@ -62,6 +63,6 @@ func TestPDSummary(t *testing.T) {
 		t.Errorf("server hit %v, want %v (the prefill backend's cached tokens)", s.HitRate.Server, want)
 	}
 	var buf bytes.Buffer
-	writePD(&buf, []*Summary{s})
+	writePD(&buf, []*metrics.Summary{s})
 	checkGolden(t, "pd-section.md", buf.Bytes())
 }

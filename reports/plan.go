@@ -1,6 +1,10 @@
 package reports
 
-import "math"
+import (
+	"math"
+
+	"github.com/tracebench/tracebench/metrics"
+)
 
 // Plan is the answer of `tracebench plan`: for each router the fewest
 // replicas that serve a target load under the SLO, in virtual time, with
@@ -19,9 +23,9 @@ type Plan struct {
 	Unit  string  `json:"unit"`
 	// SLO is the bound every request is judged by, Target the SLA
 	// attainment a fleet must reach (a fraction) on every one of Seeds.
-	SLO    SLO     `json:"slo"`
-	Target float64 `json:"target"`
-	Seeds  int     `json:"seeds"`
+	SLO    metrics.SLO `json:"slo"`
+	Target float64     `json:"target"`
+	Seeds  int         `json:"seeds"`
 	// MaxReplicas is the largest fleet tried.
 	MaxReplicas int `json:"max_replicas"`
 	// PerHour is one replica's price in $/hour (0: not priced) and
@@ -79,7 +83,7 @@ type PlanFigures struct {
 
 // FiguresOf reads a run's PlanFigures from its Summary (a figure that
 // is not a number, such as an unpriced cost, as 0).
-func FiguresOf(s *Summary) PlanFigures {
+func FiguresOf(s *metrics.Summary) PlanFigures {
 	return PlanFigures{Attainment: finite(s.SLA.Attainment), TTFTp50: finite(s.TTFT.P50), TTFTp90: finite(s.TTFT.P90),
 		TPOTp50: finite(s.TPOT.P50), Throughput: finite(s.Throughput.Requests),
 		OutputTokens: finite(s.Throughput.OutputTokens), FleetPerHour: finite(s.Cost.FleetPerHour),

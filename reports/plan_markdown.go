@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // planHead is the plan table's header.
@@ -37,7 +38,7 @@ func planQuestion(p *Plan) string {
 	}
 	return fmt.Sprintf("The fewest replicas of engine profile %s that serve %s of %s with at least %s of requests "+
 		"meeting %s on every one of %d seed(s), searched up to %d replicas in virtual time; %s.",
-		p.Profile, PlanLoad(p, p.target()), p.Workload, textfmt.Pct(p.Target), SLOText(p.SLO), p.Seeds, p.MaxReplicas, price)
+		p.Profile, PlanLoad(p, p.target()), p.Workload, textfmt.Pct(p.Target), metrics.SLOText(p.SLO), p.Seeds, p.MaxReplicas, price)
 }
 
 // target is the plan's target load in its unit.

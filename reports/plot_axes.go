@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // maxPlotPoints is the most points a time-series line is drawn with;
@@ -14,12 +16,12 @@ const maxPlotPoints = 80
 // coarsen averages runs of consecutive points so at most maxPts remain
 // (each point keeps its group's first At). last keeps each group's last
 // value instead of the mean (for cumulative series).
-func coarsen(pts []Point, maxPts int, last bool) []Point {
+func coarsen(pts []metrics.Point, maxPts int, last bool) []metrics.Point {
 	if len(pts) <= maxPts {
 		return pts
 	}
 	k := (len(pts) + maxPts - 1) / maxPts
-	out := make([]Point, 0, maxPts)
+	out := make([]metrics.Point, 0, maxPts)
 	for i := 0; i < len(pts); i += k {
 		g := pts[i:min(i+k, len(pts))]
 		v := g[len(g)-1].Value
@@ -30,7 +32,7 @@ func coarsen(pts []Point, maxPts int, last bool) []Point {
 			}
 			v /= float64(len(g))
 		}
-		out = append(out, Point{At: g[0].At, Value: v})
+		out = append(out, metrics.Point{At: g[0].At, Value: v})
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 func TestSITicks(t *testing.T) {
@@ -47,5 +49,19 @@ func TestNiceStep(t *testing.T) {
 		if got := niceStep(tc.raw); got != tc.want {
 			t.Errorf("niceStep(%v) = %v, want %v", tc.raw, got, tc.want)
 		}
+	}
+}
+
+func TestCoarsen(t *testing.T) {
+	pts := []metrics.Point{{At: 0, Value: 1}, {At: 1, Value: 3}, {At: 2, Value: 5}, {At: 3, Value: 7}, {At: 4, Value: 9}}
+	got := coarsen(pts, 3, false) // groups of 2: (1+3)/2, (5+7)/2, 9
+	want := []metrics.Point{{At: 0, Value: 2}, {At: 2, Value: 6}, {At: 4, Value: 9}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("coarsen = %v, want %v", got, want)
+		}
+	}
+	if last := coarsen(pts, 3, true); last[1].Value != 7 {
+		t.Errorf("coarsen last = %v, want group values 3, 7, 9", last)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // newLine returns a line of pts in colour i (dashed when asked), or nil
@@ -30,7 +31,7 @@ func newLine(pts plotter.XYs, i int, dashed bool) *plotter.Line {
 	return l
 }
 
-func xys(pts []Point) plotter.XYs {
+func xys(pts []metrics.Point) plotter.XYs {
 	out := make(plotter.XYs, 0, len(pts))
 	for _, p := range pts {
 		if !math.IsNaN(p.Value) && !math.IsInf(p.Value, 0) {
@@ -42,14 +43,14 @@ func xys(pts []Point) plotter.XYs {
 
 // ttftCDFPlot draws one TTFT CDF per run, on a log x axis when TTFT spans
 // more than a factor of 20.
-func ttftCDFPlot(runs []*Summary) figure {
+func ttftCDFPlot(runs []*metrics.Summary) figure {
 	return cdfPlot(runs, "TTFT distribution (successful requests)", "TTFT (ms)", "fraction of requests with TTFT ≤ x",
-		func(s *Summary) []CDFPoint { return s.Series.TTFTCDF })
+		func(s *metrics.Summary) []metrics.CDFPoint { return s.Series.TTFTCDF })
 }
 
 // cdfPlot draws the CDF get returns for each run, on a log x axis when
 // the values span more than a factor of 20, with the p99 level marked.
-func cdfPlot(runs []*Summary, title, x, y string, get func(*Summary) []CDFPoint) figure {
+func cdfPlot(runs []*metrics.Summary, title, x, y string, get func(*metrics.Summary) []metrics.CDFPoint) figure {
 	p := newPlot(title, x, y)
 	leg := newLegend()
 	lo, hi := math.Inf(1), 0.0
@@ -91,17 +92,17 @@ func addHLine(p *plot.Plot, y float64) *plotter.Function {
 }
 
 // throughputPlot stacks output tok/s over time above requests in flight.
-func throughputPlot(runs []*Summary) figure {
+func throughputPlot(runs []*metrics.Summary) figure {
 	top := newPlot("Output throughput", "time since start (s)", "output tokens / s")
 	bottom := newPlot("Requests in flight (solid) and waiting in the client (dashed)", "time since start (s)", "requests")
-	return stackOverLoad(runs, top, bottom, func(s *Summary) []Point { return smooth(s.Series.Throughput) }, true)
+	return stackOverLoad(runs, top, bottom, func(s *metrics.Summary) []metrics.Point { return smooth(s.Series.Throughput) }, true)
 }
 
 // stackOverLoad plots series of every run on top, above the requests in
 // flight of the same runs (and those waiting in the client, dashed, when
 // waiting is set), one colour per run; runs whose series is empty are
 // left out, and no run at all gives an empty figure.
-func stackOverLoad(runs []*Summary, top, bottom *plot.Plot, series func(*Summary) []Point, waiting bool) figure {
+func stackOverLoad(runs []*metrics.Summary, top, bottom *plot.Plot, series func(*metrics.Summary) []metrics.Point, waiting bool) figure {
 	leg := newLegend()
 	for i, s := range runs {
 		l := newLine(xys(series(s)), i, false)
@@ -132,7 +133,7 @@ func stackOverLoad(runs []*Summary, top, bottom *plot.Plot, series func(*Summary
 // at least a second wide when the run is long enough for 25 such points,
 // so a line shows the trend rather than bursts. Points move to their
 // bucket's middle.
-func smooth(pts []Point) []Point {
+func smooth(pts []metrics.Point) []metrics.Point {
 	if len(pts) < 2 {
 		return pts
 	}
@@ -152,23 +153,23 @@ func smooth(pts []Point) []Point {
 
 // userServicePlot draws one panel per run with the cumulative service of
 // its largest users, on shared axes and colours.
-func userServicePlot(runs []*Summary) figure {
-	return perUserPanels(runs, "weighted tokens", func(s *Summary) map[string][]Point {
+func userServicePlot(runs []*metrics.Summary) figure {
+	return perUserPanels(runs, "weighted tokens", func(s *metrics.Summary) map[string][]metrics.Point {
 		return s.Series.UserService
 	}, true)
 }
 
 // vtcCounterPlot draws one panel per vtc or lcf run with its Queue's
 // counter for the largest users.
-func vtcCounterPlot(runs []*Summary) figure {
-	return perUserPanels(runs, "counter (tokens)", func(s *Summary) map[string][]Point {
+func vtcCounterPlot(runs []*metrics.Summary) figure {
+	return perUserPanels(runs, "counter (tokens)", func(s *metrics.Summary) map[string][]metrics.Point {
 		return s.Series.VTCCounter
 	}, false)
 }
 
 // perUserPanels draws, for every run with data, a panel of one line per
 // user (same colour for a user in every panel).
-func perUserPanels(runs []*Summary, ylabel string, get func(*Summary) map[string][]Point, cumulative bool) figure {
+func perUserPanels(runs []*metrics.Summary, ylabel string, get func(*metrics.Summary) map[string][]metrics.Point, cumulative bool) figure {
 	colors := map[string]int{}
 	leg := newLegend()
 	var panels []*plot.Plot
@@ -228,7 +229,7 @@ func gridOf(panels []*plot.Plot, cols int) [][]*plot.Plot {
 	return grid
 }
 
-func binRuns(runs []*Summary) int {
+func binRuns(runs []*metrics.Summary) int {
 	n := 0
 	for _, s := range runs {
 		if len(s.Series.BinTarget) > 0 {
@@ -240,7 +241,7 @@ func binRuns(runs []*Summary) int {
 
 // binTargetPlot draws b_target per bin over time, one panel per
 // multi-bin run, bins in the same colours in every panel.
-func binTargetPlot(runs []*Summary) figure {
+func binTargetPlot(runs []*metrics.Summary) figure {
 	leg := newLegend()
 	named := map[string]bool{}
 	var grid [][]*plot.Plot

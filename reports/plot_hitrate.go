@@ -9,11 +9,13 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // hitRatePlot draws grouped bars of the server hit rate per backend, one
 // bar per run, with the Router's predicted hit rate as dots.
-func hitRatePlot(runs []*Summary) figure {
+func hitRatePlot(runs []*metrics.Summary) figure {
 	nb := 0
 	for _, s := range runs {
 		nb = max(nb, len(s.Backends))
@@ -54,7 +56,7 @@ func hitRatePlot(runs []*Summary) figure {
 
 // hitRateBars returns run s's bars (colour i) and its predicted hit rates
 // as black dots (nil when the Router predicts none).
-func hitRateBars(s *Summary, nb, i int, width, offset vg.Length) (*plotter.BarChart, *plotter.Scatter) {
+func hitRateBars(s *metrics.Summary, nb, i int, width, offset vg.Length) (*plotter.BarChart, *plotter.Scatter) {
 	vals := make(plotter.Values, nb)
 	var pred plotter.XYs
 	for _, b := range s.Backends {

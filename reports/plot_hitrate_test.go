@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -16,11 +17,11 @@ import (
 func TestHitRatePlotDrawsEveryPrediction(t *testing.T) {
 	for _, tc := range []struct{ runs, backends int }{{1, 2}, {5, 4}, {3, 8}} {
 		t.Run(fmt.Sprintf("%d runs × %d backends", tc.runs, tc.backends), func(t *testing.T) {
-			var runs []*Summary
+			var runs []*metrics.Summary
 			for i := range tc.runs {
-				s := &Summary{Header: replay.Header{Policy: fmt.Sprint("run", i)}}
+				s := &metrics.Summary{Header: replay.Header{Policy: fmt.Sprint("run", i)}}
 				for b := range tc.backends {
-					s.Backends = append(s.Backends, BackendSummary{Index: b, HitRate: 0.5, PredictedHitRate: 0.4})
+					s.Backends = append(s.Backends, metrics.BackendSummary{Index: b, HitRate: 0.5, PredictedHitRate: 0.4})
 				}
 				runs = append(runs, s)
 			}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"gonum.org/v1/plot/vg"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // plotRef is one drawn plot: its file relative to the report, and what
@@ -20,12 +22,12 @@ type plotRef struct {
 type plotSpec struct {
 	name, title, caption string
 	w, h                 vg.Length
-	draw                 func(runs []*Summary) figure
+	draw                 func(runs []*metrics.Summary) figure
 }
 
 // writePlots draws every plot that has data into dir and returns the
 // references for the report.
-func writePlots(dir string, runs []*Summary, png bool) ([]plotRef, error) {
+func writePlots(dir string, runs []*metrics.Summary, png bool) ([]plotRef, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plots dir: %w", err)
 	}
@@ -68,7 +70,7 @@ func writePlotSection(w io.Writer, plots []plotRef) {
 }
 
 // plotSpecs lists the plots in report order.
-func plotSpecs(runs []*Summary) []plotSpec {
+func plotSpecs(runs []*metrics.Summary) []plotSpec {
 	n := len(runs)
 	rows := (n + 2) / 3
 	specs := []plotSpec{
@@ -116,7 +118,7 @@ func panelsHeight(rows int, perRow float64) vg.Length {
 	return max(minFigureHeight, vg.Length(float64(max(rows, 1))*perRow)*vg.Inch)
 }
 
-func vtcRuns(runs []*Summary) int {
+func vtcRuns(runs []*metrics.Summary) int {
 	n := 0
 	for _, s := range runs {
 		if len(s.Series.VTCCounter) > 0 {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"text/tabwriter"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // Prediction compares a simulated replay of a run (Predicted) with the
@@ -13,7 +15,7 @@ type Prediction struct {
 	// Profile names the engine profile the simulation ran.
 	Profile string
 	// Measured and Predicted are the two runs.
-	Measured, Predicted *Summary
+	Measured, Predicted *metrics.Summary
 	// Rows are the compared figures.
 	Rows []PredictionRow
 }
@@ -22,7 +24,7 @@ type Prediction struct {
 type PredictionRow struct {
 	// ID identifies the figure; Metric is its display label ("TTFT
 	// p50", ID.Label()).
-	ID     MetricID
+	ID     metrics.MetricID
 	Metric string
 	// Unit is "ms", "req/s", "tok/s" or "%".
 	Unit string
@@ -38,9 +40,9 @@ type PredictionRow struct {
 
 // ComparePrediction builds the comparison of TTFT p50/p90/p99, TPOT
 // p50/p90, E2E p50/p90, throughput and the server's prefix hit rate.
-func ComparePrediction(profile string, measured, predicted *Summary) *Prediction {
+func ComparePrediction(profile string, measured, predicted *metrics.Summary) *Prediction {
 	p := &Prediction{Profile: profile, Measured: measured, Predicted: predicted}
-	add := func(id MetricID, unit string, m, q float64) {
+	add := func(id metrics.MetricID, unit string, m, q float64) {
 		r := PredictionRow{ID: id, Metric: id.Label(), Unit: unit, Measured: m, Predicted: q, Err: math.NaN()}
 		if m > 0 && !math.IsNaN(q) {
 			r.Err = 100 * (q - m) / m
@@ -50,10 +52,10 @@ func ComparePrediction(profile string, measured, predicted *Summary) *Prediction
 	for _, d := range latencyRows {
 		add(d.id, "ms", known(d.of(measured), d.at), known(d.of(predicted), d.at))
 	}
-	add(MetricThroughput, "req/s", measured.Throughput.Requests, predicted.Throughput.Requests)
-	add(MetricOutputThroughput, "tok/s", measured.Throughput.OutputTokens, predicted.Throughput.OutputTokens)
+	add(metrics.MetricThroughput, "req/s", measured.Throughput.Requests, predicted.Throughput.Requests)
+	add(metrics.MetricOutputThroughput, "tok/s", measured.Throughput.OutputTokens, predicted.Throughput.OutputTokens)
 	hm, hp := 100*measured.HitRate.Server, 100*predicted.HitRate.Server
-	hit := PredictionRow{ID: MetricServerHitRate, Metric: MetricServerHitRate.Label(), Unit: "%", Measured: hm, Predicted: hp,
+	hit := PredictionRow{ID: metrics.MetricServerHitRate, Metric: metrics.MetricServerHitRate.Label(), Unit: "%", Measured: hm, Predicted: hp,
 		Err: hp - hm, Points: true}
 	if measured.OK == 0 || predicted.OK == 0 || math.IsNaN(hm) || math.IsNaN(hp) {
 		hit.Err = math.NaN()
@@ -65,25 +67,25 @@ func ComparePrediction(profile string, measured, predicted *Summary) *Prediction
 // latencyRow is a latency figure of a prediction: its identity, the
 // distribution of a Summary it reads and the percentile it takes.
 type latencyRow struct {
-	id MetricID
-	of func(*Summary) Dist
-	at func(Dist) float64
+	id metrics.MetricID
+	of func(*metrics.Summary) metrics.Dist
+	at func(metrics.Dist) float64
 }
 
 // latencyRows are the latency figures a prediction compares, in order.
 var latencyRows = func() []latencyRow {
-	ttft := func(s *Summary) Dist { return s.TTFT }
-	tpot := func(s *Summary) Dist { return s.TPOT }
-	e2e := func(s *Summary) Dist { return s.E2E }
-	p50 := func(d Dist) float64 { return d.P50 }
-	p90 := func(d Dist) float64 { return d.P90 }
-	p99 := func(d Dist) float64 { return d.P99 }
-	return []latencyRow{{MetricTTFTP50, ttft, p50}, {MetricTTFTP90, ttft, p90}, {MetricTTFTP99, ttft, p99},
-		{MetricTPOTP50, tpot, p50}, {MetricTPOTP90, tpot, p90}, {MetricE2EP50, e2e, p50}, {MetricE2EP90, e2e, p90}}
+	ttft := func(s *metrics.Summary) metrics.Dist { return s.TTFT }
+	tpot := func(s *metrics.Summary) metrics.Dist { return s.TPOT }
+	e2e := func(s *metrics.Summary) metrics.Dist { return s.E2E }
+	p50 := func(d metrics.Dist) float64 { return d.P50 }
+	p90 := func(d metrics.Dist) float64 { return d.P90 }
+	p99 := func(d metrics.Dist) float64 { return d.P99 }
+	return []latencyRow{{metrics.MetricTTFTP50, ttft, p50}, {metrics.MetricTTFTP90, ttft, p90}, {metrics.MetricTTFTP99, ttft, p99},
+		{metrics.MetricTPOTP50, tpot, p50}, {metrics.MetricTPOTP90, tpot, p90}, {metrics.MetricE2EP50, e2e, p50}, {metrics.MetricE2EP90, e2e, p90}}
 }()
 
 // known returns pick(d), NaN for an empty distribution.
-func known(d Dist, pick func(Dist) float64) float64 {
+func known(d metrics.Dist, pick func(metrics.Dist) float64) float64 {
 	if d.Count == 0 {
 		return math.NaN()
 	}

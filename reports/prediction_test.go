@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"testing"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 func TestPredictionGolden(t *testing.T) {
@@ -22,8 +24,8 @@ func TestPredictionGolden(t *testing.T) {
 }
 
 func TestPredictionErrors(t *testing.T) {
-	m := &Summary{OK: 10, TTFT: Dist{Count: 10, P50: 100}, Throughput: Throughput{Requests: 2}, HitRate: HitRate{Server: 0.5}}
-	q := &Summary{OK: 10, TTFT: Dist{Count: 10, P50: 110}, Throughput: Throughput{Requests: 1.5}, HitRate: HitRate{Server: 0.4}}
+	m := &metrics.Summary{OK: 10, TTFT: metrics.Dist{Count: 10, P50: 100}, Throughput: metrics.Throughput{Requests: 2}, HitRate: metrics.HitRate{Server: 0.5}}
+	q := &metrics.Summary{OK: 10, TTFT: metrics.Dist{Count: 10, P50: 110}, Throughput: metrics.Throughput{Requests: 1.5}, HitRate: metrics.HitRate{Server: 0.4}}
 	rows := map[string]PredictionRow{}
 	for _, r := range ComparePrediction("p", m, q).Rows {
 		rows[r.Metric] = r

@@ -7,19 +7,20 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
 // showReasoning reports whether a report has reasoning to show: a run
 // whose requests reasoned, or an SLO that bounds TTFOT.
-func showReasoning(runs []*Summary) bool {
-	return slices.ContainsFunc(runs, func(s *Summary) bool {
+func showReasoning(runs []*metrics.Summary) bool {
+	return slices.ContainsFunc(runs, func(s *metrics.Summary) bool {
 		return s.Reasoning.Requests > 0 || s.Reasoning.NoOutput > 0 || boundsTTFOT(s.Options.SLO)
 	})
 }
 
 // boundsTTFOT reports an SLO with a TTFOT bound, run-wide or per user.
-func boundsTTFOT(slo SLO) bool {
+func boundsTTFOT(slo metrics.SLO) bool {
 	if slo.TTFOT > 0 {
 		return true
 	}
@@ -37,7 +38,7 @@ var reasoningHead = []string{"run", "reasoning requests", "reasoning tokens / re
 
 // reasoningCells is a run's row of the reasoning table: each cell's text
 // and the figure it sorts by.
-func reasoningCells(s *Summary) []HTMLCell {
+func reasoningCells(s *metrics.Summary) []HTMLCell {
 	r, d := s.Reasoning, s.TTFOT
 	return []HTMLCell{TextCell(s.Name()),
 		NumCell(textfmt.Count(r.Requests), float64(r.Requests)),
@@ -56,7 +57,7 @@ const reasoningText = "What the users of a reasoning model wait for: TTFT counts
 	"A request whose stream never left its reasoning has no TTFOT and misses a TTFOT bound."
 
 // reasoningNotes say, per run, why its TTFOT is n/a.
-func reasoningNotes(runs []*Summary) []string {
+func reasoningNotes(runs []*metrics.Summary) []string {
 	var out []string
 	for _, s := range runs {
 		if s.Reasoning.TTFOTNote != "" && s.OK > 0 {
@@ -68,7 +69,7 @@ func reasoningNotes(runs []*Summary) []string {
 
 // writeReasoning writes the reasoning table when any run reasoned or the
 // SLO bounds TTFOT.
-func writeReasoning(w io.Writer, runs []*Summary) {
+func writeReasoning(w io.Writer, runs []*metrics.Summary) {
 	if !showReasoning(runs) {
 		return
 	}
@@ -91,7 +92,7 @@ func writeReasoning(w io.Writer, runs []*Summary) {
 
 // reasoningSection is the HTML report's reasoning table (ok false when
 // there is none to show).
-func reasoningSection(runs []*Summary) (HTMLSection, bool) {
+func reasoningSection(runs []*metrics.Summary) (HTMLSection, bool) {
 	if !showReasoning(runs) {
 		return HTMLSection{}, false
 	}

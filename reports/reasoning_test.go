@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -33,9 +34,9 @@ func reasoningRun() (replay.Header, []*replay.Result) {
 	return h, rs
 }
 
-func summarizeReasoning(o Options) *Summary {
+func summarizeReasoning(o metrics.Options) *metrics.Summary {
 	h, rs := reasoningRun()
-	a := NewAccumulator(h, o)
+	a := metrics.NewAccumulator(h, o)
 	for _, r := range rs {
 		a.Add(r)
 	}
@@ -43,7 +44,7 @@ func summarizeReasoning(o Options) *Summary {
 }
 
 func TestReasoningSummary(t *testing.T) {
-	s := summarizeReasoning(DefaultOptions())
+	s := summarizeReasoning(metrics.DefaultOptions())
 	r := s.Reasoning
 	if r.Requests != 3 || r.Tokens != 70 || r.NoOutput != 1 || r.TTFOTNote != "" {
 		t.Errorf("reasoning %+v: want 3 requests, 70 tokens, 1 without output, no note", r)
@@ -66,17 +67,17 @@ func TestReasoningSummary(t *testing.T) {
 func TestTTFOTSLO(t *testing.T) {
 	tests := []struct {
 		name string
-		slo  SLO
+		slo  metrics.SLO
 		met  int64
 	}{
-		{"no TTFOT bound", SLO{TTFT: time.Second}, 4},
-		{"TTFOT 2 s", SLO{TTFT: time.Second, TTFOT: 2 * time.Second}, 2},
-		{"TTFOT 500 ms", SLO{TTFOT: 500 * time.Millisecond}, 1},
-		{"per-user bound", SLO{PerUser: map[string]SLO{"": {TTFOT: 2 * time.Second}}}, 2},
+		{"no TTFOT bound", metrics.SLO{TTFT: time.Second}, 4},
+		{"TTFOT 2 s", metrics.SLO{TTFT: time.Second, TTFOT: 2 * time.Second}, 2},
+		{"TTFOT 500 ms", metrics.SLO{TTFOT: 500 * time.Millisecond}, 1},
+		{"per-user bound", metrics.SLO{PerUser: map[string]metrics.SLO{"": {TTFOT: 2 * time.Second}}}, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := DefaultOptions()
+			o := metrics.DefaultOptions()
 			o.SLO = tc.slo
 			s := summarizeReasoning(o)
 			if s.SLA.Met != tc.met {
@@ -111,9 +112,9 @@ func TestTTFOTNotApplicable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := DefaultOptions()
+			o := metrics.DefaultOptions()
 			o.SLO.TTFOT = time.Second
-			a := NewAccumulator(replay.Header{Policy: "p", Router: "p"}, o)
+			a := metrics.NewAccumulator(replay.Header{Policy: "p", Router: "p"}, o)
 			a.Add(tc.r)
 			s := a.Finish(&replay.Stop{Reason: "done", Elapsed: time.Second})
 			if !strings.Contains(s.Reasoning.TTFOTNote, tc.note) || s.TTFOT.Count != 0 || s.SLA.Met != 0 {
@@ -121,13 +122,13 @@ func TestTTFOTNotApplicable(t *testing.T) {
 					s.Reasoning.TTFOTNote, s.TTFOT, s.SLA.Met, tc.note)
 			}
 			var md bytes.Buffer
-			writeReasoning(&md, []*Summary{s})
+			writeReasoning(&md, []*metrics.Summary{s})
 			if !strings.Contains(md.String(), "TTFOT of p is n/a: ") || !strings.Contains(md.String(), tc.note) ||
 				!strings.Contains(md.String(), "| n/a |") {
 				t.Fatalf("markdown lacks the n/a and its reason:\n%s", md.String())
 			}
 			var js bytes.Buffer
-			if err := WriteJSON(&js, []*Summary{s}); err != nil {
+			if err := WriteJSON(&js, []*metrics.Summary{s}); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct {
@@ -155,8 +156,8 @@ func TestTTFOTNotApplicable(t *testing.T) {
 // bound shows no reasoning section.
 func TestReasoningInEveryReport(t *testing.T) {
 	dir := t.TempDir()
-	s := summarizeReasoning(DefaultOptions())
-	if err := WriteDir(dir, []*Summary{s}, RenderOptions{NoPlots: true}); err != nil {
+	s := summarizeReasoning(metrics.DefaultOptions())
+	if err := WriteDir(dir, []*metrics.Summary{s}, RenderOptions{NoPlots: true}); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
@@ -169,7 +170,7 @@ func TestReasoningInEveryReport(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteCSV(&b, []*Summary{s}); err != nil {
+	if err := WriteCSV(&b, []*metrics.Summary{s}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
@@ -184,20 +185,20 @@ func TestReasoningInEveryReport(t *testing.T) {
 		col["reasoning_share"] != "0.7" || col["ttfot_max_ms"] == "" {
 		t.Errorf("CSV reasoning columns %v", col)
 	}
-	plain := finishHand(DefaultOptions(), nil)
+	plain := finishHand(metrics.DefaultOptions(), nil)
 	var md2 bytes.Buffer
-	writeReasoning(&md2, []*Summary{plain})
+	writeReasoning(&md2, []*metrics.Summary{plain})
 	if md2.Len() != 0 {
 		t.Errorf("a run without reasoning shows a reasoning section:\n%s", md2.String())
 	}
-	if _, ok := reasoningSection([]*Summary{plain}); ok {
+	if _, ok := reasoningSection([]*metrics.Summary{plain}); ok {
 		t.Errorf("a run without reasoning gets an HTML reasoning section")
 	}
 }
 
 func TestRequestCSVReasoning(t *testing.T) {
 	var b bytes.Buffer
-	c, err := NewRequestCSV(&b, DefaultOptions())
+	c, err := NewRequestCSV(&b, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,18 +237,18 @@ func TestRequestCSVReasoning(t *testing.T) {
 }
 
 func TestSLOFileTTFOT(t *testing.T) {
-	per, err := ParseSLOFile("s.yaml", []byte("users:\n  r: {ttfot: 4s, ttft: 1s}\n"))
+	per, err := metrics.ParseSLOFile("s.yaml", []byte("users:\n  r: {ttfot: 4s, ttft: 1s}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if per["r"].TTFOT != 4*time.Second {
 		t.Fatalf("ttfot %v, want 4s", per["r"].TTFOT)
 	}
-	if _, err := ParseSLOFile("s.yaml", []byte("users:\n  r: {ttfot: -1s}\n")); err == nil ||
+	if _, err := metrics.ParseSLOFile("s.yaml", []byte("users:\n  r: {ttfot: -1s}\n")); err == nil ||
 		!strings.Contains(err.Error(), `user "r": field ttfot: negative duration`) {
 		t.Fatalf("negative ttfot: error %v", err)
 	}
-	got := SLO{TTFOT: time.Second, PerUser: map[string]SLO{"r": {TTFOT: 4 * time.Second}}}
+	got := metrics.SLO{TTFOT: time.Second, PerUser: map[string]metrics.SLO{"r": {TTFOT: 4 * time.Second}}}
 	if got.For("r").TTFOT != 4*time.Second || got.For("s").TTFOT != time.Second {
 		t.Fatalf("For: %v %v", got.For("r"), got.For("s"))
 	}
@@ -258,8 +259,8 @@ func TestSLOFileTTFOT(t *testing.T) {
 // "steady" starts later but answers sooner. Under a TTFT bound alone
 // eager wins; with a TTFOT bound the verdict picks steady.
 func TestVerdictUsesTTFOT(t *testing.T) {
-	run := func(name string, o Options, ttft, ttfot time.Duration) *Summary {
-		a := NewAccumulator(replay.Header{Policy: name, Router: name, Trace: "w", Mode: "sim"}, o)
+	run := func(name string, o metrics.Options, ttft, ttfot time.Duration) *metrics.Summary {
+		a := metrics.NewAccumulator(replay.Header{Policy: name, Router: name, Trace: "w", Mode: "sim"}, o)
 		for i := range 20 {
 			at := time.Duration(i) * time.Second
 			a.Add(&replay.Result{ID: name, Intended: at, Sent: at, FirstToken: at + ttft, FirstOutput: at + ttfot,
@@ -269,16 +270,16 @@ func TestVerdictUsesTTFOT(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		slo  SLO
+		slo  metrics.SLO
 		pick string
 	}{
-		{"TTFT bound", SLO{TTFT: 300 * ms1}, "eager"},
-		{"TTFT and TTFOT bounds", SLO{TTFT: 600 * ms1, TTFOT: 2 * time.Second}, "steady"},
+		{"TTFT bound", metrics.SLO{TTFT: 300 * ms1}, "eager"},
+		{"TTFT and TTFOT bounds", metrics.SLO{TTFT: 600 * ms1, TTFOT: 2 * time.Second}, "steady"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := DefaultOptions()
+			o := metrics.DefaultOptions()
 			o.SLO = tc.slo
-			runs := map[string][]*Summary{
+			runs := map[string][]*metrics.Summary{
 				"eager":  {run("eager", o, 100*ms1, 3*time.Second)},
 				"steady": {run("steady", o, 500*ms1, 1500*ms1)},
 			}

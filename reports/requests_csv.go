@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -28,13 +29,13 @@ var pdColumn = slices.Index(requestColumns, "prefill_backend")
 // RequestCSV writes one CSV row per Result, streaming.
 type RequestCSV struct {
 	cw  *csv.Writer
-	o   Options
+	o   metrics.Options
 	row []string
 }
 
 // NewRequestCSV writes the header row to w and returns the writer. o
 // decides the sla_met and in_window (after the warm-up cut) columns.
-func NewRequestCSV(w io.Writer, o Options) (*RequestCSV, error) {
+func NewRequestCSV(w io.Writer, o metrics.Options) (*RequestCSV, error) {
 	c := &RequestCSV{cw: csv.NewWriter(w), o: o, row: make([]string, len(requestColumns))}
 	if err := c.cw.Write(requestColumns); err != nil {
 		return nil, fmt.Errorf("write request csv: %w", err)
@@ -65,7 +66,7 @@ func (c *RequestCSV) Write(policy string, r *replay.Result) error {
 		ttft, sttft, tpot, ms(r.E2E()), ms(r.QueueWait()), ms(r.ScheduleLag()), optMS(r.TBTMax),
 		itoa(r.Chunks), itoa(r.InputTokens), itoa(r.OutputTokens), itoa(r.PromptTokens), itoa(r.CompletionTokens),
 		itoa(r.CachedTokens), itoa(r.PredictedHitTokens), itoa(r.Status), r.ErrClass,
-		strconv.FormatBool(MeetsSLO(c.o.SLO, r)), strconv.FormatBool(r.Intended >= c.o.Warmup)})
+		strconv.FormatBool(metrics.MeetsSLO(c.o.SLO, r)), strconv.FormatBool(r.Intended >= c.o.Warmup)})
 	pdColumns(c.row[pdColumn:pdColumn+5], r)
 	copy(c.row[pdColumn+5:], []string{optMS(r.FirstOutput), ttfotCell(r), itoa(r.ReasoningTokens)})
 	if err := c.cw.Write(c.row); err != nil {
@@ -85,7 +86,7 @@ func (c *RequestCSV) Flush() error {
 
 // WriteRequestsCSV streams the results files at paths into one
 // per-request CSV, each row labelled with its Run's policy.
-func WriteRequestsCSV(w io.Writer, o Options, paths ...string) error {
+func WriteRequestsCSV(w io.Writer, o metrics.Options, paths ...string) error {
 	c, err := NewRequestCSV(w, o)
 	if err != nil {
 		return err
@@ -101,7 +102,7 @@ func WriteRequestsCSV(w io.Writer, o Options, paths ...string) error {
 func (c *RequestCSV) copyFile(path string) error {
 	var name string
 	return replay.EachResult(path, func(h replay.Header) error {
-		name = (&Summary{Header: h}).Name()
+		name = (&metrics.Summary{Header: h}).Name()
 		return nil
 	}, func(r *replay.Result) error { return c.Write(name, r) })
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // sessionsIntro explains the sessions tables (markdown and HTML).
@@ -21,7 +22,7 @@ const sessionsIntro = "What the users lived through. Session time runs from a se
 	"turns skipped because their session had ended come from the run's stop line (n/a open-loop)."
 
 // sessionRunCells are one run's cells of the sessions table.
-func sessionRunCells(s *SessionSummary) []string {
+func sessionRunCells(s *metrics.SessionSummary) []string {
 	return []string{strconv.Itoa(s.Sessions), strconv.Itoa(s.Completed), textfmt.Num(s.TurnsMean),
 		fmtSec(s.Time.P50), fmtSec(s.Time.P90), fmtSec(s.Fleet.P50), fmtSec(s.Think.P50), textfmt.Pct(s.FleetShare),
 		fmt.Sprintf("%d of %d", s.Early, s.FollowUps), fmtKnown(s.FailedTurns), fmtKnown(s.EndedByFailure),
@@ -50,7 +51,7 @@ func fmtSec(ms float64) string {
 
 // writeSessions writes the sessions table and TTFT by turn index, when
 // some run had sessions.
-func writeSessions(w io.Writer, runs []*Summary) {
+func writeSessions(w io.Writer, runs []*metrics.Summary) {
 	if !anySessions(runs) {
 		return
 	}
@@ -69,7 +70,7 @@ func writeSessions(w io.Writer, runs []*Summary) {
 }
 
 // anySessions reports whether some run had sessions.
-func anySessions(runs []*Summary) bool {
+func anySessions(runs []*metrics.Summary) bool {
 	for _, s := range runs {
 		if s.Sessions != nil {
 			return true
@@ -80,7 +81,7 @@ func anySessions(runs []*Summary) bool {
 
 // turnRows are the TTFT-by-turn table: one row per turn index, one
 // column per run.
-func turnRows(runs []*Summary) ([]string, [][]string) {
+func turnRows(runs []*metrics.Summary) ([]string, [][]string) {
 	head := []string{"turn"}
 	n := 0
 	for _, s := range runs {
@@ -108,7 +109,7 @@ func turnRows(runs []*Summary) ([]string, [][]string) {
 
 // sessionsSection is the HTML report's sessions section (nil without
 // sessions).
-func sessionsSection(runs []*Summary) []HTMLSection {
+func sessionsSection(runs []*metrics.Summary) []HTMLSection {
 	if !anySessions(runs) {
 		return nil
 	}
@@ -138,8 +139,8 @@ func sessionsSection(runs []*Summary) []HTMLSection {
 
 // sessionFields are the summary CSV's session columns.
 func sessionFields() []csvField {
-	f := func(name string, get func(*SessionSummary) float64) csvField {
-		return csvField{name, func(s *Summary) string {
+	f := func(name string, get func(*metrics.SessionSummary) float64) csvField {
+		return csvField{name, func(s *metrics.Summary) string {
 			if s.Sessions == nil {
 				return ""
 			}
@@ -147,20 +148,20 @@ func sessionFields() []csvField {
 		}}
 	}
 	return []csvField{
-		f("sessions", func(s *SessionSummary) float64 { return float64(s.Sessions) }),
-		f("sessions_completed", func(s *SessionSummary) float64 { return float64(s.Completed) }),
-		f("session_turns_mean", func(s *SessionSummary) float64 { return s.TurnsMean }),
-		f("session_time_p50_ms", func(s *SessionSummary) float64 { return s.Time.P50 }),
-		f("session_time_p90_ms", func(s *SessionSummary) float64 { return s.Time.P90 }),
-		f("session_fleet_p50_ms", func(s *SessionSummary) float64 { return s.Fleet.P50 }),
-		f("session_think_p50_ms", func(s *SessionSummary) float64 { return s.Think.P50 }),
-		f("session_fleet_share", func(s *SessionSummary) float64 { return s.FleetShare }),
-		f("session_early_turns", func(s *SessionSummary) float64 { return float64(s.Early) }),
-		f("session_follow_ups", func(s *SessionSummary) float64 { return float64(s.FollowUps) }),
-		f("session_failed_turns", knownCount(func(s *SessionSummary) int { return s.FailedTurns })),
-		f("sessions_ended_by_failure", knownCount(func(s *SessionSummary) int { return s.EndedByFailure })),
-		f("session_skipped_turns", knownCount(func(s *SessionSummary) int { return s.Skipped })),
-		{"ttft_p50_ms_by_turn", func(s *Summary) string {
+		f("sessions", func(s *metrics.SessionSummary) float64 { return float64(s.Sessions) }),
+		f("sessions_completed", func(s *metrics.SessionSummary) float64 { return float64(s.Completed) }),
+		f("session_turns_mean", func(s *metrics.SessionSummary) float64 { return s.TurnsMean }),
+		f("session_time_p50_ms", func(s *metrics.SessionSummary) float64 { return s.Time.P50 }),
+		f("session_time_p90_ms", func(s *metrics.SessionSummary) float64 { return s.Time.P90 }),
+		f("session_fleet_p50_ms", func(s *metrics.SessionSummary) float64 { return s.Fleet.P50 }),
+		f("session_think_p50_ms", func(s *metrics.SessionSummary) float64 { return s.Think.P50 }),
+		f("session_fleet_share", func(s *metrics.SessionSummary) float64 { return s.FleetShare }),
+		f("session_early_turns", func(s *metrics.SessionSummary) float64 { return float64(s.Early) }),
+		f("session_follow_ups", func(s *metrics.SessionSummary) float64 { return float64(s.FollowUps) }),
+		f("session_failed_turns", knownCount(func(s *metrics.SessionSummary) int { return s.FailedTurns })),
+		f("sessions_ended_by_failure", knownCount(func(s *metrics.SessionSummary) int { return s.EndedByFailure })),
+		f("session_skipped_turns", knownCount(func(s *metrics.SessionSummary) int { return s.Skipped })),
+		{"ttft_p50_ms_by_turn", func(s *metrics.Summary) string {
 			if s.Sessions == nil {
 				return ""
 			}
@@ -174,8 +175,8 @@ func sessionFields() []csvField {
 }
 
 // knownCount turns a count getter into a figure getter, NaN when unknown.
-func knownCount(get func(*SessionSummary) int) func(*SessionSummary) float64 {
-	return func(s *SessionSummary) float64 {
+func knownCount(get func(*metrics.SessionSummary) int) func(*metrics.SessionSummary) float64 {
+	return func(s *metrics.SessionSummary) float64 {
 		if n := get(s); n >= 0 {
 			return float64(n)
 		}
@@ -186,7 +187,7 @@ func knownCount(get func(*SessionSummary) int) func(*SessionSummary) float64 {
 // WriteSessionsCSV writes sessions.csv: one row per session of each run
 // (policy, session, turns, failed turns, session time, fleet time and
 // think time in ms).
-func WriteSessionsCSV(w io.Writer, runs []*Summary) error {
+func WriteSessionsCSV(w io.Writer, runs []*metrics.Summary) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"policy", "session", "turns", "failed_turns", "session_time_ms", "fleet_time_ms", "think_time_ms"})
 	ms := func(d time.Duration) string { return num(float64(d) / 1e6) }

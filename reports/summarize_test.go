@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -20,7 +21,7 @@ func TestSummarizeTruncatedFile(t *testing.T) {
 	lines := bytes.SplitAfter(full, []byte("\n"))
 	body := bytes.Join(lines[:len(lines)-3], nil)
 	cut := append(body, lines[len(lines)-3][:40]...)
-	s, err := SummarizeReader("killed.jsonl", bytes.NewReader(cut), DefaultOptions())
+	s, err := metrics.SummarizeReader("killed.jsonl", bytes.NewReader(cut), metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +46,13 @@ func TestSummarizeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := SummarizeReader("r.jsonl", strings.NewReader(tt.text), DefaultOptions())
+			_, err := metrics.SummarizeReader("r.jsonl", strings.NewReader(tt.text), metrics.DefaultOptions())
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "r.jsonl") {
 				t.Errorf("error = %v, want one naming r.jsonl and containing %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := Summarize(filepath.Join(t.TempDir(), "missing.jsonl"), DefaultOptions()); err == nil {
+	if _, err := metrics.Summarize(filepath.Join(t.TempDir(), "missing.jsonl"), metrics.DefaultOptions()); err == nil {
 		t.Error("missing file: no error")
 	}
 }
@@ -65,7 +66,7 @@ func FuzzSummarizeReader(f *testing.F) {
 	f.Add([]byte(`{"header":{}}` + "\n" + `{"result":{"backend":-5,"intended":-9,"done":-3,"gaps":[{"v":-1,"n":-4}]}}` + "\n"))
 	f.Add([]byte(`{"header":{}}` + "\n" + `{"event":{"at":5,"source":"multi-bin","values":{"bin0_b_target":4}}}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := SummarizeReader("fuzz.jsonl", bytes.NewReader(b), DefaultOptions())
+		s, err := metrics.SummarizeReader("fuzz.jsonl", bytes.NewReader(b), metrics.DefaultOptions())
 		if err != nil {
 			return
 		}
@@ -73,18 +74,18 @@ func FuzzSummarizeReader(f *testing.F) {
 			t.Errorf("ok %d, met %d of %d requests", s.OK, s.SLA.Met, s.Requests)
 		}
 		var out bytes.Buffer
-		if err := WriteCSV(&out, []*Summary{s}); err != nil {
+		if err := WriteCSV(&out, []*metrics.Summary{s}); err != nil {
 			t.Errorf("csv: %v", err)
 		}
-		if err := WriteJSON(&out, []*Summary{s}); err != nil {
+		if err := WriteJSON(&out, []*metrics.Summary{s}); err != nil {
 			t.Errorf("json: %v", err)
 		}
 	})
 }
 
 func TestEmptyRunsRender(t *testing.T) {
-	empty := NewAccumulator(replay.Header{Policy: "idle", Backends: []string{"b0"}}, DefaultOptions()).Finish(nil)
-	for _, runs := range [][]*Summary{nil, {empty}} {
+	empty := metrics.NewAccumulator(replay.Header{Policy: "idle", Backends: []string{"b0"}}, metrics.DefaultOptions()).Finish(nil)
+	for _, runs := range [][]*metrics.Summary{nil, {empty}} {
 		dir := t.TempDir()
 		if err := WriteDir(dir, runs, RenderOptions{}); err != nil {
 			t.Fatalf("%d runs: %v", len(runs), err)

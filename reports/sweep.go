@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -87,7 +88,7 @@ type Sweep struct {
 	// exceeds it, in [0, 1].
 	MaxErrorRate float64 `json:"max_error_rate"`
 	// SLO is the bound every request is held to.
-	SLO SLO `json:"slo"`
+	SLO metrics.SLO `json:"slo"`
 	// Warmup is the start of each run left out of its figures.
 	Warmup time.Duration `json:"warmup"`
 	// Start, Growth, Tolerance and MaxRuns are the search's settings;
@@ -131,7 +132,7 @@ type SweepStep struct {
 	// MaxErrorRate.
 	Pass bool `json:"pass"`
 	// Summary is the run's summary.
-	Summary *Summary `json:"-"`
+	Summary *metrics.Summary `json:"-"`
 	// Misses counts which bounds the run's requests missed.
 	Misses Misses `json:"misses"`
 	// Results is the run's results file, relative to the report.
@@ -218,7 +219,7 @@ func (p *SweepPolicy) BrokeBy(maxErrorRate float64) string {
 		}
 		return "attainment"
 	}
-	return fmt.Sprintf("%s (%s)", cause, textfmt.Pct(Ratio(float64(n), float64(st.Misses.Requests))))
+	return fmt.Sprintf("%s (%s)", cause, textfmt.Pct(metrics.Ratio(float64(n), float64(st.Misses.Requests))))
 }
 
 // cutOnErrors reports whether the error limit stopped the step's run

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // sweepField is one column of sweep.csv.
@@ -14,7 +16,7 @@ type sweepField struct {
 }
 
 // sumNum formats a figure of the step's Summary, empty without one.
-func sumNum(get func(*Summary) float64) func(*Sweep, *SweepPolicy, int, *SweepStep) string {
+func sumNum(get func(*metrics.Summary) float64) func(*Sweep, *SweepPolicy, int, *SweepStep) string {
 	return func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string {
 		if st.Summary == nil {
 			return ""
@@ -25,7 +27,7 @@ func sumNum(get func(*Summary) float64) func(*Sweep, *SweepPolicy, int, *SweepSt
 
 // sumDist formats a percentile of a distribution of the step's Summary,
 // empty when it has no values.
-func sumDist(get func(*Summary) Dist, pick func(Dist) float64) func(*Sweep, *SweepPolicy, int, *SweepStep) string {
+func sumDist(get func(*metrics.Summary) metrics.Dist, pick func(metrics.Dist) float64) func(*Sweep, *SweepPolicy, int, *SweepStep) string {
 	return func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string {
 		if st.Summary == nil || get(st.Summary).Count == 0 {
 			return ""
@@ -34,10 +36,10 @@ func sumDist(get func(*Summary) Dist, pick func(Dist) float64) func(*Sweep, *Swe
 	}
 }
 
-func ttftOf(s *Summary) Dist { return s.TTFT }
-func tpotOf(s *Summary) Dist { return s.TPOT }
-func p50(d Dist) float64     { return d.P50 }
-func p99(d Dist) float64     { return d.P99 }
+func ttftOf(s *metrics.Summary) metrics.Dist { return s.TTFT }
+func tpotOf(s *metrics.Summary) metrics.Dist { return s.TPOT }
+func p50(d metrics.Dist) float64             { return d.P50 }
+func p99(d metrics.Dist) float64             { return d.P99 }
 
 // sweepFields are the columns of sweep.csv, in order.
 var sweepFields = []sweepField{
@@ -51,11 +53,11 @@ var sweepFields = []sweepField{
 		return num(s.Factor(st.Rate))
 	}},
 	{"requests", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return numI(st.Misses.Requests) }},
-	{"attainment", sumNum(func(s *Summary) float64 { return s.SLA.Attainment })},
+	{"attainment", sumNum(func(s *metrics.Summary) float64 { return s.SLA.Attainment })},
 	{"pass", func(_ *Sweep, _ *SweepPolicy, _ int, st *SweepStep) string { return strconv.FormatBool(st.Pass) }},
-	{"goodput_req_per_s", sumNum(func(s *Summary) float64 { return s.SLA.Goodput })},
-	{"throughput_req_per_s", sumNum(func(s *Summary) float64 { return s.Throughput.Requests })},
-	{"error_rate", sumNum(func(s *Summary) float64 { return s.ErrorRate })},
+	{"goodput_req_per_s", sumNum(func(s *metrics.Summary) float64 { return s.SLA.Goodput })},
+	{"throughput_req_per_s", sumNum(func(s *metrics.Summary) float64 { return s.Throughput.Requests })},
+	{"error_rate", sumNum(func(s *metrics.Summary) float64 { return s.ErrorRate })},
 	{"ttft_p50_ms", sumDist(ttftOf, p50)},
 	{"ttft_p99_ms", sumDist(ttftOf, p99)},
 	{"tpot_p50_ms", sumDist(tpotOf, p50)},

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // sweepPlotFile is the sweep plot's file, relative to the report.
@@ -64,7 +65,7 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 	fmt.Fprintf(w, "# %s\n\n", s.DisplayTitle())
 	writeVerdict(w, s.Verdict)
 	fmt.Fprintf(w, "For each policy, the highest %s at which SLA attainment stayed at or above %s "+
-		"(%s; failed requests count as missed). %s\n\n", s.Load(), textfmt.Pct(s.Target), SLOText(s.SLO), methodText(s))
+		"(%s; failed requests count as missed). %s\n\n", s.Load(), textfmt.Pct(s.Target), metrics.SLOText(s.SLO), methodText(s))
 	writeSweepSetup(w, s)
 	fmt.Fprintf(w, "## Sustained %s per policy\n\n", s.Short())
 	head, rows := sweepTable(s)
@@ -132,7 +133,7 @@ func sweepSetup(s *Sweep) [][]string {
 		{s.Load(), vary},
 		{"workload's own rate", fmtRateUnit(s.NativeRate)},
 		{"requests per run", requests},
-		{"SLA", fmt.Sprintf("%s; attainment >= %s", SLOText(s.SLO), textfmt.Pct(s.Target))},
+		{"SLA", fmt.Sprintf("%s; attainment >= %s", metrics.SLOText(s.SLO), textfmt.Pct(s.Target))},
 		{"stop a policy when", "a run's error rate exceeds " + textfmt.Pct(s.MaxErrorRate)},
 	}
 	if s.Warmup > 0 {
@@ -203,7 +204,7 @@ func runRow(s *Sweep, n int, st SweepStep) []string {
 	}
 	sum := st.Summary
 	if sum == nil {
-		sum = &Summary{}
+		sum = &metrics.Summary{}
 	}
 	return append(row, textfmt.Count(sum.Requests), textfmt.Pct(sum.SLA.Attainment), pass, textfmt.Num(sum.SLA.Goodput),
 		fmtDist(sum.TTFT, sum.TTFT.P50), fmtDist(sum.TTFT, sum.TTFT.P99), fmtDist(sum.TPOT, sum.TPOT.P50),

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -26,7 +27,7 @@ type Misses struct {
 // Add counts r under the bounds of o.SLO that apply to its user; a
 // Result whose intended arrival falls before o.Warmup is left out, as in
 // the Accumulator.
-func (m *Misses) Add(o Options, r *replay.Result) {
+func (m *Misses) Add(o metrics.Options, r *replay.Result) {
 	if r.Intended < o.Warmup {
 		return
 	}
@@ -69,7 +70,7 @@ func (m Misses) Cause() (string, int64) {
 // CountMisses reads the results file at path and counts its misses
 // under o (its SLO and warm-up). A file cut off mid-line is read up to
 // the cut.
-func CountMisses(path string, o Options) (Misses, error) {
+func CountMisses(path string, o metrics.Options) (Misses, error) {
 	var m Misses
 	err := replay.EachResult(path, nil, func(r *replay.Result) error {
 		m.Add(o, r)

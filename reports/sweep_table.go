@@ -10,6 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // WriteSweepTable writes the terminal table of a sweep: one row per
@@ -29,7 +30,7 @@ func WriteSweepTable(w io.Writer, s *Sweep) error {
 		return fmt.Errorf("sweep table: %w", err)
 	}
 	_, err := fmt.Fprintf(w, "sustained: highest %s with SLA attainment >= %s (%s)\n",
-		s.Load(), textfmt.Pct(s.Target), SLOText(s.SLO))
+		s.Load(), textfmt.Pct(s.Target), metrics.SLOText(s.SLO))
 	return err
 }
 
@@ -63,7 +64,7 @@ func sweepRow(s *Sweep, p *SweepPolicy) []string {
 		row = append(row, fmtFactor(s.Factor(p.Sustained), p.Sustained))
 	}
 	row = append(row, fmtGain(s, p))
-	sum := &Summary{SLA: SLA{Attainment: math.NaN(), Goodput: math.NaN()}}
+	sum := &metrics.Summary{SLA: metrics.SLA{Attainment: math.NaN(), Goodput: math.NaN()}}
 	if st := p.StepAt(p.Sustained); st != nil && st.Summary != nil {
 		sum = st.Summary
 	}
@@ -121,7 +122,7 @@ func fmtGain(s *Sweep, p *SweepPolicy) string {
 }
 
 // fmtDist formats a percentile of d, n/a when d is empty.
-func fmtDist(d Dist, v float64) string {
+func fmtDist(d metrics.Dist, v float64) string {
 	if d.Count == 0 {
 		return textfmt.NA
 	}

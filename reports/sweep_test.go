@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 )
 
@@ -36,11 +37,11 @@ func synthStep(c synthCurve, rate float64) SweepStep {
 	met := min(int64(math.Round(att*n)), n-errs)
 	load := rate / c.knee
 	secs := n/rate + 2
-	s := &Summary{Requests: n, OK: n - errs, ErrorRate: float64(errs) / n,
-		SLA:        SLA{Met: met, Attainment: float64(met) / n, Goodput: float64(met) / secs},
-		Throughput: Throughput{Requests: float64(n-errs) / secs},
-		TTFT:       Dist{Count: n - errs, P50: math.Round(40 + 300*load*load), P99: math.Round(150 + 1500*load*load)},
-		TPOT:       Dist{Count: n - errs, P50: math.Round(10 + 15*load), P99: math.Round(20 + 60*load*load)}}
+	s := &metrics.Summary{Requests: n, OK: n - errs, ErrorRate: float64(errs) / n,
+		SLA:        metrics.SLA{Met: met, Attainment: float64(met) / n, Goodput: float64(met) / secs},
+		Throughput: metrics.Throughput{Requests: float64(n-errs) / secs},
+		TTFT:       metrics.Dist{Count: n - errs, P50: math.Round(40 + 300*load*load), P99: math.Round(150 + 1500*load*load)},
+		TPOT:       metrics.Dist{Count: n - errs, P50: math.Round(10 + 15*load), P99: math.Round(20 + 60*load*load)}}
 	missed := n - errs - met
 	m := Misses{Requests: n, Errors: errs, TTFT: missed * 3 / 4, TPOT: missed / 3}
 	name := c.policy + "-r" + strconv.FormatFloat(rate, 'g', 6, 64) + ".jsonl"
@@ -75,7 +76,7 @@ func synthSweep(t *testing.T) *Sweep {
 	t.Helper()
 	s := &Sweep{Title: "Synthetic sweep", Workload: "trace.jsonl (mooncake)", Fleet: "4 simulated mock engines",
 		Method: SweepSearch, Vary: VaryTimeScale, NativeRate: 2.5, Requests: 400, Target: 0.9, MaxErrorRate: 0.05,
-		SLO: SLO{TTFT: 2 * time.Second, TPOT: 100 * time.Millisecond}, Warmup: 5 * time.Second,
+		SLO: metrics.SLO{TTFT: 2 * time.Second, TPOT: 100 * time.Millisecond}, Warmup: 5 * time.Second,
 		Start: 2.5, Growth: 2, Tolerance: 0.04, MaxRuns: 12, Baseline: "round-robin"}
 	for _, sp := range synthSearches {
 		p := SweepPolicy{Policy: sp.curve.policy, Sustained: sp.sustained, Broken: sp.broken, Converged: sp.converged}
@@ -205,8 +206,8 @@ func TestBrokeBy(t *testing.T) {
 	done := &replay.Stop{Reason: "done"}
 	cut := &replay.Stop{Reason: replay.StopErrorLimit}
 	// sum is a summary of 100 measured requests with errs failed.
-	sum := func(stop *replay.Stop, errs int64) *Summary {
-		return &Summary{Requests: 100, OK: 100 - errs, ErrorRate: float64(errs) / 100, Stop: stop}
+	sum := func(stop *replay.Stop, errs int64) *metrics.Summary {
+		return &metrics.Summary{Requests: 100, OK: 100 - errs, ErrorRate: float64(errs) / 100, Stop: stop}
 	}
 	tests := []struct {
 		name string
@@ -217,7 +218,7 @@ func TestBrokeBy(t *testing.T) {
 		// Cut short at 2 errors in 100 while 8 requests missed TTFT.
 		{"cut short", SweepStep{Summary: sum(cut, 2), Misses: Misses{Requests: 100, Errors: 2, TTFT: 8}}, 0.01,
 			"errors (2.0 %, run cut short)"},
-		{"cut in the warm-up", SweepStep{Summary: &Summary{Stop: cut}}, 0.05, "errors (run cut short)"},
+		{"cut in the warm-up", SweepStep{Summary: &metrics.Summary{Stop: cut}}, 0.05, "errors (run cut short)"},
 		// A run that finished first with 2 % errors over a 1 % limit broke
 		// on errors, though more requests missed TTFT.
 		{"over the limit, not cut", SweepStep{Summary: sum(done, 2), Misses: Misses{Requests: 100, Errors: 2, TTFT: 8}},
@@ -236,7 +237,7 @@ func TestBrokeBy(t *testing.T) {
 		{"no summary, over the limit", SweepStep{Misses: Misses{Requests: 50, Errors: 2, TTFT: 10}}, 0.01,
 			"errors (4.0 % > 1.0 % limit)"},
 		{"killed", SweepStep{Summary: sum(nil, 0), Misses: Misses{Requests: 100, TPOT: 15}}, 0.05, "TPOT (15.0 %)"},
-		{"no requests", SweepStep{Summary: &Summary{Stop: done}}, 0.05, "no requests measured"},
+		{"no requests", SweepStep{Summary: &metrics.Summary{Stop: done}}, 0.05, "no requests measured"},
 		{"attainment", SweepStep{Summary: sum(done, 0), Misses: Misses{Requests: 100}}, 0.05, "attainment"},
 	}
 	for _, tc := range tests {
@@ -290,9 +291,9 @@ func TestCountMisses(t *testing.T) {
 	if err := w.Close(replay.Stop{Reason: "done"}); err != nil {
 		t.Fatal(err)
 	}
-	o := DefaultOptions()
+	o := metrics.DefaultOptions()
 	o.Warmup = 500 * ms
-	o.SLO = SLO{TTFT: 200 * ms, TPOT: 20 * ms, PerUser: map[string]SLO{"vip": {TTFT: 400 * ms}}}
+	o.SLO = metrics.SLO{TTFT: 200 * ms, TPOT: 20 * ms, PerUser: map[string]metrics.SLO{"vip": {TTFT: 400 * ms}}}
 	got, err := CountMisses(path, o)
 	if err != nil {
 		t.Fatal(err)

@@ -6,22 +6,26 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // WriteTable writes the compact terminal comparison table, at most 120
 // columns wide for policy names up to 24 characters: one row per Run, the
 // columns that decide (compactColumns), the best value of each column
 // marked with a trailing "*".
-func WriteTable(w io.Writer, runs []*Summary) error { return writeTable(w, runs, compactColumns) }
+func WriteTable(w io.Writer, runs []*metrics.Summary) error {
+	return writeTable(w, runs, compactColumns)
+}
 
 // WriteWideTable writes the terminal comparison table with every column
 // of the markdown comparison (comparisonColumns; `--wide`).
-func WriteWideTable(w io.Writer, runs []*Summary) error {
+func WriteWideTable(w io.Writer, runs []*metrics.Summary) error {
 	return writeTable(w, runs, comparisonColumns)
 }
 
 // writeTable writes the terminal table of runs with cols.
-func writeTable(w io.Writer, runs []*Summary, cols []column) error {
+func writeTable(w io.Writer, runs []*metrics.Summary, cols []column) error {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}}))
 	head := []any{"policy"}

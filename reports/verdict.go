@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // Verdict says which policy to pick for the stated SLO: the one with the
@@ -64,24 +66,24 @@ type VerdictRow struct {
 // DecideVerdict builds the verdict on SLA attainment from each policy's
 // runs, one per seed in the same seed order for every policy; nil with
 // fewer than two policies.
-func DecideVerdict(policies []string, runs map[string][]*Summary) *Verdict {
+func DecideVerdict(policies []string, runs map[string][]*metrics.Summary) *Verdict {
 	vals, good := map[string][]float64{}, map[string][]float64{}
 	for _, p := range policies {
 		vals[p], good[p] = attainments(runs[p])
 	}
 	v := decide(policies, vals, good, "SLA attainment", "%", "pt")
 	if v != nil && len(runs[policies[0]]) > 0 {
-		v.SLO = SLOText(runs[policies[0]][0].Options.SLO)
+		v.SLO = metrics.SLOText(runs[policies[0]][0].Options.SLO)
 	}
 	return v
 }
 
 // DecideCapacityVerdict builds the verdict of a sweep: the policy with the
 // highest sustained rate (req/s) meeting the SLA, per seed.
-func DecideCapacityVerdict(policies []string, sustained map[string][]float64, slo SLO) *Verdict {
+func DecideCapacityVerdict(policies []string, sustained map[string][]float64, slo metrics.SLO) *Verdict {
 	v := decide(policies, sustained, nil, "sustained rate", "req/s", "req/s")
 	if v != nil {
-		v.SLO = SLOText(slo)
+		v.SLO = metrics.SLOText(slo)
 	}
 	return v
 }
@@ -94,7 +96,7 @@ func DecideSweepVerdict(s *Sweep, policies []string, sustained map[string][]floa
 	}
 	v := decide(policies, sustained, nil, "sustained users", "users", "users")
 	if v != nil {
-		v.SLO = SLOText(s.SLO)
+		v.SLO = metrics.SLOText(s.SLO)
 	}
 	return v
 }
@@ -141,7 +143,7 @@ func pairedDiff(a, b []float64) []float64 {
 }
 
 // attainments returns each run's SLA attainment in percent and goodput.
-func attainments(runs []*Summary) (att, good []float64) {
+func attainments(runs []*metrics.Summary) (att, good []float64) {
 	for _, s := range runs {
 		att = append(att, 100*s.SLA.Attainment)
 		good = append(good, s.SLA.Goodput)

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // Baseline compares a verdict's pick with a baseline policy on the
@@ -39,7 +41,7 @@ func (v *Verdict) CompareBaseline(policy string, vals map[string][]float64) {
 
 // CompareBaselineRuns is CompareBaseline on each run's SLA attainment
 // in percent, the figure DecideVerdict ranks runs by.
-func (v *Verdict) CompareBaselineRuns(policy string, runs map[string][]*Summary) {
+func (v *Verdict) CompareBaselineRuns(policy string, runs map[string][]*metrics.Summary) {
 	vals := make(map[string][]float64, len(runs))
 	for p, rs := range runs {
 		vals[p], _ = attainments(rs)

@@ -3,6 +3,8 @@ package reports
 import (
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 func TestCompareBaseline(t *testing.T) {
@@ -27,7 +29,7 @@ func TestCompareBaseline(t *testing.T) {
 					names = append(names, p)
 				}
 			}
-			v := DecideCapacityVerdict(names, tc.vals, SLO{})
+			v := DecideCapacityVerdict(names, tc.vals, metrics.SLO{})
 			v.CompareBaseline(tc.baseline, tc.vals)
 			h := v.Headline()
 			if tc.want == "" {
@@ -45,7 +47,7 @@ func TestCompareBaseline(t *testing.T) {
 
 func TestVerdictRowsStayInRange(t *testing.T) {
 	rates := map[string][]float64{"a": {5, 90, 10}, "b": {1, 2, 3}}
-	for _, r := range DecideCapacityVerdict([]string{"a", "b"}, rates, SLO{}).Rows {
+	for _, r := range DecideCapacityVerdict([]string{"a", "b"}, rates, metrics.SLO{}).Rows {
 		if r.Lo < 0 {
 			t.Errorf("%s: rate interval from %g: a rate is never negative", r.Policy, r.Lo)
 		}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestAgree: the agreement of two rankings over the policies the second
@@ -39,12 +41,12 @@ func TestAgree(t *testing.T) {
 // question, lists both stages and the agreement, and names distorted
 // runs; the markdown section holds the capacity curves.
 func TestDecisionText(t *testing.T) {
-	capv := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, SLO{})
+	capv := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, metrics.SLO{})
 	conf := decide([]string{"a", "b"}, map[string][]float64{"a": {95, 92, 93}, "b": {60, 70, 65}}, nil, "SLA attainment", "%", "pt")
 	d := &Decision{Question: "which router sustains more", CapacityVerdict: capv, Confirm: conf, ConfirmRate: 9.5,
 		TimeScale: 4, Distorted: []string{"b (seed 1): schedule lag p99 12 ms > 10 ms"},
 		Capacity: &Sweep{Policies: []SweepPolicy{{Policy: "a", Sustained: 11, Steps: []SweepStep{
-			{Rate: 20, Summary: &Summary{}}, {Rate: 5, Pass: true, Summary: &Summary{SLA: SLA{Attainment: 1}}}}}}}}
+			{Rate: 20, Summary: &metrics.Summary{}}, {Rate: 5, Pass: true, Summary: &metrics.Summary{SLA: metrics.SLA{Attainment: 1}}}}}}}}
 	d.Decide()
 	var b strings.Builder
 	d.WriteText(&b)

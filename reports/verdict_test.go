@@ -5,13 +5,15 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // runsOf builds summaries with the given attainments (fractions).
-func runsOf(att ...float64) []*Summary {
-	var out []*Summary
+func runsOf(att ...float64) []*metrics.Summary {
+	var out []*metrics.Summary
 	for _, a := range att {
-		out = append(out, &Summary{SLA: SLA{Attainment: a, Goodput: a}})
+		out = append(out, &metrics.Summary{SLA: metrics.SLA{Attainment: a, Goodput: a}})
 	}
 	return out
 }
@@ -19,18 +21,18 @@ func runsOf(att ...float64) []*Summary {
 func TestDecideVerdict(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		runs     map[string][]*Summary
+		runs     map[string][]*metrics.Summary
 		pick     string
 		tie      bool
 		headline string
 	}{
-		{"clear winner", map[string][]*Summary{"a": runsOf(0.9, 0.92, 0.91, 0.93), "b": runsOf(0.8, 0.83, 0.81, 0.82)},
+		{"clear winner", map[string][]*metrics.Summary{"a": runsOf(0.9, 0.92, 0.91, 0.93), "b": runsOf(0.8, 0.83, 0.81, 0.82)},
 			"a", false, "pick a: SLA attainment 91.5 %, +10.0 pt over b (95 % CI"},
-		{"inside the noise", map[string][]*Summary{"a": runsOf(0.9, 0.8, 0.95, 0.85), "b": runsOf(0.85, 0.9, 0.8, 0.88)},
+		{"inside the noise", map[string][]*metrics.Summary{"a": runsOf(0.9, 0.8, 0.95, 0.85), "b": runsOf(0.85, 0.9, 0.8, 0.88)},
 			"a", true, "no clear winner: a and b tie"},
-		{"one seed", map[string][]*Summary{"a": runsOf(0.9), "b": runsOf(0.8)},
+		{"one seed", map[string][]*metrics.Summary{"a": runsOf(0.9), "b": runsOf(0.8)},
 			"a", false, "on one seed (no confidence interval"},
-		{"equal on one seed", map[string][]*Summary{"a": runsOf(0.9), "b": runsOf(0.9)},
+		{"equal on one seed", map[string][]*metrics.Summary{"a": runsOf(0.9), "b": runsOf(0.9)},
 			"a", true, "tie on SLA attainment (90.0 % each) over one seed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,7 +42,7 @@ func TestDecideVerdict(t *testing.T) {
 			}
 		})
 	}
-	if DecideVerdict([]string{"a"}, map[string][]*Summary{"a": runsOf(1)}) != nil {
+	if DecideVerdict([]string{"a"}, map[string][]*metrics.Summary{"a": runsOf(1)}) != nil {
 		t.Fatal("one policy: want no verdict")
 	}
 }
@@ -54,7 +56,7 @@ func TestMeanCI(t *testing.T) {
 }
 
 func TestVerdictMarkdownGolden(t *testing.T) {
-	v := DecideVerdict([]string{"prefix-cache", "round-robin", "least-request"}, map[string][]*Summary{
+	v := DecideVerdict([]string{"prefix-cache", "round-robin", "least-request"}, map[string][]*metrics.Summary{
 		"prefix-cache": runsOf(0.76, 0.8, 0.71, 0.79), "round-robin": runsOf(0.68, 0.7, 0.65, 0.7),
 		"least-request": runsOf(0.64, 0.67, 0.6, 0.68)})
 	v.SLO, v.ProfileNote = "TTFT ≤ 30ms", "engine profile default is not calibrated"
@@ -70,14 +72,14 @@ func TestVerdictMarkdownGolden(t *testing.T) {
 func TestVerdictNamesEveryTiedPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		runs map[string][]*Summary
+		runs map[string][]*metrics.Summary
 		want string
 	}{
-		{"all three", map[string][]*Summary{"a": runsOf(1), "b": runsOf(1), "c": runsOf(1)},
+		{"all three", map[string][]*metrics.Summary{"a": runsOf(1), "b": runsOf(1), "c": runsOf(1)},
 			"all 3 policies tie on SLA attainment (100.0 % each)"},
-		{"two of three", map[string][]*Summary{"a": runsOf(0.9), "b": runsOf(0.9), "c": runsOf(0.5)},
+		{"two of three", map[string][]*metrics.Summary{"a": runsOf(0.9), "b": runsOf(0.9), "c": runsOf(0.5)},
 			"a and b tie on SLA attainment (90.0 % each)"},
-		{"three of four", map[string][]*Summary{"a": runsOf(0.9), "b": runsOf(0.9), "c": runsOf(0.9), "d": runsOf(0.1)},
+		{"three of four", map[string][]*metrics.Summary{"a": runsOf(0.9), "b": runsOf(0.9), "c": runsOf(0.9), "d": runsOf(0.1)},
 			"a, b and c tie on SLA attainment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

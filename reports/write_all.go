@@ -5,12 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // WriteDir writes the full report into dir (created if needed):
 // report.md with its plots under plots/, report.html (self-contained),
 // summary.csv, summary.json and, when a run had sessions, sessions.csv.
-func WriteDir(dir string, runs []*Summary, o RenderOptions) error {
+func WriteDir(dir string, runs []*metrics.Summary, o RenderOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report dir: %w", err)
 	}

@@ -6,10 +6,10 @@ import (
 	"log"
 	"math/rand/v2"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -36,7 +36,7 @@ func Example_comparePolicies() {
 		}
 		h := replay.Header{Version: replay.Version, Policy: name, Router: name, Queue: queue.Name(), Seed: 1,
 			Mode: "sim", Backends: sim.BackendNames(4)}
-		acc := reports.NewAccumulator(h, reports.DefaultOptions())
+		acc := metrics.NewAccumulator(h, metrics.DefaultOptions())
 		engines := make([]engine.Config, 4)
 		for i := range engines {
 			engines[i] = engine.DefaultConfig()

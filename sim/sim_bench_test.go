@@ -9,15 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
+	rtmetrics "runtime/metrics"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -56,11 +56,11 @@ func benchMooncake(b *testing.B, router string) {
 	dir := b.TempDir()
 	var peakHeap, peakLive uint64
 	var tokens int64
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
+	live := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
 	seen := 0
 	tick := func() {
 		if seen++; seen%500 == 0 {
-			metrics.Read(live)
+			rtmetrics.Read(live)
 			peakLive = max(peakLive, live[0].Value.Uint64())
 		}
 	}
@@ -114,7 +114,7 @@ type traceRun struct {
 // Started left zero, so two runs can be compared byte for byte) and
 // feeding a report Accumulator, and returns the stop record and the
 // Summary.
-func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *reports.Summary) {
+func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *metrics.Summary) {
 	tb.Helper()
 	fs, err := traces.Open(tr.path, traces.ReadOptions{BlockSize: traces.DefaultBlockSize})
 	if err != nil {
@@ -136,7 +136,7 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *report
 	if err != nil {
 		tb.Fatal(err)
 	}
-	acc := reports.NewAccumulator(h, reports.DefaultOptions())
+	acc := metrics.NewAccumulator(h, metrics.DefaultOptions())
 	onResult := acc.Add
 	if tr.tick != nil {
 		onResult = func(r *replay.Result) { acc.Add(r); tr.tick() }
@@ -241,7 +241,7 @@ func simulateWorkload(b *testing.B, n int) (uint64, int64) {
 	}
 	h := replay.Header{Version: replay.Version, Policy: r.Name(), Router: r.Name(), Queue: q.Name(), Seed: 1,
 		Mode: "sim", Backends: sim.BackendNames(8)}
-	acc := reports.NewAccumulator(h, reports.DefaultOptions())
+	acc := metrics.NewAccumulator(h, metrics.DefaultOptions())
 	cfgs := make([]engine.Config, 8)
 	for i := range cfgs {
 		cfgs[i] = engine.DefaultConfig()
@@ -250,12 +250,12 @@ func simulateWorkload(b *testing.B, n int) (uint64, int64) {
 	var peak uint64
 	var tokens int64
 	seen := 0
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
+	live := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
 	onResult := func(res *replay.Result) {
 		acc.Add(res)
 		tokens += int64(res.PromptTokens + res.CompletionTokens)
 		if seen++; seen%5000 == 0 {
-			metrics.Read(live)
+			rtmetrics.Read(live)
 			peak = max(peak, live[0].Value.Uint64())
 		}
 	}

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/cmd/tracebench/cli"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // TestMain lets the test binary act as tracebench itself when asked, so
@@ -202,7 +202,7 @@ func checkReport(t *testing.T, out string, n int, wantStop string) {
 	if code := cli.Run([]string{"report", out, "--format", "json"}, &stdout, &stderr); code != cli.ExitOK {
 		t.Fatalf("tracebench report exit %d: %s", code, stderr.String())
 	}
-	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatalf("report cannot read the results file: %v", err)
 	}

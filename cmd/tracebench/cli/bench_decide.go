@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -166,7 +167,7 @@ func writeAlone(out io.Writer, res *bench.DecideResult, profileNote string) {
 
 // writeBenchTable writes the compact comparison table, or every column
 // with --wide.
-func writeBenchTable(out interface{ Write([]byte) (int, error) }, runs []*reports.Summary, wide bool) error {
+func writeBenchTable(out interface{ Write([]byte) (int, error) }, runs []*metrics.Summary, wide bool) error {
 	if wide {
 		return reports.WriteWideTable(out, runs)
 	}

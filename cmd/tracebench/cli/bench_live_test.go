@@ -7,7 +7,7 @@ import (
 
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestBenchLiveFair benches two policies on live targets (mock fleets
@@ -42,7 +42,7 @@ func TestBenchLiveFair(t *testing.T) {
 			}
 			var started []time.Time
 			for i, p := range tc.order {
-				sum, err := reports.Summarize(bench.ResultsPath(dir, p), reports.DefaultOptions())
+				sum, err := metrics.Summarize(bench.ResultsPath(dir, p), metrics.DefaultOptions())
 				if err != nil {
 					t.Fatal(err)
 				}

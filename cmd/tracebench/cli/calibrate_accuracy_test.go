@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // randomTruth draws engine parameters within realistic ranges for an 8B
@@ -55,7 +55,7 @@ func randomTruth(t *testing.T) (string, profile.Latency) {
 //
 // How "starved" is measured: the mock paces every engine step to its
 // model time (internal/pace) and records how late each step started
-// (reports.Summary.MockStepLate, the fleet's Lateness during the probe).
+// (metrics.Summary.MockStepLate, the fleet's Lateness during the probe).
 // The machine is starved when that lateness passes 10 % of β at the
 // median or β at p99. Why that threshold: lateness adds to the step time
 // the fit and the prediction see, so a median over β/10 alone moves
@@ -72,7 +72,7 @@ func mockRun(t *testing.T, beta time.Duration, args ...string) func() {
 		t.Fatalf("replay exit %d: %s", code, se.String())
 	}
 	out := args[len(args)-1]
-	s, err := reports.Summarize(out, reports.DefaultOptions())
+	s, err := metrics.Summarize(out, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

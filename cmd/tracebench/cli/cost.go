@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -25,7 +26,7 @@ func targetPrice(line string) (url string, perHour float64, ok bool, err error) 
 		if !cut || k != costField {
 			continue
 		}
-		p, err := reports.ParsePrice(v)
+		p, err := metrics.ParsePrice(v)
 		if err != nil {
 			return "", 0, false, fmt.Errorf("field %s: %w", costField, err)
 		}
@@ -35,23 +36,23 @@ func targetPrice(line string) (url string, perHour float64, ok bool, err error) 
 }
 
 // priceFlag parses --cost-per-hour ("" : no price).
-func priceFlag(text string) (reports.Price, error) {
+func priceFlag(text string) (metrics.Price, error) {
 	if text == "" {
-		return reports.Price{}, nil
+		return metrics.Price{}, nil
 	}
-	v, err := reports.ParsePrice(text)
+	v, err := metrics.ParsePrice(text)
 	if err != nil {
-		return reports.Price{}, usagef("--cost-per-hour: %v", err)
+		return metrics.Price{}, usagef("--cost-per-hour: %v", err)
 	}
-	return reports.Price{PerHour: v, Source: "--cost-per-hour"}, nil
+	return metrics.Price{PerHour: v, Source: "--cost-per-hour"}, nil
 }
 
 // targetsPrice prices the targets from the targets file's cost_per_hour=
 // fields (priced keys the file's lines, before DNS names were resolved;
 // resolved maps a dns+http:// line to its addresses).
-func targetsPrice(file string, priced map[string]float64, resolved map[string][]string) reports.Price {
+func targetsPrice(file string, priced map[string]float64, resolved map[string][]string) metrics.Price {
 	if len(priced) == 0 {
-		return reports.Price{}
+		return metrics.Price{}
 	}
 	per := map[string]float64{}
 	for t, v := range priced {
@@ -63,7 +64,7 @@ func targetsPrice(file string, priced map[string]float64, resolved map[string][]
 		}
 		per[t] = v
 	}
-	return reports.Price{PerBackend: per, Source: "targets file " + file}
+	return metrics.Price{PerBackend: per, Source: "targets file " + file}
 }
 
 // priceRun gives rs its backends' price when --cost-per-hour gave none:
@@ -85,7 +86,7 @@ func (m *fleetFlags) priceRun(rs *runSpec, live bool) {
 	if err != nil || p.CostPerHour <= 0 {
 		return
 	}
-	rs.Report.Price = reports.Price{PerHour: p.CostPerHour, Source: "profile " + p.Name}
+	rs.Report.Price = metrics.Price{PerHour: p.CostPerHour, Source: "profile " + p.Name}
 }
 
 // parseRank parses bench --rank: "" (the verdict alone) or "cost" with
@@ -110,7 +111,7 @@ func parseRank(text string) (attainment float64, err error) {
 
 // writeCostRank writes, for --rank cost, which policy is cheapest among
 // those that met the SLO (nothing without --rank).
-func writeCostRank(w io.Writer, rank string, runs []*reports.Summary) {
+func writeCostRank(w io.Writer, rank string, runs []*metrics.Summary) {
 	target, err := parseRank(rank)
 	if err != nil || target == 0 {
 		return

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // TestDialectsEndToEnd replays against mock fleets answering in each
@@ -41,7 +41,7 @@ func TestDialectsEndToEnd(t *testing.T) {
 			if code, _, stderr := runCLI(t, args...); code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 			}
-			sum, err := reports.Summarize(out, reports.DefaultOptions())
+			sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

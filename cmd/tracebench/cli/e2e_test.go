@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestBenchEndToEnd runs bench over real loopback HTTP against in-process
@@ -25,7 +25,7 @@ func TestBenchEndToEnd(t *testing.T) {
 		if !strings.Contains(stdout.String(), p) {
 			t.Fatalf("table lacks a row for %s:\n%s", p, stdout.String())
 		}
-		sum, err := reports.Summarize(filepath.Join(dir, "results-"+p+".jsonl"), reports.DefaultOptions())
+		sum, err := metrics.Summarize(filepath.Join(dir, "results-"+p+".jsonl"), metrics.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestReplayScrapeEndToEnd(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
-	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 	if strings.Contains(stdout.String()+stderr.String(), key) {
 		t.Fatal("output contains the API key")
 	}
-	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // Generators of the tables of experiments 4 to 7 (eviction policies,
@@ -50,7 +50,7 @@ func tableProdStackMooncake(t *testing.T) string {
 }
 
 // vtcSuiteRun replays one vtc-suite workload on one replica of 4 slots.
-func vtcSuiteRun(t *testing.T, suite, queue string, extra ...string) *reports.Summary {
+func vtcSuiteRun(t *testing.T, suite, queue string, extra ...string) *metrics.Summary {
 	args := append([]string{"replay", "--workload", "vtc-suite", "-p", "suite=" + suite, "--sim", "1",
 		"--mock-blocks", "625", "--backend-capacity", "4", "--policy", "round-robin", "--queue", queue}, extra...)
 	_, s := simReplay(t, args...)
@@ -64,7 +64,7 @@ func tableVTCVariants(t *testing.T) string {
 		"overload-weighted": {64, 360}}
 	for _, suite := range []string{"overload", "overload-multi", "on-off-overload", "dist-shift", "overload-weighted"} {
 		for _, q := range []string{"fcfs", "vtc", "vtc-oracle", "vtc-predict", "vtc-max-fair", "lcf", "vtc weights 1..4"} {
-			var s *reports.Summary
+			var s *metrics.Summary
 			switch {
 			case q == "vtc weights 1..4" && suite != "overload-weighted":
 				continue

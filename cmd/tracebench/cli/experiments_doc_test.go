@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -92,7 +92,7 @@ func replaceGenerated(doc, name, table string) (string, error) {
 }
 
 // mooncakeRun replays the Mooncake trace on 4 long-context engines.
-func mooncakeRun(t *testing.T, args ...string) *reports.Summary {
+func mooncakeRun(t *testing.T, args ...string) *metrics.Summary {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
 	_, s := simReplay(t, append([]string{"replay", "--trace", trace, "--sim", "4", "--mock-profile", "long-context", "--seed", "1"}, args...)...)
 	return s
@@ -258,7 +258,7 @@ func tableVTCArena(t *testing.T) string {
 	var b strings.Builder
 	b.WriteString("| capacity | queue | req/s | window s | service diff max | service diff mean | Jain | TTFT p50 s | TTFT p99 s |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range []string{"2", "3", "4", "5", "6", "8"} {
-		var f reports.Fairness
+		var f metrics.Fairness
 		for _, q := range []string{"fcfs", "vtc"} {
 			_, s := simReplay(t, "replay", "--trace", trace, "--sim", "1", "--mock-blocks", "625", "--backend-capacity", c,
 				"--policy", "round-robin", "--queue", q)
@@ -310,7 +310,7 @@ func cv(v float64) string {
 }
 
 // perBackend is "3004 / 2951 / …", requests per backend.
-func perBackend(s *reports.Summary) string {
+func perBackend(s *metrics.Summary) string {
 	parts := make([]string, len(s.Backends))
 	for i, b := range s.Backends {
 		parts[i] = strconv.FormatInt(b.Requests, 10)

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // gapPerBackend is each backend's predicted − server hit rate in points.
-func gapPerBackend(s *reports.Summary) string {
+func gapPerBackend(s *metrics.Summary) string {
 	parts := make([]string, len(s.Backends))
 	for i, b := range s.Backends {
 		d := math.Round(1000*(b.PredictedHitRate-b.HitRate)) / 10

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // The simulator is deterministic; -race would only slow this down, so it
@@ -20,7 +20,7 @@ import (
 // than half a point of server hits.
 func TestExperimentPrecisePrefixOnMooncake(t *testing.T) {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
-	run := func(router string, extra ...string) *reports.Summary {
+	run := func(router string, extra ...string) *metrics.Summary {
 		args := append([]string{"replay", "--trace", trace, "--sim", "4", "--mock-preset", "long-context",
 			"--time-scale", "2", "--max-requests", strconv.Itoa(800), "--seed", "1", "--policy", router}, extra...)
 		_, s := simReplay(t, args...)

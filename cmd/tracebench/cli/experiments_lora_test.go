@@ -5,7 +5,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestExperimentLoRAAffinityPlusPrefix is experiment 7: 16 shared system
@@ -15,7 +15,7 @@ import (
 // lower TTFT p99 than either alone, and serves as fast as the filter
 // alone and faster than prefix-cache alone.
 func TestExperimentLoRAAffinityPlusPrefix(t *testing.T) {
-	run := func(args ...string) *reports.Summary {
+	run := func(args ...string) *metrics.Summary {
 		base := []string{"replay", "--workload", "shared-prefix", "-p", "groups=16", "-p", "prompts_per_group=48",
 			"-p", "system_len=2048", "-p", "question_len=64", "-p", "output_len=64", "-p", "rate=24", "-p", "adapters=4",
 			"--sim", "4", "--mock-blocks", "700", "--mock-max-loras", "1", "--mock-lora-load-cost", "200ms", "--seed", "1"}
@@ -27,12 +27,12 @@ func TestExperimentLoRAAffinityPlusPrefix(t *testing.T) {
 	both := run("--policy", "prefix-cache", "--filter", "lora-affinity")
 	for _, r := range []struct {
 		name string
-		s    *reports.Summary
+		s    *metrics.Summary
 	}{{"prefix-cache", prefix}, {"lora-affinity+round-robin", lora}, {"lora-affinity+prefix-cache", both}} {
 		t.Logf("%s: hit %.1f %%, TTFT p50 %.0f p99 %.0f ms, %.2f req/s", r.name, 100*r.s.HitRate.Server, r.s.TTFT.P50,
 			r.s.TTFT.P99, r.s.Throughput.Requests)
 	}
-	for _, alone := range []*reports.Summary{prefix, lora} {
+	for _, alone := range []*metrics.Summary{prefix, lora} {
 		if !(both.HitRate.Server > alone.HitRate.Server+0.03) || !(both.TTFT.P99 < alone.TTFT.P99) {
 			t.Errorf("both: hit %.3f, TTFT p99 %.0f ms; want hit > %.3f + 0.03 and p99 below %.0f (%s)", both.HitRate.Server,
 				both.TTFT.P99, alone.HitRate.Server, alone.TTFT.P99, alone.Header.Router)
@@ -51,7 +51,7 @@ func TestExperimentLoRAAffinityPlusPrefix(t *testing.T) {
 // p99 than either.
 func TestExperimentLoRAAffinityPlusPrefixTwoSlots(t *testing.T) {
 	for _, load := range []struct{ rate, maxInflight int }{{48, 0}, {1000, 32}} {
-		run := func(r int) *reports.Summary {
+		run := func(r int) *metrics.Summary {
 			_, s := simReplay(t, append(loraTwoSlotsArgs(load.rate, load.maxInflight), loraRoutings[r].args...)...)
 			if s.OK != 768 {
 				t.Fatalf("%s: %d of 768 requests completed", loraRoutings[r].name, s.OK)
@@ -59,7 +59,7 @@ func TestExperimentLoRAAffinityPlusPrefixTwoSlots(t *testing.T) {
 			return s
 		}
 		prefix, lora, both := run(1), run(2), run(3)
-		for _, alone := range []*reports.Summary{prefix, lora} {
+		for _, alone := range []*metrics.Summary{prefix, lora} {
 			if !(both.Throughput.Requests > 1.1*alone.Throughput.Requests) || !(both.TTFT.P99 < alone.TTFT.P99) {
 				t.Errorf("rate %d, max in flight %d: both %.2f req/s, TTFT p99 %.0f ms; want over 1.1 × %.2f and below %.0f (%s, filter %q)",
 					load.rate, load.maxInflight, both.Throughput.Requests, both.TTFT.P99, alone.Throughput.Requests,

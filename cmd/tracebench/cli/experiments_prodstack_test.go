@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestExperimentProductionStackRoutersOnMooncake is experiment 5 on the
@@ -18,7 +18,7 @@ import (
 // hit rate by more than 5 points.
 func TestExperimentProductionStackRoutersOnMooncake(t *testing.T) {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
-	run := func(router string, params ...string) *reports.Summary {
+	run := func(router string, params ...string) *metrics.Summary {
 		args := []string{"replay", "--trace", trace, "--sim", "4", "--mock-profile", "long-context",
 			"--time-scale", "2", "--max-requests", strconv.Itoa(800), "--seed", "1", "--policy", router}
 		for _, p := range params {
@@ -29,7 +29,7 @@ func TestExperimentProductionStackRoutersOnMooncake(t *testing.T) {
 	}
 	for _, tc := range []struct{ router, param string }{{"hashtrie", ""}, {"simhash", ""}, {"hashtrie", "chunk_chars=2048"}} {
 		t.Run(tc.router+" "+tc.param, func(t *testing.T) {
-			var s *reports.Summary
+			var s *metrics.Summary
 			if tc.param == "" {
 				s = run(tc.router)
 			} else {
@@ -58,7 +58,7 @@ func TestExperimentProductionStackRoutersOnMooncake(t *testing.T) {
 }
 
 // backendRequests lists the requests each backend served.
-func backendRequests(s *reports.Summary) []int64 {
+func backendRequests(s *metrics.Summary) []int64 {
 	out := make([]int64, len(s.Backends))
 	for i, b := range s.Backends {
 		out[i] = b.Requests

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestExperimentAgenticClosedLoop is experiment 10 on the 60 agentic
@@ -28,9 +28,9 @@ func TestExperimentAgenticClosedLoop(t *testing.T) {
 		for _, router := range []string{"round-robin", "prefix-cache"} {
 			out, _ := simReplay(t, "replay", "--trace", small, "--sim", "4", "--time-scale", "0.002",
 				"--sessions", pacing, "--policy", router)
-			o := reports.DefaultOptions()
-			o.SLO = reports.SLO{TTFT: 2 * time.Second, TPOT: 100 * time.Millisecond}
-			s, err := reports.Summarize(out, o)
+			o := metrics.DefaultOptions()
+			o.SLO = metrics.SLO{TTFT: 2 * time.Second, TPOT: 100 * time.Millisecond}
+			s, err := metrics.Summarize(out, o)
 			if err != nil {
 				t.Fatal(err)
 			}

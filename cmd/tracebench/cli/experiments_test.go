@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // Small, fast versions of the policy experiments in docs/experiments.md,
@@ -31,14 +31,14 @@ func experimentTrace(t *testing.T, rel string) string {
 
 // simReplay runs `tracebench replay` with args and --out in a temporary
 // directory and returns the results file and its Summary.
-func simReplay(t *testing.T, args ...string) (string, *reports.Summary) {
+func simReplay(t *testing.T, args ...string) (string, *metrics.Summary) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "results.jsonl")
 	var stdout, stderr bytes.Buffer
 	if code := Run(append(args, "--out", out), &stdout, &stderr); code != ExitOK {
 		t.Fatalf("replay %v: exit %d; stderr:\n%s", args, code, stderr.String())
 	}
-	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func pickedBackends(t *testing.T, path string) []int {
 // simulation is causal).
 func TestExperimentPrefixRoutersOnMooncake(t *testing.T) {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
-	run := func(router string, n int) (string, *reports.Summary) {
+	run := func(router string, n int) (string, *metrics.Summary) {
 		return simReplay(t, "replay", "--trace", trace, "--sim", "4", "--mock-profile", "long-context",
 			"--time-scale", "2", "--max-requests", strconv.Itoa(n), "--seed", "1", "--policy", router)
 	}
@@ -83,7 +83,7 @@ func TestExperimentPrefixRoutersOnMooncake(t *testing.T) {
 			path, s := run(router, 800)
 			t.Logf("server hit %.1f %% (random %.1f %%, round-robin %.1f %%), TTFT p50 %.0f ms (random %.0f, round-robin %.0f), request CV %.3f",
 				100*s.HitRate.Server, 100*random.HitRate.Server, 100*rr.HitRate.Server, s.TTFT.P50, random.TTFT.P50, rr.TTFT.P50, s.Balance.CVRequests)
-			for _, base := range []*reports.Summary{random, rr} {
+			for _, base := range []*metrics.Summary{random, rr} {
 				if !(s.HitRate.Server > base.HitRate.Server+0.05) {
 					t.Errorf("server hit rate %.3f, want > %s's %.3f + 0.05", s.HitRate.Server, base.Header.Router, base.HitRate.Server)
 				}
@@ -102,7 +102,7 @@ func TestExperimentPrefixRoutersOnMooncake(t *testing.T) {
 
 // checkNoStarvedBackend wants every backend to get at least half its fair
 // share of requests and the request CV under 0.1.
-func checkNoStarvedBackend(t *testing.T, s *reports.Summary) {
+func checkNoStarvedBackend(t *testing.T, s *metrics.Summary) {
 	t.Helper()
 	fair := float64(s.Requests) / float64(len(s.Backends))
 	for _, b := range s.Backends {
@@ -182,7 +182,7 @@ func discreteGain(t *testing.T, cuts ...int) float64 {
 // 5 %.
 func TestExperimentVTCArenaTrace(t *testing.T) {
 	trace := experimentTrace(t, "vtc_lmsys_arena/real_trace.jsonl")
-	run := func(queue string) *reports.Summary {
+	run := func(queue string) *metrics.Summary {
 		_, s := simReplay(t, "replay", "--trace", trace, "--sim", "1", "--mock-blocks", "625",
 			"--backend-capacity", "3", "--policy", "round-robin", "--queue", queue)
 		return s
@@ -237,7 +237,7 @@ func TestExperimentVTCTwoOverloadedUsers(t *testing.T) {
 }
 
 // userDemandRatio is u0's demand over u1's from the per-user rows.
-func userDemandRatio(t *testing.T, s *reports.Summary) float64 {
+func userDemandRatio(t *testing.T, s *metrics.Summary) float64 {
 	t.Helper()
 	d := map[string]float64{}
 	for _, u := range s.Users {
@@ -252,11 +252,11 @@ func userDemandRatio(t *testing.T, s *reports.Summary) float64 {
 // serviceBetween is the growth of a cumulative service series between
 // from and to seconds, interpolating linearly between bucket ends (the
 // series is 0 at time 0).
-func serviceBetween(pts []reports.Point, from, to float64) float64 {
+func serviceBetween(pts []metrics.Point, from, to float64) float64 {
 	return cumulativeAt(pts, to) - cumulativeAt(pts, from)
 }
 
-func cumulativeAt(pts []reports.Point, at float64) float64 {
+func cumulativeAt(pts []metrics.Point, at float64) float64 {
 	prevT, prevV := 0.0, 0.0
 	for _, p := range pts {
 		if p.At >= at {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestExperimentVTCVariants is the VTC artifact's comparison on its own
@@ -22,7 +22,7 @@ import (
 // variant's. overload-weighted: vtc with weights 1..4 serves 1 : 2 : 3 : 4
 // (±5 %).
 func TestExperimentVTCVariants(t *testing.T) {
-	run := func(suite, queue string, extra ...string) *reports.Summary {
+	run := func(suite, queue string, extra ...string) *metrics.Summary {
 		args := append([]string{"replay", "--workload", "vtc-suite", "-p", "suite=" + suite, "--sim", "1",
 			"--mock-blocks", "625", "--backend-capacity", "4", "--policy", "round-robin", "--queue", queue}, extra...)
 		_, s := simReplay(t, args...)
@@ -64,7 +64,7 @@ func TestExperimentVTCVariants(t *testing.T) {
 
 // ratios returns each user's service in from..to seconds over u0's, users
 // in name order.
-func ratios(s *reports.Summary, from, to float64) []float64 {
+func ratios(s *metrics.Summary, from, to float64) []float64 {
 	names := make([]string, 0, len(s.Series.UserService))
 	for u := range s.Series.UserService {
 		names = append(names, u)

@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // fleetFlags configure the in-process mock fleet of bench, replay and
@@ -37,7 +37,7 @@ type fleetFlags struct {
 	// at the start).
 	ResolveEvery time.Duration
 	// price is the targets file's cost_per_hour= prices (none without).
-	price reports.Price
+	price metrics.Price
 	// dnsTargets are the targets before resolution when some is a
 	// dns+http:// name (nil otherwise).
 	dnsTargets []string

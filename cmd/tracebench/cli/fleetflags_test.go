@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // fleetFlagsOf parses args into fresh fleet flags.
@@ -193,7 +193,7 @@ func TestReplayMockErrorRate(t *testing.T) {
 			if code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 			}
-			sum, err := reports.Summarize(out, reports.DefaultOptions())
+			sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

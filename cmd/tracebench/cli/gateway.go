@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/gateway"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/traces"
@@ -250,11 +251,11 @@ func scrapeInterval(cf clientFlags) time.Duration {
 
 // printGatewaySummary prints the summary table of the results file.
 func printGatewaySummary(out io.Writer, path string) error {
-	sum, err := reports.Summarize(path, reports.DefaultOptions())
+	sum, err := metrics.Summarize(path, metrics.DefaultOptions())
 	if err != nil {
 		return err
 	}
-	if err := reports.WriteTable(out, []*reports.Summary{sum}); err != nil {
+	if err := reports.WriteTable(out, []*metrics.Summary{sum}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "results: %s\n", path)

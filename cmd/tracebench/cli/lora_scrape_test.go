@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -36,7 +37,7 @@ func TestLoRAAffinityReadsScrapedAdapters(t *testing.T) {
 			if code, _, stderr := runCLI(t, args...); code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 			}
-			sum, err := reports.Summarize(out, reports.DefaultOptions())
+			sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +58,7 @@ func TestLoRAAffinityReadsScrapedAdapters(t *testing.T) {
 				t.Errorf("source %q, want %q…", v.Source(), c.sourcePrefix)
 			}
 			dir := t.TempDir()
-			if err := reports.WriteMarkdown(dir, []*reports.Summary{sum}, reports.RenderOptions{NoPlots: true}); err != nil {
+			if err := reports.WriteMarkdown(dir, []*metrics.Summary{sum}, reports.RenderOptions{NoPlots: true}); err != nil {
 				t.Fatal(err)
 			}
 			md, err := os.ReadFile(filepath.Join(dir, "report.md"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -117,7 +118,7 @@ func (o *planOptions) prepare(changed func(string) bool, errOut io.Writer) (benc
 // baseSpec is every run's Spec: the workload (with a generator, 2000
 // requests unless --max-requests says), the policy, the report options
 // priced by --cost-per-hour or the profile, and the engine.
-func (o *planOptions) baseSpec(ro reports.Options, errOut io.Writer) (runSpec, string, error) {
+func (o *planOptions) baseSpec(ro metrics.Options, errOut io.Writer) (runSpec, string, error) {
 	if o.wf.Trace == "" && !hasParam(o.wf.WorkloadArgs, "requests") {
 		n := o.wf.MaxRequests
 		if n == 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -105,7 +106,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "\nnote: %s\n", n)
 	}
-	err = reports.WriteDir(o.out, []*reports.Summary{res.Measured, res.Predicted},
+	err = reports.WriteDir(o.out, []*metrics.Summary{res.Measured, res.Predicted},
 		reports.RenderOptions{Title: "tracebench prediction", Prediction: res.Prediction})
 	if err != nil {
 		return err

@@ -6,12 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
 )
 
 // runPredictDir predicts every run of the bench directory o.live.
-func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile, ro reports.Options) error {
+func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile, ro metrics.Options) error {
 	res, err := bench.PredictDir(cmd.Context(), bench.PredictDirSpec{Dir: o.live, Profile: prof, Out: o.out,
 		SimSeed: o.seed, Report: ro, ErrOut: cmd.ErrOrStderr()})
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // realEngineTargetPct is the accuracy target of the p50 prediction errors
@@ -69,7 +69,7 @@ func processCPU(pid int) time.Duration {
 // slots keeps them within 2×) that another process held its thread.
 //
 // How it is measured: steal and busy are the host's /proc/stat counters
-// over the run (reports.Summary.Host), TPOT from the run's own results.
+// over the run (metrics.Summary.Host), TPOT from the run's own results.
 // Why the thresholds: llama-server's one thread (-t 1) needs one of the
 // two cores to itself, so a host over 80 % busy has taken part of it;
 // steal over 5 % is hypervisor time slices of milliseconds landing inside
@@ -77,7 +77,7 @@ func processCPU(pid int) time.Duration {
 // its p50 is a tail no quiet run shows. Each alone moves the measured
 // TTFT and TPOT by more than the prediction bounds, so the comparison
 // would measure the machine.
-func starved(sum *reports.Summary) string {
+func starved(sum *metrics.Summary) string {
 	if why := hostStarved(sum); why != "" {
 		return why
 	}
@@ -88,7 +88,7 @@ func starved(sum *reports.Summary) string {
 }
 
 // hostStarved is starved's host part.
-func hostStarved(sum *reports.Summary) string {
+func hostStarved(sum *metrics.Summary) string {
 	h := sum.Host
 	switch {
 	case h.StealPct > 5:
@@ -165,7 +165,7 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	if e := errs["server hit"]; math.Abs(e) > realEngineMaxHitPt {
 		t.Errorf("server hit rate error %+.1f pt: want within %d pt (per-slot cache)", e, realEngineMaxHitPt)
 	}
-	sum, err := reports.Summarize(live, reports.DefaultOptions())
+	sum, err := metrics.Summarize(live, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

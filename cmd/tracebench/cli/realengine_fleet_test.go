@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/reports"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -129,7 +129,7 @@ func TestRealEngineFleetVerdict(t *testing.T) {
 }
 
 // ttftOf picks metric ("TTFT p50" or "TTFT p90") from a Summary, ms.
-func ttftOf(s *reports.Summary, metric string) float64 {
+func ttftOf(s *metrics.Summary, metric string) float64 {
 	if metric == "TTFT p90" {
 		return s.TTFT.P90
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // startB7099 starts llama-server b7099 as released (JSON-wrapped /metrics)
@@ -58,7 +58,7 @@ func TestRealEngine(t *testing.T) {
 		t.Fatalf("replay: exit %d\n%s", code, stderr)
 	}
 	computed := computedPrompt(t, targets[0]) + computedPrompt(t, targets[1]) - before
-	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestRealEngine(t *testing.T) {
 	if code, _, stderr := runCLI(t, withTargets("replay", "--policy", "prefix-cache", "--api", "chat", "--out", chat)...); code != ExitOK {
 		t.Fatalf("chat replay: exit %d\n%s", code, stderr)
 	}
-	cs, err := reports.Summarize(chat, reports.DefaultOptions())
+	cs, err := metrics.Summarize(chat, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestRealEngine(t *testing.T) {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)
 	}
 	for _, p := range []string{"round-robin", "prefix-cache"} {
-		s, err := reports.Summarize(bench.ResultsPath(dir, p), reports.DefaultOptions())
+		s, err := metrics.Summarize(bench.ResultsPath(dir, p), metrics.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

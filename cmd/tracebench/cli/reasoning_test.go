@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // reasoningProfile writes a profile file: the fast model, and half the
@@ -50,8 +50,8 @@ func TestReplayReasoningEndToEnd(t *testing.T) {
 			if code := Run(args, &stdout, &stderr); code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 			}
-			o := reports.DefaultOptions()
-			sum, err := reports.Summarize(out, o)
+			o := metrics.DefaultOptions()
+			sum, err := metrics.Summarize(out, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestReplayReasoningEndToEnd(t *testing.T) {
 				t.Errorf("report.md lacks the reasoning section or the TTFOT bound")
 			}
 			o.SLO.TTFOT = 1 // 1 ns: no request meets it
-			tight, err := reports.Summarize(out, o)
+			tight, err := metrics.Summarize(out, o)
 			if err != nil {
 				t.Fatal(err)
 			}

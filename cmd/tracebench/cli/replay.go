@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -79,12 +80,12 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 	}
 	sum, runErr := bench.Run(cmd.Context(), rs)
 	if sum != nil {
-		if err := reports.WriteTable(cmd.OutOrStdout(), []*reports.Summary{sum}); err != nil {
+		if err := reports.WriteTable(cmd.OutOrStdout(), []*metrics.Summary{sum}); err != nil {
 			return err
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "results: %s\n", o.out)
 		if o.report != "" {
-			if err := writeReportFiles(o.report, []*reports.Summary{sum}); err != nil {
+			if err := writeReportFiles(o.report, []*metrics.Summary{sum}); err != nil {
 				return err
 			}
 		}
@@ -94,7 +95,7 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 
 // writeReportFiles writes report.md (with plots), summary.csv and
 // summary.json into dir.
-func writeReportFiles(dir string, runs []*reports.Summary) error {
+func writeReportFiles(dir string, runs []*metrics.Summary) error {
 	if err := reports.WriteDir(dir, runs, reports.RenderOptions{}); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // replayScraping runs `tracebench replay --target ... --scrape` with a
@@ -26,7 +26,7 @@ func replayScraping(t *testing.T, targets ...string) map[string]float64 {
 	if code, _, stderr := runCLI(t, args...); code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
-	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -66,8 +67,8 @@ writes one row per request.`,
 }
 
 // options builds the report options from the flags.
-func (o *reportOptions) options() (reports.Options, error) {
-	ro := reports.DefaultOptions()
+func (o *reportOptions) options() (metrics.Options, error) {
+	ro := metrics.DefaultOptions()
 	for _, f := range []struct {
 		name string
 		d    time.Duration
@@ -84,7 +85,7 @@ func (o *reportOptions) options() (reports.Options, error) {
 	}
 	ro.Price = price
 	if o.sloFile != "" {
-		per, err := reports.LoadSLOFile(o.sloFile)
+		per, err := metrics.LoadSLOFile(o.sloFile)
 		if err != nil {
 			return ro, usagef("--slo-file: %v", err)
 		}
@@ -103,9 +104,9 @@ func runReport(out io.Writer, o *reportOptions, paths []string) error {
 	if err != nil {
 		return err
 	}
-	runs := make([]*reports.Summary, 0, len(paths))
+	runs := make([]*metrics.Summary, 0, len(paths))
 	for _, p := range paths {
-		s, err := reports.Summarize(p, ro)
+		s, err := metrics.Summarize(p, ro)
 		if err != nil {
 			return err
 		}
@@ -119,7 +120,7 @@ func runReport(out io.Writer, o *reportOptions, paths []string) error {
 	return writeReportFormat(out, o, runs)
 }
 
-func writeReportFormat(out io.Writer, o *reportOptions, runs []*reports.Summary) error {
+func writeReportFormat(out io.Writer, o *reportOptions, runs []*metrics.Summary) error {
 	ropt := reports.RenderOptions{Title: o.title, PNG: o.png}
 	switch o.format {
 	case "md":
@@ -154,6 +155,6 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*reports.Summary)
 	return nil
 }
 
-func writeRequestsCSV(path string, ro reports.Options, paths []string) error {
+func writeRequestsCSV(path string, ro metrics.Options, paths []string) error {
 	return reports.WriteFile(path, func(w io.Writer) error { return reports.WriteRequestsCSV(w, ro, paths...) })
 }

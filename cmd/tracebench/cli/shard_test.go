@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // helperArgsEnv carries the command line of a re-executed test binary
@@ -181,11 +181,11 @@ func clearCached(rs map[string]shardedRequest) {
 // the merged report to know it came from 4 shards.
 func checkMergedSummary(t *testing.T, whole, merged string, exactCached bool) {
 	t.Helper()
-	w, err := reports.Summarize(whole, reports.DefaultOptions())
+	w, err := metrics.Summarize(whole, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := reports.Summarize(merged, reports.DefaultOptions())
+	m, err := metrics.Summarize(merged, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

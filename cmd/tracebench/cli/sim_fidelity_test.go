@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // fidelityTolerance is how far (relative to the real-time mock) a
@@ -24,7 +24,7 @@ const fidelityTolerance = 0.10
 // real-time run, and the comparison is skipped.
 //
 // How it is measured: the mock records how late each paced engine step
-// started (reports.Summary.MockStepLate) and the client how late each
+// started (metrics.Summary.MockStepLate) and the client how late each
 // request was sent against its intended time (ScheduleLag); both are the
 // run's own p99. Why 3 ms: a quiet 2-core VM keeps both p99s at 0.1–0.6
 // ms (reports/warnings.go), so 3 ms is five times the quiet worst and a
@@ -86,7 +86,7 @@ func TestSimMatchesMock(t *testing.T) {
 
 // compareFidelity renders the compared figures, one line each, and
 // reports whether all of them agree within fidelityTolerance.
-func compareFidelity(sim, mock *reports.Summary) (string, bool) {
+func compareFidelity(sim, mock *metrics.Summary) (string, bool) {
 	var b strings.Builder
 	all := true
 	for _, r := range fidelityRows(sim, mock) {
@@ -105,7 +105,7 @@ type fidelityRow struct {
 }
 
 // fidelityRows lists the figures the simulator must reproduce.
-func fidelityRows(sim, mock *reports.Summary) []fidelityRow {
+func fidelityRows(sim, mock *metrics.Summary) []fidelityRow {
 	return []fidelityRow{
 		{"TTFT p50 ms", sim.TTFT.P50, mock.TTFT.P50},
 		{"TTFT p90 ms", sim.TTFT.P90, mock.TTFT.P90},
@@ -123,13 +123,13 @@ func withinRel(got, want, tol float64) bool {
 
 // runFidelity runs one replay and summarises its results file, requiring
 // every request to succeed.
-func runFidelity(t *testing.T, args []string) *reports.Summary {
+func runFidelity(t *testing.T, args []string) *metrics.Summary {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	if code := Run(args, &stdout, &stderr); code != ExitOK {
 		t.Fatalf("%v: exit %d; stderr:\n%s", args, code, stderr.String())
 	}
-	sum, err := reports.Summarize(args[len(args)-1], reports.DefaultOptions())
+	sum, err := metrics.Summarize(args[len(args)-1], metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

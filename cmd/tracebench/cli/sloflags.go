@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // sloFlags set the SLA and the measured window of reports.
@@ -27,8 +27,8 @@ func (s *sloFlags) bind(fs *pflag.FlagSet) {
 }
 
 // options builds the report options.
-func (s *sloFlags) options() (reports.Options, error) {
-	o := reports.DefaultOptions()
+func (s *sloFlags) options() (metrics.Options, error) {
+	o := metrics.DefaultOptions()
 	for _, f := range []struct {
 		name string
 		d    time.Duration
@@ -45,7 +45,7 @@ func (s *sloFlags) options() (reports.Options, error) {
 	}
 	o.Price = price
 	if s.File != "" {
-		per, err := reports.LoadSLOFile(s.File)
+		per, err := metrics.LoadSLOFile(s.File)
 		if err != nil {
 			return o, usagef("--slo-file: %v", err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // TestSweepEndToEnd runs `tracebench sweep` in virtual time and checks
@@ -48,7 +48,7 @@ func TestSweepEndToEnd(t *testing.T) {
 	}
 	col := indexOf(rows[0], "results_file")
 	for _, r := range rows[1:] {
-		sum, err := reports.Summarize(filepath.Join(dir, r[col]), reports.DefaultOptions())
+		sum, err := metrics.Summarize(filepath.Join(dir, r[col]), metrics.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestSweepMockEndToEnd(t *testing.T) {
 	if len(rows) != 3 {
 		t.Fatalf("sweep.csv: %d rows, want a header and 2 runs", len(rows))
 	}
-	sum, err := reports.Summarize(filepath.Join(dir, rows[1][indexOf(rows[0], "results_file")]), reports.DefaultOptions())
+	sum, err := metrics.Summarize(filepath.Join(dir, rows[1][indexOf(rows[0], "results_file")]), metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

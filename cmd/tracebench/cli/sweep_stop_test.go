@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // TestSweepErrorLimitCutsRun sweeps a live target on 127.0.0.1 whose
@@ -47,7 +47,7 @@ func TestSweepErrorLimitCutsRun(t *testing.T) {
 		t.Fatalf("sweep.csv: %d rows, want a header and 1 run\n%s", len(rows), stdout)
 	}
 	results := filepath.Join(dir, rows[1][indexOf(rows[0], "results_file")])
-	sum, err := reports.Summarize(results, reports.DefaultOptions())
+	sum, err := metrics.Summarize(results, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 )
 
 // maxTargetsFile bounds a --targets-file (1 MiB).
@@ -137,7 +137,7 @@ func expandDNS(ctx context.Context, targets []string) ([]string, error) {
 
 // filePrice prices the targets file's backends from their cost_per_hour=
 // fields, resolving each priced dns+http:// line to its addresses.
-func (m *fleetFlags) filePrice(ctx context.Context, prices map[string]float64) (reports.Price, error) {
+func (m *fleetFlags) filePrice(ctx context.Context, prices map[string]float64) (metrics.Price, error) {
 	resolved := map[string][]string{}
 	for t := range prices {
 		if !strings.HasPrefix(t, dnsScheme) {
@@ -145,7 +145,7 @@ func (m *fleetFlags) filePrice(ctx context.Context, prices map[string]float64) (
 		}
 		addrs, err := expandDNS(ctx, []string{t})
 		if err != nil {
-			return reports.Price{}, err
+			return metrics.Price{}, err
 		}
 		resolved[t] = addrs
 	}

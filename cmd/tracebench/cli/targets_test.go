@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 func TestReadTargetsFile(t *testing.T) {
@@ -54,7 +54,7 @@ func TestReplayTargetsFile(t *testing.T) {
 		"--rate", "40", "--policy", "round-robin", "--out", out); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	sum, err := reports.Summarize(out, reports.DefaultOptions())
+	sum, err := metrics.Summarize(out, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,45 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tracebench/tracebench/replay"
+)
+
+func TestKVEventRowsAndWarnings(t *testing.T) {
+	extra := map[string]float64{}
+	set := func(b int, vals map[string]float64) {
+		for _, n := range replay.KVStatNames {
+			extra[replay.KVExtraKey(b, n)] = vals[n]
+		}
+	}
+	set(0, map[string]float64{"subscribed": 1, "batches": 10, "events": 40, "gaps": 2, "replayed": 3, "lost": 1,
+		"malformed": 1, "unknown_tags": 2, "blocks": 7})
+	set(1, map[string]float64{"unreachable": 1})
+	set(2, map[string]float64{"subscribed": 1})
+	set(3, map[string]float64{"subscribed": 1, "malformed": 5})
+	set(4, map[string]float64{"subscribed": 1, "batches": 2, "events": 9, "lost_at_start": 3, "orphans": 6, "blocks": 4})
+	s := &Summary{Stop: &replay.Stop{Extra: extra}}
+	s.KVEvents = kvEventRows(s.Stop, 5)
+	if len(s.KVEvents) != 5 || s.KVEvents[0].Gaps != 2 || s.KVEvents[0].Replayed != 3 || !s.KVEvents[1].Unreachable ||
+		s.KVEvents[4].LostAtStart != 3 || s.KVEvents[4].Orphans != 6 || s.KVEvents[4].Malformed != 0 {
+		t.Fatalf("rows %+v", s.KVEvents)
+	}
+	kvWarnings(s)
+	if len(s.Warnings) != 3 || !strings.Contains(s.Warnings[0], "lost at start (backend 4: 3 lost at start, 6 orphan events)") ||
+		!strings.Contains(s.Warnings[1], "fell back to load") || !strings.Contains(s.Warnings[2], "backends 2, 3") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	// With the run's diagnoses, one warning per note, in its words, after
+	// the one on batches lost at start.
+	s.Warnings, s.warns = nil, nil
+	s.KVNotes = []string{"backend 3 published 5 batches that could not be decoded (first error: x)"}
+	kvWarnings(s)
+	if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[1], "published 5 batches that could not be decoded (first error: x)") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	if rows := kvEventRows(&replay.Stop{}, 4); rows != nil {
+		t.Errorf("rows without KV extras: %+v", rows)
+	}
+}
