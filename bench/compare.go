@@ -13,6 +13,7 @@ import (
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // CompareSpec compares routers on one workload: one Run per router,
@@ -74,7 +75,7 @@ type CompareResult struct {
 	Runs    []*metrics.Summary
 	// Verdict compares the routers over every seed (nil with one router,
 	// or when a Run failed).
-	Verdict *reports.Verdict
+	Verdict *verdict.Verdict
 	// Report is the path of the report.md written ("" when none was).
 	Report string
 }

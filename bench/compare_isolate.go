@@ -8,7 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // How a live bench keeps every run from meeting the prefixes an earlier
@@ -142,7 +142,7 @@ func (lb *liveBench) close() {
 
 // annotate withholds v when the runs were not isolated and states the
 // drift of the conditions between runs (nothing for a nil plan or v).
-func (lb *liveBench) annotate(v *reports.Verdict) {
+func (lb *liveBench) annotate(v *verdict.Verdict) {
 	if lb == nil || v == nil {
 		return
 	}

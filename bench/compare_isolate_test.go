@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/dialect"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 func TestDecideIsolation(t *testing.T) {
@@ -57,7 +57,7 @@ func TestLiveVerdictNotes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := &reports.Verdict{Pick: "a", RunnerUp: "b", Rows: []reports.VerdictRow{{Policy: "a"}, {Policy: "b"}}}
+			v := &verdict.Verdict{Pick: "a", RunnerUp: "b", Rows: []verdict.VerdictRow{{Policy: "a"}, {Policy: "b"}}}
 			tc.lb.annotate(v)
 			if got := strings.HasPrefix(v.Headline(), "no verdict: "); got != tc.withheld {
 				t.Errorf("headline %q: withheld %v, want %v", v.Headline(), got, tc.withheld)

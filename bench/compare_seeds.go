@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // verdict runs seeds 1..Seeds−1 of every router (seed 0 is first, whose
@@ -17,7 +17,7 @@ import (
 // seed side by side, as the first seed's), and decides the verdict from
 // all of them. With one router, or when a first-seed Run produced no
 // Summary, there is none.
-func (c *comparer) verdict(ctx context.Context, first []*metrics.Summary) (*reports.Verdict, error) {
+func (c *comparer) verdict(ctx context.Context, first []*metrics.Summary) (*verdict.Verdict, error) {
 	names := c.routers
 	if len(first) != len(names) || len(names) < 2 {
 		return nil, nil
@@ -44,7 +44,7 @@ func (c *comparer) verdict(ctx context.Context, first []*metrics.Summary) (*repo
 			runs[name] = append(runs[name], sums[i])
 		}
 	}
-	v := reports.DecideVerdict(names, runs)
+	v := verdict.DecideVerdict(names, runs)
 	if v != nil {
 		v.ProfileNote = c.spec.ProfileNote
 	}

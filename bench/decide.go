@@ -16,6 +16,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -56,8 +57,8 @@ type DecideSpec struct {
 	// Native is the workload's own rate, req/s (the search starts there;
 	// 0: 1 req/s); Ident its identity.
 	Native float64
-	// Vary is what stage 1 searches: reports.VaryRate ("", the offered
-	// request rate, sessions open-loop) or reports.VaryUsers (the most
+	// Vary is what stage 1 searches: verdict.VaryRate ("", the offered
+	// request rate, sessions open-loop) or verdict.VaryUsers (the most
 	// concurrent closed-loop users, from 8; stage 2 confirms at a number
 	// of users).
 	Vary  string
@@ -103,7 +104,7 @@ const DefaultDecideSeeds = 5
 // DecideResult is what Decide measured.
 type DecideResult struct {
 	// Decision holds both stages, the verdict and their agreement.
-	Decision *reports.Decision
+	Decision *verdict.Decision
 	// Runs are stage 2's first seed's Summaries, in the confirmed order.
 	Runs []*metrics.Summary
 	// Alone is the only router's capacity when Routers holds one (nil
@@ -128,7 +129,7 @@ func Decide(ctx context.Context, spec DecideSpec) (*DecideResult, error) {
 	if d.errOut == nil {
 		d.errOut = io.Discard
 	}
-	res := &DecideResult{Decision: &reports.Decision{Question: spec.question()}}
+	res := &DecideResult{Decision: &verdict.Decision{Question: spec.question()}}
 	err := d.stage1(ctx, res.Decision)
 	switch {
 	case err == nil && len(spec.Routers) == 1:
@@ -223,7 +224,7 @@ func (s DecideSpec) question() string {
 }
 
 // users reports a decision over concurrent users.
-func (s DecideSpec) users() bool { return s.Vary == reports.VaryUsers }
+func (s DecideSpec) users() bool { return s.Vary == verdict.VaryUsers }
 
 // unit is what stage 1 counts: "req/s" or "users".
 func (s DecideSpec) unit() string {
@@ -249,7 +250,7 @@ type decider struct {
 // that met the SLA at every rate the search offered has no capacity the
 // runs can measure: too few Requests per run to load the fleet, an error
 // naming it.
-func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
+func (dc *decider) stage1(ctx context.Context, d *verdict.Decision) error {
 	s := dc.s
 	start := time.Now()
 	defer func() {
@@ -288,7 +289,7 @@ func (dc *decider) stage1(ctx context.Context, d *reports.Decision) error {
 	if len(s.Routers) == 1 {
 		return nil // nothing to decide between
 	}
-	d.CapacityVerdict = reports.DecideSweepVerdict(&reports.Sweep{Vary: dc.sweepSpec(0, nil).Vary, SLO: s.Base.Report.SLO},
+	d.CapacityVerdict = verdict.DecideSweepVerdict(&verdict.Sweep{Vary: dc.sweepSpec(0, nil).Vary, SLO: s.Base.Report.SLO},
 		order, sustained)
 	if d.CapacityVerdict == nil {
 		return fmt.Errorf("stage 1: %d of %d policies swept, no verdict", len(order), len(s.Routers))
@@ -312,11 +313,11 @@ func (dc *decider) sweepSpec(k int, sustained map[string][]float64) SweepSpec {
 	}
 	sw := SweepSpec{Base: s.Base, Routers: s.Routers, Baseline: PolicyName(cmpOr(s.Baseline, s.Routers[0]), s.Base.Policy.Queue),
 		Attainment: s.Attainment, Start: cmpOr(s.Native, 1), Growth: 4, Tolerance: s.Tolerance, MaxRuns: 12,
-		Vary: reports.VaryRate, Native: s.Native, Ident: s.Ident, Fleet: s.SimFleet, Jobs: s.Jobs, MaxErrorRate: 0.05,
+		Vary: verdict.VaryRate, Native: s.Native, Ident: s.Ident, Fleet: s.SimFleet, Jobs: s.Jobs, MaxErrorRate: 0.05,
 		Out: out, Setup: s.Sim, Seeds: 1, ProfileNote: s.ProfileNote}
 	sw.Base.Workload.Seed += uint64(k)
 	if s.users() {
-		sw.Vary, sw.Start = reports.VaryUsers, defaultStartUsers
+		sw.Vary, sw.Start = verdict.VaryUsers, defaultStartUsers
 	}
 	if g := geoMean(sustained); g > 0 {
 		sw.Start, sw.Growth = g, 2
@@ -362,7 +363,7 @@ func cmpOr[T comparable](a, b T) T {
 // that stage 2 always compares Leaders+1 policies when there are that
 // many), and the rate in model time where the two best part: the
 // geometric mean of their sustained rates (the best one's when alone).
-func (dc *decider) confirmed(v *reports.Verdict) ([]string, float64) {
+func (dc *decider) confirmed(v *verdict.Verdict) ([]string, float64) {
 	byName := map[string]string{}
 	for _, r := range dc.s.Routers {
 		byName[PolicyName(r, dc.s.Base.Policy.Queue)] = r

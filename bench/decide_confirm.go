@@ -13,7 +13,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // stage2 runs the confirmed policies on every seed at once, each Run on
@@ -22,7 +22,7 @@ import (
 // TimeScale and Distorted and returns the first seed's Summaries.
 // Distorted Runs are kept and named, not run again: the verdict is stage
 // 1's, and a busy machine only weakens its confirmation.
-func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*metrics.Summary, error) {
+func (dc *decider) stage2(ctx context.Context, d *verdict.Decision) ([]*metrics.Summary, error) {
 	names, rate := dc.confirmed(d.CapacityVerdict)
 	d.ConfirmRate, d.TimeScale = rate, dc.timeScale(d.Capacity, d.CapacityVerdict.Pick, rate)
 	start := time.Now()
@@ -56,7 +56,7 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*metrics.
 			}
 		}
 	}
-	d.Confirm = reports.DecideVerdict(policies, runs)
+	d.Confirm = verdict.DecideVerdict(policies, runs)
 	if dc.s.Baseline != "" {
 		d.Confirm.CompareBaselineRuns(PolicyName(dc.s.Baseline, dc.s.Base.Policy.Queue), runs)
 	}
@@ -67,7 +67,7 @@ func (dc *decider) stage2(ctx context.Context, d *reports.Decision) ([]*metrics.
 // the Run's expected length in model time, its ConfirmRequests at rate plus the
 // E2E p90 of pick's stage-1 run nearest rate (the last requests' time to
 // finish), at least minConfirmScale.
-func (dc *decider) timeScale(sw *reports.Sweep, pick string, rate float64) float64 {
+func (dc *decider) timeScale(sw *verdict.Sweep, pick string, rate float64) float64 {
 	tail, window := 0.0, 0.0
 	best := math.Inf(1)
 	for _, p := range sw.Policies {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // decideSpec is a small two-stage decision between round-robin and
@@ -161,10 +161,10 @@ func TestDecideUnbounded(t *testing.T) {
 // TestConfirmed: stage 2 confirms the leaders and the baseline, and the
 // next best when the baseline leads.
 func TestConfirmed(t *testing.T) {
-	rows := func(names ...string) *reports.Verdict {
-		v := &reports.Verdict{}
+	rows := func(names ...string) *verdict.Verdict {
+		v := &verdict.Verdict{}
 		for i, n := range names {
-			v.Rows = append(v.Rows, reports.VerdictRow{Policy: n, Mean: float64(100 - 10*i)})
+			v.Rows = append(v.Rows, verdict.VerdictRow{Policy: n, Mean: float64(100 - 10*i)})
 		}
 		return v
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // TestDecideUsers: with closed-loop sessions, stage 1 searches the most
@@ -16,7 +16,7 @@ import (
 func TestDecideUsers(t *testing.T) {
 	dir := t.TempDir()
 	spec := decideSpec(dir)
-	spec.Vary = reports.VaryUsers
+	spec.Vary = verdict.VaryUsers
 	spec.Base.Workload.Sessions.Pacing = "closed"
 	spec.Base.Workload.WorkloadArgs = append(spec.Base.Workload.WorkloadArgs, "think=200ms")
 	res, err := Decide(context.Background(), spec)
@@ -24,7 +24,7 @@ func TestDecideUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := res.Decision
-	if d.Capacity == nil || d.Capacity.Vary != reports.VaryUsers {
+	if d.Capacity == nil || d.Capacity.Vary != verdict.VaryUsers {
 		t.Fatalf("stage 1 sweep %+v, want one over users", d.Capacity)
 	}
 	if v := d.CapacityVerdict; v == nil || v.Unit != "users" || len(v.Rows) != 2 {

@@ -11,8 +11,8 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/traces/tokenizer"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // PredictSpec predicts one measured run: the same requests, arrival
@@ -41,7 +41,7 @@ type PredictResult struct {
 	// Measured and Predicted are the two runs' Summaries, Prediction
 	// their comparison.
 	Measured, Predicted *metrics.Summary
-	Prediction          *reports.Prediction
+	Prediction          *verdict.Prediction
 	// Backends is the number of servers the run had (and engines
 	// simulated).
 	Backends int
@@ -100,7 +100,7 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	}
 	res.Measured.Header.Policy += " (measured)"
 	res.Predicted.Header.Policy += " (predicted, profile " + ps.Profile.Name + ")"
-	res.Prediction = reports.ComparePrediction(ps.Profile.Name, res.Measured, res.Predicted)
+	res.Prediction = verdict.ComparePrediction(ps.Profile.Name, res.Measured, res.Predicted)
 	res.Notes = append(res.Notes, comparedNote(res.Measured, res.Predicted))
 	return res, nil
 }

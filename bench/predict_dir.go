@@ -16,7 +16,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // PredictDirSpec predicts every run of a `bench` output directory: each
@@ -49,10 +49,10 @@ type PredictDirResult struct {
 	// Notes are warnings about the predictions (cache model, versions).
 	Notes []string
 	// Agreement is the rank agreement over the policies, per metric.
-	Agreement []reports.RankAgreement
+	Agreement []verdict.RankAgreement
 	// Live and Sim are the verdicts on the measured and on the simulated
 	// runs (nil with fewer than two policies).
-	Live, Sim *reports.Verdict
+	Live, Sim *verdict.Verdict
 }
 
 // PolicyPrediction is one policy's runs, one per seed, and the mean
@@ -60,7 +60,7 @@ type PredictDirResult struct {
 type PolicyPrediction struct {
 	Policy string
 	Runs   []*PredictResult
-	Mean   *reports.Prediction
+	Mean   *verdict.Prediction
 }
 
 // PredictDir predicts every run of ps.Dir. A results file that is
@@ -223,7 +223,7 @@ func checkComplete(path string) (replay.Header, string) {
 // decide builds the rank agreement and both verdicts over the policies
 // predicted for every seed.
 func (res *PredictDirResult) decide(ranked []string) {
-	var preds []*reports.Prediction
+	var preds []*verdict.Prediction
 	live, sim := map[string][]*metrics.Summary{}, map[string][]*metrics.Summary{}
 	for _, pp := range res.Policies {
 		if !slices.Contains(ranked, pp.Policy) {
@@ -234,17 +234,17 @@ func (res *PredictDirResult) decide(ranked []string) {
 			live[pp.Policy], sim[pp.Policy] = append(live[pp.Policy], r.Measured), append(sim[pp.Policy], r.Predicted)
 		}
 	}
-	res.Agreement = reports.RankAgreements(ranked, preds)
-	res.Live, res.Sim = reports.DecideVerdict(ranked, live), reports.DecideVerdict(ranked, sim)
+	res.Agreement = verdict.RankAgreements(ranked, preds)
+	res.Live, res.Sim = verdict.DecideVerdict(ranked, live), verdict.DecideVerdict(ranked, sim)
 }
 
 // meanPrediction is a policy's comparison averaged over its seeds.
-func meanPrediction(profile string, runs []*PredictResult) *reports.Prediction {
-	preds := make([]*reports.Prediction, len(runs))
+func meanPrediction(profile string, runs []*PredictResult) *verdict.Prediction {
+	preds := make([]*verdict.Prediction, len(runs))
 	for i, r := range runs {
 		preds[i] = r.Prediction
 	}
-	return reports.MeanPrediction(profile, preds)
+	return verdict.MeanPrediction(profile, preds)
 }
 
 // workloadDiff names the first workload field in which run h differs

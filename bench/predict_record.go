@@ -7,14 +7,14 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // RecordValidation appends the prediction's p50 errors (TTFT, TPOT and
 // E2E, percent to one decimal) for the measured run live to the
 // validation list of the profile file at path; bench and sweep verdicts
 // on that profile quote them.
-func RecordValidation(path, live string, pred *reports.Prediction) error {
+func RecordValidation(path, live string, pred *verdict.Prediction) error {
 	v := profile.Validation{Run: live}
 	fields := map[metrics.MetricID]*float64{metrics.MetricTTFTP50: &v.TTFTP50, metrics.MetricTPOTP50: &v.TPOTP50,
 		metrics.MetricE2EP50: &v.E2EP50}

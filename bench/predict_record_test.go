@@ -8,7 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // profileFile writes the built-in "default" profile to a file in a
@@ -35,7 +35,7 @@ func TestRecordKeysByMetricID(t *testing.T) {
 		func(id metrics.MetricID) string { return "renamed " + string(id) },
 	} {
 		path := profileFile(t)
-		pred := &reports.Prediction{Rows: []reports.PredictionRow{
+		pred := &verdict.Prediction{Rows: []verdict.PredictionRow{
 			{ID: metrics.MetricTTFTP50, Err: 12.34}, {ID: metrics.MetricTTFTP90, Err: 99},
 			{ID: metrics.MetricTPOTP50, Err: -5.06}, {ID: metrics.MetricE2EP50, Err: math.NaN()},
 		}}
@@ -45,7 +45,7 @@ func TestRecordKeysByMetricID(t *testing.T) {
 		if err := RecordValidation(path, "live.jsonl", pred); err != nil {
 			t.Fatal(err)
 		}
-		res := &PredictDirResult{Agreement: []reports.RankAgreement{
+		res := &PredictDirResult{Agreement: []verdict.RankAgreement{
 			{ID: metrics.MetricTTFTP50, Tau: 0.333}, {ID: metrics.MetricTTFTP90, Tau: -1}, {ID: metrics.MetricE2EP50, Tau: 0.9},
 		}}
 		for i := range res.Agreement {

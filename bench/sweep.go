@@ -16,6 +16,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // SweepSpec is a capacity sweep: every router's Runs at a series of
@@ -41,9 +42,9 @@ type SweepSpec struct {
 	Growth    float64
 	Tolerance float64
 	MaxRuns   int
-	// Vary sets how a rate is offered (reports.VaryUsers: the "rates" are
-	// numbers of closed-loop users): reports.VaryRate (Base.Workload's
-	// arrival process at the rate) or reports.VaryTimeScale (the trace's
+	// Vary sets how a rate is offered (verdict.VaryUsers: the "rates" are
+	// numbers of closed-loop users): verdict.VaryRate (Base.Workload's
+	// arrival process at the rate) or verdict.VaryTimeScale (the trace's
 	// times divided by rate / Native).
 	Vary string
 	// Native is the workload's own rate in req/s (0 when unknown) and
@@ -88,9 +89,9 @@ type SweepSpec struct {
 // Run finished, the report: sweep.md, sweep.csv and the capacity plot in
 // spec.Out, as `tracebench sweep` does. A bad setting is a UsageError
 // naming its field (see SweepSpec.Validate), with nothing run.
-func Sweep(ctx context.Context, spec SweepSpec) (*reports.Sweep, error) {
+func Sweep(ctx context.Context, spec SweepSpec) (*verdict.Sweep, error) {
 	if err := spec.Validate(); err != nil {
-		return &reports.Sweep{}, err
+		return &verdict.Sweep{}, err
 	}
 	res, runErr := newSweeper(&spec).run(ctx)
 	if runErr == nil {
@@ -138,7 +139,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // run sweeps each policy in turn and returns what was measured, also
 // when a run fails or is interrupted (with that error).
-func (sw *sweeper) run(ctx context.Context) (*reports.Sweep, error) {
+func (sw *sweeper) run(ctx context.Context) (*verdict.Sweep, error) {
 	routers, baseline := sw.s.Routers, sw.s.Baseline
 	res := sw.header(baseline)
 	if err := os.MkdirAll(filepath.Join(sw.s.Out, "runs"), 0o755); err != nil {
@@ -162,8 +163,8 @@ func (sw *sweeper) run(ctx context.Context) (*reports.Sweep, error) {
 // runSideBySide sweeps the policies jobs at a time (each search is
 // sequential, the policies independent) and adds them to res in the
 // order given, whatever order they finish in.
-func (sw *sweeper) runSideBySide(ctx context.Context, res *reports.Sweep, routers []string, jobs int) (*reports.Sweep, error) {
-	ps := make([]reports.SweepPolicy, len(routers))
+func (sw *sweeper) runSideBySide(ctx context.Context, res *verdict.Sweep, routers []string, jobs int) (*verdict.Sweep, error) {
+	ps := make([]verdict.SweepPolicy, len(routers))
 	errs := make([]error, len(routers))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, jobs)
@@ -186,14 +187,14 @@ func (sw *sweeper) runSideBySide(ctx context.Context, res *reports.Sweep, router
 }
 
 // header describes the sweep before any run.
-func (sw *sweeper) header(baseline string) *reports.Sweep {
+func (sw *sweeper) header(baseline string) *verdict.Sweep {
 	o := sw.s
-	s := &reports.Sweep{Title: "tracebench sweep", Workload: o.Ident, Fleet: o.Fleet, Method: reports.SweepSearch,
+	s := &verdict.Sweep{Title: "tracebench sweep", Workload: o.Ident, Fleet: o.Fleet, Method: verdict.SweepSearch,
 		Vary: o.Vary, Arrival: o.Base.Workload.Arrival, NativeRate: o.Native, Requests: o.Base.Workload.MaxRequests,
 		Target: o.Attainment, MaxErrorRate: o.MaxErrorRate, SLO: o.Base.Report.SLO, Warmup: o.Base.Report.Warmup,
 		Baseline: baseline}
 	if o.Ladder != nil {
-		s.Method, s.Rates = reports.SweepLadder, o.Ladder
+		s.Method, s.Rates = verdict.SweepLadder, o.Ladder
 	} else {
 		s.Start, s.Growth, s.Tolerance, s.MaxRuns = o.Start, o.Growth, o.Tolerance, o.MaxRuns
 	}
@@ -201,8 +202,8 @@ func (sw *sweeper) header(baseline string) *reports.Sweep {
 }
 
 // policy runs one policy's search or ladder.
-func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPolicy, error) {
-	p := reports.SweepPolicy{Policy: PolicyName(router, sw.s.Base.Policy.Queue)}
+func (sw *sweeper) policy(ctx context.Context, router string) (verdict.SweepPolicy, error) {
+	p := verdict.SweepPolicy{Policy: PolicyName(router, sw.s.Base.Policy.Queue)}
 	errStop := 0.0
 	eval := func(rate float64) (float64, error) {
 		st, cut, err := sw.step(ctx, router, p.Policy, rate)
@@ -226,7 +227,7 @@ func (sw *sweeper) policy(ctx context.Context, router string) (reports.SweepPoli
 	// A ladder's resolution is its steps; a search converges when its
 	// bracket (with an error stop as its failing end) is within tolerance.
 	p.Converged = sw.s.Ladder != nil || p.Sustained > 0 && p.Broken > 0 && (p.Broken/p.Sustained <= 1+sw.s.Tolerance ||
-		sw.s.Vary == reports.VaryUsers && p.Broken-p.Sustained <= 1)
+		sw.s.Vary == verdict.VaryUsers && p.Broken-p.Sustained <= 1)
 	if !p.Converged && p.Stopped == "" && err == nil {
 		p.Stopped = sw.unconverged(p)
 	}
@@ -244,14 +245,14 @@ func (sw *sweeper) search(eval func(float64) (float64, error)) (SearchResult, er
 	}
 	o := SearchOptions{Target: sw.s.Attainment, Start: sw.s.Start,
 		Growth: sw.s.Growth, Tolerance: sw.s.Tolerance, MaxRuns: sw.s.MaxRuns}
-	if sw.s.Vary == reports.VaryUsers {
+	if sw.s.Vary == verdict.VaryUsers {
 		o.Step, o.MinRate = 1, 1
 	}
 	return FindSustainedRate(eval, o)
 }
 
 // unconverged says why a search ended before narrowing to the tolerance.
-func (sw *sweeper) unconverged(p reports.SweepPolicy) string {
+func (sw *sweeper) unconverged(p verdict.SweepPolicy) string {
 	switch {
 	case len(p.Steps) >= sw.s.MaxRuns:
 		return fmt.Sprintf("all %d runs of --max-runs used before the bracket narrowed to --tolerance", sw.s.MaxRuns)
@@ -265,14 +266,14 @@ func (sw *sweeper) unconverged(p reports.SweepPolicy) string {
 // back which bounds its requests missed. The run stops early when its
 // error rate passes --max-error-rate (errorLimit); the limit is then
 // returned, else nil.
-func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64) (reports.SweepStep, *errorLimit, error) {
+func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64) (verdict.SweepStep, *errorLimit, error) {
 	sw.mu.Lock()
 	first := sw.runs == 0
 	sw.runs++
 	sw.mu.Unlock()
 	if !first && sw.s.Cooldown > 0 {
 		if err := sw.sleep(ctx, sw.s.Cooldown); err != nil {
-			return reports.SweepStep{}, nil, ErrInterrupted
+			return verdict.SweepStep{}, nil, ErrInterrupted
 		}
 	}
 	rel := filepath.Join("runs", policy+"-r"+strconv.FormatFloat(rate, 'g', 6, 64)+".jsonl")
@@ -283,7 +284,7 @@ func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64
 	if sw.s.Setup != nil {
 		stop, err := sw.s.Setup(ctx, &rs)
 		if err != nil {
-			return reports.SweepStep{}, nil, err
+			return verdict.SweepStep{}, nil, err
 		}
 		defer stop()
 	}
@@ -291,17 +292,17 @@ func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64
 	rs.Quiet = rs.Quiet || rs.Sim > 0
 	sum, err := Run(ctx, rs)
 	if err != nil {
-		return reports.SweepStep{}, nil, err
+		return verdict.SweepStep{}, nil, err
 	}
-	m, err := reports.CountMisses(rs.Results, rs.Report)
+	m, err := verdict.CountMisses(rs.Results, rs.Report)
 	if err != nil {
-		return reports.SweepStep{}, nil, err
+		return verdict.SweepStep{}, nil, err
 	}
 	if sum.Stop == nil || sum.Stop.Reason != replay.StopErrorLimit {
 		lim = nil
 	}
 	pass := passes(sum, lim != nil, sw.s.Attainment, sw.s.MaxErrorRate)
-	return reports.SweepStep{Rate: rate, Pass: pass, Summary: sum, Misses: m, Results: filepath.ToSlash(rel)}, lim, nil
+	return verdict.SweepStep{Rate: rate, Pass: pass, Summary: sum, Misses: m, Results: filepath.ToSlash(rel)}, lim, nil
 }
 
 // passes reports whether a run sustained its rate: its SLA attainment
@@ -338,13 +339,13 @@ func (sw *sweeper) planned() string {
 // setRate makes wf offer rate: a --rate process, or the trace's times
 // divided by rate / native; over users, rate closed-loop users.
 func (sw *sweeper) setRate(wf *Workload, rate float64) {
-	if sw.s.Vary == reports.VaryUsers {
+	if sw.s.Vary == verdict.VaryUsers {
 		wf.Sessions.Pacing, wf.Sessions.Users = string(replay.SessionsClosed), int(math.Round(rate))
 		wf.Rate, wf.TimeScale = 0, 1
 		return
 	}
 	wf.Sessions.Pacing = cmp.Or(wf.Sessions.Pacing, string(replay.SessionsOpen))
-	if sw.s.Vary == reports.VaryTimeScale {
+	if sw.s.Vary == verdict.VaryTimeScale {
 		wf.Rate, wf.TimeScale = 0, sw.s.Native/rate
 		return
 	}
@@ -352,7 +353,7 @@ func (sw *sweeper) setRate(wf *Workload, rate float64) {
 }
 
 // report prints one line per run on errOut.
-func (sw *sweeper) report(policy string, n int, st reports.SweepStep, cut *errorLimit) {
+func (sw *sweeper) report(policy string, n int, st verdict.SweepStep, cut *errorLimit) {
 	if sw.s.ErrOut == nil {
 		return
 	}
@@ -369,7 +370,7 @@ func (sw *sweeper) report(policy string, n int, st reports.SweepStep, cut *error
 
 // unit is what the swept value counts: "req/s", or "users".
 func (sw *sweeper) unit() string {
-	if sw.s.Vary == reports.VaryUsers {
+	if sw.s.Vary == verdict.VaryUsers {
 		return "users"
 	}
 	return "req/s"

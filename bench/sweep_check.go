@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // Validate checks the sweep's own settings, before any Run, as
@@ -27,9 +27,9 @@ func (s SweepSpec) Validate() error {
 		return fieldf("SweepSpec.Cooldown", "SweepSpec.Cooldown %v: want >= 0", s.Cooldown)
 	case s.Jobs < 0:
 		return fieldf("SweepSpec.Jobs", "SweepSpec.Jobs %d: want 0 (automatic) or more", s.Jobs)
-	case s.Vary != reports.VaryRate && s.Vary != reports.VaryTimeScale && s.Vary != reports.VaryUsers:
+	case s.Vary != verdict.VaryRate && s.Vary != verdict.VaryTimeScale && s.Vary != verdict.VaryUsers:
 		return fieldf("SweepSpec.Vary", "SweepSpec.Vary %q: want rate, time-scale or users", s.Vary)
-	case s.Vary == reports.VaryUsers && s.Base.Workload.Sessions.Pacing == string(replay.SessionsOpen):
+	case s.Vary == verdict.VaryUsers && s.Base.Workload.Sessions.Pacing == string(replay.SessionsOpen):
 		return fieldf("SweepSpec.Vary", "SweepSpec.Vary users: users wait for their answers, so they need "+
 			"closed-loop sessions (Spec.Workload.Sessions.Pacing is open)")
 	}

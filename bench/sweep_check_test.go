@@ -5,14 +5,14 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // TestSweepValidate: a bad sweep setting is a UsageError naming its
 // SweepSpec field, and nothing runs; the search's settings are not
 // checked with a Ladder.
 func TestSweepValidate(t *testing.T) {
-	good := SweepSpec{Attainment: 0.9, Tolerance: 0.04, MaxRuns: 12, Growth: 4, MaxErrorRate: 0.05, Vary: reports.VaryRate}
+	good := SweepSpec{Attainment: 0.9, Tolerance: 0.04, MaxRuns: 12, Growth: 4, MaxErrorRate: 0.05, Vary: verdict.VaryRate}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good settings: %v", err)
 	}

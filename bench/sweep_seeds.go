@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // sweepSeeds sweeps every policy again on seeds 1..Seeds−1 (the workload
@@ -13,7 +13,7 @@ import (
 // Out/seed-K/runs) and returns the capacity verdict over all seeds, the
 // first being res. With one policy there is none; with one seed the
 // verdict has no confidence interval.
-func sweepSeeds(ctx context.Context, spec SweepSpec, res *reports.Sweep) (*reports.Verdict, error) {
+func sweepSeeds(ctx context.Context, spec SweepSpec, res *verdict.Sweep) (*verdict.Verdict, error) {
 	sustained := map[string][]float64{}
 	var order []string
 	for _, p := range res.Policies {
@@ -35,7 +35,7 @@ func sweepSeeds(ctx context.Context, spec SweepSpec, res *reports.Sweep) (*repor
 			sustained[p.Policy] = append(sustained[p.Policy], p.Sustained)
 		}
 	}
-	v := reports.DecideSweepVerdict(res, order, sustained)
+	v := verdict.DecideSweepVerdict(res, order, sustained)
 	if v != nil {
 		v.ProfileNote = spec.ProfileNote
 	}

@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // TestSweepSim: a virtual-time ladder sweep of two routers without the
 // command line runs every rate of every router, writes each Run's
 // results file and the report, and is the same on a second run.
 func TestSweepSim(t *testing.T) {
-	sweep := func(out string) *reports.Sweep {
+	sweep := func(out string) *verdict.Sweep {
 		base := simSpec(out, "")
 		base.Workload.WorkloadArgs, base.Workload.MaxRequests = []string{"requests=60"}, 60
 		native, ident, err := NativeRate(base.Workload)
@@ -21,7 +21,7 @@ func TestSweepSim(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec := SweepSpec{Base: base, Routers: []string{"round-robin", "prefix-cache"}, Baseline: "round-robin",
-			Attainment: 0.9, Ladder: []float64{2, 200}, Vary: reports.VaryRate, Native: native, Ident: ident,
+			Attainment: 0.9, Ladder: []float64{2, 200}, Vary: verdict.VaryRate, Native: native, Ident: ident,
 			Fleet: "2 simulated engines", MaxErrorRate: 0.05, Out: out, Seeds: 2}
 		res, err := Sweep(context.Background(), spec)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // HTMLFile is the name of the HTML report, written next to report.md
@@ -26,7 +27,7 @@ type HTMLReport struct {
 	// Title heads the page (default "tracebench report").
 	Title string
 	// Verdict opens the page: the policy to pick with its margin.
-	Verdict *Verdict
+	Verdict *verdict.Verdict
 	// VerdictNote replaces the verdict when there is none, saying why
 	// (e.g. "one run: nothing to compare").
 	VerdictNote string
@@ -121,7 +122,7 @@ type CapacityData struct {
 	// users, and goodput has no offered rate to reach.
 	Users bool
 	// Curves are one per policy, in legend order.
-	Curves []CapacityCurve
+	Curves []verdict.CapacityCurve
 }
 
 // HTMLBeside is the path of the HTML report next to the report at path
@@ -183,7 +184,7 @@ type htmlPage struct {
 }
 
 // verdictTable lists each policy's deciding figure with its interval.
-func verdictTable(v *Verdict) *HTMLTable {
+func verdictTable(v *verdict.Verdict) *HTMLTable {
 	t := &HTMLTable{Head: []string{"policy", v.Metric + " (" + v.Unit + ")"}}
 	good := len(v.Rows) > 0 && !math.IsNaN(v.Rows[0].Goodput)
 	if good {

@@ -11,19 +11,20 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // CapacityFromSweep returns the sweep's capacity curve: every run of
 // every policy at its offered rate, with the sweep's target.
-func CapacityFromSweep(s *Sweep) *CapacityData {
-	d := &CapacityData{Target: s.Target, Users: s.Vary == VaryUsers}
+func CapacityFromSweep(s *verdict.Sweep) *CapacityData {
+	d := &CapacityData{Target: s.Target, Users: s.Vary == verdict.VaryUsers}
 	for i := range s.Policies {
-		c := CapacityCurve{Policy: s.Policies[i].Policy}
+		c := verdict.CapacityCurve{Policy: s.Policies[i].Policy}
 		for _, st := range s.Policies[i].Steps {
 			if st.Summary == nil {
 				continue
 			}
-			c.Points = append(c.Points, CapacityPoint{Rate: st.Rate, Attainment: st.Summary.SLA.Attainment,
+			c.Points = append(c.Points, verdict.CapacityPoint{Rate: st.Rate, Attainment: st.Summary.SLA.Attainment,
 				Goodput: st.Summary.SLA.Goodput, Pass: st.Pass})
 		}
 		d.Curves = append(d.Curves, c)
@@ -113,9 +114,9 @@ func capacityPlot(d *CapacityData) figure {
 // capacityPoints returns a curve's attainment (%) and goodput lines and
 // its passing and failing points, sorted by rate; points without a rate
 // or an attainment are left out.
-func capacityPoints(pts []CapacityPoint) (att, good, pass, fail plotter.XYs) {
+func capacityPoints(pts []verdict.CapacityPoint) (att, good, pass, fail plotter.XYs) {
 	pts = slices.Clone(pts)
-	slices.SortStableFunc(pts, func(a, b CapacityPoint) int { return cmp.Compare(a.Rate, b.Rate) })
+	slices.SortStableFunc(pts, func(a, b verdict.CapacityPoint) int { return cmp.Compare(a.Rate, b.Rate) })
 	for _, p := range pts {
 		if math.IsNaN(p.Attainment) || !(p.Rate > 0) {
 			continue

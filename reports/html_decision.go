@@ -1,11 +1,15 @@
 package reports
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tracebench/tracebench/verdict"
+)
 
 // addDecision puts bench's two-stage decision into the HTML report: the
 // question under the verdict, stage 1's capacity curves, each stage's
 // ranking and their agreement (nothing without a decision).
-func addDecision(r *HTMLReport, d *Decision) {
+func addDecision(r *HTMLReport, d *verdict.Decision) {
 	if d == nil || d.CapacityVerdict == nil {
 		return
 	}
@@ -28,7 +32,7 @@ func addDecision(r *HTMLReport, d *Decision) {
 }
 
 // verdictSection is a section listing a verdict's rows with intervals.
-func verdictSection(id, title, text string, v *Verdict) HTMLSection {
+func verdictSection(id, title, text string, v *verdict.Verdict) HTMLSection {
 	t := &HTMLTable{Head: []string{"policy", v.Metric}}
 	for _, row := range v.Rows {
 		t.Rows = append(t.Rows, []HTMLCell{{Text: row.Policy}, {Text: row.Interval(v.Unit)}})

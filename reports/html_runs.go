@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // HTMLFromRuns builds the HTML report of runs with o's title, verdict,
@@ -49,7 +50,7 @@ func HTMLFromRuns(runs []*metrics.Summary, o RenderOptions) *HTMLReport {
 
 // runsVerdict decides between runs of one workload, one run each, or
 // says why there is no verdict.
-func runsVerdict(runs []*metrics.Summary) (*Verdict, string) {
+func runsVerdict(runs []*metrics.Summary) (*verdict.Verdict, string) {
 	switch {
 	case len(runs) == 0:
 		return nil, "No runs: nothing to compare."
@@ -64,7 +65,7 @@ func runsVerdict(runs []*metrics.Summary) (*Verdict, string) {
 		names[i] = s.Name()
 		by[s.Name()] = []*metrics.Summary{s}
 	}
-	return DecideVerdict(names, by), ""
+	return verdict.DecideVerdict(names, by), ""
 }
 
 // comparisonTable is the comparison table's columns, one row per run,
@@ -168,7 +169,7 @@ func htmlWarnings(runs []*metrics.Summary) []HTMLWarning {
 
 // predictionSection is the prediction error: each figure measured,
 // predicted and the error.
-func predictionSection(p *Prediction) HTMLSection {
+func predictionSection(p *verdict.Prediction) HTMLSection {
 	t := &HTMLTable{Head: []string{"metric", "measured", "predicted", "error"}}
 	for _, r := range p.Rows {
 		t.Rows = append(t.Rows, []HTMLCell{TextCell(r.Metric), NumCell(r.Value(r.Measured), r.Measured),

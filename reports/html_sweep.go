@@ -8,13 +8,14 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // HTMLFromSweep builds the HTML report of a sweep: its verdict (or, on
 // one seed, the highest sustained rate without an interval), the
 // per-policy table, the capacity curve, and each policy's run at its
 // sustained rate for the distributions and the timeline.
-func HTMLFromSweep(s *Sweep) *HTMLReport {
+func HTMLFromSweep(s *verdict.Sweep) *HTMLReport {
 	r := &HTMLReport{Title: s.DisplayTitle(), Verdict: s.Verdict, Capacity: CapacityFromSweep(s), Pareto: ParetoFromSweep(s),
 		Table: sweepHTMLTable(s)}
 	if r.Verdict == nil {
@@ -38,7 +39,7 @@ func HTMLFromSweep(s *Sweep) *HTMLReport {
 }
 
 // sweepVerdict ranks the policies by sustained rate on the one seed run.
-func sweepVerdict(s *Sweep) (*Verdict, string) {
+func sweepVerdict(s *verdict.Sweep) (*verdict.Verdict, string) {
 	if len(s.Policies) < 2 {
 		return nil, "One policy: nothing to compare."
 	}
@@ -48,12 +49,12 @@ func sweepVerdict(s *Sweep) (*Verdict, string) {
 		names[i] = p.Policy
 		sus[p.Policy] = []float64{p.Sustained}
 	}
-	return DecideSweepVerdict(s, names, sus), ""
+	return verdict.DecideSweepVerdict(s, names, sus), ""
 }
 
 // sweepHTMLTable is the per-policy table; a column with any number sorts
 // by the leading number of each cell.
-func sweepHTMLTable(s *Sweep) HTMLTable {
+func sweepHTMLTable(s *verdict.Sweep) HTMLTable {
 	head, rows := sweepTable(s)
 	t := HTMLTable{Head: head, Note: fmt.Sprintf("SLA met, goodput and the latency percentiles are those of the run "+
 		"at the sustained %s. Gain is the sustained %s over %s's, minus one.", s.Load(), s.Load(), s.Baseline)}
@@ -92,7 +93,7 @@ func leadingNumber(s string) float64 {
 
 // sustainedRuns returns each policy's run at its sustained rate, named
 // "policy @ rate req/s"; policies with none are left out.
-func sustainedRuns(s *Sweep) []*metrics.Summary {
+func sustainedRuns(s *verdict.Sweep) []*metrics.Summary {
 	var out []*metrics.Summary
 	for i := range s.Policies {
 		p := &s.Policies[i]
@@ -109,7 +110,7 @@ func sustainedRuns(s *Sweep) []*metrics.Summary {
 
 // stoppedWarning lists the policies whose sweep ended early (nil when
 // none did).
-func stoppedWarning(s *Sweep) *HTMLWarning {
+func stoppedWarning(s *verdict.Sweep) *HTMLWarning {
 	w := &HTMLWarning{Title: "A policy's sweep stopped early",
 		Why: "its sustained rate is the highest that passed before the stop, so its capacity may be higher"}
 	for _, p := range s.Policies {

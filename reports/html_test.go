@@ -10,14 +10,15 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // testCapacity is a capacity curve as a search other than sweep would
 // report it: points in any order, one goodput unknown.
 func testCapacity() *CapacityData {
-	return &CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []CapacityCurve{
-		{Policy: "a", Points: []CapacityPoint{{Rate: 12, Attainment: 0.5, Goodput: 5}, {Rate: 4, Attainment: 1, Goodput: 3.9, Pass: true}}},
-		{Policy: "b", Points: []CapacityPoint{{Rate: 4, Attainment: 0.95, Goodput: 3.7, Pass: true}, {Rate: 8, Attainment: 0.4, Goodput: math.NaN()}}}}}
+	return &CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []verdict.CapacityCurve{
+		{Policy: "a", Points: []verdict.CapacityPoint{{Rate: 12, Attainment: 0.5, Goodput: 5}, {Rate: 4, Attainment: 1, Goodput: 3.9, Pass: true}}},
+		{Policy: "b", Points: []verdict.CapacityPoint{{Rate: 4, Attainment: 0.95, Goodput: 3.7, Pass: true}, {Rate: 8, Attainment: 0.4, Goodput: math.NaN()}}}}}
 }
 
 // testAgreement is a section a two-stage comparison would add.
@@ -32,7 +33,7 @@ func testAgreement() HTMLSection {
 func genericHTML(t *testing.T) *HTMLReport {
 	t.Helper()
 	runs := goldenSummaries(t)
-	v := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {9, 10, 11}, "b": {6, 7, 6.5}}, runs[0].Options.SLO)
+	v := verdict.DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {9, 10, 11}, "b": {6, 7, 6.5}}, runs[0].Options.SLO)
 	return &HTMLReport{Title: "Two-stage", Verdict: v, Runs: runs[:1],
 		Table: HTMLTable{Head: []string{"policy", "capacity req/s"},
 			Rows: [][]HTMLCell{{TextCell("a"), NumCell("10", 10)}, {TextCell("b"), NumCell("n/a", math.NaN())}}},
@@ -68,15 +69,15 @@ func TestHTMLStructure(t *testing.T) {
 			[]string{"Pick prefix-cache: sustained rate", "sustained req/s", "trace.jsonl (mooncake)", "A policy&#39;s sweep stopped early"}, nil},
 		{"prediction", func(t *testing.T) *HTMLReport {
 			runs := goldenSummaries(t)
-			return HTMLFromRuns(runs[:2], RenderOptions{Prediction: ComparePrediction("mock-default", runs[0], runs[1])})
+			return HTMLFromRuns(runs[:2], RenderOptions{Prediction: verdict.ComparePrediction("mock-default", runs[0], runs[1])})
 		}, []string{"prediction"}, []string{"No verdict: this report sets a measured run", "TTFT p50", "mock-default"}, []string{"Pick "}},
 		{"runs with a capacity stage", func(t *testing.T) *HTMLReport {
 			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}})
 		}, []string{"plot-capacity", "plot-ttft-cdf", "agreement"}, []string{"Virtual time against real time.", "Pick prefix-cache"}, nil},
 		{"bench decision", func(t *testing.T) *HTMLReport {
-			capv := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, metrics.SLO{})
-			d := &Decision{Question: "which router sustains more", CapacityVerdict: capv,
-				Capacity: &Sweep{Target: 0.9, Policies: []SweepPolicy{{Policy: "a", Sustained: 11, Steps: []SweepStep{
+			capv := verdict.DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, metrics.SLO{})
+			d := &verdict.Decision{Question: "which router sustains more", CapacityVerdict: capv,
+				Capacity: &verdict.Sweep{Target: 0.9, Policies: []verdict.SweepPolicy{{Policy: "a", Sustained: 11, Steps: []verdict.SweepStep{
 					{Rate: 20, Summary: &metrics.Summary{}}, {Rate: 5, Pass: true, Summary: &metrics.Summary{SLA: metrics.SLA{Attainment: 1}}}}}}}}
 			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Decision: d})
 		}, []string{"stage1", "plot-capacity"}, []string{"Question: which router sustains more", "3 run(s).", "Pick a: sustained rate"}, nil},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // RenderOptions control the markdown report.
@@ -26,9 +27,9 @@ type RenderOptions struct {
 	TopUsers, WorstUsers int
 	// Prediction, when set, adds a "Prediction error" section comparing a
 	// simulated replay with the measured run.
-	Prediction *Prediction
+	Prediction *verdict.Prediction
 	// Verdict, when set, opens the report with the policy to pick.
-	Verdict *Verdict
+	Verdict *verdict.Verdict
 	// Capacity, when set, adds its capacity curve to report.html (e.g.
 	// from a capacity search that ran before these runs).
 	Capacity *CapacityData
@@ -38,7 +39,7 @@ type RenderOptions struct {
 	// Decision, when set, follows the verdict with bench's two stages:
 	// capacity in virtual time, the real-time confirmation, their
 	// agreement.
-	Decision *Decision
+	Decision *verdict.Decision
 }
 
 func (o RenderOptions) withDefaults() RenderOptions {

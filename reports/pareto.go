@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // sweepParetoFile is the sweep's Pareto plot, relative to the report.
@@ -43,7 +45,7 @@ type ParetoData struct {
 // ParetoFromSweep takes each run of the sweep onto the trade-off; runs
 // without TPOT, output tokens or backends are left out, and so is a
 // policy with none left (nil when no policy has a point).
-func ParetoFromSweep(s *Sweep) *ParetoData {
+func ParetoFromSweep(s *verdict.Sweep) *ParetoData {
 	d := &ParetoData{}
 	for _, p := range s.Policies {
 		c := ParetoCurve{Policy: p.Policy}
@@ -64,7 +66,7 @@ func ParetoFromSweep(s *Sweep) *ParetoData {
 }
 
 // paretoPoint is a step's point (ok false when it has no figures).
-func paretoPoint(st SweepStep) (ParetoPoint, bool) {
+func paretoPoint(st verdict.SweepStep) (ParetoPoint, bool) {
 	s := st.Summary
 	if s == nil || len(s.Header.Backends) == 0 || s.TPOT.Count == 0 || !(s.TPOT.P50 > 0) ||
 		!(s.Throughput.OutputTokens > 0) {

@@ -11,27 +11,28 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // paretoSweep is a ladder of three rates per policy on two replicas:
 // per replica output grows with the rate while TPOT grows too.
-func paretoSweep() *Sweep {
-	s := &Sweep{Title: "Pareto", Method: SweepLadder, Vary: VaryRate, Target: 0.9, Baseline: "round-robin"}
+func paretoSweep() *verdict.Sweep {
+	s := &verdict.Sweep{Title: "Pareto", Method: verdict.SweepLadder, Vary: verdict.VaryRate, Target: 0.9, Baseline: "round-robin"}
 	for i, policy := range []string{"round-robin", "prefix-cache", "least-request"} {
-		p := SweepPolicy{Policy: policy}
+		p := verdict.SweepPolicy{Policy: policy}
 		for j, rate := range []float64{4, 2, 8} {
 			tpot := 10 * (1 + rate/4) / float64(i+1) // ms
 			sum := &metrics.Summary{Header: headerWith("a", "b"), Requests: 100, OK: 100,
 				SLA:        metrics.SLA{Met: 100, Attainment: 1},
 				Throughput: metrics.Throughput{OutputTokens: 100 * rate},
 				TPOT:       metrics.Dist{Count: 100, P50: tpot}}
-			p.Steps = append(p.Steps, SweepStep{Rate: rate, Pass: j < 2, Summary: sum})
+			p.Steps = append(p.Steps, verdict.SweepStep{Rate: rate, Pass: j < 2, Summary: sum})
 		}
 		s.Policies = append(s.Policies, p)
 	}
 	// A policy without TPOT has no point and no line.
-	s.Policies = append(s.Policies, SweepPolicy{Policy: "no-tpot",
-		Steps: []SweepStep{{Rate: 1, Summary: &metrics.Summary{Header: headerWith("a")}}}})
+	s.Policies = append(s.Policies, verdict.SweepPolicy{Policy: "no-tpot",
+		Steps: []verdict.SweepStep{{Rate: 1, Summary: &metrics.Summary{Header: headerWith("a")}}}})
 	return s
 }
 
@@ -48,7 +49,7 @@ func TestParetoFromSweep(t *testing.T) {
 	if pt := c.Points[2]; pt.PerReplica != 400 || math.Abs(pt.PerUser-1000.0/30) > 1e-9 || pt.Pass {
 		t.Errorf("rate 8 point %+v: want 400 per replica, 33.3 per user, failed", pt)
 	}
-	if ParetoFromSweep(&Sweep{Policies: []SweepPolicy{{Policy: "x"}}}) != nil {
+	if ParetoFromSweep(&verdict.Sweep{Policies: []verdict.SweepPolicy{{Policy: "x"}}}) != nil {
 		t.Error("a sweep without runs has a Pareto plot")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // reasoningRun is four successful Results of a reasoning model and one
@@ -83,7 +84,7 @@ func TestTTFOTSLO(t *testing.T) {
 			if s.SLA.Met != tc.met {
 				t.Fatalf("SLA met %d, want %d", s.SLA.Met, tc.met)
 			}
-			var m Misses
+			var m verdict.Misses
 			_, rs := reasoningRun()
 			for _, r := range rs {
 				m.Add(o, r)
@@ -283,7 +284,7 @@ func TestVerdictUsesTTFOT(t *testing.T) {
 				"eager":  {run("eager", o, 100*ms1, 3*time.Second)},
 				"steady": {run("steady", o, 500*ms1, 1500*ms1)},
 			}
-			v := DecideVerdict([]string{"eager", "steady"}, runs)
+			v := verdict.DecideVerdict([]string{"eager", "steady"}, runs)
 			if v == nil || v.Pick != tc.pick {
 				t.Fatalf("verdict %+v: want %s picked", v, tc.pick)
 			}

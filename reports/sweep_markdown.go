@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // sweepPlotFile is the sweep plot's file, relative to the report.
@@ -21,7 +22,7 @@ const sweepPlotFile = "plots/sweep-capacity.svg"
 // plots/sweep-pareto.svg (throughput per user against per replica, when
 // the runs measured TPOT), report.html (self-contained) and sweep.csv
 // with one row per run.
-func WriteSweepDir(dir string, s *Sweep) error {
+func WriteSweepDir(dir string, s *verdict.Sweep) error {
 	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
 		return fmt.Errorf("sweep report dir: %w", err)
 	}
@@ -61,7 +62,7 @@ func WriteSweepDir(dir string, s *Sweep) error {
 
 // WriteSweepMarkdown writes the sweep report's text; plot says whether
 // plots/sweep-capacity.svg was drawn and is embedded.
-func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
+func WriteSweepMarkdown(w io.Writer, s *verdict.Sweep, plot bool) {
 	fmt.Fprintf(w, "# %s\n\n", s.DisplayTitle())
 	writeVerdict(w, s.Verdict)
 	fmt.Fprintf(w, "For each policy, the highest %s at which SLA attainment stayed at or above %s "+
@@ -90,8 +91,8 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep, plot bool) {
 }
 
 // methodText says how the rates were chosen.
-func methodText(s *Sweep) string {
-	if s.Method == SweepLadder {
+func methodText(s *verdict.Sweep) string {
+	if s.Method == verdict.SweepLadder {
 		return "Each policy ran a fixed ladder of rates, lowest first, up to its first failure."
 	}
 	return fmt.Sprintf("Each policy's %s was found by search: from %s %s the %s is multiplied by %s "+
@@ -101,7 +102,7 @@ func methodText(s *Sweep) string {
 }
 
 // writeSweepSetup writes what was run.
-func writeSweepSetup(w io.Writer, s *Sweep) {
+func writeSweepSetup(w io.Writer, s *verdict.Sweep) {
 	fmt.Fprint(w, "## Setup\n\n")
 	rows := sweepSetup(s)
 	for _, r := range rows {
@@ -111,16 +112,16 @@ func writeSweepSetup(w io.Writer, s *Sweep) {
 }
 
 // sweepSetup lists the sweep's settings as (setting, value) rows.
-func sweepSetup(s *Sweep) [][]string {
+func sweepSetup(s *verdict.Sweep) [][]string {
 	arrival := s.Arrival
 	if arrival == "" {
 		arrival = "poisson"
 	}
 	vary := arrival + " arrivals at the offered rate, requests in the workload's order"
 	switch s.Vary {
-	case VaryTimeScale:
+	case verdict.VaryTimeScale:
 		vary = "the trace's own arrival times divided by a factor: offered rate = trace rate × factor"
-	case VaryUsers:
+	case verdict.VaryUsers:
 		vary = "closed-loop users, each starting the workload's next session as its last one ends"
 	}
 	requests := "all"
@@ -139,15 +140,15 @@ func sweepSetup(s *Sweep) [][]string {
 	if s.Warmup > 0 {
 		rows = append(rows, []string{"warm-up left out", s.Warmup.String()})
 	}
-	if s.Method == SweepLadder {
+	if s.Method == verdict.SweepLadder {
 		rows = append(rows, []string{"ladder (" + s.Unit() + ")", joinNums(s.Rates)})
 	}
 	return rows
 }
 
 // oneUser is the search's other end condition over users.
-func oneUser(s *Sweep) string {
-	if s.Vary == VaryUsers {
+func oneUser(s *verdict.Sweep) string {
+	if s.Vary == verdict.VaryUsers {
 		return " or one user apart"
 	}
 	return ""
@@ -169,7 +170,7 @@ func joinNums(vs []float64) string {
 }
 
 // writeSweepRuns writes every run of every policy in the order run.
-func writeSweepRuns(w io.Writer, s *Sweep) {
+func writeSweepRuns(w io.Writer, s *verdict.Sweep) {
 	fmt.Fprint(w, "## Runs\n\nEvery run in the order made. Missed TTFT and TPOT count successful requests over "+
 		"that bound (a request can miss both).\n\n")
 	for i := range s.Policies {
@@ -179,7 +180,7 @@ func writeSweepRuns(w io.Writer, s *Sweep) {
 			fmt.Fprintf(w, "Stopped early: %s.\n\n", mdEscape(p.Stopped))
 		}
 		head := []string{"#", "offered " + s.Unit()}
-		if s.Vary == VaryTimeScale {
+		if s.Vary == verdict.VaryTimeScale {
 			head = append(head, "factor")
 		}
 		head = append(head, "requests", "SLA met", "pass", "goodput req/s", "TTFT p50 ms", "TTFT p99 ms",
@@ -193,9 +194,9 @@ func writeSweepRuns(w io.Writer, s *Sweep) {
 }
 
 // runRow is one run's row of the runs table.
-func runRow(s *Sweep, n int, st SweepStep) []string {
+func runRow(s *verdict.Sweep, n int, st verdict.SweepStep) []string {
 	row := []string{strconv.Itoa(n), textfmt.Num(st.Rate)}
-	if s.Vary == VaryTimeScale {
+	if s.Vary == verdict.VaryTimeScale {
 		row = append(row, fmtFactor(s.Factor(st.Rate), st.Rate))
 	}
 	pass := "no"

@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // Size of the sweep plot.
@@ -17,12 +19,12 @@ const (
 )
 
 // sweepCaption says how to read the sweep plot.
-func sweepCaption(s *Sweep) string {
+func sweepCaption(s *verdict.Sweep) string {
 	return capacityCaption(&CapacityData{Target: s.Target})
 }
 
 // sweepPlot draws the sweep's capacity curve (see capacityPlot).
-func sweepPlot(s *Sweep) figure {
+func sweepPlot(s *verdict.Sweep) figure {
 	return capacityPlot(CapacityFromSweep(s))
 }
 

@@ -11,12 +11,13 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // WriteSweepTable writes the terminal table of a sweep: one row per
 // policy with its sustained rate, the gain over the baseline, the figures
 // of the run at that rate and where the policy broke.
-func WriteSweepTable(w io.Writer, s *Sweep) error {
+func WriteSweepTable(w io.Writer, s *verdict.Sweep) error {
 	head, rows := sweepTable(s)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}}))
@@ -43,9 +44,9 @@ func toAny(ss []string) []any {
 }
 
 // sweepTable returns the per-policy table's header and rows.
-func sweepTable(s *Sweep) ([]string, [][]string) {
+func sweepTable(s *verdict.Sweep) ([]string, [][]string) {
 	head := []string{"policy", "sustained " + s.Unit()}
-	if s.Vary == VaryTimeScale {
+	if s.Vary == verdict.VaryTimeScale {
 		head = append(head, "time-scale factor")
 	}
 	head = append(head, "gain vs "+s.Baseline, "SLA met", "goodput req/s", "TTFT p50 ms", "TTFT p99 ms",
@@ -58,9 +59,9 @@ func sweepTable(s *Sweep) ([]string, [][]string) {
 }
 
 // sweepRow is one policy's row of sweepTable.
-func sweepRow(s *Sweep, p *SweepPolicy) []string {
+func sweepRow(s *verdict.Sweep, p *verdict.SweepPolicy) []string {
 	row := []string{p.Policy, fmtRate(p.Sustained)}
-	if s.Vary == VaryTimeScale {
+	if s.Vary == verdict.VaryTimeScale {
 		row = append(row, fmtFactor(s.Factor(p.Sustained), p.Sustained))
 	}
 	row = append(row, fmtGain(s, p))
@@ -85,7 +86,7 @@ func sweepRow(s *Sweep, p *SweepPolicy) []string {
 }
 
 // highestRate is the highest rate p ran at.
-func highestRate(p *SweepPolicy) float64 {
+func highestRate(p *verdict.SweepPolicy) float64 {
 	hi := 0.0
 	for _, st := range p.Steps {
 		hi = math.Max(hi, st.Rate)
@@ -110,7 +111,7 @@ func fmtFactor(f, rate float64) string {
 }
 
 // fmtGain formats p's gain over the baseline as a signed percentage.
-func fmtGain(s *Sweep, p *SweepPolicy) string {
+func fmtGain(s *verdict.Sweep, p *verdict.SweepPolicy) string {
 	if p.Policy == s.Baseline {
 		return "baseline"
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // synthCurve is a policy's synthetic behaviour under load: attainment
@@ -27,7 +28,7 @@ type synthCurve struct {
 
 // synthStep is the run of c at rate: 400 requests whose figures follow
 // the curve, rounded so goldens are stable.
-func synthStep(c synthCurve, rate float64) SweepStep {
+func synthStep(c synthCurve, rate float64) verdict.SweepStep {
 	const n = 400
 	att := 1 / (1 + math.Exp((rate-c.knee)/c.width))
 	var errs int64
@@ -43,9 +44,9 @@ func synthStep(c synthCurve, rate float64) SweepStep {
 		TTFT:       metrics.Dist{Count: n - errs, P50: math.Round(40 + 300*load*load), P99: math.Round(150 + 1500*load*load)},
 		TPOT:       metrics.Dist{Count: n - errs, P50: math.Round(10 + 15*load), P99: math.Round(20 + 60*load*load)}}
 	missed := n - errs - met
-	m := Misses{Requests: n, Errors: errs, TTFT: missed * 3 / 4, TPOT: missed / 3}
+	m := verdict.Misses{Requests: n, Errors: errs, TTFT: missed * 3 / 4, TPOT: missed / 3}
 	name := c.policy + "-r" + strconv.FormatFloat(rate, 'g', 6, 64) + ".jsonl"
-	return SweepStep{Rate: rate, Pass: att >= 0.9 && errs == 0, Summary: s, Misses: m, Results: "runs/" + name}
+	return verdict.SweepStep{Rate: rate, Pass: att >= 0.9 && errs == 0, Summary: s, Misses: m, Results: "runs/" + name}
 }
 
 // synthProbes is one synthetic curve's sweep as bench's capacity search
@@ -72,14 +73,14 @@ var synthSearches = []synthProbes{
 }
 
 // synthSweep builds the sweep of synthetic curves that the search probed.
-func synthSweep(t *testing.T) *Sweep {
+func synthSweep(t *testing.T) *verdict.Sweep {
 	t.Helper()
-	s := &Sweep{Title: "Synthetic sweep", Workload: "trace.jsonl (mooncake)", Fleet: "4 simulated mock engines",
-		Method: SweepSearch, Vary: VaryTimeScale, NativeRate: 2.5, Requests: 400, Target: 0.9, MaxErrorRate: 0.05,
+	s := &verdict.Sweep{Title: "Synthetic sweep", Workload: "trace.jsonl (mooncake)", Fleet: "4 simulated mock engines",
+		Method: verdict.SweepSearch, Vary: verdict.VaryTimeScale, NativeRate: 2.5, Requests: 400, Target: 0.9, MaxErrorRate: 0.05,
 		SLO: metrics.SLO{TTFT: 2 * time.Second, TPOT: 100 * time.Millisecond}, Warmup: 5 * time.Second,
 		Start: 2.5, Growth: 2, Tolerance: 0.04, MaxRuns: 12, Baseline: "round-robin"}
 	for _, sp := range synthSearches {
-		p := SweepPolicy{Policy: sp.curve.policy, Sustained: sp.sustained, Broken: sp.broken, Converged: sp.converged}
+		p := verdict.SweepPolicy{Policy: sp.curve.policy, Sustained: sp.sustained, Broken: sp.broken, Converged: sp.converged}
 		for _, rate := range sp.rates {
 			st := synthStep(sp.curve, rate)
 			p.Steps = append(p.Steps, st)
@@ -153,7 +154,7 @@ func TestSweepSynthOutcome(t *testing.T) {
 	rr, pc, ch := &s.Policies[0], &s.Policies[1], &s.Policies[2]
 	// Curves cross 0.9 at knee + width·ln(1/9): 6.90 and 9.68 req/s.
 	for _, c := range []struct {
-		p    *SweepPolicy
+		p    *verdict.SweepPolicy
 		want float64
 	}{{rr, 8 + 0.5*math.Log(1.0/9)}, {pc, 11 + 0.6*math.Log(1.0/9)}} {
 		if c.p.Sustained > c.want || c.p.Sustained < 0.95*c.want {
@@ -169,7 +170,7 @@ func TestSweepSynthOutcome(t *testing.T) {
 		t.Errorf("chwbl: sustained %v broken %v stopped %q broke by %q", ch.Sustained, ch.Broken, ch.Stopped,
 			ch.BrokeBy(s.MaxErrorRate))
 	}
-	if !math.IsNaN(s.Gain(&SweepPolicy{})) {
+	if !math.IsNaN(s.Gain(&verdict.SweepPolicy{})) {
 		t.Error("gain of a policy that sustained nothing should be NaN")
 	}
 }
@@ -177,17 +178,17 @@ func TestSweepSynthOutcome(t *testing.T) {
 func TestMissesCause(t *testing.T) {
 	tests := []struct {
 		name  string
-		m     Misses
+		m     verdict.Misses
 		cause string
 		n     int64
 	}{
-		{"none", Misses{Requests: 10}, "", 0},
-		{"ttft", Misses{Requests: 10, TTFT: 4, TPOT: 2}, "TTFT", 4},
-		{"tpot", Misses{Requests: 10, TTFT: 1, TPOT: 2, E2E: 1}, "TPOT", 2},
-		{"e2e", Misses{Requests: 10, E2E: 3}, "E2E", 3},
+		{"none", verdict.Misses{Requests: 10}, "", 0},
+		{"ttft", verdict.Misses{Requests: 10, TTFT: 4, TPOT: 2}, "TTFT", 4},
+		{"tpot", verdict.Misses{Requests: 10, TTFT: 1, TPOT: 2, E2E: 1}, "TPOT", 2},
+		{"e2e", verdict.Misses{Requests: 10, E2E: 3}, "E2E", 3},
 		// A tie goes to errors, then TTFT.
-		{"tie errors", Misses{Requests: 10, Errors: 2, TTFT: 2}, "errors", 2},
-		{"tie ttft", Misses{Requests: 10, TTFT: 2, TPOT: 2}, "TTFT", 2},
+		{"tie errors", verdict.Misses{Requests: 10, Errors: 2, TTFT: 2}, "errors", 2},
+		{"tie ttft", verdict.Misses{Requests: 10, TTFT: 2, TPOT: 2}, "TTFT", 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,50 +212,50 @@ func TestBrokeBy(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		st   SweepStep
+		st   verdict.SweepStep
 		max  float64
 		want string
 	}{
 		// Cut short at 2 errors in 100 while 8 requests missed TTFT.
-		{"cut short", SweepStep{Summary: sum(cut, 2), Misses: Misses{Requests: 100, Errors: 2, TTFT: 8}}, 0.01,
+		{"cut short", verdict.SweepStep{Summary: sum(cut, 2), Misses: verdict.Misses{Requests: 100, Errors: 2, TTFT: 8}}, 0.01,
 			"errors (2.0 %, run cut short)"},
-		{"cut in the warm-up", SweepStep{Summary: &metrics.Summary{Stop: cut}}, 0.05, "errors (run cut short)"},
+		{"cut in the warm-up", verdict.SweepStep{Summary: &metrics.Summary{Stop: cut}}, 0.05, "errors (run cut short)"},
 		// A run that finished first with 2 % errors over a 1 % limit broke
 		// on errors, though more requests missed TTFT.
-		{"over the limit, not cut", SweepStep{Summary: sum(done, 2), Misses: Misses{Requests: 100, Errors: 2, TTFT: 8}},
+		{"over the limit, not cut", verdict.SweepStep{Summary: sum(done, 2), Misses: verdict.Misses{Requests: 100, Errors: 2, TTFT: 8}},
 			0.01, "errors (2.0 % > 1.0 % limit)"},
-		{"over a zero limit", SweepStep{Summary: sum(done, 1), Misses: Misses{Requests: 100, Errors: 1, TPOT: 5}}, 0,
+		{"over a zero limit", verdict.SweepStep{Summary: sum(done, 1), Misses: verdict.Misses{Requests: 100, Errors: 1, TPOT: 5}}, 0,
 			"errors (1.0 % > 0.0 % limit)"},
-		{"under the limit, TTFT misses", SweepStep{Summary: sum(done, 2), Misses: Misses{Requests: 100, Errors: 2, TTFT: 8}},
+		{"under the limit, TTFT misses", verdict.SweepStep{Summary: sum(done, 2), Misses: verdict.Misses{Requests: 100, Errors: 2, TTFT: 8}},
 			0.05, "TTFT (8.0 %)"},
-		{"under the limit, TPOT misses", SweepStep{Summary: sum(done, 2),
-			Misses: Misses{Requests: 100, Errors: 2, TTFT: 1, TPOT: 6}}, 0.05, "TPOT (6.0 %)"},
-		{"at the limit is not over", SweepStep{Summary: sum(done, 5), Misses: Misses{Requests: 100, Errors: 5, TTFT: 7}},
+		{"under the limit, TPOT misses", verdict.SweepStep{Summary: sum(done, 2),
+			Misses: verdict.Misses{Requests: 100, Errors: 2, TTFT: 1, TPOT: 6}}, 0.05, "TPOT (6.0 %)"},
+		{"at the limit is not over", verdict.SweepStep{Summary: sum(done, 5), Misses: verdict.Misses{Requests: 100, Errors: 5, TTFT: 7}},
 			0.05, "TTFT (7.0 %)"},
 		// Within the limit errors still name the cause when most requests failed.
-		{"errors most, within the limit", SweepStep{Summary: sum(done, 30), Misses: Misses{Requests: 100, Errors: 30, TTFT: 8}},
+		{"errors most, within the limit", verdict.SweepStep{Summary: sum(done, 30), Misses: verdict.Misses{Requests: 100, Errors: 30, TTFT: 8}},
 			1, "errors (30.0 %)"},
-		{"no summary, over the limit", SweepStep{Misses: Misses{Requests: 50, Errors: 2, TTFT: 10}}, 0.01,
+		{"no summary, over the limit", verdict.SweepStep{Misses: verdict.Misses{Requests: 50, Errors: 2, TTFT: 10}}, 0.01,
 			"errors (4.0 % > 1.0 % limit)"},
-		{"killed", SweepStep{Summary: sum(nil, 0), Misses: Misses{Requests: 100, TPOT: 15}}, 0.05, "TPOT (15.0 %)"},
-		{"no requests", SweepStep{Summary: &metrics.Summary{Stop: done}}, 0.05, "no requests measured"},
-		{"attainment", SweepStep{Summary: sum(done, 0), Misses: Misses{Requests: 100}}, 0.05, "attainment"},
+		{"killed", verdict.SweepStep{Summary: sum(nil, 0), Misses: verdict.Misses{Requests: 100, TPOT: 15}}, 0.05, "TPOT (15.0 %)"},
+		{"no requests", verdict.SweepStep{Summary: &metrics.Summary{Stop: done}}, 0.05, "no requests measured"},
+		{"attainment", verdict.SweepStep{Summary: sum(done, 0), Misses: verdict.Misses{Requests: 100}}, 0.05, "attainment"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.st.Rate = 8
-			p := &SweepPolicy{Policy: "p", Steps: []SweepStep{{Rate: 4, Pass: true, Summary: sum(done, 0)}, tc.st},
+			p := &verdict.SweepPolicy{Policy: "p", Steps: []verdict.SweepStep{{Rate: 4, Pass: true, Summary: sum(done, 0)}, tc.st},
 				Sustained: 4, Broken: 8}
 			if got := p.BrokeBy(tc.max); got != tc.want {
 				t.Errorf("BrokeBy(%v) = %q, want %q", tc.max, got, tc.want)
 			}
-			row := sweepRow(&Sweep{Baseline: "p", MaxErrorRate: tc.max}, p)
+			row := sweepRow(&verdict.Sweep{Baseline: "p", MaxErrorRate: tc.max}, p)
 			if got := row[len(row)-2]; got != tc.want {
 				t.Errorf("table's broke by = %q, want %q", got, tc.want)
 			}
 		})
 	}
-	if got := (&SweepPolicy{Steps: []SweepStep{{Rate: 4, Pass: true, Summary: sum(done, 0)}}, Sustained: 4}).BrokeBy(0.05); got != "" {
+	if got := (&verdict.SweepPolicy{Steps: []verdict.SweepStep{{Rate: 4, Pass: true, Summary: sum(done, 0)}}, Sustained: 4}).BrokeBy(0.05); got != "" {
 		t.Errorf("BrokeBy() with no failing rate = %q, want empty", got)
 	}
 }
@@ -294,15 +295,15 @@ func TestCountMisses(t *testing.T) {
 	o := metrics.DefaultOptions()
 	o.Warmup = 500 * ms
 	o.SLO = metrics.SLO{TTFT: 200 * ms, TPOT: 20 * ms, PerUser: map[string]metrics.SLO{"vip": {TTFT: 400 * ms}}}
-	got, err := CountMisses(path, o)
+	got, err := verdict.CountMisses(path, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Misses{Requests: 7, Errors: 1, TTFT: 3, TPOT: 2}
+	want := verdict.Misses{Requests: 7, Errors: 1, TTFT: 3, TPOT: 2}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("misses (-want +got):\n%s", d)
 	}
-	if _, err := CountMisses(filepath.Join(t.TempDir(), "missing.jsonl"), o); err == nil {
+	if _, err := verdict.CountMisses(filepath.Join(t.TempDir(), "missing.jsonl"), o); err == nil {
 		t.Error("a missing file should be an error")
 	}
 }
@@ -314,19 +315,19 @@ func TestSweepEmptyAndUnreached(t *testing.T) {
 	allFail := synthStep(synthCurve{"least-request", 1, 0.1, 0}, 4)
 	tests := []struct {
 		name     string
-		policies []SweepPolicy
+		policies []verdict.SweepPolicy
 		want     []string
 		plot     bool
 	}{
 		{"empty", nil, []string{"## Sustained rate per policy"}, false},
-		{"unreached", []SweepPolicy{{Policy: "round-robin", Steps: []SweepStep{allPass}, Sustained: 4}},
+		{"unreached", []verdict.SweepPolicy{{Policy: "round-robin", Steps: []verdict.SweepStep{allPass}, Sustained: 4}},
 			[]string{"| round-robin | 4.00 | baseline |", "| > 4.00 |", "(not converged)"}, true},
-		{"none passed", []SweepPolicy{{Policy: "least-request", Steps: []SweepStep{allFail}, Broken: 4}},
+		{"none passed", []verdict.SweepPolicy{{Policy: "least-request", Steps: []verdict.SweepStep{allFail}, Broken: 4}},
 			[]string{"| least-request | none | n/a |", "| 4.00 | TTFT (75.0 %) |"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Sweep{Method: SweepLadder, Vary: VaryRate, Target: 0.9, Baseline: "round-robin",
+			s := &verdict.Sweep{Method: verdict.SweepLadder, Vary: verdict.VaryRate, Target: 0.9, Baseline: "round-robin",
 				Rates: []float64{4}, Policies: tc.policies}
 			dir := t.TempDir()
 			if err := WriteSweepDir(dir, s); err != nil {
@@ -355,7 +356,7 @@ func TestWriteSweepDirError(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := WriteSweepDir(filepath.Join(file, "sub"), &Sweep{})
+	err := WriteSweepDir(filepath.Join(file, "sub"), &verdict.Sweep{})
 	if err == nil || !strings.Contains(err.Error(), "sweep") {
 		t.Errorf("got %v, want an error naming the sweep report", err)
 	}

@@ -5,11 +5,13 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // writeVerdict writes the report's opening "Verdict" section (nothing
 // without a verdict).
-func writeVerdict(w io.Writer, v *Verdict) {
+func writeVerdict(w io.Writer, v *verdict.Verdict) {
 	if v == nil {
 		return
 	}
@@ -40,7 +42,7 @@ func writeVerdict(w io.Writer, v *Verdict) {
 
 // writeDecision writes the report's "Decision" section: the question,
 // both stages and their agreement (nothing without a decision).
-func writeDecision(w io.Writer, d *Decision) {
+func writeDecision(w io.Writer, d *verdict.Decision) {
 	if d == nil || d.CapacityVerdict == nil {
 		return
 	}
@@ -66,7 +68,7 @@ func writeDecision(w io.Writer, d *Decision) {
 }
 
 // writeVerdictRows writes a verdict's per-policy table.
-func writeVerdictRows(w io.Writer, v *Verdict) {
+func writeVerdictRows(w io.Writer, v *verdict.Verdict) {
 	rows := make([][]string, 0, len(v.Rows))
 	for _, r := range v.Rows {
 		rows = append(rows, []string{mdEscape(r.Policy), r.Interval(v.Unit)})
@@ -76,7 +78,7 @@ func writeVerdictRows(w io.Writer, v *Verdict) {
 
 // writeCurves writes the capacity curves of stage 1's first seed, one
 // row per policy: each run's rate and attainment in rate order.
-func writeCurves(w io.Writer, cs []CapacityCurve, unit string) {
+func writeCurves(w io.Writer, cs []verdict.CapacityCurve, unit string) {
 	if len(cs) == 0 {
 		return
 	}
@@ -98,7 +100,7 @@ func writeCurves(w io.Writer, cs []CapacityCurve, unit string) {
 
 // writePrediction writes the report's "Prediction error" section (nothing
 // without a prediction).
-func writePrediction(w io.Writer, p *Prediction) {
+func writePrediction(w io.Writer, p *verdict.Prediction) {
 	if p == nil {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // decideRequests is the Requests of every stage-1 run of the two-stage
@@ -89,7 +90,7 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 		Jobs: o.jobs, ProfileNote: profileNote(o.mf, false), Out: o.out, ErrOut: cmd.ErrOrStderr()}
 	if o.wf.Sessions.Pacing == string(replay.SessionsClosed) {
 		// Closed-loop users set their own rate: capacity is users.
-		spec.Vary = reports.VaryUsers
+		spec.Vary = verdict.VaryUsers
 	}
 	if o.quick {
 		spec.ConfirmWall, spec.Leaders = decideQuickWall, 1

@@ -8,7 +8,7 @@ import (
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // runPredictDir predicts every run of the bench directory o.live.
@@ -31,7 +31,7 @@ func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile,
 	}
 	if len(res.Agreement) > 0 {
 		fmt.Fprintf(w, "\nrank agreement over the policies predicted for every seed:\n")
-		if err := reports.WriteAgreement(w, res.Agreement); err != nil {
+		if err := verdict.WriteAgreement(w, res.Agreement); err != nil {
 			return err
 		}
 	}
@@ -52,7 +52,7 @@ func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile,
 func writeVerdicts(w io.Writer, res *bench.PredictDirResult) {
 	for _, v := range []struct {
 		name string
-		v    *reports.Verdict
+		v    *verdict.Verdict
 	}{{"measured", res.Live}, {"simulated", res.Sim}} {
 		if v.v == nil {
 			fmt.Fprintf(w, "\n%s verdict: n/a (fewer than two policies predicted for every seed)\n", v.name)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/bench"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // rateSpec is a rate from the command line: req/s, or with an "x"
@@ -66,7 +66,7 @@ func parseLadder(s string, native float64) ([]float64, error) {
 // spec's ladder (--rates) or the search's first rate (--start-rate, else
 // the workload's own rate, else 1 req/s).
 func (o *sweepOptions) resolveRates(spec *bench.SweepSpec) error {
-	if o.vary == reports.VaryUsers {
+	if o.vary == verdict.VaryUsers {
 		return o.resolveUsers(spec)
 	}
 	native, ident, err := bench.NativeRate(o.wf)
@@ -74,7 +74,7 @@ func (o *sweepOptions) resolveRates(spec *bench.SweepSpec) error {
 		return err
 	}
 	spec.Native, spec.Ident = native, ident
-	if o.vary == reports.VaryTimeScale && !(native > 0) {
+	if o.vary == verdict.VaryTimeScale && !(native > 0) {
 		return usagef("--vary time-scale: the workload's arrivals span no time, so it has no rate to scale; use --vary rate")
 	}
 	if o.rates != "" {

@@ -17,11 +17,12 @@ import (
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // sweepFor parses args as `tracebench sweep` flags (with --out a temp
 // dir) and runs the sweep in-process.
-func sweepFor(t *testing.T, ctx context.Context, args ...string) (*reports.Sweep, bench.SweepSpec, error) {
+func sweepFor(t *testing.T, ctx context.Context, args ...string) (*verdict.Sweep, bench.SweepSpec, error) {
 	t.Helper()
 	o := &sweepOptions{}
 	cmd := sweepCommand(o)
@@ -44,7 +45,7 @@ type probe struct {
 	Pass       bool
 }
 
-func probes(s *reports.Sweep) []probe {
+func probes(s *verdict.Sweep) []probe {
 	var out []probe
 	for _, p := range s.Policies {
 		for _, st := range p.Steps {

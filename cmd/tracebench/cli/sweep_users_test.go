@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/verdict"
 )
 
 // TestSweepUsers searches the most closed-loop users each router serves
@@ -19,7 +20,7 @@ func TestSweepUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Vary != reports.VaryUsers {
+	if res.Vary != verdict.VaryUsers {
 		t.Fatalf("vary %q, want users", res.Vary)
 	}
 	for _, p := range res.Policies {

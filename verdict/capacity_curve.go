@@ -1,4 +1,4 @@
-package reports
+package verdict
 
 // CapacityCurve is one policy's points.
 type CapacityCurve struct {

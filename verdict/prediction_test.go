@@ -1,27 +1,11 @@
-package reports
+package verdict
 
 import (
-	"bytes"
 	"math"
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
 )
-
-func TestPredictionGolden(t *testing.T) {
-	runs := goldenSummaries(t)
-	if len(runs) < 2 {
-		t.Fatal("want two golden runs")
-	}
-	p := ComparePrediction("calibrated", runs[0], runs[1])
-	var b bytes.Buffer
-	if err := p.WriteTable(&b); err != nil {
-		t.Fatal(err)
-	}
-	b.WriteString("\n")
-	writePrediction(&b, p)
-	checkGolden(t, "prediction.txt", b.Bytes())
-}
 
 func TestPredictionErrors(t *testing.T) {
 	m := &metrics.Summary{OK: 10, TTFT: metrics.Dist{Count: 10, P50: 100}, Throughput: metrics.Throughput{Requests: 2}, HitRate: metrics.HitRate{Server: 0.5}}

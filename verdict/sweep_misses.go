@@ -1,4 +1,4 @@
-package reports
+package verdict
 
 import (
 	"github.com/tracebench/tracebench/metrics"

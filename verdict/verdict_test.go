@@ -1,7 +1,6 @@
-package reports
+package verdict
 
 import (
-	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -53,18 +52,6 @@ func TestMeanCI(t *testing.T) {
 	if math.Abs(lo-0.4457) > 1e-3 || math.Abs(hi-4.5543) > 1e-3 {
 		t.Fatalf("CI %v..%v, want 0.446..4.554", lo, hi)
 	}
-}
-
-func TestVerdictMarkdownGolden(t *testing.T) {
-	v := DecideVerdict([]string{"prefix-cache", "round-robin", "least-request"}, map[string][]*metrics.Summary{
-		"prefix-cache": runsOf(0.76, 0.8, 0.71, 0.79), "round-robin": runsOf(0.68, 0.7, 0.65, 0.7),
-		"least-request": runsOf(0.64, 0.67, 0.6, 0.68)})
-	v.SLO, v.ProfileNote = "TTFT ≤ 30ms", "engine profile default is not calibrated"
-	var b bytes.Buffer
-	v.WriteText(&b)
-	b.WriteString("\n")
-	writeVerdict(&b, v)
-	checkGolden(t, "verdict.txt", b.Bytes())
 }
 
 // TestVerdictNamesEveryTiedPolicy: a tie on one seed names every policy

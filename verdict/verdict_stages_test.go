@@ -1,4 +1,4 @@
-package reports
+package verdict
 
 import (
 	"math"
@@ -39,7 +39,7 @@ func TestAgree(t *testing.T) {
 
 // TestDecisionText: the terminal text opens with the verdict, states the
 // question, lists both stages and the agreement, and names distorted
-// runs; the markdown section holds the capacity curves.
+// runs (reports' TestDecisionMarkdownCurves checks the markdown).
 func TestDecisionText(t *testing.T) {
 	capv := DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, metrics.SLO{})
 	conf := decide([]string{"a", "b"}, map[string][]float64{"a": {95, 92, 93}, "b": {60, 70, 65}}, nil, "SLA attainment", "%", "pt")
@@ -59,10 +59,5 @@ func TestDecisionText(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
-	}
-	var md strings.Builder
-	writeDecision(&md, d)
-	if !strings.Contains(md.String(), "| a | 11 | 5: 100.0 % ✓, 20: 0.0 % |") {
-		t.Errorf("markdown lacks the capacity curve in rate order:\n%s", md.String())
 	}
 }
