@@ -133,7 +133,7 @@ func Decide(ctx context.Context, spec DecideSpec) (*DecideResult, error) {
 	err := d.stage1(ctx, res.Decision)
 	switch {
 	case err == nil && len(spec.Routers) == 1:
-		res.Alone = newAlone(d.order[0], d.sustained[d.order[0]])
+		res.Alone = NewAlone(d.order[0], d.sustained[d.order[0]])
 		res.Report = filepath.Join(spec.Out, "capacity", "sweep.md")
 	case err == nil:
 		res.Runs, err = d.stage2(ctx, res.Decision)

@@ -22,8 +22,8 @@ type Alone struct {
 	Mean, Lo, Hi float64
 }
 
-// newAlone summarizes policy's capacity over the seeds of sustained.
-func newAlone(policy string, sustained []float64) *Alone {
+// NewAlone summarizes policy's capacity over the seeds of sustained.
+func NewAlone(policy string, sustained []float64) *Alone {
 	a := &Alone{Policy: policy, Sustained: sustained, Mean: stat.Mean(sustained, nil), Lo: math.NaN(), Hi: math.NaN()}
 	if n := len(sustained); n > 1 {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
