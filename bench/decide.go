@@ -109,7 +109,7 @@ type DecideResult struct {
 	Runs []*metrics.Summary
 	// Alone is the only router's capacity when Routers holds one (nil
 	// otherwise).
-	Alone *Alone
+	Alone *verdict.Alone
 	// Report is the path of the report.md written, or with one router
 	// of stage 1's sweep.md ("" when none was).
 	Report string
@@ -133,7 +133,7 @@ func Decide(ctx context.Context, spec DecideSpec) (*DecideResult, error) {
 	err := d.stage1(ctx, res.Decision)
 	switch {
 	case err == nil && len(spec.Routers) == 1:
-		res.Alone = NewAlone(d.order[0], d.sustained[d.order[0]])
+		res.Alone = verdict.NewAlone(d.order[0], d.sustained[d.order[0]])
 		res.Report = filepath.Join(spec.Out, "capacity", "sweep.md")
 	case err == nil:
 		res.Runs, err = d.stage2(ctx, res.Decision)
