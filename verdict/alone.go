@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Alone is the capacity of the only router of a DecideSpec that names
@@ -24,11 +23,10 @@ type Alone struct {
 
 // NewAlone summarizes policy's capacity over the seeds of sustained.
 func NewAlone(policy string, sustained []float64) *Alone {
-	a := &Alone{Policy: policy, Sustained: sustained, Mean: stat.Mean(sustained, nil), Lo: math.NaN(), Hi: math.NaN()}
-	if n := len(sustained); n > 1 {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
-		h := t * stat.StdDev(sustained, nil) / math.Sqrt(float64(n))
-		a.Lo, a.Hi = max(0, a.Mean-h), a.Mean+h
+	a := &Alone{Policy: policy, Sustained: sustained, Mean: stat.Mean(sustained, nil)}
+	a.Lo, a.Hi = meanCI(sustained)
+	if !math.IsNaN(a.Lo) {
+		a.Lo = max(0, a.Lo)
 	}
 	return a
 }
