@@ -9,24 +9,32 @@ import (
 const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
-// import (docs/architecture.md, "Layout": traces ← policies ← replay ← reports ← bench ← cmd;
+// import (docs/architecture.md, "Layout": traces ← policies ← replay ←
+// sim, and replay ← metrics ← verdict ← reports ← bench ← cmd;
 // mockserver stands alone but for the tokenizer, the KV event wire
-// format and the server dialects; bench starts the in-process mock
-// fleet; kvevents, dialect and the internal packages are leaves).
+// format and the server dialects; only sim and bench, among the client's
+// packages, import the mock engine, sim to simulate it and bench to
+// start the in-process mock fleet; kvevents, dialect and the internal
+// packages are leaves).
 var allowed = map[string][]string{
 	"dialect":             {"dialect"},
 	"internal/pace":       {"internal/pace"},
 	"internal/blockgroup": {"internal/blockgroup"},
+	"internal/textfmt":    {"internal/textfmt"},
+	"deploy/kubernetes":   {"deploy/kubernetes"},
 	"traces":              {"traces"},
 	"kvevents":            {"kvevents"},
 	"policies":            {"traces", "policies", "kvevents", "internal/blockgroup"},
-	"replay":              {"traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"reports":             {"traces", "policies", "replay", "reports", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"replay":              {"traces", "policies", "replay", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"sim":                 {"traces", "policies", "replay", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"metrics":             {"traces", "policies", "replay", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"verdict":             {"traces", "policies", "replay", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"reports":             {"traces", "policies", "replay", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
 	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
-	"gateway":             {"gateway", "traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"bench":               {"traces", "policies", "replay", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"gateway":             {"gateway", "traces", "policies", "replay", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"bench":               {"traces", "policies", "replay", "sim", "metrics", "verdict", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"calibrate":           {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 }
 
@@ -44,6 +52,29 @@ func TestImportDirection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryPackageHasADirection: every package of the module but the
+// command is, or lies below, a package that allowed lists, so a new
+// package cannot escape TestImportDirection.
+func TestEveryPackageHasADirection(t *testing.T) {
+	out, err := exec.Command("go", "list", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	listed := make([]string, 0, len(allowed))
+	for p := range allowed {
+		listed = append(listed, p)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		rel, _ := strings.CutPrefix(pkg, module)
+		if rel == "cmd" || strings.HasPrefix(rel, "cmd/") {
+			continue
+		}
+		if !permitted(rel, listed) {
+			t.Errorf("package %s has no entry in allowed: add its permitted imports", rel)
+		}
 	}
 }
 
