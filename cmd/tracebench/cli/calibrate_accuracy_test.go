@@ -63,7 +63,7 @@ func randomTruth(t *testing.T) (string, profile.Latency) {
 // would measure the machine, not the calibration; a p99 over β means one
 // step in a hundred took at least twice its time, which moves TTFT and
 // E2E tails by whole steps. A quiet 2-core VM keeps the lateness at about
-// 0.07 ms (median) and 0.1–0.6 ms (p99) (reports/warnings.go), 40 times
+// 0.07 ms (median) and 0.1–0.6 ms (p99) (metrics/warnings.go), 40 times
 // under the smallest β drawn here (4 ms), so a quiet machine never skips.
 func mockRun(t *testing.T, beta time.Duration, args ...string) func() {
 	t.Helper()

@@ -27,7 +27,7 @@ const fidelityTolerance = 0.10
 // started (metrics.Summary.MockStepLate) and the client how late each
 // request was sent against its intended time (ScheduleLag); both are the
 // run's own p99. Why 3 ms: a quiet 2-core VM keeps both p99s at 0.1–0.6
-// ms (reports/warnings.go), so 3 ms is five times the quiet worst and a
+// ms (metrics/warnings.go), so 3 ms is five times the quiet worst and a
 // quiet run never skips; yet it is about half a decode step (β 5.74 ms
 // in the default profile) and over a tenth of this workload's TTFT p50,
 // so one request in a hundred moved by more than that shifts TTFT p90 and
