@@ -1,61 +1,10 @@
 package replay
 
 import (
-	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/tracebench/tracebench/traces"
 )
-
-// Answer is what a server generated for one Request, kept when the
-// session's next turn carries it: the text of its content chunks, and
-// the token ids where they are known (the simulator's engine).
-type Answer struct {
-	text strings.Builder
-	ids  []int
-}
-
-// AddToken appends one generated token, its id and its text, as a
-// virtual-time driver generates them.
-func (a *Answer) AddToken(id int, text string) {
-	a.ids = append(a.ids, id)
-	a.text.WriteString(text)
-}
-
-// addChunk appends the generated text of one streamed or whole response
-// chunk (choices[].text, .delta.content or .message.content), or of a
-// Responses API output-text delta event.
-func (a *Answer) addChunk(data []byte) {
-	var c struct {
-		Choices []struct {
-			Text    string                    `json:"text"`
-			Delta   *struct{ Content string } `json:"delta"`
-			Message *struct{ Content string } `json:"message"`
-		} `json:"choices"`
-		Type  string          `json:"type"`
-		Delta json.RawMessage `json:"delta"`
-	}
-	if json.Unmarshal(data, &c) != nil {
-		return
-	}
-	if c.Type == "response.output_text.delta" {
-		var d string
-		if json.Unmarshal(c.Delta, &d) == nil {
-			a.text.WriteString(d)
-		}
-		return
-	}
-	for _, ch := range c.Choices {
-		a.text.WriteString(ch.Text)
-		if ch.Delta != nil {
-			a.text.WriteString(ch.Delta.Content)
-		}
-		if ch.Message != nil {
-			a.text.WriteString(ch.Message.Content)
-		}
-	}
-}
 
 // turnRecord is what the next turn of a session needs of the turn it
 // follows: that turn's prompt as the trace gave it and as it was sent,
@@ -86,7 +35,7 @@ func newTurnRecord(orig, sent *traces.Request) *turnRecord {
 func (t *turnRecord) finish(res *Result, ans *Answer) {
 	t.ok, t.completion = res.OK(), res.CompletionTokens
 	if ans != nil {
-		t.text, t.ids = ans.text.String(), ans.ids
+		t.text, t.ids = ans.Text(), ans.IDs()
 	}
 }
 
@@ -152,11 +101,11 @@ func feedIDs(ids []int, last *turnRecord) ([]int, bool) {
 // answer after a newline (the turns' contents joined); a token-id prompt
 // gains the answer's ids.
 func answered(req *traces.Request, a *Answer, completion int) *traces.Request {
-	text := a.text.String()
+	text := a.Text()
 	r := *req
 	switch {
-	case len(req.TokenIDs) > 0 && len(a.ids) > 0:
-		r.TokenIDs = append(slices.Clip(req.TokenIDs), a.ids...)
+	case len(req.TokenIDs) > 0 && len(a.IDs()) > 0:
+		r.TokenIDs = append(slices.Clip(req.TokenIDs), a.IDs()...)
 		r.InputTokens = len(r.TokenIDs)
 		return &r
 	case text == "" || len(req.TokenIDs) > 0 || len(req.BlockIDs) > 0:

@@ -70,7 +70,7 @@ func driveGate(t *testing.T, reqs []traces.Request, o Sessions, srv gateServer) 
 		res := heap.Pop(&fl).(*Result)
 		now = res.Done
 		a := &Answer{}
-		a.text.WriteString("ans-" + res.ID)
+		a.AddChunk([]byte(`{"choices":[{"text":"ans-` + res.ID + `"}]}`))
 		g.Done(res, a)
 	}
 	t.Fatal("gate did not finish in 10000 steps")

@@ -146,7 +146,7 @@ func (s *tokenStats) token(u *apiUsage, reasoning, output bool) {
 // later turn of its session will carry it.
 func (s *tokenStats) keep(info chunkInfo, data []byte) {
 	if info.content && s.res.Answer != nil {
-		s.res.Answer.addChunk(data)
+		s.res.Answer.AddChunk(data)
 	}
 }
 
