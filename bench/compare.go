@@ -11,8 +11,8 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -210,7 +210,7 @@ func (c *comparer) one(ctx context.Context, spec CompareSpec, router string, qui
 		}
 		defer stop()
 	} else if len(spec.Targets) > 0 {
-		rs.Backends, rs.Mode = spec.Targets, replay.ModeTarget
+		rs.Backends, rs.Mode = spec.Targets, results.ModeTarget
 	}
 	c.live.before(ctx, &rs, router)
 	return Run(ctx, rs)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -225,7 +226,7 @@ func probeTarget(ctx context.Context, client *replay.Client, target string, p wo
 	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }
-	res := make([]replay.Result, probeRequests)
+	res := make([]results.Result, probeRequests)
 	var wg sync.WaitGroup
 	for i := range probeRequests {
 		wg.Add(1)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // GatewayParts are what a gateway in front of a Spec's Backends routes
@@ -24,7 +25,7 @@ type GatewayParts struct {
 	// Header is the results file's run header: the policy with every
 	// parameter it runs with, the Backends, the dialect and the client
 	// settings (no credentials).
-	Header replay.Header
+	Header results.Header
 }
 
 // BuildGateway builds rs's policy, P/D options and HTTP client for a

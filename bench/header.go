@@ -6,19 +6,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // header builds the results file's run header: the policies with every
 // parameter they ran with (defaults, preset, environment, file, flags),
 // the model actually sent and the client settings, with the names of
 // extra headers but never their values or the API key.
-func header(rs Spec, ident string, pol builtPolicy) replay.Header {
+func header(rs Spec, ident string, pol builtPolicy) results.Header {
 	r, q := pol.router, pol.queue
-	h := replay.Header{Version: replay.Version, Started: time.Now().UTC(), Policy: PolicyName(r.Name(), q.Name()),
+	h := results.Header{Version: results.Version, Started: time.Now().UTC(), Policy: PolicyName(r.Name(), q.Name()),
 		Router: r.Name(), RouterParams: pol.routerParams, Queue: q.Name(), QueueParams: pol.queueParams,
 		Seed: rs.Workload.Seed, Trace: ident, Mode: rs.Mode, Backends: rs.Backends, Shard: rs.Workload.Shard,
-		Config: replay.RunConfig{Workload: rawJSON(rs.Workload), Policy: rawJSON(rs.Policy), API: rs.Client.API, Model: rs.Client.Model,
+		Config: results.RunConfig{Workload: rawJSON(rs.Workload), Policy: rawJSON(rs.Policy), API: rs.Client.API, Model: rs.Client.Model,
 			Stream: new(!rs.Client.NoStream), Scrape: rs.Client.Scrape, ScrapeInterval: rs.Client.ScrapeInt.String(),
 			Timeout: rs.Client.Timeout.String(), Grace: rs.Client.Grace.String(), HeaderNames: headerNames(rs.Client.Headers),
 			// The engine settings of the mock or simulated replicas
@@ -34,7 +34,7 @@ func header(rs Spec, ident string, pol builtPolicy) replay.Header {
 
 // dialectConfig adds the dialect and why it was chosen to a header's
 // Config (nothing for simulated backends, which speak none).
-func dialectConfig(h *replay.Header, cf Client) {
+func dialectConfig(h *results.Header, cf Client) {
 	if cf.dialect == nil {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // MockFleet is a fleet of in-process mock model servers (package
@@ -106,7 +107,7 @@ func StartMockFleet(ctx context.Context, f MockFleet) (*mockserver.Fleet, error)
 }
 
 // Start starts a fresh fleet f for the Run of s, with cold caches, and
-// points s at it: Backends, Mode replay.ModeMock, Fleet and Preset, Extra (the
+// points s at it: Backends, Mode results.ModeMock, Fleet and Preset, Extra (the
 // servers' step lateness, which the report judges the timings by) and,
 // for a router that reads KV events, KVEvents. stop closes the fleet,
 // once the Run is over.
@@ -118,7 +119,7 @@ func (f MockFleet) Start(ctx context.Context, s *Spec) (stop func(), err error) 
 	}
 	cfg := f.Server.Engine
 	s.Fleet, s.Preset = &cfg, f.Preset
-	s.Backends, s.Mode, s.Extra, s.KVEvents = fl.URLs(), replay.ModeMock, fleetExtra(fl), fleetKV(fl)
+	s.Backends, s.Mode, s.Extra, s.KVEvents = fl.URLs(), results.ModeMock, fleetExtra(fl), fleetKV(fl)
 	return func() { fl.Close() }, nil
 }
 
@@ -160,7 +161,7 @@ func fleetExtra(f *mockserver.Fleet) func() map[string]float64 {
 	return func() map[string]float64 {
 		l := f.Lateness()
 		us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-		return map[string]float64{replay.ExtraMockLateP50: us(l.P50), replay.ExtraMockLateP99: us(l.P99),
-			replay.ExtraMockLateMax: us(l.Max), replay.ExtraMockSteps: float64(l.Steps)}
+		return map[string]float64{results.ExtraMockLateP50: us(l.P50), results.ExtraMockLateP99: us(l.P99),
+			results.ExtraMockLateMax: us(l.Max), results.ExtraMockSteps: float64(l.Steps)}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestMockFleetValidate: a bad MockFleet value is a UsageError naming
@@ -67,7 +67,7 @@ func TestMockFleetRun(t *testing.T) {
 	if sum.OK != 20 || sum.Header.Mode != "mock" {
 		t.Errorf("%d ok, mode %q; want 20 on the mock", sum.OK, sum.Header.Mode)
 	}
-	if sum.Stop.Extra[replay.ExtraMockSteps] <= 0 {
+	if sum.Stop.Extra[results.ExtraMockSteps] <= 0 {
 		t.Errorf("stop extra %v, want the fleet's step count", sum.Stop.Extra)
 	}
 }

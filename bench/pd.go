@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // PD configures prefill/decode disaggregation of a Run: Spec.Router
@@ -84,7 +85,7 @@ func (rs Spec) buildPD() (*replay.PDOptions, error) {
 	if len(o.Roles) != n {
 		return nil, fieldf("Spec.PD.Roles", "Spec.PD.Roles: %d roles for %d backends", len(o.Roles), n)
 	}
-	if rs.Sim > 0 && o.Protocol == replay.PDSidecar {
+	if rs.Sim > 0 && o.Protocol == results.PDSidecar {
 		return nil, fieldf("Spec.PD.Protocol", "Spec.PD.Protocol sidecar: simulated engines model the transfer themselves; use it against --mock or --target")
 	}
 	if err := o.Validate(n); err != nil {

@@ -2,7 +2,7 @@ package bench
 
 import (
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // sloCut watches a Run's Results and stops it once more of its planned
@@ -24,15 +24,15 @@ func (p *planner) cutter(rs Spec) *sloCut {
 	return &sloCut{slo: rs.Report.SLO, planned: p.planned, target: p.s.Attainment}
 }
 
-// check counts r and returns replay.StopSLOUnreachable once the Run
+// check counts r and returns results.StopSLOUnreachable once the Run
 // cannot pass.
-func (c *sloCut) check(r *replay.Result) replay.StopReason {
+func (c *sloCut) check(r *results.Result) results.StopReason {
 	if c.planned == 0 || metrics.MeetsSLO(c.slo, r) {
 		return ""
 	}
 	// The same comparison as the verdict's, so a cut Run always fails.
 	if c.missed++; !(c.bound() >= c.target) {
-		return replay.StopSLOUnreachable
+		return results.StopSLOUnreachable
 	}
 	return ""
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/results"
 )
 
 // planPoint is a fleet's outcome at one load over the seeds run.
@@ -68,7 +69,7 @@ func (p *planner) run(ctx context.Context, router string, n int, load float64, r
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s on %s: %w", policy, tag, err)
 	}
-	a, cutShort := sum.SLA.Attainment, sum.Stop != nil && sum.Stop.Reason == replay.StopSLOUnreachable
+	a, cutShort := sum.SLA.Attainment, sum.Stop != nil && sum.Stop.Reason == results.StopSLOUnreachable
 	if cutShort {
 		a = cut.bound()
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 	"github.com/tracebench/tracebench/verdict"
 )
@@ -89,7 +89,7 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	rs.Report, rs.ErrOut, rs.Quiet = ps.Report, ps.ErrOut, true
 	engines := ps.Profile.Config()
 	engines.Seed = ps.SimSeed
-	rs.Mode, rs.Sim, rs.Fleet, rs.Results = replay.ModeSim, len(h.Backends), &engines, ps.Results
+	rs.Mode, rs.Sim, rs.Fleet, rs.Results = results.ModeSim, len(h.Backends), &engines, ps.Results
 	cut, cutNote := measuredCut(h, res.Measured.Stop)
 	rs.SimCut = cut
 	if cutNote != "" {

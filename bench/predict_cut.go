@@ -6,6 +6,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/sim"
 )
 
@@ -15,15 +16,15 @@ import (
 // and its stop time when something other than the end of its requests
 // stopped it (a signal, a time limit; the stop record's elapsed time,
 // grace period included). It returns a note saying what it applied.
-func measuredCut(h replay.Header, st *replay.Stop) (sim.Cut, string) {
+func measuredCut(h results.Header, st *results.Stop) (sim.Cut, string) {
 	var c sim.Cut
-	if h.Mode != replay.ModeSim {
+	if h.Mode != results.ModeSim {
 		c.FirstByteTimeout = replay.DefaultFirstByteTimeout
 		if d, err := time.ParseDuration(h.Config.Timeout); err == nil && d > 0 {
 			c.FirstByteTimeout = d
 		}
 	}
-	if st != nil && st.Reason != replay.StopDone && st.Elapsed > 0 {
+	if st != nil && st.Reason != results.StopDone && st.Elapsed > 0 {
 		c.StopAt = st.Elapsed
 	}
 	note := ""
@@ -44,7 +45,7 @@ func round(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond
 // finished, and those that timed out or were cut.
 func comparedNote(m, p *metrics.Summary) string {
 	side := func(s *metrics.Summary) string {
-		timedOut, cut := s.Errors[replay.ErrTimeout], s.Errors[replay.ErrCanceled]
+		timedOut, cut := s.Errors[results.ErrTimeout], s.Errors[results.ErrCanceled]
 		return fmt.Sprintf("%d requests (%d ok, %d timed out, %d cut by the stop, %d other failures)",
 			s.Requests, s.OK, timedOut, cut, s.Requests-s.OK-timedOut-cut)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -74,7 +74,7 @@ func PredictDir(ctx context.Context, ps PredictDirSpec) (*PredictDirResult, erro
 		return nil, err
 	}
 	res := &PredictDirResult{}
-	ref := map[string]replay.Header{} // the first policy's header per seed dir
+	ref := map[string]results.Header{} // the first policy's header per seed dir
 	byPolicy := map[string][]*PredictResult{}
 	complete := map[string]bool{}
 	for _, p := range policies {
@@ -119,7 +119,7 @@ func PredictDir(ctx context.Context, ps PredictDirSpec) (*PredictDirResult, erro
 // ref holds the first readable header of each seed directory. An error
 // that would stop every run (a refused profile, an interrupt) is
 // returned as well.
-func predictOne(ctx context.Context, ps PredictDirSpec, rel string, ref map[string]replay.Header) (*PredictResult, string, error) {
+func predictOne(ctx context.Context, ps PredictDirSpec, rel string, ref map[string]results.Header) (*PredictResult, string, error) {
 	path := filepath.Join(ps.Dir, rel)
 	h, why := checkComplete(path)
 	if why != "" {
@@ -138,9 +138,9 @@ func predictOne(ctx context.Context, ps PredictDirSpec, rel string, ref map[stri
 	if err != nil {
 		return nil, err.Error(), err
 	}
-	if h.Version != replay.Version {
+	if h.Version != results.Version {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("%s: field version is %s, this tracebench is %s: "+
-			"its requests were rebuilt by this version's generators", rel, h.Version, replay.Version))
+			"its requests were rebuilt by this version's generators", rel, h.Version, results.Version))
 	}
 	return pr, "", nil
 }
@@ -191,18 +191,18 @@ func seedOf(path string) int {
 // checkComplete reads a results file through and returns its header, or
 // why it cannot be predicted: missing, unreadable, or partial (cut off,
 // or no stop record: the run was killed).
-func checkComplete(path string) (replay.Header, string) {
+func checkComplete(path string) (results.Header, string) {
 	f, err := os.Open(path)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return replay.Header{}, "missing"
+			return results.Header{}, "missing"
 		}
-		return replay.Header{}, err.Error()
+		return results.Header{}, err.Error()
 	}
 	defer f.Close()
-	rd, err := replay.NewReader(path, f)
+	rd, err := results.NewReader(path, f)
 	if err != nil {
-		return replay.Header{}, err.Error()
+		return results.Header{}, err.Error()
 	}
 	for {
 		if _, _, err := rd.Next(); err == io.EOF {
@@ -249,10 +249,10 @@ func meanPrediction(profile string, runs []*PredictResult) *verdict.Prediction {
 
 // workloadDiff names the first workload field in which run h differs
 // from ref, the first run of its seed ("" when none does).
-func workloadDiff(ref, h replay.Header) string {
+func workloadDiff(ref, h results.Header) string {
 	var a, b Workload
-	if ref.Config.Decode(replay.HeaderPart{Name: "workload", Into: &a}) != nil ||
-		h.Config.Decode(replay.HeaderPart{Name: "workload", Into: &b}) != nil {
+	if ref.Config.Decode(results.HeaderPart{Name: "workload", Into: &a}) != nil ||
+		h.Config.Decode(results.HeaderPart{Name: "workload", Into: &b}) != nil {
 		return ""
 	}
 	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)

@@ -7,19 +7,20 @@ import (
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // SpecFromResults rebuilds the Spec of a run from the header of its
 // results file at path: the workload as recorded, the router and queue
 // with every parameter as resolved, and the API. Backends, client and
 // fleet are left for the caller. It returns the header too.
-func SpecFromResults(path string) (Spec, replay.Header, error) {
+func SpecFromResults(path string) (Spec, results.Header, error) {
 	var rs Spec
 	// Results files written before closed-loop sessions record no
 	// Sessions: their runs sent every turn at its trace time.
 	rs.Workload.Sessions.Pacing = string(replay.SessionsOpen)
-	h, err := replay.ReadHeader(path, replay.HeaderPart{Name: "workload", Into: &rs.Workload},
-		replay.HeaderPart{Name: "policy", Into: &rs.Policy})
+	h, err := results.ReadHeader(path, results.HeaderPart{Name: "workload", Into: &rs.Workload},
+		results.HeaderPart{Name: "policy", Into: &rs.Policy})
 	if err != nil {
 		return rs, h, err
 	}
@@ -49,11 +50,11 @@ func kvList(p map[string]string) []string {
 
 // servedBy is who served a run: the header's config.server.owned_by,
 // else its dialect ("" for a simulated or mock run).
-func servedBy(h replay.Header) string {
+func servedBy(h results.Header) string {
 	if s := h.Config.Server; s != nil && s.OwnedBy != "" {
 		return s.OwnedBy
 	}
-	if h.Mode == replay.ModeSim || h.Mode == replay.ModeMock {
+	if h.Mode == results.ModeSim || h.Mode == results.ModeMock {
 		return ""
 	}
 	return h.Config.Dialect
@@ -65,7 +66,7 @@ func servedBy(h replay.Header) string {
 // request. A paged-prefix profile against llama.cpp is allowed with a
 // note: it shares prefixes across slots as llama.cpp's host cache
 // partly does, so hits come out too high.
-func checkCacheModel(p *profile.Profile, h replay.Header, path string) (string, error) {
+func checkCacheModel(p *profile.Profile, h results.Header, path string) (string, error) {
 	server, cache := servedBy(h), p.Engine.Cache
 	if cache == "" {
 		cache = profile.CachePagedPrefix

@@ -3,7 +3,7 @@ package bench
 import (
 	"fmt"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // promptScale returns the server's prompt tokens per simulated prompt
@@ -36,7 +36,7 @@ func promptScale(live, simulated string) (float64, error) {
 // a results file.
 func promptTokensByID(path string) (map[string]int, error) {
 	out := map[string]int{}
-	err := replay.EachResult(path, nil, func(r *replay.Result) error {
+	err := results.EachResult(path, nil, func(r *results.Result) error {
 		if r.OK() {
 			out[r.ID] = r.PromptTokens
 		}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // ProbeSpec is a calibration probe of live servers: the phases of
@@ -139,7 +139,7 @@ func Probe(ctx context.Context, ps ProbeSpec) (*ProbeResult, error) {
 
 // StopProbeTimeLimit is the stop reason of a calibration probe phase
 // that ran out of its share of the probe's time.
-const StopProbeTimeLimit replay.StopReason = "probe-phase-time-limit"
+const StopProbeTimeLimit results.StopReason = "probe-phase-time-limit"
 
 // probePhase runs one phase within per and counts its requests.
 func probePhase(ctx context.Context, ps ProbeSpec, ph ProbePhase, seed uint64, per time.Duration, scrape bool) (ProbePhaseResult, string, error) {
@@ -147,9 +147,9 @@ func probePhase(ctx context.Context, ps ProbeSpec, ph ProbePhase, seed uint64, p
 	rs := probeSpec(ps, ph, seed, scrape)
 	start := time.Now()
 	var ended atomic.Bool
-	rs.OnResult = func(r *replay.Result) replay.StopReason {
+	rs.OnResult = func(r *results.Result) results.StopReason {
 		switch {
-		case r.ErrClass == replay.ErrCanceled:
+		case r.ErrClass == results.ErrCanceled:
 			if r.Sent > 0 {
 				pr.Canceled++ // one never sent is no request at all
 			}
@@ -187,6 +187,6 @@ func probeSpec(ps ProbeSpec, ph ProbePhase, seed uint64, scrape bool) Spec {
 	c := ps.Client
 	c.Scrape = scrape
 	return Spec{Workload: w, Policy: p, Client: c, Report: metrics.DefaultOptions(),
-		Backends: ps.Targets, Mode: replay.ModeTarget, Quiet: true, ErrOut: ps.Log,
+		Backends: ps.Targets, Mode: results.ModeTarget, Quiet: true, ErrOut: ps.Log,
 		Results: filepath.Join(ps.Dir, "probe-"+ph.Name+".jsonl")}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // simSpec is a small virtual-time Run of router writing into dir.
@@ -85,7 +85,7 @@ func TestRunSim(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := replay.NewReader(s.Results, f)
+	rd, err := results.NewReader(s.Results, f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
@@ -34,9 +35,9 @@ type Spec struct {
 	// Backends are the servers' base URLs; Run sets them to the simulated
 	// engines' names with Sim.
 	Backends []string
-	// Mode names the fleet in the results header: replay.ModeTarget,
+	// Mode names the fleet in the results header: results.ModeTarget,
 	// ModeMock or ModeSim (Run sets ModeSim with Sim).
-	Mode replay.Mode
+	Mode results.Mode
 	// Sim, when > 0, runs that many simulated engines in virtual time
 	// (configured by Fleet, engine i seeded Fleet.Seed+i) instead of
 	// sending HTTP.
@@ -73,7 +74,7 @@ type Spec struct {
 	// returns a non-empty stop reason to end the Run there: dispatch
 	// stops, in-flight requests finish within Client.Grace, and the
 	// reason is written as the results file's stop reason.
-	OnResult func(*replay.Result) replay.StopReason
+	OnResult func(*results.Result) results.StopReason
 	// ErrOut receives warnings and the progress display (nil: none);
 	// Quiet turns the progress display off.
 	ErrOut io.Writer
@@ -157,10 +158,10 @@ func Run(ctx context.Context, rs Spec) (*metrics.Summary, error) {
 	dialectConfig(&h, rs.Client)
 	h.Config.BenchCaches, h.Config.BenchOrder = rs.benchCaches, rs.benchOrder
 	h.Config.BenchProbeRPS, h.Config.BenchSalt = rs.benchProbe, rs.Client.salt
-	if rs.Mode == replay.ModeTarget && len(rs.Backends) > 0 {
+	if rs.Mode == results.ModeTarget && len(rs.Backends) > 0 {
 		h.Config.Server = fetchServerInfo(ctx, rs.Backends[0])
 	}
-	w, err := replay.Create(rs.Results, h)
+	w, err := results.Create(rs.Results, h)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func Run(ctx context.Context, rs Spec) (*metrics.Summary, error) {
 // func releases the client.
 func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
 	if rs.Sim > 0 {
-		rs.Backends, rs.Mode = sim.BackendNames(rs.Sim), replay.ModeSim
+		rs.Backends, rs.Mode = sim.BackendNames(rs.Sim), results.ModeSim
 		return nil, func() {}, nil
 	}
 	client, model, err := NewClient(ctx, &rs.Client, rs.Backends)
@@ -199,7 +200,7 @@ func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
 // counting every Result in acc, and returns its stop line, whose reason
 // is rs.OnResult's when that stopped the Run.
 func (rs Spec) run(ctx context.Context, name string, src traces.Source, pol builtPolicy,
-	client *replay.Client, w *replay.Writer, acc *metrics.Accumulator) (replay.Stop, error) {
+	client *replay.Client, w *results.Writer, acc *metrics.Accumulator) (results.Stop, error) {
 	counters := &replay.Counters{}
 	stopProgress := rs.progress(ctx, name, counters)
 	rst := newRunStopper(ctx, acc.Add, rs.OnResult)
@@ -212,7 +213,7 @@ func (rs Spec) run(ctx context.Context, name string, src traces.Source, pol buil
 // addExtra puts in the stop line the figures measured outside the
 // Results (rs.Extra) and the number of malformed records skipped,
 // which it also reports on errOut.
-func (rs Spec) addExtra(stop *replay.Stop, src *Source) {
+func (rs Spec) addExtra(stop *results.Stop, src *Source) {
 	if rs.Extra != nil {
 		stop.Extra = replay.MergeExtra(stop.Extra, rs.Extra())
 	}
@@ -228,8 +229,8 @@ func (rs Spec) addExtra(stop *replay.Stop, src *Source) {
 
 // runOutcome is Run's error: the Run's own, else ErrInterrupted
 // when it stopped on an interrupt.
-func runOutcome(reason replay.StopReason, err error) error {
-	if err == nil && reason == replay.StopInterrupted {
+func runOutcome(reason results.StopReason, err error) error {
+	if err == nil && reason == results.StopInterrupted {
 		return ErrInterrupted
 	}
 	return err
@@ -243,19 +244,19 @@ func runOutcome(reason replay.StopReason, err error) error {
 type runStopper struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	count  func(*replay.Result)
-	check  func(*replay.Result) replay.StopReason
-	reason replay.StopReason
+	count  func(*results.Result)
+	check  func(*results.Result) results.StopReason
+	reason results.StopReason
 }
 
-func newRunStopper(parent context.Context, count func(*replay.Result), check func(*replay.Result) replay.StopReason) *runStopper {
+func newRunStopper(parent context.Context, count func(*results.Result), check func(*results.Result) results.StopReason) *runStopper {
 	s := &runStopper{count: count, check: check}
 	s.ctx, s.cancel = context.WithCancel(parent)
 	return s
 }
 
 // add counts r, then checks whether the Run must stop.
-func (s *runStopper) add(r *replay.Result) {
+func (s *runStopper) add(r *results.Result) {
 	s.count(r)
 	if s.check == nil || s.reason != "" {
 		return
@@ -268,9 +269,9 @@ func (s *runStopper) add(r *replay.Result) {
 // finish releases the context and returns the Run's stop reason: the
 // check's reason where the Run stopped on it rather than on the
 // caller's interrupt.
-func (s *runStopper) finish(parent context.Context, reason replay.StopReason) replay.StopReason {
+func (s *runStopper) finish(parent context.Context, reason results.StopReason) results.StopReason {
 	s.cancel()
-	if s.reason != "" && reason == replay.StopInterrupted && parent.Err() == nil {
+	if s.reason != "" && reason == results.StopInterrupted && parent.Err() == nil {
 		return s.reason
 	}
 	return reason
@@ -279,8 +280,8 @@ func (s *runStopper) finish(parent context.Context, reason replay.StopReason) re
 // dispatch runs the Requests in virtual time or over HTTP; add sees
 // every Result and event every policy state Event.
 func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Router, q policies.Queue,
-	client *replay.Client, w *replay.Writer, add func(*replay.Result), event func(*replay.Event),
-	c *replay.Counters) (replay.Stop, error) {
+	client *replay.Client, w *results.Writer, add func(*results.Result), event func(*results.Event),
+	c *replay.Counters) (results.Stop, error) {
 	common := replay.Common{Source: src, Router: r, Queue: q,
 		Capacity:    policies.Capacity{Requests: rs.Policy.Capacity, Tokens: rs.Policy.TokenBudget},
 		MaxInflight: rs.Policy.MaxInflight, Results: w, OnResult: add, OnEvent: event, Counters: c, PD: rs.pd,

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -80,7 +80,7 @@ func OpenSource(wf Workload) (*Source, error) {
 	// Select and time the whole Run first (window, --max-requests,
 	// --rate), then keep this shard's share: the shards together replay
 	// exactly the unsharded Run, each Request at its unsharded time.
-	s.Source = replay.ShardSource(traces.WithArrivals(raw, ao), i, n)
+	s.Source = results.ShardSource(traces.WithArrivals(raw, ao), i, n)
 	return s, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -298,7 +299,7 @@ func (sw *sweeper) step(ctx context.Context, router, policy string, rate float64
 	if err != nil {
 		return verdict.SweepStep{}, nil, err
 	}
-	if sum.Stop == nil || sum.Stop.Reason != replay.StopErrorLimit {
+	if sum.Stop == nil || sum.Stop.Reason != results.StopErrorLimit {
 		lim = nil
 	}
 	pass := passes(sum, lim != nil, sw.s.Attainment, sw.s.MaxErrorRate)
@@ -323,7 +324,7 @@ func (sw *sweeper) errorStop(rate float64, sum *metrics.Summary, cut *errorLimit
 	}
 	return fmt.Sprintf("broke on errors: error rate %.1f %% over the first %d results at %.4g req/s exceeded "+
 		"--max-error-rate %.1f %%, so the run was cut short there (stop reason %s; %d of %s requests replayed)",
-		100*cut.tripped, cut.at, rate, 100*sw.s.MaxErrorRate, replay.StopErrorLimit, sum.Requests+sum.WarmupSkipped,
+		100*cut.tripped, cut.at, rate, 100*sw.s.MaxErrorRate, results.StopErrorLimit, sum.Requests+sum.WarmupSkipped,
 		sw.planned())
 }
 

@@ -1,6 +1,8 @@
 package bench
 
-import "github.com/tracebench/tracebench/replay"
+import (
+	"github.com/tracebench/tracebench/results"
+)
 
 // ErrorLimitMinResults is how many Results a run must have before its
 // error rate can stop it: with fewer, one or two failures are already
@@ -23,8 +25,8 @@ type errorLimit struct {
 	at      int
 }
 
-// check counts r and returns replay.StopErrorLimit when the run must stop.
-func (e *errorLimit) check(r *replay.Result) replay.StopReason {
+// check counts r and returns results.StopErrorLimit when the run must stop.
+func (e *errorLimit) check(r *results.Result) results.StopReason {
 	e.results++
 	if !r.OK() {
 		e.failed++
@@ -35,5 +37,5 @@ func (e *errorLimit) check(r *replay.Result) replay.StopReason {
 	if e.at == 0 {
 		e.tripped, e.at = float64(e.failed)/float64(e.results), e.results
 	}
-	return replay.StopErrorLimit
+	return results.StopErrorLimit
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestErrorLimit: the limit asks to stop only once ErrorLimitMinResults
@@ -31,11 +31,11 @@ func TestErrorLimit(t *testing.T) {
 			lim := &errorLimit{max: tc.max}
 			got := 0
 			for i := 0; i < 100 && got == 0; i++ {
-				r := &replay.Result{}
+				r := &results.Result{}
 				if tc.fail(i) {
-					r.ErrClass = replay.ErrHTTP5xx
+					r.ErrClass = results.ErrHTTP5xx
 				}
-				if lim.check(r) == replay.StopErrorLimit {
+				if lim.check(r) == results.StopErrorLimit {
 					got = i + 1
 				}
 			}

@@ -4,23 +4,23 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 func TestGapCV(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		bins []replay.GapBin
+		bins []results.GapBin
 		want float64
 	}{
-		{"too few", []replay.GapBin{{V: 9000, N: 5}}, -1},
-		{"constant", []replay.GapBin{{V: 9000, N: 20}}, 0},
+		{"too few", []results.GapBin{{V: 9000, N: 5}}, -1},
+		{"constant", []results.GapBin{{V: 9000, N: 20}}, 0},
 		// Median 10,000, MAD 1,000: 1.4826 × 1,000 / 10,000, less the
 		// rounding of 1,000-wide bins (σ² − 1000²/12).
-		{"spread", []replay.GapBin{{V: 9000, N: 10}, {V: 10000, N: 11}, {V: 11000, N: 10}},
+		{"spread", []results.GapBin{{V: 9000, N: 10}, {V: 10000, N: 11}, {V: 11000, N: 10}},
 			math.Sqrt(1482.6*1482.6-1e6/12) / 10000},
 		// A long step (another prompt) does not move a robust CV.
-		{"outlier", []replay.GapBin{{V: 10000, N: 30}, {V: 200000, N: 1}}, 0},
+		{"outlier", []results.GapBin{{V: 10000, N: 30}, {V: 200000, N: 1}}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := gapCV(tc.bins); math.Abs(got-tc.want) > 1e-9 {

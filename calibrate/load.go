@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // request is one successful request as the fit sees it; times in seconds
@@ -89,7 +90,7 @@ func (in *Input) loadFile(path string) (string, error) {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
 	defer f.Close()
-	rd, err := replay.NewReader(path, f)
+	rd, err := results.NewReader(path, f)
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
@@ -110,7 +111,7 @@ func (in *Input) loadFile(path string) (string, error) {
 			}
 			continue
 		}
-		if r.ErrClass == replay.ErrCanceled {
+		if r.ErrClass == results.ErrCanceled {
 			if r.Sent > 0 {
 				in.Canceled++ // a request held in the client and never sent is no datum at all
 			}
@@ -145,7 +146,7 @@ func (in *Input) loadFile(path string) (string, error) {
 }
 
 // toRequest converts a successful Result.
-func toRequest(r *replay.Result) request {
+func toRequest(r *results.Result) request {
 	s := func(d time.Duration) float64 { return d.Seconds() }
 	prompt := r.PromptTokens
 	if prompt == 0 {
@@ -164,7 +165,7 @@ func toRequest(r *replay.Result) request {
 // deviation for normal noise), so the long gaps of steps that computed
 // other requests' prompts do not count; the histogram's rounding to two
 // significant digits is taken out. -1 with fewer than 8 gaps.
-func gapCV(bins []replay.GapBin) float64 {
+func gapCV(bins []results.GapBin) float64 {
 	var n int64
 	for _, b := range bins {
 		n += b.N
@@ -186,7 +187,7 @@ func gapCV(bins []replay.GapBin) float64 {
 }
 
 // weightedMedian returns the median of f(V) over the bins, weighted by N.
-func weightedMedian(bins []replay.GapBin, f func(int64) float64) float64 {
+func weightedMedian(bins []results.GapBin, f func(int64) float64) float64 {
 	type vw struct {
 		v float64
 		n int64

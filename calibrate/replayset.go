@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Prompts returns the prompt token ids of a results file's requests by
@@ -54,7 +54,7 @@ func loadReplay(files []string, prompts Prompts) ([]*replaySet, error) {
 	}
 	var fs []filed
 	for _, f := range files {
-		h, err := replay.ReadHeader(f)
+		h, err := results.ReadHeader(f)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +80,7 @@ func loadReplay(files []string, prompts Prompts) ([]*replaySet, error) {
 
 // readSent appends the sent requests of one file, offset by off.
 func readSent(path string, file int, off time.Duration, ids map[string][]int, sets *[]*replaySet) error {
-	err := replay.EachResult(path, nil, func(r *replay.Result) error {
+	err := results.EachResult(path, nil, func(r *results.Result) error {
 		if r.Sent == 0 || r.Backend < 0 || r.Done == 0 {
 			return nil // never sent
 		}
@@ -104,7 +104,7 @@ func readSent(path string, file int, off time.Duration, ids map[string][]int, se
 
 // sentOf converts one Result, stretching the rebuilt prompt to the
 // server's own prompt token count when it tokenised differently.
-func sentOf(r *replay.Result, p []int, off time.Duration) sentReq {
+func sentOf(r *results.Result, p []int, off time.Duration) sentReq {
 	q := sentReq{id: r.ID, sent: off + r.Sent, prompt: stretch(p, r.PromptTokens), end: off + r.Done}
 	q.out = r.CompletionTokens
 	if q.out == 0 {

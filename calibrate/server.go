@@ -6,7 +6,7 @@ import (
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/mockserver/profile"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Cache model choices of Options.Cache.
@@ -18,7 +18,7 @@ const (
 
 // serverOf reads the header's config.server (what the server said of
 // itself), or else its dialect when that one keeps slots, into in.
-func (in *Input) serverOf(cfg replay.RunConfig) {
+func (in *Input) serverOf(cfg results.RunConfig) {
 	if d, err := dialect.Lookup(cfg.Dialect); err == nil && d.Slots() != nil && in.Server == "" {
 		in.Server = d.Name // the client's dialect, when the server said nothing
 	}

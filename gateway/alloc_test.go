@@ -7,6 +7,7 @@ import (
 
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -87,7 +88,7 @@ func TestDispatcherBookkeepingAllocs(t *testing.T) {
 	}
 	d := replay.NewDispatcher(r, q, policies.Capacity{}, 0, []string{"a", "b", "c", "d"})
 	req := decisionRequest(0)
-	res := &replay.Result{}
+	res := &results.Result{}
 	var now time.Duration
 	step := func() {
 		now += time.Millisecond

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // writeError answers status with an OpenAI-style error object; param
@@ -57,7 +57,7 @@ func writeBodyError(w http.ResponseWriter, err error) {
 
 // writeRejected answers a request the queue turned away: 429 with
 // Retry-After in whole seconds (at least 1).
-func writeRejected(w http.ResponseWriter, res *replay.Result, after time.Duration) {
+func writeRejected(w http.ResponseWriter, res *results.Result, after time.Duration) {
 	secs := max(int64((after+time.Second-1)/time.Second), 1)
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	writeError(w, http.StatusTooManyRequests, res.Err, "")
@@ -68,9 +68,9 @@ func writeRejected(w http.ResponseWriter, res *replay.Result, after time.Duratio
 // stopped it, else 502.
 func upstreamStatus(class string) int {
 	switch class {
-	case replay.ErrTimeout:
+	case results.ErrTimeout:
 		return http.StatusGatewayTimeout
-	case replay.ErrCanceled:
+	case results.ErrCanceled:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadGateway

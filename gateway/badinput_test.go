@@ -15,6 +15,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestBadRequests answers what the gateway cannot route with the status
@@ -116,7 +117,7 @@ func TestAPIKey(t *testing.T) {
 	if strings.Contains(string(file), key) || strings.Contains(logs.String(), key) {
 		t.Errorf("the key was written: results file or log holds it\nlog:\n%s", logs.String())
 	}
-	if res := readResults(t, tg.results); len(res) != 1 || res[0].ErrClass != replay.ErrHTTP5xx {
+	if res := readResults(t, tg.results); len(res) != 1 || res[0].ErrClass != results.ErrHTTP5xx {
 		t.Errorf("want one http-5xx result for the authorized request, got %+v", res)
 	}
 }
@@ -164,7 +165,7 @@ func TestQueueFull(t *testing.T) {
 	for _, r := range readResults(t, tg.results) {
 		classes[r.ErrClass]++
 	}
-	if classes[""] != 2 || classes[replay.ErrRejected] != 1 {
+	if classes[""] != 2 || classes[results.ErrRejected] != 1 {
 		t.Errorf("results by class %v, want 2 ok and 1 rejected", classes)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -90,13 +91,13 @@ func TestFaultsClassifiedAsClient(t *testing.T) {
 		brokenToo   bool // the gateway's client sees the stream cut
 		gatewayCode int  // the gateway's status when the backend gave none
 	}{
-		{"refuse", replay.ErrConnect, false, http.StatusBadGateway},
-		{"reset before answer", replay.ErrConnect, false, http.StatusBadGateway},
-		{"stall before answer", replay.ErrTimeout, false, http.StatusGatewayTimeout},
-		{"http 503", replay.ErrHTTP5xx, false, http.StatusServiceUnavailable},
-		{"reset mid-stream", replay.ErrStreamBroken, true, http.StatusOK},
-		{"stall mid-stream", replay.ErrTimeout, true, http.StatusOK},
-		{"error frame", replay.ErrStreamError, false, http.StatusOK},
+		{"refuse", results.ErrConnect, false, http.StatusBadGateway},
+		{"reset before answer", results.ErrConnect, false, http.StatusBadGateway},
+		{"stall before answer", results.ErrTimeout, false, http.StatusGatewayTimeout},
+		{"http 503", results.ErrHTTP5xx, false, http.StatusServiceUnavailable},
+		{"reset mid-stream", results.ErrStreamBroken, true, http.StatusOK},
+		{"stall mid-stream", results.ErrTimeout, true, http.StatusOK},
+		{"error frame", results.ErrStreamError, false, http.StatusOK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.fault, func(t *testing.T) {
@@ -128,7 +129,7 @@ func directClass(backend string, opts replay.ClientOptions) string {
 	c := replay.NewClient(opts)
 	defer c.Close()
 	start := time.Now()
-	res := &replay.Result{}
+	res := &results.Result{}
 	c.Do(context.Background(), backend, &traces.Request{ID: "x", Prompt: "hello", OutputTokens: 2}, res,
 		func() time.Duration { return time.Since(start) }, nil)
 	return res.ErrClass

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // checkDialect asks Backend i at url which dialect it speaks; one that
@@ -57,7 +58,7 @@ func (g *Gateway) applyFleet(ctx context.Context, urls []string) {
 	r := g.rt
 	r.mu.Lock()
 	now := g.now()
-	var evs []replay.Event
+	var evs []results.Event
 	var fresh []int // new Indexes
 	for _, u := range urls {
 		i, joined := r.d.Join(u)
@@ -88,8 +89,8 @@ func (g *Gateway) applyFleet(ctx context.Context, urls []string) {
 
 // fleetEvent is the results-file Event of Backend i (url) joining or
 // leaving at now, as a replay writes it.
-func fleetEvent(now time.Duration, i int, url, what string) replay.Event {
-	return replay.Event{At: now, Source: replay.FleetEventPrefix + url,
+func fleetEvent(now time.Duration, i int, url, what string) results.Event {
+	return results.Event{At: now, Source: replay.FleetEventPrefix + url,
 		Values: map[string]float64{what: 1, replay.FleetBackend: float64(i)}}
 }
 

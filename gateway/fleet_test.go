@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestDiscoveryJoinLeave re-resolves the fleet as a replay does: a
@@ -74,7 +75,7 @@ func fleetEvents(t *testing.T, path string) (joined, left map[string]int) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := replay.NewReader(path, f)
+	rd, err := results.NewReader(path, f)
 	if err != nil {
 		t.Fatal(err)
 	}

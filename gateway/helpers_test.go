@@ -16,6 +16,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // startMocks runs n bundled mock replicas on loopback, 20× faster than
@@ -42,9 +43,9 @@ type testGateway struct {
 	g       *Gateway
 	cancel  context.CancelFunc
 	done    chan struct{}
-	stop    replay.Stop
+	stop    results.Stop
 	err     error
-	w       *replay.Writer
+	w       *results.Writer
 }
 
 // gwConfig sets up a test gateway: router and queue names, and edits
@@ -76,7 +77,7 @@ func startGateway(t testing.TB, backends []string, c gwConfig) *testGateway {
 	client := replay.NewClient(c.client)
 	t.Cleanup(client.Close)
 	tg := &testGateway{results: filepath.Join(t.TempDir(), "gateway.jsonl"), done: make(chan struct{})}
-	if tg.w, err = replay.Create(tg.results, replay.Header{Policy: c.router, Router: c.router, Queue: c.queue,
+	if tg.w, err = results.Create(tg.results, results.Header{Policy: c.router, Router: c.router, Queue: c.queue,
 		Mode: "target", Backends: backends, Trace: "gateway"}); err != nil {
 		t.Fatal(err)
 	}
@@ -109,25 +110,25 @@ func startGateway(t testing.TB, backends []string, c gwConfig) *testGateway {
 
 // shutdown stops the gateway as SIGTERM does and waits until the results
 // file is written.
-func (tg *testGateway) shutdown() replay.Stop {
+func (tg *testGateway) shutdown() results.Stop {
 	tg.cancel()
 	<-tg.done
 	return tg.stop
 }
 
 // readResults returns the Results of a results file.
-func readResults(t testing.TB, path string) []*replay.Result {
+func readResults(t testing.TB, path string) []*results.Result {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := replay.NewReader(path, f)
+	rd, err := results.NewReader(path, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*replay.Result
+	var out []*results.Result
 	for {
 		r, _, err := rd.Next()
 		if errors.Is(err, io.EOF) {

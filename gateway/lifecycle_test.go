@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // holdingBackend streams one chunk per completion, then finishes when
@@ -129,7 +129,7 @@ func TestClientDisconnectAbortsUpstream(t *testing.T) {
 		t.Fatalf("%d results, want 2", len(res))
 	}
 	for _, r := range res {
-		if r.ErrClass != replay.ErrCanceled {
+		if r.ErrClass != results.ErrCanceled {
 			t.Errorf("result %s (backend %d): class %q, want canceled", r.ID, r.Backend, r.ErrClass)
 		}
 	}
@@ -147,10 +147,10 @@ func TestStopDrains(t *testing.T) {
 		name       string
 		finish     bool
 		wantClass  string
-		wantReason replay.StopReason
+		wantReason results.StopReason
 	}{
 		{"finishes within grace", true, "", "done"},
-		{"cut after grace", false, replay.ErrCanceled, "interrupted"},
+		{"cut after grace", false, results.ErrCanceled, "interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newHoldingBackend(t)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Metric names the gateway exports on /metrics.
@@ -119,7 +120,7 @@ func (m *metrics) prefillFinished(b int) {
 }
 
 // finished counts the end of a dispatched request.
-func (m *metrics) finished(r *replay.Result) {
+func (m *metrics) finished(r *results.Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b := r.Backend
@@ -134,7 +135,7 @@ func (m *metrics) finished(r *replay.Result) {
 
 // outcome counts a finished request (dispatched or not) and its
 // latencies.
-func (m *metrics) outcome(r *replay.Result) {
+func (m *metrics) outcome(r *results.Result) {
 	class := r.ErrClass
 	if class == "" {
 		class = "ok"

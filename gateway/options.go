@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Defaults of Options.
@@ -52,7 +53,7 @@ type Options struct {
 	// Results receives every request's Result and the fleet and policy
 	// Events (nil: none); the caller writes its stop line with the Stop
 	// Serve returns.
-	Results *replay.Writer
+	Results *results.Writer
 	// Requests receives every accepted request as one native trace line
 	// (traces' JSONL), in arrival order, so predict and calibrate can
 	// replay what the gateway saw (nil: not recorded).

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -97,11 +98,11 @@ func (g *Gateway) await(ctx context.Context, req *traces.Request, wt *waiter) (r
 // failed (answered 503).
 func (g *Gateway) unreleased(w http.ResponseWriter, r *http.Request, req *traces.Request, seq int64, err error) {
 	now := g.now()
-	res := &replay.Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: -1,
+	res := &results.Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: -1,
 		Intended: req.Arrival, Released: now, Done: now, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens,
-		ErrClass: replay.ErrCanceled, Err: "the client left while the request was held in the gateway"}
+		ErrClass: results.ErrCanceled, Err: "the client left while the request was held in the gateway"}
 	if err != nil {
-		res.ErrClass, res.Err = replay.ErrRejected, "routing failed: "+err.Error()
+		res.ErrClass, res.Err = results.ErrRejected, "routing failed: "+err.Error()
 	} else if r.Context().Err() == nil {
 		res.Err = "the gateway stopped while the request was held"
 	}
@@ -115,19 +116,19 @@ func (g *Gateway) unreleased(w http.ResponseWriter, r *http.Request, req *traces
 // records it.
 func (g *Gateway) forward(ctx context.Context, cancel context.CancelFunc, w http.ResponseWriter, path string,
 	body []byte, h http.Header, req *traces.Request, seq int64, rel release) {
-	res := &replay.Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: rel.Backend,
+	res := &results.Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: rel.Backend,
 		Intended: req.Arrival, Released: rel.Released, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens,
 		PredictedHitTokens: rel.PredictedHitTokens}
 	rp := newReply(w, cancel)
 	f := &replay.Forward{Path: path, Body: body, Header: h, Reply: rp}
 	onTokens := g.rt.tokensFunc(req)
 	if rel.Prefill != nil {
-		res.PD = &replay.PrefillPhase{Backend: rel.Prefill.Backend, Protocol: g.pdProtocol()}
+		res.PD = &results.PrefillPhase{Backend: rel.Prefill.Backend, Protocol: g.pdProtocol()}
 		prefilled := false
 		onPrefill := func() {
 			prefilled = true
 			ph := *res.PD
-			g.rt.prefillDone(req, &replay.Result{Intended: res.Intended, Sent: res.PD.Sent, PD: &ph})
+			g.rt.prefillDone(req, &results.Result{Intended: res.Intended, Sent: res.PD.Sent, PD: &ph})
 		}
 		g.o.Client.ForwardPD(ctx, rel.prefillURL, rel.url, f, res, g.now, onTokens, onPrefill)
 		if !prefilled { // failed before the prefill phase could end
@@ -147,14 +148,14 @@ func (g *Gateway) forward(ctx context.Context, cancel context.CancelFunc, w http
 // finishReply answers a request whose backend never answered, and cuts
 // the client's connection when the backend's answer broke after it
 // began, so the client sees what the gateway saw.
-func (g *Gateway) finishReply(w http.ResponseWriter, rp *reply, res *replay.Result) {
+func (g *Gateway) finishReply(w http.ResponseWriter, rp *reply, res *results.Result) {
 	switch {
 	case rp.failed:
 		// The client left: nobody to answer.
 	case !rp.started && !res.OK():
 		writeError(w, upstreamStatus(res.ErrClass), "backend "+backendName(res.Backend)+": "+res.Err, "")
 	case rp.started && res.Status >= 200 && res.Status < 300 &&
-		(res.ErrClass == replay.ErrStreamBroken || res.ErrClass == replay.ErrTimeout || res.ErrClass == replay.ErrCanceled):
+		(res.ErrClass == results.ErrStreamBroken || res.ErrClass == results.ErrTimeout || res.ErrClass == results.ErrCanceled):
 		rp.abort()
 	}
 }
@@ -162,7 +163,7 @@ func (g *Gateway) finishReply(w http.ResponseWriter, rp *reply, res *replay.Resu
 // pdProtocol is the P/D protocol (two-step by default).
 func (g *Gateway) pdProtocol() string {
 	if g.o.PD == nil || g.o.PD.Protocol == "" {
-		return replay.PDTwoStep
+		return results.PDTwoStep
 	}
 	return g.o.PD.Protocol
 }

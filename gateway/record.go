@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -18,7 +18,7 @@ import (
 // the results file. Safe for concurrent use.
 type recorder struct {
 	clock   *clock
-	results *replay.Writer
+	results *results.Writer
 	m       *metrics
 
 	mu   sync.Mutex
@@ -28,7 +28,7 @@ type recorder struct {
 	err  error         // the first write error of reqs, logged once
 }
 
-func newRecorder(c *clock, results *replay.Writer, requests io.Writer, m *metrics) *recorder {
+func newRecorder(c *clock, results *results.Writer, requests io.Writer, m *metrics) *recorder {
 	r := &recorder{clock: c, results: results, m: m}
 	if requests != nil {
 		r.reqs = bufio.NewWriterSize(requests, 64<<10)
@@ -64,7 +64,7 @@ func (r *recorder) arrive(req *traces.Request) int64 {
 }
 
 // result writes one finished request and counts it.
-func (r *recorder) result(res *replay.Result) {
+func (r *recorder) result(res *results.Result) {
 	r.m.outcome(res)
 	r.mu.Lock()
 	r.last = max(r.last, res.Done)
@@ -75,7 +75,7 @@ func (r *recorder) result(res *replay.Result) {
 }
 
 // events writes policy and fleet Events.
-func (r *recorder) events(evs []replay.Event) {
+func (r *recorder) events(evs []results.Event) {
 	if r.results == nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -22,7 +23,7 @@ type routing struct {
 	urls     []string // Backend base URLs by Index
 	maxQueue int
 	m        *metrics
-	events   func([]replay.Event)
+	events   func([]results.Event)
 	// failed is the routing error last logged (logged once each).
 	failed string
 }
@@ -46,7 +47,7 @@ type waiter struct {
 // errQueueFull is the rejection of a request over Options.MaxQueue.
 var errQueueFull = errors.New("queue full")
 
-func newRouting(o Options, now func() time.Duration, m *metrics, events func([]replay.Event)) *routing {
+func newRouting(o Options, now func() time.Duration, m *metrics, events func([]results.Event)) *routing {
 	d := replay.NewDispatcher(o.Router, o.Queue, o.Capacity, o.MaxInflight, o.Backends)
 	if o.PD != nil {
 		d.SetPD(o.PD)
@@ -58,7 +59,7 @@ func newRouting(o Options, now func() time.Duration, m *metrics, events func([]r
 // admit hands req (Arrival set) to the Queue. It returns the waiter to
 // receive its release, or the Result of its rejection: by the Queue, or
 // errQueueFull's when MaxQueue requests are held already.
-func (r *routing) admit(req *traces.Request) (*waiter, *replay.Result) {
+func (r *routing) admit(req *traces.Request) (*waiter, *results.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
@@ -75,10 +76,10 @@ func (r *routing) admit(req *traces.Request) (*waiter, *replay.Result) {
 }
 
 // rejected is the Result of a request the gateway turned away at now.
-func rejected(req *traces.Request, now time.Duration, err error) *replay.Result {
-	return &replay.Result{ID: req.ID, User: req.User, Session: req.Session, Backend: -1, Intended: req.Arrival,
+func rejected(req *traces.Request, now time.Duration, err error) *results.Result {
+	return &results.Result{ID: req.ID, User: req.User, Session: req.Session, Backend: -1, Intended: req.Arrival,
 		Released: now, Sent: now, Done: now, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens,
-		ErrClass: replay.ErrRejected, Err: err.Error()}
+		ErrClass: results.ErrRejected, Err: err.Error()}
 }
 
 // pump releases what the Queue lets go to the waiting requests; a
@@ -123,10 +124,10 @@ func (r *routing) releaseOf(d replay.Dispatch) release {
 // undo ends a release nobody waits for, as a canceled Request, so the
 // Backend's in-flight count and the policies stay right.
 func (r *routing) undo(now time.Duration, d replay.Dispatch) {
-	res := &replay.Result{Backend: d.Backend, Intended: d.Req.Arrival, Released: now, Sent: now, Done: now,
-		ErrClass: replay.ErrCanceled, Err: "the client left while the request was held"}
+	res := &results.Result{Backend: d.Backend, Intended: d.Req.Arrival, Released: now, Sent: now, Done: now,
+		ErrClass: results.ErrCanceled, Err: "the client left while the request was held"}
 	if d.Prefill != nil {
-		res.PD = &replay.PrefillPhase{Backend: d.Prefill.Backend, ErrClass: replay.ErrCanceled}
+		res.PD = &results.PrefillPhase{Backend: d.Prefill.Backend, ErrClass: results.ErrCanceled}
 	}
 	r.d.Done(now, d.Req, res)
 }
@@ -159,7 +160,7 @@ func (r *routing) leave(req *traces.Request, w *waiter) bool {
 
 // done records the end of a released request and releases what that
 // frees.
-func (r *routing) done(req *traces.Request, res *replay.Result) {
+func (r *routing) done(req *traces.Request, res *results.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
@@ -170,7 +171,7 @@ func (r *routing) done(req *traces.Request, res *replay.Result) {
 
 // prefillDone records the end of req's prefill phase (ph: Intended,
 // Sent and PD set).
-func (r *routing) prefillDone(req *traces.Request, ph *replay.Result) {
+func (r *routing) prefillDone(req *traces.Request, ph *results.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()

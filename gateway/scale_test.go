@@ -15,7 +15,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // scaleWorkload is the trace every scenario replays: 8 system prompts of
@@ -119,7 +119,7 @@ func throughGateway(t *testing.T, dir, name string, n int) hits {
 	}
 	defer parts.Client.Close()
 	out := filepath.Join(dir, name+"-gateway.jsonl")
-	w, err := replay.Create(out, parts.Header)
+	w, err := results.Create(out, parts.Header)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func throughGateway(t *testing.T, dir, name string, n int) hits {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan replay.Stop, 1)
+	served := make(chan results.Stop, 1)
 	go func() {
 		st, _ := g.Serve(ctx, ln)
 		served <- st
@@ -153,7 +153,7 @@ func clientSide(t *testing.T, dir string, n int) hits {
 	t.Helper()
 	paths := runShards(t, dir, "client", n, scaleRouter, coldFleet(t))
 	out := filepath.Join(dir, "client-merged.jsonl")
-	if _, err := replay.Merge(out, paths); err != nil {
+	if _, err := results.Merge(out, paths); err != nil {
 		t.Fatal(err)
 	}
 	return hitRates(t, out)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Serve answers on ln until ctx ends (SIGTERM, Ctrl-C) or the listener
@@ -18,7 +19,7 @@ import (
 // stop line for the results file: reason "done" when every request
 // finished within the grace period, "interrupted" when some were cut.
 // Every request it accepted is in Options.Results by then.
-func (g *Gateway) Serve(ctx context.Context, ln net.Listener) (replay.Stop, error) {
+func (g *Gateway) Serve(ctx context.Context, ln net.Listener) (results.Stop, error) {
 	srv := &http.Server{Handler: g.counted(g.Handler()), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
@@ -31,7 +32,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) (replay.Stop, erro
 	reason := g.drain(srv)
 	stop := g.close(reason)
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		stop.Reason = replay.StopError(serveErr)
+		stop.Reason = results.StopError(serveErr)
 		return stop, fmt.Errorf("gateway: serve: %w", serveErr)
 	}
 	return stop, nil
@@ -49,12 +50,12 @@ func (g *Gateway) counted(h http.Handler) http.Handler {
 
 // drain stops accepting and waits up to the grace period for in-flight
 // requests; then it cuts them and waits until each is recorded.
-func (g *Gateway) drain(srv *http.Server) replay.StopReason {
+func (g *Gateway) drain(srv *http.Server) results.StopReason {
 	sctx, cancel := context.WithTimeout(context.Background(), g.o.Grace)
 	defer cancel()
-	reason := replay.StopDone
+	reason := results.StopDone
 	if err := srv.Shutdown(sctx); err != nil {
-		reason = replay.StopInterrupted
+		reason = results.StopInterrupted
 		slog.Warn("gateway: requests still in flight after the grace period are cut (recorded as canceled)",
 			"grace", g.o.Grace)
 	}
@@ -69,7 +70,7 @@ func (g *Gateway) drain(srv *http.Server) replay.StopReason {
 // streams' figures. Its Elapsed is the span of the requests, from the
 // first arrival to the last end: the time the gateway idled before and
 // after them is no part of the run its throughput is measured over.
-func (g *Gateway) close(reason replay.StopReason) replay.Stop {
+func (g *Gateway) close(reason results.StopReason) results.Stop {
 	g.cancelWork()
 	g.loops()
 	kvx, notes := g.stopKV()
@@ -79,5 +80,5 @@ func (g *Gateway) close(reason replay.StopReason) replay.Stop {
 	g.rt.mu.Lock()
 	extra := replay.MergeExtra(kvx, g.rt.d.PolicyExtra())
 	g.rt.mu.Unlock()
-	return replay.Stop{Reason: reason, Elapsed: g.rec.lastDone(), Extra: extra, Notes: notes}
+	return results.Stop{Reason: reason, Elapsed: g.rec.lastDone(), Extra: extra, Notes: notes}
 }

@@ -4,14 +4,14 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Accumulator folds the Results and Events of one Run into bounded
 // aggregates. It is used by one goroutine. Its memory grows with users,
 // Backends and time buckets, never with requests or tokens.
 type Accumulator struct {
-	h replay.Header
+	h results.Header
 	o Options
 
 	ttft, serverTTFT, tbt, tpot, e2e, queueWait, schedLag *hdrhistogram.Histogram
@@ -44,7 +44,7 @@ type Accumulator struct {
 
 // NewAccumulator returns an empty Accumulator for the Run described by h.
 // Zero fields of o take their defaults (see DefaultOptions).
-func NewAccumulator(h replay.Header, o Options) *Accumulator {
+func NewAccumulator(h results.Header, o Options) *Accumulator {
 	o = o.withDefaults()
 	a := &Accumulator{
 		h: h, o: o,
@@ -69,7 +69,7 @@ func NewAccumulator(h replay.Header, o Options) *Accumulator {
 
 // Add folds one Result in. Results whose intended arrival falls before
 // Options.Warmup are only counted as skipped.
-func (a *Accumulator) Add(r *replay.Result) {
+func (a *Accumulator) Add(r *results.Result) {
 	if r.Intended < a.o.Warmup {
 		a.skipped++
 		return
@@ -100,7 +100,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 
 // addOccupancy adds the request's waiting and in-flight time to the time
 // series.
-func (a *Accumulator) addOccupancy(r *replay.Result) {
+func (a *Accumulator) addOccupancy(r *results.Result) {
 	sent := r.Sent
 	if sent <= 0 || sent > r.Done {
 		sent = r.Done
@@ -112,7 +112,7 @@ func (a *Accumulator) addOccupancy(r *replay.Result) {
 }
 
 // addLatencies records a successful request's latencies.
-func (a *Accumulator) addLatencies(r *replay.Result) {
+func (a *Accumulator) addLatencies(r *results.Result) {
 	var over int64
 	defer func() {
 		if over > 0 {
@@ -142,7 +142,7 @@ func (a *Accumulator) addLatencies(r *replay.Result) {
 }
 
 // addTokens counts a successful request's tokens and throughput.
-func (a *Accumulator) addTokens(r *replay.Result) {
+func (a *Accumulator) addTokens(r *results.Result) {
 	a.promptTokens += int64(r.PromptTokens)
 	a.completionTokens += int64(r.CompletionTokens)
 	a.cachedTokens += int64(r.LocalCachedTokens())
@@ -158,7 +158,7 @@ func (a *Accumulator) addTokens(r *replay.Result) {
 // throughput series when they streamed: the first at the first token,
 // the others spread evenly up to done. Counting them all at done would
 // draw each completion as a burst.
-func (a *Accumulator) addThroughput(r *replay.Result) {
+func (a *Accumulator) addThroughput(r *results.Result) {
 	n := float64(r.CompletionTokens)
 	if r.FirstToken <= 0 || r.Done <= r.FirstToken || n < 2 {
 		at := r.Done
@@ -175,7 +175,7 @@ func (a *Accumulator) addThroughput(r *replay.Result) {
 // MeetsSLO reports whether r succeeded and met the bounds of slo that
 // apply to its user (TTFT, TTFOT, TPOT, E2E; a zero bound is not
 // checked). A request with no output token misses a TTFOT bound.
-func MeetsSLO(slo SLO, r *replay.Result) bool {
+func MeetsSLO(slo SLO, r *results.Result) bool {
 	if !r.OK() {
 		return false
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 func TestAccumulatorHandComputed(t *testing.T) {
@@ -76,7 +76,7 @@ func TestAccumulatorHandComputed(t *testing.T) {
 			}
 		})
 	}
-	if s.Errors[replay.ErrHTTP5xx] != 1 {
+	if s.Errors[results.ErrHTTP5xx] != 1 {
 		t.Errorf("errors = %v, want http-5xx 1", s.Errors)
 	}
 }
@@ -115,9 +115,9 @@ func TestNoSLOMeansEverySuccessMeets(t *testing.T) {
 }
 
 func TestRunChecksFromStop(t *testing.T) {
-	s := finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: map[string]float64{
-		replay.ExtraRequestedRate: 10, replay.ExtraAchievedRate: 8, replay.ExtraMockLateP99: 15000, replay.ExtraMockLateMax: 22000,
-		replay.ExtraMockSteps: 4321, replay.ExtraPrefixQueries: 1000, replay.ExtraPrefixHits: 250}})
+	s := finishHand(DefaultOptions(), &results.Stop{Reason: "done", Extra: map[string]float64{
+		results.ExtraRequestedRate: 10, results.ExtraAchievedRate: 8, results.ExtraMockLateP99: 15000, results.ExtraMockLateMax: 22000,
+		results.ExtraMockSteps: 4321, results.ExtraPrefixQueries: 1000, results.ExtraPrefixHits: 250}})
 	got := []float64{s.Rate.Requested, s.Rate.Achieved, s.MockStepLate.P99, s.MockStepLate.Max, s.MockStepLate.Steps,
 		s.HitRate.Scraped}
 	want := []float64{10, 8, 15, 22, 4321, 0.25}
@@ -136,18 +136,18 @@ func TestRunChecksFromStop(t *testing.T) {
 func TestStopWarnings(t *testing.T) {
 	tests := []struct {
 		name   string
-		stop   *replay.Stop
+		stop   *results.Stop
 		warmup time.Duration
 		want   string // prefix of the first warning; "" for no stop warning
 	}{
 		{"killed", nil, 0, "the run was killed: "},
-		{"interrupted", &replay.Stop{Reason: "interrupted", Elapsed: 7 * time.Second}, 0,
+		{"interrupted", &results.Stop{Reason: "interrupted", Elapsed: 7 * time.Second}, 0,
 			"the run was interrupted (after 7 s): "},
 		// 5 requests replayed, 2 of them before the 1.5 s warm-up cut.
-		{"error limit", &replay.Stop{Reason: replay.StopErrorLimit, Elapsed: 9500 * ms1}, 1500 * ms1,
+		{"error limit", &results.Stop{Reason: results.StopErrorLimit, Elapsed: 9500 * ms1}, 1500 * ms1,
 			"the run was cut short on errors (5 requests replayed in 10 s): its error rate passed the limit"},
-		{"done", &replay.Stop{Reason: "done", Elapsed: 10 * time.Second}, 0, ""},
-		{"max requests", &replay.Stop{Reason: "max-requests", Elapsed: 10 * time.Second}, 0, ""},
+		{"done", &results.Stop{Reason: "done", Elapsed: 10 * time.Second}, 0, ""},
+		{"max requests", &results.Stop{Reason: "max-requests", Elapsed: 10 * time.Second}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,19 +179,19 @@ func TestHostStealWarning(t *testing.T) {
 		extra map[string]float64
 		want  string // the warning; "" for none
 	}{
-		{"heavy steal", map[string]float64{replay.ExtraHostStealPct: 24.96, replay.ExtraHostBusyPct: 40},
+		{"heavy steal", map[string]float64{results.ExtraHostStealPct: 24.96, results.ExtraHostBusyPct: 40},
 			prefix + " (CPU steal 25.0 % of CPU time): timing figures such as schedule lag and TTFT may reflect " +
 				"the host rather than the policy"},
-		{"just above", map[string]float64{replay.ExtraHostStealPct: 2.06}, prefix + " (CPU steal 2.1 % of CPU time): " +
+		{"just above", map[string]float64{results.ExtraHostStealPct: 2.06}, prefix + " (CPU steal 2.1 % of CPU time): " +
 			"timing figures such as schedule lag and TTFT may reflect the host rather than the policy"},
-		{"at the threshold", map[string]float64{replay.ExtraHostStealPct: 2}, ""},
-		{"quiet host", map[string]float64{replay.ExtraHostStealPct: 0.2, replay.ExtraHostBusyPct: 95}, ""},
-		{"busy only", map[string]float64{replay.ExtraHostBusyPct: 100}, ""},
+		{"at the threshold", map[string]float64{results.ExtraHostStealPct: 2}, ""},
+		{"quiet host", map[string]float64{results.ExtraHostStealPct: 0.2, results.ExtraHostBusyPct: 95}, ""},
+		{"busy only", map[string]float64{results.ExtraHostBusyPct: 100}, ""},
 		{"not measured", nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := finishHand(DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra})
+			s := finishHand(DefaultOptions(), &results.Stop{Reason: "done", Extra: tt.extra})
 			var got string
 			for _, w := range s.Warnings {
 				if strings.HasPrefix(w, prefix) {
@@ -217,7 +217,7 @@ func TestOverRangeWarns(t *testing.T) {
 	for _, r := range append(rs, &late) {
 		a.Add(r)
 	}
-	s := a.Finish(&replay.Stop{Reason: "done", Elapsed: late.Done})
+	s := a.Finish(&results.Stop{Reason: "done", Elapsed: late.Done})
 	if s.OverRange != 1 {
 		t.Errorf("OverRange = %d, want 1 (one request, several latencies over)", s.OverRange)
 	}

@@ -3,7 +3,7 @@ package metrics
 import (
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // userAcc aggregates one user's requests.
@@ -37,7 +37,7 @@ func newUserAcc(buckets int) *userAcc {
 // intended lengths, falling back to the measured ones) and the service it
 // received, spread evenly from first token to done as in the VTC
 // artifact's analysis.
-func (u *userAcc) arrive(r *replay.Result, o Options) {
+func (u *userAcc) arrive(r *results.Result, o Options) {
 	u.requests++
 	in, out := r.InputTokens, r.OutputTokens
 	if in == 0 {
@@ -131,7 +131,7 @@ type backendAcc struct {
 	firstGen, lastGen float64
 }
 
-func (b *backendAcc) add(r *replay.Result) {
+func (b *backendAcc) add(r *results.Result) {
 	b.requests++
 	if !r.OK() {
 		b.errors++

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Event sources and value names the Accumulator reads.
@@ -36,7 +36,7 @@ var (
 // counters per user for the plots, and scraped prefix-cache counters and
 // KV usage per Backend. Events
 // before the warm-up cut are ignored; unknown sources are ignored.
-func (a *Accumulator) AddEvent(e *replay.Event) {
+func (a *Accumulator) AddEvent(e *results.Event) {
 	if e == nil || a.addFleet(e) || e.At < a.o.Warmup {
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // maxPlottedUsers is how many users (largest demand first) the cumulative
@@ -15,7 +15,7 @@ const maxPlottedUsers = 8
 // Finish freezes the aggregates into a Summary. stop is the results
 // file's stop line, nil when the Run was killed. The Accumulator may not
 // be used afterwards.
-func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
+func (a *Accumulator) Finish(stop *results.Stop) *Summary {
 	s := &Summary{Header: a.h, Stop: stop, Options: a.o, Requests: a.requests, OK: a.ok,
 		WarmupSkipped: a.skipped, Errors: a.errors}
 	s.Window = a.window(stop)
@@ -59,7 +59,7 @@ func (a *Accumulator) Finish(stop *replay.Stop) *Summary {
 
 // window is [Warmup, last completion]; a Run with no Results falls back
 // to its stop line's elapsed time.
-func (a *Accumulator) window(stop *replay.Stop) Window {
+func (a *Accumulator) window(stop *results.Stop) Window {
 	end := a.lastDone
 	if end == 0 && stop != nil {
 		end = stop.Elapsed
@@ -86,7 +86,7 @@ func Ratio(a, b float64) float64 {
 
 // hitRate computes the hit rates; the scraped one comes from the stop
 // line's counter deltas when present, else from scrape Events.
-func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
+func (a *Accumulator) hitRate(stop *results.Stop) HitRate {
 	h := HitRate{Server: Ratio(float64(a.cachedTokens), float64(a.basis.knownPrompt)),
 		Scraped: math.NaN(), Predicted: math.NaN()}
 	if a.predicted {
@@ -105,8 +105,8 @@ func (a *Accumulator) hitRate(stop *replay.Stop) HitRate {
 		h.Scraped = Ratio(hits, queries)
 	}
 	if stop != nil {
-		q, okQ := stop.Extra[replay.ExtraPrefixQueries]
-		hh, okH := stop.Extra[replay.ExtraPrefixHits]
+		q, okQ := stop.Extra[results.ExtraPrefixQueries]
+		hh, okH := stop.Extra[results.ExtraPrefixHits]
 		if okQ && okH {
 			h.Scraped = Ratio(hh, q)
 		}

@@ -3,7 +3,7 @@ package metrics
 import (
 	"math"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // backendRows returns one row per Backend, in header order.
@@ -48,7 +48,7 @@ func balanceOf(rows []BackendSummary) Balance {
 // lateness from the stop line (NaN when absent). The lateness covers the
 // mock's lifetime when it was scraped, unless the Run's mode is the
 // in-process fleet ("mock"), whose own figures replace the scraped ones.
-func runChecks(stop *replay.Stop, mode replay.Mode) (RateCheck, Lateness) {
+func runChecks(stop *results.Stop, mode results.Mode) (RateCheck, Lateness) {
 	get := func(k string, scale float64) float64 {
 		if stop == nil {
 			return math.NaN()
@@ -59,14 +59,14 @@ func runChecks(stop *replay.Stop, mode replay.Mode) (RateCheck, Lateness) {
 		}
 		return v * scale
 	}
-	return RateCheck{Requested: get(replay.ExtraRequestedRate, 1), Achieved: get(replay.ExtraAchievedRate, 1)},
-		Lateness{P50: get(replay.ExtraMockLateP50, 1e-3), P99: get(replay.ExtraMockLateP99, 1e-3), Max: get(replay.ExtraMockLateMax, 1e-3),
-			Steps: get(replay.ExtraMockSteps, 1), Lifetime: get(replay.ExtraMockLateScraped, 1) > 0 && mode != replay.ModeMock}
+	return RateCheck{Requested: get(results.ExtraRequestedRate, 1), Achieved: get(results.ExtraAchievedRate, 1)},
+		Lateness{P50: get(results.ExtraMockLateP50, 1e-3), P99: get(results.ExtraMockLateP99, 1e-3), Max: get(results.ExtraMockLateMax, 1e-3),
+			Steps: get(results.ExtraMockSteps, 1), Lifetime: get(results.ExtraMockLateScraped, 1) > 0 && mode != results.ModeMock}
 }
 
 // hostCPU reads the host's CPU steal and busy shares from the stop line
 // (NaN when absent).
-func hostCPU(stop *replay.Stop) HostCPU {
+func hostCPU(stop *results.Stop) HostCPU {
 	get := func(k string) float64 {
 		if stop == nil {
 			return math.NaN()
@@ -76,7 +76,7 @@ func hostCPU(stop *replay.Stop) HostCPU {
 		}
 		return math.NaN()
 	}
-	return HostCPU{StealPct: get(replay.ExtraHostStealPct), BusyPct: get(replay.ExtraHostBusyPct)}
+	return HostCPU{StealPct: get(results.ExtraHostStealPct), BusyPct: get(results.ExtraHostBusyPct)}
 }
 
 // series collects the plotted time series.

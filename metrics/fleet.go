@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // FleetChange is one Backend joining or leaving a live fleet mid-run
@@ -32,7 +33,7 @@ func (c FleetChange) String() string {
 // addFleet records a fleet: event; it reports false for other sources.
 // A Backend that joined is added to the rows (the header lists the
 // fleet at the start only).
-func (a *Accumulator) addFleet(e *replay.Event) bool {
+func (a *Accumulator) addFleet(e *results.Event) bool {
 	url, ok := strings.CutPrefix(e.Source, replay.FleetEventPrefix)
 	if !ok {
 		return false

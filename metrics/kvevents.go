@@ -6,6 +6,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // KVEventStats is what one backend's KV event stream delivered to a
@@ -43,7 +44,7 @@ type KVEventStats struct {
 
 // kvEventRows reads the per-backend KV event figures from the stop line
 // (nil when the Run's router read no KV events).
-func kvEventRows(stop *replay.Stop, backends int) []KVEventStats {
+func kvEventRows(stop *results.Stop, backends int) []KVEventStats {
 	if stop == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 func TestKVEventRowsAndWarnings(t *testing.T) {
@@ -20,7 +21,7 @@ func TestKVEventRowsAndWarnings(t *testing.T) {
 	set(2, map[string]float64{"subscribed": 1})
 	set(3, map[string]float64{"subscribed": 1, "malformed": 5})
 	set(4, map[string]float64{"subscribed": 1, "batches": 2, "events": 9, "lost_at_start": 3, "orphans": 6, "blocks": 4})
-	s := &Summary{Stop: &replay.Stop{Extra: extra}}
+	s := &Summary{Stop: &results.Stop{Extra: extra}}
 	s.KVEvents = kvEventRows(s.Stop, 5)
 	if len(s.KVEvents) != 5 || s.KVEvents[0].Gaps != 2 || s.KVEvents[0].Replayed != 3 || !s.KVEvents[1].Unreachable ||
 		s.KVEvents[4].LostAtStart != 3 || s.KVEvents[4].Orphans != 6 || s.KVEvents[4].Malformed != 0 {
@@ -39,7 +40,7 @@ func TestKVEventRowsAndWarnings(t *testing.T) {
 	if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[1], "published 5 batches that could not be decoded (first error: x)") {
 		t.Errorf("warnings %q", s.Warnings)
 	}
-	if rows := kvEventRows(&replay.Stop{}, 4); rows != nil {
+	if rows := kvEventRows(&results.Stop{}, 4); rows != nil {
 		t.Errorf("rows without KV extras: %+v", rows)
 	}
 }

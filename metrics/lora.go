@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // LoRAView says where the lora-affinity filter read each Backend's
@@ -34,7 +34,7 @@ func (v LoRAView) Source() string {
 
 // loraView reads the filter's figures from the stop line (nil when the
 // Run had no lora-affinity filter).
-func loraView(stop *replay.Stop) *LoRAView {
+func loraView(stop *results.Stop) *LoRAView {
 	if stop == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // PDSummary is the prefill/decode split of a disaggregated Run (one whose
@@ -19,7 +20,7 @@ type PDSummary struct {
 	// kv_transfer_params and that were sent to their decode Backend alone.
 	Fallbacks int64 `json:"fallbacks"`
 	// PrefillErrors counts failed prefill phases by error class
-	// (replay.ErrNoKVParams among them).
+	// (results.ErrNoKVParams among them).
 	PrefillErrors map[string]int64 `json:"prefill_errors"`
 	// Prefill, Transfer and FirstDecode split the TTFT of successful
 	// disaggregated Requests whose split is known: prefill answer,
@@ -74,7 +75,7 @@ func (p *pdAcc) role(i int) string {
 }
 
 // add folds one Result in.
-func (p *pdAcc) add(r *replay.Result) {
+func (p *pdAcc) add(r *results.Result) {
 	if r.Backend < 0 {
 		return
 	}
@@ -108,7 +109,7 @@ func (p *pdAcc) phase(b int, d time.Duration) {
 }
 
 // split records the TTFT split of a successful disaggregated Result.
-func (p *pdAcc) split(r *replay.Result) {
+func (p *pdAcc) split(r *results.Result) {
 	if !r.OK() || r.FirstToken == 0 || r.PD.Fallback {
 		return
 	}

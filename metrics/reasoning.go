@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Reasoning is what a Run's reasoning models spent on reasoning, over
@@ -39,7 +39,7 @@ func newReasoningAcc() reasoningAcc { return reasoningAcc{ttfot: newHist()} }
 
 // add folds in a successful request; it returns 1 when its TTFOT was
 // clamped to the histogram's ceiling.
-func (a *reasoningAcc) add(r *replay.Result) int64 {
+func (a *reasoningAcc) add(r *results.Result) int64 {
 	a.outputTokens += int64(r.CompletionTokens)
 	if r.FirstToken > 0 {
 		a.withFirstToken++

@@ -9,6 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // maxTurnRows is how many turn indexes get their own TTFT row; later
@@ -53,7 +54,7 @@ type SessionSummary struct {
 }
 
 // addStop copies the pacing's counts from the stop line (s may be nil).
-func (s *SessionSummary) addStop(stop *replay.Stop) {
+func (s *SessionSummary) addStop(stop *results.Stop) {
 	if s == nil {
 		return
 	}
@@ -110,7 +111,7 @@ type sessionsAcc struct {
 }
 
 // add folds one Result of a session.
-func (a *sessionsAcc) add(r *replay.Result) {
+func (a *sessionsAcc) add(r *results.Result) {
 	if r.Session == "" {
 		return
 	}
@@ -140,7 +141,7 @@ func (a *sessionsAcc) add(r *replay.Result) {
 // pair counts r as early when the turn before it ended after r was
 // sent, and the turn after it as early when it was sent before r ended.
 // A turn is forgotten once both its neighbours were compared with it.
-func (a *sessionsAcc) pair(s *sessionAcc, r *replay.Result) {
+func (a *sessionsAcc) pair(s *sessionAcc, r *results.Result) {
 	k := r.Turn
 	cur := &turnSeen{sent: r.Sent, done: r.Done, prev: k == 0}
 	if p := s.open[k-1]; p != nil {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Summarize streams the results file at path through an Accumulator and
@@ -24,7 +24,7 @@ func Summarize(path string, o Options) (*Summary, error) {
 
 // SummarizeReader is Summarize over r; name is used in errors.
 func SummarizeReader(name string, r io.Reader, o Options) (*Summary, error) {
-	rd, err := replay.NewReader(name, r)
+	rd, err := results.NewReader(name, r)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@ package metrics
 import (
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Summary is everything a report shows about one Run. Latencies are in
@@ -14,7 +14,7 @@ type Summary struct {
 	// the same policy ("" until then).
 	label string
 	// Header is the Run's header from its results file.
-	Header replay.Header `json:"header"`
+	Header results.Header `json:"header"`
 	// PromptTokenRatio is Σ the servers' prompt tokens / Σ the trace's,
 	// over successful requests with both (NaN when none): 1 when the
 	// servers count prompts as the trace does.
@@ -23,7 +23,7 @@ type Summary struct {
 	// chunk (TPOT n/a).
 	unstreamed int64
 	// Stop is the stop line (nil when the Run was killed).
-	Stop *replay.Stop `json:"stop,omitempty"`
+	Stop *results.Stop `json:"stop,omitempty"`
 	// Options are the options the Summary was built with.
 	Options Options `json:"options"`
 	// Window is the measured window: from the warm-up cut to the last

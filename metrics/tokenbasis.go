@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // warnTokenRatio: the servers counted prompts more than 5 % longer or
@@ -35,7 +35,7 @@ type tokenBasis struct {
 }
 
 // add folds in one successful Result.
-func (t *tokenBasis) add(r *replay.Result) {
+func (t *tokenBasis) add(r *results.Result) {
 	t.intended += int64(intendedPrompt(r))
 	if !r.NoCached {
 		t.knownPrompt += int64(r.PromptTokens)
@@ -51,7 +51,7 @@ func (t *tokenBasis) add(r *replay.Result) {
 }
 
 // intendedPrompt is the trace's prompt length, else the server's count.
-func intendedPrompt(r *replay.Result) int {
+func intendedPrompt(r *results.Result) int {
 	if r.InputTokens > 0 {
 		return r.InputTokens
 	}
@@ -69,17 +69,17 @@ func (t *tokenBasis) ratio() float64 {
 // and TPOT that unstreamed responses cannot give.
 func tokenWarnings(s *Summary) {
 	for _, b := range s.Backends {
-		if b.Requests > b.Errors && math.IsNaN(b.HitRate) && s.Header.Mode != replay.ModeSim {
+		if b.Requests > b.Errors && math.IsNaN(b.HitRate) && s.Header.Mode != results.ModeSim {
 			s.addWarning(Warning{"no cached-token count in responses from " + b.URL,
 				"its server hit rate is n/a (vLLM reports it with --enable-prompt-tokens-details, SGLang with --enable-cache-report, llama.cpp in timings.cache_n)", ""})
 		}
 	}
 	if s.Stop != nil {
-		if f, n := s.Stop.Extra[replay.ExtraScrapeFailures], s.Stop.Extra[replay.ExtraScrapes]; f > 0 {
+		if f, n := s.Stop.Extra[results.ExtraScrapeFailures], s.Stop.Extra[results.ExtraScrapes]; f > 0 {
 			s.addWarning(Warning{"scrapes of /metrics failed", "scraped figures cover only the scrapes that succeeded",
 				fmt.Sprintf("%.0f of %.0f", f, n)})
 		}
-		if u := s.Stop.Extra[replay.ExtraScrapeUnknown]; u > 0 {
+		if u := s.Stop.Extra[results.ExtraScrapeUnknown]; u > 0 {
 			s.addWarning(Warning{"/metrics pages without any of the dialect's names",
 				"their scraped figures are n/a, not idle servers; check --dialect (the run's log names the namespaces found)",
 				fmt.Sprintf("%.0f backends", u)})

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // basisRun folds results of one shape into a Summary: n requests to
 // backend b0, each with the given intended and server prompt tokens.
-func basisRun(t *testing.T, stop *replay.Stop, mk func(i int) *replay.Result) *Summary {
+func basisRun(t *testing.T, stop *results.Stop, mk func(i int) *results.Result) *Summary {
 	t.Helper()
-	h := replay.Header{Backends: []string{"http://b0"}, Config: replay.RunConfig{Stream: new(true)}}
+	h := results.Header{Backends: []string{"http://b0"}, Config: results.RunConfig{Stream: new(true)}}
 	if r := mk(0); r.Chunks < 2 {
 		h.Config.Stream = new(false)
 	}
@@ -22,7 +22,7 @@ func basisRun(t *testing.T, stop *replay.Stop, mk func(i int) *replay.Result) *S
 		a.Add(mk(i))
 	}
 	if stop == nil {
-		stop = &replay.Stop{Reason: "done", Elapsed: 5 * time.Second}
+		stop = &results.Stop{Reason: "done", Elapsed: 5 * time.Second}
 	}
 	return a.Finish(stop)
 }
@@ -37,16 +37,16 @@ func hasWarning(s *Summary, sub string) bool {
 }
 
 func TestTokenBasis(t *testing.T) {
-	result := func(i int) *replay.Result {
-		return &replay.Result{User: "u", Intended: time.Duration(i) * time.Second, Sent: time.Duration(i) * time.Second,
+	result := func(i int) *results.Result {
+		return &results.Result{User: "u", Intended: time.Duration(i) * time.Second, Sent: time.Duration(i) * time.Second,
 			FirstToken: time.Duration(i)*time.Second + 100*time.Millisecond, Done: time.Duration(i)*time.Second + 500*time.Millisecond,
 			Chunks: 5, CompletionTokens: 5, OutputTokens: 5, InputTokens: 544, PromptTokens: 1410, CachedTokens: 1092,
 			PredictedHitTokens: 421}
 	}
 	tests := []struct {
 		name      string
-		mk        func(i int) *replay.Result
-		stop      *replay.Stop
+		mk        func(i int) *results.Result
+		stop      *results.Stop
 		server    float64 // NaN: n/a
 		predicted float64
 		ratio     float64
@@ -55,21 +55,21 @@ func TestTokenBasis(t *testing.T) {
 	}{
 		{"a longer tokenizer: predicted on the trace's basis, ratio shown", result, nil,
 			1092.0 / 1410, 421.0 / 544, 1410.0 / 544, []string{"another basis than the trace", "2.592 server tokens"}, false},
-		{"no cached count: n/a and a warning naming the backend", func(i int) *replay.Result {
+		{"no cached count: n/a and a warning naming the backend", func(i int) *results.Result {
 			r := result(i)
 			r.NoCached, r.CachedTokens, r.PromptTokens = true, 0, 544
 			return r
 		}, nil, math.NaN(), 421.0 / 544, 1, []string{"no cached-token count in responses from http://b0"}, false},
-		{"not streamed: TPOT n/a", func(i int) *replay.Result {
+		{"not streamed: TPOT n/a", func(i int) *results.Result {
 			r := result(i)
 			r.Chunks, r.FirstToken, r.PromptTokens, r.CachedTokens = 1, r.Done, 544, 0
 			return r
 		}, nil, 0, 421.0 / 544, 1, []string{"responses were not streamed"}, true},
-		{"scrape failures counted", func(i int) *replay.Result {
+		{"scrape failures counted", func(i int) *results.Result {
 			r := result(i)
 			r.PromptTokens, r.CachedTokens = 544, 272
 			return r
-		}, &replay.Stop{Reason: "done", Elapsed: 5 * time.Second, Extra: map[string]float64{replay.ExtraScrapes: 10, replay.ExtraScrapeFailures: 3, replay.ExtraScrapeUnknown: 1}},
+		}, &results.Stop{Reason: "done", Elapsed: 5 * time.Second, Extra: map[string]float64{results.ExtraScrapes: 10, results.ExtraScrapeFailures: 3, results.ExtraScrapeUnknown: 1}},
 			0.5, 421.0 / 544, 1, []string{"scrapes of /metrics failed (3 of 10)", "without any of the dialect's names (1 backends)"}, false},
 	}
 	for _, tc := range tests {
@@ -114,20 +114,20 @@ func approx(a, b float64) bool {
 // backend whose scraped generated tokens fall well short of what the
 // client received is flagged as more than one server.
 func TestBenchWarnings(t *testing.T) {
-	h := replay.Header{Backends: []string{"http://b0", "http://b1"},
-		Config: replay.RunConfig{BenchCaches: "persisted: cannot flush", BenchOrder: "2 of 3"}}
+	h := results.Header{Backends: []string{"http://b0", "http://b1"},
+		Config: results.RunConfig{BenchCaches: "persisted: cannot flush", BenchOrder: "2 of 3"}}
 	a := NewAccumulator(h, DefaultOptions())
 	for i := range 20 {
-		a.Add(&replay.Result{Backend: i % 2, Intended: time.Duration(i) * 100 * time.Millisecond, Sent: 1,
+		a.Add(&results.Result{Backend: i % 2, Intended: time.Duration(i) * 100 * time.Millisecond, Sent: 1,
 			FirstToken: time.Duration(i)*100*time.Millisecond + 10, Done: time.Duration(i)*100*time.Millisecond + 50,
 			Chunks: 100, CompletionTokens: 100, PromptTokens: 10, InputTokens: 10})
 	}
 	for _, at := range []time.Duration{0, 3 * time.Second} {
 		g := float64(at / time.Second * 333) // b0: 999 of 1,000 tokens; b1: half
-		a.AddEvent(&replay.Event{At: at, Source: "scrape:0", Values: map[string]float64{"generation_tokens_total": g * 1.001}})
-		a.AddEvent(&replay.Event{At: at, Source: "scrape:1", Values: map[string]float64{"generation_tokens_total": g / 2}})
+		a.AddEvent(&results.Event{At: at, Source: "scrape:0", Values: map[string]float64{"generation_tokens_total": g * 1.001}})
+		a.AddEvent(&results.Event{At: at, Source: "scrape:1", Values: map[string]float64{"generation_tokens_total": g / 2}})
 	}
-	s := a.Finish(&replay.Stop{Reason: "done", Elapsed: 3 * time.Second})
+	s := a.Finish(&results.Stop{Reason: "done", Elapsed: 3 * time.Second})
 	for _, w := range []string{"prefix caches persisted between policies", "ran 2 of 3", "more than one server answers at http://b1"} {
 		if !hasWarning(s, w) {
 			t.Errorf("no warning %q in %q", w, s.Warnings)

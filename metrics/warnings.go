@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Thresholds of the warnings a report prints.
@@ -108,10 +108,10 @@ func stopWarnings(s *Summary) {
 	switch {
 	case s.Stop == nil:
 		s.addWarning(Warning{"the run was killed", "there is no stop line; the figures cover what was written", ""})
-	case s.Stop.Reason == replay.StopInterrupted:
+	case s.Stop.Reason == results.StopInterrupted:
 		s.addWarning(Warning{"the run was interrupted", "the figures cover the requests finished by then",
 			fmt.Sprintf("after %.0f s", s.Stop.Elapsed.Seconds())})
-	case s.Stop.Reason == replay.StopErrorLimit:
+	case s.Stop.Reason == results.StopErrorLimit:
 		s.addWarning(Warning{"the run was cut short on errors",
 			"its error rate passed the limit, so it stopped early; the figures cover the requests replayed by then",
 			fmt.Sprintf("%d requests replayed in %.0f s", s.Requests+s.WarmupSkipped, s.Stop.Elapsed.Seconds())})

@@ -3,7 +3,7 @@ package policies
 import "time"
 
 // StateEvent is one sample of a Queue's internal state, written to the
-// results file as a replay.Event so reports can plot it over time.
+// results file as a results.Event so reports can plot it over time.
 type StateEvent struct {
 	// Source names the emitter: "multi-bin", "vtc", "lcf" or "rpm".
 	Source string
@@ -17,7 +17,7 @@ type StateEvent struct {
 // plotting. The replay calls StateEvents from its scheduler goroutine after
 // every Release call that returned Requests, after every Feedback.Done and
 // on a periodic tick (once per second of Run time), and writes each
-// returned StateEvent as replay.Event{At: now, Source: e.Source, Values:
+// returned StateEvent as results.Event{At: now, Source: e.Source, Values:
 // e.Values}. StateEvents returns nil when nothing changed since the last
 // returned sample, or when the Queue's event_interval has not yet passed
 // since it; the returned maps are fresh and the caller may keep them.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -130,7 +131,7 @@ func (c *Client) Close() { c.tr.CloseIdleConnections() }
 // hangs: every phase has a timeout, and ctx's end stops it with
 // ErrCanceled. A failure is recorded in res, never returned. res must
 // not be nil.
-func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *Result,
+func (c *Client) Do(ctx context.Context, base string, req *traces.Request, res *results.Result,
 	now func() time.Duration, onTokens func(n int)) {
 	c.do(ctx, base, req, res, now, onTokens, nil)
 }
@@ -145,7 +146,7 @@ type sendExtras struct {
 }
 
 // do is Do with extras (nil: none).
-func (c *Client) do(ctx context.Context, base string, req *traces.Request, res *Result,
+func (c *Client) do(ctx context.Context, base string, req *traces.Request, res *results.Result,
 	now func() time.Duration, onTokens func(n int), x *sendExtras) {
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -163,7 +164,7 @@ func (c *Client) do(ctx context.Context, base string, req *traces.Request, res *
 // an error answer's included, and the rest after the end (a proxy passes
 // it all on); without one the rest is read briefly so the connection
 // returns to the pool.
-func (c *Client) exchange(ctx, rctx context.Context, cancel context.CancelCauseFunc, hreq *http.Request, res *Result,
+func (c *Client) exchange(ctx, rctx context.Context, cancel context.CancelCauseFunc, hreq *http.Request, res *results.Result,
 	now func() time.Duration, onTokens func(n int), x *sendExtras, reply Reply) {
 	pt := startPhaseTimer(cancel, c.o.FirstByteTimeout)
 	defer pt.stop()
@@ -171,10 +172,10 @@ func (c *Client) exchange(ctx, rctx context.Context, cancel context.CancelCauseF
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
 		class := classify(ctx, rctx, err)
-		if class == ErrStreamBroken {
+		if class == results.ErrStreamBroken {
 			// Cut before any response (reset, EOF on a fresh or pooled
 			// connection): the connection failed, there was no stream.
-			class = ErrConnect
+			class = results.ErrConnect
 		}
 		c.fail(res, now, class, errText(rctx, err))
 		return
@@ -211,7 +212,7 @@ func (c *Client) exchange(ctx, rctx context.Context, cancel context.CancelCauseF
 // and error that stop it before sending.
 func (c *Client) newRequest(ctx context.Context, base string, req *traces.Request, x *sendExtras) (*http.Request, string, error) {
 	if req == nil {
-		return nil, ErrBadPayload, errors.New("no request to send")
+		return nil, results.ErrBadPayload, errors.New("no request to send")
 	}
 	var edit func(map[string]any)
 	if x != nil {
@@ -219,11 +220,11 @@ func (c *Client) newRequest(ctx context.Context, base string, req *traces.Reques
 	}
 	body, err := c.bodyWith(c.exactChat(ctx, base, req), edit)
 	if err != nil {
-		return nil, ErrBadPayload, err
+		return nil, results.ErrBadPayload, err
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL(base)+c.endpoint(), bytes.NewReader(body))
 	if err != nil {
-		return nil, ErrConnect, fmt.Errorf("backend address %q: %w", base, err)
+		return nil, results.ErrConnect, fmt.Errorf("backend address %q: %w", base, err)
 	}
 	c.setHeaders(hreq)
 	if x != nil {
@@ -245,7 +246,7 @@ const drainTimeout = 250 * time.Millisecond
 
 // read consumes a 2xx response body, streamed or not, and reports
 // whether it succeeded.
-func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Reader, res *Result,
+func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Reader, res *results.Result,
 	now func() time.Duration, onTokens func(n int)) bool {
 	st := &tokenStats{res: res, now: now, onTokens: onTokens, d: c.o.Dialect, salt: c.saltLen(),
 		responses: c.o.API == APIResponses}
@@ -268,7 +269,7 @@ func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Read
 }
 
 // fail records an error outcome; secrets are removed from the text.
-func (c *Client) fail(res *Result, now func() time.Duration, class, msg string) {
+func (c *Client) fail(res *results.Result, now func() time.Duration, class, msg string) {
 	res.Done = now()
 	res.ErrClass = class
 	res.Err = redact(msg, c.secrets)

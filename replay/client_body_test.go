@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -113,9 +114,9 @@ func TestHeadersAndKey(t *testing.T) {
 	c := NewClient(ClientOptions{API: APIChat, APIKey: key, Stream: true, Headers: map[string]string{"X-Tenant": "t1"}})
 	defer c.Close()
 	var clk vclock
-	var res Result
+	var res results.Result
 	c.Do(context.Background(), srv.URL+"/v1", &traces.Request{ID: "k"}, &res, clk.now, nil)
-	checkOutcome(t, &res, ErrHTTP4xx, "HTTP 401")
+	checkOutcome(t, &res, results.ErrHTTP4xx, "HTTP 401")
 	got := <-seen
 	if strings.Contains(res.Err, key) || !strings.Contains(res.Err, "[redacted]") {
 		t.Errorf("Err = %q: key not redacted", res.Err)
@@ -143,7 +144,7 @@ func TestCredentialHeadersRedacted(t *testing.T) {
 		"Authorization": "Bearer hdr-secret-1", "X-Api-Key": "xk-secret-2", "X-Tenant": "t1"}})
 	defer c.Close()
 	var clk vclock
-	var res Result
+	var res results.Result
 	c.Do(context.Background(), srv.URL, &traces.Request{ID: "h"}, &res, clk.now, nil)
 	_, modelsErr := ListModels(context.Background(), c, srv.URL)
 	for name, text := range map[string]string{"Result.Err": res.Err, "ListModels": fmt.Sprint(modelsErr)} {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 // maxErrBody is how much of a 4xx/5xx response body goes into Result.Err.
@@ -19,34 +21,34 @@ const maxErrBody = 200
 // request's own context, whose cause tells a first-byte or idle timeout.
 func classify(ctx, rctx context.Context, err error) string {
 	if ctx.Err() != nil {
-		return ErrCanceled
+		return results.ErrCanceled
 	}
 	var ce *classedError
 	if errors.As(err, &ce) {
 		return ce.class
 	}
 	if c := context.Cause(rctx); errors.Is(c, errFirstByte) || errors.Is(c, errIdle) {
-		return ErrTimeout
+		return results.ErrTimeout
 	}
 	var cte *connectTimeoutError
 	if errors.As(err, &cte) {
-		return ErrTimeout
+		return results.ErrTimeout
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		if op.Timeout() {
-			return ErrTimeout
+			return results.ErrTimeout
 		}
-		return ErrConnect
+		return results.ErrConnect
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return ErrTimeout
+		return results.ErrTimeout
 	}
 	if isURLParse(err) {
-		return ErrConnect
+		return results.ErrConnect
 	}
-	return ErrStreamBroken
+	return results.ErrStreamBroken
 }
 
 // isURLParse reports an unusable Backend address (no connection tried).
@@ -91,13 +93,13 @@ func printable(b []byte) string {
 func statusClass(code int) string {
 	switch {
 	case code >= 500:
-		return ErrHTTP5xx
+		return results.ErrHTTP5xx
 	case code == http.StatusNotFound:
-		return ErrUnknownModel
+		return results.ErrUnknownModel
 	case code >= 400:
-		return ErrHTTP4xx
+		return results.ErrHTTP4xx
 	}
-	return ErrBadPayload // 1xx/3xx: not an answer the API gives
+	return results.ErrBadPayload // 1xx/3xx: not an answer the API gives
 }
 
 // clipString returns at most n bytes of s, with "…" when cut.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -88,13 +89,13 @@ func TestDoFaults(t *testing.T) {
 		wantCh    int    // Chunks
 	}{
 		{"happy path", sseHandler(roleChunk, tokChunk, tokChunk, finChunk, usageChunk, doneChunk), normal, "", "", 2, 2},
-		{"429", statusHandler(429, `{"object":"error","message":"rate limited"}`), normal, ErrHTTP4xx, "429 Too Many Requests: {\"object\":\"error\",\"message\":\"rate limited\"}", 0, 0},
-		{"500", statusHandler(500, `Internal Server Error`), normal, ErrHTTP5xx, "HTTP 500", 0, 0},
-		{"503", statusHandler(503, `{"error":"overloaded"}`), normal, ErrHTTP5xx, "503 Service Unavailable", 0, 0},
-		{"error body clipped to 200 bytes", statusHandler(400, long), normal, ErrHTTP4xx, "400 Bad Request: " + long[:200], 0, 0},
+		{"429", statusHandler(429, `{"object":"error","message":"rate limited"}`), normal, results.ErrHTTP4xx, "429 Too Many Requests: {\"object\":\"error\",\"message\":\"rate limited\"}", 0, 0},
+		{"500", statusHandler(500, `Internal Server Error`), normal, results.ErrHTTP5xx, "HTTP 500", 0, 0},
+		{"503", statusHandler(503, `{"error":"overloaded"}`), normal, results.ErrHTTP5xx, "503 Service Unavailable", 0, 0},
+		{"error body clipped to 200 bytes", statusHandler(400, long), normal, results.ErrHTTP4xx, "400 Bad Request: " + long[:200], 0, 0},
 		{"302 not followed", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/elsewhere", http.StatusFound)
-		}, normal, ErrBadPayload, "HTTP 302", 0, 0},
+		}, normal, results.ErrBadPayload, "HTTP 302", 0, 0},
 		{"reset before any response", func(w http.ResponseWriter, r *http.Request) {
 			conn, _, err := http.NewResponseController(w).Hijack()
 			if err != nil {
@@ -102,25 +103,25 @@ func TestDoFaults(t *testing.T) {
 			}
 			_ = conn.(*net.TCPConn).SetLinger(0) // RST, not FIN
 			conn.Close()
-		}, normal, ErrConnect, "", 0, 0},
+		}, normal, results.ErrConnect, "", 0, 0},
 		{"first-byte timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, short,
-			ErrTimeout, "first-byte", 0, 0},
-		{"idle timeout before first token", stallAfter(roleChunk), short, ErrTimeout, "idle", 0, 0},
-		{"idle timeout mid-stream", stallAfter(tokChunk, tokChunk), short, ErrTimeout, "idle", 2, 2},
-		{"cut between events", cutAfter(tokChunk, tokChunk), normal, ErrStreamBroken, "", 2, 2},
-		{"cut inside an event", cutAfter(tokChunk, `data: {"choices":[{"te`), normal, ErrStreamBroken, "", 1, 1},
-		{"clean end inside an event", sseHandler(tokChunk, `data: {"choices":[]}`), normal, ErrStreamBroken,
+			results.ErrTimeout, "first-byte", 0, 0},
+		{"idle timeout before first token", stallAfter(roleChunk), short, results.ErrTimeout, "idle", 0, 0},
+		{"idle timeout mid-stream", stallAfter(tokChunk, tokChunk), short, results.ErrTimeout, "idle", 2, 2},
+		{"cut between events", cutAfter(tokChunk, tokChunk), normal, results.ErrStreamBroken, "", 2, 2},
+		{"cut inside an event", cutAfter(tokChunk, `data: {"choices":[{"te`), normal, results.ErrStreamBroken, "", 1, 1},
+		{"clean end inside an event", sseHandler(tokChunk, `data: {"choices":[]}`), normal, results.ErrStreamBroken,
 			"inside an event", 1, 1},
-		{"no [DONE], no finish", sseHandler(tokChunk, tokChunk), normal, ErrStreamBroken, "without [DONE]", 2, 2},
+		{"no [DONE], no finish", sseHandler(tokChunk, tokChunk), normal, results.ErrStreamBroken, "without [DONE]", 2, 2},
 		{"no [DONE] after finish and usage", sseHandler(tokChunk, tokChunk, finChunk, usageChunk), normal, "", "", 2, 2},
 		{"error frame (vLLM)", sseHandler(tokChunk, `data: {"error":{"object":"error","message":"engine dead",`+
-			`"type":"InternalServerError","param":null,"code":500}}`+"\n\n"), normal, ErrStreamError,
+			`"type":"InternalServerError","param":null,"code":500}}`+"\n\n"), normal, results.ErrStreamError,
 			"InternalServerError: engine dead", 1, 1},
 		{"error frame (flat)", sseHandler(`data: {"object":"error","message":"too long","code":400}` + "\n\n"), normal,
-			ErrStreamError, "too long", 0, 0},
-		{"error event type", sseHandler(tokChunk, "event: error\ndata: overloaded\n\n"), normal, ErrStreamError,
+			results.ErrStreamError, "too long", 0, 0},
+		{"error event type", sseHandler(tokChunk, "event: error\ndata: overloaded\n\n"), normal, results.ErrStreamError,
 			"overloaded", 1, 1},
-		{"bad JSON chunk", sseHandler(tokChunk, "data: {not json\n\n"), normal, ErrBadPayload, "decode chunk", 1, 1},
+		{"bad JSON chunk", sseHandler(tokChunk, "data: {not json\n\n"), normal, results.ErrBadPayload, "decode chunk", 1, 1},
 		{"comments, keep-alives, CRLF, multi-line data", sseHandler(": ping\n\n", "\r\n", "data: {\"choices\":\r\n",
 			"data: [{\"text\":\"a\"}]}\r\n\r\n", ": keep-alive\n", "event: message\nid: 7\nretry: 10\n"+tokChunk,
 			doneChunk), normal, "", "", 2, 2},
@@ -137,8 +138,8 @@ func TestDoFaults(t *testing.T) {
 				`"usage":{"prompt_tokens":5,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":0}}}`)
 		}, ClientOptions{}, "", "", 3, 1},
 		{"non-streamed error object", statusHandler(200, `{"error":{"message":"boom","type":"E"}}`), ClientOptions{},
-			ErrStreamError, "E: boom", 0, 0},
-		{"non-streamed garbage", statusHandler(200, `<html>`), ClientOptions{}, ErrBadPayload, "decode chunk", 0, 0},
+			results.ErrStreamError, "E: boom", 0, 0},
+		{"non-streamed garbage", statusHandler(200, `<html>`), ClientOptions{}, results.ErrBadPayload, "decode chunk", 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +147,7 @@ func TestDoFaults(t *testing.T) {
 			c := NewClient(tc.opts)
 			defer c.Close()
 			var clk vclock
-			var res Result
+			var res results.Result
 			done := doAsync(context.Background(), c, srv.URL, &traces.Request{ID: "f", Prompt: "p", OutputTokens: 2},
 				&res, clk.now, func(int) { clk.advance(time.Millisecond) })
 			waitDone(t, done, 10*time.Second)
@@ -159,7 +160,7 @@ func TestDoFaults(t *testing.T) {
 }
 
 // checkOutcome compares a Result's class and error text.
-func checkOutcome(t *testing.T, res *Result, class, errSub string) {
+func checkOutcome(t *testing.T, res *results.Result, class, errSub string) {
 	t.Helper()
 	if res.ErrClass != class {
 		t.Fatalf("ErrClass = %q (Err %q), want %q", res.ErrClass, res.Err, class)
@@ -183,9 +184,9 @@ func TestDoConnectFailures(t *testing.T) {
 		wantClass  string
 		wantErr    string
 	}{
-		{"refused", "http://" + closedAddr(t), nil, ErrConnect, "refused"},
-		{"connect timeout", "http://127.0.0.1:9", stall, ErrTimeout, "no connection within"},
-		{"bad address", "ftp://127.0.0.1:1", nil, ErrConnect, "unsupported protocol scheme"},
+		{"refused", "http://" + closedAddr(t), nil, results.ErrConnect, "refused"},
+		{"connect timeout", "http://127.0.0.1:9", stall, results.ErrTimeout, "no connection within"},
+		{"bad address", "ftp://127.0.0.1:1", nil, results.ErrConnect, "unsupported protocol scheme"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,7 +197,7 @@ func TestDoConnectFailures(t *testing.T) {
 			}
 			defer c.Close()
 			var clk vclock
-			var res Result
+			var res results.Result
 			done := doAsync(context.Background(), c, tc.base, &traces.Request{ID: "c"}, &res, clk.now, nil)
 			waitDone(t, done, 10*time.Second)
 			checkOutcome(t, &res, tc.wantClass, tc.wantErr)
@@ -231,12 +232,12 @@ func TestDoCanceled(t *testing.T) {
 			defer c.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			var clk vclock
-			var res Result
+			var res results.Result
 			done := doAsync(ctx, c, srv.URL, &traces.Request{ID: "x"}, &res, clk.now, nil)
 			<-arrived
 			cancel()
 			waitDone(t, done, 10*time.Second)
-			checkOutcome(t, &res, ErrCanceled, "")
+			checkOutcome(t, &res, results.ErrCanceled, "")
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -82,7 +83,7 @@ func rawServer(t testing.TB, h func(w http.ResponseWriter, r *http.Request)) *ht
 
 // doAsync runs c.Do in a goroutine and returns a channel closed when it
 // returns.
-func doAsync(ctx context.Context, c *Client, base string, req *traces.Request, res *Result,
+func doAsync(ctx context.Context, c *Client, base string, req *traces.Request, res *results.Result,
 	now func() time.Duration, onTokens func(int)) chan struct{} {
 	done := make(chan struct{})
 	go func() {

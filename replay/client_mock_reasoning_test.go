@@ -9,6 +9,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -45,7 +46,7 @@ func TestClientReadsMockReasoning(t *testing.T) {
 				c := replay.NewClient(tc.opts)
 				defer c.Close()
 				start := time.Now()
-				var res replay.Result
+				var res results.Result
 				c.Do(context.Background(), base, &traces.Request{ID: "r", Prompt: "why is the sky blue", OutputTokens: tc.out},
 					&res, func() time.Duration { return time.Since(start) + time.Nanosecond }, nil)
 				if !res.OK() {

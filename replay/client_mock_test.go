@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -62,10 +63,10 @@ func TestClientAgainstMock(t *testing.T) {
 			}
 			c = replay.NewClient(withModel(tc.opts, models[0]))
 			defer c.Close()
-			var first, second replay.Result
+			var first, second results.Result
 			c.Do(ctx, base, &tc.req, &first, now, nil)
 			c.Do(ctx, base, &tc.req, &second, now, nil)
-			for _, r := range []*replay.Result{&first, &second} {
+			for _, r := range []*results.Result{&first, &second} {
 				if !r.OK() || r.CompletionTokens != tc.req.OutputTokens || r.PromptTokens < 60 {
 					t.Fatalf("result: class %q err %q, %d completion tokens (want %d), %d prompt tokens",
 						r.ErrClass, r.Err, r.CompletionTokens, tc.req.OutputTokens, r.PromptTokens)
@@ -98,10 +99,10 @@ func TestClientAgainstMockFaults(t *testing.T) {
 		faults mockserver.FaultConfig
 		want   string
 	}{
-		{"429", mockserver.FaultConfig{ErrorRate: 1, ErrorStatus: 429, RetryAfter: time.Second}, replay.ErrHTTP4xx},
-		{"503", mockserver.FaultConfig{ErrorRate: 1, ErrorStatus: 503}, replay.ErrHTTP5xx},
-		{"disconnect mid-stream", mockserver.FaultConfig{DisconnectRate: 1, DisconnectAfter: 2}, replay.ErrStreamBroken},
-		{"connection reset", mockserver.FaultConfig{RefuseRate: 1}, replay.ErrConnect},
+		{"429", mockserver.FaultConfig{ErrorRate: 1, ErrorStatus: 429, RetryAfter: time.Second}, results.ErrHTTP4xx},
+		{"503", mockserver.FaultConfig{ErrorRate: 1, ErrorStatus: 503}, results.ErrHTTP5xx},
+		{"disconnect mid-stream", mockserver.FaultConfig{DisconnectRate: 1, DisconnectAfter: 2}, results.ErrStreamBroken},
+		{"connection reset", mockserver.FaultConfig{RefuseRate: 1}, results.ErrConnect},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,7 +110,7 @@ func TestClientAgainstMockFaults(t *testing.T) {
 			c := replay.NewClient(replay.ClientOptions{Stream: true, Model: mockserver.DefaultModelName})
 			defer c.Close()
 			start := time.Now()
-			var res replay.Result
+			var res results.Result
 			c.Do(context.Background(), base, &traces.Request{ID: "f", Prompt: "a b c", OutputTokens: 8}, &res,
 				func() time.Duration { return time.Since(start) }, nil)
 			if res.ErrClass != tc.want {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -33,9 +34,9 @@ const (
 // ErrNoKVParams and req is sent to decode alone once; a failed prefill
 // fails res with the prefill's class. onPrefill, if not nil, is called
 // when the prefill phase ended (before the decode is sent).
-func (c *Client) DoPD(ctx context.Context, prefill, decode string, req *traces.Request, res *Result,
+func (c *Client) DoPD(ctx context.Context, prefill, decode string, req *traces.Request, res *results.Result,
 	now func() time.Duration, onTokens func(n int), onPrefill func()) {
-	if res.PD.Protocol == PDSidecar {
+	if res.PD.Protocol == results.PDSidecar {
 		c.doSidecar(ctx, prefill, decode, req, res, now, onTokens, onPrefill)
 		return
 	}
@@ -50,7 +51,7 @@ func (c *Client) DoPD(ctx context.Context, prefill, decode string, req *traces.R
 // body and reads the transfer time), or without them (x nil) when the
 // prefill answered none. res.PD is stamped; onPrefill (may be nil) is
 // called when the prefill phase ended.
-func (c *Client) twoStep(res *Result, now func() time.Duration, onPrefill func(),
+func (c *Client) twoStep(res *results.Result, now func() time.Duration, onPrefill func(),
 	prefill func() (json.RawMessage, string, error), decode func(x *sendExtras)) {
 	res.PD.Sent = now()
 	kv, class, err := prefill()
@@ -66,7 +67,7 @@ func (c *Client) twoStep(res *Result, now func() time.Duration, onPrefill func()
 		decode(&sendExtras{
 			body:      func(v map[string]any) { v["kv_transfer_params"] = kv },
 			onHeaders: func(h http.Header) { res.PD.Transfer, res.PD.TransferKnown = headerSeconds(h, transferHeader) }})
-	case class == ErrNoKVParams:
+	case class == results.ErrNoKVParams:
 		res.PD.Fallback = true
 		decode(nil)
 	default:
@@ -80,7 +81,7 @@ func (c *Client) twoStep(res *Result, now func() time.Duration, onPrefill func()
 // doSidecar sends req to decode with the prefill Backend named in
 // llm-d's header; the mock's answer headers give the prefill and
 // transfer times (unknown from other servers).
-func (c *Client) doSidecar(ctx context.Context, prefill, decode string, req *traces.Request, res *Result,
+func (c *Client) doSidecar(ctx context.Context, prefill, decode string, req *traces.Request, res *results.Result,
 	now func() time.Duration, onTokens func(n int), onPrefill func()) {
 	c.sidecar(prefill, res, now, onPrefill, func(x *sendExtras) { c.do(ctx, decode, req, res, now, onTokens, x) })
 }
@@ -89,12 +90,12 @@ func (c *Client) doSidecar(ctx context.Context, prefill, decode string, req *tra
 // Backend, reading the prefill and transfer times from the answer's
 // headers; onPrefill (may be nil) runs once, when they are known or at
 // the end.
-func (c *Client) sidecar(prefill string, res *Result, now func() time.Duration, onPrefill func(),
+func (c *Client) sidecar(prefill string, res *results.Result, now func() time.Duration, onPrefill func(),
 	send func(x *sendExtras)) {
 	u, err := url.Parse(baseURL(prefill))
 	if err != nil || u.Host == "" {
 		res.Sent, res.PD.Sent = now(), now()
-		c.fail(res, now, ErrConnect, fmt.Sprintf("prefill backend address %q: not a URL", prefill))
+		c.fail(res, now, results.ErrConnect, fmt.Sprintf("prefill backend address %q: not a URL", prefill))
 		return
 	}
 	x := &sendExtras{header: map[string]string{prefillerHeader: u.Host}, onHeaders: func(h http.Header) {
@@ -127,7 +128,7 @@ func headerSeconds(h http.Header, name string) (time.Duration, bool) {
 // with max_tokens 1, not streamed, kv_transfer_params do_remote_decode.
 // It returns the answer's kv_transfer_params unchanged, or an error
 // class and error (ErrNoKVParams when the answer has none).
-func (c *Client) prefill(ctx context.Context, base string, req *traces.Request, ph *PrefillPhase) (json.RawMessage, string, error) {
+func (c *Client) prefill(ctx context.Context, base string, req *traces.Request, ph *results.PrefillPhase) (json.RawMessage, string, error) {
 	rctx, cancel := context.WithTimeout(ctx, c.o.FirstByteTimeout+c.o.IdleTimeout)
 	defer cancel()
 	hreq, class, err := c.newRequest(rctx, base, req, &sendExtras{body: prefillBody})
@@ -139,7 +140,7 @@ func (c *Client) prefill(ctx context.Context, base string, req *traces.Request, 
 
 // prefillExchange sends a built prefill request and reads its answer's
 // kv_transfer_params (see prefill); rctx bounds the exchange.
-func (c *Client) prefillExchange(ctx, rctx context.Context, base string, hreq *http.Request, ph *PrefillPhase) (json.RawMessage, string, error) {
+func (c *Client) prefillExchange(ctx, rctx context.Context, base string, hreq *http.Request, ph *results.PrefillPhase) (json.RawMessage, string, error) {
 	hreq.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
@@ -162,11 +163,11 @@ func (c *Client) prefillExchange(ctx, rctx context.Context, base string, hreq *h
 		} `json:"usage"`
 	}
 	if err := json.Unmarshal(data, &ans); err != nil {
-		return nil, ErrBadPayload, fmt.Errorf("prefill answer: %w", err)
+		return nil, results.ErrBadPayload, fmt.Errorf("prefill answer: %w", err)
 	}
 	ph.CachedTokens = ans.Usage.Details.Cached
 	if len(ans.KV) == 0 || bytes.Equal(ans.KV, []byte("null")) {
-		return nil, ErrNoKVParams, fmt.Errorf("the prefill answer of %s carries no kv_transfer_params", base)
+		return nil, results.ErrNoKVParams, fmt.Errorf("the prefill answer of %s carries no kv_transfer_params", base)
 	}
 	return ans.KV, "", nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -39,9 +40,9 @@ func TestDoPDFailures(t *testing.T) {
 		wantClass, wantPDClass string
 		fallback               bool
 	}{
-		{"answer without params", noKV, mock, "", replay.ErrNoKVParams, true},
-		{"prefill down", down, mock, replay.ErrHTTP5xx, replay.ErrHTTP5xx, false},
-		{"decode refuses the transfer", mock, badDecode, replay.ErrHTTP4xx, "", false},
+		{"answer without params", noKV, mock, "", results.ErrNoKVParams, true},
+		{"prefill down", down, mock, results.ErrHTTP5xx, results.ErrHTTP5xx, false},
+		{"decode refuses the transfer", mock, badDecode, results.ErrHTTP4xx, "", false},
 	}
 	c := replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true, Model: "mock-model"})
 	defer c.Close()
@@ -50,7 +51,7 @@ func TestDoPDFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := &traces.Request{ID: "r", Prompt: "a b c d e f g h", InputTokens: 8, OutputTokens: 4}
-			res := &replay.Result{PD: &replay.PrefillPhase{Protocol: replay.PDTwoStep}}
+			res := &results.Result{PD: &results.PrefillPhase{Protocol: results.PDTwoStep}}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			prefillEnded := false

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -76,7 +77,7 @@ func TestDoResponsesAPI(t *testing.T) {
 	vllm, _ := dialect.Lookup(dialect.VLLM)
 	c := NewClient(ClientOptions{API: APIResponses, Model: "m", Stream: true, Dialect: vllm})
 	defer c.Close()
-	var res Result
+	var res results.Result
 	tokens := 0
 	c.Do(context.Background(), base, &traces.Request{ID: "r", Prompt: "capital of France?", OutputTokens: 7},
 		&res, ticking(), func(n int) { tokens += n })
@@ -105,26 +106,26 @@ func TestDoResponsesAPIOutcomes(t *testing.T) {
 		name, ct, body string
 		stream         bool
 		class          string
-		check          func(r *Result) bool
+		check          func(r *results.Result) bool
 	}{
-		{"non-streamed", "application/json", whole, false, "", func(r *Result) bool {
+		{"non-streamed", "application/json", whole, false, "", func(r *results.Result) bool {
 			return r.FirstOutput > 0 && r.ReasoningTokens == 3 && r.CompletionTokens == 5 && r.CachedTokens == 8
 		}},
 		{"failed", "text/event-stream", `data: {"type":"response.output_text.delta","delta":"a"}` + "\n\n" +
 			`data: {"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"engine died"}}}` + "\n\n",
-			true, ErrStreamError, func(r *Result) bool { return strings.Contains(r.Err, "engine died") }},
+			true, results.ErrStreamError, func(r *results.Result) bool { return strings.Contains(r.Err, "engine died") }},
 		{"error event", "text/event-stream", "event: error\ndata: {\"type\":\"error\",\"message\":\"bad\"}\n\n", true,
-			ErrStreamError, func(r *Result) bool { return strings.Contains(r.Err, "bad") }},
+			results.ErrStreamError, func(r *results.Result) bool { return strings.Contains(r.Err, "bad") }},
 		{"cut before completed", "text/event-stream", `data: {"type":"response.output_text.delta","delta":"a"}` + "\n\n", true,
-			ErrStreamBroken, func(r *Result) bool { return r.Chunks == 1 }},
-		{"not JSON", "text/event-stream", "data: {oops\n\n", true, ErrBadPayload, func(*Result) bool { return true }},
+			results.ErrStreamBroken, func(r *results.Result) bool { return r.Chunks == 1 }},
+		{"not JSON", "text/event-stream", "data: {oops\n\n", true, results.ErrBadPayload, func(*results.Result) bool { return true }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			base := captureServer(t, tc.ct, []byte(tc.body), func(*http.Request, map[string]any) {})
 			c := NewClient(ClientOptions{API: APIResponses, Model: "m", Stream: tc.stream})
 			defer c.Close()
-			var res Result
+			var res results.Result
 			c.Do(context.Background(), base, &traces.Request{ID: "r", Prompt: "q", OutputTokens: 5}, &res, ticking(), nil)
 			if res.ErrClass != tc.class || !tc.check(&res) {
 				t.Fatalf("class %q err %q, result %+v: want class %q", res.ErrClass, res.Err, res, tc.class)
@@ -143,7 +144,7 @@ func TestDoReasoningTagsOverHTTP(t *testing.T) {
 	base := captureServer(t, "text/event-stream", capture, func(*http.Request, map[string]any) {})
 	for _, tags := range []bool{false, true} {
 		c := NewClient(ClientOptions{Model: "m", Stream: true, ReasoningTags: tags})
-		var res Result
+		var res results.Result
 		c.Do(context.Background(), base, &traces.Request{ID: "r", Prompt: "q", OutputTokens: 8}, &res, ticking(), nil)
 		c.Close()
 		wantReasoning := 0

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -16,19 +17,19 @@ func TestDoVLLMCapture(t *testing.T) {
 	const step = 10 * time.Millisecond
 	tests := []struct {
 		name, file, api string
-		want            Result
+		want            results.Result
 	}{
 		{
 			name: "chat role chunk, 8 tokens, finish chunk, usage chunk", file: "vllm_chat.sse", api: APIChat,
-			want: Result{Sent: time.Millisecond, FirstToken: 2 * step, FirstOutput: 2 * step, Done: 12 * step, Chunks: 8,
-				Gaps: []GapBin{{V: 10000, N: 7}}, TBTMax: step, Status: 200,
+			want: results.Result{Sent: time.Millisecond, FirstToken: 2 * step, FirstOutput: 2 * step, Done: 12 * step, Chunks: 8,
+				Gaps: []results.GapBin{{V: 10000, N: 7}}, TBTMax: step, Status: 200,
 				PromptTokens: 1024, CompletionTokens: 8, CachedTokens: 512},
 		},
 		{
 			name: "completions 5 tokens, finish on last token, usage chunk", file: "vllm_completions.sse",
 			api: APICompletions,
-			want: Result{Sent: time.Millisecond, FirstToken: step, FirstOutput: step, Done: 7 * step, Chunks: 5,
-				Gaps: []GapBin{{V: 10000, N: 4}}, TBTMax: step, Status: 200,
+			want: results.Result{Sent: time.Millisecond, FirstToken: step, FirstOutput: step, Done: 7 * step, Chunks: 5,
+				Gaps: []results.GapBin{{V: 10000, N: 4}}, TBTMax: step, Status: 200,
 				PromptTokens: 37, CompletionTokens: 5, CachedTokens: 32},
 		},
 	}
@@ -41,7 +42,7 @@ func TestDoVLLMCapture(t *testing.T) {
 			var clk vclock
 			clk.set(time.Millisecond)
 			ack := make(chan int, 1)
-			var res Result
+			var res results.Result
 			req := &traces.Request{ID: "r1", Prompt: "hello", OutputTokens: 8}
 			done := doAsync(context.Background(), c, srv.URL, req, &res, clk.now, func(n int) { ack <- n })
 			<-arrived // Sent is stamped; the clock may move

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -52,7 +53,7 @@ func TestChatDetokenized(t *testing.T) {
 		c := NewClient(ClientOptions{API: APIChat, TokenExact: true, Dialect: d, Model: "m"})
 		req := &traces.Request{ID: "r", Messages: []traces.Message{{Role: "user", Content: traces.SynthWords(3, 5)}}, OutputTokens: 1}
 		for range 2 {
-			var res Result
+			var res results.Result
 			c.Do(context.Background(), srv.URL, req, &res, now, nil)
 			if !res.OK() {
 				t.Fatalf("%s: %s %s", tc.dialect, res.ErrClass, res.Err)
@@ -133,7 +134,7 @@ func TestChatTemplateTrimmed(t *testing.T) {
 			applied.Store(0)
 			req := &traces.Request{ID: "r", Messages: tc.msgs, OutputTokens: 1}
 			for range 2 {
-				var res Result
+				var res results.Result
 				c.Do(context.Background(), srv.URL, req, &res, now, nil)
 				if !res.OK() {
 					t.Fatalf("%s %s", res.ErrClass, res.Err)

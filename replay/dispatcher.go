@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -44,7 +45,7 @@ type Dispatcher struct {
 	// released in the same instant counts as never held (its lateness is
 	// schedule lag, not queue wait).
 	arrived map[*traces.Request]time.Duration
-	events  []Event
+	events  []results.Event
 	pd      *pdState // nil unless SetPD
 }
 
@@ -97,11 +98,11 @@ func (d *Dispatcher) Held() int { return d.queue.Len() + len(d.gate) }
 
 // Arrive hands req to the Queue at now. A rejected Request comes back as
 // a finished Result with ErrClass "rejected".
-func (d *Dispatcher) Arrive(now time.Duration, req *traces.Request) *Result {
+func (d *Dispatcher) Arrive(now time.Duration, req *traces.Request) *results.Result {
 	if err := d.queue.Arrive(now, req); err != nil {
 		r := NewResult(d.seq, req, -1, now)
 		d.seq++
-		r.Sent, r.Done, r.ErrClass, r.Err = now, now, ErrRejected, err.Error()
+		r.Sent, r.Done, r.ErrClass, r.Err = now, now, results.ErrRejected, err.Error()
 		return r
 	}
 	d.arrived[req] = now
@@ -219,7 +220,7 @@ func reqTokens(r *traces.Request) int { return r.InputTokens + r.OutputTokens }
 // at now, as Results of class "canceled" that never reached a Backend,
 // in arrival order (a stopped Run still accounts for what arrived). The
 // Dispatcher must not release anything after it.
-func (d *Dispatcher) Abandon(now time.Duration) []*Result {
+func (d *Dispatcher) Abandon(now time.Duration) []*results.Result {
 	held := make([]*traces.Request, 0, len(d.arrived))
 	for r := range d.arrived {
 		held = append(held, r)
@@ -230,11 +231,11 @@ func (d *Dispatcher) Abandon(now time.Duration) []*Result {
 		}
 		return held[i].ID < held[j].ID
 	})
-	out := make([]*Result, 0, len(held))
+	out := make([]*results.Result, 0, len(held))
 	for _, r := range held {
 		res := NewResult(d.seq, r, -1, now)
 		d.seq++
-		res.Done, res.ErrClass, res.Err = now, ErrCanceled, "run stopped while the request was held in the client"
+		res.Done, res.ErrClass, res.Err = now, results.ErrCanceled, "run stopped while the request was held in the client"
 		out = append(out, res)
 	}
 	d.arrived, d.gate = map[*traces.Request]time.Duration{}, nil
@@ -253,7 +254,7 @@ func (d *Dispatcher) Tokens(now time.Duration, req *traces.Request, n int) {
 }
 
 // Done records the end of a dispatched Request and feeds the policies.
-func (d *Dispatcher) Done(now time.Duration, req *traces.Request, r *Result) {
+func (d *Dispatcher) Done(now time.Duration, req *traces.Request, r *results.Result) {
 	if r.PD != nil {
 		d.PrefillDone(now, req, r)
 	}
@@ -274,7 +275,7 @@ func (d *Dispatcher) Done(now time.Duration, req *traces.Request, r *Result) {
 // its session will carry.
 // The shared hit model (for Routers without a view of their own) always
 // learns it: it models the servers, which cache what they generate.
-func (d *Dispatcher) indexAnswer(now time.Duration, req *traces.Request, r *Result) {
+func (d *Dispatcher) indexAnswer(now time.Duration, req *traces.Request, r *results.Result) {
 	if r.Answer == nil || !r.OK() || r.Backend < 0 {
 		return
 	}
@@ -299,13 +300,13 @@ func (d *Dispatcher) pollState(now time.Duration) {
 		return
 	}
 	for _, e := range sr.StateEvents(now) {
-		d.events = append(d.events, Event{At: now, Source: e.Source, Values: e.Values})
+		d.events = append(d.events, results.Event{At: now, Source: e.Source, Values: e.Values})
 	}
 }
 
 // TakeEvents returns the state samples collected since the last call
 // (after polling the Queue at now).
-func (d *Dispatcher) TakeEvents(now time.Duration) []Event {
+func (d *Dispatcher) TakeEvents(now time.Duration) []results.Event {
 	d.pollState(now)
 	ev := d.events
 	d.events = nil
@@ -313,7 +314,7 @@ func (d *Dispatcher) TakeEvents(now time.Duration) []Event {
 }
 
 // outcome converts a Result into the policies' view of it.
-func outcome(req *traces.Request, r *Result) policies.Outcome {
+func outcome(req *traces.Request, r *results.Result) policies.Outcome {
 	o := policies.Outcome{Backend: r.Backend, PromptTokens: r.PromptTokens, OutputTokens: r.CompletionTokens,
 		CachedTokens: r.CachedTokens, TTFT: r.TTFT(), TBT: r.TPOT(), Failed: !r.OK()}
 	if o.TBT == 0 {
@@ -326,8 +327,8 @@ func outcome(req *traces.Request, r *Result) policies.Outcome {
 }
 
 // NewResult starts the Result of req dispatched as seq to backend.
-func NewResult(seq int64, req *traces.Request, backend int, released time.Duration) *Result {
-	r := &Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: backend,
+func NewResult(seq int64, req *traces.Request, backend int, released time.Duration) *results.Result {
+	r := &results.Result{Seq: seq, ID: req.ID, User: req.User, Session: req.Session, Backend: backend,
 		Intended: req.Arrival, Released: released, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens,
 		Turn: req.Turn}
 	if req.ThinkKnown {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -63,9 +64,9 @@ func (o *PDOptions) Validate(n int) error {
 		return fmt.Errorf("P/D threshold %d: want ≥ 0", o.Threshold)
 	}
 	switch o.Protocol {
-	case "", PDTwoStep, PDSidecar:
+	case "", results.PDTwoStep, results.PDSidecar:
 	default:
-		return fmt.Errorf("P/D protocol %q: want %s or %s", o.Protocol, PDTwoStep, PDSidecar)
+		return fmt.Errorf("P/D protocol %q: want %s or %s", o.Protocol, results.PDTwoStep, results.PDSidecar)
 	}
 	pre, dec := 0, 0
 	for i := range n {
@@ -181,7 +182,7 @@ func prefillTokens(r *traces.Request) int { return r.InputTokens + 1 }
 // PrefillDone records the end of req's prefill phase (res.PD filled) at
 // now: its prefill Backend is free of it and the prefill Router learns
 // the outcome. Done calls it when it was not called before.
-func (d *Dispatcher) PrefillDone(now time.Duration, req *traces.Request, res *Result) {
+func (d *Dispatcher) PrefillDone(now time.Duration, req *traces.Request, res *results.Result) {
 	if d.pd == nil {
 		return
 	}
@@ -190,7 +191,7 @@ func (d *Dispatcher) PrefillDone(now time.Duration, req *traces.Request, res *Re
 		return
 	}
 	delete(d.pd.pending, req)
-	ph := &Result{Backend: b, Intended: res.Intended, Sent: res.Sent, Done: now, ErrClass: res.PD.ErrClass,
+	ph := &results.Result{Backend: b, Intended: res.Intended, Sent: res.Sent, Done: now, ErrClass: res.PD.ErrClass,
 		CompletionTokens: 1, PromptTokens: req.InputTokens, CachedTokens: res.PD.CachedTokens}
 	if res.PD.Done > 0 {
 		ph.FirstToken = res.PD.Done

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -61,9 +62,9 @@ func TestDispatcherPDPicks(t *testing.T) {
 			if n := d.Tracker().Snapshot(0).Backends[gotPrefill].InFlight; n != 1 {
 				t.Errorf("prefill backend in flight %d before PrefillDone, want 1", n)
 			}
-			res := &Result{PD: &PrefillPhase{Backend: gotPrefill, Done: 5}}
+			res := &results.Result{PD: &results.PrefillPhase{Backend: gotPrefill, Done: 5}}
 			d.PrefillDone(5, req, res)
-			d.Done(9, req, &Result{Backend: got.Backend, PD: res.PD})
+			d.Done(9, req, &results.Result{Backend: got.Backend, PD: res.PD})
 			for _, b := range d.Tracker().Snapshot(9).Backends {
 				if b.InFlight != 0 {
 					t.Errorf("backend %d in flight %d after the request, want 0", b.Index, b.InFlight)

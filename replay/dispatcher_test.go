@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -121,7 +122,7 @@ func TestDispatcherAbandon(t *testing.T) {
 		t.Fatalf("abandoned %+v, want the two held requests b and c in order", got)
 	}
 	for _, r := range got {
-		if r.ErrClass != ErrCanceled || r.Backend != -1 || r.Done != 10*time.Millisecond {
+		if r.ErrClass != results.ErrCanceled || r.Backend != -1 || r.Done != 10*time.Millisecond {
 			t.Fatalf("bad abandoned result %+v", r)
 		}
 	}

@@ -3,7 +3,7 @@
 // passes them through the Queue and the Router, and hands each to a worker
 // that streams the response and stamps every chunk; Results are measured
 // from the intended arrival (coordinated-omission safe) and streamed to a
-// JSONL results file.
+// JSONL results file (package results).
 //
 // The policy logic lives in Dispatcher, which never reads a clock: the
 // real-time loop (Run) and the virtual-time simulator (package sim) drive the same

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 // DefaultResolveEvery is how often a Discovery re-resolves the fleet
@@ -36,8 +38,8 @@ const (
 
 // fleetEvent is the results-file Event of Backend i (url) joining or
 // leaving at now.
-func fleetEvent(now time.Duration, i int, url, what string) Event {
-	return Event{At: now, Source: FleetEventPrefix + url, Values: map[string]float64{what: 1, FleetBackend: float64(i)}}
+func fleetEvent(now time.Duration, i int, url, what string) results.Event {
+	return results.Event{At: now, Source: FleetEventPrefix + url, Values: map[string]float64{what: 1, FleetBackend: float64(i)}}
 }
 
 // startDiscovery runs o.Discover's resolver every interval until ctx

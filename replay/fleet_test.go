@@ -13,6 +13,7 @@ import (
 
 	"github.com/tracebench/tracebench/kvevents"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -207,7 +208,7 @@ func TestRunFleetMoves(t *testing.T) {
 	left := time.Duration(-1)
 	byBackend := map[int]int{}
 	var joined []string
-	var rs []*Result
+	var rs []*results.Result
 	for {
 		r, ev, err := rd.Next()
 		if err != nil {

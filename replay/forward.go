@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 // Forward is one request a gateway passes through to a Backend: the
@@ -40,21 +42,21 @@ type Reply interface {
 // byte goes on to f.Reply as it is read, an error answer's included.
 // ctx's end (the caller went away) aborts the upstream request, recorded
 // as ErrCanceled. Forward never panics and never hangs.
-func (c *Client) Forward(ctx context.Context, base string, f *Forward, res *Result,
+func (c *Client) Forward(ctx context.Context, base string, f *Forward, res *results.Result,
 	now func() time.Duration, onTokens func(n int)) {
 	c.forward(ctx, base, f, res, now, onTokens, nil)
 }
 
 // forward is Forward with a body edit and header callback (x may be nil;
 // x.body is applied by the caller, see forwardBody).
-func (c *Client) forward(ctx context.Context, base string, f *Forward, res *Result,
+func (c *Client) forward(ctx context.Context, base string, f *Forward, res *results.Result,
 	now func() time.Duration, onTokens func(n int), x *sendExtras) {
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	hreq, err := c.forwardRequest(rctx, base, f, x)
 	if err != nil {
 		res.Sent = now()
-		c.fail(res, now, ErrConnect, err.Error())
+		c.fail(res, now, results.ErrConnect, err.Error())
 		return
 	}
 	c.exchange(ctx, rctx, cancel, hreq, res, now, onTokens, x, f.Reply)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 // ForwardPD passes f through disaggregated, as DoPD sends a Request:
@@ -17,9 +19,9 @@ import (
 // stamped as DoPD stamps it, and a prefill answer without
 // kv_transfer_params sends f to decode alone, counted as ErrNoKVParams.
 // onPrefill, if not nil, is called when the prefill phase ended.
-func (c *Client) ForwardPD(ctx context.Context, prefill, decode string, f *Forward, res *Result,
+func (c *Client) ForwardPD(ctx context.Context, prefill, decode string, f *Forward, res *results.Result,
 	now func() time.Duration, onTokens func(n int), onPrefill func()) {
-	if res.PD.Protocol == PDSidecar {
+	if res.PD.Protocol == results.PDSidecar {
 		c.forwardSidecar(ctx, prefill, decode, f, res, now, onTokens, onPrefill)
 		return
 	}
@@ -30,13 +32,13 @@ func (c *Client) ForwardPD(ctx context.Context, prefill, decode string, f *Forwa
 
 // forwardEdited forwards f, its JSON body edited by x.body first when
 // set (a body that is not JSON fails res as a bad payload).
-func (c *Client) forwardEdited(ctx context.Context, base string, f *Forward, res *Result,
+func (c *Client) forwardEdited(ctx context.Context, base string, f *Forward, res *results.Result,
 	now func() time.Duration, onTokens func(n int), x *sendExtras) {
 	if x != nil && x.body != nil {
 		dec, err := editBody(f, x.body)
 		if err != nil {
 			res.Sent = now()
-			c.fail(res, now, ErrBadPayload, err.Error())
+			c.fail(res, now, results.ErrBadPayload, err.Error())
 			return
 		}
 		f = dec
@@ -46,23 +48,23 @@ func (c *Client) forwardEdited(ctx context.Context, base string, f *Forward, res
 }
 
 // forwardPrefill sends the prefill request made from f's body to base.
-func (c *Client) forwardPrefill(ctx context.Context, base string, f *Forward, ph *PrefillPhase) (json.RawMessage, string, error) {
+func (c *Client) forwardPrefill(ctx context.Context, base string, f *Forward, ph *results.PrefillPhase) (json.RawMessage, string, error) {
 	rctx, cancel := context.WithTimeout(ctx, c.o.FirstByteTimeout+c.o.IdleTimeout)
 	defer cancel()
 	pf, err := editBody(f, prefillBody)
 	if err != nil {
-		return nil, ErrBadPayload, err
+		return nil, results.ErrBadPayload, err
 	}
 	hreq, err := c.forwardRequest(rctx, base, pf, nil)
 	if err != nil {
-		return nil, ErrConnect, err
+		return nil, results.ErrConnect, err
 	}
 	return c.prefillExchange(ctx, rctx, base, hreq, ph)
 }
 
 // forwardSidecar sends f to decode with the prefill Backend named in
 // llm-d's header, as doSidecar does.
-func (c *Client) forwardSidecar(ctx context.Context, prefill, decode string, f *Forward, res *Result,
+func (c *Client) forwardSidecar(ctx context.Context, prefill, decode string, f *Forward, res *results.Result,
 	now func() time.Duration, onTokens func(n int), onPrefill func()) {
 	c.sidecar(prefill, res, now, onPrefill, func(x *sendExtras) { c.forward(ctx, decode, f, res, now, onTokens, x) })
 }

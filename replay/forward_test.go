@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -39,9 +40,9 @@ func TestForwardMeasuresAsDo(t *testing.T) {
 			body = `{"model":"mock-model","prompt":"` + prompt + `","max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`
 		}
 		rp := &recordReply{}
-		fwd := &replay.Result{}
+		fwd := &results.Result{}
 		c.Forward(context.Background(), base, &replay.Forward{Path: "/v1/completions", Body: []byte(body), Reply: rp}, fwd, now, nil)
-		do := &replay.Result{}
+		do := &results.Result{}
 		c.Do(context.Background(), base, &traces.Request{ID: "x", Prompt: prompt, OutputTokens: 5}, do, now, nil)
 		if !fwd.OK() || rp.status != http.StatusOK || fwd.CompletionTokens != 5 || fwd.PromptTokens != do.PromptTokens ||
 			fwd.NoCached || fwd.FirstToken == 0 || fwd.Done < fwd.FirstToken {

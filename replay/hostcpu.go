@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 // procStatPath is where Linux publishes the CPU time counters.
@@ -124,8 +126,8 @@ func hostExtra(a, b hostCPU) map[string]float64 {
 	out := map[string]float64{}
 	if a.HasSteal && b.HasSteal {
 		steal = float64(b.Steal - a.Steal)
-		out[ExtraHostStealPct] = 100 * steal / total
+		out[results.ExtraHostStealPct] = 100 * steal / total
 	}
-	out[ExtraHostBusyPct] = 100 * max(total-idle-steal, 0) / total
+	out[results.ExtraHostBusyPct] = 100 * max(total-idle-steal, 0) / total
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 // procStatSample is the head of a real /proc/stat of a 2-CPU guest.
@@ -82,13 +84,13 @@ func TestHostExtra(t *testing.T) {
 		want map[string]float64
 	}{
 		{"quiet 5 s on 2 CPUs", at(1000, 900, 5), at(2000, 1700, 6),
-			map[string]float64{ExtraHostStealPct: 0.1, ExtraHostBusyPct: 19.9}},
+			map[string]float64{results.ExtraHostStealPct: 0.1, results.ExtraHostBusyPct: 19.9}},
 		{"host took 250 of 1000 ticks", at(1000, 900, 5), at(2000, 1500, 255),
-			map[string]float64{ExtraHostStealPct: 25, ExtraHostBusyPct: 15}},
+			map[string]float64{results.ExtraHostStealPct: 25, results.ExtraHostBusyPct: 15}},
 		{"no steal field", hostCPU{Total: 100, Idle: 50}, hostCPU{Total: 300, Idle: 100},
-			map[string]float64{ExtraHostBusyPct: 75}},
+			map[string]float64{results.ExtraHostBusyPct: 75}},
 		{"steal at one end only", at(100, 50, 3), hostCPU{Total: 300, Idle: 100},
-			map[string]float64{ExtraHostBusyPct: 75}},
+			map[string]float64{results.ExtraHostBusyPct: 75}},
 		{"no time passed", at(100, 50, 3), at(100, 50, 3), nil},
 		{"total went backwards", at(100, 50, 3), at(90, 50, 3), nil},
 		{"idle went backwards", at(100, 50, 3), at(200, 40, 3), nil},
@@ -152,12 +154,12 @@ func TestRunRecordsHostCPU(t *testing.T) {
 	}{
 		{"steal", []hostCPU{{Total: 1000, Idle: 900, Steal: 10, HasSteal: true},
 			{Total: 2000, Idle: 1600, Steal: 210, HasSteal: true}},
-			map[string]float64{ExtraHostStealPct: 20, ExtraHostBusyPct: 10}},
+			map[string]float64{results.ExtraHostStealPct: 20, results.ExtraHostBusyPct: 10}},
 		{"unavailable", nil, map[string]float64{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, _ := runOptions(t, 4, srv.URL)
-			defer o.Results.Close(Stop{Reason: "done"})
+			defer o.Results.Close(results.Stop{Reason: "done"})
 			s := newScheduler(o)
 			calls := 0
 			s.hostCPU = func() (hostCPU, bool) {
@@ -172,7 +174,7 @@ func TestRunRecordsHostCPU(t *testing.T) {
 				t.Fatalf("stop %+v, err %v", stop, err)
 			}
 			got := map[string]float64{}
-			for _, k := range []string{ExtraHostStealPct, ExtraHostBusyPct} {
+			for _, k := range []string{results.ExtraHostStealPct, results.ExtraHostBusyPct} {
 				if v, ok := stop.Extra[k]; ok {
 					got[k] = v
 				}

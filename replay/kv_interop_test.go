@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -50,16 +51,16 @@ func TestKVListenInteropLLMDSim(t *testing.T) {
 			q, _ := policies.NewQueue("fcfs", nil, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			var got []*replay.Result
+			var got []*results.Result
 			type ran struct {
-				stop replay.Stop
+				stop results.Stop
 				err  error
 			}
 			done, ready := make(chan ran, 1), make(chan struct{})
 			go func() {
 				stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{
 					Source: &gatedSource{ready: ready, reqs: spaced(kvWorkload(24), 150*time.Millisecond)},
-					Router: r, Queue: q, OnResult: func(r *replay.Result) { got = append(got, r) }},
+					Router: r, Queue: q, OnResult: func(r *results.Result) { got = append(got, r) }},
 					Backends: backends, Client: replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"}),
 					KVListen: replay.KVListen{Endpoint: listen}, KVEvents: eps})
 				done <- ran{stop, err}
@@ -92,7 +93,7 @@ func TestKVListenInteropLLMDSim(t *testing.T) {
 // checkInteropHits checks that every request succeeded and that the
 // router's predicted hit of every request is the server's cached tokens,
 // with hits at all.
-func checkInteropHits(t *testing.T, got []*replay.Result) {
+func checkInteropHits(t *testing.T, got []*results.Result) {
 	t.Helper()
 	var pred, cached int
 	for _, r := range got {

@@ -16,6 +16,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -108,8 +109,8 @@ func (r *dropRelay) run(ctx context.Context) {
 
 // lateRun is the outcome of one run behind drop relays.
 type lateRun struct {
-	stop    replay.Stop
-	results []*replay.Result
+	stop    results.Stop
+	results []*results.Result
 	dropped int64
 }
 
@@ -192,7 +193,7 @@ func runBehindDropRelays(t *testing.T, replicas, n int, listen, withReplay bool,
 	var out lateRun
 	out.stop, err = replay.Run(ctx, replay.Options{Common: replay.Common{
 		Source: &gatedSource{ready: ready, reqs: lateWorkload(n)},
-		Router: r, Queue: q, OnResult: func(r *replay.Result) { out.results = append(out.results, r) }},
+		Router: r, Queue: q, OnResult: func(r *results.Result) { out.results = append(out.results, r) }},
 		Backends: f.URLs(), Client: replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true}),
 		KVEvents: eps, KVListen: replay.KVListen{Endpoint: listenAt}})
 	if err != nil {
@@ -206,7 +207,7 @@ func runBehindDropRelays(t *testing.T, replicas, n int, listen, withReplay bool,
 
 // hitRates returns the predicted and the server's prefix hit rates of
 // rs: cached prompt tokens over prompt tokens.
-func hitRates(t *testing.T, rs []*replay.Result) (pred, server float64) {
+func hitRates(t *testing.T, rs []*results.Result) (pred, server float64) {
 	t.Helper()
 	var p, c, in int
 	for _, r := range rs {
@@ -321,12 +322,12 @@ func TestKVListenInteropLLMDSimLateStart(t *testing.T) {
 			q, _ := policies.NewQueue("fcfs", nil, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			var got []*replay.Result
+			var got []*results.Result
 			ready := make(chan struct{})
 			close(ready)
 			stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{
 				Source: &gatedSource{ready: ready, reqs: spaced(kvWorkload(24), 150*time.Millisecond)},
-				Router: r, Queue: q, OnResult: func(r *replay.Result) { got = append(got, r) }},
+				Router: r, Queue: q, OnResult: func(r *results.Result) { got = append(got, r) }},
 				Backends: backends, Client: replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"}),
 				KVListen: replay.KVListen{Endpoint: listen}, KVEvents: eps})
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 )
 
 func TestLlamaCppCachedTokens(t *testing.T) {
@@ -23,7 +24,7 @@ func TestLlamaCppCachedTokens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := &Result{}
+			res := &results.Result{}
 			st := tokenStats{res: res, now: func() time.Duration { return 0 }, d: llamacpp}
 			st.chunk(info)
 			if res.CachedTokens != tc.want || res.PromptTokens != 7 {

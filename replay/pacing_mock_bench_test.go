@@ -12,6 +12,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -89,7 +90,7 @@ func pace(b *testing.B, urls []string, rate int) ([]time.Duration, float64, int)
 	first, last := time.Duration(-1), time.Duration(0)
 	failed := 0
 	_, err := replay.Run(context.Background(), replay.Options{Common: replay.Common{Source: traces.NewSliceSource(reqs),
-		Router: r, Queue: q, OnResult: func(res *replay.Result) {
+		Router: r, Queue: q, OnResult: func(res *results.Result) {
 			lags = append(lags, res.ScheduleLag())
 			if first < 0 || res.Sent < first {
 				first = res.Sent

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -108,7 +109,7 @@ func TestPDInteropLLMDSim(t *testing.T) {
 	start := time.Now()
 	for _, dec := range []string{decode, mock} {
 		req := &traces.Request{ID: "r", Prompt: strings.Repeat("word ", 40), InputTokens: 40, OutputTokens: 5}
-		res := &replay.Result{PD: &replay.PrefillPhase{Protocol: replay.PDTwoStep}}
+		res := &results.Result{PD: &results.PrefillPhase{Protocol: results.PDTwoStep}}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		c.DoPD(ctx, prefill, dec, req, res, func() time.Duration { return time.Since(start) }, nil, nil)
 		cancel()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 )
 
 // minScrapeTimeout is the shortest time a scrape may take before it is
@@ -138,7 +139,7 @@ func (d *scrapeDeltas) extra() map[string]float64 {
 	if d.tries == 0 {
 		return nil
 	}
-	counts := map[string]float64{ExtraScrapes: float64(d.tries), ExtraScrapeFailures: float64(d.failures)}
+	counts := map[string]float64{results.ExtraScrapes: float64(d.tries), results.ExtraScrapeFailures: float64(d.failures)}
 	if len(d.last) == 0 {
 		return counts
 	}
@@ -149,7 +150,7 @@ func (d *scrapeDeltas) extra() map[string]float64 {
 		}
 	}
 	if unknown > 0 {
-		counts[ExtraScrapeUnknown] = float64(unknown)
+		counts[results.ExtraScrapeUnknown] = float64(unknown)
 	}
 	var q, h, pre float64
 	var has dialect.Field
@@ -161,12 +162,12 @@ func (d *scrapeDeltas) extra() map[string]float64 {
 		pre += l.Preemptions - f.Preemptions
 	}
 	if has&dialect.FieldPrefixQueries != 0 {
-		counts[ExtraPrefixQueries] = q
+		counts[results.ExtraPrefixQueries] = q
 	}
 	if has&dialect.FieldPrefixHits != 0 {
-		counts[ExtraPrefixHits] = h
+		counts[results.ExtraPrefixHits] = h
 	}
-	counts[ExtraPreemptions] = pre
+	counts[results.ExtraPreemptions] = pre
 	return MergeExtra(counts, d.mockExtra())
 }
 
@@ -192,8 +193,8 @@ func (d *scrapeDeltas) mockExtra() map[string]float64 {
 	if !mock {
 		return nil
 	}
-	return map[string]float64{ExtraMockLateP50: p50 * 1e6, ExtraMockLateP99: p99 * 1e6, ExtraMockLateMax: mx * 1e6,
-		ExtraMockSteps: steps, ExtraMockLateScraped: 1}
+	return map[string]float64{results.ExtraMockLateP50: p50 * 1e6, results.ExtraMockLateP99: p99 * 1e6, results.ExtraMockLateMax: mx * 1e6,
+		results.ExtraMockSteps: steps, results.ExtraMockLateScraped: 1}
 }
 
 // EventNumGPUBlocks is the scrape event value of vllm:cache_config_info's
@@ -203,7 +204,7 @@ const EventNumGPUBlocks = "num_gpu_blocks"
 // scrapeEvent records one scrape for the per-backend report figures:
 // only the figures the page carried, so a report shows n/a, not 0, for
 // the others.
-func scrapeEvent(now time.Duration, sr *scrapeResult) *Event {
+func scrapeEvent(now time.Duration, sr *scrapeResult) *results.Event {
 	m := sr.m
 	v := map[string]float64{}
 	for _, f := range []struct {
@@ -223,7 +224,7 @@ func scrapeEvent(now time.Duration, sr *scrapeResult) *Event {
 	if m.NumGPUBlocks > 0 {
 		v[EventNumGPUBlocks] = float64(m.NumGPUBlocks)
 	}
-	return &Event{At: now, Source: "scrape:" + strconv.Itoa(sr.backend), Values: v}
+	return &results.Event{At: now, Source: "scrape:" + strconv.Itoa(sr.backend), Values: v}
 }
 
 // dialect is the Backends' dialect (the Client's; nil reads as vLLM).

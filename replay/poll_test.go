@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestScrapeDeltasMockExtra: the stop extras carry the bundled mock's
@@ -29,27 +30,27 @@ func TestScrapeDeltasMockExtra(t *testing.T) {
 		want    map[string]float64
 	}{
 		{"vLLM: no mock figures", []scrapeAt{{0, vllm(10)}, {1, vllm(5)}, {0, vllm(30)}, {1, vllm(5)}},
-			map[string]float64{ExtraPrefixQueries: 0, ExtraPrefixHits: 20, ExtraPreemptions: 0,
-				ExtraScrapes: 4, ExtraScrapeFailures: 0}},
+			map[string]float64{results.ExtraPrefixQueries: 0, results.ExtraPrefixHits: 20, results.ExtraPreemptions: 0,
+				results.ExtraScrapes: 4, results.ExtraScrapeFailures: 0}},
 		{"two mocks: worst lateness, steps summed over the run", []scrapeAt{{0, mock(100, 1e-5, 1e-3, 2e-3)},
 			{1, mock(50, 0, 0, 0)}, {0, mock(400, 2e-5, 3e-3, 9e-3)}, {1, mock(150, 4e-5, 1e-3, 5e-3)},
 			{1, ServerMetrics{}}},
-			map[string]float64{ExtraPreemptions: 0, ExtraScrapes: 5, ExtraScrapeFailures: 1,
-				ExtraMockLateP50: 40, ExtraMockLateP99: 3000, ExtraMockLateMax: 9000, ExtraMockSteps: 400,
-				ExtraMockLateScraped: 1}},
+			map[string]float64{results.ExtraPreemptions: 0, results.ExtraScrapes: 5, results.ExtraScrapeFailures: 1,
+				results.ExtraMockLateP50: 40, results.ExtraMockLateP99: 3000, results.ExtraMockLateMax: 9000, results.ExtraMockSteps: 400,
+				results.ExtraMockLateScraped: 1}},
 		{"a mock beside a vLLM", []scrapeAt{{0, vllm(0)}, {1, mock(0, 0, 0, 0)}, {0, vllm(7)},
 			{1, mock(20, 1e-6, 2e-6, 3e-6)}},
-			map[string]float64{ExtraPrefixQueries: 0, ExtraPrefixHits: 7, ExtraPreemptions: 0,
-				ExtraScrapes: 4, ExtraScrapeFailures: 0, ExtraMockLateP50: 1, ExtraMockLateP99: 2, ExtraMockLateMax: 3, ExtraMockSteps: 20,
-				ExtraMockLateScraped: 1}},
+			map[string]float64{results.ExtraPrefixQueries: 0, results.ExtraPrefixHits: 7, results.ExtraPreemptions: 0,
+				results.ExtraScrapes: 4, results.ExtraScrapeFailures: 0, results.ExtraMockLateP50: 1, results.ExtraMockLateP99: 2, results.ExtraMockLateMax: 3, results.ExtraMockSteps: 20,
+				results.ExtraMockLateScraped: 1}},
 		{"a page without the dialect's names", []scrapeAt{{0, ServerMetrics{OK: true, Found: []string{"llamacpp:"}}},
 			{0, ServerMetrics{OK: true, Found: []string{"llamacpp:"}}}},
-			map[string]float64{ExtraPreemptions: 0, ExtraScrapes: 2, ExtraScrapeFailures: 0, ExtraScrapeUnknown: 1}},
+			map[string]float64{results.ExtraPreemptions: 0, results.ExtraScrapes: 2, results.ExtraScrapeFailures: 0, results.ExtraScrapeUnknown: 1}},
 		{"a mock restarted during the run", []scrapeAt{{0, mock(900, 0, 1e-3, 5e-3)}, {1, mock(10, 0, 0, 0)},
 			{0, mock(30, 1e-5, 2e-5, 3e-5)}, {1, mock(70, 0, 0, 0)}},
-			map[string]float64{ExtraPreemptions: 0, ExtraScrapes: 4, ExtraScrapeFailures: 0,
-				ExtraMockLateP50: 10, ExtraMockLateP99: 20, ExtraMockLateMax: 30, ExtraMockSteps: 60,
-				ExtraMockLateScraped: 1}},
+			map[string]float64{results.ExtraPreemptions: 0, results.ExtraScrapes: 4, results.ExtraScrapeFailures: 0,
+				results.ExtraMockLateP50: 10, results.ExtraMockLateP99: 20, results.ExtraMockLateMax: 30, results.ExtraMockSteps: 60,
+				results.ExtraMockLateScraped: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

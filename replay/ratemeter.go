@@ -1,6 +1,10 @@
 package replay
 
-import "time"
+import (
+	"time"
+
+	"github.com/tracebench/tracebench/results"
+)
 
 // RateMeter compares the requested arrival rate (from intended times) with
 // the achieved send rate (from sent times) over the Requests sent.
@@ -11,7 +15,7 @@ type RateMeter struct {
 }
 
 // Add counts one sent Result.
-func (m *RateMeter) Add(r *Result) {
+func (m *RateMeter) Add(r *results.Result) {
 	if r.Backend < 0 || r.Sent == 0 && r.Intended != 0 {
 		return
 	}
@@ -31,7 +35,7 @@ func (m *RateMeter) Extra() map[string]float64 {
 		return nil
 	}
 	k := float64(m.n - 1)
-	return map[string]float64{ExtraRequestedRate: k / iv.Seconds(), ExtraAchievedRate: k / sv.Seconds()}
+	return map[string]float64{results.ExtraRequestedRate: k / iv.Seconds(), results.ExtraAchievedRate: k / sv.Seconds()}
 }
 
 // MergeExtra adds b's entries to a (allocating a when nil).

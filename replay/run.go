@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -54,12 +55,12 @@ type Common struct {
 	// the wait behind it counts in TTFT and is reported as queue wait.
 	MaxInflight int
 	// Results receives every Result as it finishes (may be nil).
-	Results *Writer
+	Results *results.Writer
 	// OnResult is called for every Result, from one goroutine (may be nil).
-	OnResult func(*Result)
+	OnResult func(*results.Result)
 	// OnEvent is called for every policy state Event, from the same
 	// goroutine as OnResult (may be nil).
-	OnEvent func(*Event)
+	OnEvent func(*results.Event)
 	// Counters, if set, is updated live for progress display.
 	Counters *Counters
 	// PD, when set, disaggregates prefill and decode (see PDOptions).
@@ -76,8 +77,8 @@ type Counters struct {
 
 // event is what workers and scrapers send back to the scheduler.
 type event struct {
-	done    *Result
-	prefill *Result // the Result whose prefill phase ended (res.PD)
+	done    *results.Result
+	prefill *results.Result // the Result whose prefill phase ended (res.PD)
 	req     *traces.Request
 	tokens  int
 	scrape  *scrapeResult
@@ -94,17 +95,17 @@ type scrapeResult struct {
 // canceled ctx stops dispatch; in-flight requests get o.Grace to finish.
 // It returns an error only for failures of the tool itself (a Source
 // error, a Router that cannot pick); per-request failures are Results.
-func Run(ctx context.Context, o Options) (Stop, error) {
+func Run(ctx context.Context, o Options) (results.Stop, error) {
 	if len(o.Backends) == 0 {
-		return Stop{Reason: "no backends"}, errors.New("no backends to send to")
+		return results.Stop{Reason: "no backends"}, errors.New("no backends to send to")
 	}
 	if o.PD != nil {
 		if err := o.PD.Validate(len(o.Backends)); err != nil {
-			return Stop{Reason: StopError(err)}, err
+			return results.Stop{Reason: results.StopError(err)}, err
 		}
 	}
 	if err := o.Sessions.Validate(); err != nil {
-		return Stop{Reason: StopError(err)}, err
+		return results.Stop{Reason: results.StopError(err)}, err
 	}
 	s := newScheduler(o)
 	return s.run(ctx)
@@ -142,8 +143,8 @@ type scheduler struct {
 
 // warnNoKV logs, once per Run, a prefill answer that carried no
 // kv_transfer_params (the Request was then decoded alone).
-func (s *scheduler) warnNoKV(r *Result) {
-	if s.warnedNoKV || r.PD == nil || r.PD.ErrClass != ErrNoKVParams {
+func (s *scheduler) warnNoKV(r *results.Result) {
+	if s.warnedNoKV || r.PD == nil || r.PD.ErrClass != results.ErrNoKVParams {
 		return
 	}
 	s.warnedNoKV = true
@@ -172,13 +173,13 @@ func newScheduler(o Options) *scheduler {
 // now is the Run clock: time since start (monotonic).
 func (s *scheduler) now() time.Duration { return time.Since(s.start) }
 
-func (s *scheduler) run(ctx context.Context) (Stop, error) {
+func (s *scheduler) run(ctx context.Context) (results.Stop, error) {
 	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
 	kvIdx, stopKV, err := subscribeKV(workCtx, s.o.Router, kvWiring{eps: s.o.KVEvents, listen: s.o.KVListen,
 		backends: s.o.Backends})
 	if err != nil {
-		return Stop{Reason: StopError(err)}, err
+		return results.Stop{Reason: results.StopError(err)}, err
 	}
 	defer stopKV()
 	waitSubscribed(ctx, kvIdx)
@@ -190,8 +191,8 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	s.g = NewGate(s.o.Source, s.o.Sessions)
 	s.fetch()
 	reason, err := s.loop(ctx, workCtx)
-	if reason != StopDone {
-		if reason != StopInterrupted {
+	if reason != results.StopDone {
+		if reason != results.StopInterrupted {
 			cancelWork()
 		}
 		s.drain(workCtx, cancelWork)
@@ -213,7 +214,7 @@ func (s *scheduler) run(ctx context.Context) (Stop, error) {
 	extra = MergeExtra(extra, kvx)
 	extra = MergeExtra(extra, s.d.PolicyExtra())
 	extra = MergeExtra(extra, s.g.Extra())
-	return Stop{Reason: reason, Elapsed: end, Extra: extra, Notes: notes}, err
+	return results.Stop{Reason: reason, Elapsed: end, Extra: extra, Notes: notes}, err
 }
 
 // fetch sets s.next to the gate's next Request (nil: none known yet).
@@ -224,15 +225,15 @@ func (s *scheduler) fetch() {
 
 // loop paces arrivals and handles events until the Source is exhausted
 // and nothing is in flight or held, or ctx is canceled.
-func (s *scheduler) loop(ctx, workCtx context.Context) (StopReason, error) {
+func (s *scheduler) loop(ctx, workCtx context.Context) (results.StopReason, error) {
 	pc := newPacer()
 	defer pc.stop()
 	for {
 		if s.srcErr != nil {
-			return StopError(s.srcErr), fmt.Errorf("read requests: %w", s.srcErr)
+			return results.StopError(s.srcErr), fmt.Errorf("read requests: %w", s.srcErr)
 		}
 		if s.next == nil && s.inflight == 0 && s.d.Held() == 0 && !s.g.Pending() {
-			return StopDone, nil
+			return results.StopDone, nil
 		}
 		var rearm <-chan time.Time
 		var arrive <-chan struct{}
@@ -241,16 +242,16 @@ func (s *scheduler) loop(ctx, workCtx context.Context) (StopReason, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return StopInterrupted, nil
+			return results.StopInterrupted, nil
 		case <-rearm:
 		case <-arrive:
 			pc.fired()
 			if err := s.arrivals(workCtx); err != nil {
-				return StopError(err), err
+				return results.StopError(err), err
 			}
 		case ev := <-s.events:
 			if err := s.handle(workCtx, ev); err != nil {
-				return StopError(err), err
+				return results.StopError(err), err
 			}
 		}
 	}
@@ -327,16 +328,16 @@ func (s *scheduler) launch(workCtx context.Context, d Dispatch) {
 	}
 	url := s.urls[d.Backend]
 	if d.Prefill != nil {
-		res.PD = &PrefillPhase{Backend: d.Prefill.Backend, Protocol: s.o.PD.Protocol}
+		res.PD = &results.PrefillPhase{Backend: d.Prefill.Backend, Protocol: s.o.PD.Protocol}
 		if res.PD.Protocol == "" {
-			res.PD.Protocol = PDTwoStep
+			res.PD.Protocol = results.PDTwoStep
 		}
 		purl := s.urls[d.Prefill.Backend]
 		ph := *res.PD // the scheduler reads this copy: res is the worker's until done
 		go func() {
 			s.o.Client.DoPD(workCtx, purl, url, d.Req, res, s.now, onTokens, func() {
 				ph.Done, ph.ErrClass, ph.CachedTokens = res.PD.Done, res.PD.ErrClass, res.PD.CachedTokens
-				s.events <- event{prefill: &Result{Intended: res.Intended, Sent: res.PD.Sent, PD: &ph}, req: d.Req}
+				s.events <- event{prefill: &results.Result{Intended: res.Intended, Sent: res.PD.Sent, PD: &ph}, req: d.Req}
 			})
 			s.events <- event{done: res, req: d.Req}
 		}()
@@ -369,8 +370,8 @@ func (s *scheduler) drain(_ context.Context, cancelWork context.CancelFunc) {
 
 // record is one line for the collector: a Result or an Event.
 type record struct {
-	res *Result
-	ev  *Event
+	res *results.Result
+	ev  *results.Event
 }
 
 // collect writes Results and Events to the file and the callbacks from
@@ -401,7 +402,7 @@ func (s *scheduler) collect() <-chan struct{} {
 	return done
 }
 
-func (s *scheduler) writeEvent(e *Event) {
+func (s *scheduler) writeEvent(e *results.Event) {
 	if s.o.Results != nil {
 		_ = s.o.Results.WriteEvent(e)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -35,16 +36,16 @@ func TestRunMisbehavingBackends(t *testing.T) {
 		{"comments, keep-alives, multi-line events", sseHandler(": ping\n\n", "\r\n", "data: {\"choices\":\r\n",
 			"data: [{\"text\":\"a\"}]}\r\n\r\n", ": keep-alive\n", tokChunk, doneChunk), ""},
 		{"usage-only final chunk, no [DONE]", sseHandler(tokChunk, tokChunk, finChunk, usageChunk), ""},
-		{"429", statusHandler(http.StatusTooManyRequests, `{"message":"rate limited"}`), ErrHTTP4xx},
-		{"500", statusHandler(http.StatusInternalServerError, "boom"), ErrHTTP5xx},
-		{"503", statusHandler(http.StatusServiceUnavailable, `{"error":"overloaded"}`), ErrHTTP5xx},
-		{"error frame", sseHandler(tokChunk, `data: {"error":{"message":"engine dead","code":500}}`+"\n\n"), ErrStreamError},
-		{"missing [DONE] and finish", sseHandler(tokChunk, tokChunk), ErrStreamBroken},
-		{"cut mid-stream", cutAfter(tokChunk, `data: {"choices":[{"te`), ErrStreamBroken},
-		{"bad JSON", sseHandler(tokChunk, "data: {not json\n\n"), ErrBadPayload},
-		{"no first byte", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, ErrTimeout},
-		{"stalls mid-stream", stallAfter(tokChunk), ErrTimeout},
-		{"refused", nil, ErrConnect},
+		{"429", statusHandler(http.StatusTooManyRequests, `{"message":"rate limited"}`), results.ErrHTTP4xx},
+		{"500", statusHandler(http.StatusInternalServerError, "boom"), results.ErrHTTP5xx},
+		{"503", statusHandler(http.StatusServiceUnavailable, `{"error":"overloaded"}`), results.ErrHTTP5xx},
+		{"error frame", sseHandler(tokChunk, `data: {"error":{"message":"engine dead","code":500}}`+"\n\n"), results.ErrStreamError},
+		{"missing [DONE] and finish", sseHandler(tokChunk, tokChunk), results.ErrStreamBroken},
+		{"cut mid-stream", cutAfter(tokChunk, `data: {"choices":[{"te`), results.ErrStreamBroken},
+		{"bad JSON", sseHandler(tokChunk, "data: {not json\n\n"), results.ErrBadPayload},
+		{"no first byte", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, results.ErrTimeout},
+		{"stalls mid-stream", stallAfter(tokChunk), results.ErrTimeout},
+		{"refused", nil, results.ErrConnect},
 	}
 	urls := make([]string, len(backends))
 	for i, b := range backends {
@@ -64,7 +65,7 @@ func TestRunMisbehavingBackends(t *testing.T) {
 	r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 1)))
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	path := filepath.Join(t.TempDir(), "results.jsonl")
-	w, err := Create(path, Header{Version: Version, Policy: "round-robin"})
+	w, err := results.Create(path, results.Header{Version: results.Version, Policy: "round-robin"})
 	if err != nil {
 		t.Fatal(err)
 	}

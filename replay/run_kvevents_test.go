@@ -11,6 +11,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -34,7 +35,7 @@ func kvWorkload(n int) []traces.Request {
 // runPrecise replays kvWorkload(n) through precise-prefix against a
 // two-replica mock fleet publishing KV events; eps overrides the fleet's
 // endpoints when not nil.
-func runPrecise(t *testing.T, n int, eps func(*mockserver.Fleet) []replay.KVEndpoint) (replay.Stop, []*replay.Result) {
+func runPrecise(t *testing.T, n int, eps func(*mockserver.Fleet) []replay.KVEndpoint) (results.Stop, []*results.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -49,9 +50,9 @@ func runPrecise(t *testing.T, n int, eps func(*mockserver.Fleet) []replay.KVEndp
 		t.Fatal(err)
 	}
 	q, _ := policies.NewQueue("fcfs", nil, nil)
-	var got []*replay.Result
+	var got []*results.Result
 	stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{Source: traces.NewSliceSource(kvWorkload(n)),
-		Router: r, Queue: q, OnResult: func(r *replay.Result) { got = append(got, r) }},
+		Router: r, Queue: q, OnResult: func(r *results.Result) { got = append(got, r) }},
 		Backends: f.URLs(),
 		Client:   replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true}), KVEvents: eps(f)})
 	if err != nil {

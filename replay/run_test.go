@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -53,7 +54,7 @@ func runOptions(t *testing.T, n int, urls ...string) (Options, string) {
 	r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 1)))
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	path := filepath.Join(t.TempDir(), "results.jsonl")
-	w, err := Create(path, Header{Version: Version, Policy: "round-robin"})
+	w, err := results.Create(path, results.Header{Version: results.Version, Policy: "round-robin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestRunCountsAddUp(t *testing.T) {
 			t.Fatalf("bad success result %+v", r)
 		}
 	}
-	if n != 40 || classes[""] != 20 || classes[ErrHTTP5xx] != 20 {
+	if n != 40 || classes[""] != 20 || classes[results.ErrHTTP5xx] != 20 {
 		t.Fatalf("%d results by class %v; want 40 = 20 ok + 20 http-5xx", n, classes)
 	}
 }
@@ -97,7 +98,7 @@ func TestRunInterruptKeepsMeasurements(t *testing.T) {
 	o, path := runOptions(t, 5, srv.URL)
 	o.Grace = 50 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan Stop)
+	done := make(chan results.Stop)
 	go func() {
 		s, _ := Run(ctx, o)
 		done <- s

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -83,7 +84,7 @@ func TestUnsaltUsage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := &Result{PromptTokens: tc.prompt, CachedTokens: tc.cached}
+			res := &results.Result{PromptTokens: tc.prompt, CachedTokens: tc.cached}
 			st := &tokenStats{res: res, salt: tc.salt, usage: true, cached: true}
 			st.close()
 			if res.PromptTokens != tc.wantPrompt || res.CachedTokens != tc.wantCached {

@@ -6,12 +6,13 @@ package replay
 import (
 	"time"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
 // Done tells the gate that the Request of res finished (any outcome).
 // ans is the answer the server gave (nil when none was kept).
-func (g *Gate) Done(res *Result, ans *Answer) {
+func (g *Gate) Done(res *results.Result, ans *results.Answer) {
 	if !g.o.closed() {
 		return
 	}

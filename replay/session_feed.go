@@ -3,6 +3,7 @@ package replay
 import (
 	"slices"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -32,7 +33,7 @@ func newTurnRecord(orig, sent *traces.Request) *turnRecord {
 }
 
 // finish records the outcome and the answer (ans may be nil).
-func (t *turnRecord) finish(res *Result, ans *Answer) {
+func (t *turnRecord) finish(res *results.Result, ans *results.Answer) {
 	t.ok, t.completion = res.OK(), res.CompletionTokens
 	if ans != nil {
 		t.text, t.ids = ans.Text(), ans.IDs()
@@ -100,7 +101,7 @@ func feedIDs(ids []int, last *turnRecord) ([]int, bool) {
 // history gains the answer as an assistant message and a text prompt the
 // answer after a newline (the turns' contents joined); a token-id prompt
 // gains the answer's ids.
-func answered(req *traces.Request, a *Answer, completion int) *traces.Request {
+func answered(req *traces.Request, a *results.Answer, completion int) *traces.Request {
 	text := a.Text()
 	r := *req
 	switch {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -288,9 +289,9 @@ func (g *Gate) release(n *node) {
 // AnswerFor returns storage for the answer to req when a later turn will
 // carry it (nil otherwise: open-loop, feeding back off, or a Request no
 // turn follows in its session).
-func (g *Gate) AnswerFor(req *traces.Request) *Answer {
+func (g *Gate) AnswerFor(req *traces.Request) *results.Answer {
 	if !g.o.closed() || g.o.NoFeedBack || req.Session == "" {
 		return nil
 	}
-	return &Answer{}
+	return &results.Answer{}
 }

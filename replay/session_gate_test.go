@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -24,12 +25,12 @@ type gateServer struct {
 }
 
 // inflightHeap orders in-flight Results by Done.
-type inflightHeap []*Result
+type inflightHeap []*results.Result
 
 func (h inflightHeap) Len() int           { return len(h) }
 func (h inflightHeap) Less(i, j int) bool { return h[i].Done < h[j].Done }
 func (h inflightHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *inflightHeap) Push(x any)        { *h = append(*h, x.(*Result)) }
+func (h *inflightHeap) Push(x any)        { *h = append(*h, x.(*results.Result)) }
 func (h *inflightHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
@@ -60,16 +61,16 @@ func driveGate(t *testing.T, reqs []traces.Request, o Sessions, srv gateServer) 
 			g.Pop()
 			sent = append(sent, gateSent{r.ID, now})
 			got[r.ID] = r
-			res := &Result{ID: r.ID, Done: now + time.Duration(max(r.OutputTokens, 5))*time.Second, CompletionTokens: 3}
+			res := &results.Result{ID: r.ID, Done: now + time.Duration(max(r.OutputTokens, 5))*time.Second, CompletionTokens: 3}
 			if srv.fail[r.ID] {
-				res.ErrClass = ErrHTTP5xx
+				res.ErrClass = results.ErrHTTP5xx
 			}
 			heap.Push(&fl, res)
 			continue
 		}
-		res := heap.Pop(&fl).(*Result)
+		res := heap.Pop(&fl).(*results.Result)
 		now = res.Done
-		a := &Answer{}
+		a := &results.Answer{}
 		a.AddChunk([]byte(`{"choices":[{"text":"ans-` + res.ID + `"}]}`))
 		g.Done(res, a)
 	}

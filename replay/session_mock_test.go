@@ -10,6 +10,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -47,12 +48,12 @@ func TestClosedLoopAgainstMock(t *testing.T) {
 			c := replay.NewClient(replay.ClientOptions{API: tc.api, Stream: true, Model: mockserver.DefaultModelName,
 				FirstByteTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second})
 			defer c.Close()
-			byID := map[string]*replay.Result{}
+			byID := map[string]*results.Result{}
 			stop, err := replay.Run(context.Background(), replay.Options{Common: replay.Common{Source: src,
 				Router: r, Queue: q, Sessions: tc.sessions,
-				OnResult: func(res *replay.Result) { byID[res.ID] = res }},
+				OnResult: func(res *results.Result) { byID[res.ID] = res }},
 				Backends: []string{base}, Client: c})
-			if err != nil || stop.Reason != replay.StopDone {
+			if err != nil || stop.Reason != results.StopDone {
 				t.Fatalf("run: %v, stop %+v", err, stop)
 			}
 			early, fed, follow := 0, 0, 0

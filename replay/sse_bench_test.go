@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -41,7 +42,7 @@ func BenchmarkSSEParse(b *testing.B) {
 	var clk vclock
 	now := func() time.Duration { clk.advance(time.Millisecond); return clk.now() }
 	for b.Loop() {
-		var res Result
+		var res results.Result
 		st := &tokenStats{res: &res, now: now}
 		if err := consumeSSE(bytes.NewReader(stream), st); err != nil {
 			b.Fatal(err)
@@ -75,7 +76,7 @@ func BenchmarkDoLoopback(b *testing.B) {
 	now := func() time.Duration { return time.Since(start) }
 	b.SetBytes(int64(len(stream)))
 	for b.Loop() {
-		var res Result
+		var res results.Result
 		c.Do(context.Background(), srv.URL, req, &res, now, nil)
 		if !res.OK() || res.Chunks != n {
 			b.Fatalf("result %s %s, %d chunks", res.ErrClass, res.Err, res.Chunks)

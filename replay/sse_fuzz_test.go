@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 // sseOutcome is everything consumeSSE decides about one stream.
 type sseOutcome struct {
-	Res   Result
+	Res   results.Result
 	Class string
 	OK    bool
 }
@@ -27,7 +29,7 @@ const (
 
 func runConsume(in []byte, split bool, mode int) sseOutcome {
 	var clk vclock
-	var res Result
+	var res results.Result
 	st := &tokenStats{res: &res, now: func() time.Duration { clk.advance(time.Microsecond); return clk.now() },
 		responses: mode == modeResponses}
 	if mode == modeTags {

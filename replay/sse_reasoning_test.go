@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 )
 
 // reasoningWant is what a reasoning capture must give.
@@ -65,7 +66,7 @@ func TestConsumeSSEReasoning(t *testing.T) {
 			for _, ev := range readEvents(t, tc.file) {
 				readers = append(readers, &tickReader{r: strings.NewReader(string(ev)), clk: &clk})
 			}
-			var res Result
+			var res results.Result
 			st := &tokenStats{res: &res, now: clk.now, responses: tc.api == APIResponses}
 			st.d, _ = dialect.Lookup(tc.dialect)
 			if tc.tags {

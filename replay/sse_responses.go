@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 // respEvent is one streamed event of the OpenAI Responses API (POST
@@ -99,7 +101,7 @@ const (
 func decodeEvent(data []byte, where string) (chunkInfo, string, error) {
 	var e respEvent
 	if err := json.Unmarshal(data, &e); err != nil {
-		return chunkInfo{}, "", &classedError{class: ErrBadPayload,
+		return chunkInfo{}, "", &classedError{class: results.ErrBadPayload,
 			err: fmt.Errorf("decode %s event %q: %w", where, clip(data, 80), err)}
 	}
 	switch e.Type {
@@ -111,9 +113,9 @@ func decodeEvent(data []byte, where string) (chunkInfo, string, error) {
 	case evCompleted, evIncomplete:
 		return e.Response.finish(), "", nil
 	case evFailed:
-		return chunkInfo{}, "", classed(ErrStreamError, "response failed in %s: %s", where, e.Response.errText())
+		return chunkInfo{}, "", classed(results.ErrStreamError, "response failed in %s: %s", where, e.Response.errText())
 	case evError:
-		return chunkInfo{}, "", classed(ErrStreamError, "error in %s: %s", where, clipString(e.Message, 200))
+		return chunkInfo{}, "", classed(results.ErrStreamError, "error in %s: %s", where, clipString(e.Message, 200))
 	}
 	if e.Object == respObjectName {
 		return e.whole()
@@ -125,7 +127,7 @@ func decodeEvent(data []byte, where string) (chunkInfo, string, error) {
 func (e *respEvent) whole() (chunkInfo, string, error) {
 	o := &e.respObject
 	if o.Status == respStatusFailed {
-		return chunkInfo{}, "", classed(ErrStreamError, "response failed: %s", o.errText())
+		return chunkInfo{}, "", classed(results.ErrStreamError, "response failed: %s", o.errText())
 	}
 	info := o.finish()
 	var text bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 )
 
 // classedError carries the error class decided where the error arose
@@ -28,7 +29,7 @@ func classed(class string, format string, a ...any) error {
 // stamps, chunk count, the gap distribution and usage. It keeps no
 // per-token state, so memory does not grow with the output.
 type tokenStats struct {
-	res      *Result
+	res      *results.Result
 	now      func() time.Duration
 	onTokens func(n int)
 	// d reads the cached prompt tokens (nil: vLLM).
@@ -188,7 +189,7 @@ func consumeSSE(body io.Reader, s *tokenStats) error {
 			return nil
 		}
 		if string(typ) == "error" {
-			return classed(ErrStreamError, "error event in stream: %s", clip(data, 200))
+			return classed(results.ErrStreamError, "error event in stream: %s", clip(data, 200))
 		}
 		info, text, err := s.decode(data, &u, "stream")
 		if err != nil {
@@ -205,11 +206,11 @@ func (s *tokenStats) endOfStream(err error) error {
 	case errors.Is(err, io.EOF) && s.finished:
 		return nil
 	case errors.Is(err, io.EOF):
-		return classed(ErrStreamBroken, "stream ended without [DONE] or finish_reason after %d chunks", s.res.Chunks)
+		return classed(results.ErrStreamBroken, "stream ended without [DONE] or finish_reason after %d chunks", s.res.Chunks)
 	case errors.Is(err, errSSETruncated):
-		return classed(ErrStreamBroken, "stream cut inside an event after %d chunks", s.res.Chunks)
+		return classed(results.ErrStreamBroken, "stream cut inside an event after %d chunks", s.res.Chunks)
 	case errors.Is(err, errSSETooLarge):
-		return classed(ErrBadPayload, "stream: %v", err)
+		return classed(results.ErrBadPayload, "stream: %v", err)
 	}
 	return fmt.Errorf("read stream after %d chunks: %w", s.res.Chunks, err)
 }
@@ -224,7 +225,7 @@ func consumeJSON(body io.Reader, s *tokenStats) error {
 		return fmt.Errorf("read response body: %w", err)
 	}
 	if len(b) > maxJSONBody {
-		return classed(ErrBadPayload, "response body larger than %d bytes", maxJSONBody)
+		return classed(results.ErrBadPayload, "response body larger than %d bytes", maxJSONBody)
 	}
 	var u scanStore
 	info, text, err := s.decode(b, &u, "response")
@@ -257,10 +258,10 @@ func (s *tokenStats) decode(data []byte, u *scanStore, where string) (chunkInfo,
 func decodeChunkText(data []byte, where string) (chunkInfo, string, error) {
 	var c apiChunk
 	if err := decodeChunk(data, &c); err != nil {
-		return chunkInfo{}, "", &classedError{class: ErrBadPayload, err: err}
+		return chunkInfo{}, "", &classedError{class: results.ErrBadPayload, err: err}
 	}
 	if msg := c.errorText(); msg != "" {
-		return chunkInfo{}, "", classed(ErrStreamError, "error in %s: %s", where, clipString(msg, 200))
+		return chunkInfo{}, "", classed(results.ErrStreamError, "error in %s: %s", where, clipString(msg, 200))
 	}
 	return c.info(), c.text(), nil
 }
@@ -274,17 +275,17 @@ func decodeInfo(data []byte, u *scanStore, where string) (chunkInfo, error) {
 	}
 	var c apiChunk
 	if err := decodeChunk(data, &c); err != nil {
-		return chunkInfo{}, &classedError{class: ErrBadPayload, err: err}
+		return chunkInfo{}, &classedError{class: results.ErrBadPayload, err: err}
 	}
 	if msg := c.errorText(); msg != "" {
-		return chunkInfo{}, classed(ErrStreamError, "error in %s: %s", where, clipString(msg, 200))
+		return chunkInfo{}, classed(results.ErrStreamError, "error in %s: %s", where, clipString(msg, 200))
 	}
 	return c.info(), nil
 }
 
 // gapBins is a sorted list of GapBins; its length is bounded by the number
 // of two-significant-digit values (90 per decade of microseconds).
-type gapBins []GapBin
+type gapBins []results.GapBin
 
 // add counts one gap, rounded to two significant digits in µs.
 func (g *gapBins) add(d time.Duration) {
@@ -302,18 +303,18 @@ func (g *gapBins) add(d time.Duration) {
 		bins[i].N++
 		return
 	}
-	bins = append(bins, GapBin{})
+	bins = append(bins, results.GapBin{})
 	copy(bins[i+1:], bins[i:])
-	bins[i] = GapBin{V: v, N: 1}
+	bins[i] = results.GapBin{V: v, N: 1}
 	*g = bins
 }
 
 // bins returns the list (nil when empty).
-func (g gapBins) bins() []GapBin {
+func (g gapBins) bins() []results.GapBin {
 	if len(g) == 0 {
 		return nil
 	}
-	return []GapBin(g)
+	return []results.GapBin(g)
 }
 
 // round2 rounds v to two significant digits, halves away from zero

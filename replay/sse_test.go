@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/results"
 )
 
 // sseEvent is one parsed event, for comparisons.
@@ -128,7 +129,7 @@ func TestGapBins(t *testing.T) {
 	for _, us := range []int64{12000, 5, 12400, 300, 5, 11950, 299} {
 		g.add(time.Duration(us) * time.Microsecond)
 	}
-	want := []GapBin{{V: 5, N: 2}, {V: 300, N: 2}, {V: 12000, N: 3}}
+	want := []results.GapBin{{V: 5, N: 2}, {V: 300, N: 2}, {V: 12000, N: 3}}
 	if diff := cmp.Diff(want, g.bins()); diff != "" {
 		t.Errorf("bins mismatch (-want +got):\n%s", diff)
 	}
@@ -140,7 +141,7 @@ func TestGapBins(t *testing.T) {
 // TestConsumeSSECapture parses the vLLM captures with a reader that moves
 // the virtual clock by 1 ms per event, independently of HTTP.
 func TestConsumeSSECapture(t *testing.T) {
-	llama := Result{FirstToken: time.Millisecond, FirstOutput: time.Millisecond, Chunks: 3, Gaps: []GapBin{{V: 1000, N: 2}},
+	llama := results.Result{FirstToken: time.Millisecond, FirstOutput: time.Millisecond, Chunks: 3, Gaps: []results.GapBin{{V: 1000, N: 2}},
 		TBTMax: time.Millisecond, PromptTokens: 11, CompletionTokens: 3}
 	llamaCached := llama
 	llamaCached.CachedTokens = 9
@@ -149,14 +150,14 @@ func TestConsumeSSECapture(t *testing.T) {
 	tests := []struct {
 		file    string
 		dialect string
-		want    Result
+		want    results.Result
 	}{
 		{"llamacpp_b7099_completions.sse", dialect.LlamaCpp, llamaCached},
 		{"llamacpp_b7099_completions.sse", dialect.VLLM, llamaUnknown},
 		{"llamacpp_b7099_completions.sse", dialect.OpenAI, llamaUnknown},
-		{"vllm_chat.sse", "", Result{FirstToken: 2 * time.Millisecond, FirstOutput: 2 * time.Millisecond, Chunks: 8, Gaps: []GapBin{{V: 1000, N: 7}},
+		{"vllm_chat.sse", "", results.Result{FirstToken: 2 * time.Millisecond, FirstOutput: 2 * time.Millisecond, Chunks: 8, Gaps: []results.GapBin{{V: 1000, N: 7}},
 			TBTMax: time.Millisecond, PromptTokens: 1024, CompletionTokens: 8, CachedTokens: 512}},
-		{"vllm_completions.sse", "", Result{FirstToken: time.Millisecond, FirstOutput: time.Millisecond, Chunks: 5, Gaps: []GapBin{{V: 1000, N: 4}},
+		{"vllm_completions.sse", "", results.Result{FirstToken: time.Millisecond, FirstOutput: time.Millisecond, Chunks: 5, Gaps: []results.GapBin{{V: 1000, N: 4}},
 			TBTMax: time.Millisecond, PromptTokens: 37, CompletionTokens: 5, CachedTokens: 32}},
 	}
 	for _, tc := range tests {
@@ -166,7 +167,7 @@ func TestConsumeSSECapture(t *testing.T) {
 			for _, ev := range readEvents(t, tc.file) {
 				readers = append(readers, &tickReader{r: strings.NewReader(string(ev)), clk: &clk})
 			}
-			var res Result
+			var res results.Result
 			st := &tokenStats{res: &res, now: clk.now}
 			if tc.dialect != "" {
 				st.d, _ = dialect.Lookup(tc.dialect)

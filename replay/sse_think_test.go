@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/results"
 )
 
 func TestThinkTags(t *testing.T) {
@@ -126,7 +128,7 @@ func FuzzThinkTags(f *testing.F) {
 
 // ExampleResult_TTFOT shows the two times of a reasoning request.
 func ExampleResult_TTFOT() {
-	r := Result{Intended: 0, FirstToken: 120e6, FirstOutput: 2400e6, ReasoningTokens: 180}
+	r := results.Result{Intended: 0, FirstToken: 120e6, FirstOutput: 2400e6, ReasoningTokens: 180}
 	fmt.Println(r.TTFT(), r.TTFOT())
 	// Output: 120ms 2.4s
 }

@@ -1,6 +1,10 @@
 package replay
 
-import "time"
+import (
+	"time"
+
+	"github.com/tracebench/tracebench/results"
+)
 
 // TokenStamps stamps a Result's generated tokens as they come: the first
 // token and first output times, the gaps between tokens (TBT), the
@@ -10,7 +14,7 @@ import "time"
 type TokenStamps struct{ s tokenStats }
 
 // NewTokenStamps stamps res's tokens at the times now returns.
-func NewTokenStamps(res *Result, now func() time.Duration) TokenStamps {
+func NewTokenStamps(res *results.Result, now func() time.Duration) TokenStamps {
 	return TokenStamps{s: tokenStats{res: res, now: now}}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/results"
 )
 
 // ewmaAlpha is the weight of a new sample in the TTFT/TBT moving averages.
@@ -102,7 +103,7 @@ func (t *Tracker) OnDispatch(i, tokens int) {
 }
 
 // OnDone records the end of a Request of tokens on Backend i.
-func (t *Tracker) OnDone(i, tokens int, r *Result) {
+func (t *Tracker) OnDone(i, tokens int, r *results.Result) {
 	b := &t.bs[i]
 	b.InFlight--
 	b.InFlightTokens -= tokens
@@ -143,7 +144,7 @@ func ewma(old, sample time.Duration) time.Duration {
 }
 
 // meanGap is the mean inter-chunk gap of r (0 with fewer than 2 chunks).
-func meanGap(r *Result) time.Duration {
+func meanGap(r *results.Result) time.Duration {
 	var sum, n int64
 	for _, g := range r.Gaps {
 		sum += g.V * g.N

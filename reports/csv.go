@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // csvField is one column of the summary CSV.
@@ -55,8 +55,8 @@ func distFields(prefix string, get func(*metrics.Summary) metrics.Dist) []csvFie
 
 // errorClasses are the error classes given their own summary column, in
 // column order.
-var errorClasses = []string{replay.ErrConnect, replay.ErrTimeout, replay.ErrHTTP4xx, replay.ErrUnknownModel, replay.ErrHTTP5xx,
-	replay.ErrStreamBroken, replay.ErrStreamError, replay.ErrBadPayload, replay.ErrRejected, replay.ErrCanceled}
+var errorClasses = []string{results.ErrConnect, results.ErrTimeout, results.ErrHTTP4xx, results.ErrUnknownModel, results.ErrHTTP5xx,
+	results.ErrStreamBroken, results.ErrStreamError, results.ErrBadPayload, results.ErrRejected, results.ErrCanceled}
 
 // SummaryColumns returns the summary CSV's column names in order; the
 // names are stable (documented in docs/reports.md).

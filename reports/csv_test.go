@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestSummaryCSVMockLateness checks the mock lateness columns of
@@ -21,13 +21,13 @@ func TestSummaryCSVMockLateness(t *testing.T) {
 		extra map[string]float64
 		want  []string
 	}{
-		{"mock", map[string]float64{replay.ExtraMockLateP50: 40, replay.ExtraMockLateP99: 300, replay.ExtraMockLateMax: 12500,
-			replay.ExtraMockSteps: 1234567}, []string{"0.04", "0.3", "12.5", "1234567"}},
+		{"mock", map[string]float64{results.ExtraMockLateP50: 40, results.ExtraMockLateP99: 300, results.ExtraMockLateMax: 12500,
+			results.ExtraMockSteps: 1234567}, []string{"0.04", "0.3", "12.5", "1234567"}},
 		{"no mock", nil, []string{"", "", "", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			at := csvRow(t, finishHand(metrics.DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra}))
+			at := csvRow(t, finishHand(metrics.DefaultOptions(), &results.Stop{Reason: "done", Extra: tt.extra}))
 			var got []string
 			for _, c := range cols {
 				got = append(got, at[c])
@@ -53,14 +53,14 @@ func TestSummaryCSVHostCPU(t *testing.T) {
 		extra map[string]float64
 		want  []string
 	}{
-		{"stolen", map[string]float64{replay.ExtraHostStealPct: 12.5, replay.ExtraHostBusyPct: 61.25}, []string{"12.5", "61.25"}},
-		{"quiet", map[string]float64{replay.ExtraHostStealPct: 0, replay.ExtraHostBusyPct: 30}, []string{"0", "30"}},
-		{"no steal field", map[string]float64{replay.ExtraHostBusyPct: 30}, []string{"", "30"}},
+		{"stolen", map[string]float64{results.ExtraHostStealPct: 12.5, results.ExtraHostBusyPct: 61.25}, []string{"12.5", "61.25"}},
+		{"quiet", map[string]float64{results.ExtraHostStealPct: 0, results.ExtraHostBusyPct: 30}, []string{"0", "30"}},
+		{"no steal field", map[string]float64{results.ExtraHostBusyPct: 30}, []string{"", "30"}},
 		{"not measured", nil, []string{"", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			at := csvRow(t, finishHand(metrics.DefaultOptions(), &replay.Stop{Reason: "done", Extra: tt.extra}))
+			at := csvRow(t, finishHand(metrics.DefaultOptions(), &results.Stop{Reason: "done", Extra: tt.extra}))
 			if d := cmp.Diff(tt.want, []string{at[cols[0]], at[cols[1]]}); d != "" {
 				t.Errorf("%v (-want +got):\n%s", cols, d)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestKVEventsTable checks the KV events table of a run whose stop
@@ -26,8 +27,8 @@ func TestKVEventsTable(t *testing.T) {
 	set(2, map[string]float64{"subscribed": 1})
 	set(3, map[string]float64{"subscribed": 1, "malformed": 5})
 	set(4, map[string]float64{"subscribed": 1, "batches": 2, "events": 9, "lost_at_start": 3, "orphans": 6, "blocks": 4})
-	a := metrics.NewAccumulator(replay.Header{Backends: []string{"b0", "b1", "b2", "b3", "b4"}}, metrics.DefaultOptions())
-	s := a.Finish(&replay.Stop{Reason: "done", Extra: extra})
+	a := metrics.NewAccumulator(results.Header{Backends: []string{"b0", "b1", "b2", "b3", "b4"}}, metrics.DefaultOptions())
+	s := a.Finish(&results.Stop{Reason: "done", Extra: extra})
 	var buf bytes.Buffer
 	writeKVEvents(&buf, []*metrics.Summary{s})
 	for _, want := range []string{"## KV events", "| 0 | subscribed | 10 | 40 | 2 | 3 | 1 | 0 | 0 | 0 | 3 | 0 | 7 |",

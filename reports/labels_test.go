@@ -7,13 +7,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 func TestLabelRuns(t *testing.T) {
 	run := func(policy string, seed uint64, api string, params map[string]string) *metrics.Summary {
-		return &metrics.Summary{Header: replay.Header{Policy: policy, Seed: seed, RouterParams: params,
-			Config: replay.RunConfig{API: api}, Started: time.Unix(0, 0)}}
+		return &metrics.Summary{Header: results.Header{Policy: policy, Seed: seed, RouterParams: params,
+			Config: results.RunConfig{API: api}, Started: time.Unix(0, 0)}}
 	}
 	tests := []struct {
 		name string
@@ -46,8 +46,8 @@ func TestLabelRuns(t *testing.T) {
 // TestTableLabelsRepeatedPolicy checks two runs of one policy get
 // distinct rows in the terminal table.
 func TestTableLabelsRepeatedPolicy(t *testing.T) {
-	a := &metrics.Summary{Header: replay.Header{Policy: "round-robin", Seed: 1}}
-	b := &metrics.Summary{Header: replay.Header{Policy: "round-robin", Seed: 2}}
+	a := &metrics.Summary{Header: results.Header{Policy: "round-robin", Seed: 1}}
+	b := &metrics.Summary{Header: results.Header{Policy: "round-robin", Seed: 2}}
 	var out strings.Builder
 	if err := WriteTable(&out, []*metrics.Summary{a, b}); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestMockLatenessLifetime: lateness scraped from a separately started
@@ -16,9 +16,9 @@ import (
 // figures (mode "mock") cover its run even when the run also scraped it.
 func TestMockLatenessLifetime(t *testing.T) {
 	late := func(p99 float64, scraped bool) map[string]float64 {
-		ex := map[string]float64{replay.ExtraMockLateP50: 100, replay.ExtraMockLateP99: p99, replay.ExtraMockLateMax: 22000, replay.ExtraMockSteps: 500}
+		ex := map[string]float64{results.ExtraMockLateP50: 100, results.ExtraMockLateP99: p99, results.ExtraMockLateMax: 22000, results.ExtraMockSteps: 500}
 		if scraped {
-			ex[replay.ExtraMockLateScraped] = 1
+			ex[results.ExtraMockLateScraped] = 1
 		}
 		return ex
 	}
@@ -30,7 +30,7 @@ func TestMockLatenessLifetime(t *testing.T) {
 	)
 	tests := []struct {
 		name     string
-		mode     replay.Mode
+		mode     results.Mode
 		extra    map[string]float64
 		lifetime bool
 		csv      string // mock_lateness_lifetime
@@ -45,7 +45,7 @@ func TestMockLatenessLifetime(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := finishMode(tc.mode, &replay.Stop{Reason: "done", Elapsed: 10 * time.Second, Extra: tc.extra})
+			s := finishMode(tc.mode, &results.Stop{Reason: "done", Elapsed: 10 * time.Second, Extra: tc.extra})
 			if s.MockStepLate.Lifetime != tc.lifetime {
 				t.Errorf("lifetime %v, want %v", s.MockStepLate.Lifetime, tc.lifetime)
 			}
@@ -69,7 +69,7 @@ func TestMockLatenessLifetime(t *testing.T) {
 
 // finishMode folds handRun's Results as a Run in mode and finishes it
 // with stop.
-func finishMode(mode replay.Mode, stop *replay.Stop) *metrics.Summary {
+func finishMode(mode results.Mode, stop *results.Stop) *metrics.Summary {
 	h, rs := handRun()
 	h.Mode = mode
 	a := metrics.NewAccumulator(h, metrics.DefaultOptions())

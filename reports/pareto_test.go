@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -91,7 +91,7 @@ func TestParetoInSweepReport(t *testing.T) {
 }
 
 // headerWith is a header with the backends named.
-func headerWith(backends ...string) replay.Header { return replay.Header{Backends: backends} }
+func headerWith(backends ...string) results.Header { return results.Header{Backends: backends} }
 
 // svgColor is c as gonum's SVG writer strokes it.
 func svgColor(c color.Color) string {

@@ -8,24 +8,25 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // pdResults is a disaggregated Run's Results on backends prefill 0,
 // decode 1 and 2: two split requests, a fallback without
 // kv_transfer_params, a decode-only one and one whose split the servers
 // did not report.
-func pdResults() []*replay.Result {
+func pdResults() []*results.Result {
 	ms := time.Millisecond
-	pd := func(b int, sent, done, tr time.Duration, known bool) *replay.PrefillPhase {
-		return &replay.PrefillPhase{Backend: b, Protocol: replay.PDTwoStep, Sent: sent, Done: done, Transfer: tr, TransferKnown: known, CachedTokens: 16}
+	pd := func(b int, sent, done, tr time.Duration, known bool) *results.PrefillPhase {
+		return &results.PrefillPhase{Backend: b, Protocol: results.PDTwoStep, Sent: sent, Done: done, Transfer: tr, TransferKnown: known, CachedTokens: 16}
 	}
-	ok := func(seq int64, b int, sent, first, done time.Duration, p *replay.PrefillPhase) *replay.Result {
-		return &replay.Result{Seq: seq, ID: "r", Backend: b, Intended: sent, Released: sent, Sent: sent, FirstToken: first,
+	ok := func(seq int64, b int, sent, first, done time.Duration, p *results.PrefillPhase) *results.Result {
+		return &results.Result{Seq: seq, ID: "r", Backend: b, Intended: sent, Released: sent, Sent: sent, FirstToken: first,
 			Done: done, Chunks: 4, PromptTokens: 64, CompletionTokens: 4, CachedTokens: 63, Status: 200, PD: p}
 	}
 	fb := pd(0, 400*ms, 410*ms, 0, false)
-	fb.ErrClass, fb.Fallback = replay.ErrNoKVParams, true
-	return []*replay.Result{
+	fb.ErrClass, fb.Fallback = results.ErrNoKVParams, true
+	return []*results.Result{
 		// prefill 20 ms, transfer 5 ms, first decode 10 ms.
 		ok(0, 1, 0, 35*ms, 100*ms, pd(0, 0, 20*ms, 5*ms, true)),
 		// prefill 40 ms, transfer 10 ms, first decode 30 ms.
@@ -37,14 +38,14 @@ func pdResults() []*replay.Result {
 }
 
 func TestPDSummary(t *testing.T) {
-	a := metrics.NewAccumulator(replay.Header{Backends: []string{"a", "b", "c"},
+	a := metrics.NewAccumulator(results.Header{Backends: []string{"a", "b", "c"},
 		Roles: []string{replay.RolePrefill, replay.RoleDecode, replay.RoleDecode}}, metrics.DefaultOptions())
 	for _, r := range pdResults() {
 		a.Add(r)
 	}
 	s := a.Finish(nil)
 	p := s.PD
-	if p == nil || p.Disaggregated != 4 || p.DecodeOnly != 1 || p.Fallbacks != 1 || p.PrefillErrors[replay.ErrNoKVParams] != 1 ||
+	if p == nil || p.Disaggregated != 4 || p.DecodeOnly != 1 || p.Fallbacks != 1 || p.PrefillErrors[results.ErrNoKVParams] != 1 ||
 		p.SplitUnknown != 1 || p.Prefill.Count != 2 {
 		t.Fatalf("P/D summary %+v", p)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
@@ -19,7 +19,7 @@ func TestHitRatePlotDrawsEveryPrediction(t *testing.T) {
 		t.Run(fmt.Sprintf("%d runs × %d backends", tc.runs, tc.backends), func(t *testing.T) {
 			var runs []*metrics.Summary
 			for i := range tc.runs {
-				s := &metrics.Summary{Header: replay.Header{Policy: fmt.Sprint("run", i)}}
+				s := &metrics.Summary{Header: results.Header{Policy: fmt.Sprint("run", i)}}
 				for b := range tc.backends {
 					s.Backends = append(s.Backends, metrics.BackendSummary{Index: b, HitRate: 0.5, PredictedHitRate: 0.4})
 				}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // showReasoning reports whether a report has reasoning to show: a run
@@ -105,7 +105,7 @@ func reasoningSection(runs []*metrics.Summary) (HTMLSection, bool) {
 
 // ttfotCell is a per-request TTFOT in milliseconds, empty without an
 // output token.
-func ttfotCell(r *replay.Result) string {
+func ttfotCell(r *results.Result) string {
 	if r.FirstOutput == 0 {
 		return ""
 	}

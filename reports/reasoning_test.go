@@ -12,16 +12,16 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
 
 // reasoningRun is four successful Results of a reasoning model and one
 // failure: two reasoned and answered, one did not reason, one never left
 // its reasoning.
-func reasoningRun() (replay.Header, []*replay.Result) {
-	h := replay.Header{Policy: "think", Router: "round-robin", Queue: "fcfs", Backends: []string{"b0"}}
-	rs := []*replay.Result{
+func reasoningRun() (results.Header, []*results.Result) {
+	h := results.Header{Policy: "think", Router: "round-robin", Queue: "fcfs", Backends: []string{"b0"}}
+	rs := []*results.Result{
 		{ID: "a", Intended: 0, Sent: ms1, FirstToken: 100 * ms1, FirstOutput: 1100 * ms1, Done: 1500 * ms1,
 			Chunks: 30, CompletionTokens: 30, ReasoningTokens: 20, Status: 200},
 		{ID: "b", Intended: 1000 * ms1, Sent: 1001 * ms1, FirstToken: 1200 * ms1, FirstOutput: 4200 * ms1,
@@ -30,7 +30,7 @@ func reasoningRun() (replay.Header, []*replay.Result) {
 			Done: 2600 * ms1, Chunks: 10, CompletionTokens: 10, Status: 200},
 		{ID: "d", Intended: 3000 * ms1, Sent: 3001 * ms1, FirstToken: 3100 * ms1, Done: 3900 * ms1,
 			Chunks: 10, CompletionTokens: 10, ReasoningTokens: 10, Status: 200},
-		{ID: "e", Intended: 4000 * ms1, Sent: 4001 * ms1, Done: 4010 * ms1, Status: 503, ErrClass: replay.ErrHTTP5xx},
+		{ID: "e", Intended: 4000 * ms1, Sent: 4001 * ms1, Done: 4010 * ms1, Status: 503, ErrClass: results.ErrHTTP5xx},
 	}
 	return h, rs
 }
@@ -41,7 +41,7 @@ func summarizeReasoning(o metrics.Options) *metrics.Summary {
 	for _, r := range rs {
 		a.Add(r)
 	}
-	return a.Finish(&replay.Stop{Reason: "done", Elapsed: 5 * time.Second})
+	return a.Finish(&results.Stop{Reason: "done", Elapsed: 5 * time.Second})
 }
 
 func TestReasoningSummary(t *testing.T) {
@@ -100,12 +100,12 @@ func TestTTFOTSLO(t *testing.T) {
 // the HTML and the JSON, when no stream left its reasoning and when the
 // results predate the figure.
 func TestTTFOTNotApplicable(t *testing.T) {
-	stuck := &replay.Result{ID: "x", FirstToken: 50 * ms1, Done: 900 * ms1, Chunks: 9, CompletionTokens: 9,
+	stuck := &results.Result{ID: "x", FirstToken: 50 * ms1, Done: 900 * ms1, Chunks: 9, CompletionTokens: 9,
 		ReasoningTokens: 9, Status: 200}
-	old := &replay.Result{ID: "y", FirstToken: 50 * ms1, Done: 900 * ms1, Chunks: 9, CompletionTokens: 9, Status: 200}
+	old := &results.Result{ID: "y", FirstToken: 50 * ms1, Done: 900 * ms1, Chunks: 9, CompletionTokens: 9, Status: 200}
 	tests := []struct {
 		name string
-		r    *replay.Result
+		r    *results.Result
 		note string
 	}{
 		{"never left reasoning", stuck, "no stream left its reasoning"},
@@ -115,9 +115,9 @@ func TestTTFOTNotApplicable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := metrics.DefaultOptions()
 			o.SLO.TTFOT = time.Second
-			a := metrics.NewAccumulator(replay.Header{Policy: "p", Router: "p"}, o)
+			a := metrics.NewAccumulator(results.Header{Policy: "p", Router: "p"}, o)
 			a.Add(tc.r)
-			s := a.Finish(&replay.Stop{Reason: "done", Elapsed: time.Second})
+			s := a.Finish(&results.Stop{Reason: "done", Elapsed: time.Second})
 			if !strings.Contains(s.Reasoning.TTFOTNote, tc.note) || s.TTFOT.Count != 0 || s.SLA.Met != 0 {
 				t.Fatalf("note %q, TTFOT %+v, met %d: want the note %q, no TTFOT, no SLA met",
 					s.Reasoning.TTFOTNote, s.TTFOT, s.SLA.Met, tc.note)
@@ -261,13 +261,13 @@ func TestSLOFileTTFOT(t *testing.T) {
 // eager wins; with a TTFOT bound the verdict picks steady.
 func TestVerdictUsesTTFOT(t *testing.T) {
 	run := func(name string, o metrics.Options, ttft, ttfot time.Duration) *metrics.Summary {
-		a := metrics.NewAccumulator(replay.Header{Policy: name, Router: name, Trace: "w", Mode: "sim"}, o)
+		a := metrics.NewAccumulator(results.Header{Policy: name, Router: name, Trace: "w", Mode: "sim"}, o)
 		for i := range 20 {
 			at := time.Duration(i) * time.Second
-			a.Add(&replay.Result{ID: name, Intended: at, Sent: at, FirstToken: at + ttft, FirstOutput: at + ttfot,
+			a.Add(&results.Result{ID: name, Intended: at, Sent: at, FirstToken: at + ttft, FirstOutput: at + ttfot,
 				Done: at + ttfot + 100*ms1, Chunks: 20, CompletionTokens: 20, ReasoningTokens: 10, Status: 200})
 		}
-		return a.Finish(&replay.Stop{Reason: "done", Elapsed: 21 * time.Second})
+		return a.Finish(&results.Stop{Reason: "done", Elapsed: 21 * time.Second})
 	}
 	for _, tc := range []struct {
 		name string

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // requestColumns are the per-request CSV columns, in order (stable;
@@ -52,7 +52,7 @@ func optMS(d time.Duration) string {
 }
 
 // Write appends the row of r, labelled with policy.
-func (c *RequestCSV) Write(policy string, r *replay.Result) error {
+func (c *RequestCSV) Write(policy string, r *results.Result) error {
 	itoa := strconv.Itoa
 	ttft, sttft, tpot := "", "", ""
 	if r.FirstToken > 0 {
@@ -101,15 +101,15 @@ func WriteRequestsCSV(w io.Writer, o metrics.Options, paths ...string) error {
 
 func (c *RequestCSV) copyFile(path string) error {
 	var name string
-	return replay.EachResult(path, func(h replay.Header) error {
+	return results.EachResult(path, func(h results.Header) error {
 		name = (&metrics.Summary{Header: h}).Name()
 		return nil
-	}, func(r *replay.Result) error { return c.Write(name, r) })
+	}, func(r *results.Result) error { return c.Write(name, r) })
 }
 
 // pdColumns fills the prefill/decode columns of r's row: empty when r
 // was not disaggregated or a figure is unknown.
-func pdColumns(row []string, r *replay.Result) {
+func pdColumns(row []string, r *results.Result) {
 	clear(row)
 	if r.PD == nil {
 		return

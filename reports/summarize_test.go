@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 func TestSummarizeTruncatedFile(t *testing.T) {
@@ -84,7 +84,7 @@ func FuzzSummarizeReader(f *testing.F) {
 }
 
 func TestEmptyRunsRender(t *testing.T) {
-	empty := metrics.NewAccumulator(replay.Header{Policy: "idle", Backends: []string{"b0"}}, metrics.DefaultOptions()).Finish(nil)
+	empty := metrics.NewAccumulator(results.Header{Policy: "idle", Backends: []string{"b0"}}, metrics.DefaultOptions()).Finish(nil)
 	for _, runs := range [][]*metrics.Summary{nil, {empty}} {
 		dir := t.TempDir()
 		if err := WriteDir(dir, runs, RenderOptions{}); err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -204,10 +204,10 @@ func TestMissesCause(t *testing.T) {
 // failing run: the bound most requests missed, or errors when the run's
 // error rate exceeded the sweep's limit, cut short or not.
 func TestBrokeBy(t *testing.T) {
-	done := &replay.Stop{Reason: "done"}
-	cut := &replay.Stop{Reason: replay.StopErrorLimit}
+	done := &results.Stop{Reason: "done"}
+	cut := &results.Stop{Reason: results.StopErrorLimit}
 	// sum is a summary of 100 measured requests with errs failed.
-	sum := func(stop *replay.Stop, errs int64) *metrics.Summary {
+	sum := func(stop *results.Stop, errs int64) *metrics.Summary {
 		return &metrics.Summary{Requests: 100, OK: 100 - errs, ErrorRate: float64(errs) / 100, Stop: stop}
 	}
 	tests := []struct {
@@ -265,31 +265,31 @@ func TestCountMisses(t *testing.T) {
 	ms := time.Millisecond
 	// ok builds a successful Result with TTFT ttft and TPOT tpot (10
 	// tokens: done = first + 9·tpot).
-	ok := func(user string, at, ttft, tpot time.Duration) *replay.Result {
-		return &replay.Result{User: user, Intended: at, Sent: at, FirstToken: at + ttft,
+	ok := func(user string, at, ttft, tpot time.Duration) *results.Result {
+		return &results.Result{User: user, Intended: at, Sent: at, FirstToken: at + ttft,
 			Done: at + ttft + 9*tpot, CompletionTokens: 10, Status: 200}
 	}
-	results := []*replay.Result{
+	rs := []*results.Result{
 		ok("a", 0, 500*ms, 10*ms),             // in the warm-up: left out
 		ok("a", time.Second, 100*ms, 10*ms),   // meets all
 		ok("a", time.Second, 300*ms, 10*ms),   // TTFT over 200 ms
 		ok("a", time.Second, 300*ms, 30*ms),   // TTFT and TPOT over
 		ok("a", time.Second, 100*ms, 30*ms),   // TPOT over 20 ms
 		ok("vip", time.Second, 300*ms, 10*ms), // vip's own TTFT bound is 400 ms
-		{User: "a", Intended: time.Second, Done: 2 * time.Second, ErrClass: replay.ErrHTTP5xx, Status: 500},
+		{User: "a", Intended: time.Second, Done: 2 * time.Second, ErrClass: results.ErrHTTP5xx, Status: 500},
 		{User: "a", Intended: time.Second, Done: 2 * time.Second, Status: 200}, // no token: TTFT miss
 	}
 	path := filepath.Join(t.TempDir(), "r.jsonl")
-	w, err := replay.Create(path, replay.Header{Policy: "p"})
+	w, err := results.Create(path, results.Header{Policy: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range results {
+	for _, r := range rs {
 		if err := w.WriteResult(r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Close(replay.Stop{Reason: "done"}); err != nil {
+	if err := w.Close(results.Stop{Reason: "done"}); err != nil {
 		t.Fatal(err)
 	}
 	o := metrics.DefaultOptions()

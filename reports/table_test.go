@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestTableWidth: the default terminal table fits 120 columns with policy
@@ -15,7 +15,7 @@ import (
 func TestTableWidth(t *testing.T) {
 	runs := goldenSummaries(t)
 	long := *runs[0]
-	long.Header = replay.Header{Policy: "session-affinity+vtc-abc"}
+	long.Header = results.Header{Policy: "session-affinity+vtc-abc"}
 	long.TTFT.P50, long.TTFT.P99, long.TPOT.P50, long.SLA.Goodput = 123456, 1234567, 12345, 12345
 	runs = append(runs, &long)
 	tests := []struct {

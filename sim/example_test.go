@@ -10,6 +10,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -34,7 +35,7 @@ func Example_comparePolicies() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		h := replay.Header{Version: replay.Version, Policy: name, Router: name, Queue: queue.Name(), Seed: 1,
+		h := results.Header{Version: results.Version, Policy: name, Router: name, Queue: queue.Name(), Seed: 1,
 			Mode: "sim", Backends: sim.BackendNames(4)}
 		acc := metrics.NewAccumulator(h, metrics.DefaultOptions())
 		engines := make([]engine.Config, 4)

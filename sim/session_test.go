@@ -9,6 +9,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -26,15 +27,15 @@ func TestClosedLoopSimulated(t *testing.T) {
 	}
 	r, _ := policies.NewRouter("precise-prefix", nil, rand.New(rand.NewPCG(1, 1)))
 	q, _ := policies.NewQueue("fcfs", nil, nil)
-	byID := map[string]*replay.Result{}
+	byID := map[string]*results.Result{}
 	var predicted, cached int
 	stop, err := sim.Run(context.Background(), sim.Options{Common: replay.Common{Source: src,
-		Router: r, Queue: q, OnResult: func(res *replay.Result) {
+		Router: r, Queue: q, OnResult: func(res *results.Result) {
 			byID[res.ID] = res
 			predicted, cached = predicted+res.PredictedHitTokens, cached+res.CachedTokens
 		}},
 		Engines: []engine.Config{engine.DefaultConfig(), engine.DefaultConfig()}})
-	if err != nil || stop.Reason != replay.StopDone {
+	if err != nil || stop.Reason != results.StopDone {
 		t.Fatalf("simulate: %v, stop %+v", err, stop)
 	}
 	for _, res := range byID {

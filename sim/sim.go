@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -67,7 +68,7 @@ type simBackend struct {
 // simReq is a Request inside an engine.
 type simReq struct {
 	req       *traces.Request
-	res       *replay.Result
+	res       *results.Result
 	stats     replay.TokenStamps
 	clock     time.Duration
 	promptLen int
@@ -110,10 +111,10 @@ type simulator struct {
 // the run (reason StopInterrupted): checked after every Result handed to
 // OnResult, so a hook that cancels ctx stops the run at that Result, and
 // otherwise every 1,024 events.
-func Run(ctx context.Context, o Options) (replay.Stop, error) {
+func Run(ctx context.Context, o Options) (results.Stop, error) {
 	s, err := newSimulator(o)
 	if err != nil {
-		return replay.Stop{Reason: replay.StopError(err)}, err
+		return results.Stop{Reason: results.StopError(err)}, err
 	}
 	s.ctx = ctx
 	reason, err := s.loop(ctx)
@@ -126,7 +127,7 @@ func Run(ctx context.Context, o Options) (replay.Stop, error) {
 	}
 	extra = replay.MergeExtra(extra, s.d.PolicyExtra())
 	extra = replay.MergeExtra(extra, s.g.Extra())
-	return replay.Stop{Reason: reason, Elapsed: s.now, Extra: extra, Notes: notes}, err
+	return results.Stop{Reason: reason, Elapsed: s.now, Extra: extra, Notes: notes}, err
 }
 
 func newSimulator(o Options) (*simulator, error) {
@@ -172,26 +173,26 @@ func newSimulator(o Options) (*simulator, error) {
 
 // loop advances virtual time to the next arrival or step end until the
 // Source is exhausted and every engine is idle.
-func (s *simulator) loop(ctx context.Context) (replay.StopReason, error) {
+func (s *simulator) loop(ctx context.Context) (results.StopReason, error) {
 	s.g = replay.NewGate(s.o.Source, s.o.Sessions)
 	if err := s.fetch(); err != nil {
-		return replay.StopError(err), err
+		return results.StopError(err), err
 	}
 	for n := 0; ; n++ {
 		if s.halt || n%1024 == 0 && ctx.Err() != nil {
-			return replay.StopInterrupted, nil
+			return results.StopInterrupted, nil
 		}
 		b, tEng := s.nextStep()
 		if tc, ok := s.nextCut(); ok && s.cutFirst(tc, b, tEng) {
 			if s.cut(tc) {
-				return replay.StopAsMeasured, nil
+				return results.StopAsMeasured, nil
 			}
 			continue
 		}
 		if tx, ok := s.transfers.next(); ok && (b < 0 || tx <= tEng) && (s.next == nil || tx <= s.next.Arrival) {
 			s.startDecode()
 			if err := s.pump(); err != nil {
-				return replay.StopError(err), err
+				return results.StopError(err), err
 			}
 			continue
 		}
@@ -202,16 +203,16 @@ func (s *simulator) loop(ctx context.Context) (replay.StopReason, error) {
 			}
 			if s.g.Pending() {
 				err := errors.New("simulate: session turns wait for requests that were never sent (a cycle of After)")
-				return replay.StopError(err), err
+				return results.StopError(err), err
 			}
-			return replay.StopDone, nil
+			return results.StopDone, nil
 		case s.next != nil && (b < 0 || s.next.Arrival < tEng):
 			if err := s.arrive(); err != nil {
-				return replay.StopError(err), err
+				return results.StopError(err), err
 			}
 		default:
 			if err := s.finishStep(b); err != nil {
-				return replay.StopError(err), err
+				return results.StopError(err), err
 			}
 		}
 	}

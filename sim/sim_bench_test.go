@@ -18,6 +18,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/sim"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -114,7 +115,7 @@ type traceRun struct {
 // Started left zero, so two runs can be compared byte for byte) and
 // feeding a report Accumulator, and returns the stop record and the
 // Summary.
-func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *metrics.Summary) {
+func simulateTrace(tb testing.TB, tr traceRun, out string) (results.Stop, *metrics.Summary) {
 	tb.Helper()
 	fs, err := traces.Open(tr.path, traces.ReadOptions{BlockSize: traces.DefaultBlockSize})
 	if err != nil {
@@ -130,16 +131,16 @@ func simulateTrace(tb testing.TB, tr traceRun, out string) (replay.Stop, *metric
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h := replay.Header{Version: replay.Version, Policy: tr.router, Router: tr.router, Queue: q.Name(), Seed: 1,
+	h := results.Header{Version: results.Version, Policy: tr.router, Router: tr.router, Queue: q.Name(), Seed: 1,
 		Trace: tr.path, Mode: "sim", Backends: sim.BackendNames(tr.engines)}
-	w, err := replay.Create(out, h)
+	w, err := results.Create(out, h)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	acc := metrics.NewAccumulator(h, metrics.DefaultOptions())
 	onResult := acc.Add
 	if tr.tick != nil {
-		onResult = func(r *replay.Result) { acc.Add(r); tr.tick() }
+		onResult = func(r *results.Result) { acc.Add(r); tr.tick() }
 	}
 	cfgs := make([]engine.Config, tr.engines)
 	for i := range cfgs {
@@ -239,7 +240,7 @@ func simulateWorkload(b *testing.B, n int) (uint64, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := replay.Header{Version: replay.Version, Policy: r.Name(), Router: r.Name(), Queue: q.Name(), Seed: 1,
+	h := results.Header{Version: results.Version, Policy: r.Name(), Router: r.Name(), Queue: q.Name(), Seed: 1,
 		Mode: "sim", Backends: sim.BackendNames(8)}
 	acc := metrics.NewAccumulator(h, metrics.DefaultOptions())
 	cfgs := make([]engine.Config, 8)
@@ -251,7 +252,7 @@ func simulateWorkload(b *testing.B, n int) (uint64, int64) {
 	var tokens int64
 	seen := 0
 	live := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}} // as of the last collection
-	onResult := func(res *replay.Result) {
+	onResult := func(res *results.Result) {
 		acc.Add(res)
 		tokens += int64(res.PromptTokens + res.CompletionTokens)
 		if seen++; seen%5000 == 0 {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Cut makes a simulated run end the way a measured one did, so that a
@@ -81,7 +81,7 @@ func (s *simulator) expire(d deadline) {
 	}
 	sr.gone = true
 	res := sr.res
-	res.Done, res.ErrClass = s.now, replay.ErrTimeout
+	res.Done, res.ErrClass = s.now, results.ErrTimeout
 	res.Err = "no first token within the first-byte timeout of " + s.o.Cut.FirstByteTimeout.String() + " (simulated client)"
 	s.bs[res.Backend].e.ClientGone(strconv.FormatInt(res.Seq, 10))
 	s.d.Done(s.now, sr.req, res)
@@ -97,7 +97,7 @@ func (s *simulator) stopAll() {
 		sr.gone = true
 		sr.stats.Close()
 		res := sr.res
-		res.Done, res.ErrClass = s.now, replay.ErrCanceled
+		res.Done, res.ErrClass = s.now, results.ErrCanceled
 		res.Err = "the run stopped at " + s.now.String() + " (the measured run's stop, simulated)"
 		s.d.Done(s.now, sr.req, res)
 		s.emit(res)

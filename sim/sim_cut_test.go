@@ -9,6 +9,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -23,29 +24,29 @@ func TestSimulateCut(t *testing.T) {
 		name                  string
 		cut                   Cut
 		ok, timedOut, stopped int
-		reason                replay.StopReason
+		reason                results.StopReason
 	}{
-		{"no cut", Cut{}, 8, 0, 0, replay.StopDone},
+		{"no cut", Cut{}, 8, 0, 0, results.StopDone},
 		// Each request takes 8 steps of 10 ms: the first two get their
 		// first token within 100 ms, the rest time out.
-		{"first-byte timeout", Cut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, replay.StopDone},
+		{"first-byte timeout", Cut{FirstByteTimeout: 100 * time.Millisecond}, 2, 6, 0, results.StopDone},
 		// At 200 ms two have finished; the other six were sent and are cut.
-		{"stop", Cut{StopAt: 200 * time.Millisecond}, 2, 0, 6, replay.StopAsMeasured},
+		{"stop", Cut{StopAt: 200 * time.Millisecond}, 2, 0, 6, results.StopAsMeasured},
 		// A run that ends before the stop time is done, not stopped.
-		{"stop after the end", Cut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, replay.StopDone},
+		{"stop after the end", Cut{StopAt: 10 * time.Second, FirstByteTimeout: time.Second}, 8, 0, 0, results.StopDone},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 2)))
 			q, _ := policies.NewQueue("fcfs", nil, nil)
 			var ok, timedOut, stopped int
-			hook := func(res *replay.Result) {
+			hook := func(res *results.Result) {
 				switch res.ErrClass {
 				case "":
 					ok++
-				case replay.ErrTimeout:
+				case results.ErrTimeout:
 					timedOut++
-				case replay.ErrCanceled:
+				case results.ErrCanceled:
 					stopped++
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -30,7 +31,7 @@ func (s *simulator) dispatch(d replay.Dispatch) {
 // addToEngine adds req (Result res) to backend b's engine: the whole
 // Request, or with pd its prefill (one token), or with remote > 0 its
 // decode after a transfer of remote prompt tokens.
-func (s *simulator) addToEngine(req *traces.Request, res *replay.Result, b, remote int, pd *simPD) {
+func (s *simulator) addToEngine(req *traces.Request, res *results.Result, b, remote int, pd *simPD) {
 	out := max(req.OutputTokens, 1)
 	if pd != nil && pd.phase == phasePrefill {
 		out = 1
@@ -96,12 +97,12 @@ func (s *simulator) promptTokens(r *traces.Request) []int {
 
 // reject finishes a Request the engine refused (prompt too long) the way
 // vLLM answers it: HTTP 400.
-func (s *simulator) reject(req *traces.Request, res *replay.Result, err error) {
+func (s *simulator) reject(req *traces.Request, res *results.Result, err error) {
 	res.Done, res.Status = s.now, 400
-	res.ErrClass, res.Err = replay.ErrHTTP4xx, err.Error()
+	res.ErrClass, res.Err = results.ErrHTTP4xx, err.Error()
 	var le *engine.LengthError
 	if !errors.As(err, &le) {
-		res.Status, res.ErrClass = 500, replay.ErrHTTP5xx
+		res.Status, res.ErrClass = 500, results.ErrHTTP5xx
 	}
 	s.d.Done(s.now, req, res)
 	s.emit(res)
@@ -203,7 +204,7 @@ func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 	res.Done, res.Status = s.now+s.o.Engines[res.Backend].RequestOverhead, 200
 	res.PromptTokens, res.CompletionTokens = sr.promptLen, ev.NumOutput
 	if ev.Reason == engine.FinishAbort {
-		res.ErrClass, res.Err = replay.ErrCanceled, "aborted by the engine"
+		res.ErrClass, res.Err = results.ErrCanceled, "aborted by the engine"
 	}
 	s.d.Done(s.now, sr.req, res)
 	s.emit(res)
@@ -211,7 +212,7 @@ func (s *simulator) finish(ev *engine.Event, sr *simReq) {
 
 // emit records a finished Result and tells the gate, whose next Request
 // may now be another.
-func (s *simulator) emit(r *replay.Result) {
+func (s *simulator) emit(r *results.Result) {
 	s.g.Done(r, r.Answer)
 	r.Answer = nil
 	s.next = s.g.Peek(s.now)
@@ -242,6 +243,6 @@ func (s *simulator) extra() map[string]float64 {
 		pre += float64(st.Preemptions)
 		ev += float64(st.Evictions)
 	}
-	return map[string]float64{replay.ExtraPrefixQueries: q, replay.ExtraPrefixHits: h,
-		replay.ExtraPreemptions: pre, replay.ExtraEvictions: ev}
+	return map[string]float64{results.ExtraPrefixQueries: q, results.ExtraPrefixHits: h,
+		results.ExtraPreemptions: pre, results.ExtraEvictions: ev}
 }

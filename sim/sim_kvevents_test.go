@@ -9,13 +9,14 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
 // simulatePrecise runs simWorkload through precise-prefix on two default
 // engines with the given event delay and returns the stop record and the
 // summed predicted and server-cached prompt tokens.
-func simulatePrecise(t *testing.T, delay time.Duration) (replay.Stop, int, int) {
+func simulatePrecise(t *testing.T, delay time.Duration) (results.Stop, int, int) {
 	t.Helper()
 	r, err := policies.NewRouter("precise-prefix", nil, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
@@ -25,7 +26,7 @@ func simulatePrecise(t *testing.T, delay time.Duration) (replay.Stop, int, int) 
 	cfgs := []engine.Config{engine.DefaultConfig(), engine.DefaultConfig()}
 	var pred, cached int
 	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
-		Router: r, Queue: q, OnResult: func(r *replay.Result) {
+		Router: r, Queue: q, OnResult: func(r *results.Result) {
 			pred += r.PredictedHitTokens
 			cached += r.CachedTokens
 		}},

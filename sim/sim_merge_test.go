@@ -14,6 +14,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -22,23 +23,23 @@ import (
 // lateness (µs), as a run scraping a mock fleet would carry it (marked
 // as scraped), and late/100 as host CPU steal (%), as a real-time run on
 // Linux would.
-func simulateShard(t *testing.T, path string, i, n int, late float64) replay.Stop {
+func simulateShard(t *testing.T, path string, i, n int, late float64) results.Stop {
 	t.Helper()
 	r, _ := policies.NewRouter("session-affinity", nil, rand.New(rand.NewPCG(1, 2)))
 	q, _ := policies.NewQueue("fcfs", nil, nil)
-	w, err := replay.Create(path, replay.Header{Version: replay.Version, Policy: r.Name(), Trace: "sim workload", Mode: "sim", Seed: 1,
+	w, err := results.Create(path, results.Header{Version: results.Version, Policy: r.Name(), Trace: "sim workload", Mode: "sim", Seed: 1,
 		Shard: fmt.Sprintf("%d/%d", i, n)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: replay.ShardSource(traces.NewSliceSource(simWorkload()), i, n),
+	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: results.ShardSource(traces.NewSliceSource(simWorkload()), i, n),
 		Router: r, Queue: q, Results: w},
 		Engines: []engine.Config{engine.DefaultConfig()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop.Extra = replay.MergeExtra(stop.Extra, map[string]float64{replay.ExtraMockLateP99: late, replay.ExtraMockLateMax: 2 * late,
-		replay.ExtraMockLateScraped: 1, replay.ExtraHostStealPct: late / 100})
+	stop.Extra = replay.MergeExtra(stop.Extra, map[string]float64{results.ExtraMockLateP99: late, results.ExtraMockLateMax: 2 * late,
+		results.ExtraMockLateScraped: 1, results.ExtraHostStealPct: late / 100})
 	if err := w.Close(stop); err != nil {
 		t.Fatal(err)
 	}
@@ -56,23 +57,23 @@ func TestMergeSimulatedShards(t *testing.T) {
 	for i := range 3 {
 		p := filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i))
 		stop := simulateShard(t, p, i, 3, float64(100*(i+1)))
-		hits += stop.Extra[replay.ExtraPrefixHits]
+		hits += stop.Extra[results.ExtraPrefixHits]
 		paths = append(paths, p)
 	}
 	out := filepath.Join(dir, "merged.jsonl")
-	st, err := replay.Merge(out, paths)
+	st, err := results.Merge(out, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(replay.MergeStats{Shards: 3, Results: 200}, st); diff != "" {
+	if diff := cmp.Diff(results.MergeStats{Shards: 3, Results: 200}, st); diff != "" {
 		t.Fatalf("merge stats (-want +got):\n%s", diff)
 	}
 	rd, ids := readMerged(t, out)
 	if len(ids) != 200 || rd.Header.Shards != 3 || rd.Header.Shard != "" {
 		t.Fatalf("%d distinct requests, header shards %d shard %q; want 200, 3, \"\"", len(ids), rd.Header.Shards, rd.Header.Shard)
 	}
-	want := map[string]float64{replay.ExtraPrefixHits: hits, replay.ExtraMockLateP99: 300, replay.ExtraMockLateMax: 600,
-		replay.ExtraMockLateScraped: 1, replay.ExtraHostStealPct: 3}
+	want := map[string]float64{results.ExtraPrefixHits: hits, results.ExtraMockLateP99: 300, results.ExtraMockLateMax: 600,
+		results.ExtraMockLateScraped: 1, results.ExtraHostStealPct: 3}
 	for k, v := range want {
 		if got := rd.Stop.Extra[k]; got != v {
 			t.Errorf("stop extra %s = %v, want %v", k, got, v)
@@ -85,7 +86,7 @@ func TestMergeSimulatedShards(t *testing.T) {
 
 // readMerged reads a merged file, requiring Seq 0..n−1 in order, and
 // returns the reader (header and stop) and the set of request IDs.
-func readMerged(t *testing.T, path string) (*replay.Reader, map[string]bool) {
+func readMerged(t *testing.T, path string) (*results.Reader, map[string]bool) {
 	t.Helper()
 	rd := mustOpenResults(t, path)
 	ids := map[string]bool{}
@@ -114,11 +115,11 @@ func TestMergeRejectsMismatchedShards(t *testing.T) {
 	simulateShard(t, a, 0, 2, 0)
 	simulateShard(t, b, 1, 2, 0)
 	other := filepath.Join(dir, "other.jsonl")
-	w, err := replay.Create(other, replay.Header{Version: replay.Version, Policy: "random", Trace: "sim workload", Mode: "sim", Seed: 1, Shard: "1/2"})
+	w, err := results.Create(other, results.Header{Version: results.Version, Policy: "random", Trace: "sim workload", Mode: "sim", Seed: 1, Shard: "1/2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(replay.Stop{Reason: "done"}); err != nil {
+	if err := w.Close(results.Stop{Reason: "done"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -132,7 +133,7 @@ func TestMergeRejectsMismatchedShards(t *testing.T) {
 		{"missing", []string{a, filepath.Join(dir, "nope.jsonl")}, "nope.jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := replay.Merge(filepath.Join(dir, "m.jsonl"), tc.paths)
+			_, err := results.Merge(filepath.Join(dir, "m.jsonl"), tc.paths)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Phases of a disaggregated simulated Request (simPD.phase), also the
@@ -22,8 +23,8 @@ type simPD struct {
 }
 
 // dispatchPrefill sends d's prefill (one token) to its prefill engine.
-func (s *simulator) dispatchPrefill(d replay.Dispatch, res *replay.Result) {
-	res.PD = &replay.PrefillPhase{Backend: d.Prefill.Backend, Protocol: replay.PDSim, Sent: s.now}
+func (s *simulator) dispatchPrefill(d replay.Dispatch, res *results.Result) {
+	res.PD = &results.PrefillPhase{Backend: d.Prefill.Backend, Protocol: results.PDSim, Sent: s.now}
 	s.addToEngine(d.Req, res, d.Prefill.Backend, 0, &simPD{phase: phasePrefill, decode: d.Backend})
 }
 
@@ -40,8 +41,8 @@ func (s *simulator) applyPrefill(ev *engine.Event, sr *simReq) error {
 	s.live.del(ev.Tag)
 	res.PD.Done = s.now + s.o.Engines[res.PD.Backend].RequestOverhead
 	if ev.Reason == engine.FinishAbort {
-		res.PD.ErrClass, res.PD.Err = replay.ErrCanceled, "prefill aborted by the engine"
-		res.Done, res.ErrClass, res.Err = res.PD.Done, replay.ErrCanceled, "prefill aborted by the engine"
+		res.PD.ErrClass, res.PD.Err = results.ErrCanceled, "prefill aborted by the engine"
+		res.Done, res.ErrClass, res.Err = res.PD.Done, results.ErrCanceled, "prefill aborted by the engine"
 		s.d.Done(s.now, sr.req, res)
 		s.emit(res)
 		return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -25,9 +26,9 @@ func TestSimulateReasoning(t *testing.T) {
 	for i := range cfgs {
 		cfgs[i].Reasoning = engine.ReasoningConfig{Share: 0.4, MeanTokens: 15, CV: 0.5}
 	}
-	var got []*replay.Result
+	var got []*results.Result
 	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
-		Router: r, Queue: q, OnResult: func(r *replay.Result) { got = append(got, r) }}, Engines: cfgs})
+		Router: r, Queue: q, OnResult: func(r *results.Result) { got = append(got, r) }}, Engines: cfgs})
 	if err != nil || stop.Reason != "done" {
 		t.Fatalf("stop %q, %v", stop.Reason, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -43,11 +44,11 @@ func TestSimulateStopsAtHookResult(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if full := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, 0); full.results != len(tc.reqs) || full.reason != replay.StopDone {
+			if full := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, 0); full.results != len(tc.reqs) || full.reason != results.StopDone {
 				t.Fatalf("unstopped run: %d results, stop %q; want all %d, done", full.results, full.reason, len(tc.reqs))
 			}
 			got := runSimUntil(t, tc.reqs, tc.engines, tc.cfg, tc.stopAt)
-			if got.reason != replay.StopInterrupted || got.results != tc.stopAt {
+			if got.reason != results.StopInterrupted || got.results != tc.stopAt {
 				t.Fatalf("hook stopped after result %d: run went on to %d results, stop %q; want it to end there, interrupted",
 					tc.stopAt, got.results, got.reason)
 			}
@@ -57,7 +58,7 @@ func TestSimulateStopsAtHookResult(t *testing.T) {
 
 type simOutcome struct {
 	results int
-	reason  replay.StopReason
+	reason  results.StopReason
 }
 
 // runSimUntil simulates reqs on n engines with cfg; a hook cancels the
@@ -76,7 +77,7 @@ func runSimUntil(t *testing.T, reqs []traces.Request, n int, cfg engine.Config, 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out simOutcome
-	hook := func(*replay.Result) {
+	hook := func(*results.Result) {
 		if out.results++; out.results == stopAt {
 			cancel()
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -29,14 +30,14 @@ func simWorkload() []traces.Request {
 	return out
 }
 
-func simulate(t *testing.T, router string, path string) (replay.Stop, []*replay.Result) {
+func simulate(t *testing.T, router string, path string) (results.Stop, []*results.Result) {
 	t.Helper()
 	r, err := policies.NewRouter(router, nil, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	q, _ := policies.NewQueue("fcfs", nil, nil)
-	w, err := replay.Create(path, replay.Header{Version: replay.Version, Policy: router, Mode: "sim"})
+	w, err := results.Create(path, results.Header{Version: results.Version, Policy: router, Mode: "sim"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,9 +46,9 @@ func simulate(t *testing.T, router string, path string) (replay.Stop, []*replay.
 		cfgs[i] = engine.DefaultConfig()
 		cfgs[i].Seed = int64(i + 1)
 	}
-	var got []*replay.Result
+	var got []*results.Result
 	stop, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(simWorkload()),
-		Router: r, Queue: q, Results: w, OnResult: func(r *replay.Result) { got = append(got, r) }},
+		Router: r, Queue: q, Results: w, OnResult: func(r *results.Result) { got = append(got, r) }},
 		Engines: cfgs})
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +74,8 @@ func TestSimulateCompletesEveryRequest(t *testing.T) {
 		}
 		cached += r.CachedTokens
 	}
-	if cached == 0 || stop.Extra[replay.ExtraPrefixHits] != float64(cached) {
-		t.Fatalf("cached tokens %d, engine hits %v: want equal and positive", cached, stop.Extra[replay.ExtraPrefixHits])
+	if cached == 0 || stop.Extra[results.ExtraPrefixHits] != float64(cached) {
+		t.Fatalf("cached tokens %d, engine hits %v: want equal and positive", cached, stop.Extra[results.ExtraPrefixHits])
 	}
 	// Virtual time: the run spans the trace (10 s), not the wall clock.
 	if stop.Elapsed < 9*time.Second {

@@ -10,7 +10,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // vtcTrace is the VTC Chatbot Arena trace (1,500 requests from 27
@@ -34,15 +34,15 @@ func TestSimulateTraceDeterministic(t *testing.T) {
 		name string
 		run  traceRun
 		// exercised checks the window did what it is here for.
-		exercised func(stop replay.Stop, sum *metrics.Summary) bool
+		exercised func(stop results.Stop, sum *metrics.Summary) bool
 	}{
 		{"mooncake/prefix-cache", traceRun{path: mooncakeTrace, engine: small, engines: 4, router: "prefix-cache", max: 200},
-			func(stop replay.Stop, sum *metrics.Summary) bool {
-				return stop.Extra[replay.ExtraEvictions] > 0 && sum.HitRate.Server > 0
+			func(stop results.Stop, sum *metrics.Summary) bool {
+				return stop.Extra[results.ExtraEvictions] > 0 && sum.HitRate.Server > 0
 			}},
 		{"vtc/least-request+vtc", traceRun{path: vtcTrace, engine: engine.DefaultConfig(), engines: 2,
 			router: "least-request", queue: "vtc", capacity: policies.Capacity{Requests: 4}, max: 400},
-			func(_ replay.Stop, sum *metrics.Summary) bool { return sum.QueueWait.Max > 0 }},
+			func(_ results.Stop, sum *metrics.Summary) bool { return sum.QueueWait.Max > 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := os.Stat(tc.run.path); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -66,7 +67,7 @@ func windowRun(t *testing.T, cfg engine.Config, window time.Duration) []time.Dur
 	q, _ := policies.NewQueue("fcfs", nil, nil)
 	firsts := make([]time.Duration, 3)
 	_, err := Run(context.Background(), Options{Common: replay.Common{Source: traces.NewSliceSource(reqs),
-		Router: r, Queue: q, OnResult: func(res *replay.Result) {
+		Router: r, Queue: q, OnResult: func(res *results.Result) {
 			var i int
 			fmt.Sscan(res.ID, &i)
 			firsts[i] = res.FirstToken

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Sweep methods (Sweep.Method).
@@ -225,7 +225,7 @@ func (p *SweepPolicy) BrokeBy(maxErrorRate float64) string {
 // cutOnErrors reports whether the error limit stopped the step's run
 // early (its stop line's reason is "error-limit").
 func (st *SweepStep) cutOnErrors() bool {
-	return st.Summary != nil && st.Summary.Stop != nil && st.Summary.Stop.Reason == replay.StopErrorLimit
+	return st.Summary != nil && st.Summary.Stop != nil && st.Summary.Stop.Reason == results.StopErrorLimit
 }
 
 // errorRate is the step's error rate over its measured window, the

@@ -2,7 +2,7 @@ package verdict
 
 import (
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Misses counts, over the measured window of one Run, the requests that
@@ -27,7 +27,7 @@ type Misses struct {
 // Add counts r under the bounds of o.SLO that apply to its user; a
 // Result whose intended arrival falls before o.Warmup is left out, as in
 // the Accumulator.
-func (m *Misses) Add(o metrics.Options, r *replay.Result) {
+func (m *Misses) Add(o metrics.Options, r *results.Result) {
 	if r.Intended < o.Warmup {
 		return
 	}
@@ -72,7 +72,7 @@ func (m Misses) Cause() (string, int64) {
 // the cut.
 func CountMisses(path string, o metrics.Options) (Misses, error) {
 	var m Misses
-	err := replay.EachResult(path, nil, func(r *replay.Result) error {
+	err := results.EachResult(path, nil, func(r *results.Result) error {
 		m.Add(o, r)
 		return nil
 	})

@@ -9,13 +9,13 @@ import (
 const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
-// import (docs/architecture.md, "Layout": traces ← policies ← replay ←
-// sim, and replay ← metrics ← verdict ← reports ← bench ← cmd;
-// mockserver stands alone but for the tokenizer, the KV event wire
-// format and the server dialects; only sim and bench, among the client's
-// packages, import the mock engine, sim to simulate it and bench to
-// start the in-process mock fleet; kvevents, dialect and the internal
-// packages are leaves).
+// import (docs/architecture.md, "Layout": traces ← results ← replay,
+// traces ← policies ← replay ← sim, and replay ← metrics ← verdict ←
+// reports ← bench ← cmd; mockserver stands alone but for the tokenizer,
+// the KV event wire format and the server dialects; only sim and bench,
+// among the client's packages, import the mock engine, sim to simulate it
+// and bench to start the in-process mock fleet; kvevents, dialect and the
+// internal packages are leaves).
 var allowed = map[string][]string{
 	"dialect":             {"dialect"},
 	"internal/pace":       {"internal/pace"},
@@ -25,17 +25,18 @@ var allowed = map[string][]string{
 	"traces":              {"traces"},
 	"kvevents":            {"kvevents"},
 	"policies":            {"traces", "policies", "kvevents", "internal/blockgroup"},
-	"replay":              {"traces", "policies", "replay", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"sim":                 {"traces", "policies", "replay", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"metrics":             {"traces", "policies", "replay", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"verdict":             {"traces", "policies", "replay", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"reports":             {"traces", "policies", "replay", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"results":             {"traces", "results", "dialect"},
+	"replay":              {"traces", "policies", "replay", "results", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"sim":                 {"traces", "policies", "replay", "results", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"metrics":             {"traces", "policies", "replay", "results", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"verdict":             {"traces", "policies", "replay", "results", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"reports":             {"traces", "policies", "replay", "results", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
 	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
-	"gateway":             {"gateway", "traces", "policies", "replay", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"bench":               {"traces", "policies", "replay", "sim", "metrics", "verdict", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"calibrate":           {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"gateway":             {"gateway", "traces", "policies", "replay", "results", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"bench":               {"traces", "policies", "replay", "results", "sim", "metrics", "verdict", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"calibrate":           {"calibrate", "replay", "results", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
 }
 
 func TestImportDirection(t *testing.T) {

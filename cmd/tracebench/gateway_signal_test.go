@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestGatewaySIGTERM: on SIGTERM the gateway stops accepting, lets the
@@ -56,7 +56,7 @@ func TestGatewaySIGTERM(t *testing.T) {
 		t.Fatalf("exit code %d, want 0; stderr:\n%s", code, c.stderr())
 	}
 	checkReport(t, out, 2, "interrupted")
-	if got := resultClasses(t, out); got[""] != 1 || got[replay.ErrCanceled] != 1 {
+	if got := resultClasses(t, out); got[""] != 1 || got[results.ErrCanceled] != 1 {
 		t.Fatalf("results by class %v: want the finished request ok and the held one canceled", got)
 	}
 }

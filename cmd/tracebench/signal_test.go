@@ -18,7 +18,7 @@ import (
 
 	"github.com/tracebench/tracebench/cmd/tracebench/cli"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestMain lets the test binary act as tracebench itself when asked, so
@@ -177,7 +177,7 @@ func resultClasses(t *testing.T, path string) map[string]int {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := replay.NewReader(path, f)
+	rd, err := results.NewReader(path, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestSignals(t *testing.T) {
 				t.Fatalf("exit code %d, want %d; stderr:\n%s", code, tc.wantCode, c.stderr())
 			}
 			checkReport(t, out, 10, tc.wantStop)
-			if n := resultClasses(t, out)[replay.ErrCanceled]; (n > 0) != tc.wantCanceled {
+			if n := resultClasses(t, out)[results.ErrCanceled]; (n > 0) != tc.wantCanceled {
 				t.Fatalf("%d canceled Results; want some: %v", n, tc.wantCanceled)
 			}
 		})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestDialectsEndToEnd replays against mock fleets answering in each
@@ -64,8 +64,8 @@ func TestDialectsEndToEnd(t *testing.T) {
 			if tc.warn != "" && !strings.Contains(strings.Join(sum.Warnings, "\n"), tc.warn) {
 				t.Errorf("no warning %q in %q", tc.warn, sum.Warnings)
 			}
-			if tc.dialect != dialect.OpenAI && sum.Stop.Extra[replay.ExtraScrapeFailures] != 0 {
-				t.Errorf("%v scrapes failed", sum.Stop.Extra[replay.ExtraScrapeFailures])
+			if tc.dialect != dialect.OpenAI && sum.Stop.Extra[results.ExtraScrapeFailures] != 0 {
+				t.Errorf("%v scrapes failed", sum.Stop.Extra[results.ExtraScrapeFailures])
 			}
 		})
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Generators of the tables of experiments 4 to 7 (eviction policies,
@@ -23,7 +23,7 @@ func tableEvictionMooncake(t *testing.T) string {
 		for _, p := range []string{"round-robin", "prefix-cache"} {
 			s := mooncakeRun(t, "--time-scale", "2", "--mock-set", "eviction="+ev, "--policy", p)
 			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %.0f | %.0f | %s |\n", ev, p, pct(s.HitRate.Server), s.TTFT.P50, s.TTFT.P99,
-				thousands(s.Stop.Extra[replay.ExtraEvictions]))
+				thousands(s.Stop.Extra[results.ExtraEvictions]))
 		}
 	}
 	return b.String()

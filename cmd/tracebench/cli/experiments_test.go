@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // Small, fast versions of the policy experiments in docs/experiments.md,
@@ -53,7 +53,7 @@ func simReplay(t *testing.T, args ...string) (string, *metrics.Summary) {
 func pickedBackends(t *testing.T, path string) []int {
 	t.Helper()
 	bySeq := map[int64]int{} // seq counts from 0
-	eachResult(t, openResults(t, path), func(res *replay.Result) { bySeq[res.Seq] = res.Backend })
+	eachResult(t, openResults(t, path), func(res *results.Result) { bySeq[res.Seq] = res.Backend })
 	out := make([]int, len(bySeq))
 	for seq, b := range bySeq {
 		if seq < 0 || int(seq) >= len(out) {

@@ -14,6 +14,7 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // fleetFlags configure the in-process mock fleet of bench, replay and
@@ -255,7 +256,7 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 		if err := checkTargets(targets); err != nil {
 			return nil, err
 		}
-		rs.Backends, rs.Mode, rs.Discover = targets, replay.ModeTarget, m.discovery()
+		rs.Backends, rs.Mode, rs.Discover = targets, results.ModeTarget, m.discovery()
 		return func() {}, m.targetKV(rs, targets)
 	case m.Sim > 0:
 		cfg, err := m.engineConfig()

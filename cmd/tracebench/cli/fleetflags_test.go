@@ -13,7 +13,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // fleetFlagsOf parses args into fresh fleet flags.
@@ -197,7 +197,7 @@ func TestReplayMockErrorRate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := sum.Errors[replay.ErrHTTP5xx]
+			n := sum.Errors[results.ErrHTTP5xx]
 			if sum.Requests != 12 || n < tc.min || n > tc.max || sum.OK+n != 12 {
 				t.Fatalf("requests %d ok %d errors %v: want %d..%d http-5xx, the rest ok", sum.Requests, sum.OK,
 					sum.Errors, tc.min, tc.max)

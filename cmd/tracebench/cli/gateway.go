@@ -17,6 +17,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -180,13 +181,13 @@ func serveGateway(cmd *cobra.Command, o *gatewayOptions, rs runSpec, parts bench
 		Results: w, Requests: writerOrNil(reqs), APIKey: o.cf.APIKey, MaxBody: o.maxBody, MaxQueue: o.maxQueue,
 		Grace: rs.Client.Grace})
 	if err != nil {
-		_ = w.Close(replay.Stop{Reason: replay.StopError(err)})
+		_ = w.Close(results.Stop{Reason: results.StopError(err)})
 		return err
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.host, strconv.Itoa(o.port)))
 	if err != nil {
 		err = fmt.Errorf("--host %s --port %d: %w", o.host, o.port, err)
-		_ = w.Close(replay.Stop{Reason: replay.StopError(err)})
+		_ = w.Close(results.Stop{Reason: results.StopError(err)})
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "tracebench: gateway listening on http://%s (%d backends, policy %s)\n",
@@ -206,7 +207,7 @@ func serveGateway(cmd *cobra.Command, o *gatewayOptions, rs runSpec, parts bench
 
 // openGatewayFiles creates the results file (header written) and the
 // requests trace (nil when reqPath is "").
-func openGatewayFiles(out, reqPath string, h replay.Header) (*replay.Writer, *os.File, error) {
+func openGatewayFiles(out, reqPath string, h results.Header) (*results.Writer, *os.File, error) {
 	for _, p := range []string{out, reqPath} {
 		if p == "" {
 			continue
@@ -223,7 +224,7 @@ func openGatewayFiles(out, reqPath string, h replay.Header) (*replay.Writer, *os
 		}
 		reqs = f
 	}
-	w, err := replay.Create(out, h)
+	w, err := results.Create(out, h)
 	if err != nil {
 		if reqs != nil {
 			reqs.Close()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // lockedBuffer is a bytes.Buffer safe for a command writing while a
@@ -161,9 +162,9 @@ func TestGatewayKVEventsAndPD(t *testing.T) {
 	tests := []struct {
 		name  string
 		args  []string
-		check func(t *testing.T, rs []*replay.Result, stop *replay.Stop)
+		check func(t *testing.T, rs []*results.Result, stop *results.Stop)
 	}{
-		{"precise-prefix", []string{"--policy", "precise-prefix"}, func(t *testing.T, rs []*replay.Result, stop *replay.Stop) {
+		{"precise-prefix", []string{"--policy", "precise-prefix"}, func(t *testing.T, rs []*results.Result, stop *results.Stop) {
 			predicted := 0
 			for _, r := range rs {
 				predicted += r.PredictedHitTokens
@@ -172,7 +173,7 @@ func TestGatewayKVEventsAndPD(t *testing.T) {
 				t.Errorf("KV events: %d predicted hit tokens, stop extras %v", predicted, stop.Extra)
 			}
 		}},
-		{"P/D", []string{"--policy", "prefix-cache", "--pd-ratio", "1:1"}, func(t *testing.T, rs []*replay.Result, _ *replay.Stop) {
+		{"P/D", []string{"--policy", "prefix-cache", "--pd-ratio", "1:1"}, func(t *testing.T, rs []*results.Result, _ *results.Stop) {
 			for _, r := range rs {
 				if r.PD == nil || r.PD.Backend != 0 || r.Backend != 1 || r.PD.ErrClass != "" {
 					t.Fatalf("result %s not served prefill on b0, decode on b1: backend %d, pd %+v", r.ID, r.Backend, r.PD)
@@ -208,18 +209,18 @@ func TestGatewayKVEventsAndPD(t *testing.T) {
 }
 
 // readGatewayResults reads a results file's Results and stop line.
-func readGatewayResults(t *testing.T, path string) ([]*replay.Result, *replay.Stop) {
+func readGatewayResults(t *testing.T, path string) ([]*results.Result, *results.Stop) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := replay.NewReader(path, f)
+	rd, err := results.NewReader(path, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*replay.Result
+	var out []*results.Result
 	for {
 		r, _, err := rd.Next()
 		if errors.Is(err, io.EOF) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 func init() { register(newMergeCmd) }
@@ -24,7 +24,7 @@ replicas.`,
 			if out == "" {
 				return usagef("merge: -o FILE is required")
 			}
-			st, err := replay.Merge(out, args)
+			st, err := results.Merge(out, args)
 			if err != nil {
 				return err
 			}

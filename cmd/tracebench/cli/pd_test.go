@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestReplayPDEndToEnd disaggregates prefill and decode from the command
@@ -33,7 +34,7 @@ func TestReplayPDEndToEnd(t *testing.T) {
 			if len(s.PD.Roles) != 2 || s.PD.Roles[0].Phases != s.Requests || s.PD.Roles[1].Phases != s.Requests {
 				t.Errorf("roles %+v: want one prefill and one decode phase per request", s.PD.Roles)
 			}
-			eachResult(t, openResults(t, out), func(r *replay.Result) {
+			eachResult(t, openResults(t, out), func(r *results.Result) {
 				if r.PD == nil || r.PD.Backend != 0 || r.Backend == 0 || !r.PD.TransferKnown || r.PD.Transfer <= 0 {
 					t.Errorf("result %s: backend %d, prefill %+v; want prefill on 0, decode on 1 or 2, a transfer", r.ID, r.Backend, r.PD)
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // pdFlags are the prefill/decode disaggregation flags of replay.
@@ -40,7 +41,7 @@ func (p *pdFlags) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&p.prefillArgs, "pd-prefill-param", nil, "parameter of the prefill router, key=value (repeatable)")
 	fs.IntVar(&p.threshold, "pd-threshold", 0, "disaggregate a request only when its prompt tokens not predicted cached on "+
 		"the decode pick reach this many (llm-d's threshold; 0: every request)")
-	fs.StringVar(&p.protocol, "pd-protocol", replay.PDTwoStep, "how the client chains prefill and decode on live backends: "+
+	fs.StringVar(&p.protocol, "pd-protocol", results.PDTwoStep, "how the client chains prefill and decode on live backends: "+
 		"two-step (vLLM's disaggregated proxy) or sidecar (llm-d's "+"x-prefiller-host-port header)")
 }
 
@@ -57,7 +58,7 @@ func (p *pdFlags) apply(ctx context.Context, rs *runSpec, targetsFile string) er
 	var roles []string
 	var roleOf func(string) string
 	switch {
-	case rs.Sim > 0 || rs.Mode == replay.ModeMock:
+	case rs.Sim > 0 || rs.Mode == results.ModeMock:
 		if p.ratio == "" || len(p.targetRoles) > 0 {
 			return usagef("--pd-ratio P:D gives the roles of a --mock or --sim fleet (--target-role is for --target)")
 		}

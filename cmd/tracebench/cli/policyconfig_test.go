@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // readHeader returns the run header of a results file.
-func readHeader(t *testing.T, path string) replay.Header {
+func readHeader(t *testing.T, path string) results.Header {
 	t.Helper()
 	return openResults(t, path).Header
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/bench"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestRealEngineBenchColdStart benches two policies on two llama-servers
@@ -67,18 +67,18 @@ func TestRealEngineBenchColdStart(t *testing.T) {
 
 // readResults returns a results file's header and its Results in the
 // order they were sent.
-func readResults(t *testing.T, path string) (replay.Header, []*replay.Result) {
+func readResults(t *testing.T, path string) (results.Header, []*results.Result) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := replay.NewReader(path, f)
+	rd, err := results.NewReader(path, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res []*replay.Result
+	var res []*results.Result
 	for {
 		r, _, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -91,6 +91,6 @@ func readResults(t *testing.T, path string) (replay.Header, []*replay.Result) {
 			res = append(res, r)
 		}
 	}
-	slices.SortFunc(res, func(a, b *replay.Result) int { return int(a.Sent - b.Sent) })
+	slices.SortFunc(res, func(a, b *results.Result) int { return int(a.Sent - b.Sent) })
 	return rd.Header, res
 }

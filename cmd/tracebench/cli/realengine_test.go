@@ -13,6 +13,7 @@ import (
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // startB7099 starts llama-server b7099 as released (JSON-wrapped /metrics)
@@ -77,7 +78,7 @@ func TestRealEngine(t *testing.T) {
 			t.Errorf("%s: scraped generated tokens %.2f of the client's: want the scrape to see them", b.URL, b.ScrapedOutputShare)
 		}
 	}
-	if sum.Stop.Extra[replay.ExtraScrapes] == 0 {
+	if sum.Stop.Extra[results.ExtraScrapes] == 0 {
 		t.Error("no scrapes recorded")
 	}
 	chat := filepath.Join(t.TempDir(), "chat.jsonl")

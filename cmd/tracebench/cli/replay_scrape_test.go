@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // replayScraping runs `tracebench replay --target ... --scrape` with a
@@ -45,13 +45,13 @@ func TestReplayScrapedMockLateness(t *testing.T) {
 	f := startTestFleet(t, "")
 	ex := replayScraping(t, f.URLs()...)
 	late := f.Lateness()
-	steps, p50, p99, mx := ex[replay.ExtraMockSteps], ex[replay.ExtraMockLateP50], ex[replay.ExtraMockLateP99],
-		ex[replay.ExtraMockLateMax]
+	steps, p50, p99, mx := ex[results.ExtraMockSteps], ex[results.ExtraMockLateP50], ex[results.ExtraMockLateP99],
+		ex[results.ExtraMockLateMax]
 	if !(steps > 0) || steps > float64(late.Steps) {
 		t.Errorf("mock_steps %v, want positive and at most the %d steps the fleet ran", steps, late.Steps)
 	}
-	if got := ex[replay.ExtraMockLateScraped]; got != 1 {
-		t.Errorf("%s = %v, want 1 for lateness scraped from the mock", replay.ExtraMockLateScraped, got)
+	if got := ex[results.ExtraMockLateScraped]; got != 1 {
+		t.Errorf("%s = %v, want 1 for lateness scraped from the mock", results.ExtraMockLateScraped, got)
 	}
 	if !(p50 >= 0 && p99 >= p50 && mx >= p99) {
 		t.Errorf("lateness p50 %v p99 %v max %v µs: want 0 ≤ p50 ≤ p99 ≤ max", p50, p99, mx)
@@ -82,11 +82,11 @@ func TestReplayScrapeWithoutMockMetrics(t *testing.T) {
 	}))
 	defer srv.Close()
 	ex := replayScraping(t, srv.URL)
-	if _, ok := ex[replay.ExtraPrefixQueries]; !ok {
+	if _, ok := ex[results.ExtraPrefixQueries]; !ok {
 		t.Fatalf("stop extras %v lack the scraped counters", ex)
 	}
-	for _, k := range []string{replay.ExtraMockLateP50, replay.ExtraMockLateP99, replay.ExtraMockLateMax,
-		replay.ExtraMockSteps, replay.ExtraMockLateScraped} {
+	for _, k := range []string{results.ExtraMockLateP50, results.ExtraMockLateP99, results.ExtraMockLateMax,
+		results.ExtraMockSteps, results.ExtraMockLateScraped} {
 		if v, ok := ex[k]; ok {
 			t.Errorf("stop extras record %s = %v for a server without the mock's metrics", k, v)
 		}

@@ -6,19 +6,19 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // openResults opens the results file at path, read up to its run header;
 // the file is closed when the test ends.
-func openResults(t *testing.T, path string) *replay.Reader {
+func openResults(t *testing.T, path string) *results.Reader {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	rd, err := replay.NewReader(path, f)
+	rd, err := results.NewReader(path, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func openResults(t *testing.T, path string) *replay.Reader {
 
 // eachResult calls fn with every Result left in rd, in file order, skipping
 // events; rd.Stop is set when it returns.
-func eachResult(t *testing.T, rd *replay.Reader, fn func(*replay.Result)) {
+func eachResult(t *testing.T, rd *results.Reader, fn func(*results.Result)) {
 	t.Helper()
 	for {
 		res, _, err := rd.Next()

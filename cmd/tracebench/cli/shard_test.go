@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // helperArgsEnv carries the command line of a re-executed test binary
@@ -89,9 +89,9 @@ func TestShardedRunMatchesUnsharded(t *testing.T) {
 			if tc.exactCached && wc == 0 {
 				t.Fatal("no cached tokens: the case does not exercise the prefix cache")
 			}
-			if tc.exactCached && (wantStop.Extra[replay.ExtraEvictions] != 0 || gotStop.Extra[replay.ExtraEvictions] != 0) {
+			if tc.exactCached && (wantStop.Extra[results.ExtraEvictions] != 0 || gotStop.Extra[results.ExtraEvictions] != 0) {
 				t.Fatalf("the cache evicted (%v unsharded, %v sharded): cached tokens would depend on load",
-					wantStop.Extra[replay.ExtraEvictions], gotStop.Extra[replay.ExtraEvictions])
+					wantStop.Extra[results.ExtraEvictions], gotStop.Extra[results.ExtraEvictions])
 			}
 			if !tc.exactCached {
 				clearCached(want)
@@ -151,11 +151,11 @@ func tokenSums(rs map[string]shardedRequest) (prompt, cached int) {
 
 // readSharded reads a results file into its Requests by ID and its stop
 // record, requiring unique IDs and a complete file.
-func readSharded(t *testing.T, path string) (map[string]shardedRequest, replay.Stop) {
+func readSharded(t *testing.T, path string) (map[string]shardedRequest, results.Stop) {
 	t.Helper()
 	rd := openResults(t, path)
 	out := map[string]shardedRequest{}
-	eachResult(t, rd, func(r *replay.Result) {
+	eachResult(t, rd, func(r *results.Result) {
 		if _, dup := out[r.ID]; dup {
 			t.Fatalf("%s: request %s twice", path, r.ID)
 		}

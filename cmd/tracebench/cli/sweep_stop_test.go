@@ -13,7 +13,7 @@ import (
 
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/results"
 )
 
 // TestSweepErrorLimitCutsRun sweeps a live target on 127.0.0.1 whose
@@ -46,14 +46,14 @@ func TestSweepErrorLimitCutsRun(t *testing.T) {
 	if len(rows) != 2 {
 		t.Fatalf("sweep.csv: %d rows, want a header and 1 run\n%s", len(rows), stdout)
 	}
-	results := filepath.Join(dir, rows[1][indexOf(rows[0], "results_file")])
-	sum, err := metrics.Summarize(results, metrics.DefaultOptions())
+	path := filepath.Join(dir, rows[1][indexOf(rows[0], "results_file")])
+	sum, err := metrics.Summarize(path, metrics.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	sent := hits.Load()
-	if sum.Stop == nil || sum.Stop.Reason != replay.StopErrorLimit {
-		t.Fatalf("stop line %+v, want reason %q", sum.Stop, replay.StopErrorLimit)
+	if sum.Stop == nil || sum.Stop.Reason != results.StopErrorLimit {
+		t.Fatalf("stop line %+v, want reason %q", sum.Stop, results.StopErrorLimit)
 	}
 	if sum.Requests < bench.ErrorLimitMinResults || sum.Requests >= planned/2 || sent >= planned/2 || sent > int64(sum.Requests) {
 		t.Errorf("%d results, %d requests reached the server; want at least %d and well under the %d planned",
@@ -63,10 +63,10 @@ func TestSweepErrorLimitCutsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "broke on errors") || !strings.Contains(string(md), string(replay.StopErrorLimit)) {
+	if !strings.Contains(string(md), "broke on errors") || !strings.Contains(string(md), string(results.StopErrorLimit)) {
 		t.Errorf("sweep.md does not say the policy broke on errors:\n%s", md)
 	}
-	if code, out, errOut := runCLI(t, "report", results); code != ExitOK || !strings.Contains(out, "round-robin") {
+	if code, out, errOut := runCLI(t, "report", path); code != ExitOK || !strings.Contains(out, "round-robin") {
 		t.Errorf("report of the cut run: exit %d\n%s\n%s", code, out, errOut)
 	}
 	t.Logf("cut after %d results, %d requests reached the server, of %d planned", sum.Requests, sent, planned)
@@ -122,7 +122,7 @@ func TestSweepErrorsOverLimitFail(t *testing.T) {
 				t.Fatalf("first run: pass %v, error rate %v; want a clean pass", first.Pass, first.Summary.ErrorRate)
 			}
 			sum := second.Summary
-			if sum.Stop == nil || sum.Stop.Reason == replay.StopErrorLimit || sum.Requests != 40 || sum.ErrorRate != 0.1 ||
+			if sum.Stop == nil || sum.Stop.Reason == results.StopErrorLimit || sum.Requests != 40 || sum.ErrorRate != 0.1 ||
 				sum.SLA.Attainment < 0.8 {
 				t.Fatalf("second run: stop %+v, %d requests, error rate %v, attainment %v; want 40 measured, 10 %% "+
 					"errors, attainment >= 80 %%, not cut short", sum.Stop, sum.Requests, sum.ErrorRate, sum.SLA.Attainment)

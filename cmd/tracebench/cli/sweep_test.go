@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/bench"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -186,7 +186,7 @@ func arrivalRate(t *testing.T, path string) float64 {
 	t.Helper()
 	var first, last time.Duration
 	n := 0
-	eachResult(t, openResults(t, path), func(res *replay.Result) {
+	eachResult(t, openResults(t, path), func(res *results.Result) {
 		at := res.Intended
 		if n == 0 || at < first {
 			first = at

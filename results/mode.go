@@ -1,4 +1,4 @@
-package replay
+package results
 
 // Mode is what a Run's Backends are, as its results header records it.
 // Its values are the strings results files hold.

@@ -1,4 +1,4 @@
-package replay
+package results
 
 // The keys of a results file's stop record (Stop.Extra), one constant
 // each: the replay writes them, the reports, the merge and the

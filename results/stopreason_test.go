@@ -1,4 +1,4 @@
-package replay
+package results
 
 import (
 	"encoding/json"

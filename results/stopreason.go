@@ -1,4 +1,4 @@
-package replay
+package results
 
 // StopReason is why a Run ended: the reason of its results file's stop
 // line. Its values are the strings results files hold.

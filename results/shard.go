@@ -1,4 +1,4 @@
-package replay
+package results
 
 import (
 	"github.com/cespare/xxhash/v2"
