@@ -10,7 +10,7 @@ import (
 // milliseconds, rates per second, fractions in [0, 1]. A figure that
 // could not be measured is NaN in Go and rendered as "n/a" (null in JSON).
 type Summary struct {
-	// label is the display name labelRuns gave the Run among others of
+	// label is the display name reports' labelRuns gave the Run among others of
 	// the same policy ("" until then).
 	label string
 	// Header is the Run's header from its results file.

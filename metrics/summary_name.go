@@ -15,7 +15,7 @@ func (s *Summary) SessionRows() []SessionRow { return s.sessionRows }
 
 // Name is the Run's display name: its policy, plus the shard when the
 // Run replayed one shard; in a report of several runs of one policy, the
-// facets that tell them apart (see labelRuns).
+// facets that tell them apart (see reports' labelRuns, through SetLabel).
 func (s *Summary) Name() string {
 	if s.label != "" {
 		return s.label
