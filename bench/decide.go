@@ -361,8 +361,8 @@ func cmpOr[T comparable](a, b T) T {
 // confirmed returns stage 1's Leaders best routers and the Baseline, best
 // first (when the Baseline is one of the leaders, the next best joins, so
 // that stage 2 always compares Leaders+1 policies when there are that
-// many), and the rate in model time where the two best part: the
-// geometric mean of their sustained rates (the best one's when alone).
+// many), and the rate in model time where the two best part
+// (Verdict.PartingRate), whole users when the load is users.
 func (dc *decider) confirmed(v *verdict.Verdict) ([]string, float64) {
 	byName := map[string]string{}
 	for _, r := range dc.s.Routers {
@@ -379,10 +379,7 @@ func (dc *decider) confirmed(v *verdict.Verdict) ([]string, float64) {
 			out = append(out, name)
 		}
 	}
-	rate := v.Rows[0].Mean
-	if len(v.Rows) > 1 && v.Rows[1].Mean > 0 {
-		rate = math.Sqrt(v.Rows[0].Mean * v.Rows[1].Mean)
-	}
+	rate := v.PartingRate()
 	if dc.s.users() {
 		rate = max(1, math.Round(rate))
 	}

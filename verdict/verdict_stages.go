@@ -209,3 +209,14 @@ func (d *Decision) WriteText(w io.Writer) {
 			len(d.Distorted), strings.Join(d.Distorted, "; "))
 	}
 }
+
+// PartingRate is the load where the two best policies of a capacity
+// verdict part: the geometric mean of their mean sustained loads (the
+// best one's when it is alone or the second sustained nothing).
+func (v *Verdict) PartingRate() float64 {
+	rate := v.Rows[0].Mean
+	if len(v.Rows) > 1 && v.Rows[1].Mean > 0 {
+		rate = math.Sqrt(v.Rows[0].Mean * v.Rows[1].Mean)
+	}
+	return rate
+}
