@@ -182,7 +182,7 @@ func TestReplayMockErrorRate(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "r.jsonl")
 			var stdout, stderr bytes.Buffer
 			code := Run([]string{"replay", "--mock", "1", "--mock-profile", "fast", "--max-requests", "12", "--rate", "60",
-				"--mock-set", "error_rate="+tc.rate, "--mock-set", "error_status=503", "--out", out}, &stdout, &stderr)
+				"--mock-set", "error_rate=" + tc.rate, "--mock-set", "error_status=503", "--out", out}, &stdout, &stderr)
 			if code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 			}
