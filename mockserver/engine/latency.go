@@ -19,8 +19,8 @@ import (
 // when b = 0), then multiplied by a seeded log-normal jitter factor of mean
 // 1 and coefficient of variation Jitter. The decode term is the calibrated
 // decode TBT model of the multi-bin batching specification the multi-bin
-// queue follows (β = 5.74 ms, γ = 0.316; DecodeTBT gives it per batch
-// size); the queue measures the decode TBT rather than computing it.
+// queue follows (β = 5.74 ms, γ = 0.316; Mean(0, b) gives it per batch
+// size b); the queue measures the decode TBT rather than computing it.
 type LatencyModel struct {
 	// StepOverhead is c_step, a fixed cost of every step that runs work
 	// (default 0: the calibrated β already includes per-step overhead).
@@ -130,10 +130,6 @@ func (m LatencyModel) addBatch(t float64, b int) float64 { return m.coef().AddBa
 func (m LatencyModel) MeanWith(prefill, b int, keys int64) time.Duration {
 	return m.Mean(prefill, b) + time.Duration(math.Round(m.coef().Attention(float64(keys))))
 }
-
-// DecodeTBT returns the mean time between tokens of a steady batch of b
-// decoding sequences (no prefill in the step).
-func (m LatencyModel) DecodeTBT(b int) time.Duration { return m.Mean(0, b) }
 
 // sample draws a step duration with jitter from rng.
 func (m LatencyModel) sample(rng *rand.Rand, prefill, b int, keys int64) time.Duration {

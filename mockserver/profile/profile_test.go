@@ -188,7 +188,7 @@ func TestNegativeBeta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Config().Latency.DecodeTBT(1); got != time.Millisecond {
+	if got := p.Config().Latency.Mean(0, 1); got != time.Millisecond {
 		t.Fatalf("step at batch 1 %v, want 1ms", got)
 	}
 }
