@@ -2,9 +2,6 @@ package cli
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -33,37 +30,14 @@ func TestFlagErr(t *testing.T) {
 	}
 }
 
-// TestEveryLibraryFieldHasAFlag: every field path the bench package
-// names in a usage error has a flag in the CLI's tables, so no message
-// of the command line names a Go field.
-func TestEveryLibraryFieldHasAFlag(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "bench", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("bench sources: %v (%d files)", err, len(files))
-	}
-	lit := regexp.MustCompile(`"((?:Spec|CompareSpec|SweepSpec|MockFleet)(?:\.[A-Z][A-Za-z0-9]*)+)[" :]`)
-	seen := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range lit.FindAllStringSubmatch(string(b), -1) {
-			seen++
-			p := m[1]
-			table := flagNames
-			if strings.HasPrefix(p, "MockFleet.") {
-				table = mockFlagNames
-			}
-			if _, ok := table[p]; !ok {
-				t.Errorf("%s: field %s has no flag", filepath.Base(f), p)
-			}
-		}
-	}
-	if seen < 20 {
-		t.Errorf("only %d field paths found in the bench package", seen)
+// TestFlagWriter: a library log line written through flagWriter names
+// flags, and the write reports the length it was given.
+func TestFlagWriter(t *testing.T) {
+	var b strings.Builder
+	line := "calibrate probe: 4 slots (ProbeSpec.KeepConcurrency keeps the asked level)\n"
+	n, err := flagWriter{&b, flagNames}.Write([]byte(line))
+	want := "calibrate probe: 4 slots (--probe-max-concurrency keeps the asked level)\n"
+	if err != nil || n != len(line) || b.String() != want {
+		t.Errorf("wrote %q (%d, %v), want %q (%d)", b.String(), n, err, want, len(line))
 	}
 }
