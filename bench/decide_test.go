@@ -146,7 +146,7 @@ func TestDecideUnbounded(t *testing.T) {
 	s.Base.Report.SLO.TTFT = 2 * time.Second
 	res, err := Decide(context.Background(), s)
 	if err == nil || !strings.Contains(err.Error(), "round-robin (seed 0, every load up to") ||
-		!strings.Contains(err.Error(), "give more --max-requests") {
+		!strings.Contains(err.Error(), "give more Spec.Workload.MaxRequests") {
 		t.Fatalf("err %v, want stage 1 naming the unbounded policies", err)
 	}
 	if res.Decision.Confirm != nil || res.Report != "" {

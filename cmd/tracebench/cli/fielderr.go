@@ -39,6 +39,7 @@ var flagNames = map[string]string{
 	"Spec.Workload.Workload":           "--workload",
 	"Spec.Workload.WorkloadArgs":       "--workload-param",
 	"Spec.Workload.Trace":              "--trace",
+	"Spec.Workload.Format":             "--format",
 	"Spec.Workload.TimeUnit":           "--time-unit",
 	"Spec.Workload.Windows":            "--windows",
 	"Spec.Workload.MaxRequests":        "--max-requests",
@@ -82,10 +83,28 @@ var flagNames = map[string]string{
 	"SweepSpec.Jobs":                   "--jobs",
 	"SweepSpec.Vary":                   "--vary",
 	"SweepSpec.Ladder":                 "--rates",
+	// The traces package's options, which its errors name.
+	"ReadOptions.Format":         "--format",
+	"ReadOptions.TimeUnit":       "--time-unit",
+	"ReadOptions.Windows":        "--windows",
+	"ReadOptions.BlockSize":      "--block-size",
+	"ArrivalOptions.TimeScale":   "--time-scale",
+	"ArrivalOptions.Rate":        "--rate",
+	"ArrivalOptions.CV":          "--cv",
+	"ArrivalOptions.MaxRequests": "--max-requests",
+	"ArrivalOptions.Duration":    "--duration",
+	"ArrivalOptions.Start":       "--start",
+	"ArrivalOptions.Process":     "--arrival",
+	"AgenticOptions.Scale":       "--agentic-scale",
+	"AgenticOptions.MaxInput":    "--agentic-max-input",
+	"AgenticOptions.TokenTime":   "--agentic-token-time",
+	"AgenticOptions.Stagger":     "--agentic-stagger",
+	"AgenticOptions.Join":        "--agentic-join",
 }
 
 // fieldPath matches a field path in an error's text.
-var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec|DecideSpec|PredictSpec|PredictDirSpec|ProbeSpec)` +
+var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec|DecideSpec|PredictSpec|PredictDirSpec|ProbeSpec|` +
+	`ReadOptions|ArrivalOptions|AgenticOptions)` +
 	`(?:\.[A-Z][A-Za-z0-9]*)+`)
 
 // flagErr rewrites the field paths err's text names into the flags
