@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // cliSpecs are the library's Spec types the command line fills, by the
@@ -23,6 +24,11 @@ var cliSpecs = map[string]reflect.Type{
 	"PredictDirSpec": reflect.TypeOf(bench.PredictDirSpec{}),
 	"ProbeSpec":      reflect.TypeOf(bench.ProbeSpec{}),
 	"MockFleet":      reflect.TypeOf(bench.MockFleet{}),
+	// The traces options inside them, which the traces package's errors
+	// name.
+	"ReadOptions":    reflect.TypeOf(traces.ReadOptions{}),
+	"ArrivalOptions": reflect.TypeOf(traces.ArrivalOptions{}),
+	"AgenticOptions": reflect.TypeOf(traces.AgenticOptions{}),
 }
 
 // notFromFlags are the field paths the library's errors name that no
@@ -77,14 +83,18 @@ func TestFieldPathSeesEverySpec(t *testing.T) {
 	}
 }
 
-// TestEveryLibraryFieldHasAFlag: every field path the bench package's
-// code (not its comments) names is a field of a Spec type the command line fills,
+// TestEveryLibraryFieldHasAFlag: every field path the bench and traces
+// packages' code (not their comments) names is a field of a Spec type the command line fills,
 // and has a flag in the CLI's tables (or is one no flag sets), so no
 // message of the command line names a Go field.
 func TestEveryLibraryFieldHasAFlag(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "bench", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("bench sources: %v (%d files)", err, len(files))
+	var files []string
+	for _, pkg := range []string{"bench", "traces"} {
+		fs, err := filepath.Glob(filepath.Join("..", "..", "..", pkg, "*.go"))
+		if err != nil || len(fs) == 0 {
+			t.Fatalf("%s sources: %v (%d files)", pkg, err, len(fs))
+		}
+		files = append(files, fs...)
 	}
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range cliSpecs {
@@ -119,7 +129,7 @@ func TestEveryLibraryFieldHasAFlag(t *testing.T) {
 		}
 	}
 	if seen < 60 {
-		t.Errorf("only %d field paths found in the bench package", seen)
+		t.Errorf("only %d field paths found in the bench and traces packages", seen)
 	}
 }
 

@@ -17,6 +17,8 @@ func TestFlagErr(t *testing.T) {
 		{"Spec.Workload.Shard \"2/2\": want i/n", "--shard \"2/2\": want i/n"},
 		{"Spec.Policy.Filter x cannot compose with Spec.Policy.Queue y", "--filter x cannot compose with --queue y"},
 		{"Spec.Policy.FilterArgs given without Spec.Policy.Filter", "--filter-param given without --filter"},
+		{"ArrivalOptions.Rate NaN: want >= 0", "--rate NaN: want >= 0"},
+		{"read trace t: ReadOptions.TimeUnit ms: fixed unit", "read trace t: --time-unit ms: fixed unit"},
 		{"Spec.Nothing.Here: kept", "Spec.Nothing.Here: kept"},
 	} {
 		err := flagErr(bench.UsageError{Field: "x", Err: errors.New(tc.in)}, flagNames)
