@@ -141,22 +141,14 @@ func (m *fleetFlags) presetName() string {
 // --mock-set engine keys.
 func (m *fleetFlags) engineConfig() (engine.Config, error) {
 	name := m.profileName()
-	p, err := resolveProfile(name)
-	if err != nil {
-		return engine.Config{}, usagef("--mock-profile %s: %v", name, err)
-	}
-	cfg := m.shared.applyEngine(p.Config())
-	if m.Blocks > 0 {
-		cfg.NumGPUBlocks = m.Blocks
-	}
-	if len(m.LoRA) > 0 && cfg.LoRA.MaxLoras == 0 {
-		cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
-	}
-	cfg.Seed = m.Seed
-	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("--mock-set: %v", err)
-	}
-	return cfg, nil
+	return m.shared.engineFrom(name, "--mock-profile "+name, func(cfg *engine.Config) {
+		if m.Blocks > 0 {
+			cfg.NumGPUBlocks = m.Blocks
+		}
+		if len(m.LoRA) > 0 && cfg.LoRA.MaxLoras == 0 {
+			cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
+		}
+	}, m.Seed, "--mock-set")
 }
 
 // backends points rs at the targets, a simulation or a fresh mock fleet,
