@@ -66,7 +66,6 @@ var flagNames = map[string]string{
 	"CompareSpec.Targets":              "--target",
 	"DecideSpec.Routers":               "--policies",
 	"DecideSpec.Seeds":                 "--seeds",
-	"DecideSpec.Leaders":               "--quick",
 	"DecideSpec.Out":                   "--out",
 	"PredictSpec.Profile":              "--profile",
 	"ProbeSpec.Budget":                 "--probe-budget",

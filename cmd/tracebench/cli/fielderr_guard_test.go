@@ -37,6 +37,7 @@ var cliSpecs = map[string]reflect.Type{
 var notFromFlags = []string{
 	"DecideSpec.Baseline",     // left empty: the first router
 	"DecideSpec.ConfirmSeeds", // left 0: the library's default
+	"DecideSpec.Leaders",      // 0 (the library's default), or 1 with --quick
 	"DecideSpec.Sim",          // the CLI's stage-1 setup
 }
 
