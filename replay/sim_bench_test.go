@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
@@ -48,7 +49,7 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 
 // benchMooncake is one router's BenchmarkSimulateMooncake.
 func benchMooncake(b *testing.B, router string) {
-	cfg, err := engine.Preset("long-context")
+	cfg, err := profile.BuiltinConfig("long-context")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -78,7 +78,7 @@ and fits those.`,
 					return usagef("--probe-budget %v, --probe-max-concurrency %d, --probe-max-prompt %d: want at least 10s, 2 and 48",
 						o.ps.Budget, o.ps.MaxConcurrency, o.ps.MaxPrompt)
 				}
-				o.ps.Targets, o.ps.Log = o.targets, cmd.ErrOrStderr()
+				o.ps.Targets, o.ps.Log = o.targets, flagWriter{cmd.ErrOrStderr(), flagNames}
 				o.ps.KeepConcurrency = cmd.Flags().Changed("probe-max-concurrency")
 				res, err := bench.Probe(cmd.Context(), o.ps)
 				if err != nil {

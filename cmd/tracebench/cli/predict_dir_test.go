@@ -27,7 +27,7 @@ func TestPredictBenchDir(t *testing.T) {
 	dir := t.TempDir()
 	prof := writeProfile(t, dir, truthProfile)
 	b := filepath.Join(dir, "bench")
-	benchSim(t, b, "--sim-profile", prof)
+	benchSim(t, b, "--mock-profile", prof)
 	var so, se bytes.Buffer
 	if code := Run([]string{"predict", b, "--profile", prof, "--out", filepath.Join(dir, "pred"), "--record"}, &so, &se); code != 0 {
 		t.Fatalf("predict exit %d: %s", code, se.String())
@@ -44,7 +44,7 @@ func TestPredictBenchDir(t *testing.T) {
 	}
 	so.Reset()
 	se.Reset()
-	if code := Run([]string{"bench", "--sim", "2", "--sim-profile", prof, "--policies", "round-robin,prefix-cache",
+	if code := Run([]string{"bench", "--sim", "2", "--mock-profile", prof, "--policies", "round-robin,prefix-cache",
 		"--workload", "mixed", "-p", "requests=30", "--out", filepath.Join(dir, "b2")}, &so, &se); code != 0 {
 		t.Fatalf("bench exit %d: %s", code, se.String())
 	}
