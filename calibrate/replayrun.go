@@ -22,6 +22,12 @@ func replayOn(cfg engine.Config, set *replaySet) ([]simTimes, error) {
 	if err != nil {
 		return nil, err
 	}
+	return runSet(e, set)
+}
+
+// runSet runs the set's requests through e until it is idle (see
+// replayOn).
+func runSet(e *engine.Engine, set *replaySet) ([]simTimes, error) {
 	out := make([]simTimes, len(set.reqs))
 	cuts := cutOrder(set)
 	var now time.Duration

@@ -20,6 +20,7 @@ type predictOptions struct {
 	out     string
 	seed    int64
 	record  bool
+	after   []string
 	so      sloFlags
 }
 
@@ -61,6 +62,7 @@ path the run read. A profile whose cache model cannot describe the server
 	fs.StringVar(&o.out, "out", "tracebench-predict", "directory for predicted.jsonl and report.md")
 	fs.Int64Var(&o.seed, "sim-seed", 1, "seed of the simulated engines' jitter")
 	fs.BoolVar(&o.record, "record", false, "add the p50 errors to the profile file's validation list (a file, not a built-in profile); bench and sweep verdicts quote them")
+	fs.StringSliceVar(&o.after, "after", nil, "earlier results files of the same servers that the run followed (repeat or comma-separate, in any order): replayed first so the simulated llama.cpp slots and host prompt cache start warm (per-slot profiles)")
 	o.so.bind(fs)
 	return cmd
 }
@@ -87,7 +89,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if st, err := os.Stat(o.live); err == nil && st.IsDir() {
 		return runPredictDir(cmd, o, prof, ro)
 	}
-	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed,
+	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed, After: o.after,
 		Results: filepath.Join(o.out, "predicted.jsonl"), Report: ro, ErrOut: cmd.ErrOrStderr()})
 	if err != nil {
 		return err
