@@ -56,12 +56,14 @@ func TestSlotSaveStallsTheStep(t *testing.T) {
 		runAll(e, 0)
 	}
 	// A new unrelated prompt evicts the least recently used slot: a save
-	// of the 100 tokens whose KV it holds before the batch, then the
-	// prompt, β and one sequence's decode cost.
+	// of the 100 tokens whose KV it holds, alone on the loop, then a
+	// batch of the prompt, β and one sequence's decode cost.
 	d := firstStep(t, e, &Request{ID: "new", Prompt: tokensFrom(9000, 10), MaxTokens: 1})
-	want := 300*time.Millisecond + 100*100*time.Microsecond + 10*100*time.Microsecond + 5*time.Millisecond + time.Millisecond
-	if d != want {
-		t.Fatalf("step with a slot save took %v, want %v (save + prompt + β)", d, want)
+	if want := 300*time.Millisecond + 100*100*time.Microsecond; d != want {
+		t.Fatalf("step with a slot save took %v, want %v (the save alone)", d, want)
+	}
+	if d, want := e.Step(d).Duration, 10*100*time.Microsecond+5*time.Millisecond+time.Millisecond; d != want {
+		t.Fatalf("batch after the save took %v, want %v (prompt + β)", d, want)
 	}
 	if s := e.Stats().SlotSaves; s != 1 {
 		t.Fatalf("SlotSaves = %d, want 1", s)
@@ -127,5 +129,41 @@ func TestClientGoneOutsideWorkersIsStillAdmitted(t *testing.T) {
 	st := e.Stats()
 	if st.Finished[FinishAbort] != 2 || st.Finished[FinishLength] != 5 {
 		t.Fatalf("finished %v, want 2 aborted (4 at once, 6 at its first token) and 5 complete", st.Finished)
+	}
+}
+
+// TestSavesChainBeforeTheBatch: a request that arrives while another's
+// slot save runs is placed, with its own save, before the batch, as
+// llama-server drains its task queue before update_slots: the first
+// request's first token waits for both saves.
+func TestSavesChainBeforeTheBatch(t *testing.T) {
+	l := LlamaCppConfig{SaveFixed: 300 * time.Millisecond}
+	e, err := New(llamaConfig(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		firstStep(t, e, &Request{ID: "fill" + strconv.Itoa(i), Prompt: tokensFrom(1000*(i+1), 100), MaxTokens: 1})
+		runAll(e, 0)
+	}
+	if err := e.Add(0, &Request{ID: "a", Prompt: tokensFrom(9000, 10), MaxTokens: 2}); err != nil {
+		t.Fatal(err)
+	}
+	end := e.Step(0).End()
+	if err := e.Add(100*time.Millisecond, &Request{ID: "b", Prompt: tokensFrom(9500, 10), MaxTokens: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var first time.Duration
+	for now := end; !e.Idle(); {
+		st := e.Step(now)
+		now = st.End()
+		for _, ev := range st.Events {
+			if ev.ID == "a" && ev.First {
+				first = now
+			}
+		}
+	}
+	if first < 600*time.Millisecond {
+		t.Fatalf("a's first token at %v: want after both saves (600 ms)", first)
 	}
 }

@@ -30,7 +30,15 @@ func (e *Engine) StepInto(now time.Duration, evs []Event) Step {
 	e.clock = max(e.clock, now)
 	budget := e.cfg.MaxNumBatchedTokens
 	mayAdmit := e.cfg.Batching == Continuous || len(e.running) == 0
-	plan, evs, preempted := e.scheduleRunning(now, &budget, evs[:0])
+	evs = evs[:0]
+	if mayAdmit && e.serialAdmissions() {
+		st, placed, alone := e.placeWaiting(now, evs)
+		if alone {
+			return st
+		}
+		evs = placed
+	}
+	plan, evs, preempted := e.scheduleRunning(now, &budget, evs)
 	if !preempted && mayAdmit {
 		plan = e.scheduleWaiting(now, &budget, plan)
 	}
