@@ -145,6 +145,10 @@ func (res *Result) fillReplay(cfg engine.Config, ran []stage) {
 	res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool {
 		return strings.Contains(w, "too noisy") || strings.Contains(w, "not fitted") || strings.Contains(w, "came out below 0")
 	})
+	if !fitted[termRestoreFixed] {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the probe showed fewer than %d host-cache restores: "+
+			"restore_fixed and restore_per_token are taken equal to the save's (the same copy the other way)", minRestores))
+	}
 	res.Warnings = append(res.Warnings, fmt.Sprintf("fitted by engine replay: llama-server's slot saves, restores, "+
 		"ubatches and HTTP workers were fitted by replaying the probe through the simulator's engine (%d of %d stages "+
 		"had requests for their terms); standard errors are not computed for them", len(ran), len(stages)))

@@ -178,6 +178,16 @@ func staged(cfg engine.Config, sets []*replaySet, evals int) (engine.Config, []s
 		if !f.has(k) {
 			continue
 		}
+		if k == kindCached {
+			n, err := restores(cfg, sets)
+			if err != nil {
+				return cfg, ran, err
+			}
+			if n < minRestores {
+				cfg = restoreAsSave(cfg)
+				continue
+			}
+		}
 		// Nelder–Mead stalls in a shrunken simplex: restart it from its
 		// own best point a few times.
 		for range searchRestarts {
@@ -207,4 +217,33 @@ func (f *replayFit) has(k fileKind) bool {
 		}
 	}
 	return false
+}
+
+// minRestores is the fewest host-cache restores the probe's replay must
+// show for the restore terms to be fitted; below it they are taken from
+// the save's (restoreAsSave).
+const minRestores = 5
+
+// restores counts the host-cache restores of the sets' replay on cfg.
+func restores(cfg engine.Config, sets []*replaySet) (int64, error) {
+	var n int64
+	for _, set := range sets {
+		e, err := engine.New(cfg)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := runSet(e, set); err != nil {
+			return 0, err
+		}
+		n += e.Stats().SlotRestores
+	}
+	return n, nil
+}
+
+// restoreAsSave prices a restore as the save: the same state copied the
+// other way (llama_state_seq_set_data against get_data, through the same
+// per-layer state code, row by row for -fa off's transposed V cache).
+func restoreAsSave(cfg engine.Config) engine.Config {
+	cfg.LlamaCpp.RestoreFixed, cfg.LlamaCpp.RestorePerToken = cfg.LlamaCpp.SaveFixed, cfg.LlamaCpp.SavePerToken
+	return cfg
 }
