@@ -124,12 +124,8 @@ func (f *replayFit) loss(x []float64) float64 {
 // search minimises the loss from the configuration's own terms with
 // Nelder–Mead, in at most evals replays of the sets.
 func (f *replayFit) search(evals int) (engine.Config, error) {
-	var x0 []float64
-	for _, i := range f.terms() {
-		x0 = append(x0, logOr(llamaTerms[i].get(f.cfg)))
-	}
 	p := optimize.Problem{Func: f.loss}
-	res, err := optimize.Minimize(p, x0, &optimize.Settings{FuncEvaluations: evals}, &optimize.NelderMead{})
+	res, err := optimize.Minimize(p, f.x(), &optimize.Settings{FuncEvaluations: evals}, &optimize.NelderMead{})
 	if res == nil {
 		return f.cfg, err
 	}
@@ -188,24 +184,72 @@ func staged(cfg engine.Config, sets []*replaySet, evals int) (engine.Config, []s
 				continue
 			}
 		}
-		// Nelder–Mead stalls in a shrunken simplex: restart it from its
-		// own best point a few times.
-		for range searchRestarts {
-			next, err := f.search(evals)
-			if err != nil {
-				return cfg, ran, err
-			}
-			f.cfg = next
+		best, err := f.multiStart(evals)
+		if err != nil {
+			return cfg, ran, err
 		}
-		cfg = f.cfg
+		cfg = best
 		ran = append(ran, st)
 	}
 	return cfg, ran, nil
 }
 
-// searchRestarts is how many times each stage's search runs, each from
-// the last one's best point.
-const searchRestarts = 3
+// searchRestarts is how many more times the best start's search runs,
+// each from the last one's best point: Nelder–Mead stalls in a shrunken
+// simplex.
+const searchRestarts = 2
+
+// startScales are the factors the free terms' starting values are
+// multiplied by for the stage's starts: the loss has local minima (a
+// save cost traded against a prompt cost), so each start searches once
+// and the best goes on.
+var startScales = []float64{1, 0.5, 2}
+
+// multiStart searches from each of startScales' starts, keeps the one
+// of least loss, then restarts that one searchRestarts times. It returns
+// the configuration found.
+func (f *replayFit) multiStart(evals int) (engine.Config, error) {
+	base := f.cfg
+	best, bestLoss := base, math.Inf(1)
+	for _, k := range startScales {
+		g := *f
+		g.cfg = scaled(base, f.terms(), k)
+		next, err := g.search(evals)
+		if err != nil {
+			return base, err
+		}
+		g.cfg = next
+		if l := g.loss(g.x()); l < bestLoss {
+			best, bestLoss = next, l
+		}
+	}
+	f.cfg = best
+	for range searchRestarts {
+		next, err := f.search(evals)
+		if err != nil {
+			return best, err
+		}
+		f.cfg = next
+	}
+	return f.cfg, nil
+}
+
+// scaled returns cfg with the given terms multiplied by k.
+func scaled(cfg engine.Config, terms []int, k float64) engine.Config {
+	for _, i := range terms {
+		llamaTerms[i].set(&cfg, llamaTerms[i].get(cfg)*k)
+	}
+	return cfg
+}
+
+// x returns the free terms of f.cfg as the search's log values.
+func (f *replayFit) x() []float64 {
+	var x []float64
+	for _, i := range f.terms() {
+		x = append(x, logOr(llamaTerms[i].get(f.cfg)))
+	}
+	return x
+}
 
 // has reports whether some set has a file of kind k.
 func (f *replayFit) has(k fileKind) bool {

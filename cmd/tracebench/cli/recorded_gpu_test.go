@@ -46,10 +46,10 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 		t.Fatalf("calibrate exit %d: %s", code, se.String())
 	}
 	t.Log(so.String())
-	if rel := residualPct(so.String(), "ttft"); !(rel < 100) {
-		t.Errorf("probe TTFT residuals %.1f %% of the mean: want under 100 %% (target 40 %%)", rel)
+	if rel := residualPct(so.String(), "ttft"); !(rel < 45) {
+		t.Errorf("probe TTFT residuals %.1f %% of the mean: want under 45 %% (target 40 %%)", rel)
 	} else if rel > 40 {
-		targetMissed(t, "probe TTFT residual", rel, 40, 100, " %")
+		targetMissed(t, "probe TTFT residual", rel, 40, 45, " %")
 	}
 	// The runs were made in this order (their headers' start times): the
 	// probe, live-turns, live-mod. live-turns followed the probe on the
@@ -62,10 +62,10 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 		live, after string
 		targets     []recordedTarget
 	}{
-		{"live-mod.jsonl", "", []recordedTarget{{"TTFT p50", 15, 30}, {"TTFT p90", 20, 60}, {"TPOT p50", 15, 30},
-			{"E2E p50", 15, 30}, {"throughput", 5, 10}}},
-		{"live-turns.jsonl", turnsAfter, []recordedTarget{{"TTFT p50", 25, 40}, {"TTFT p90", 25, 40}, {"TPOT p50", 20, 35},
-			{"throughput", 10, 30}}},
+		{"live-mod.jsonl", "", []recordedTarget{{"TTFT p50", 15, 20}, {"TTFT p90", 20, 25}, {"TPOT p50", 15, 20},
+			{"E2E p50", 15, 20}, {"throughput", 5, 7}}},
+		{"live-turns.jsonl", turnsAfter, []recordedTarget{{"TTFT p50", 25, 30}, {"TTFT p90", 25, 30}, {"TPOT p50", 20, 25},
+			{"throughput", 10, 15}}},
 	}
 	for _, r := range runs {
 		t.Run(strings.TrimSuffix(r.live, ".jsonl"), func(t *testing.T) {
