@@ -82,6 +82,13 @@ func (s *tokenStats) split(c chunkInfo, reasoning, output bool) {
 	if c.usage != nil || c.timings != nil {
 		s.tokens(c)
 	}
+	if c.timings != nil {
+		s.res.Server = serverTimings(c.timings)
+	}
+	if c.slot != nil {
+		id := *c.slot
+		s.res.Slot = &id
+	}
 	if c.finished {
 		s.finished = true
 	}
