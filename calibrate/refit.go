@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func WantsReplay(mode string, res *Result, in *Input) bool {
 // on files with cached prompts. prompts rebuilds each file's prompts.
 // It replaces res's parameters, residuals and profile.
 func Refit(res *Result, in *Input, prompts Prompts) error {
-	sets, err := loadReplay(in.Files, prompts)
+	sets, untimed, err := loadReplay(in.Files, prompts)
 	if err != nil {
 		return err
 	}
@@ -72,6 +73,12 @@ func Refit(res *Result, in *Input, prompts Prompts) error {
 		return fmt.Errorf("calibrate: engine replay: %w", err)
 	}
 	res.fillReplay(best, ran)
+	if len(untimed) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("fitted without server timings for %d of %d file(s) (%s): "+
+			"their requests carry no llama.cpp timings object, so their prompt time is fitted from the client's TTFT alone, "+
+			"slot saves and queueing included", len(untimed), len(in.Files), strings.Join(baseNames(untimed), ", ")))
+		res.Profile.Fit.Warnings = res.Warnings
+	}
 	return nil
 }
 
@@ -105,7 +112,7 @@ func replayStart(res *Result, in *Input) engine.Config {
 // mean observation).
 func (f *replayFit) relResiduals() ([]profile.Residual, error) {
 	var out []profile.Residual
-	ttft, tpot, err := f.pairs(f.cfg)
+	ttft, tpot, _, err := f.pairs(f.cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -173,4 +180,13 @@ func (res *Result) fillReplay(cfg engine.Config, ran []stage) {
 			Unit: q.Unit, Identified: q.Identified})
 	}
 	p.Fit.Residuals, p.Fit.Warnings = res.Residuals, res.Warnings
+}
+
+// baseNames returns the paths' file names.
+func baseNames(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+	}
+	return out
 }

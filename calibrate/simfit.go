@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -56,14 +57,15 @@ type replayFit struct {
 }
 
 // pairs returns (simulated, measured) seconds of every finished
-// request's TTFT and time per output token on an engine of cfg, limited
-// to the files of f.only when it is set.
-func (f *replayFit) pairs(cfg engine.Config) (ttft, tpot [][2]float64, err error) {
+// request's TTFT and time per output token on an engine of cfg, and of
+// its prompt time where the server sent its own (llama.cpp's
+// timings.prompt_ms), limited to the files of f.only when it is set.
+func (f *replayFit) pairs(cfg engine.Config) (ttft, tpot, prompt [][2]float64, err error) {
 	over := cfg.RequestOverhead.Seconds()
 	for _, set := range f.sets {
 		times, err := replayOn(cfg, set)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for i, q := range set.reqs {
 			t := times[i]
@@ -71,12 +73,17 @@ func (f *replayFit) pairs(cfg engine.Config) (ttft, tpot [][2]float64, err error
 				continue
 			}
 			ttft = append(ttft, [2]float64{(t.first - q.sent).Seconds() + over, q.ttft})
+			if q.promptSecs > 0 && t.placed > 0 && t.first > t.placed {
+				// The server's own prompt time: the prompt's cost without
+				// the saves and queueing the client's TTFT includes.
+				prompt = append(prompt, [2]float64{(t.first - t.placed).Seconds(), q.promptSecs})
+			}
 			if q.tpot > 0 && t.done > t.first {
 				tpot = append(tpot, [2]float64{(t.done - t.first).Seconds() / float64(q.out-1), q.tpot})
 			}
 		}
 	}
-	return ttft, tpot, nil
+	return ttft, tpot, prompt, nil
 }
 
 // with returns the configuration with the free terms set from x (log
@@ -109,12 +116,12 @@ const lossScale = 0.5
 // loss is the Cauchy loss of the log ratios (TTFT and per-token time
 // alike): Σ ln(1 + (r/lossScale)²).
 func (f *replayFit) loss(x []float64) float64 {
-	ttft, tpot, err := f.pairs(f.with(x))
+	ttft, tpot, prompt, err := f.pairs(f.with(x))
 	if err != nil || len(ttft) == 0 {
 		return math.Inf(1)
 	}
 	s := 0.0
-	for _, p := range append(ttft, tpot...) {
+	for _, p := range slices.Concat(ttft, tpot, prompt) {
 		r := math.Log(p[0]) - math.Log(p[1])
 		s += math.Log1p(r * r / (lossScale * lossScale))
 	}

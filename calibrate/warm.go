@@ -15,7 +15,7 @@ func WarmState(cfg engine.Config, files []string, prompts Prompts) ([]*engine.Sl
 	if cfg.Cache != engine.CachePerSlot {
 		return nil, fmt.Errorf("warm start: the profile's cache is %q: only the per-slot cache (llama.cpp) keeps state between runs", cfg.Cache)
 	}
-	sets, err := loadReplay(files, prompts)
+	sets, _, err := loadReplay(files, prompts)
 	if err != nil {
 		return nil, fmt.Errorf("warm start: %w", err)
 	}

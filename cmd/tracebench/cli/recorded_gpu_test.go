@@ -46,6 +46,9 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 		t.Fatalf("calibrate exit %d: %s", code, se.String())
 	}
 	t.Log(so.String())
+	if !strings.Contains(so.String(), "fitted without server timings") {
+		t.Errorf("calibrate did not say that the recorded probe (no llama.cpp timings kept) was fitted without server timings")
+	}
 	if rel := residualPct(so.String(), "ttft"); !(rel < 45) {
 		t.Errorf("probe TTFT residuals %.1f %% of the mean: want under 45 %% (target 40 %%)", rel)
 	} else if rel > 40 {
