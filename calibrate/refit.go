@@ -64,7 +64,7 @@ func Refit(res *Result, in *Input, prompts Prompts) error {
 		return fmt.Errorf("calibrate: engine replay: no request reached a server")
 	}
 	start := replayStart(res, in)
-	best, ran, err := staged(start, sets, replayEvals)
+	best, ran, err := staged(start, sets, replayEvals, 0)
 	if err != nil {
 		return fmt.Errorf("calibrate: engine replay: %w", err)
 	}
@@ -72,7 +72,7 @@ func Refit(res *Result, in *Input, prompts Prompts) error {
 	if res.Residuals, err = f.relResiduals(); err != nil {
 		return fmt.Errorf("calibrate: engine replay: %w", err)
 	}
-	res.fillReplay(best, ran, stageErrs(best, sets, ran))
+	res.fillReplay(best, ran, stageErrs(best, sets, ran, 0))
 	if len(untimed) > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("fitted without server timings for %d of %d file(s) (%s): "+
 			"their requests carry no llama.cpp timings object, so their prompt time is fitted from the client's TTFT alone, "+
@@ -137,13 +137,13 @@ func (f *replayFit) relResiduals() ([]profile.Residual, error) {
 
 // stageErrs returns the standard error of each term the stages fitted,
 // by term index, in the term's units (seconds, or 1), all of them over
-// every request of the sets.
-func stageErrs(cfg engine.Config, sets []*replaySet, ran []stage) map[int]float64 {
+// the requests of half (0: every request) of the sets.
+func stageErrs(cfg engine.Config, sets []*replaySet, ran []stage, half int) map[int]float64 {
 	var free []int
 	for _, st := range ran {
 		free = append(free, st.terms...)
 	}
-	f := &replayFit{cfg: cfg, sets: sets, free: free}
+	f := &replayFit{cfg: cfg, sets: sets, free: free, half: half}
 	out := map[int]float64{}
 	for k, se := range f.stdErrs() {
 		out[free[k]] = se

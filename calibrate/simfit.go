@@ -54,7 +54,14 @@ type replayFit struct {
 	only *fileKind
 	// free lists the llamaTerms the search moves (nil: all).
 	free []int
+	// half, when 1 or 2, limits the loss to the requests of even or odd
+	// index in each set's sent order (the replay still runs them all):
+	// calibrate --halves fits each half on its own.
+	half int
 }
+
+// inHalf reports whether request i of a set counts toward the loss.
+func (f *replayFit) inHalf(i int) bool { return f.half == 0 || i%2 == f.half-1 }
 
 // pairs returns (simulated, measured) seconds of every finished
 // request's TTFT and time per output token on an engine of cfg, and of
@@ -69,7 +76,7 @@ func (f *replayFit) pairs(cfg engine.Config) (ttft, tpot, prompt [][2]float64, e
 		}
 		for i, q := range set.reqs {
 			t := times[i]
-			if !q.ok || t.first == 0 || q.ttft <= 0 || f.only != nil && set.kinds[q.file] != *f.only {
+			if !q.ok || t.first == 0 || q.ttft <= 0 || f.only != nil && set.kinds[q.file] != *f.only || !f.inHalf(i) {
 				continue
 			}
 			ttft = append(ttft, [2]float64{(t.first - q.sent).Seconds() + over, q.ttft})
@@ -171,13 +178,13 @@ var stages = []stage{
 }
 
 // staged runs the stages in order, each from the last one's result, in
-// at most evals replays each; a stage whose kind has no requests is
-// skipped. It returns the configuration and the stages that ran.
-func staged(cfg engine.Config, sets []*replaySet, evals int) (engine.Config, []stage, error) {
+// at most evals replays each, on the requests of half (0: all; see
+// replayFit.half); a stage whose kind has no requests is skipped. It returns the configuration and the stages that ran.
+func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Config, []stage, error) {
 	var ran []stage
 	for _, st := range stages {
 		k := st.kind
-		f := &replayFit{cfg: cfg, sets: sets, only: &k, free: st.terms}
+		f := &replayFit{cfg: cfg, sets: sets, only: &k, free: st.terms, half: half}
 		if !f.has(k) {
 			continue
 		}

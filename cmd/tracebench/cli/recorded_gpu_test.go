@@ -129,3 +129,35 @@ func afterArgs(after string) []string {
 	}
 	return []string{"--after", after}
 }
+
+// TestRecordedGPUHalves fits the engine terms on each half of the
+// recorded probe's requests (calibrate --halves): two probes of one
+// server should agree within their standard errors. A term that does not
+// is a missed target (marked, not failed); the test fails when calibrate
+// does or prints no halves table.
+func TestRecordedGPUHalves(t *testing.T) {
+	if sweepRace || testing.Short() {
+		t.Skip("two more engine-replay fits (about a minute): run without -race and -short")
+	}
+	probes, _ := filepath.Glob(filepath.Join(recordedGPU, "probe", "*.jsonl"))
+	if len(probes) == 0 {
+		t.Fatalf("no recorded probe in %s: the recorded GPU runs live in ../shared/real-engine-runs beside the repository", recordedGPU)
+	}
+	var so, se bytes.Buffer
+	args := append([]string{"calibrate", "--halves", "--host-cache-tokens", "65536"}, probes...)
+	if code := Run(args, &so, &se); code != 0 {
+		t.Fatalf("calibrate --halves exit %d: %s", code, se.String())
+	}
+	out := so.String()
+	i := strings.Index(out, "term ")
+	if i < 0 || !strings.Contains(out, "halves: ") {
+		t.Fatalf("no halves table in calibrate's output:\n%s", out)
+	}
+	t.Log(out[i:])
+	for _, line := range strings.Split(out[i:], "\n") {
+		if f := strings.Fields(line); len(f) == 7 && f[6] == "false" {
+			mark(t, fmt.Sprintf("TARGET MISSED %s halves_disagree_%s first %s ± %s second %s ± %s %s",
+				t.Name(), f[0], f[1], f[2], f[3], f[4], f[5]))
+		}
+	}
+}
