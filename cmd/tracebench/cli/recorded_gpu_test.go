@@ -49,7 +49,8 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 	if !strings.Contains(so.String(), "fitted without server timings") {
 		t.Errorf("calibrate did not say that the recorded probe (no llama.cpp timings kept) was fitted without server timings")
 	}
-	if rel := residualPct(so.String(), "ttft"); !(rel < 45) {
+	fig := recordedFigures{residual: residualPct(so.String(), "ttft"), terms: recordedTerms(so.String())}
+	if rel := fig.residual; !(rel < 45) {
 		t.Errorf("probe TTFT residuals %.1f %% of the mean: want under 45 %% (target 40 %%)", rel)
 	} else if rel > 40 {
 		targetMissed(t, "probe TTFT residual", rel, 40, 45, " %")
@@ -74,6 +75,7 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 		t.Run(strings.TrimSuffix(r.live, ".jsonl"), func(t *testing.T) {
 			errs, out := predictErrors(t, filepath.Join(recordedGPU, r.live), prof, filepath.Join(dir, r.live), afterArgs(r.after)...)
 			t.Log(out)
+			fig.runs = append(fig.runs, recordedRun{name: strings.TrimSuffix(r.live, ".jsonl"), errs: errs, targets: r.targets})
 			for _, tg := range r.targets {
 				v, ok := metricErr(errs, tg.metric)
 				switch {
@@ -87,6 +89,7 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 			}
 		})
 	}
+	checkRecordedDoc(t, fig)
 }
 
 // residualPct reads "residuals KIND ... (X % of the mean)" from calibrate's
