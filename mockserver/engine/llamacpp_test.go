@@ -44,17 +44,24 @@ func runAll(e *Engine, now time.Duration) time.Duration {
 	return now
 }
 
-func TestSlotSaveStallsTheStep(t *testing.T) {
-	l := LlamaCppConfig{SaveFixed: 300 * time.Millisecond, SavePerToken: 100 * time.Microsecond}
+// filledEngine returns a llamaConfig engine of l whose 4 slots hold
+// unrelated 100-token prompts (+1 output token), idle.
+func filledEngine(t *testing.T, l LlamaCppConfig) *Engine {
+	t.Helper()
 	e, err := New(llamaConfig(l))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fill the 4 slots with unrelated 100-token prompts (+1 output token).
 	for i := range 4 {
 		firstStep(t, e, &Request{ID: "fill" + strconv.Itoa(i), Prompt: tokensFrom(1000*(i+1), 100), MaxTokens: 1})
 		runAll(e, 0)
 	}
+	return e
+}
+
+func TestSlotSaveStallsTheStep(t *testing.T) {
+	l := LlamaCppConfig{SaveFixed: 300 * time.Millisecond, SavePerToken: 100 * time.Microsecond}
+	e := filledEngine(t, l)
 	// A new unrelated prompt evicts the least recently used slot: a save
 	// of the 100 tokens whose KV it holds, alone on the loop, then a
 	// batch of the prompt, β and one sequence's decode cost.
@@ -69,11 +76,7 @@ func TestSlotSaveStallsTheStep(t *testing.T) {
 		t.Fatalf("SlotSaves = %d, want 1", s)
 	}
 	// Off: no save cost at all.
-	e2, _ := New(llamaConfig(LlamaCppConfig{}))
-	for i := range 4 {
-		firstStep(t, e2, &Request{ID: "fill" + strconv.Itoa(i), Prompt: tokensFrom(1000*(i+1), 100), MaxTokens: 1})
-		runAll(e2, 0)
-	}
+	e2 := filledEngine(t, LlamaCppConfig{})
 	if d := firstStep(t, e2, &Request{ID: "new", Prompt: tokensFrom(9000, 10), MaxTokens: 1}); d != 7*time.Millisecond {
 		t.Fatalf("step without save costs took %v, want 7ms", d)
 	}
@@ -138,14 +141,7 @@ func TestClientGoneOutsideWorkersIsStillAdmitted(t *testing.T) {
 // request's first token waits for both saves.
 func TestSavesChainBeforeTheBatch(t *testing.T) {
 	l := LlamaCppConfig{SaveFixed: 300 * time.Millisecond}
-	e, err := New(llamaConfig(l))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 4 {
-		firstStep(t, e, &Request{ID: "fill" + strconv.Itoa(i), Prompt: tokensFrom(1000*(i+1), 100), MaxTokens: 1})
-		runAll(e, 0)
-	}
+	e := filledEngine(t, l)
 	if err := e.Add(0, &Request{ID: "a", Prompt: tokensFrom(9000, 10), MaxTokens: 2}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,14 +11,7 @@ import (
 // engine's empty slots pay none; a state of the wrong size is refused.
 func TestWarmSlots(t *testing.T) {
 	l := LlamaCppConfig{SaveFixed: 300 * time.Millisecond}
-	src, err := New(llamaConfig(l))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 4 {
-		firstStep(t, src, &Request{ID: "fill" + strconv.Itoa(i), Prompt: tokensFrom(1000*(i+1), 100), MaxTokens: 1})
-		runAll(src, 0)
-	}
+	src := filledEngine(t, l)
 	for _, tc := range []struct {
 		name  string
 		warm  *SlotState
