@@ -87,6 +87,9 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	if st, err := os.Stat(o.live); err == nil && st.IsDir() {
+		if len(o.after) > 0 {
+			return usagef("--after: give it with one results file; a bench directory's runs each started from the isolation bench gave them")
+		}
 		return runPredictDir(cmd, o, prof, ro)
 	}
 	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed, After: o.after,
