@@ -27,7 +27,7 @@ type predictOptions struct {
 func newPredictCmd() *cobra.Command {
 	o := &predictOptions{}
 	cmd := &cobra.Command{
-		Use:   "predict (LIVE.jsonl | BENCH-DIR) --profile P [--out DIR]",
+		Use:   "predict (LIVE.jsonl [--after EARLIER.jsonl,...] | BENCH-DIR) --profile P [--out DIR]",
 		Short: "Replay a measured run in simulation with a profile and show the prediction error",
 		Long: `predict takes the results file of a measured run (against a live fleet or
 the mock), replays the same requests with the same arrival times, router,
