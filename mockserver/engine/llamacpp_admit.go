@@ -49,3 +49,18 @@ func (e *Engine) placeWaiting(now time.Duration, evs []Event) (Step, []Event, bo
 	e.extra = 0
 	return st, evs, true
 }
+
+// slotBatchOrder orders the running requests as llama-server builds a
+// batch (update_slots, b7099): every generating slot's decode token
+// first, then the prompts still being processed in slot id order, each
+// taking tokens until the batch holds n_batch (MaxNumBatchedTokens).
+// Decoders keep their order among themselves.
+func (e *Engine) slotBatchOrder() {
+	key := func(s *seq) int {
+		if s.numOutput() > 0 && s.computed == s.numTokens()-1 {
+			return -1 // decoding
+		}
+		return s.slot
+	}
+	slices.SortStableFunc(e.running, func(a, b *seq) int { return key(a) - key(b) })
+}

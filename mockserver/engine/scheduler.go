@@ -51,6 +51,9 @@ func (e *Engine) scheduleRunning(now time.Duration, budget *int, evs []Event) ([
 	clear(e.plan) // drop the last step's request pointers
 	plan := e.plan[:0]
 	preempted := false
+	if e.slots != nil {
+		e.slotBatchOrder()
+	}
 	for i := 0; i < len(e.running) && *budget > 0; i++ {
 		s := e.running[i]
 		n := min(s.numTokens()-s.computed, *budget)
