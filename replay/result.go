@@ -62,6 +62,9 @@ type Result struct {
 	Gaps []GapBin `json:"gaps,omitempty"`
 	// TBTMax is the largest gap.
 	TBTMax time.Duration `json:"tbt_max,omitempty"`
+	// Stalls are the gaps of at least 4 times the median gap, with when
+	// each began (nil when none).
+	Stalls []Stall `json:"stalls,omitempty"`
 	// InputTokens and OutputTokens are the trace's intended lengths.
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`

@@ -43,6 +43,7 @@ type tokenStats struct {
 	tags     *thinkTags
 	last     time.Duration
 	gaps     gapBins
+	stalls   stalls
 	streamed int  // output tokens counted from content chunks
 	usage    bool // a usage object was seen
 	cached   bool // some chunk carried a cached-token count
@@ -129,6 +130,7 @@ func (s *tokenStats) token(u *apiUsage, reasoning, output bool) {
 	} else {
 		gap := t - s.last
 		s.gaps.add(gap)
+		s.stalls.add(s.last, gap, s.gaps)
 		s.res.TBTMax = max(s.res.TBTMax, gap)
 	}
 	s.last = t
@@ -164,6 +166,7 @@ func (s *tokenStats) close() {
 	}
 	s.res.NoCached = !s.cached
 	s.res.Gaps = s.gaps.bins()
+	s.res.Stalls = s.stalls.final(s.gaps)
 	s.res.ReasoningTokens = s.reasoningTokens()
 	s.unsalt()
 }
