@@ -85,6 +85,10 @@ type Config struct {
 	// saves and restores, ubatches of a split KV cache, HTTP workers (zero
 	// value: none priced); see llamacpp.go.
 	LlamaCpp LlamaCppConfig
+	// WarmSlots, for CachePerSlot, is the slots' and host cache's state
+	// the engine starts from (nil, the default: empty slots), as left by
+	// an earlier run on the same server; see SlotState.
+	WarmSlots *SlotState
 	// Reasoning makes a share of requests reason before they answer
 	// (zero value: none do); see reasoning.go.
 	Reasoning ReasoningConfig
@@ -144,6 +148,14 @@ func (c Config) Validate() error {
 	}
 	if err := c.LlamaCpp.validate(); err != nil {
 		return err
+	}
+	if c.WarmSlots != nil {
+		if c.Cache != CachePerSlot {
+			return fmt.Errorf("engine config: WarmSlots set with cache %q: they belong to the per-slot cache", c.Cache)
+		}
+		if err := c.WarmSlots.validate(c.MaxNumSeqs); err != nil {
+			return err
+		}
 	}
 	if c.LlamaCpp.active() && c.Cache != CachePerSlot {
 		return fmt.Errorf("engine config: LlamaCpp mechanisms set with cache %q: they belong to the per-slot cache", c.Cache)
