@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -50,13 +51,15 @@ func (rs Spec) reportTooLong(c *lengthCheck) {
 		c.over, c.total, 100*float64(c.over)/float64(c.total), c.limit, preset, fitHint(c.longest))
 }
 
-// fitHint names the preset with the smallest limit that fits a request
-// of longest tokens, or the flags that would.
+// fitHint names the built-in profile with the smallest limit that fits a
+// request of longest tokens, or the flags that would. It names only
+// profiles with the default latency model: the hint changes the engine's
+// capacity, not its speed.
 func fitHint(longest int) string {
 	best, bestLimit := "", math.MaxInt
-	for _, name := range engine.PresetNames() {
-		cfg, err := engine.Preset(name)
-		if l := engineLimit(cfg); err == nil && l >= longest && l < bestLimit {
+	for _, name := range profile.Names() {
+		cfg, err := profile.BuiltinConfig(name)
+		if l := engineLimit(cfg); err == nil && cfg.Latency == engine.DefaultLatency() && l >= longest && l < bestLimit {
 			best, bestLimit = name, l
 		}
 	}

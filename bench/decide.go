@@ -282,7 +282,7 @@ func (dc *decider) stage1(ctx context.Context, d *verdict.Decision) error {
 	}
 	if len(unbounded) > 0 {
 		return fmt.Errorf("stage 1: %s met the SLA at every offered load: %d requests per run are too few to load "+
-			"the fleet, so no capacity can be measured; give more --max-requests", strings.Join(unbounded, ", "),
+			"the fleet, so no capacity can be measured; give more Spec.Workload.MaxRequests", strings.Join(unbounded, ", "),
 			s.Base.Workload.MaxRequests)
 	}
 	dc.order, dc.sustained = order, sustained

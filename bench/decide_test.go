@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -21,7 +21,7 @@ import (
 // 60 requests at any rate), 2 seeds, stage 2 sized for about a second per
 // run.
 func decideSpec(dir string) DecideSpec {
-	cfg, _ := engine.Preset("small-kv")
+	cfg, _ := profile.BuiltinConfig("small-kv")
 	base := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(), Report: metrics.DefaultOptions()}
 	base.Workload.WorkloadArgs, base.Workload.MaxRequests = []string{"requests=60"}, 60
 	base.Quiet = true
@@ -147,7 +147,7 @@ func TestDecideUnbounded(t *testing.T) {
 	s.Base.Report.SLO.TTFT = 2 * time.Second
 	res, err := Decide(context.Background(), s)
 	if err == nil || !strings.Contains(err.Error(), "round-robin (seed 0, every load up to") ||
-		!strings.Contains(err.Error(), "give more --max-requests") {
+		!strings.Contains(err.Error(), "give more Spec.Workload.MaxRequests") {
 		t.Fatalf("err %v, want stage 1 naming the unbounded policies", err)
 	}
 	if res.Decision.Confirm != nil || res.Report != "" {

@@ -86,7 +86,7 @@ func (rs Spec) buildPD() (*replay.PDOptions, error) {
 		return nil, fieldf("Spec.PD.Roles", "Spec.PD.Roles: %d roles for %d backends", len(o.Roles), n)
 	}
 	if rs.Sim > 0 && o.Protocol == results.PDSidecar {
-		return nil, fieldf("Spec.PD.Protocol", "Spec.PD.Protocol sidecar: simulated engines model the transfer themselves; use it against --mock or --target")
+		return nil, fieldf("Spec.PD.Protocol", "Spec.PD.Protocol sidecar: simulated engines model the transfer themselves; use it against HTTP backends (live or mock servers)")
 	}
 	if err := o.Validate(n); err != nil {
 		return nil, fieldf("Spec.PD.Roles", "Spec.PD.Roles: %v", err)

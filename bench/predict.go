@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/tracebench/tracebench/calibrate"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/results"
@@ -32,6 +34,12 @@ type PredictSpec struct {
 	// Report holds the SLO the Summaries are computed with (zero fields
 	// take metrics.DefaultOptions' values).
 	Report metrics.Options
+	// After lists earlier runs on the same servers (results files) that
+	// the measured run followed: they are replayed first through the
+	// profile's engines, so the simulated slots and host prompt cache
+	// start as the measured server's did (per-slot profiles only; empty:
+	// a cold start).
+	After []string
 	// ErrOut receives the simulated run's warnings (nil: none).
 	ErrOut io.Writer
 }
@@ -94,6 +102,13 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	rs.SimCut = cut
 	if cutNote != "" {
 		res.Notes = append(res.Notes, cutNote)
+	}
+	if len(ps.After) > 0 {
+		if rs.SimWarm, err = calibrate.WarmState(engines, ps.After, RunPrompts); err != nil {
+			return nil, fmt.Errorf("predict --after: %w", err)
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("the simulated engines start warm: %d earlier run(s) replayed first (%s)",
+			len(ps.After), strings.Join(ps.After, ", ")))
 	}
 	if err := res.simulate(ctx, rs, ps.Live); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -126,17 +127,22 @@ func predictOne(ctx context.Context, ps PredictDirSpec, rel string, ref map[stri
 		return nil, why, nil
 	}
 	seedDir := filepath.Dir(rel)
-	if r, ok := ref[seedDir]; ok {
+	r, ok := ref[seedDir]
+	if ok {
 		if d := workloadDiff(r, h); d != "" {
 			return nil, d, nil
 		}
-	} else {
-		ref[seedDir] = h
 	}
 	pr, err := Predict(ctx, PredictSpec{Live: path, Profile: ps.Profile, Results: filepath.Join(ps.Out, rel),
 		SimSeed: ps.SimSeed, Report: ps.Report, ErrOut: ps.ErrOut})
 	if err != nil {
-		return nil, err.Error(), err
+		return nil, whyNot(err), err
+	}
+	if !ok {
+		// Only a run that could be predicted stands for its seed's
+		// workload: one whose workload file is gone must not make the
+		// others look like another workload.
+		ref[seedDir] = h
 	}
 	if h.Version != results.Version {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("%s: field version is %s, this tracebench is %s: "+
@@ -268,4 +274,14 @@ func workloadDiff(ref, h results.Header) string {
 		return fmt.Sprintf("from another version: field version is %s, the %s run of this seed has %s", h.Version, ref.Policy, ref.Version)
 	}
 	return ""
+}
+
+// whyNot says why a run could not be predicted: its workload file's name
+// when that is what is missing, else the error.
+func whyNot(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("its workload file %s is missing (predict rebuilds the run's requests from it)", pe.Path)
+	}
+	return err.Error()
 }

@@ -72,8 +72,8 @@ func checkCacheModel(p *profile.Profile, h results.Header, path string) (string,
 		cache = profile.CachePagedPrefix
 	}
 	switch {
-	case cache == profile.CachePerSlot && (server == dialect.VLLM || server == dialect.SGLang):
-		return "", fieldf("PredictSpec.Profile", "profile %s: cache model %s describes llama.cpp's slots, but %s was served by %s, "+
+	case p.LlamaCppFamily() && (server == dialect.VLLM || server == dialect.SGLang):
+		return "", fieldf("PredictSpec.Profile", "profile %s is a llama.cpp-family profile (cache model %s) that describes llama.cpp's slots, but %s was served by %s, "+
 			"whose paged prefix cache it cannot describe: calibrate with --cache %s", p.Name, cache, path, server, profile.CachePagedPrefix)
 	case cache == profile.CachePagedPrefix && server == dialect.LlamaCpp:
 		return fmt.Sprintf("profile %s: cache model %s shares every cached prefix across the server, while llama.cpp, which served %s, "+

@@ -100,7 +100,8 @@ func Probe(ctx context.Context, ps ProbeSpec) (*ProbeResult, error) {
 		return nil, err
 	}
 	if ps.Budget < 10*time.Second || ps.MaxConcurrency < 2 || ps.MaxPrompt < 48 {
-		return nil, fieldf("ProbeSpec", "ProbeSpec: Budget %v, MaxConcurrency %d, MaxPrompt %d: want at least 10s, 2 and 48",
+		return nil, fieldf("ProbeSpec.Budget", "ProbeSpec.Budget %v, ProbeSpec.MaxConcurrency %d, ProbeSpec.MaxPrompt %d: "+
+			"want at least 10s, 2 and 48",
 			ps.Budget, ps.MaxConcurrency, ps.MaxPrompt)
 	}
 	if err := os.MkdirAll(ps.Dir, 0o755); err != nil {
@@ -114,7 +115,7 @@ func Probe(ctx context.Context, ps ProbeSpec) (*ProbeResult, error) {
 	if !ps.KeepConcurrency {
 		var why string
 		if ps.MaxConcurrency, why = ProbeConcurrency(ps.MaxConcurrency, slots); why != "" {
-			fmt.Fprintf(ps.Log, "calibrate probe: %s (ProbeSpec.KeepConcurrency, --probe-max-concurrency, keeps the asked level)\n", why)
+			fmt.Fprintf(ps.Log, "calibrate probe: %s (ProbeSpec.KeepConcurrency keeps the asked level)\n", why)
 		}
 	}
 	scrape := !llama

@@ -48,6 +48,10 @@ type Spec struct {
 	// SimCut ends a simulated Run as a measured one ended (first-byte
 	// timeout, stop time); zero: it runs to the end.
 	SimCut sim.Cut
+	// SimWarm, with Sim, is the per-slot cache state simulated engine i
+	// starts from (SimWarm[i]; nil or missing: empty slots), as an
+	// earlier run on the same servers left them (calibrate.WarmState).
+	SimWarm []*engine.SlotState
 	// Fleet is the in-process engines' configuration (mock or simulated),
 	// and Preset its preset name; nil against live targets (with Sim, nil
 	// runs engine.DefaultConfig()). The results header records it,
@@ -291,6 +295,9 @@ func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Route
 		for i := range cfgs {
 			cfgs[i] = *rs.Fleet
 			cfgs[i].Seed = rs.Fleet.Seed + int64(i)
+			if i < len(rs.SimWarm) {
+				cfgs[i].WarmSlots = rs.SimWarm[i]
+			}
 		}
 		return sim.Run(ctx, sim.Options{Common: common, Engines: cfgs, KVEventDelay: rs.KVDelay,
 			Tokenizer: rs.SimTokenizer, Cut: rs.SimCut})

@@ -43,7 +43,7 @@ func (s *Source) Next() (traces.Request, error) {
 // and skipped (--skip-invalid), so nothing was replayed; nil otherwise.
 func (s *Source) allSkipped(trace string) error {
 	if n := s.skipped(); n > 0 && s.yielded == 0 {
-		return fmt.Errorf("every record of %s was malformed: skipped %s, replayed none (is --format right?)",
+		return fmt.Errorf("every record of %s was malformed: skipped %s, replayed none (is Spec.Workload.Format right?)",
 			trace, traces.MalformedText(n))
 	}
 	return nil

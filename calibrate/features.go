@@ -3,6 +3,8 @@ package calibrate
 import (
 	"math"
 	"slices"
+
+	"github.com/tracebench/tracebench/internal/steplat"
 )
 
 // Parameter columns of the design matrix. c_step is folded into β: every
@@ -43,12 +45,24 @@ type stepModel struct {
 	th [numCols]float64
 }
 
-// step returns the mean step time (s) of a batch of b with no prefill.
+// coef is the estimate as the step formula's coefficients, in seconds
+// (c_step is folded into β; the fit's β·γ column divided back into γ,
+// which is 0 while β is).
+func (m stepModel) coef() steplat.Coef {
+	c := steplat.Coef{Prefill: max(0, m.th[colPrefill]), Decode: m.th[colDecode], Beta: m.th[colBeta]}
+	if c.Beta != 0 {
+		c.Gamma = m.th[colBetaGamma] / c.Beta
+	}
+	return c
+}
+
+// step returns the mean step time (s) of a batch of b with no prefill
+// (at least 1 µs).
 func (m stepModel) step(b float64) float64 {
 	if !m.ok {
 		return 1
 	}
-	return max(1e-6, m.th[colDecode]*b+m.th[colBeta]+m.th[colBetaGamma]*(b-1)/b)
+	return max(1e-6, m.coef().Mean(0, b))
 }
 
 // prefill returns the time (s) to compute n prompt tokens.
@@ -56,7 +70,7 @@ func (m stepModel) prefill(n int) float64 {
 	if !m.ok {
 		return 0
 	}
-	return max(0, m.th[colPrefill]) * float64(n)
+	return m.coef().Fixed(float64(n))
 }
 
 // rowsOf builds the decode and TTFT rows of every timeline; budget is the
@@ -186,7 +200,7 @@ func (tl *timeline) decodeRow(i int, m stepModel) (row, bool) {
 	for k, s := range segs {
 		st := steps * w[k] / wsum
 		out.x[colDecode] += st * s.b
-		out.x[colBetaGamma] += st * (s.b - 1) / s.b
+		out.x[colBetaGamma] += st * steplat.Growth(s.b)
 	}
 	out.y = b - a
 	out.b = out.x[colDecode] / steps
@@ -274,11 +288,11 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 	final := float64(bf + 1)
 	out.x[colBeta] = 1
 	out.x[colDecode] = final
-	out.x[colBetaGamma] = (final - 1) / final
+	out.x[colBetaGamma] = steplat.Growth(final)
 	if bf > 0 {
 		out.x[colBeta] += extra
 		out.x[colDecode] += extra * float64(bf)
-		out.x[colBetaGamma] += extra * float64(bf-1) / float64(bf)
+		out.x[colBetaGamma] += extra * steplat.Growth(float64(bf))
 	}
 	keys += float64(chunks) * keysF
 	if busy == 1 && bs > 0 {
@@ -292,7 +306,7 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 		keys += h * keysS
 		out.x[colBeta] += h
 		out.x[colDecode] += h * float64(bs)
-		out.x[colBetaGamma] += h * float64(bs-1) / float64(bs)
+		out.x[colBetaGamma] += h * steplat.Growth(float64(bs))
 	}
 	out.x[colOverhead] = 1
 	out.x[colAttend] = keys * 1e-9

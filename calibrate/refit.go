@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func WantsReplay(mode string, res *Result, in *Input) bool {
 // on files with cached prompts. prompts rebuilds each file's prompts.
 // It replaces res's parameters, residuals and profile.
 func Refit(res *Result, in *Input, prompts Prompts) error {
-	sets, err := loadReplay(in.Files, prompts)
+	sets, untimed, err := loadReplay(in.Files, prompts)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func Refit(res *Result, in *Input, prompts Prompts) error {
 		return fmt.Errorf("calibrate: engine replay: no request reached a server")
 	}
 	start := replayStart(res, in)
-	best, ran, err := staged(start, sets, replayEvals)
+	best, ran, err := staged(start, sets, replayEvals, 0)
 	if err != nil {
 		return fmt.Errorf("calibrate: engine replay: %w", err)
 	}
@@ -71,7 +72,13 @@ func Refit(res *Result, in *Input, prompts Prompts) error {
 	if res.Residuals, err = f.relResiduals(); err != nil {
 		return fmt.Errorf("calibrate: engine replay: %w", err)
 	}
-	res.fillReplay(best, ran)
+	res.fillReplay(best, ran, stageErrs(best, sets, ran, 0))
+	if len(untimed) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("fitted without server timings for %d of %d file(s) (%s): "+
+			"their requests carry no llama.cpp timings object, so their prompt time is fitted from the client's TTFT alone, "+
+			"slot saves and queueing included", len(untimed), len(in.Files), strings.Join(baseNames(untimed), ", ")))
+		res.Profile.Fit.Warnings = res.Warnings
+	}
 	return nil
 }
 
@@ -105,7 +112,7 @@ func replayStart(res *Result, in *Input) engine.Config {
 // mean observation).
 func (f *replayFit) relResiduals() ([]profile.Residual, error) {
 	var out []profile.Residual
-	ttft, tpot, err := f.pairs(f.cfg)
+	ttft, tpot, _, err := f.pairs(f.cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +135,25 @@ func (f *replayFit) relResiduals() ([]profile.Residual, error) {
 	return out, nil
 }
 
-// fillReplay writes the replay's terms into res's parameters and profile.
-func (res *Result) fillReplay(cfg engine.Config, ran []stage) {
+// stageErrs returns the standard error of each term the stages fitted,
+// by term index, in the term's units (seconds, or 1), all of them over
+// the requests of half (0: every request) of the sets.
+func stageErrs(cfg engine.Config, sets []*replaySet, ran []stage, half int) map[int]float64 {
+	var free []int
+	for _, st := range ran {
+		free = append(free, st.terms...)
+	}
+	f := &replayFit{cfg: cfg, sets: sets, free: free, half: half}
+	out := map[int]float64{}
+	for k, se := range f.stdErrs() {
+		out[free[k]] = se
+	}
+	return out
+}
+
+// fillReplay writes the replay's terms and their standard errors (by
+// term index, in seconds or 1) into res's parameters and profile.
+func (res *Result) fillReplay(cfg engine.Config, ran []stage, se map[int]float64) {
 	fitted := map[int]bool{}
 	for _, st := range ran {
 		for _, t := range st.terms {
@@ -139,15 +163,19 @@ func (res *Result) fillReplay(cfg engine.Config, ran []stage) {
 	jitter := res.Profile.Latency.Jitter
 	res.Params = res.Params[:0]
 	for i, t := range llamaTerms {
-		res.Params = append(res.Params, Param{Name: t.name, Value: t.get(cfg) / t.per, Unit: t.unit, Identified: fitted[i]})
+		res.Params = append(res.Params, Param{Name: t.name, Value: t.get(cfg) / t.per, StdErr: se[i] / t.per, Unit: t.unit, Identified: fitted[i]})
 	}
 	res.Params = append(res.Params, Param{Name: "jitter", Value: jitter, Identified: true})
 	res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool {
 		return strings.Contains(w, "too noisy") || strings.Contains(w, "not fitted") || strings.Contains(w, "came out below 0")
 	})
+	if !fitted[termRestoreFixed] {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the probe showed fewer than %d host-cache restores: "+
+			"restore_fixed and restore_per_token are taken equal to the save's (the same copy the other way)", minRestores))
+	}
 	res.Warnings = append(res.Warnings, fmt.Sprintf("fitted by engine replay: llama-server's slot saves, restores, "+
 		"ubatches and HTTP workers were fitted by replaying the probe through the simulator's engine (%d of %d stages "+
-		"had requests for their terms); standard errors are not computed for them", len(ran), len(stages)))
+		"had requests for their terms); standard errors from the replay's Gauss–Newton covariance over every request", len(ran), len(stages)))
 	if w := noiseWarning(res.Residuals); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
@@ -165,8 +193,21 @@ func (res *Result) fillReplay(cfg engine.Config, ran []stage) {
 		"llama-server's defaults (tell the profile -kvu, -ub and --threads-http if the server was started with them)"
 	p.Fit.Params = p.Fit.Params[:0]
 	for _, q := range res.Params {
-		p.Fit.Params = append(p.Fit.Params, profile.FitParam{Name: q.Name, Value: round3(q.Value), StdErr: round3(q.StdErr),
+		se := q.StdErr
+		if math.IsNaN(se) {
+			se = 0 // not computable: the profile keeps no standard error
+		}
+		p.Fit.Params = append(p.Fit.Params, profile.FitParam{Name: q.Name, Value: round3(q.Value), StdErr: round3(se),
 			Unit: q.Unit, Identified: q.Identified})
 	}
 	p.Fit.Residuals, p.Fit.Warnings = res.Residuals, res.Warnings
+}
+
+// baseNames returns the paths' file names.
+func baseNames(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+	}
+	return out
 }

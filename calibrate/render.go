@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 )
 
@@ -15,6 +16,8 @@ func (res *Result) Render(w io.Writer) error {
 		se := fmt.Sprintf("%.3g", p.StdErr)
 		if !p.Identified {
 			se = "n/a (not fitted)"
+		} else if math.IsNaN(p.StdErr) {
+			se = "n/a (not computable)"
 		} else if p.Name == "jitter" {
 			se = "n/a (median of gaps)"
 		}

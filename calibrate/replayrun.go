@@ -8,9 +8,10 @@ import (
 	"github.com/tracebench/tracebench/mockserver/engine"
 )
 
-// simTimes is what an engine replay gives one request: its first token
+// simTimes is what an engine replay gives one request: when it was
+// placed on a slot (its prompt batches could start), its first token
 // and last token times (0: none).
-type simTimes struct{ first, done time.Duration }
+type simTimes struct{ placed, first, done time.Duration }
 
 // replayOn runs the set's requests through an engine of cfg at their
 // measured sent times, and returns each request's times. A request the
@@ -22,6 +23,12 @@ func replayOn(cfg engine.Config, set *replaySet) ([]simTimes, error) {
 	if err != nil {
 		return nil, err
 	}
+	return runSet(e, set)
+}
+
+// runSet runs the set's requests through e until it is idle (see
+// replayOn).
+func runSet(e *engine.Engine, set *replaySet) ([]simTimes, error) {
 	out := make([]simTimes, len(set.reqs))
 	cuts := cutOrder(set)
 	var now time.Duration
@@ -47,9 +54,16 @@ func replayOn(cfg engine.Config, set *replaySet) ([]simTimes, error) {
 		if st.Duration <= 0 && len(st.Events) == 0 {
 			return nil, fmt.Errorf("calibrate: engine replay stuck at %v", now)
 		}
+		placed := st.Start // placed in a step that computes: its prompt starts there
+		if st.PrefillTokens == 0 && st.DecodeSeqs == 0 {
+			placed = st.End() // a step of slot placements alone: the prompt starts after it
+		}
 		now = st.End()
 		for _, ev := range st.Events {
 			i := int(ev.Tag)
+			if ev.Admitted {
+				out[i].placed = placed
+			}
 			if ev.First {
 				out[i].first = now
 			}

@@ -34,6 +34,10 @@ type sentReq struct {
 	// file indexes the results file the request came from; cached is
 	// the prompt tokens the server reported cached.
 	file, cached int
+	// promptSecs is the server's own prompt time in seconds (llama.cpp's
+	// timings.prompt_ms: from the start of its prompt batches to the
+	// first token, slot saves excluded); 0 when it sent none.
+	promptSecs float64
 }
 
 // replaySet is the requests of one backend over every file, by sent time.
@@ -41,13 +45,12 @@ type replaySet struct {
 	reqs []sentReq
 	// kinds classifies each file (by index) for the staged fit.
 	kinds map[int]fileKind
-	// timings is set when the server sent its own per-request timings.
-	timings bool
 }
 
 // loadReplay reads the results files into one replay set per backend
-// index, placing each file at its header's start time.
-func loadReplay(files []string, prompts Prompts) ([]*replaySet, error) {
+// index, placing each file at its header's start time. It also returns
+// the files none of whose requests carried the server's own timings.
+func loadReplay(files []string, prompts Prompts) ([]*replaySet, []string, error) {
 	type filed struct {
 		path  string
 		start time.Time
@@ -56,30 +59,37 @@ func loadReplay(files []string, prompts Prompts) ([]*replaySet, error) {
 	for _, f := range files {
 		h, err := results.ReadHeader(f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fs = append(fs, filed{f, h.Started})
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].start.Before(fs[j].start) })
 	var sets []*replaySet
+	var untimed []string
 	for i, f := range fs {
 		ids, err := prompts(f.path)
 		if err != nil {
-			return nil, fmt.Errorf("calibrate: rebuild the prompts of %s: %w", f.path, err)
+			return nil, nil, fmt.Errorf("calibrate: rebuild the prompts of %s: %w", f.path, err)
 		}
-		if err := readSent(f.path, i, f.start.Sub(fs[0].start), ids, &sets); err != nil {
-			return nil, err
+		timed, err := readSent(f.path, i, f.start.Sub(fs[0].start), ids, &sets)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !timed {
+			untimed = append(untimed, f.path)
 		}
 	}
 	for _, s := range sets {
 		sort.SliceStable(s.reqs, func(i, j int) bool { return s.reqs[i].sent < s.reqs[j].sent })
 		s.classify()
 	}
-	return sets, nil
+	return sets, untimed, nil
 }
 
-// readSent appends the sent requests of one file, offset by off.
-func readSent(path string, file int, off time.Duration, ids map[string][]int, sets *[]*replaySet) error {
+// readSent appends the sent requests of one file, offset by off, and
+// reports whether any carried the server's own timings.
+func readSent(path string, file int, off time.Duration, ids map[string][]int, sets *[]*replaySet) (bool, error) {
+	timed := false
 	err := results.EachResult(path, nil, func(r *results.Result) error {
 		if r.Sent == 0 || r.Backend < 0 || r.Done == 0 {
 			return nil // never sent
@@ -93,13 +103,17 @@ func readSent(path string, file int, off time.Duration, ids map[string][]int, se
 		}
 		q := sentOf(r, p, off)
 		q.file, q.cached = file, r.CachedTokens
+		if r.Server != nil {
+			timed = true
+			q.promptSecs = r.Server.PromptMS / 1e3
+		}
 		(*sets)[r.Backend].reqs = append((*sets)[r.Backend].reqs, q)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("calibrate: %w", err)
+		return false, fmt.Errorf("calibrate: %w", err)
 	}
-	return nil
+	return timed, nil
 }
 
 // sentOf converts one Result, stretching the rebuilt prompt to the

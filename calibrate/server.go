@@ -45,6 +45,11 @@ func startFor(start *profile.Profile, in *Input, choice string, hostTokens int) 
 	served := slotsOf(in.Server)
 	switch choice {
 	case "", CacheAuto:
+		if served == nil && start.LlamaCppFamily() && pagedServer(in.Server) {
+			return nil, "", fmt.Errorf("calibrate: --from %s is a llama.cpp-family profile (cache %s%s), but the runs were served by %s, "+
+				"whose paged prefix cache it cannot describe: start from a vLLM-family profile (--from %s) or give --cache %s",
+				start.Name, start.Engine.Cache, llamaSection(start), in.Server, profile.DefaultName, profile.CachePagedPrefix)
+		}
 		if served == nil {
 			return start, "", nil
 		}
@@ -91,4 +96,18 @@ func slotsOf(server string) *dialect.SlotServer {
 		return nil
 	}
 	return d.Slots()
+}
+
+// pagedServer reports whether the server named (a dialect name) keeps a
+// paged prefix cache shared by every request: vLLM's and SGLang's.
+func pagedServer(server string) bool {
+	return server == dialect.VLLM || server == dialect.SGLang
+}
+
+// llamaSection names the profile's llamacpp section when it has one.
+func llamaSection(p *profile.Profile) string {
+	if p.LlamaCpp != nil {
+		return ", a llamacpp section"
+	}
+	return ""
 }

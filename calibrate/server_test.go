@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracebench/tracebench/mockserver/profile"
@@ -65,6 +66,33 @@ func TestOptionalFor(t *testing.T) {
 		p.Engine.Cache = tc.cache
 		if got := slices.Contains(optionalFor(p), colAttend); got != tc.attend {
 			t.Errorf("cache %s: c_attend optional %v, want %v", tc.cache, got, tc.attend)
+		}
+	}
+}
+
+// TestStartForRefusesLlamaOnVLLM: a llama.cpp-family starting profile
+// against runs a vLLM or SGLang server answered is refused, naming the
+// profile and the server; against llama.cpp or an unknown server it is
+// kept.
+func TestStartForRefusesLlamaOnVLLM(t *testing.T) {
+	def, err := profile.Builtin(profile.DefaultName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	llama := *def
+	llama.Name, llama.Engine.Cache = "gpu8b", profile.CachePerSlot
+	for _, tc := range []struct {
+		server  string
+		wantErr bool
+	}{
+		{"vllm", true}, {"sglang", true}, {"llamacpp", false}, {"", false},
+	} {
+		_, _, err := startFor(&llama, &Input{Server: tc.server, Slots: 4}, CacheAuto, 0)
+		if (err != nil) != tc.wantErr {
+			t.Fatalf("server %q: err %v, want error %v", tc.server, err, tc.wantErr)
+		}
+		if err != nil && !(strings.Contains(err.Error(), "gpu8b is a llama.cpp-family profile") && strings.Contains(err.Error(), tc.server)) {
+			t.Errorf("server %q: %v: want the profile and the server named", tc.server, err)
 		}
 	}
 }

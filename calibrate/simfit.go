@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -53,30 +54,43 @@ type replayFit struct {
 	only *fileKind
 	// free lists the llamaTerms the search moves (nil: all).
 	free []int
+	// half, when 1 or 2, limits the loss to the requests of even or odd
+	// index in each set's sent order (the replay still runs them all):
+	// calibrate --halves fits each half on its own.
+	half int
 }
 
+// inHalf reports whether request i of a set counts toward the loss.
+func (f *replayFit) inHalf(i int) bool { return f.half == 0 || i%2 == f.half-1 }
+
 // pairs returns (simulated, measured) seconds of every finished
-// request's TTFT and time per output token on an engine of cfg, limited
-// to the files of f.only when it is set.
-func (f *replayFit) pairs(cfg engine.Config) (ttft, tpot [][2]float64, err error) {
+// request's TTFT and time per output token on an engine of cfg, and of
+// its prompt time where the server sent its own (llama.cpp's
+// timings.prompt_ms), limited to the files of f.only when it is set.
+func (f *replayFit) pairs(cfg engine.Config) (ttft, tpot, prompt [][2]float64, err error) {
 	over := cfg.RequestOverhead.Seconds()
 	for _, set := range f.sets {
 		times, err := replayOn(cfg, set)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for i, q := range set.reqs {
 			t := times[i]
-			if !q.ok || t.first == 0 || q.ttft <= 0 || f.only != nil && set.kinds[q.file] != *f.only {
+			if !q.ok || t.first == 0 || q.ttft <= 0 || f.only != nil && set.kinds[q.file] != *f.only || !f.inHalf(i) {
 				continue
 			}
 			ttft = append(ttft, [2]float64{(t.first - q.sent).Seconds() + over, q.ttft})
+			if q.promptSecs > 0 && t.placed > 0 && t.first > t.placed {
+				// The server's own prompt time: the prompt's cost without
+				// the saves and queueing the client's TTFT includes.
+				prompt = append(prompt, [2]float64{(t.first - t.placed).Seconds(), q.promptSecs})
+			}
 			if q.tpot > 0 && t.done > t.first {
 				tpot = append(tpot, [2]float64{(t.done - t.first).Seconds() / float64(q.out-1), q.tpot})
 			}
 		}
 	}
-	return ttft, tpot, nil
+	return ttft, tpot, prompt, nil
 }
 
 // with returns the configuration with the free terms set from x (log
@@ -109,12 +123,12 @@ const lossScale = 0.5
 // loss is the Cauchy loss of the log ratios (TTFT and per-token time
 // alike): Σ ln(1 + (r/lossScale)²).
 func (f *replayFit) loss(x []float64) float64 {
-	ttft, tpot, err := f.pairs(f.with(x))
+	ttft, tpot, prompt, err := f.pairs(f.with(x))
 	if err != nil || len(ttft) == 0 {
 		return math.Inf(1)
 	}
 	s := 0.0
-	for _, p := range append(ttft, tpot...) {
+	for _, p := range slices.Concat(ttft, tpot, prompt) {
 		r := math.Log(p[0]) - math.Log(p[1])
 		s += math.Log1p(r * r / (lossScale * lossScale))
 	}
@@ -124,12 +138,8 @@ func (f *replayFit) loss(x []float64) float64 {
 // search minimises the loss from the configuration's own terms with
 // Nelder–Mead, in at most evals replays of the sets.
 func (f *replayFit) search(evals int) (engine.Config, error) {
-	var x0 []float64
-	for _, i := range f.terms() {
-		x0 = append(x0, logOr(llamaTerms[i].get(f.cfg)))
-	}
 	p := optimize.Problem{Func: f.loss}
-	res, err := optimize.Minimize(p, x0, &optimize.Settings{FuncEvaluations: evals}, &optimize.NelderMead{})
+	res, err := optimize.Minimize(p, f.x(), &optimize.Settings{FuncEvaluations: evals}, &optimize.NelderMead{})
 	if res == nil {
 		return f.cfg, err
 	}
@@ -168,34 +178,92 @@ var stages = []stage{
 }
 
 // staged runs the stages in order, each from the last one's result, in
-// at most evals replays each; a stage whose kind has no requests is
-// skipped. It returns the configuration and the stages that ran.
-func staged(cfg engine.Config, sets []*replaySet, evals int) (engine.Config, []stage, error) {
+// at most evals replays each, on the requests of half (0: all; see
+// replayFit.half); a stage whose kind has no requests is skipped. It returns the configuration and the stages that ran.
+func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Config, []stage, error) {
 	var ran []stage
 	for _, st := range stages {
 		k := st.kind
-		f := &replayFit{cfg: cfg, sets: sets, only: &k, free: st.terms}
+		f := &replayFit{cfg: cfg, sets: sets, only: &k, free: st.terms, half: half}
 		if !f.has(k) {
 			continue
 		}
-		// Nelder–Mead stalls in a shrunken simplex: restart it from its
-		// own best point a few times.
-		for range searchRestarts {
-			next, err := f.search(evals)
+		if k == kindCached {
+			n, err := restores(cfg, sets)
 			if err != nil {
 				return cfg, ran, err
 			}
-			f.cfg = next
+			if n < minRestores {
+				cfg = restoreAsSave(cfg)
+				continue
+			}
 		}
-		cfg = f.cfg
+		best, err := f.multiStart(evals)
+		if err != nil {
+			return cfg, ran, err
+		}
+		cfg = best
 		ran = append(ran, st)
 	}
 	return cfg, ran, nil
 }
 
-// searchRestarts is how many times each stage's search runs, each from
-// the last one's best point.
-const searchRestarts = 3
+// searchRestarts is how many more times the best start's search runs,
+// each from the last one's best point: Nelder–Mead stalls in a shrunken
+// simplex.
+const searchRestarts = 2
+
+// startScales are the factors the free terms' starting values are
+// multiplied by for the stage's starts: the loss has local minima (a
+// save cost traded against a prompt cost), so each start searches once
+// and the best goes on.
+var startScales = []float64{1, 0.5, 2}
+
+// multiStart searches from each of startScales' starts, keeps the one
+// of least loss, then restarts that one searchRestarts times. It returns
+// the configuration found.
+func (f *replayFit) multiStart(evals int) (engine.Config, error) {
+	base := f.cfg
+	best, bestLoss := base, math.Inf(1)
+	for _, k := range startScales {
+		g := *f
+		g.cfg = scaled(base, f.terms(), k)
+		next, err := g.search(evals)
+		if err != nil {
+			return base, err
+		}
+		g.cfg = next
+		if l := g.loss(g.x()); l < bestLoss {
+			best, bestLoss = next, l
+		}
+	}
+	f.cfg = best
+	for range searchRestarts {
+		next, err := f.search(evals)
+		if err != nil {
+			return best, err
+		}
+		f.cfg = next
+	}
+	return f.cfg, nil
+}
+
+// scaled returns cfg with the given terms multiplied by k.
+func scaled(cfg engine.Config, terms []int, k float64) engine.Config {
+	for _, i := range terms {
+		llamaTerms[i].set(&cfg, llamaTerms[i].get(cfg)*k)
+	}
+	return cfg
+}
+
+// x returns the free terms of f.cfg as the search's log values.
+func (f *replayFit) x() []float64 {
+	var x []float64
+	for _, i := range f.terms() {
+		x = append(x, logOr(llamaTerms[i].get(f.cfg)))
+	}
+	return x
+}
 
 // has reports whether some set has a file of kind k.
 func (f *replayFit) has(k fileKind) bool {
@@ -207,4 +275,33 @@ func (f *replayFit) has(k fileKind) bool {
 		}
 	}
 	return false
+}
+
+// minRestores is the fewest host-cache restores the probe's replay must
+// show for the restore terms to be fitted; below it they are taken from
+// the save's (restoreAsSave).
+const minRestores = 5
+
+// restores counts the host-cache restores of the sets' replay on cfg.
+func restores(cfg engine.Config, sets []*replaySet) (int64, error) {
+	var n int64
+	for _, set := range sets {
+		e, err := engine.New(cfg)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := runSet(e, set); err != nil {
+			return 0, err
+		}
+		n += e.Stats().SlotRestores
+	}
+	return n, nil
+}
+
+// restoreAsSave prices a restore as the save: the same state copied the
+// other way (llama_state_seq_set_data against get_data, through the same
+// per-layer state code, row by row for -fa off's transposed V cache).
+func restoreAsSave(cfg engine.Config) engine.Config {
+	cfg.LlamaCpp.RestoreFixed, cfg.LlamaCpp.RestorePerToken = cfg.LlamaCpp.SaveFixed, cfg.LlamaCpp.SavePerToken
+	return cfg
 }

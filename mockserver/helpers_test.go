@@ -13,7 +13,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 )
 
 // startServer runs a replica behind an httptest server on 127.0.0.1.
@@ -39,7 +39,7 @@ func startServer(t testing.TB, opts Options) (*Server, string) {
 
 // fastOptions is a replica with the linear preset (5.74 ms per step).
 func fastOptions() Options {
-	cfg, _ := engine.Preset("linear")
+	cfg, _ := profile.BuiltinConfig("linear")
 	return Options{Engine: cfg}
 }
 

@@ -91,7 +91,7 @@ func TestFidelity256Streams(t *testing.T) {
 	s, base := startServer(t, opts)
 	const n, tokens = 256, 200
 	res := loadRun(t, []string{base}, n, tokens, 11, 191)
-	want := opts.Engine.Latency.DecodeTBT(n)
+	want := opts.Engine.Latency.Mean(0, n)
 	dev := float64(res.meanTBT)/float64(want) - 1
 	late := s.Lateness()
 	t.Logf("256 streams, one replica: mean TBT at the client %v, model %v (%+.2f %%); step lateness p50 %v p99 %v max %v over %d steps, %d resyncs",
@@ -118,7 +118,7 @@ func TestLateness1000StreamsOn4Replicas(t *testing.T) {
 	defer f.Close()
 	const n, tokens = 1000, 100
 	res := loadRun(t, f.URLs(), n, tokens, 21, 91)
-	want := opts.Engine.Latency.DecodeTBT(n / 4)
+	want := opts.Engine.Latency.Mean(0, n/4)
 	late := f.Lateness()
 	t.Logf("1000 streams on 4 replicas: mean TBT at the client %v, model %v (%+.2f %%); step lateness p50 %v p99 %v max %v over %d steps, %d resyncs",
 		res.meanTBT, want, 100*(float64(res.meanTBT)/float64(want)-1), late.P50, late.P99, late.Max, late.Steps, late.Resyncs)

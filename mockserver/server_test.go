@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 )
 
 // tokenPrompt renders n token ids as a JSON array.
@@ -185,7 +185,7 @@ func TestCloseEndsStreams(t *testing.T) {
 // the machine schedules them: under -race with other test packages
 // running, 50 ms was once missed.
 func TestStaticBatchStartsTogether(t *testing.T) {
-	cfg, _ := engine.Preset("linear-static")
+	cfg, _ := profile.BuiltinConfig("linear-static")
 	_, base := startServer(t, Options{Engine: cfg, BatchWindow: 400 * time.Millisecond})
 	type out struct{ first, last time.Time }
 	res := make(chan out, 3)

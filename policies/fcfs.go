@@ -33,13 +33,7 @@ func (f *fcfs) Arrive(_ time.Duration, req *traces.Request) error {
 // Release lets the head go while the room budget allows (see roomBudget);
 // the Router picks each Request's Backend.
 func (f *fcfs) Release(_ time.Duration, st State, c Capacity) []Release {
-	var out []Release
-	rb := newRoomBudget(st, c)
-	for f.q.len() > 0 && rb.fits(f.q.peek()) {
-		out = append(out, Release{Req: f.q.pop(), Backend: -1})
-		rb.take()
-	}
-	return out
+	return f.q.releaseHead(st, c)
 }
 
 // fifo is a first-in, first-out queue of Requests that reuses its slice.
@@ -90,5 +84,17 @@ func (q *fifo) drain() []*traces.Request {
 	out := append([]*traces.Request(nil), q.items[q.head:]...)
 	clear(q.items)
 	q.items, q.head = q.items[:0], 0
+	return out
+}
+
+// releaseHead pops Requests from the head while the room budget of st
+// under c allows, for the Router to place (Backend -1).
+func (q *fifo) releaseHead(st State, c Capacity) []Release {
+	var out []Release
+	rb := newRoomBudget(st, c)
+	for q.len() > 0 && rb.fits(q.peek()) {
+		out = append(out, Release{Req: q.pop(), Backend: -1})
+		rb.take()
+	}
 	return out
 }

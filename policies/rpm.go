@@ -87,13 +87,7 @@ func (r *rpmQueue) Arrive(now time.Duration, req *traces.Request) error {
 
 // Release lets the head go while the room budget allows (see roomBudget).
 func (r *rpmQueue) Release(_ time.Duration, st State, c Capacity) []Release {
-	var out []Release
-	rb := newRoomBudget(st, c)
-	for r.q.len() > 0 && rb.fits(r.q.peek()) {
-		out = append(out, Release{Req: r.q.pop(), Backend: -1})
-		rb.take()
-	}
-	return out
+	return r.q.releaseHead(st, c)
 }
 
 // StateEvents implements StateReporter: Source "rpm" with, per user,

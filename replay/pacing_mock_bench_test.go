@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver"
-	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
@@ -58,7 +58,7 @@ func benchPacing(b *testing.B, rates []int, start func(*testing.B) []string) {
 // startFastFleet starts n mock replicas with the fast preset on loopback.
 func startFastFleet(b *testing.B, n int) []string {
 	b.Helper()
-	cfg, err := engine.Preset("fast")
+	cfg, err := profile.BuiltinConfig("fast")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,9 @@ type apiChunk struct {
 	// Timings is llama.cpp's per-response timing object; its cache_n is
 	// the prompt tokens reused from the slot's cache.
 	Timings *apiTimings `json:"timings"`
+	// IDSlot is the llama.cpp slot that served the request, in the
+	// responses that name it.
+	IDSlot *int `json:"id_slot"`
 	// Error is vLLM's in-stream error frame: {"error": {...}}.
 	Error json.RawMessage `json:"error"`
 	// Object and Message are the older flat error form:
@@ -63,8 +66,11 @@ type apiCompletionDetails struct {
 
 // apiTimings is the part of llama.cpp's timings object the client reads.
 type apiTimings struct {
-	CacheN  *int `json:"cache_n"`
-	PromptN int  `json:"prompt_n"`
+	CacheN      *int    `json:"cache_n"`
+	PromptN     int     `json:"prompt_n"`
+	PromptMS    float64 `json:"prompt_ms"`
+	PredictedN  int     `json:"predicted_n"`
+	PredictedMS float64 `json:"predicted_ms"`
 }
 
 // apiErrorBody is the error object inside {"error": {...}}.

@@ -9,12 +9,13 @@ type chunkInfo struct {
 	finished  bool // some choice carries a non-empty finish_reason
 	usage     *apiUsage
 	timings   *apiTimings // llama.cpp's timings object, when present
+	slot      *int        // llama.cpp's id_slot, when present
 }
 
 // info summarises a decoded chunk.
 func (c *apiChunk) info() chunkInfo {
 	return chunkInfo{content: c.hasContent(), reasoning: c.hasReasoning(), finished: c.finished(),
-		usage: c.Usage, timings: c.Timings}
+		usage: c.Usage, timings: c.Timings, slot: c.IDSlot}
 }
 
 // scanChunk is the fast path of chunk decoding: a single pass over the
@@ -26,7 +27,7 @@ func (c *apiChunk) info() chunkInfo {
 // then decodes with encoding/json; FuzzScanChunk checks that both agree
 // whenever scanChunk accepts.
 func scanChunk(data []byte, st *scanStore) (chunkInfo, bool) {
-	s := scanner{b: data, u: &st.usage, t: &st.timings, cn: &st.cacheN, st: st}
+	s := scanner{b: data, u: &st.usage, st: st}
 	if !s.object(kindTop) {
 		return chunkInfo{}, false
 	}
@@ -42,17 +43,13 @@ type scanner struct {
 	depth int
 	info  chunkInfo
 	u     *apiUsage
-	t     *apiTimings
-	cn    *int // storage for timings.cache_n
 	st    *scanStore
 }
 
 // scanStore is storage for the figures of one chunk, reused across the
 // chunks of a stream so the fast path does not allocate.
 type scanStore struct {
-	usage   apiUsage
-	timings apiTimings
-	cacheN  int
+	usage apiUsage
 	// details, reasoning and detailsReasoning hold the usage figures
 	// encoding/json would allocate behind pointers.
 	details          apiCompletionDetails
@@ -71,19 +68,17 @@ const (
 	kindMessage           // a delta or message object
 	kindUsage             // the usage object
 	kindDetails           // usage.prompt_tokens_details
-	kindTimings           // llama.cpp's timings
 	kindCompletion        // usage.completion_tokens_details
 )
 
 // Known keys of each object kind. A known key may appear once.
 var (
-	keysTop     = []string{"choices", "usage", "error", "object", "message", "timings"}
+	keysTop     = []string{"choices", "usage", "error", "object", "message", "timings", "id_slot"}
 	keysChoice  = []string{"text", "delta", "message", "finish_reason"}
 	keysMessage = []string{"content", "reasoning_content", "reasoning"}
 	keysUsage   = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details",
 		"completion_tokens_details", "reasoning_tokens"}
 	keysDetails    = []string{"cached_tokens"}
-	keysTimings    = []string{"cache_n", "prompt_n"}
 	keysCompletion = []string{"reasoning_tokens"}
 )
 
@@ -101,8 +96,6 @@ func (s *scanner) member(kind int, key []byte, seen *uint8) bool {
 		names = keysUsage
 	case kindDetails:
 		names = keysDetails
-	case kindTimings:
-		names = keysTimings
 	case kindCompletion:
 		names = keysCompletion
 	default:
@@ -139,8 +132,6 @@ func (s *scanner) field(kind, i int) bool {
 		return s.nonEmptyString(&s.info.reasoning)
 	case kindUsage:
 		return s.usageField(i)
-	case kindTimings:
-		return s.timingsField(i)
 	case kindCompletion:
 		return s.intPtrOrNull(&s.u.CompletionTokensDetails.ReasoningTokens, &s.st.detailsReasoning)
 	}
@@ -206,26 +197,9 @@ func (s *scanner) topField(i int) bool {
 		_, ok := s.stringOrNull()
 		return ok
 	}
-	if s.null() { // timings
-		return true
-	}
-	*s.t = apiTimings{}
-	s.info.timings = s.t
-	return s.object(kindTimings)
-}
-
-// timingsField scans timings.cache_n (i 0; null leaves it absent, as
-// encoding/json leaves a *int nil) or timings.prompt_n.
-func (s *scanner) timingsField(i int) bool {
-	if i == 1 {
-		return s.intOrNull(&s.t.PromptN)
-	}
-	if s.null() {
-		s.t.CacheN = nil
-		return true
-	}
-	s.t.CacheN = s.cn
-	return s.intOrNull(s.t.CacheN)
+	// timings and id_slot: llama.cpp sends them once, with the last
+	// chunk; a non-null one goes to encoding/json, which reads them whole.
+	return s.null()
 }
 
 // known returns the index of key in names (-1 for an unknown key) and

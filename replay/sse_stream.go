@@ -44,6 +44,7 @@ type tokenStats struct {
 	tags     *thinkTags
 	last     time.Duration
 	gaps     gapBins
+	stalls   stalls
 	streamed int  // output tokens counted from content chunks
 	usage    bool // a usage object was seen
 	cached   bool // some chunk carried a cached-token count
@@ -82,6 +83,13 @@ func (s *tokenStats) split(c chunkInfo, reasoning, output bool) {
 	}
 	if c.usage != nil || c.timings != nil {
 		s.tokens(c)
+	}
+	if c.timings != nil {
+		s.res.Server = serverTimings(c.timings)
+	}
+	if c.slot != nil {
+		id := *c.slot
+		s.res.Slot = &id
 	}
 	if c.finished {
 		s.finished = true
@@ -123,6 +131,7 @@ func (s *tokenStats) token(u *apiUsage, reasoning, output bool) {
 	} else {
 		gap := t - s.last
 		s.gaps.add(gap)
+		s.stalls.add(s.last, gap, s.gaps)
 		s.res.TBTMax = max(s.res.TBTMax, gap)
 	}
 	s.last = t
@@ -158,6 +167,7 @@ func (s *tokenStats) close() {
 	}
 	s.res.NoCached = !s.cached
 	s.res.Gaps = s.gaps.bins()
+	s.res.Stalls = s.stalls.final(s.gaps)
 	s.res.ReasoningTokens = s.reasoningTokens()
 	s.unsalt()
 }

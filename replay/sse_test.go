@@ -142,7 +142,8 @@ func TestGapBins(t *testing.T) {
 // the virtual clock by 1 ms per event, independently of HTTP.
 func TestConsumeSSECapture(t *testing.T) {
 	llama := results.Result{FirstToken: time.Millisecond, FirstOutput: time.Millisecond, Chunks: 3, Gaps: []results.GapBin{{V: 1000, N: 2}},
-		TBTMax: time.Millisecond, PromptTokens: 11, CompletionTokens: 3}
+		TBTMax: time.Millisecond, PromptTokens: 11, CompletionTokens: 3,
+		Server: &results.ServerTimings{PromptN: 2, CacheN: 9, PromptMS: 1.575, PredictedN: 3, PredictedMS: 1.849}}
 	llamaCached := llama
 	llamaCached.CachedTokens = 9
 	llamaUnknown := llama

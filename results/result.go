@@ -62,6 +62,9 @@ type Result struct {
 	Gaps []GapBin `json:"gaps,omitempty"`
 	// TBTMax is the largest gap.
 	TBTMax time.Duration `json:"tbt_max,omitempty"`
+	// Stalls are the gaps of at least 4 times the median gap, with when
+	// each began (nil when none).
+	Stalls []Stall `json:"stalls,omitempty"`
 	// InputTokens and OutputTokens are the trace's intended lengths.
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
@@ -86,6 +89,12 @@ type Result struct {
 	ErrClass string `json:"err_class,omitempty"`
 	// Err is the error text (never contains credentials).
 	Err string `json:"err,omitempty"`
+	// Server is the server's own timings of the Request (llama.cpp's
+	// timings object), nil when it sent none.
+	Server *ServerTimings `json:"server,omitempty"`
+	// Slot is the server slot that served the Request (llama.cpp's
+	// id_slot), nil when the response did not say.
+	Slot *int `json:"id_slot,omitempty"`
 	// PD is the prefill phase of a Request served disaggregated, on a
 	// prefill Backend then on Backend (nil: one Backend served it all).
 	PD *PrefillPhase `json:"pd,omitempty"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracebench/tracebench/kvevents"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -32,7 +33,7 @@ func mooncakeEventPayloads(b *testing.B, n int) (payloads [][]byte, events, bloc
 		b.Fatal(err)
 	}
 	defer src.Close()
-	cfg, _ := engine.Preset("long-context")
+	cfg, _ := profile.BuiltinConfig("long-context")
 	e, err := engine.New(cfg)
 	if err != nil {
 		b.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
@@ -50,7 +51,7 @@ func BenchmarkSimulateMooncake(b *testing.B) {
 
 // benchMooncake is one router's BenchmarkSimulateMooncake.
 func benchMooncake(b *testing.B, router string) {
-	cfg, err := engine.Preset("long-context")
+	cfg, err := profile.BuiltinConfig("long-context")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/results"
 )
@@ -24,7 +25,7 @@ const vtcTrace = "../../shared/traces/vtc_lmsys_arena/real_trace.jsonl"
 // long Mooncake prompts, and a fairness queue holding requests behind a
 // per-backend capacity.
 func TestSimulateTraceDeterministic(t *testing.T) {
-	long, err := engine.Preset("long-context")
+	long, err := profile.BuiltinConfig("long-context")
 	if err != nil {
 		t.Fatal(err)
 	}

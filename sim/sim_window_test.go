@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
@@ -21,7 +22,7 @@ import (
 // without the window, or with continuous batching, the first starts at
 // once.
 func TestSimStaticBatchWindow(t *testing.T) {
-	static, err := engine.Preset("linear-static")
+	static, err := profile.BuiltinConfig("linear-static")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func openAgenticDir(dir string, opt ReadOptions) (*FileSource, error) {
 		return nil, fmt.Errorf("read trace %s: %w", dir, err)
 	}
 	if opt.TimeUnit != "" {
-		return nil, fmt.Errorf("read trace %s: --time-unit %s: the %s format's times have a fixed unit, seconds (--time-unit applies to %s)",
+		return nil, fmt.Errorf("read trace %s: ReadOptions.TimeUnit %s: the %s format's times have a fixed unit, seconds (ReadOptions.TimeUnit applies to %s)",
 			dir, opt.TimeUnit, FormatAgentic, strings.Join(numericTimeFormats(), ", "))
 	}
 	ao, err := opt.Agentic.resolve()

@@ -66,38 +66,39 @@ type AgenticOptions struct {
 	Join string
 }
 
-// Changed names the flag of the first option set off its default ("" when
-// none is): the flags apply to agentic traces only.
+// Changed names the field of the first option set off its default
+// ("AgenticOptions.Scale"; "" when none is): the options apply to agentic
+// traces only.
 func (o AgenticOptions) Changed() string {
 	switch {
 	case o.Scale != 0 && o.Scale != 1:
-		return "--agentic-scale"
+		return "AgenticOptions.Scale"
 	case o.MaxInput != 0:
-		return "--agentic-max-input"
+		return "AgenticOptions.MaxInput"
 	case o.TokenTime != 0 && o.TokenTime != DefaultAgenticTokenTime:
-		return "--agentic-token-time"
+		return "AgenticOptions.TokenTime"
 	case o.Stagger != 0 && o.Stagger != DefaultAgenticStagger:
-		return "--agentic-stagger"
+		return "AgenticOptions.Stagger"
 	case o.Join != "" && o.Join != AgenticJoinRecorded:
-		return "--agentic-join"
+		return "AgenticOptions.Join"
 	}
 	return ""
 }
 
-// resolve checks the options, naming the flag of a bad one, and fills
+// resolve checks the options, naming the field of a bad one, and fills
 // in the defaults.
 func (o AgenticOptions) resolve() (AgenticOptions, error) {
 	switch {
 	case math.IsNaN(o.Scale) || o.Scale < 0 || o.Scale > 1:
-		return o, fmt.Errorf("--agentic-scale %v: want a factor in (0, 1]", o.Scale)
+		return o, fmt.Errorf("AgenticOptions.Scale %v: want a factor in (0, 1]", o.Scale)
 	case o.MaxInput < 0 || o.MaxInput > MaxTokens:
-		return o, fmt.Errorf("--agentic-max-input %d: want 0 (no cap) to %d tokens", o.MaxInput, MaxTokens)
+		return o, fmt.Errorf("AgenticOptions.MaxInput %d: want 0 (no cap) to %d tokens", o.MaxInput, MaxTokens)
 	case o.TokenTime < 0:
-		return o, fmt.Errorf("--agentic-token-time %v: want > 0", o.TokenTime)
+		return o, fmt.Errorf("AgenticOptions.TokenTime %v: want > 0", o.TokenTime)
 	case o.Stagger < 0:
-		return o, fmt.Errorf("--agentic-stagger %v: want > 0", o.Stagger)
+		return o, fmt.Errorf("AgenticOptions.Stagger %v: want > 0", o.Stagger)
 	case o.Join != "" && o.Join != AgenticJoinRecorded && o.Join != AgenticJoinNext:
-		return o, fmt.Errorf("--agentic-join %q: want recorded or next", o.Join)
+		return o, fmt.Errorf("AgenticOptions.Join %q: want recorded or next", o.Join)
 	}
 	if o.Scale == 0 {
 		o.Scale = 1

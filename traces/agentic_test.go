@@ -286,13 +286,13 @@ func TestAgenticOptionErrors(t *testing.T) {
 		opt  ReadOptions
 		want string
 	}{
-		{ReadOptions{Agentic: AgenticOptions{Scale: 2}}, "--agentic-scale 2: want a factor in (0, 1]"},
-		{ReadOptions{Agentic: AgenticOptions{MaxInput: -1}}, "--agentic-max-input -1"},
-		{ReadOptions{Agentic: AgenticOptions{TokenTime: -time.Second}}, "--agentic-token-time -1s"},
-		{ReadOptions{Agentic: AgenticOptions{Stagger: -time.Second}}, "--agentic-stagger -1s"},
-		{ReadOptions{Agentic: AgenticOptions{Join: "later"}}, `--agentic-join "later": want recorded or next`},
-		{ReadOptions{TimeUnit: "ms"}, "--time-unit ms: the agentic format's times have a fixed unit"},
-		{ReadOptions{Windows: WindowsSequential}, "--windows sequential: the agentic format"},
+		{ReadOptions{Agentic: AgenticOptions{Scale: 2}}, "AgenticOptions.Scale 2: want a factor in (0, 1]"},
+		{ReadOptions{Agentic: AgenticOptions{MaxInput: -1}}, "AgenticOptions.MaxInput -1"},
+		{ReadOptions{Agentic: AgenticOptions{TokenTime: -time.Second}}, "AgenticOptions.TokenTime -1s"},
+		{ReadOptions{Agentic: AgenticOptions{Stagger: -time.Second}}, "AgenticOptions.Stagger -1s"},
+		{ReadOptions{Agentic: AgenticOptions{Join: "later"}}, `AgenticOptions.Join "later": want recorded or next`},
+		{ReadOptions{TimeUnit: "ms"}, "ReadOptions.TimeUnit ms: the agentic format's times have a fixed unit"},
+		{ReadOptions{Windows: WindowsSequential}, "ReadOptions.Windows sequential: the agentic format"},
 	}
 	for _, tc := range tests {
 		for _, path := range []string{"testdata/agentic/dir", "testdata/agentic/session.json"} {
@@ -302,7 +302,7 @@ func TestAgenticOptionErrors(t *testing.T) {
 		}
 	}
 	if _, err := Open("testdata/bailian.jsonl", ReadOptions{Agentic: AgenticOptions{MaxInput: 5}}); err == nil ||
-		!strings.Contains(err.Error(), "--agentic-max-input applies to the agentic format, not to a bailian trace") {
+		!strings.Contains(err.Error(), "AgenticOptions.MaxInput applies to the agentic format, not to a bailian trace") {
 		t.Errorf("agentic option on a bailian trace: %v", err)
 	}
 }

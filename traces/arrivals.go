@@ -46,27 +46,28 @@ type ArrivalOptions struct {
 	Seed uint64
 }
 
-// Validate checks the options, naming the bad one as its flag.
+// Validate checks the options, naming the bad one by its field
+// ("ArrivalOptions.Rate").
 func (o ArrivalOptions) Validate() error {
 	switch {
 	case o.TimeScale < 0 || math.IsNaN(o.TimeScale) || math.IsInf(o.TimeScale, 0):
-		return fmt.Errorf("--time-scale %v: want >= 0", o.TimeScale)
+		return fmt.Errorf("ArrivalOptions.TimeScale %v: want >= 0", o.TimeScale)
 	case o.Rate < 0 || math.IsNaN(o.Rate) || math.IsInf(o.Rate, 0):
-		return fmt.Errorf("--rate %v: want >= 0", o.Rate)
+		return fmt.Errorf("ArrivalOptions.Rate %v: want >= 0", o.Rate)
 	case o.CV < 0 || math.IsNaN(o.CV) || math.IsInf(o.CV, 0):
-		return fmt.Errorf("--cv %v: want >= 0", o.CV)
+		return fmt.Errorf("ArrivalOptions.CV %v: want >= 0", o.CV)
 	case o.MaxRequests < 0:
-		return fmt.Errorf("--max-requests %d: want >= 0", o.MaxRequests)
+		return fmt.Errorf("ArrivalOptions.MaxRequests %d: want >= 0", o.MaxRequests)
 	case o.Duration < 0:
-		return fmt.Errorf("--duration %v: want >= 0", o.Duration)
+		return fmt.Errorf("ArrivalOptions.Duration %v: want >= 0", o.Duration)
 	case o.Start < 0:
-		return fmt.Errorf("--start %v: want >= 0", o.Start)
+		return fmt.Errorf("ArrivalOptions.Start %v: want >= 0", o.Start)
 	}
 	switch o.Process {
 	case "", ProcessPoisson, ProcessGamma, ProcessConstant:
 		return nil
 	}
-	return fmt.Errorf("--arrival %q: want poisson, gamma or constant", o.Process)
+	return fmt.Errorf("ArrivalOptions.Process %q: want poisson, gamma or constant", o.Process)
 }
 
 // WithArrivals returns src with arrival times rewritten by o: the window

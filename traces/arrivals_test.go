@@ -135,13 +135,13 @@ func TestArrivalOptionsValidate(t *testing.T) {
 		o    ArrivalOptions
 		want string
 	}{
-		{ArrivalOptions{TimeScale: -1}, "--time-scale"},
-		{ArrivalOptions{Rate: math.NaN()}, "--rate"},
-		{ArrivalOptions{CV: -2}, "--cv"},
-		{ArrivalOptions{MaxRequests: -1}, "--max-requests"},
-		{ArrivalOptions{Duration: -1}, "--duration"},
-		{ArrivalOptions{Start: -1}, "--start"},
-		{ArrivalOptions{Process: "weibull"}, `--arrival "weibull"`},
+		{ArrivalOptions{TimeScale: -1}, "ArrivalOptions.TimeScale"},
+		{ArrivalOptions{Rate: math.NaN()}, "ArrivalOptions.Rate"},
+		{ArrivalOptions{CV: -2}, "ArrivalOptions.CV"},
+		{ArrivalOptions{MaxRequests: -1}, "ArrivalOptions.MaxRequests"},
+		{ArrivalOptions{Duration: -1}, "ArrivalOptions.Duration"},
+		{ArrivalOptions{Start: -1}, "ArrivalOptions.Start"},
+		{ArrivalOptions{Process: "weibull"}, `ArrivalOptions.Process "weibull"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {

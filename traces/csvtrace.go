@@ -48,7 +48,7 @@ func (c *csvReader) header() error {
 		if err == io.EOF {
 			return fmt.Errorf("empty CSV trace: no header line")
 		}
-		return fmt.Errorf("CSV header: %w (is --format right?)", err)
+		return fmt.Errorf("CSV header: %w (is ReadOptions.Format right?)", err)
 	}
 	c.index = map[string]int{}
 	for i, name := range rec {
@@ -56,7 +56,7 @@ func (c *csvReader) header() error {
 	}
 	for _, name := range c.spec.required {
 		if _, ok := c.index[name]; !ok {
-			return fmt.Errorf("line 1 field %s: column missing from header %q (is --format right?)", name, strings.Join(rec, ","))
+			return fmt.Errorf("line 1 field %s: column missing from header %q (is ReadOptions.Format right?)", name, strings.Join(rec, ","))
 		}
 	}
 	return nil

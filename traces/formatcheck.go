@@ -58,8 +58,8 @@ func checkForcedFormat(br *bufio.Reader, format string) error {
 	}
 	hint := ""
 	if d, err := detect(bufio.NewReader(bytes.NewReader(head))); err == nil && d != format {
-		hint = fmt.Sprintf("; it looks like %s (--format %s or auto)", d, d)
+		hint = fmt.Sprintf("; it looks like %s (ReadOptions.Format %s or auto)", d, d)
 	}
-	return fmt.Errorf("--format %s: the first record has fields %s, but %s needs %s%s",
+	return fmt.Errorf("ReadOptions.Format %s: the first record has fields %s, but %s needs %s%s",
 		format, strings.Join(keys, ", "), format, want, hint)
 }

@@ -50,6 +50,18 @@ func (g *generator) Next() (Request, error) {
 	return Request{}, io.EOF
 }
 
+// sessionGap checks turns_min ≤ turns_max and the parameters read so far
+// (p's first error), then spaces g's sessions of tmin to tmax turns as a
+// Poisson process whose requests arrive at rate per second on average.
+func (g *generator) sessionGap(p *params, tmin, tmax int, rate float64) error {
+	p.rangeOK("turns_min", tmin, "turns_max", tmax)
+	if p.err != nil {
+		return p.err
+	}
+	g.gap = expGap(rate / (float64(tmin+tmax) / 2))
+	return nil
+}
+
 // expGap returns a gap function for a Poisson process of rate per second.
 func expGap(rate float64) func(*generator) time.Duration {
 	return func(g *generator) time.Duration { return secondsDur(g.rng.ExpFloat64() / rate) }

@@ -57,7 +57,7 @@ func detect(br *bufio.Reader) (string, error) {
 	}
 	head = bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	if len(head) == 0 {
-		return "", fmt.Errorf("empty trace: cannot detect its format (use --format)")
+		return "", fmt.Errorf("empty trace: cannot detect its format (use ReadOptions.Format)")
 	}
 	first := head
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -85,5 +85,5 @@ func detect(br *bufio.Reader) (string, error) {
 	case bytes.Contains(first, []byte("Request tokens")):
 		return FormatBurstGPT, nil
 	}
-	return "", fmt.Errorf("cannot detect the format from the first line %.60q (use --format)", first)
+	return "", fmt.Errorf("cannot detect the format from the first line %.60q (use ReadOptions.Format)", first)
 }

@@ -187,7 +187,7 @@ func checkBlocks(r *Request, bs int) error {
 	}
 	want := (r.InputTokens + bs - 1) / bs
 	if len(r.BlockIDs) != want {
-		return fieldErr("hash_ids", "%d ids for input_length %d at block size %d, want %d (is --block-size right?)",
+		return fieldErr("hash_ids", "%d ids for input_length %d at block size %d, want %d (is ReadOptions.BlockSize right?)",
 			len(r.BlockIDs), r.InputTokens, bs, want)
 	}
 	return nil

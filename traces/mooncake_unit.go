@@ -50,6 +50,6 @@ func checkMooncakeUnit(br *bufio.Reader) error {
 		return nil
 	}
 	return fmt.Errorf("field timestamp: the first %d timestamps look like seconds, not the format's milliseconds "+
-		"(fractional, a mean gap of %.3g, i.e. %.0f req/s if read as ms): pass --time-unit s, or --time-unit ms to read them as ms",
+		"(fractional, a mean gap of %.3g, i.e. %.0f req/s if read as ms): pass ReadOptions.TimeUnit s, or ReadOptions.TimeUnit ms to read them as ms",
 		len(ts), gap, 1000/gap)
 }

@@ -283,7 +283,7 @@ func newRecordReader(format string, br *bufio.Reader, opt ReadOptions) (recordRe
 	}
 	def, numeric := defaultUnits[format]
 	if opt.TimeUnit != "" && !numeric && slices.Contains(Formats, format) {
-		return nil, "", fmt.Errorf("--time-unit %s: the %s format's times have a fixed unit (--time-unit applies to %s)",
+		return nil, "", fmt.Errorf("ReadOptions.TimeUnit %s: the %s format's times have a fixed unit (ReadOptions.TimeUnit applies to %s)",
 			opt.TimeUnit, format, strings.Join(numericTimeFormats(), ", "))
 	}
 	unit, err := parseTimeUnit(opt.TimeUnit, def)

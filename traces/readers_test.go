@@ -200,8 +200,8 @@ func TestDetect(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"", "hello,world\n1,2\n"} {
-		if _, err := NewReader(strings.NewReader(bad), "t", ReadOptions{}); err == nil || !strings.Contains(err.Error(), "--format") {
-			t.Errorf("detect %q: error %v, want one suggesting --format", bad, err)
+		if _, err := NewReader(strings.NewReader(bad), "t", ReadOptions{}); err == nil || !strings.Contains(err.Error(), "ReadOptions.Format") {
+			t.Errorf("detect %q: error %v, want one suggesting ReadOptions.Format", bad, err)
 		}
 	}
 	if _, err := NewReader(strings.NewReader("{}"), "t", ReadOptions{Format: "parquet"}); err == nil || !strings.Contains(err.Error(), `unknown format "parquet"`) {

@@ -75,7 +75,7 @@ type serveGenClient struct {
 // start; the FileSource rebases them to the first request.
 func openServeGen(path string, opt ReadOptions) (*FileSource, error) {
 	if opt.TimeUnit != "" {
-		return nil, fmt.Errorf("--time-unit %s: ServeGen windows are in seconds", opt.TimeUnit)
+		return nil, fmt.Errorf("ReadOptions.TimeUnit %s: ServeGen windows are in seconds", opt.TimeUnit)
 	}
 	clients, skipped, err := loadServeGen(path, opt.SkipInvalid)
 	if err != nil {

@@ -218,7 +218,7 @@ func TestServeGenNotAStream(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 	_, err = Open("testdata/servegen", ReadOptions{TimeUnit: "ms"})
-	if err == nil || !strings.Contains(err.Error(), "--time-unit") {
+	if err == nil || !strings.Contains(err.Error(), "ReadOptions.TimeUnit") {
 		t.Errorf("error %v", err)
 	}
 }

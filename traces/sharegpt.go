@@ -91,7 +91,7 @@ func (s *shareGPTReader) readConv() error {
 			return fmt.Errorf("ShareGPT: want a JSON array of conversations: %w", err)
 		}
 		if t != json.Delim('[') {
-			return fmt.Errorf("ShareGPT: want a JSON array of conversations, starts with %v (is --format right?)", t)
+			return fmt.Errorf("ShareGPT: want a JSON array of conversations, starts with %v (is ReadOptions.Format right?)", t)
 		}
 		s.started = true
 	}

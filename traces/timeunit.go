@@ -38,7 +38,7 @@ func parseTimeUnit(s string, def timeUnit) (timeUnit, error) {
 	case UnitNanoseconds:
 		return timeUnit{UnitNanoseconds, time.Nanosecond}, nil
 	}
-	return timeUnit{}, fmt.Errorf("--time-unit %q: want one of %s", s, strings.Join(TimeUnits, ", "))
+	return timeUnit{}, fmt.Errorf("ReadOptions.TimeUnit %q: want one of %s", s, strings.Join(TimeUnits, ", "))
 }
 
 var (

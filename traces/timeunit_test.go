@@ -24,7 +24,7 @@ func TestTimeUnit(t *testing.T) {
 		err                      string
 	}{
 		{"mooncake seconds refused", FormatMooncake, "", secondsTrace(20), 0, "look like seconds"},
-		{"mooncake seconds refused auto", "", "", secondsTrace(20), 0, "pass --time-unit s"},
+		{"mooncake seconds refused auto", "", "", secondsTrace(20), 0, "pass ReadOptions.TimeUnit s"},
 		{"mooncake seconds read as s", "", "s", secondsTrace(20), 250 * time.Millisecond, ""},
 		{"mooncake seconds kept as ms", "", "ms", secondsTrace(20), 250 * time.Microsecond, ""},
 		{"mooncake integer ms accepted", "", "", `{"timestamp": 0, "input_length": 1}` + "\n" + `{"timestamp": 3000, "input_length": 1}` + "\n", 3 * time.Second, ""},
@@ -33,8 +33,8 @@ func TestTimeUnit(t *testing.T) {
 			`{"timestamp_s": 5, "client": "a", "input_length": 1, "output_length": 1}` + "\n", 4 * time.Millisecond, ""},
 		{"burstgpt ms", "", "ms", "Timestamp,Model,Request tokens,Response tokens\n10,ChatGPT,1,1\n30,ChatGPT,1,1\n", 20 * time.Millisecond, ""},
 		{"native refuses", "", "s", `{"arrival_ns": 1, "output_tokens": 1}` + "\n", 0, "the native format's times have a fixed unit"},
-		{"azure refuses", "", "ms", "TIMESTAMP,ContextTokens,GeneratedTokens\n2024-05-10 00:00:00+00:00,1,1\n", 0, "--time-unit applies to bailian, ragpulse, mooncake, vtc, burstgpt"},
-		{"unknown unit", "", "min", `{"timestamp_s": 1, "client": "a", "input_length": 1, "output_length": 1}` + "\n", 0, `--time-unit "min": want one of s, ms, us, ns`},
+		{"azure refuses", "", "ms", "TIMESTAMP,ContextTokens,GeneratedTokens\n2024-05-10 00:00:00+00:00,1,1\n", 0, "ReadOptions.TimeUnit applies to bailian, ragpulse, mooncake, vtc, burstgpt"},
+		{"unknown unit", "", "min", `{"timestamp_s": 1, "client": "a", "input_length": 1, "output_length": 1}` + "\n", 0, `ReadOptions.TimeUnit "min": want one of s, ms, us, ns`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,20 +72,20 @@ func TestTimeRangeErrorsGiveUnit(t *testing.T) {
 	}
 }
 
-// TestForcedFormatMismatch checks a --format that does not fit the file
+// TestForcedFormatMismatch checks a ReadOptions.Format that does not fit the file
 // is an error naming the fields the file has.
 func TestForcedFormatMismatch(t *testing.T) {
 	vtc := `{"req_id": 0, "timestamp_s": 0.0, "client": "c", "input_length": 13, "output_length": 199}` + "\n"
 	tests := []struct{ format, text, want string }{
-		{FormatMooncake, vtc, "--format mooncake: the first record has fields client, input_length, output_length, req_id, timestamp_s, " +
-			"but mooncake needs input_length and one of timestamp, hash_ids, session_id, delay; it looks like vtc (--format vtc or auto)"},
+		{FormatMooncake, vtc, "ReadOptions.Format mooncake: the first record has fields client, input_length, output_length, req_id, timestamp_s, " +
+			"but mooncake needs input_length and one of timestamp, hash_ids, session_id, delay; it looks like vtc (ReadOptions.Format vtc or auto)"},
 		{FormatVTC, `{"timestamp": 0, "input_length": 1, "hash_ids": [0]}`, "the first record has fields hash_ids, input_length, timestamp, but vtc needs timestamp_s and client; it looks like mooncake"},
 		{FormatNative, vtc, "but native needs arrival_ns and output_tokens"},
 	}
 	for _, tc := range tests {
 		_, _, err := readString(t, tc.text, ReadOptions{Format: tc.format})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("--format %s: error %v, want %q", tc.format, err, tc.want)
+			t.Errorf("ReadOptions.Format %s: error %v, want %q", tc.format, err, tc.want)
 		}
 	}
 }

@@ -34,12 +34,12 @@ func checkWindows(format, windows string) (sequential bool, err error) {
 		return false, nil
 	case WindowsSequential:
 		if !slices.Contains(windowFormats, format) {
-			return false, fmt.Errorf("--windows sequential: the %s format has no restarting time windows (it applies to %s)",
+			return false, fmt.Errorf("ReadOptions.Windows sequential: the %s format has no restarting time windows (it applies to %s)",
 				format, strings.Join(windowFormats, ", "))
 		}
 		return true, nil
 	}
-	return false, fmt.Errorf("--windows %q: want %s", windows, strings.Join(WindowModes, " or "))
+	return false, fmt.Errorf("ReadOptions.Windows %q: want %s", windows, strings.Join(WindowModes, " or "))
 }
 
 // windowClock keeps a trace's arrival order: raw is the last arrival in
@@ -59,7 +59,7 @@ func (c *windowClock) place(arrival time.Duration) (time.Duration, error) {
 	if arrival < c.raw {
 		if !c.sequential {
 			return 0, fmt.Errorf("arrival %v before the previous record's %v: sort the trace by time, or, "+
-				"when its time restarts at each of several windows, replay them one after another with --windows sequential",
+				"when its time restarts at each of several windows, replay them one after another with ReadOptions.Windows sequential",
 				arrival, c.raw)
 		}
 		c.offset += c.raw

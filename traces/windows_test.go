@@ -22,7 +22,7 @@ var twoWindows = ragPulseLine("10") + ragPulseLine("20") + ragPulseLine("600") +
 
 // TestWindows: a trace whose time restarts is refused with an error
 // naming the file, the line, the field and the flag that reads it, and
-// read window after window with --windows sequential, each window offset
+// read window after window with ReadOptions.Windows sequential, each window offset
 // by the previous one's last arrival (RAGPulse timestamps are seconds).
 func TestWindows(t *testing.T) {
 	tests := []struct {
@@ -34,8 +34,8 @@ func TestWindows(t *testing.T) {
 		wantErr []string
 	}{
 		{"one window refuses the restart", FormatRAGPulse, twoWindows, "", nil,
-			[]string{"w.jsonl line 4 field timestamp", "arrival 5s before the previous record's 10m0s", "--windows sequential"}},
-		{"explicit one", FormatRAGPulse, twoWindows, WindowsOne, nil, []string{"line 4", "--windows sequential"}},
+			[]string{"w.jsonl line 4 field timestamp", "arrival 5s before the previous record's 10m0s", "ReadOptions.Windows sequential"}},
+		{"explicit one", FormatRAGPulse, twoWindows, WindowsOne, nil, []string{"line 4", "ReadOptions.Windows sequential"}},
 		{"sequential", FormatRAGPulse, twoWindows, WindowsSequential,
 			[]time.Duration{0, 10 * time.Second, 590 * time.Second, 595 * time.Second, 605 * time.Second, 605 * time.Second}, nil},
 		{"sequential, sorted trace unchanged", FormatRAGPulse, ragPulseLine("1") + ragPulseLine("2"), WindowsSequential,
@@ -43,8 +43,8 @@ func TestWindows(t *testing.T) {
 		{"three windows", FormatVTC, vtcLine(4) + vtcLine(1) + vtcLine(0) + vtcLine(2), WindowsSequential,
 			[]time.Duration{0, time.Second, time.Second, 3 * time.Second}, nil},
 		{"mooncake orders itself", FormatMooncake, `{"timestamp": 1, "input_length": 5, "output_length": 1, "hash_ids": [1]}` + "\n",
-			WindowsSequential, nil, []string{"w.jsonl", "--windows sequential: the mooncake format"}},
-		{"unknown mode", FormatRAGPulse, twoWindows, "parallel", nil, []string{"w.jsonl", `--windows "parallel": want one or sequential`}},
+			WindowsSequential, nil, []string{"w.jsonl", "ReadOptions.Windows sequential: the mooncake format"}},
+		{"unknown mode", FormatRAGPulse, twoWindows, "parallel", nil, []string{"w.jsonl", `ReadOptions.Windows "parallel": want one or sequential`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,11 +38,9 @@ func buildMultiTurn(p *params, seed uint64) (Source, error) {
 	tmin, tmax := p.intIn("turns_min", 1, maxTurns), p.intIn("turns_max", 1, maxTurns)
 	first, qLen, outLen := p.tokens("first_len", 1), p.tokens("question_len", 1), p.tokens("output_len", 1)
 	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
-	p.rangeOK("turns_min", tmin, "turns_max", tmax)
-	if p.err != nil {
-		return nil, p.err
+	if err := g.sessionGap(p, tmin, tmax, rate); err != nil {
+		return nil, err
 	}
-	g.gap = expGap(rate / (float64(tmin+tmax) / 2))
 	g.session = func(g *generator, i int, at time.Duration) []Request {
 		id := fmt.Sprintf("mt%d", i)
 		return g.conversation(seed, id, at, shape{

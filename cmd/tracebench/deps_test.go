@@ -12,31 +12,34 @@ const module = "github.com/tracebench/tracebench/"
 // import (docs/architecture.md, "Layout": traces ← results ← replay,
 // traces ← policies ← replay ← sim, and replay ← metrics ← verdict ←
 // reports ← bench ← cmd; mockserver stands alone but for the tokenizer,
-// the KV event wire format and the server dialects; only sim and bench,
-// among the client's packages, import the mock engine, sim to simulate it
-// and bench to start the in-process mock fleet; kvevents, dialect and the
-// internal packages are leaves).
+// the KV event wire format, the server dialects and the step latency
+// formula; only sim and bench, among the client's packages, import the
+// mock engine, sim to simulate it and bench to start the in-process mock
+// fleet; bench imports calibrate to start a prediction from the slots an
+// earlier run left; kvevents, dialect and the internal packages are
+// leaves).
 var allowed = map[string][]string{
 	"dialect":             {"dialect"},
 	"internal/pace":       {"internal/pace"},
 	"internal/blockgroup": {"internal/blockgroup"},
 	"internal/textfmt":    {"internal/textfmt"},
+	"internal/steplat":    {"internal/steplat"},
 	"deploy/kubernetes":   {"deploy/kubernetes"},
 	"traces":              {"traces"},
 	"kvevents":            {"kvevents"},
 	"policies":            {"traces", "policies", "kvevents", "internal/blockgroup"},
 	"results":             {"traces", "results", "dialect"},
 	"replay":              {"traces", "policies", "replay", "results", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"sim":                 {"traces", "policies", "replay", "results", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"sim":                 {"traces", "policies", "replay", "results", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 	"metrics":             {"traces", "policies", "replay", "results", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"verdict":             {"traces", "policies", "replay", "results", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"reports":             {"traces", "policies", "replay", "results", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
-	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup"},
+	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
+	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
+	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
 	"gateway":             {"gateway", "traces", "policies", "replay", "results", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"bench":               {"traces", "policies", "replay", "results", "sim", "metrics", "verdict", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"calibrate":           {"calibrate", "replay", "results", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"bench":               {"traces", "policies", "replay", "results", "sim", "metrics", "verdict", "reports", "bench", "calibrate", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"calibrate":           {"calibrate", "replay", "results", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 }
 
 func TestImportDirection(t *testing.T) {

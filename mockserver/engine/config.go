@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 )
 
@@ -87,6 +85,10 @@ type Config struct {
 	// saves and restores, ubatches of a split KV cache, HTTP workers (zero
 	// value: none priced); see llamacpp.go.
 	LlamaCpp LlamaCppConfig
+	// WarmSlots, for CachePerSlot, is the slots' and host cache's state
+	// the engine starts from (nil, the default: empty slots), as left by
+	// an earlier run on the same server; see SlotState.
+	WarmSlots *SlotState
 	// Reasoning makes a share of requests reason before they answer
 	// (zero value: none do); see reasoning.go.
 	Reasoning ReasoningConfig
@@ -96,7 +98,7 @@ type Config struct {
 // tiktoken cl100k_base).
 const VocabSize = 100256
 
-// DefaultConfig returns the "default" preset: vLLM V1 scheduler defaults
+// DefaultConfig returns the engine of the "default" profile: vLLM V1 scheduler defaults
 // and the decode latency model of the multi-bin batching specification
 // (see DefaultLatency).
 func DefaultConfig() Config {
@@ -112,52 +114,6 @@ func DefaultConfig() Config {
 		Eviction:            EvictLRU,
 		KVTransfer:          DefaultKVTransfer(),
 	}
-}
-
-// presets are the named configurations; each starts from DefaultConfig.
-var presets = map[string]struct {
-	doc   string
-	apply func(*Config)
-}{
-	"default": {"vLLM V1 defaults, multi-bin latency model (β 5.74 ms, γ 0.316, 0.1 ms per prefill token)", func(*Config) {}},
-	"linear": {"the multi-bin paper's linear token-time model: β per step, no prefill cost, no batch growth, no jitter",
-		func(c *Config) { c.Latency = LinearLatency() }},
-	"linear-static": {"linear with static batching (a batch runs until its longest member finishes)",
-		func(c *Config) { c.Latency, c.Batching = LinearLatency(), Static }},
-	"h100": {"vLLM V1 defaults for ≥70 GiB GPUs other than A100: 1024 seqs, 8192 batched tokens, 4× the KV blocks",
-		func(c *Config) { c.MaxNumSeqs, c.MaxNumBatchedTokens, c.NumGPUBlocks = 1024, 8192, 65536 }},
-	"long-context": {"h100 with a 128k-token context (max_model_len 131072) and 1M tokens of KV per replica, for long-prompt traces such as Mooncake",
-		func(c *Config) {
-			c.MaxNumSeqs, c.MaxNumBatchedTokens, c.NumGPUBlocks, c.MaxModelLen = 1024, 8192, 65536, 131072
-		}},
-	"small-kv": {"default with 512 KV blocks (8,192 tokens), for cache pressure, evictions and preemptions",
-		func(c *Config) { c.NumGPUBlocks = 512 }},
-	"fast": {"default with a 10× faster model (β 0.574 ms), for quick runs",
-		func(c *Config) { c.Latency = c.Latency.Scaled(0.1) }},
-}
-
-// PresetNames returns the preset names, sorted.
-func PresetNames() []string {
-	names := make([]string, 0, len(presets))
-	for n := range presets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// PresetDoc returns a one-line description of the named preset.
-func PresetDoc(name string) string { return presets[name].doc }
-
-// Preset returns the named configuration (see PresetNames).
-func Preset(name string) (Config, error) {
-	p, ok := presets[name]
-	if !ok {
-		return Config{}, fmt.Errorf("unknown preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
-	}
-	cfg := DefaultConfig()
-	p.apply(&cfg)
-	return cfg, nil
 }
 
 // Validate reports the first invalid field.
@@ -192,6 +148,14 @@ func (c Config) Validate() error {
 	}
 	if err := c.LlamaCpp.validate(); err != nil {
 		return err
+	}
+	if c.WarmSlots != nil {
+		if c.Cache != CachePerSlot {
+			return fmt.Errorf("engine config: WarmSlots set with cache %q: they belong to the per-slot cache", c.Cache)
+		}
+		if err := c.WarmSlots.validate(c.MaxNumSeqs); err != nil {
+			return err
+		}
 	}
 	if c.LlamaCpp.active() && c.Cache != CachePerSlot {
 		return fmt.Errorf("engine config: LlamaCpp mechanisms set with cache %q: they belong to the per-slot cache", c.Cache)

@@ -52,6 +52,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Cache == CachePerSlot {
 		e.slots = newSlotCache(cfg.MaxNumSeqs, cfg.SlotSimilarity, cfg.HostCacheTokens)
+		if cfg.WarmSlots != nil {
+			e.slots.warm(cfg.WarmSlots)
+		}
 	}
 	return e, nil
 }

@@ -266,23 +266,3 @@ func TestDeterministic(t *testing.T) {
 		t.Fatalf("two runs differ (-first +second):\n%s", diff)
 	}
 }
-
-func TestPresets(t *testing.T) {
-	for _, name := range PresetNames() {
-		t.Run(name, func(t *testing.T) {
-			cfg, err := Preset(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cfg.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			if PresetDoc(name) == "" {
-				t.Fatal("no description")
-			}
-		})
-	}
-	if _, err := Preset("nope"); err == nil {
-		t.Fatal("want error for an unknown preset")
-	}
-}

@@ -5,9 +5,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/steplat"
 )
 
-// LatencyModel gives the duration of one engine step:
+// LatencyModel gives the duration of one engine step, by the formula of
+// internal/steplat:
 //
 //	t = StepOverhead + PrefillPerToken·prefill_tokens + DecodePerToken·b
 //	    + Beta·(1 + Gamma·(b−1)/b) + AttendPerKey·attended_keys
@@ -16,8 +19,8 @@ import (
 // when b = 0), then multiplied by a seeded log-normal jitter factor of mean
 // 1 and coefficient of variation Jitter. The decode term is the calibrated
 // decode TBT model of the multi-bin batching specification the multi-bin
-// queue follows (β = 5.74 ms, γ = 0.316; DecodeTBT gives it per batch
-// size); the queue measures the decode TBT rather than computing it.
+// queue follows (β = 5.74 ms, γ = 0.316; Mean(0, b) gives it per batch
+// size b); the queue measures the decode TBT rather than computing it.
 type LatencyModel struct {
 	// StepOverhead is c_step, a fixed cost of every step that runs work
 	// (default 0: the calibrated β already includes per-step overhead).
@@ -106,31 +109,27 @@ func BetaAllowed(beta, cDecode, cStep time.Duration, gamma float64) bool {
 	return beta >= 0 || (gamma == 0 && beta+cDecode+cStep > 0)
 }
 
+// coef is the model as the shared step formula's coefficients, in
+// nanoseconds.
+func (m LatencyModel) coef() steplat.Coef {
+	return steplat.Coef{Step: float64(m.StepOverhead), Prefill: float64(m.PrefillPerToken),
+		Decode: float64(m.DecodePerToken), Beta: float64(m.Beta), Gamma: m.Gamma, Attend: m.AttendPerKey}
+}
+
 // Mean returns the expected step duration (jitter has mean 1) for
 // prefill computed prompt tokens and b sequences emitting a token.
 func (m LatencyModel) Mean(prefill, b int) time.Duration {
-	t := m.addBatch(float64(m.StepOverhead)+float64(m.PrefillPerToken)*float64(prefill), b)
-	return time.Duration(math.Round(t))
+	return time.Duration(math.Round(m.coef().Mean(float64(prefill), float64(b))))
 }
 
 // addBatch adds to t (ns) the cost of b sequences getting a token in one
 // batch: c_decode·b + β·(1 + γ(b−1)/b), the β term only when b > 0.
-func (m LatencyModel) addBatch(t float64, b int) float64 {
-	t += float64(m.DecodePerToken) * float64(b)
-	if b > 0 {
-		t += float64(m.Beta) * (1 + m.Gamma*float64(b-1)/float64(b))
-	}
-	return t
-}
+func (m LatencyModel) addBatch(t float64, b int) float64 { return m.coef().AddBatch(t, float64(b)) }
 
 // MeanWith is Mean plus the attention term for keys attended keys.
 func (m LatencyModel) MeanWith(prefill, b int, keys int64) time.Duration {
-	return m.Mean(prefill, b) + time.Duration(math.Round(m.AttendPerKey*float64(keys)))
+	return m.Mean(prefill, b) + time.Duration(math.Round(m.coef().Attention(float64(keys))))
 }
-
-// DecodeTBT returns the mean time between tokens of a steady batch of b
-// decoding sequences (no prefill in the step).
-func (m LatencyModel) DecodeTBT(b int) time.Duration { return m.Mean(0, b) }
 
 // sample draws a step duration with jitter from rng.
 func (m LatencyModel) sample(rng *rand.Rand, prefill, b int, keys int64) time.Duration {

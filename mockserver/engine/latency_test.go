@@ -72,8 +72,8 @@ func TestLatencyValidate(t *testing.T) {
 		t.Errorf("%+v: %v", ok, err)
 	}
 	for b, want := range map[int]time.Duration{1: 1000 * time.Microsecond, 2: 2500 * time.Microsecond, 4: 5500 * time.Microsecond} {
-		if got := ok.DecodeTBT(b); got != want {
-			t.Errorf("DecodeTBT(%d) = %v, want %v", b, got, want)
+		if got := ok.Mean(0, b); got != want {
+			t.Errorf("Mean(0, %d) = %v, want %v", b, got, want)
 		}
 	}
 }

@@ -44,34 +44,39 @@ func runAll(e *Engine, now time.Duration) time.Duration {
 	return now
 }
 
-func TestSlotSaveStallsTheStep(t *testing.T) {
-	l := LlamaCppConfig{SaveFixed: 300 * time.Millisecond, SavePerToken: 100 * time.Microsecond}
+// filledEngine returns a llamaConfig engine of l whose 4 slots hold
+// unrelated 100-token prompts (+1 output token), idle.
+func filledEngine(t *testing.T, l LlamaCppConfig) *Engine {
+	t.Helper()
 	e, err := New(llamaConfig(l))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fill the 4 slots with unrelated 100-token prompts (+1 output token).
 	for i := range 4 {
 		firstStep(t, e, &Request{ID: "fill" + strconv.Itoa(i), Prompt: tokensFrom(1000*(i+1), 100), MaxTokens: 1})
 		runAll(e, 0)
 	}
+	return e
+}
+
+func TestSlotSaveStallsTheStep(t *testing.T) {
+	l := LlamaCppConfig{SaveFixed: 300 * time.Millisecond, SavePerToken: 100 * time.Microsecond}
+	e := filledEngine(t, l)
 	// A new unrelated prompt evicts the least recently used slot: a save
-	// of the 100 tokens whose KV it holds before the batch, then the
-	// prompt, β and one sequence's decode cost.
+	// of the 100 tokens whose KV it holds, alone on the loop, then a
+	// batch of the prompt, β and one sequence's decode cost.
 	d := firstStep(t, e, &Request{ID: "new", Prompt: tokensFrom(9000, 10), MaxTokens: 1})
-	want := 300*time.Millisecond + 100*100*time.Microsecond + 10*100*time.Microsecond + 5*time.Millisecond + time.Millisecond
-	if d != want {
-		t.Fatalf("step with a slot save took %v, want %v (save + prompt + β)", d, want)
+	if want := 300*time.Millisecond + 100*100*time.Microsecond; d != want {
+		t.Fatalf("step with a slot save took %v, want %v (the save alone)", d, want)
+	}
+	if d, want := e.Step(d).Duration, 10*100*time.Microsecond+5*time.Millisecond+time.Millisecond; d != want {
+		t.Fatalf("batch after the save took %v, want %v (prompt + β)", d, want)
 	}
 	if s := e.Stats().SlotSaves; s != 1 {
 		t.Fatalf("SlotSaves = %d, want 1", s)
 	}
 	// Off: no save cost at all.
-	e2, _ := New(llamaConfig(LlamaCppConfig{}))
-	for i := range 4 {
-		firstStep(t, e2, &Request{ID: "fill" + strconv.Itoa(i), Prompt: tokensFrom(1000*(i+1), 100), MaxTokens: 1})
-		runAll(e2, 0)
-	}
+	e2 := filledEngine(t, LlamaCppConfig{})
 	if d := firstStep(t, e2, &Request{ID: "new", Prompt: tokensFrom(9000, 10), MaxTokens: 1}); d != 7*time.Millisecond {
 		t.Fatalf("step without save costs took %v, want 7ms", d)
 	}
@@ -127,5 +132,34 @@ func TestClientGoneOutsideWorkersIsStillAdmitted(t *testing.T) {
 	st := e.Stats()
 	if st.Finished[FinishAbort] != 2 || st.Finished[FinishLength] != 5 {
 		t.Fatalf("finished %v, want 2 aborted (4 at once, 6 at its first token) and 5 complete", st.Finished)
+	}
+}
+
+// TestSavesChainBeforeTheBatch: a request that arrives while another's
+// slot save runs is placed, with its own save, before the batch, as
+// llama-server drains its task queue before update_slots: the first
+// request's first token waits for both saves.
+func TestSavesChainBeforeTheBatch(t *testing.T) {
+	l := LlamaCppConfig{SaveFixed: 300 * time.Millisecond}
+	e := filledEngine(t, l)
+	if err := e.Add(0, &Request{ID: "a", Prompt: tokensFrom(9000, 10), MaxTokens: 2}); err != nil {
+		t.Fatal(err)
+	}
+	end := e.Step(0).End()
+	if err := e.Add(100*time.Millisecond, &Request{ID: "b", Prompt: tokensFrom(9500, 10), MaxTokens: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var first time.Duration
+	for now := end; !e.Idle(); {
+		st := e.Step(now)
+		now = st.End()
+		for _, ev := range st.Events {
+			if ev.ID == "a" && ev.First {
+				first = now
+			}
+		}
+	}
+	if first < 600*time.Millisecond {
+		t.Fatalf("a's first token at %v: want after both saves (600 ms)", first)
 	}
 }

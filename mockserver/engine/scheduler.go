@@ -30,7 +30,15 @@ func (e *Engine) StepInto(now time.Duration, evs []Event) Step {
 	e.clock = max(e.clock, now)
 	budget := e.cfg.MaxNumBatchedTokens
 	mayAdmit := e.cfg.Batching == Continuous || len(e.running) == 0
-	plan, evs, preempted := e.scheduleRunning(now, &budget, evs[:0])
+	evs = evs[:0]
+	if mayAdmit && e.serialAdmissions() {
+		st, placed, alone := e.placeWaiting(now, evs)
+		if alone {
+			return st
+		}
+		evs = placed
+	}
+	plan, evs, preempted := e.scheduleRunning(now, &budget, evs)
 	if !preempted && mayAdmit {
 		plan = e.scheduleWaiting(now, &budget, plan)
 	}
@@ -43,6 +51,9 @@ func (e *Engine) scheduleRunning(now time.Duration, budget *int, evs []Event) ([
 	clear(e.plan) // drop the last step's request pointers
 	plan := e.plan[:0]
 	preempted := false
+	if e.slots != nil {
+		e.slotBatchOrder()
+	}
 	for i := 0; i < len(e.running) && *budget > 0; i++ {
 		s := e.running[i]
 		n := min(s.numTokens()-s.computed, *budget)

@@ -103,9 +103,8 @@ func (c *slotCache) place(tokens []int32, salt uint64) placement {
 	s := &c.slots[best]
 	p := placement{slot: best, saved: -1, restored: -1}
 	if save && c.hostCap > 0 {
-		if len(s.tokens) > 0 {
+		if len(s.tokens) > 0 && c.save(s.tokens, s.salt) {
 			p.saved = len(s.tokens)
-			c.save(s.tokens, s.salt)
 		}
 		p.restored = c.restore(s, tokens, salt) // into an empty slot too, as llama.cpp
 	}
@@ -155,16 +154,16 @@ func (c *slotCache) leastRecent() int {
 
 // save copies a slot's tokens into the host cache unless an entry already
 // holds them, dropping entries that are prefixes of it and then the
-// oldest entries until it fits.
-func (c *slotCache) save(tokens []int32, salt uint64) {
-	if len(tokens) > c.hostCap {
-		return
-	}
+// oldest entries until it fits, as llama.cpp's server_prompt_cache
+// alloc and update do (one entry is always kept, even over the limit).
+// It reports whether the tokens were copied: a slot whose prompt the
+// host already holds costs no copy (alloc returns no buffer).
+func (c *slotCache) save(tokens []int32, salt uint64) bool {
 	kept := c.host[:0]
 	for _, e := range c.host {
 		switch {
 		case e.salt == salt && lcp(e.tokens, tokens) == len(tokens):
-			return // already held (the entry extends it)
+			return false // already held (the entry extends it)
 		case e.salt == salt && lcp(e.tokens, tokens) == len(e.tokens):
 			c.hostUsed -= len(e.tokens) // the new entry extends it
 		default:
@@ -172,12 +171,13 @@ func (c *slotCache) save(tokens []int32, salt uint64) {
 		}
 	}
 	c.host = kept
-	for c.hostUsed+len(tokens) > c.hostCap && len(c.host) > 0 {
+	c.host = append(c.host, hostEntry{tokens: slices.Clone(tokens), salt: salt})
+	c.hostUsed += len(tokens)
+	for c.hostUsed > c.hostCap && len(c.host) > 1 {
 		c.hostUsed -= len(c.host[0].tokens)
 		c.host = slices.Delete(c.host, 0, 1)
 	}
-	c.host = append(c.host, hostEntry{tokens: slices.Clone(tokens), salt: salt})
-	c.hostUsed += len(tokens)
+	return true
 }
 
 // minRestoreKeep is the least share of a saved prompt a restore must

@@ -9,10 +9,7 @@ import (
 )
 
 func TestStaticBatchRunsToItsLongestMember(t *testing.T) {
-	cfg, err := Preset("linear-static")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := linearConfig(Static)
 	e := mustNew(t, cfg)
 	var arr []arrival
 	for i, n := range []int{2, 5, 10, 3} {
@@ -37,10 +34,7 @@ func TestStaticBatchRunsToItsLongestMember(t *testing.T) {
 }
 
 func TestContinuousBatchingJoinsAtOnce(t *testing.T) {
-	cfg, err := Preset("linear")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := linearConfig(Continuous)
 	e := mustNew(t, cfg)
 	steps := drive(t, e, []arrival{
 		{0, Request{ID: "long", Prompt: prompt(8, 1), MaxTokens: 10, IgnoreEOS: true}},
@@ -49,4 +43,13 @@ func TestContinuousBatchingJoinsAtOnce(t *testing.T) {
 	if _, first, _ := find(steps, "late", isFirst); first != 2*cfg.Latency.Beta {
 		t.Fatalf("late's first token at %v, want %v (joins at the next step)", first, 2*cfg.Latency.Beta)
 	}
+}
+
+// linearConfig is the "linear" built-in profile's engine (the
+// "linear-static" one with Static): the default engine with the linear
+// latency model and the batching given.
+func linearConfig(batching string) Config {
+	cfg := DefaultConfig()
+	cfg.Latency, cfg.Batching = LinearLatency(), batching
+	return cfg
 }

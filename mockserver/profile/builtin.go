@@ -43,6 +43,16 @@ func Builtin(name string) (*Profile, error) {
 	return p, nil
 }
 
+// BuiltinConfig returns the engine configuration of the built-in profile
+// called name.
+func BuiltinConfig(name string) (engine.Config, error) {
+	p, err := Builtin(name)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	return p.Config(), nil
+}
+
 // BuiltinYAML returns the embedded file of the built-in profile name.
 func BuiltinYAML(name string) ([]byte, bool) {
 	data, err := builtinFS.ReadFile(path.Join("builtin", name+".yaml"))

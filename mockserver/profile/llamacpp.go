@@ -83,3 +83,11 @@ func (l *LlamaCpp) validate(cache string) error {
 	}
 	return nil
 }
+
+// LlamaCppFamily reports whether the profile models a llama.cpp server:
+// its cache is per-slot or it has a llamacpp section. Such a profile
+// cannot describe a vLLM or SGLang server (a paged prefix cache shared
+// by every request), and is refused against one.
+func (p *Profile) LlamaCppFamily() bool {
+	return p.Engine.Cache == CachePerSlot || p.LlamaCpp != nil
+}

@@ -71,7 +71,7 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 	}
 	o.decideDefaults(changed)
 	if !o.mf.engineChanged() {
-		o.mf.Preset = decidePreset
+		o.mf.Profile = decidePreset
 	}
 	ro, err := o.so.options()
 	if err != nil {
@@ -119,11 +119,7 @@ func (o *benchOptions) simSetup(ctx context.Context, rs *runSpec) (func(), error
 
 // simFleet describes stage 1's fleet.
 func (o *benchOptions) simFleet() string {
-	name, err := o.mf.profileName()
-	if err != nil {
-		name = o.mf.Profile
-	}
-	return fmt.Sprintf("%d replicas of engine profile %s", o.mf.Replicas, name)
+	return fmt.Sprintf("%d replicas of engine profile %s", o.mf.Replicas, o.mf.profileName())
 }
 
 // runDecide runs the two-stage bench and prints the verdict, the

@@ -14,11 +14,7 @@ func profileNote(m fleetFlags, live bool) string {
 	if live {
 		return ""
 	}
-	name, err := m.profileName()
-	if err != nil {
-		return ""
-	}
-	p, err := resolveProfile(name)
+	p, err := resolveProfile(m.profileName())
 	if err != nil {
 		return ""
 	}

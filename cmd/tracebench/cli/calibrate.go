@@ -24,6 +24,8 @@ type calibrateOptions struct {
 	from    string
 	name    string
 	partial bool
+	// halves also fits the engine-replay terms on each half of the probe.
+	halves  bool
 	cache   string
 	replay  string
 	hostTok int
@@ -78,7 +80,7 @@ and fits those.`,
 					return usagef("--probe-budget %v, --probe-max-concurrency %d, --probe-max-prompt %d: want at least 10s, 2 and 48",
 						o.ps.Budget, o.ps.MaxConcurrency, o.ps.MaxPrompt)
 				}
-				o.ps.Targets, o.ps.Log = o.targets, cmd.ErrOrStderr()
+				o.ps.Targets, o.ps.Log = o.targets, flagWriter{cmd.ErrOrStderr(), flagNames}
 				o.ps.KeepConcurrency = cmd.Flags().Changed("probe-max-concurrency")
 				res, err := bench.Probe(cmd.Context(), o.ps)
 				if err != nil {
@@ -102,6 +104,7 @@ and fits those.`,
 	fs.StringVar(&o.cache, "cache", calibrate.CacheAuto, "cache model of the fitted profile: auto (per-slot when llama.cpp served the runs, else the starting profile's), paged-prefix or per-slot")
 	fs.StringVar(&o.replay, "engine-replay", calibrate.ReplayAuto, "fit llama-server's slot saves, restores and ubatches by replaying the probe through the simulator's engine: auto (when llama.cpp served the runs and the step model alone left TTFT residuals over 100 % of the mean), on or off")
 	fs.IntVar(&o.hostTok, "host-cache-tokens", 0, "llama-server's host prompt cache in tokens: --cache-ram MiB × 1048576 / the model's KV bytes per token (0: 1,048,576 assumed)")
+	fs.BoolVar(&o.halves, "halves", false, "also fit the engine-replay terms on each half of the probe's requests (every other request) and say whether the two agree within their standard errors")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 	return cmd
 }
@@ -131,15 +134,29 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 		}
 		return err
 	}
+	var halves []calibrate.HalfTerm
 	if calibrate.WantsReplay(o.replay, res, in) {
+		if o.halves {
+			if halves, err = calibrate.Halves(res, in, bench.RunPrompts); err != nil {
+				return err
+			}
+		}
 		if err := calibrate.Refit(res, in, bench.RunPrompts); err != nil {
 			return err
 		}
+	} else if o.halves {
+		return usagef("--halves: the halves are fitted by engine replay, which this run does not use (give --engine-replay on)")
 	}
 	fmt.Fprintf(w, "calibrate: %d successful requests (%d failed, %d cut off by a stopped run) from %d file(s)\n\n",
 		in.Requests, in.Failed, in.Canceled, len(o.files))
 	if err := res.Render(w); err != nil {
 		return err
+	}
+	if halves != nil {
+		fmt.Fprintf(w, "\nengine terms fitted on each half of the probe's requests:\n")
+		if err := calibrate.WriteHalves(w, halves); err != nil {
+			return err
+		}
 	}
 	if len(in.Backends()) > 1 {
 		fmt.Fprintf(w, "\nper server, each fitted on its own requests (differ: more than 2 combined standard errors apart):\n")

@@ -163,7 +163,7 @@ func TestCalibrateOnMockAccuracy(t *testing.T) {
 	// ran.
 	fl, tl := fit.Config().Latency, cfg.Latency
 	for _, b := range []int{1, 2, 4, 8, 16} {
-		got, want := fl.DecodeTBT(b), tl.DecodeTBT(b)
+		got, want := fl.Mean(0, b), tl.Mean(0, b)
 		e := float64(got)/float64(want) - 1
 		t.Logf("decode step at batch %d fitted %v, truth %v: %+.1f %%", b, got, want, 100*e)
 		misses = append(misses, checkAccuracy(t, fmt.Sprintf("decode step at batch %d", b), e)...)

@@ -28,7 +28,7 @@ latency:
 func simRun(t testing.TB, dir, prof string, rate float64, n int, extra ...string) string {
 	t.Helper()
 	out := filepath.Join(dir, fmt.Sprintf("run-%g-%d.jsonl", rate, n))
-	args := append([]string{"replay", "--sim", "1", "--sim-profile", prof, "--workload", "uniform-lengths",
+	args := append([]string{"replay", "--sim", "1", "--mock-profile", prof, "--workload", "uniform-lengths",
 		"-p", "input_min=50", "-p", "input_max=2000", "-p", "output_min=20", "-p", "output_max=200",
 		"-p", fmt.Sprintf("rate=%g", rate), "-p", fmt.Sprintf("requests=%d", n), "--seed", fmt.Sprint(int(rate * 10)),
 		"--policy", "round-robin", "--out", out}, extra...)
@@ -76,7 +76,7 @@ func TestCalibrateBadInput(t *testing.T) {
 	single := simRun(t, dir, truth, 0.05, 40) // one request at a time
 	failed := filepath.Join(dir, "failed.jsonl")
 	var so, se bytes.Buffer
-	if code := Run([]string{"replay", "--mock", "1", "--mock-preset", "fast", "--mock-error-rate", "1", "--workload", "uniform-lengths",
+	if code := Run([]string{"replay", "--mock", "1", "--mock-profile", "fast", "--mock-set", "error_rate=1", "--workload", "uniform-lengths",
 		"-p", "requests=5", "-p", "rate=50", "--policy", "round-robin", "--out", failed}, &so, &se); code != 0 {
 		t.Fatalf("replay exit %d: %s", code, se.String())
 	}

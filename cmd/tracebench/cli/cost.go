@@ -78,11 +78,7 @@ func (m *fleetFlags) priceRun(rs *runSpec, live bool) {
 		rs.Report.Price = m.price
 		return
 	}
-	name, err := m.profileName()
-	if err != nil {
-		return
-	}
-	p, err := resolveProfile(name)
+	p, err := resolveProfile(m.profileName())
 	if err != nil || p.CostPerHour <= 0 {
 		return
 	}

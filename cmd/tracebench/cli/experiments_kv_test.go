@@ -21,7 +21,7 @@ import (
 func TestExperimentPrecisePrefixOnMooncake(t *testing.T) {
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
 	run := func(router string, extra ...string) *metrics.Summary {
-		args := append([]string{"replay", "--trace", trace, "--sim", "4", "--mock-preset", "long-context",
+		args := append([]string{"replay", "--trace", trace, "--sim", "4", "--mock-profile", "long-context",
 			"--time-scale", "2", "--max-requests", strconv.Itoa(800), "--seed", "1", "--policy", router}, extra...)
 		_, s := simReplay(t, args...)
 		return s

@@ -18,7 +18,7 @@ func TestExperimentLoRAAffinityPlusPrefix(t *testing.T) {
 	run := func(args ...string) *metrics.Summary {
 		base := []string{"replay", "--workload", "shared-prefix", "-p", "groups=16", "-p", "prompts_per_group=48",
 			"-p", "system_len=2048", "-p", "question_len=64", "-p", "output_len=64", "-p", "rate=24", "-p", "adapters=4",
-			"--sim", "4", "--mock-blocks", "700", "--mock-max-loras", "1", "--mock-lora-load-cost", "200ms", "--seed", "1"}
+			"--sim", "4", "--mock-blocks", "700", "--mock-set", "max_loras=1", "--mock-set", "lora_load_cost=200ms", "--seed", "1"}
 		_, s := simReplay(t, append(base, args...)...)
 		return s
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"io"
 	"regexp"
 
 	"github.com/spf13/cobra"
@@ -15,8 +16,10 @@ import (
 // serves.
 
 // flagNames are the flags of replay, bench, sweep and the other
-// commands that run a bench.Spec, for the Spec, CompareSpec and
-// SweepSpec fields the library's errors name. (The MockFleet fields have
+// commands that fill a library Spec, for the fields of every such Spec
+// (Spec, CompareSpec, DecideSpec, SweepSpec, PredictSpec,
+// PredictDirSpec, ProbeSpec) the library's messages name
+// (fielderr_guard_test.go checks that none is missing). (The MockFleet fields have
 // a table per command: `tracebench mock` and the in-process fleet name
 // them differently.)
 var flagNames = map[string]string{
@@ -30,9 +33,13 @@ var flagNames = map[string]string{
 	"Spec.Policy.Filter":               "--filter",
 	"Spec.Policy.FilterArgs":           "--filter-param",
 	"Spec.Policy.PolicyConfig":         "--policy-config",
+	"Spec.Policy.Capacity":             "--backend-capacity",
+	"Spec.Policy.TokenBudget":          "--backend-token-budget",
+	"Spec.Policy.MaxInflight":          "--max-inflight",
 	"Spec.Workload.Workload":           "--workload",
 	"Spec.Workload.WorkloadArgs":       "--workload-param",
 	"Spec.Workload.Trace":              "--trace",
+	"Spec.Workload.Format":             "--format",
 	"Spec.Workload.TimeUnit":           "--time-unit",
 	"Spec.Workload.Windows":            "--windows",
 	"Spec.Workload.MaxRequests":        "--max-requests",
@@ -59,6 +66,12 @@ var flagNames = map[string]string{
 	"CompareSpec.Targets":              "--target",
 	"DecideSpec.Routers":               "--policies",
 	"DecideSpec.Seeds":                 "--seeds",
+	"DecideSpec.Out":                   "--out",
+	"PredictSpec.Profile":              "--profile",
+	"ProbeSpec.Budget":                 "--probe-budget",
+	"ProbeSpec.MaxConcurrency":         "--probe-max-concurrency",
+	"ProbeSpec.MaxPrompt":              "--probe-max-prompt",
+	"ProbeSpec.KeepConcurrency":        "--probe-max-concurrency",
 	"SweepSpec.Out":                    "--out",
 	"SweepSpec.Attainment":             "--attainment",
 	"SweepSpec.Tolerance":              "--tolerance",
@@ -69,10 +82,29 @@ var flagNames = map[string]string{
 	"SweepSpec.Jobs":                   "--jobs",
 	"SweepSpec.Vary":                   "--vary",
 	"SweepSpec.Ladder":                 "--rates",
+	// The traces package's options, which its errors name.
+	"ReadOptions.Format":         "--format",
+	"ReadOptions.TimeUnit":       "--time-unit",
+	"ReadOptions.Windows":        "--windows",
+	"ReadOptions.BlockSize":      "--block-size",
+	"ArrivalOptions.TimeScale":   "--time-scale",
+	"ArrivalOptions.Rate":        "--rate",
+	"ArrivalOptions.CV":          "--cv",
+	"ArrivalOptions.MaxRequests": "--max-requests",
+	"ArrivalOptions.Duration":    "--duration",
+	"ArrivalOptions.Start":       "--start",
+	"ArrivalOptions.Process":     "--arrival",
+	"AgenticOptions.Scale":       "--agentic-scale",
+	"AgenticOptions.MaxInput":    "--agentic-max-input",
+	"AgenticOptions.TokenTime":   "--agentic-token-time",
+	"AgenticOptions.Stagger":     "--agentic-stagger",
+	"AgenticOptions.Join":        "--agentic-join",
 }
 
 // fieldPath matches a field path in an error's text.
-var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec|DecideSpec)(?:\.[A-Z][A-Za-z0-9]*)+`)
+var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec|DecideSpec|PredictSpec|PredictDirSpec|ProbeSpec|` +
+	`ReadOptions|ArrivalOptions|AgenticOptions)` +
+	`(?:\.[A-Z][A-Za-z0-9]*)+`)
 
 // flagErr rewrites the field paths err's text names into the flags
 // names gives for them (paths it does not hold stay); the error it
@@ -81,16 +113,37 @@ func flagErr(err error, names map[string]string) error {
 	if err == nil {
 		return nil
 	}
-	text := fieldPath.ReplaceAllStringFunc(err.Error(), func(p string) string {
+	text := renameFields(err.Error(), names)
+	if text == err.Error() {
+		return err
+	}
+	return renamedError{text: text, err: err}
+}
+
+// renameFields rewrites the field paths in text into the flags names
+// gives for them (paths it does not hold stay).
+func renameFields(text string, names map[string]string) string {
+	return fieldPath.ReplaceAllStringFunc(text, func(p string) string {
 		if f, ok := names[p]; ok {
 			return f
 		}
 		return p
 	})
-	if text == err.Error() {
-		return err
+}
+
+// flagWriter is w with the field paths of every write, such as a
+// library's log line, named as flags (by names).
+type flagWriter struct {
+	w     io.Writer
+	names map[string]string
+}
+
+// Write writes p with its fields renamed, and reports p's length.
+func (f flagWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(f.w, renameFields(string(p), f.names)); err != nil {
+		return 0, err
 	}
-	return renamedError{text: text, err: err}
+	return len(p), nil
 }
 
 // renamedError is err with its fields named as flags.

@@ -19,11 +19,11 @@ func containsAll(s string, subs ...string) bool {
 }
 
 // TestFilterSlotsContradictionExits: replay with a --filter-param
-// max_loras other than the engines' --mock-max-loras exits as a usage
+// max_loras other than the engines' --mock-set max_loras exits as a usage
 // error.
 func TestFilterSlotsContradictionExits(t *testing.T) {
 	code := Run([]string{"replay", "--workload", "shared-prefix", "-p", "adapters=2", "-p", "requests=4", "--sim", "2",
-		"--mock-max-loras", "1", "--filter", "lora-affinity", "--filter-param", "max_loras=3", "--out",
+		"--mock-set", "max_loras=1", "--filter", "lora-affinity", "--filter-param", "max_loras=3", "--out",
 		t.TempDir() + "/r.jsonl"}, io.Discard, io.Discard)
 	if code != ExitUsage {
 		t.Errorf("replay with contradicting slots: exit %d, want %d", code, ExitUsage)

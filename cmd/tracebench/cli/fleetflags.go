@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -22,13 +21,8 @@ import (
 type fleetFlags struct {
 	Sim       int
 	Replicas  int
-	Preset    string
 	Profile   string
 	Blocks    int
-	MaxLen    int
-	Eviction  string
-	MaxLoras  int
-	LoRALoad  time.Duration
 	LoRA      []string
 	TimeScale float64
 	Tokenizer string
@@ -60,13 +54,6 @@ type fleetFlags struct {
 // keys.
 var sharedMockFlags = []string{"max-queue"}
 
-// engineOverrideFlags are the engine flags of `tracebench mock` that the
-// in-process fleet and the simulator took as --mock-NAME before
-// --mock-set, each overriding one field of the profile; they still work,
-// deprecated.
-var engineOverrideFlags = []string{"block-size", "max-num-seqs", "max-num-batched-tokens", "batching",
-	"beta", "gamma", "c-step", "c-prefill", "c-decode", "jitter", "eos-probability", "request-overhead", "c-attend-ns"}
-
 // engineKeys are the --mock-set keys that override a profile field: every
 // engine flag of `tracebench mock` but the seed (--mock-seed).
 func engineKeys() []string {
@@ -81,29 +68,11 @@ func engineKeys() []string {
 	return keys
 }
 
-// deprecatedFleetFlags are the fleet flags --mock-set and --mock-profile
-// replace, with the replacement each deprecation line names.
-var deprecatedFleetFlags = map[string]string{
-	"mock-preset":         "use --mock-profile NAME",
-	"sim-profile":         "use --mock-profile",
-	"mock-max-model-len":  "use --mock-set max_model_len=N",
-	"mock-eviction":       "use --mock-set eviction=POLICY",
-	"mock-max-loras":      "use --mock-set max_loras=N",
-	"mock-lora-load-cost": "use --mock-set lora_load_cost=DURATION",
-}
-
 func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&m.Sim, "sim", 0, "simulate N engines in virtual time (no HTTP) instead of a real-time fleet")
 	fs.IntVar(&m.Replicas, "mock", 4, "number of in-process mock replicas (when no --target)")
-	fs.StringVar(&m.Preset, "mock-preset", "", "built-in engine profile of the mock or simulated engines (same as --mock-profile NAME)")
 	fs.StringVar(&m.Profile, "mock-profile", "", "engine profile of mock or simulated engines: a built-in `name` ('tracebench profiles') or a YAML file")
-	fs.StringVar(&m.Profile, "sim-profile", "", "the same as --mock-profile")
 	fs.IntVar(&m.Blocks, "mock-blocks", 0, "KV cache blocks per mock replica (0 = preset default)")
-	fs.IntVar(&m.MaxLen, "mock-max-model-len", 0, "longest prompt + output a mock replica accepts, tokens (0 = preset default)")
-	fs.StringVar(&m.Eviction, "mock-eviction", "", "mock prefix cache eviction: "+
-		strings.Join(engine.EvictionPolicies(), ", ")+" (empty = preset default, lru)")
-	fs.IntVar(&m.MaxLoras, "mock-max-loras", 0, "most distinct LoRA adapters in a mock replica's running batch (0: preset default, no limit)")
-	fs.DurationVar(&m.LoRALoad, "mock-lora-load-cost", 0, "mock step time added to load a LoRA adapter into a GPU slot")
 	fs.StringSliceVar(&m.LoRA, "mock-lora-modules", nil, "LoRA adapters the mock replicas serve (others get vLLM's 404; --mock only)")
 	fs.Float64Var(&m.TimeScale, "mock-time-scale", 1, "mock model speed: 2 runs it twice as slow as real time, 0.5 twice as fast")
 	fs.StringVar(&m.Tokenizer, "mock-tokenizer", "whitespace", "mock tokenizer: whitespace|character|tiktoken")
@@ -113,14 +82,11 @@ func (m *fleetFlags) bind(fs *pflag.FlagSet) {
 		"re-resolve dns+http:// targets this often during the run; backends join and leave (0: resolve once)")
 	m.kv.bind(fs)
 	m.bindShared(fs)
-	for name, use := range deprecatedFleetFlags {
-		_ = fs.MarkDeprecated(name, use)
-	}
 }
 
 // bindShared binds --mock-set over the engine flags, the fault flags and
 // --max-queue of `tracebench mock` (the same definitions, defaults and
-// parsing), and the --mock-NAME flags it replaces, deprecated.
+// parsing).
 func (m *fleetFlags) bindShared(fs *pflag.FlagSet) {
 	all := pflag.NewFlagSet("mock", pflag.ContinueOnError)
 	m.shared.bind(all)
@@ -136,18 +102,10 @@ func (m *fleetFlags) bindShared(fs *pflag.FlagSet) {
 	m.set = newMockSet(values)
 	fs.Var(m.set, "mock-set", "override a profile field or a mock fault setting (repeatable; e.g. beta=8ms; "+
 		"keys: docs/cli.md)")
-	old := append(append([]string(nil), sharedMockFlags...), engineOverrideFlags...)
-	faults.VisitAll(func(f *pflag.Flag) { old = append(old, f.Name) })
-	m.shared.changed = func(n string) bool {
-		return m.set.changed(n) || slices.Contains(old, n) && fs.Lookup("mock-"+n).Changed
-	}
-	for _, n := range old {
-		fs.Var(values[n], "mock-"+n, all.Lookup(n).Usage)
-		_ = fs.MarkDeprecated("mock-"+n, "use --mock-set "+keyName(n)+"=VALUE")
-	}
+	m.shared.changed = m.set.changed
 }
 
-// sharedChanged reports whether a fault flag or --mock-max-queue has a
+// sharedChanged reports whether a --mock-set fault key or max_queue has a
 // value other than its default.
 func (m *fleetFlags) sharedChanged() bool {
 	got, def := m.shared.fleet.Server, m.sharedDefaults.fleet.Server
@@ -156,74 +114,42 @@ func (m *fleetFlags) sharedChanged() bool {
 
 // engineChanged reports whether a profile or an engine override was given.
 func (m *fleetFlags) engineChanged() bool {
-	return m.Profile != "" || m.Preset != "" || slices.ContainsFunc(engineKeys(), m.shared.changed)
+	return m.Profile != "" || slices.ContainsFunc(engineKeys(), m.shared.changed)
 }
 
-// profileName returns the profile the flags select (default: "default").
-func (m *fleetFlags) profileName() (string, error) {
-	switch {
-	case m.Profile != "" && m.Preset != "":
-		return "", usagef("--mock-preset (deprecated) and --mock-profile are exclusive")
-	case m.Profile != "":
-		return m.Profile, nil
-	case m.Preset != "":
-		return m.Preset, nil
+// profileName returns the profile --mock-profile selects (default:
+// "default").
+func (m *fleetFlags) profileName() string {
+	if m.Profile != "" {
+		return m.Profile
 	}
-	return profile.DefaultName, nil
+	return profile.DefaultName
 }
 
 // presetName is the built-in profile --mock-profile names, for the
 // results header ("" when none is named or it is a file).
 func (m *fleetFlags) presetName() string {
-	name, err := m.profileName()
-	if err != nil || m.Profile == "" && m.Preset == "" {
+	if m.Profile == "" {
 		return ""
 	}
-	if _, err := profile.Builtin(name); err != nil {
+	if _, err := profile.Builtin(m.Profile); err != nil {
 		return ""
 	}
-	return name
+	return m.Profile
 }
 
-// engineConfig resolves the profile and applies the override flags.
+// engineConfig resolves the profile and applies --mock-blocks and the
+// --mock-set engine keys.
 func (m *fleetFlags) engineConfig() (engine.Config, error) {
-	name, err := m.profileName()
-	if err != nil {
-		return engine.Config{}, err
-	}
-	p, err := resolveProfile(name)
-	if err != nil {
-		return engine.Config{}, usagef("--mock-profile %s: %v", name, err)
-	}
-	cfg := m.shared.applyEngine(p.Config())
-	if m.Blocks > 0 {
-		cfg.NumGPUBlocks = m.Blocks
-	}
-	if m.MaxLen > 0 {
-		cfg.MaxModelLen = m.MaxLen
-	}
-	if m.MaxLoras > 0 {
-		cfg.LoRA.MaxLoras = m.MaxLoras
-	} else if len(m.LoRA) > 0 && cfg.LoRA.MaxLoras == 0 {
-		cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
-	}
-	if m.LoRALoad > 0 {
-		cfg.LoRA.LoadCost = m.LoRALoad
-	}
-	if m.MaxLoras < 0 || m.LoRALoad < 0 {
-		return cfg, usagef("--mock-max-loras %d, --mock-lora-load-cost %v: want ≥ 0", m.MaxLoras, m.LoRALoad)
-	}
-	if m.Eviction != "" {
-		cfg.Eviction = m.Eviction
-		if err := cfg.Validate(); err != nil {
-			return cfg, usagef("--mock-eviction: %v", err)
+	name := m.profileName()
+	return m.shared.engineFrom(name, "--mock-profile "+name, func(cfg *engine.Config) {
+		if m.Blocks > 0 {
+			cfg.NumGPUBlocks = m.Blocks
 		}
-	}
-	cfg.Seed = m.Seed
-	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("--mock-set: %v", err)
-	}
-	return cfg, nil
+		if len(m.LoRA) > 0 && cfg.LoRA.MaxLoras == 0 {
+			cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
+		}
+	}, m.Seed, "--mock-set")
 }
 
 // backends points rs at the targets, a simulation or a fresh mock fleet,
@@ -244,14 +170,12 @@ func (m *fleetFlags) backends(ctx context.Context, rs *runSpec, targets []string
 	case (len(targets) > 0 || m.Sim > 0) && m.sharedChanged():
 		return nil, usagef("--mock-set's fault keys and max_queue apply to the in-process mock fleet only, " +
 			"not to --target or --sim")
-	case len(targets) > 0 && m.Eviction != "":
-		return nil, usagef("--mock-eviction applies to the mock fleet (--mock or --sim), not to --target")
 	case len(targets) > 0 && m.engineChanged():
 		return nil, usagef("--mock-profile and --mock-set apply to --mock and --sim, not to --target")
 	case m.Sim > 0 && len(m.LoRA) > 0:
 		return nil, usagef("--mock-lora-modules applies to --mock (a simulated engine answers no HTTP, so it has no 404 to give)")
-	case len(targets) > 0 && (m.MaxLoras != 0 || m.LoRALoad != 0 || len(m.LoRA) > 0):
-		return nil, usagef("--mock-max-loras, --mock-lora-load-cost and --mock-lora-modules apply to the mock fleet, not to --target")
+	case len(targets) > 0 && len(m.LoRA) > 0:
+		return nil, usagef("--mock-lora-modules applies to the mock fleet, not to --target")
 	case len(targets) > 0:
 		if err := checkTargets(targets); err != nil {
 			return nil, err

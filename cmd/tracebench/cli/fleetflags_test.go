@@ -26,29 +26,22 @@ func fleetFlagsOf(t *testing.T, args []string) (*fleetFlags, error) {
 }
 
 // TestFleetFlagsMirrorMockFaults: every fault flag of `tracebench mock`,
-// and --max-queue, exists as --mock-NAME with the same type and default.
+// and --max-queue, is a --mock-set key.
 func TestFleetFlagsMirrorMockFaults(t *testing.T) {
-	mock := pflag.NewFlagSet("mock", pflag.ContinueOnError)
-	o := &mockOptions{}
-	o.bind(mock)
 	faults := pflag.NewFlagSet("faults", pflag.ContinueOnError)
 	(&mockOptions{}).bindFaults(faults)
-	fleet := pflag.NewFlagSet("fleet", pflag.ContinueOnError)
-	(&fleetFlags{}).bind(fleet)
+	m, err := fleetFlagsOf(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	names := []string{"max-queue"}
 	faults.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	if len(names) < 10 {
 		t.Fatalf("only %d mock fault flags found: %v", len(names), names)
 	}
 	for _, n := range names {
-		want, got := mock.Lookup(n), fleet.Lookup("mock-"+n)
-		if got == nil {
-			t.Errorf("--mock-%s missing", n)
-			continue
-		}
-		if got.Value.Type() != want.Value.Type() || got.DefValue != want.DefValue {
-			t.Errorf("--mock-%s: %s default %q, want %s default %q", n, got.Value.Type(), got.DefValue,
-				want.Value.Type(), want.DefValue)
+		if m.set.values[n] == nil {
+			t.Errorf("--mock-set %s missing", keyName(n))
 		}
 	}
 }
@@ -71,20 +64,20 @@ func TestFleetFaultFlags(t *testing.T) {
 		usageFail bool
 	}{
 		{"defaults", nil, defaults, 0, false},
-		{"errors", []string{"--mock-error-rate", "0.5", "--mock-error-status", "429", "--mock-retry-after", "1s"},
+		{"errors", []string{"--mock-set", "error_rate=0.5", "--mock-set", "error_status=429", "--mock-set", "retry_after=1s"},
 			with(func(c *mockserver.FaultConfig) { c.ErrorRate, c.ErrorStatus, c.RetryAfter = 0.5, 429, time.Second }), 0, false},
-		{"stall", []string{"--mock-stall-rate", "0.01", "--mock-stall", "250ms"},
+		{"stall", []string{"--mock-set", "stall_rate=0.01", "--mock-set", "stall=250ms"},
 			with(func(c *mockserver.FaultConfig) { c.StallRate, c.Stall = 0.01, 250*time.Millisecond }), 0, false},
-		{"disconnect", []string{"--mock-disconnect-rate", "0.2", "--mock-disconnect-after", "7"},
+		{"disconnect", []string{"--mock-set", "disconnect_rate=0.2", "--mock-set", "disconnect_after=7"},
 			with(func(c *mockserver.FaultConfig) { c.DisconnectRate, c.DisconnectAfter = 0.2, 7 }), 0, false},
-		{"slow first byte", []string{"--mock-slow-first-byte-rate", "0.3", "--mock-slow-first-byte", "1500ms"},
+		{"slow first byte", []string{"--mock-set", "slow_first_byte_rate=0.3", "--mock-set", "slow_first_byte=1500ms"},
 			with(func(c *mockserver.FaultConfig) { c.SlowFirstByteRate, c.SlowFirstByte = 0.3, 1500*time.Millisecond }), 0, false},
-		{"refuse and queue", []string{"--mock-refuse-rate", "0.05", "--mock-max-queue", "12"},
+		{"refuse and queue", []string{"--mock-set", "refuse_rate=0.05", "--mock-set", "max_queue=12"},
 			with(func(c *mockserver.FaultConfig) { c.RefuseRate = 0.05 }), 12, false},
-		{"rate above 1", []string{"--mock-error-rate", "2"}, defaults, 0, true},
-		{"bad status", []string{"--mock-error-status", "404"}, defaults, 0, true},
-		{"negative stall", []string{"--mock-stall", "-1s"}, defaults, 0, true},
-		{"negative queue", []string{"--mock-max-queue", "-1"}, defaults, 0, true},
+		{"rate above 1", []string{"--mock-set", "error_rate=2"}, defaults, 0, true},
+		{"bad status", []string{"--mock-set", "error_status=404"}, defaults, 0, true},
+		{"negative stall", []string{"--mock-set", "stall=-1s"}, defaults, 0, true},
+		{"negative queue", []string{"--mock-set", "max_queue=-1"}, defaults, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,7 +104,7 @@ func TestFleetFaultFlags(t *testing.T) {
 	}
 }
 
-// TestFleetEvictionFlag: --mock-eviction sets the engines' policy, the
+// TestFleetEvictionFlag: --mock-set eviction= sets the engines' policy, the
 // presets' lru otherwise; a bad name or a --target run is a usage error.
 func TestFleetEvictionFlag(t *testing.T) {
 	tests := []struct {
@@ -121,10 +114,10 @@ func TestFleetEvictionFlag(t *testing.T) {
 		usage   bool
 	}{
 		{[]string{"--sim", "2"}, engine.EvictLRU, nil, false},
-		{[]string{"--sim", "2", "--mock-preset", "small-kv", "--mock-eviction", "lfu"}, engine.EvictLFU, nil, false},
-		{[]string{"--sim", "2", "--mock-eviction", "lru-longest"}, engine.EvictLRULongest, nil, false},
-		{[]string{"--sim", "2", "--mock-eviction", "fifo"}, "", nil, true},
-		{[]string{"--mock-eviction", "lfu"}, "", []string{"http://127.0.0.1:1"}, true},
+		{[]string{"--sim", "2", "--mock-profile", "small-kv", "--mock-set", "eviction=lfu"}, engine.EvictLFU, nil, false},
+		{[]string{"--sim", "2", "--mock-set", "eviction=lru-longest"}, engine.EvictLRULongest, nil, false},
+		{[]string{"--sim", "2", "--mock-set", "eviction=fifo"}, "", nil, true},
+		{[]string{"--mock-set", "eviction=lfu"}, "", []string{"http://127.0.0.1:1"}, true},
 	}
 	if m, err := fleetFlagsOf(t, []string{"--sim", "2", "--mock-lora-modules", "a"}); err != nil {
 		t.Fatal(err)
@@ -141,8 +134,8 @@ func TestFleetEvictionFlag(t *testing.T) {
 			_, err = m.backends(context.Background(), rs, tc.targets)
 			var ue usageError
 			if tc.usage {
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "eviction") {
-					t.Fatalf("err %v, want a usage error naming the eviction flag", err)
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--mock-set") {
+					t.Fatalf("err %v, want a usage error naming --mock-set", err)
 				}
 				return
 			}
@@ -157,8 +150,8 @@ func TestFleetEvictionFlag(t *testing.T) {
 // are usage errors, not silently ignored; unparsable values fail to parse.
 func TestFleetFaultFlagsNeedTheFleet(t *testing.T) {
 	for _, args := range [][]string{
-		{"--mock-error-rate", "0.1", "--sim", "2"},
-		{"--mock-max-queue", "4", "--sim", "2"},
+		{"--mock-set", "error_rate=0.1", "--sim", "2"},
+		{"--mock-set", "max_queue=4", "--sim", "2"},
 	} {
 		m, err := fleetFlagsOf(t, args)
 		if err != nil {
@@ -172,8 +165,8 @@ func TestFleetFaultFlagsNeedTheFleet(t *testing.T) {
 			t.Errorf("%v with --target: err %v, want a usage error", args[:2], err)
 		}
 	}
-	if _, err := fleetFlagsOf(t, []string{"--mock-stall", "soon"}); err == nil {
-		t.Error("--mock-stall soon parsed")
+	if _, err := fleetFlagsOf(t, []string{"--mock-set", "stall=soon"}); err == nil {
+		t.Error("--mock-set stall=soon parsed")
 	}
 }
 
@@ -188,8 +181,8 @@ func TestReplayMockErrorRate(t *testing.T) {
 		t.Run(tc.rate, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "r.jsonl")
 			var stdout, stderr bytes.Buffer
-			code := Run([]string{"replay", "--mock", "1", "--mock-preset", "fast", "--max-requests", "12", "--rate", "60",
-				"--mock-error-rate", tc.rate, "--mock-error-status", "503", "--out", out}, &stdout, &stderr)
+			code := Run([]string{"replay", "--mock", "1", "--mock-profile", "fast", "--max-requests", "12", "--rate", "60",
+				"--mock-set", "error_rate=" + tc.rate, "--mock-set", "error_status=503", "--out", out}, &stdout, &stderr)
 			if code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 			}

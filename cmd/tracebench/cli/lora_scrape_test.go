@@ -18,7 +18,7 @@ import (
 func TestLoRAAffinityReadsScrapedAdapters(t *testing.T) {
 	base := []string{"replay", "--workload", "shared-prefix", "-p", "adapters=3", "-p", "requests=24", "-p", "rate=40",
 		"-p", "system_len=64", "-p", "question_len=16", "-p", "output_len=8",
-		"--mock-max-loras", "1", "--filter", "lora-affinity", "--policy", "round-robin", "--seed", "1"}
+		"--mock-set", "max_loras=1", "--filter", "lora-affinity", "--policy", "round-robin", "--seed", "1"}
 	for _, c := range []struct {
 		name         string
 		args         []string

@@ -151,14 +151,26 @@ func (o *mockOptions) engineConfig() (engine.Config, error) {
 	if err != nil {
 		return engine.Config{}, err
 	}
+	return o.engineFrom(name, "--profile", nil, o.Engine.Seed, "mock flags")
+}
+
+// engineFrom is the engine of `tracebench mock` and of the in-process
+// fleet: the profile name resolved (profileFlag names it in errors), the
+// engine flags o was given applied, then extra (when not nil), then the
+// seed; what names the override flags in a validation error.
+func (o *mockOptions) engineFrom(name, profileFlag string, extra func(*engine.Config), seed int64,
+	what string) (engine.Config, error) {
 	p, err := resolveProfile(name)
 	if err != nil {
-		return engine.Config{}, usagef("--profile: %v", err)
+		return engine.Config{}, usagef("%s: %v", profileFlag, err)
 	}
 	cfg := o.applyEngine(p.Config())
-	cfg.Seed = o.Engine.Seed
+	if extra != nil {
+		extra(&cfg)
+	}
+	cfg.Seed = seed
 	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("mock flags: %v", err)
+		return cfg, usagef("%s: %v", what, err)
 	}
 	return cfg, nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,8 +32,6 @@ func TestMockSet(t *testing.T) {
 			}, nil},
 		{"keys the fleet once had own flags for", []string{"--mock-set", "max_model_len=4096", "--mock-set", "max_loras=2"},
 			func(c engine.Config) bool { return c.MaxModelLen == 4096 && c.LoRA.MaxLoras == 2 }, nil},
-		{"deprecated flag still works", []string{"--mock-max-num-seqs", "7"},
-			func(c engine.Config) bool { return c.MaxNumSeqs == 7 }, nil},
 		{"misspelt key", []string{"--mock-set", "max_num_seq=8"}, nil,
 			[]string{"--mock-set", `unknown key "max_num_seq"`, "did you mean max_num_seqs"}},
 		{"far key lists every key", []string{"--mock-set", "zzz=1"}, nil,
@@ -90,30 +87,17 @@ func TestMockSetFaultNeedsTheFleet(t *testing.T) {
 	}
 }
 
-// TestDeprecatedFleetFlagsWarnOnce: each replaced flag still works and
-// prints one deprecation line naming its replacement on stderr, never on
-// stdout.
-func TestDeprecatedFleetFlagsWarnOnce(t *testing.T) {
-	tests := []struct{ flag, value, want string }{
-		{"--mock-preset", "fast", "use --mock-profile NAME"},
-		{"--sim-profile", "fast", "use --mock-profile"},
-		{"--mock-beta", "6ms", "use --mock-set beta=VALUE"},
-		{"--mock-eviction", "lfu", "use --mock-set eviction=POLICY"},
-	}
-	for _, tt := range tests {
-		var out, errOut bytes.Buffer
-		out_ := filepath.Join(t.TempDir(), "r.jsonl")
-		args := []string{"replay", "--sim", "1", "--max-requests", "3", "--out", out_, tt.flag, tt.value}
-		if code := Run(args, &out, &errOut); code != ExitOK {
-			t.Errorf("%s %s: exit %d: %s", tt.flag, tt.value, code, errOut.String())
-			continue
-		}
-		line := "Flag " + tt.flag + " has been deprecated, " + tt.want + "\n"
-		if strings.Count(errOut.String(), line) != 1 || strings.Contains(out.String(), "deprecated") {
-			t.Errorf("%s: stderr %q, stdout %q; want %q once on stderr", tt.flag, errOut.String(), out.String(), line)
-		}
-		if _, err := os.Stat(out_); err != nil {
-			t.Errorf("%s: no results written: %v", tt.flag, err)
+// TestRemovedFleetFlags: the flags --mock-profile and --mock-set
+// replaced are gone; each is a usage error that names it (CHANGELOG.md
+// gives the migration).
+func TestRemovedFleetFlags(t *testing.T) {
+	for _, flag := range []string{"--mock-preset", "--sim-profile", "--mock-beta", "--mock-eviction",
+		"--mock-max-model-len", "--mock-error-rate", "--mock-max-queue"} {
+		var errOut bytes.Buffer
+		args := []string{"replay", "--sim", "1", "--max-requests", "3", "--out",
+			filepath.Join(t.TempDir(), "r.jsonl"), flag, "1"}
+		if code := Run(args, &bytes.Buffer{}, &errOut); code != ExitUsage || !strings.Contains(errOut.String(), flag) {
+			t.Errorf("%s: exit %d, %q; want %d naming the flag", flag, code, errOut.String(), ExitUsage)
 		}
 	}
 }

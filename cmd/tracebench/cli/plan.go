@@ -135,8 +135,7 @@ func (o *planOptions) baseSpec(ro metrics.Options, errOut io.Writer) (runSpec, s
 	}
 	base.Fleet, base.Preset, base.KVDelay = &cfg, o.mf.presetName(), o.mf.kv.Delay
 	o.mf.priceRun(&base, false)
-	name, err := o.mf.profileName()
-	return base, name, err
+	return base, o.mf.profileName(), nil
 }
 
 // native measures the workload's own rate for rescaling a trace to

@@ -21,13 +21,14 @@ type predictOptions struct {
 	out     string
 	seed    int64
 	record  bool
+	after   []string
 	so      sloFlags
 }
 
 func newPredictCmd() *cobra.Command {
 	o := &predictOptions{}
 	cmd := &cobra.Command{
-		Use:   "predict (LIVE.jsonl | BENCH-DIR) --profile P [--out DIR]",
+		Use:   "predict (LIVE.jsonl [--after EARLIER.jsonl,...] | BENCH-DIR) --profile P [--out DIR]",
 		Short: "Replay a measured run in simulation with a profile and show the prediction error",
 		Long: `predict takes the results file of a measured run (against a live fleet or
 the mock), replays the same requests with the same arrival times, router,
@@ -62,6 +63,7 @@ path the run read. A profile whose cache model cannot describe the server
 	fs.StringVar(&o.out, "out", "tracebench-predict", "directory for predicted.jsonl and report.md")
 	fs.Int64Var(&o.seed, "sim-seed", 1, "seed of the simulated engines' jitter")
 	fs.BoolVar(&o.record, "record", false, "add the p50 errors to the profile file's validation list (a file, not a built-in profile); bench and sweep verdicts quote them")
+	fs.StringSliceVar(&o.after, "after", nil, "earlier results files of the same servers that the run followed (repeat or comma-separate, in any order): replayed first so the simulated llama.cpp slots and host prompt cache start warm (per-slot profiles)")
 	o.so.bind(fs)
 	return cmd
 }
@@ -86,9 +88,12 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	if st, err := os.Stat(o.live); err == nil && st.IsDir() {
+		if len(o.after) > 0 {
+			return usagef("--after: give it with one results file; a bench directory's runs each started from the isolation bench gave them")
+		}
 		return runPredictDir(cmd, o, prof, ro)
 	}
-	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed,
+	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed, After: o.after,
 		Results: filepath.Join(o.out, "predicted.jsonl"), Report: ro, ErrOut: cmd.ErrOrStderr()})
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ func TestPredictBenchDir(t *testing.T) {
 	dir := t.TempDir()
 	prof := writeProfile(t, dir, truthProfile)
 	b := filepath.Join(dir, "bench")
-	benchSim(t, b, "--sim-profile", prof)
+	benchSim(t, b, "--mock-profile", prof)
 	var so, se bytes.Buffer
 	if code := Run([]string{"predict", b, "--profile", prof, "--out", filepath.Join(dir, "pred"), "--record"}, &so, &se); code != 0 {
 		t.Fatalf("predict exit %d: %s", code, se.String())
@@ -44,7 +44,7 @@ func TestPredictBenchDir(t *testing.T) {
 	}
 	so.Reset()
 	se.Reset()
-	if code := Run([]string{"bench", "--sim", "2", "--sim-profile", prof, "--policies", "round-robin,prefix-cache",
+	if code := Run([]string{"bench", "--sim", "2", "--mock-profile", prof, "--policies", "round-robin,prefix-cache",
 		"--workload", "mixed", "-p", "requests=30", "--out", filepath.Join(dir, "b2")}, &so, &se); code != 0 {
 		t.Fatalf("bench exit %d: %s", code, se.String())
 	}
@@ -90,6 +90,37 @@ func TestPredictBenchDirBadInput(t *testing.T) {
 		"not predicted: seed-1/results-round-robin.jsonl: from another workload: field WorkloadArgs",
 		"round-robin (1 seed(s), means)", "least-request (1 seed(s), means)", "prefix-cache (1 seed(s), means)",
 	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}
+
+// TestPredictDirMissingWorkload: in a directory of recorded runs, a run
+// whose workload file is gone is named with that file, and the others
+// are still predicted (it must not stand for its seed's workload).
+func TestPredictDirMissingWorkload(t *testing.T) {
+	live, err := os.ReadFile(filepath.Join(recordedGPU, "live-mod.jsonl"))
+	if err != nil {
+		t.Skipf("recorded runs not beside the repository: %v", err)
+	}
+	wl, err := os.ReadFile(filepath.Join(recordedGPU, "wl-mod.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gone := bytes.ReplaceAll(live, []byte("wl-mod.jsonl"), []byte("wl-gone.jsonl"))
+	for name, data := range map[string][]byte{"results-a.jsonl": gone, "results-b.jsonl": live, "wl-mod.jsonl": wl} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var so, se bytes.Buffer
+	if code := Run([]string{"predict", dir, "--profile", "default", "--out", filepath.Join(t.TempDir(), "pred")}, &so, &se); code != 0 {
+		t.Fatalf("predict exit %d: %s", code, se.String())
+	}
+	out := so.String()
+	for _, want := range []string{"results-a.jsonl: its workload file wl-gone.jsonl is missing", "b (1 seed(s), means)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}

@@ -41,7 +41,7 @@ func TestPredictSimAgainstItself(t *testing.T) {
 	truth := writeProfile(t, dir, truthProfile)
 	live := filepath.Join(dir, "live.jsonl")
 	var so, se bytes.Buffer
-	if code := Run([]string{"replay", "--sim", "2", "--sim-profile", truth, "--workload", "mixed", "-p", "requests=120",
+	if code := Run([]string{"replay", "--sim", "2", "--mock-profile", truth, "--workload", "mixed", "-p", "requests=120",
 		"--policy", "prefix-cache", "--out", live}, &so, &se); code != 0 {
 		t.Fatalf("replay exit %d: %s", code, se.String())
 	}
@@ -73,7 +73,7 @@ func TestPredictSimAgainstItself(t *testing.T) {
 		t.Fatalf("profile after --record: %+v, %v", p, err)
 	}
 	var bo, be bytes.Buffer
-	if code := Run([]string{"bench", "--sim", "2", "--sim-profile", truth, "--policies", "round-robin,prefix-cache",
+	if code := Run([]string{"bench", "--sim", "2", "--mock-profile", truth, "--policies", "round-robin,prefix-cache",
 		"--max-requests", "40", "--out", filepath.Join(dir, "bench")}, &bo, &be); code != 0 {
 		t.Fatalf("bench exit %d: %s", code, be.String())
 	}

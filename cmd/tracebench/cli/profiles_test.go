@@ -53,15 +53,14 @@ func TestFleetProfileFlags(t *testing.T) {
 		bad   string
 	}{
 		{"default", nil, func(c engine.Config) bool { return c.Latency.Beta == 5740*time.Microsecond }, ""},
-		{"sim profile", []string{"--sim", "2", "--sim-profile", "fast"}, func(c engine.Config) bool {
+		{"sim profile", []string{"--sim", "2", "--mock-profile", "fast"}, func(c engine.Config) bool {
 			return c.Latency.Beta == 574*time.Microsecond
 		}, ""},
-		{"override", []string{"--mock-profile", "fast", "--mock-gamma", "0.5", "--mock-max-num-seqs", "9", "--mock-blocks", "64"},
+		{"override", []string{"--mock-profile", "fast", "--mock-set", "gamma=0.5", "--mock-set", "max_num_seqs=9", "--mock-blocks", "64"},
 			func(c engine.Config) bool {
 				return c.Latency.Gamma == 0.5 && c.MaxNumSeqs == 9 && c.NumGPUBlocks == 64 && c.Latency.Beta == 574*time.Microsecond
 			}, ""},
-		{"both", []string{"--mock-preset", "fast", "--mock-profile", "linear"}, nil, "exclusive"},
-		{"out of range override", []string{"--mock-jitter", "3"}, nil, "Jitter 3"},
+		{"out of range override", []string{"--mock-set", "jitter=3"}, nil, "Jitter 3"},
 		{"unknown", []string{"--mock-profile", "nope.yaml"}, nil, `profile "nope.yaml"`},
 	}
 	for _, tc := range tests {

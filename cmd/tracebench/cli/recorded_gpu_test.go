@@ -46,24 +46,36 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 		t.Fatalf("calibrate exit %d: %s", code, se.String())
 	}
 	t.Log(so.String())
-	if rel := residualPct(so.String(), "ttft"); !(rel < 100) {
-		t.Errorf("probe TTFT residuals %.1f %% of the mean: want under 100 %% (target 40 %%)", rel)
-	} else if rel > 40 {
-		targetMissed(t, "probe TTFT residual", rel, 40, 100, " %")
+	if !strings.Contains(so.String(), "fitted without server timings") {
+		t.Errorf("calibrate did not say that the recorded probe (no llama.cpp timings kept) was fitted without server timings")
 	}
+	fig := recordedFigures{residual: residualPct(so.String(), "ttft"), terms: recordedTerms(so.String())}
+	if rel := fig.residual; !(rel < 45) {
+		t.Errorf("probe TTFT residuals %.1f %% of the mean: want under 45 %% (target 40 %%)", rel)
+	} else if rel > 40 {
+		targetMissed(t, "probe TTFT residual", rel, 40, 45, " %")
+	}
+	// The runs were made in this order (their headers' start times): the
+	// probe, live-turns, live-mod. live-turns followed the probe on the
+	// same server and is predicted after it, with warm slots and host
+	// cache. live-mod ran on a fresh server: its first 16 slot placements
+	// took no save (TTFT 33–134 ms, only an empty slot skips the save),
+	// so it is predicted cold.
+	turnsAfter := strings.Join(probes, ",")
 	runs := []struct {
-		live    string
-		targets []recordedTarget
+		live, after string
+		targets     []recordedTarget
 	}{
-		{"live-mod.jsonl", []recordedTarget{{"TTFT p50", 15, 30}, {"TTFT p90", 20, 60}, {"TPOT p50", 15, 30},
-			{"E2E p50", 15, 30}, {"throughput", 5, 10}}},
-		{"live-turns.jsonl", []recordedTarget{{"TTFT p50", 25, 40}, {"TTFT p90", 25, 40}, {"TPOT p50", 20, 35},
-			{"throughput", 10, 30}}},
+		{"live-mod.jsonl", "", []recordedTarget{{"TTFT p50", 15, 20}, {"TTFT p90", 20, 25}, {"TPOT p50", 15, 20},
+			{"E2E p50", 15, 20}, {"throughput", 5, 7}}},
+		{"live-turns.jsonl", turnsAfter, []recordedTarget{{"TTFT p50", 25, 30}, {"TTFT p90", 25, 30}, {"TPOT p50", 20, 25},
+			{"throughput", 10, 15}}},
 	}
 	for _, r := range runs {
 		t.Run(strings.TrimSuffix(r.live, ".jsonl"), func(t *testing.T) {
-			errs, out := predictErrors(t, filepath.Join(recordedGPU, r.live), prof, filepath.Join(dir, r.live))
+			errs, out := predictErrors(t, filepath.Join(recordedGPU, r.live), prof, filepath.Join(dir, r.live), afterArgs(r.after)...)
 			t.Log(out)
+			fig.runs = append(fig.runs, recordedRun{name: strings.TrimSuffix(r.live, ".jsonl"), errs: errs, targets: r.targets})
 			for _, tg := range r.targets {
 				v, ok := metricErr(errs, tg.metric)
 				switch {
@@ -77,6 +89,7 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 			}
 		})
 	}
+	checkRecordedDoc(t, fig)
 }
 
 // residualPct reads "residuals KIND ... (X % of the mean)" from calibrate's
@@ -109,4 +122,45 @@ func metricErr(errs map[string]float64, metric string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// afterArgs is predict's --after flag for a list of earlier runs (none
+// when empty).
+func afterArgs(after string) []string {
+	if after == "" {
+		return nil
+	}
+	return []string{"--after", after}
+}
+
+// TestRecordedGPUHalves fits the engine terms on each half of the
+// recorded probe's requests (calibrate --halves): two probes of one
+// server should agree within their standard errors. A term that does not
+// is a missed target (marked, not failed); the test fails when calibrate
+// does or prints no halves table.
+func TestRecordedGPUHalves(t *testing.T) {
+	if sweepRace || testing.Short() {
+		t.Skip("two more engine-replay fits (about a minute): run without -race and -short")
+	}
+	probes, _ := filepath.Glob(filepath.Join(recordedGPU, "probe", "*.jsonl"))
+	if len(probes) == 0 {
+		t.Fatalf("no recorded probe in %s: the recorded GPU runs live in ../shared/real-engine-runs beside the repository", recordedGPU)
+	}
+	var so, se bytes.Buffer
+	args := append([]string{"calibrate", "--halves", "--host-cache-tokens", "65536"}, probes...)
+	if code := Run(args, &so, &se); code != 0 {
+		t.Fatalf("calibrate --halves exit %d: %s", code, se.String())
+	}
+	out := so.String()
+	i := strings.Index(out, "term ")
+	if i < 0 || !strings.Contains(out, "halves: ") {
+		t.Fatalf("no halves table in calibrate's output:\n%s", out)
+	}
+	t.Log(out[i:])
+	for _, line := range strings.Split(out[i:], "\n") {
+		if f := strings.Fields(line); len(f) == 7 && f[6] == "false" {
+			mark(t, fmt.Sprintf("TARGET MISSED %s halves_disagree_%s first %s ± %s second %s ± %s %s",
+				t.Name(), f[0], f[1], f[2], f[3], f[4], f[5]))
+		}
+	}
 }

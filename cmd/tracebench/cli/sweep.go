@@ -291,10 +291,7 @@ func (o *sweepOptions) setup(ctx context.Context, rs *runSpec) (func(), error) {
 // fleet describes where the runs go.
 func (o *sweepOptions) fleet() string {
 	m := o.mf
-	preset, err := m.profileName()
-	if err != nil {
-		preset = m.Profile
-	}
+	preset := m.profileName()
 	switch {
 	case o.live():
 		return "live targets " + strings.Join(o.targets, ", ")
