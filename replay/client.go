@@ -222,7 +222,7 @@ func (c *Client) newRequest(ctx context.Context, base string, req *traces.Reques
 	if err != nil {
 		return nil, results.ErrBadPayload, err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL(base)+c.endpoint(), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, BaseURL(base)+c.endpoint(), bytes.NewReader(body))
 	if err != nil {
 		return nil, results.ErrConnect, fmt.Errorf("backend address %q: %w", base, err)
 	}

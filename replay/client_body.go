@@ -148,8 +148,8 @@ func (c *Client) prompt(req *traces.Request) any {
 	return traces.PromptText(req)
 }
 
-// baseURL normalises a Backend address: no trailing slash and no "/v1"
+// BaseURL normalises a Backend address: no trailing slash and no "/v1"
 // suffix (OpenAI client base URLs often carry one).
-func baseURL(base string) string {
+func BaseURL(base string) string {
 	return strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1")
 }

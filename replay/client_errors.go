@@ -13,8 +13,8 @@ import (
 	"github.com/tracebench/tracebench/results"
 )
 
-// maxErrBody is how much of a 4xx/5xx response body goes into Result.Err.
-const maxErrBody = 200
+// MaxErrBody is how much of a 4xx/5xx response body goes into Result.Err.
+const MaxErrBody = 200
 
 // classify maps an error of one exchange to its error class. ctx is the
 // caller's context (its end means the Run stopped: canceled); rctx is the
@@ -66,19 +66,19 @@ func errText(rctx context.Context, err error) string {
 	return err.Error()
 }
 
-// httpErrorText reads at most maxErrBody bytes of an error response body
+// httpErrorText reads at most MaxErrBody bytes of an error response body
 // and returns "HTTP 503 Service Unavailable: <body>".
 func httpErrorText(resp *http.Response, body io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(body, maxErrBody))
+	b, _ := io.ReadAll(io.LimitReader(body, MaxErrBody))
 	msg := fmt.Sprintf("HTTP %s", resp.Status)
-	if s := printable(b); s != "" {
+	if s := Printable(b); s != "" {
 		msg += ": " + s
 	}
 	return msg
 }
 
-// printable makes b a one-line valid UTF-8 string.
-func printable(b []byte) string {
+// Printable makes b a one-line valid UTF-8 string.
+func Printable(b []byte) string {
 	s := strings.ToValidUTF8(string(b), "�")
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {

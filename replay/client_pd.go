@@ -92,7 +92,7 @@ func (c *Client) doSidecar(ctx context.Context, prefill, decode string, req *tra
 // the end.
 func (c *Client) sidecar(prefill string, res *results.Result, now func() time.Duration, onPrefill func(),
 	send func(x *sendExtras)) {
-	u, err := url.Parse(baseURL(prefill))
+	u, err := url.Parse(BaseURL(prefill))
 	if err != nil || u.Host == "" {
 		res.Sent, res.PD.Sent = now(), now()
 		c.fail(res, now, results.ErrConnect, fmt.Sprintf("prefill backend address %q: not a URL", prefill))

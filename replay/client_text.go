@@ -86,7 +86,7 @@ func (c *Client) serverText(ctx context.Context, base, content string, trim int)
 	if err != nil {
 		if !st.off {
 			st.off = true
-			slog.Warn("detokenize failed; chat prompts go as synthetic words", "backend", baseURL(base),
+			slog.Warn("detokenize failed; chat prompts go as synthetic words", "backend", BaseURL(base),
 				"err", redact(err.Error(), c.secrets))
 		}
 		return "", false
@@ -159,7 +159,7 @@ func (c *Client) templateCost(ctx context.Context, base string, msgs []traces.Me
 	for i, m := range msgs {
 		roles[i] = m.Role
 	}
-	key := baseURL(base) + "\x00" + strings.Join(roles, ",")
+	key := BaseURL(base) + "\x00" + strings.Join(roles, ",")
 	st := &c.texts
 	st.mu.Lock()
 	n, hit := st.template[key]
@@ -177,7 +177,7 @@ func (c *Client) templateCost(ctx context.Context, base string, msgs []traces.Me
 		if !st.templateOff {
 			st.templateOff = true
 			slog.Warn("counting the chat template's tokens failed; chat prompts carry the template on top of the trace's tokens",
-				"backend", baseURL(base), "err", redact(err.Error(), c.secrets))
+				"backend", BaseURL(base), "err", redact(err.Error(), c.secrets))
 		}
 		return 0
 	}

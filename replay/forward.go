@@ -70,7 +70,7 @@ var hopHeaders = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-
 
 // forwardRequest builds the upstream request of f.
 func (c *Client) forwardRequest(ctx context.Context, base string, f *Forward, x *sendExtras) (*http.Request, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL(base)+f.Path, bytes.NewReader(f.Body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, BaseURL(base)+f.Path, bytes.NewReader(f.Body))
 	if err != nil {
 		return nil, fmt.Errorf("backend address %q: %w", base, err)
 	}

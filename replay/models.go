@@ -18,7 +18,7 @@ const maxModelsBody = 4 << 20
 func ListModels(ctx context.Context, c *Client, base string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.o.FirstByteTimeout)
 	defer cancel()
-	u := baseURL(base) + "/v1/models"
+	u := BaseURL(base) + "/v1/models"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("list models at %s: %w", base, err)

@@ -232,7 +232,7 @@ func (s *scheduler) dialect() *dialect.Dialect {
 	if s.o.Client == nil {
 		return nil
 	}
-	return s.o.Client.o.Dialect
+	return s.o.Client.Options().Dialect
 }
 
 // warnScrape logs, once per Backend, the first failed scrape and a page
@@ -247,7 +247,7 @@ func (s *scheduler) warnScrape(sr *scrapeResult) {
 		s.scrapeWarned = map[int]bool{}
 	}
 	s.scrapeWarned[i] = true
-	u := baseURL(s.urls[i]) + "/metrics"
+	u := BaseURL(s.urls[i]) + "/metrics"
 	if !m.OK {
 		slog.Warn("scrape failed; its figures are n/a", "backend", u, "err", sr.err)
 		return

@@ -73,7 +73,7 @@ func Scrape(ctx context.Context, hc *http.Client, base string, d *dialect.Dialec
 	if hc == nil {
 		hc = defaultScrapeClient
 	}
-	u := baseURL(base) + "/metrics"
+	u := BaseURL(base) + "/metrics"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return ServerMetrics{}, fmt.Errorf("scrape %s: %w", u, err)
@@ -86,8 +86,8 @@ func Scrape(ctx context.Context, hc *http.Client, base string, d *dialect.Dialec
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
-		return ServerMetrics{}, fmt.Errorf("scrape %s: HTTP %s: %s", u, resp.Status, printable(b))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrBody))
+		return ServerMetrics{}, fmt.Errorf("scrape %s: HTTP %s: %s", u, resp.Status, Printable(b))
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsBody))
 	if err != nil {
