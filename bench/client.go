@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/client"
 )
 
 // NewClient builds a Run's HTTP client, checking every backend answers, and
 // returns it with the model it sends: --model, else the first model the
 // first backend's /v1/models lists. The dialect is cf.Dialect, detected
 // from the backends when "auto"; cf.dialectWhy records the choice.
-func NewClient(ctx context.Context, cf *Client, backends []string) (*replay.Client, string, error) {
+func NewClient(ctx context.Context, cf *Client, backends []string) (*client.Client, string, error) {
 	headers, err := parseHeaders(cf.Headers)
 	if err != nil {
 		return nil, "", err
@@ -24,17 +24,17 @@ func NewClient(ctx context.Context, cf *Client, backends []string) (*replay.Clie
 		}
 		cf.dialect, cf.dialectWhy = d, why
 	}
-	if cf.API == replay.APIResponses && cf.dialect.Endpoints.Responses == "" {
+	if cf.API == client.APIResponses && cf.dialect.Endpoints.Responses == "" {
 		return nil, "", fieldf("Spec.Client.API", "Spec.Client.API %q: %s servers have no Responses API (POST /v1/responses); use chat",
 			cf.API, cf.dialect.Name)
 	}
-	c := replay.NewClient(replay.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
+	c := client.NewClient(client.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
 		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
 		TokenExact: true, Dialect: cf.dialect, Salt: cf.salt, ReasoningTags: cf.ReasoningTags})
 	model := cf.Model
 	for _, b := range backends {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		models, err := replay.ListModels(pctx, c, b)
+		models, err := client.ListModels(pctx, c, b)
 		cancel()
 		if err != nil {
 			return nil, "", fmt.Errorf("target %s: %w", b, err)

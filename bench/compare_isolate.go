@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/dialect"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -16,7 +16,7 @@ import (
 //
 //   - isoFlush: the dialect's flush empties every cache before each run
 //     (vLLM's /reset_prefix_cache, SGLang's /flush_cache).
-//   - isoSalt: every prompt of a run starts with replay.SaltTokens token
+//   - isoSalt: every prompt of a run starts with client.SaltTokens token
 //     ids of the run's own salt, so prompts share prefixes within a run
 //     and with nothing else; usage counts leave the salt out. Used when
 //     no flush is allowed, or when the flush leaves a cache (llama.cpp's
@@ -67,9 +67,9 @@ func decideIsolation(d *dialect.Dialect, flushErr error, salt bool) isolation {
 }
 
 // saltable reports whether the Runs' prompts can be salted: token-id
-// prompts to a completions endpoint (see replay.Client.Salted).
+// prompts to a completions endpoint (see client.Client.Salted).
 func saltable(cf *Client, d *dialect.Dialect) bool {
-	return cf.API != replay.APIChat && cf.API != replay.APIResponses && d.TokenPrompts()
+	return cf.API != client.APIChat && cf.API != client.APIResponses && d.TokenPrompts()
 }
 
 // caches is a run's cache state as its results header states it
@@ -79,7 +79,7 @@ func (iso isolation) caches() string {
 	case isoFlush:
 		return "flushed: complete"
 	case isoSalt:
-		s := fmt.Sprintf("salted: every prompt starts with %d tokens of its run's own salt", replay.SaltTokens)
+		s := fmt.Sprintf("salted: every prompt starts with %d tokens of its run's own salt", client.SaltTokens)
 		if iso.flush {
 			s += ", and slots were flushed"
 		}
@@ -95,7 +95,7 @@ func (iso isolation) line() string {
 		return "prefix caches are flushed before every run"
 	case isoSalt:
 		return fmt.Sprintf("every run's prompts start with %d tokens of its own salt, so no run meets "+
-			"another's cached prefixes (%s)", replay.SaltTokens, iso.why)
+			"another's cached prefixes (%s)", client.SaltTokens, iso.why)
 	}
 	return "prefix caches persist between runs and prompts cannot be salted: no verdict; " + iso.withheld()
 }

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/dialect"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -33,7 +33,7 @@ type liveBench struct {
 	d       *dialect.Dialect
 	hc      *http.Client
 	// client sends the speed probes; plan is their size.
-	client *replay.Client
+	client *client.Client
 	plan   workloadPlan
 	isolation
 	// order is the policies in the order they run.
@@ -137,7 +137,7 @@ const probeRequests = 4
 // errOut when the planned arrival rate exceeds what the targets served,
 // with the expected duration of each policy's run. It keeps client for
 // the probes before later runs.
-func (lb *liveBench) probe(ctx context.Context, w Workload, client *replay.Client, errOut io.Writer) error {
+func (lb *liveBench) probe(ctx context.Context, w Workload, client *client.Client, errOut io.Writer) error {
 	plan, err := planOf(w)
 	if err != nil {
 		return err
@@ -222,7 +222,7 @@ func planOf(wf Workload) (workloadPlan, error) {
 
 // probeTarget sends probeRequests requests at once and returns the rate
 // at which they were served.
-func probeTarget(ctx context.Context, client *replay.Client, target string, p workloadPlan) (float64, error) {
+func probeTarget(ctx context.Context, client *client.Client, target string, p workloadPlan) (float64, error) {
 	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }

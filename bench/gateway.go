@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
@@ -21,7 +22,7 @@ type GatewayParts struct {
 	PD *replay.PDOptions
 	// Client sends to the Backends: dialect resolved, every Backend
 	// checked to answer /v1/models.
-	Client *replay.Client
+	Client *client.Client
 	// Header is the results file's run header: the policy with every
 	// parameter it runs with, the Backends, the dialect and the client
 	// settings (no credentials).

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/metrics"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/sim"
 )
@@ -19,7 +19,7 @@ import (
 func measuredCut(h results.Header, st *results.Stop) (sim.Cut, string) {
 	var c sim.Cut
 	if h.Mode != results.ModeSim {
-		c.FirstByteTimeout = replay.DefaultFirstByteTimeout
+		c.FirstByteTimeout = client.DefaultFirstByteTimeout
 		if d, err := time.ParseDuration(h.Config.Timeout); err == nil && d > 0 {
 			c.FirstByteTimeout = d
 		}

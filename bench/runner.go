@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
@@ -187,7 +188,7 @@ func Run(ctx context.Context, rs Spec) (*metrics.Summary, error) {
 // virtual time (no client), else over an HTTP client checked against
 // every backend, the model it sends put in rs.Client.Model. The returned
 // func releases the client.
-func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
+func (rs *Spec) connect(ctx context.Context) (*client.Client, func(), error) {
 	if rs.Sim > 0 {
 		rs.Backends, rs.Mode = sim.BackendNames(rs.Sim), results.ModeSim
 		return nil, func() {}, nil
@@ -204,7 +205,7 @@ func (rs *Spec) connect(ctx context.Context) (*replay.Client, func(), error) {
 // counting every Result in acc, and returns its stop line, whose reason
 // is rs.OnResult's when that stopped the Run.
 func (rs Spec) run(ctx context.Context, name string, src traces.Source, pol builtPolicy,
-	client *replay.Client, w *results.Writer, acc *metrics.Accumulator) (results.Stop, error) {
+	client *client.Client, w *results.Writer, acc *metrics.Accumulator) (results.Stop, error) {
 	counters := &replay.Counters{}
 	stopProgress := rs.progress(ctx, name, counters)
 	rst := newRunStopper(ctx, acc.Add, rs.OnResult)
@@ -284,7 +285,7 @@ func (s *runStopper) finish(parent context.Context, reason results.StopReason) r
 // dispatch runs the Requests in virtual time or over HTTP; add sees
 // every Result and event every policy state Event.
 func (rs Spec) dispatch(ctx context.Context, src traces.Source, r policies.Router, q policies.Queue,
-	client *replay.Client, w *results.Writer, add func(*results.Result), event func(*results.Event),
+	client *client.Client, w *results.Writer, add func(*results.Result), event func(*results.Event),
 	c *replay.Counters) (results.Stop, error) {
 	common := replay.Common{Source: src, Router: r, Queue: q,
 		Capacity:    policies.Capacity{Requests: rs.Policy.Capacity, Tokens: rs.Policy.TokenBudget},

@@ -127,7 +127,7 @@ type Client struct {
 	dialect    *dialect.Dialect
 	dialectWhy string
 	// salt is the prompt salt of a live bench's run (see
-	// replay.ClientOptions.Salt; "" none).
+	// client.ClientOptions.Salt; "" none).
 	salt string
 }
 

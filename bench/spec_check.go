@@ -3,7 +3,7 @@ package bench
 import (
 	"strings"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/client"
 )
 
 // check rejects a Spec that says nowhere to send its Requests or write
@@ -17,8 +17,8 @@ func (rs Spec) check() error {
 			"or start a MockFleet for the Run")
 	case rs.Results == "":
 		return fieldf("Spec.Results", "Spec.Results: no results file path")
-	case !replay.ValidAPI(rs.Client.API):
-		return fieldf("Spec.Client.API", "Spec.Client.API %q: want %s", rs.Client.API, strings.Join(replay.APIs(), ", "))
+	case !client.ValidAPI(rs.Client.API):
+		return fieldf("Spec.Client.API", "Spec.Client.API %q: want %s", rs.Client.API, strings.Join(client.APIs(), ", "))
 	}
 	return nil
 }

@@ -2,7 +2,7 @@ package dialect
 
 // Raw is what one response, or one streamed chunk, says about tokens:
 // the OpenAI usage object and llama.cpp's timings object, as found. The
-// client's response parser fills it (replay.ReadUsage reads one body);
+// client's response parser fills it (client.ReadUsage reads one body);
 // the Dialect decides what it means.
 type Raw struct {
 	// HasUsage reports a non-null "usage" object.

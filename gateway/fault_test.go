@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -84,7 +84,7 @@ func misbehave(w http.ResponseWriter, r *http.Request, fault string) {
 // the client gives, and a stream broken after it began reaches the
 // gateway's client broken too.
 func TestFaultsClassifiedAsClient(t *testing.T) {
-	opts := replay.ClientOptions{Stream: true, FirstByteTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
+	opts := client.ClientOptions{Stream: true, FirstByteTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
 	tests := []struct {
 		fault       string
 		want        string
@@ -125,8 +125,8 @@ func TestFaultsClassifiedAsClient(t *testing.T) {
 
 // directClass is the class tracebench's client gives one request to
 // backend.
-func directClass(backend string, opts replay.ClientOptions) string {
-	c := replay.NewClient(opts)
+func directClass(backend string, opts client.ClientOptions) string {
+	c := client.NewClient(opts)
 	defer c.Close()
 	start := time.Now()
 	res := &results.Result{}

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
 )
 
@@ -52,7 +52,7 @@ type testGateway struct {
 // of the Options.
 type gwConfig struct {
 	router, queue string
-	client        replay.ClientOptions
+	client        client.ClientOptions
 	edit          func(*Options)
 }
 
@@ -74,7 +74,7 @@ func startGateway(t testing.TB, backends []string, c gwConfig) *testGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := replay.NewClient(c.client)
+	client := client.NewClient(c.client)
 	t.Cleanup(client.Close)
 	tg := &testGateway{results: filepath.Join(t.TempDir(), "gateway.jsonl"), done: make(chan struct{})}
 	if tg.w, err = results.Create(tg.results, results.Header{Policy: c.router, Router: c.router, Queue: c.queue,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
@@ -28,7 +29,7 @@ type Options struct {
 	Backends []string
 	// Client sends to the Backends (its API key and extra headers are
 	// set on every upstream request).
-	Client *replay.Client
+	Client *client.Client
 	// HTTP is the client of the gateway's own probes of the Backends
 	// (/v1/models, dialect detection, /metrics scrapes); it should send
 	// the same credentials as Client. nil: a plain client.

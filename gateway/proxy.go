@@ -6,7 +6,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/tracebench/tracebench/replay"
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -120,7 +120,7 @@ func (g *Gateway) forward(ctx context.Context, cancel context.CancelFunc, w http
 		Intended: req.Arrival, Released: rel.Released, InputTokens: req.InputTokens, OutputTokens: req.OutputTokens,
 		PredictedHitTokens: rel.PredictedHitTokens}
 	rp := newReply(w, cancel)
-	f := &replay.Forward{Path: path, Body: body, Header: h, Reply: rp}
+	f := &client.Forward{Path: path, Body: body, Header: h, Reply: rp}
 	onTokens := g.rt.tokensFunc(req)
 	if rel.Prefill != nil {
 		res.PD = &results.PrefillPhase{Backend: rel.Prefill.Backend, Protocol: g.pdProtocol()}

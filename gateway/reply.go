@@ -6,7 +6,7 @@ import (
 )
 
 // reply passes a backend's answer to the gateway's client as it arrives
-// (replay.Reply): the status and end-to-end headers, then every body
+// (client.Reply): the status and end-to-end headers, then every body
 // read, flushed at once so a stream's chunks are not held back.
 type reply struct {
 	w       http.ResponseWriter

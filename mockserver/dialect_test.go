@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/dialect"
-	"github.com/tracebench/tracebench/replay"
 )
 
 // TestMockDialects: the mock answers in each dialect, and the dialect
@@ -48,7 +48,7 @@ func TestMockDialects(t *testing.T) {
 				if code != http.StatusOK {
 					t.Fatalf("status %d: %s", code, resp)
 				}
-				if u, err = replay.ReadUsage([]byte(resp), d); err != nil {
+				if u, err = client.ReadUsage([]byte(resp), d); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -77,7 +77,7 @@ func TestMockDialects(t *testing.T) {
 				return
 			}
 			_, _, resp := post(t, base+"/v1/completions", body)
-			if u, _ := replay.ReadUsage([]byte(resp), d); u.Cached != 0 {
+			if u, _ := client.ReadUsage([]byte(resp), d); u.Cached != 0 {
 				t.Errorf("after a flush %d tokens were cached", u.Cached)
 			}
 		})

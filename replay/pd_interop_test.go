@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/mockserver"
-	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -104,7 +104,7 @@ func TestPDInteropLLMDSim(t *testing.T) {
 		}
 	}
 	mock := startMockWith(t, mockserver.Options{TimeScale: 0.05, Role: mockserver.RoleDecode})
-	c := replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"})
+	c := client.NewClient(client.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"})
 	defer c.Close()
 	start := time.Now()
 	for _, dec := range []string{decode, mock} {

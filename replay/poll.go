@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/results"
 )
@@ -247,7 +248,7 @@ func (s *scheduler) warnScrape(sr *scrapeResult) {
 		s.scrapeWarned = map[int]bool{}
 	}
 	s.scrapeWarned[i] = true
-	u := BaseURL(s.urls[i]) + "/metrics"
+	u := client.BaseURL(s.urls[i]) + "/metrics"
 	if !m.OK {
 		slog.Warn("scrape failed; its figures are n/a", "backend", u, "err", sr.err)
 		return

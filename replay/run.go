@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
@@ -19,7 +20,7 @@ type Options struct {
 	// Backends are the base URLs, indexed in order.
 	Backends []string
 	// Client sends the Requests.
-	Client *Client
+	Client *client.Client
 	// Grace is how long in-flight requests may finish after a stop
 	// (default 10 s).
 	Grace time.Duration

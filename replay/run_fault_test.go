@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
@@ -71,7 +72,7 @@ func TestRunMisbehavingBackends(t *testing.T) {
 	}
 	// Timeouts far above a loopback answer, so only the stalling
 	// backends reach them.
-	c := NewClient(ClientOptions{Stream: true, Model: "m", ConnectTimeout: time.Second,
+	c := client.NewClient(client.ClientOptions{Stream: true, Model: "m", ConnectTimeout: time.Second,
 		FirstByteTimeout: time.Second, IdleTimeout: time.Second})
 	defer c.Close()
 	counters := &Counters{}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
@@ -54,7 +55,7 @@ func runPrecise(t *testing.T, n int, eps func(*mockserver.Fleet) []replay.KVEndp
 	stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{Source: traces.NewSliceSource(kvWorkload(n)),
 		Router: r, Queue: q, OnResult: func(r *results.Result) { got = append(got, r) }},
 		Backends: f.URLs(),
-		Client:   replay.NewClient(replay.ClientOptions{Stream: true, TokenExact: true}), KVEvents: eps(f)})
+		Client:   client.NewClient(client.ClientOptions{Stream: true, TokenExact: true}), KVEvents: eps(f)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/dialect"
 )
 
@@ -73,7 +74,7 @@ func Scrape(ctx context.Context, hc *http.Client, base string, d *dialect.Dialec
 	if hc == nil {
 		hc = defaultScrapeClient
 	}
-	u := BaseURL(base) + "/metrics"
+	u := client.BaseURL(base) + "/metrics"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return ServerMetrics{}, fmt.Errorf("scrape %s: %w", u, err)
@@ -86,8 +87,8 @@ func Scrape(ctx context.Context, hc *http.Client, base string, d *dialect.Dialec
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrBody))
-		return ServerMetrics{}, fmt.Errorf("scrape %s: HTTP %s: %s", u, resp.Status, Printable(b))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, client.MaxErrBody))
+		return ServerMetrics{}, fmt.Errorf("scrape %s: HTTP %s: %s", u, resp.Status, client.Printable(b))
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsBody))
 	if err != nil {

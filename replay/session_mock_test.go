@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
@@ -28,11 +29,11 @@ func TestClosedLoopAgainstMock(t *testing.T) {
 		wantEarly bool // some turn left before its predecessor ended
 		wantFed   bool // follow-ups hit the previous answer
 	}{
-		{"closed, completions", replay.APICompletions, replay.Sessions{}, false, true},
-		{"closed, chat", replay.APIChat, replay.Sessions{}, false, true},
-		{"closed, responses", replay.APIResponses, replay.Sessions{}, false, true},
-		{"closed, no feedback", replay.APICompletions, replay.Sessions{NoFeedBack: true}, false, false},
-		{"open", replay.APICompletions, replay.Sessions{Mode: replay.SessionsOpen}, true, false},
+		{"closed, completions", client.APICompletions, replay.Sessions{}, false, true},
+		{"closed, chat", client.APIChat, replay.Sessions{}, false, true},
+		{"closed, responses", client.APIResponses, replay.Sessions{}, false, true},
+		{"closed, no feedback", client.APICompletions, replay.Sessions{NoFeedBack: true}, false, false},
+		{"open", client.APICompletions, replay.Sessions{Mode: replay.SessionsOpen}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A fresh server each: no run may find another's blocks.
@@ -45,7 +46,7 @@ func TestClosedLoopAgainstMock(t *testing.T) {
 			}
 			r, _ := policies.NewRouter("session-affinity", nil, rand.New(rand.NewPCG(1, 1)))
 			q, _ := policies.NewQueue("fcfs", nil, nil)
-			c := replay.NewClient(replay.ClientOptions{API: tc.api, Stream: true, Model: mockserver.DefaultModelName,
+			c := client.NewClient(client.ClientOptions{API: tc.api, Stream: true, Model: mockserver.DefaultModelName,
 				FirstByteTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second})
 			defer c.Close()
 			byID := map[string]*results.Result{}

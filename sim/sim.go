@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
@@ -69,7 +70,7 @@ type simBackend struct {
 type simReq struct {
 	req       *traces.Request
 	res       *results.Result
-	stats     replay.TokenStamps
+	stats     client.TokenStamps
 	clock     time.Duration
 	promptLen int
 	pd        *simPD // nil unless the Request is disaggregated

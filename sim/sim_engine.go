@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
@@ -57,7 +58,7 @@ func (s *simulator) addToEngine(req *traces.Request, res *results.Result, b, rem
 	// The profile's request overhead (HTTP, tokenisation) delays every
 	// time the client sees; the engine's work is unchanged.
 	over := s.o.Engines[b].RequestOverhead
-	sr.stats = replay.NewTokenStamps(res, func() time.Duration { return sr.clock + over })
+	sr.stats = client.NewTokenStamps(res, func() time.Duration { return sr.clock + over })
 	if s.d.WantsTokens() {
 		sr.stats.OnTokens(func(n int) { s.d.Tokens(sr.clock, req, n) })
 	}

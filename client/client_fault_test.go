@@ -1,0 +1,243 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/traces"
+)
+
+// Chunks a fake server writes.
+const (
+	roleChunk  = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n"
+	tokChunk   = `data: {"choices":[{"index":0,"text":"tok","finish_reason":null}]}` + "\n\n"
+	finChunk   = `data: {"choices":[{"index":0,"text":"","finish_reason":"length"}]}` + "\n\n"
+	usageChunk = `data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,` +
+		`"prompt_tokens_details":{"cached_tokens":4}}}` + "\n\n"
+	doneChunk = "data: [DONE]\n\n"
+)
+
+// sseHandler answers 200 text/event-stream and writes parts, flushing
+// after each, then returns (ending the stream cleanly).
+func sseHandler(parts ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, p := range parts {
+			_, _ = fmt.Fprint(w, p)
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+// stallAfter writes parts and then blocks until the client goes away.
+func stallAfter(parts ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sseHandler(parts...)(w, r)
+		<-r.Context().Done()
+	}
+}
+
+// cutAfter writes a raw chunked response holding parts (the last one
+// possibly unterminated) and closes the connection without the final
+// chunk: a server that died mid-stream.
+func cutAfter(parts ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			panic(err) // test server only
+		}
+		defer conn.Close()
+		fmt.Fprint(buf, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+		for _, p := range parts {
+			fmt.Fprintf(buf, "%x\r\n%s\r\n", len(p), p)
+		}
+		_ = buf.Flush()
+	}
+}
+
+// statusHandler answers code with a JSON error body.
+func statusHandler(code int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		w.WriteHeader(code)
+		fmt.Fprint(w, body)
+	}
+}
+
+func TestDoFaults(t *testing.T) {
+	// short is for the rows that must time out; the others get timeouts
+	// no loaded machine reaches, so they cannot flake.
+	short := ClientOptions{Stream: true, FirstByteTimeout: 50 * time.Millisecond, IdleTimeout: 50 * time.Millisecond}
+	normal := ClientOptions{Stream: true, FirstByteTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}
+	long := strings.Repeat("x", 300)
+	tests := []struct {
+		name      string
+		handler   http.HandlerFunc
+		opts      ClientOptions
+		wantClass string
+		wantErr   string // substring of Err
+		wantOut   int    // CompletionTokens
+		wantCh    int    // Chunks
+	}{
+		{"happy path", sseHandler(roleChunk, tokChunk, tokChunk, finChunk, usageChunk, doneChunk), normal, "", "", 2, 2},
+		{"429", statusHandler(429, `{"object":"error","message":"rate limited"}`), normal, results.ErrHTTP4xx, "429 Too Many Requests: {\"object\":\"error\",\"message\":\"rate limited\"}", 0, 0},
+		{"500", statusHandler(500, `Internal Server Error`), normal, results.ErrHTTP5xx, "HTTP 500", 0, 0},
+		{"503", statusHandler(503, `{"error":"overloaded"}`), normal, results.ErrHTTP5xx, "503 Service Unavailable", 0, 0},
+		{"error body clipped to 200 bytes", statusHandler(400, long), normal, results.ErrHTTP4xx, "400 Bad Request: " + long[:200], 0, 0},
+		{"302 not followed", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+		}, normal, results.ErrBadPayload, "HTTP 302", 0, 0},
+		{"reset before any response", func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				panic(err) // test server only
+			}
+			_ = conn.(*net.TCPConn).SetLinger(0) // RST, not FIN
+			conn.Close()
+		}, normal, results.ErrConnect, "", 0, 0},
+		{"first-byte timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, short,
+			results.ErrTimeout, "first-byte", 0, 0},
+		{"idle timeout before first token", stallAfter(roleChunk), short, results.ErrTimeout, "idle", 0, 0},
+		{"idle timeout mid-stream", stallAfter(tokChunk, tokChunk), short, results.ErrTimeout, "idle", 2, 2},
+		{"cut between events", cutAfter(tokChunk, tokChunk), normal, results.ErrStreamBroken, "", 2, 2},
+		{"cut inside an event", cutAfter(tokChunk, `data: {"choices":[{"te`), normal, results.ErrStreamBroken, "", 1, 1},
+		{"clean end inside an event", sseHandler(tokChunk, `data: {"choices":[]}`), normal, results.ErrStreamBroken,
+			"inside an event", 1, 1},
+		{"no [DONE], no finish", sseHandler(tokChunk, tokChunk), normal, results.ErrStreamBroken, "without [DONE]", 2, 2},
+		{"no [DONE] after finish and usage", sseHandler(tokChunk, tokChunk, finChunk, usageChunk), normal, "", "", 2, 2},
+		{"error frame (vLLM)", sseHandler(tokChunk, `data: {"error":{"object":"error","message":"engine dead",`+
+			`"type":"InternalServerError","param":null,"code":500}}`+"\n\n"), normal, results.ErrStreamError,
+			"InternalServerError: engine dead", 1, 1},
+		{"error frame (flat)", sseHandler(`data: {"object":"error","message":"too long","code":400}` + "\n\n"), normal,
+			results.ErrStreamError, "too long", 0, 0},
+		{"error event type", sseHandler(tokChunk, "event: error\ndata: overloaded\n\n"), normal, results.ErrStreamError,
+			"overloaded", 1, 1},
+		{"bad JSON chunk", sseHandler(tokChunk, "data: {not json\n\n"), normal, results.ErrBadPayload, "decode chunk", 1, 1},
+		{"comments, keep-alives, CRLF, multi-line data", sseHandler(": ping\n\n", "\r\n", "data: {\"choices\":\r\n",
+			"data: [{\"text\":\"a\"}]}\r\n\r\n", ": keep-alive\n", "event: message\nid: 7\nretry: 10\n"+tokChunk,
+			doneChunk), normal, "", "", 2, 2},
+		{"bytes split one by one", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, b := range []byte(tokChunk + tokChunk + tokChunk + doneChunk) {
+				_, _ = w.Write([]byte{b})
+				w.(http.Flusher).Flush()
+			}
+		}, normal, "", "", 3, 3},
+		{"non-streamed JSON", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"choices":[{"index":0,"text":"a b c","finish_reason":"length"}],`+
+				`"usage":{"prompt_tokens":5,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":0}}}`)
+		}, ClientOptions{}, "", "", 3, 1},
+		{"non-streamed error object", statusHandler(200, `{"error":{"message":"boom","type":"E"}}`), ClientOptions{},
+			results.ErrStreamError, "E: boom", 0, 0},
+		{"non-streamed garbage", statusHandler(200, `<html>`), ClientOptions{}, results.ErrBadPayload, "decode chunk", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := rawServer(t, tc.handler)
+			c := NewClient(tc.opts)
+			defer c.Close()
+			var clk vclock
+			var res results.Result
+			done := doAsync(context.Background(), c, srv.URL, &traces.Request{ID: "f", Prompt: "p", OutputTokens: 2},
+				&res, clk.now, func(int) { clk.advance(time.Millisecond) })
+			waitDone(t, done, 10*time.Second)
+			checkOutcome(t, &res, tc.wantClass, tc.wantErr)
+			if res.CompletionTokens != tc.wantOut || res.Chunks != tc.wantCh {
+				t.Errorf("tokens, chunks = %d, %d; want %d, %d", res.CompletionTokens, res.Chunks, tc.wantOut, tc.wantCh)
+			}
+		})
+	}
+}
+
+// checkOutcome compares a Result's class and error text.
+func checkOutcome(t *testing.T, res *results.Result, class, errSub string) {
+	t.Helper()
+	if res.ErrClass != class {
+		t.Fatalf("ErrClass = %q (Err %q), want %q", res.ErrClass, res.Err, class)
+	}
+	if class == "" && res.Err != "" {
+		t.Errorf("Err = %q on success", res.Err)
+	}
+	if !strings.Contains(res.Err, errSub) {
+		t.Errorf("Err = %q, want it to contain %q", res.Err, errSub)
+	}
+}
+
+func TestDoConnectFailures(t *testing.T) {
+	stall := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		<-ctx.Done() // a SYN nobody answers
+		return nil, ctx.Err()
+	}
+	tests := []struct {
+		name, base string
+		dial       dialFunc
+		wantClass  string
+		wantErr    string
+	}{
+		{"refused", "http://" + closedAddr(t), nil, results.ErrConnect, "refused"},
+		{"connect timeout", "http://127.0.0.1:9", stall, results.ErrTimeout, "no connection within"},
+		{"bad address", "ftp://127.0.0.1:1", nil, results.ErrConnect, "unsupported protocol scheme"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := ClientOptions{Stream: true, ConnectTimeout: 20 * time.Millisecond}
+			c := NewClient(o)
+			if tc.dial != nil {
+				c = newClientDial(o, tc.dial)
+			}
+			defer c.Close()
+			var clk vclock
+			var res results.Result
+			done := doAsync(context.Background(), c, tc.base, &traces.Request{ID: "c"}, &res, clk.now, nil)
+			waitDone(t, done, 10*time.Second)
+			checkOutcome(t, &res, tc.wantClass, tc.wantErr)
+			if res.Status != 0 {
+				t.Errorf("Status = %d, want 0", res.Status)
+			}
+		})
+	}
+}
+
+// TestDoCanceled stops the Run while the server stalls, before headers
+// and mid-stream: both end promptly as canceled.
+func TestDoCanceled(t *testing.T) {
+	tests := []struct {
+		name  string
+		parts []string
+	}{
+		{"before headers", nil},
+		{"mid-stream", []string{tokChunk}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			arrived := make(chan struct{}, 1)
+			srv := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if tc.parts != nil {
+					sseHandler(tc.parts...)(w, r)
+				}
+				arrived <- struct{}{}
+				<-r.Context().Done()
+			})
+			c := NewClient(ClientOptions{Stream: true})
+			defer c.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			var clk vclock
+			var res results.Result
+			done := doAsync(ctx, c, srv.URL, &traces.Request{ID: "x"}, &res, clk.now, nil)
+			<-arrived
+			cancel()
+			waitDone(t, done, 10*time.Second)
+			checkOutcome(t, &res, results.ErrCanceled, "")
+		})
+	}
+}
