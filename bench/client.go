@@ -28,7 +28,7 @@ func NewClient(ctx context.Context, cf *Client, backends []string) (*client.Clie
 		return nil, "", fieldf("Spec.Client.API", "Spec.Client.API %q: %s servers have no Responses API (POST /v1/responses); use chat",
 			cf.API, cf.dialect.Name)
 	}
-	c := client.NewClient(client.ClientOptions{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
+	c := client.New(client.Options{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
 		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
 		TokenExact: true, Dialect: cf.dialect, Salt: cf.salt, ReasoningTags: cf.ReasoningTags})
 	model := cf.Model

@@ -127,7 +127,7 @@ type Client struct {
 	dialect    *dialect.Dialect
 	dialectWhy string
 	// salt is the prompt salt of a live bench's run (see
-	// client.ClientOptions.Salt; "" none).
+	// client.Options.Salt; "" none).
 	salt string
 }
 

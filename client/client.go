@@ -16,9 +16,9 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// ClientOptions configure a Client. Zero durations take the Default*
+// Options configure a Client. Zero durations take the Default*
 // timeouts; the CLI's defaults are Stream and TokenExact true.
-type ClientOptions struct {
+type Options struct {
 	// API is APICompletions ("completions", the default), APIChat or
 	// APIResponses.
 	API string
@@ -70,7 +70,7 @@ type ClientOptions struct {
 // Client sends Requests to OpenAI-compatible (vLLM) servers and measures
 // their responses. It is safe for concurrent use by many workers.
 type Client struct {
-	o  ClientOptions
+	o  Options
 	tr *http.Transport
 	hc *http.Client
 	// secrets are removed from every error text (see secretsOf).
@@ -81,14 +81,14 @@ type Client struct {
 	salt []int
 }
 
-// NewClient returns a Client with its own connection pool.
-func NewClient(o ClientOptions) *Client {
+// New returns a Client with its own connection pool.
+func New(o Options) *Client {
 	return newClientDial(o, (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext)
 }
 
-// newClientDial is NewClient with a given dial function (tests use it to
+// newClientDial is New with a given dial function (tests use it to
 // stall a connect).
-func newClientDial(o ClientOptions, dial dialFunc) *Client {
+func newClientDial(o Options, dial dialFunc) *Client {
 	if o.API == "" {
 		o.API = APICompletions
 	}
@@ -116,7 +116,7 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // Options returns the Client's options with defaults applied.
-func (c *Client) Options() ClientOptions { return c.o }
+func (c *Client) Options() Options { return c.o }
 
 // Close releases the Client's idle connections.
 func (c *Client) Close() { c.tr.CloseIdleConnections() }

@@ -9,7 +9,7 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// API names accepted in ClientOptions.API.
+// API names accepted in Options.API.
 const (
 	// APICompletions sends /v1/completions requests (the default).
 	APICompletions = "completions"
@@ -19,7 +19,7 @@ const (
 	APIResponses = "responses"
 )
 
-// APIs lists the API names ClientOptions.API accepts.
+// APIs lists the API names Options.API accepts.
 func APIs() []string { return []string{APICompletions, APIChat, APIResponses} }
 
 // ValidAPI reports whether api names an API ("" is the default,

@@ -18,38 +18,38 @@ func TestRequestBody(t *testing.T) {
 	streamOpts := map[string]any{"include_usage": true}
 	tests := []struct {
 		name string
-		opts ClientOptions
+		opts Options
 		req  traces.Request
 		want map[string]any
 	}{
-		{"completions text", ClientOptions{Model: "m", Stream: true},
+		{"completions text", Options{Model: "m", Stream: true},
 			traces.Request{Prompt: "hi there", OutputTokens: 7},
 			map[string]any{"model": "m", "prompt": "hi there", "max_tokens": 7.0, "min_tokens": 7.0,
 				"ignore_eos": true, "stream": true, "stream_options": streamOpts, "temperature": 0.0}},
-		{"completions token ids", ClientOptions{Model: "m", Stream: true, TokenExact: true},
+		{"completions token ids", Options{Model: "m", Stream: true, TokenExact: true},
 			traces.Request{TokenIDs: []int{5, 6, 7}, Prompt: "ignored", OutputTokens: 1},
 			map[string]any{"model": "m", "prompt": []any{5.0, 6.0, 7.0}, "max_tokens": 1.0, "min_tokens": 1.0,
 				"ignore_eos": true, "stream": true, "stream_options": streamOpts, "temperature": 0.0}},
-		{"token ids as text when not token-exact", ClientOptions{Model: "m"},
+		{"token ids as text when not token-exact", Options{Model: "m"},
 			traces.Request{TokenIDs: []int{5, 6}, Prompt: "as text"},
 			map[string]any{"model": "m", "prompt": "as text", "ignore_eos": true, "stream": false, "temperature": 0.0}},
-		{"request model and LoRA win", ClientOptions{Model: "base"},
+		{"request model and LoRA win", Options{Model: "base"},
 			traces.Request{Model: "other", LoRA: "sql-lora", Prompt: "x"},
 			map[string]any{"model": "sql-lora", "prompt": "x", "ignore_eos": true, "stream": false, "temperature": 0.0}},
-		{"chat messages", ClientOptions{API: APIChat, Model: "m", Stream: true},
+		{"chat messages", Options{API: APIChat, Model: "m", Stream: true},
 			traces.Request{Messages: []traces.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}},
 				OutputTokens: 3},
 			map[string]any{"model": "m", "messages": []any{map[string]any{"role": "system", "content": "s"},
 				map[string]any{"role": "user", "content": "u"}}, "max_tokens": 3.0, "min_tokens": 3.0,
 				"ignore_eos": true, "stream": true, "stream_options": streamOpts, "temperature": 0.0}},
-		{"chat from a text prompt", ClientOptions{API: APIChat, Model: "m"},
+		{"chat from a text prompt", Options{API: APIChat, Model: "m"},
 			traces.Request{Prompt: "only text", OutputTokens: 2},
 			map[string]any{"model": "m", "messages": []any{map[string]any{"role": "user", "content": "only text"}},
 				"max_tokens": 2.0, "min_tokens": 2.0, "ignore_eos": true, "stream": false, "temperature": 0.0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewClient(tc.opts)
+			c := New(tc.opts)
 			b, err := c.body(&tc.req)
 			if err != nil {
 				t.Fatalf("body: %v", err)
@@ -67,7 +67,7 @@ func TestRequestBody(t *testing.T) {
 
 func TestBlockIDsGoAsTokens(t *testing.T) {
 	req := &traces.Request{BlockIDs: []uint64{1, 2}, BlockSize: 4, InputTokens: 6}
-	c := NewClient(ClientOptions{TokenExact: true})
+	c := New(Options{TokenExact: true})
 	if got, want := c.prompt(req), traces.PromptTokens(req); !cmp.Equal(got, want) {
 		t.Fatalf("prompt = %v, want token ids %v", got, want)
 	}
@@ -83,20 +83,20 @@ func TestSynthPromptGoesAsTokens(t *testing.T) {
 	llama, _ := dialect.Lookup(dialect.LlamaCpp)
 	for _, tc := range []struct {
 		name string
-		o    ClientOptions
+		o    Options
 		want any
 	}{
-		{"vllm", ClientOptions{TokenExact: true}, ids},
-		{"llamacpp", ClientOptions{TokenExact: true, Dialect: llama}, ids},
-		{"openai", ClientOptions{TokenExact: true, Dialect: openai}, text},
-		{"not token-exact", ClientOptions{}, text},
+		{"vllm", Options{TokenExact: true}, ids},
+		{"llamacpp", Options{TokenExact: true, Dialect: llama}, ids},
+		{"openai", Options{TokenExact: true, Dialect: openai}, text},
+		{"not token-exact", Options{}, text},
 	} {
-		c := NewClient(tc.o)
+		c := New(tc.o)
 		if got := c.prompt(&traces.Request{Prompt: text, InputTokens: 12}); !cmp.Equal(got, tc.want) {
 			t.Errorf("%s: prompt = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	c := NewClient(ClientOptions{TokenExact: true})
+	c := New(Options{TokenExact: true})
 	if got := c.prompt(&traces.Request{Prompt: "hello there"}); got != "hello there" {
 		t.Errorf("real text went as %v", got)
 	}
@@ -111,7 +111,7 @@ func TestHeadersAndKey(t *testing.T) {
 		seen <- r.Clone(context.Background())
 		http.Error(w, "rejected "+r.Header.Get("Authorization"), http.StatusUnauthorized)
 	})
-	c := NewClient(ClientOptions{API: APIChat, APIKey: key, Stream: true, Headers: map[string]string{"X-Tenant": "t1"}})
+	c := New(Options{API: APIChat, APIKey: key, Stream: true, Headers: map[string]string{"X-Tenant": "t1"}})
 	defer c.Close()
 	var clk vclock
 	var res results.Result
@@ -140,7 +140,7 @@ func TestCredentialHeadersRedacted(t *testing.T) {
 		http.Error(w, "auth="+r.Header.Get("Authorization")+" key="+r.Header.Get("X-Api-Key")+
 			" tenant="+r.Header.Get("X-Tenant"), http.StatusUnauthorized)
 	})
-	c := NewClient(ClientOptions{Stream: true, Headers: map[string]string{
+	c := New(Options{Stream: true, Headers: map[string]string{
 		"Authorization": "Bearer hdr-secret-1", "X-Api-Key": "xk-secret-2", "X-Tenant": "t1"}})
 	defer c.Close()
 	var clk vclock

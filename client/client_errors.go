@@ -128,7 +128,7 @@ const minSecretLen = 4
 // the values of extra headers that carry credentials (Authorization,
 // Proxy-Authorization, Cookie, and names containing key, token or secret),
 // each also without its scheme ("Bearer sk-..." → "sk-...").
-func secretsOf(o ClientOptions) []string {
+func secretsOf(o Options) []string {
 	out := []string{o.APIKey}
 	for name, v := range o.Headers {
 		n := strings.ToLower(name)

@@ -76,13 +76,13 @@ func statusHandler(code int, body string) http.HandlerFunc {
 func TestDoFaults(t *testing.T) {
 	// short is for the rows that must time out; the others get timeouts
 	// no loaded machine reaches, so they cannot flake.
-	short := ClientOptions{Stream: true, FirstByteTimeout: 50 * time.Millisecond, IdleTimeout: 50 * time.Millisecond}
-	normal := ClientOptions{Stream: true, FirstByteTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}
+	short := Options{Stream: true, FirstByteTimeout: 50 * time.Millisecond, IdleTimeout: 50 * time.Millisecond}
+	normal := Options{Stream: true, FirstByteTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}
 	long := strings.Repeat("x", 300)
 	tests := []struct {
 		name      string
 		handler   http.HandlerFunc
-		opts      ClientOptions
+		opts      Options
 		wantClass string
 		wantErr   string // substring of Err
 		wantOut   int    // CompletionTokens
@@ -136,15 +136,15 @@ func TestDoFaults(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"choices":[{"index":0,"text":"a b c","finish_reason":"length"}],`+
 				`"usage":{"prompt_tokens":5,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":0}}}`)
-		}, ClientOptions{}, "", "", 3, 1},
-		{"non-streamed error object", statusHandler(200, `{"error":{"message":"boom","type":"E"}}`), ClientOptions{},
+		}, Options{}, "", "", 3, 1},
+		{"non-streamed error object", statusHandler(200, `{"error":{"message":"boom","type":"E"}}`), Options{},
 			results.ErrStreamError, "E: boom", 0, 0},
-		{"non-streamed garbage", statusHandler(200, `<html>`), ClientOptions{}, results.ErrBadPayload, "decode chunk", 0, 0},
+		{"non-streamed garbage", statusHandler(200, `<html>`), Options{}, results.ErrBadPayload, "decode chunk", 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := rawServer(t, tc.handler)
-			c := NewClient(tc.opts)
+			c := New(tc.opts)
 			defer c.Close()
 			var clk vclock
 			var res results.Result
@@ -190,8 +190,8 @@ func TestDoConnectFailures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := ClientOptions{Stream: true, ConnectTimeout: 20 * time.Millisecond}
-			c := NewClient(o)
+			o := Options{Stream: true, ConnectTimeout: 20 * time.Millisecond}
+			c := New(o)
 			if tc.dial != nil {
 				c = newClientDial(o, tc.dial)
 			}
@@ -228,7 +228,7 @@ func TestDoCanceled(t *testing.T) {
 				arrived <- struct{}{}
 				<-r.Context().Done()
 			})
-			c := NewClient(ClientOptions{Stream: true})
+			c := New(Options{Stream: true})
 			defer c.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			var clk vclock

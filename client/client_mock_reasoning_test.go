@@ -29,21 +29,21 @@ func TestClientReadsMockReasoning(t *testing.T) {
 		dl, _ := dialect.Lookup(d)
 		tests := []struct {
 			name      string
-			opts      client.ClientOptions
+			opts      client.Options
 			out       int
 			reasoning int
 			answers   bool
 		}{
-			{"chat", client.ClientOptions{API: client.APIChat, Stream: true}, 7, 4, true},
-			{"completions with tags", client.ClientOptions{Stream: true, ReasoningTags: true}, 7, 4, true},
-			{"responses", client.ClientOptions{API: client.APIResponses, Stream: true}, 7, 4, true},
-			{"responses not streamed", client.ClientOptions{API: client.APIResponses}, 7, 4, true},
-			{"chat, reasoning to the end", client.ClientOptions{API: client.APIChat, Stream: true}, 3, 3, false},
+			{"chat", client.Options{API: client.APIChat, Stream: true}, 7, 4, true},
+			{"completions with tags", client.Options{Stream: true, ReasoningTags: true}, 7, 4, true},
+			{"responses", client.Options{API: client.APIResponses, Stream: true}, 7, 4, true},
+			{"responses not streamed", client.Options{API: client.APIResponses}, 7, 4, true},
+			{"chat, reasoning to the end", client.Options{API: client.APIChat, Stream: true}, 3, 3, false},
 		}
 		for _, tc := range tests {
 			t.Run(d+"/"+tc.name, func(t *testing.T) {
 				tc.opts.Dialect, tc.opts.Model = dl, "mock-model"
-				c := client.NewClient(tc.opts)
+				c := client.New(tc.opts)
 				defer c.Close()
 				start := time.Now()
 				var res results.Result

@@ -45,24 +45,24 @@ func TestClientAgainstMock(t *testing.T) {
 	prompt := strings.Repeat("alpha beta gamma delta ", 16) // 64 words
 	tests := []struct {
 		name string
-		opts client.ClientOptions
+		opts client.Options
 		req  traces.Request
 	}{
-		{"completions text", client.ClientOptions{Stream: true}, traces.Request{ID: "a", Prompt: prompt, OutputTokens: 5}},
-		{"completions token ids", client.ClientOptions{Stream: true, TokenExact: true},
+		{"completions text", client.Options{Stream: true}, traces.Request{ID: "a", Prompt: prompt, OutputTokens: 5}},
+		{"completions token ids", client.Options{Stream: true, TokenExact: true},
 			traces.Request{ID: "b", BlockIDs: []uint64{7, 8, 9, 10}, BlockSize: 16, InputTokens: 64, OutputTokens: 4}},
-		{"chat", client.ClientOptions{API: client.APIChat, Stream: true}, traces.Request{ID: "c", Prompt: prompt, OutputTokens: 3}},
-		{"not streamed", client.ClientOptions{}, traces.Request{ID: "d", Prompt: prompt, OutputTokens: 6}},
+		{"chat", client.Options{API: client.APIChat, Stream: true}, traces.Request{ID: "c", Prompt: prompt, OutputTokens: 3}},
+		{"not streamed", client.Options{}, traces.Request{ID: "d", Prompt: prompt, OutputTokens: 6}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := client.NewClient(tc.opts)
+			c := client.New(tc.opts)
 			defer c.Close()
 			models, err := client.ListModels(ctx, c, base)
 			if err != nil || len(models) == 0 {
 				t.Fatalf("ListModels = %v, %v", models, err)
 			}
-			c = client.NewClient(withModel(tc.opts, models[0]))
+			c = client.New(withModel(tc.opts, models[0]))
 			defer c.Close()
 			var first, second results.Result
 			c.Do(ctx, base, &tc.req, &first, now, nil)
@@ -87,7 +87,7 @@ func TestClientAgainstMock(t *testing.T) {
 	}
 }
 
-func withModel(o client.ClientOptions, model string) client.ClientOptions {
+func withModel(o client.Options, model string) client.Options {
 	o.Model = model
 	return o
 }
@@ -108,7 +108,7 @@ func TestClientAgainstMockFaults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			base := startMock(t, tc.faults)
-			c := client.NewClient(client.ClientOptions{Stream: true, Model: mockserver.DefaultModelName})
+			c := client.New(client.Options{Stream: true, Model: mockserver.DefaultModelName})
 			defer c.Close()
 			start := time.Now()
 			var res results.Result

@@ -44,7 +44,7 @@ func TestDoPDFailures(t *testing.T) {
 		{"prefill down", down, mock, results.ErrHTTP5xx, results.ErrHTTP5xx, false},
 		{"decode refuses the transfer", mock, badDecode, results.ErrHTTP4xx, "", false},
 	}
-	c := client.NewClient(client.ClientOptions{Stream: true, TokenExact: true, Model: "mock-model"})
+	c := client.New(client.Options{Stream: true, TokenExact: true, Model: "mock-model"})
 	defer c.Close()
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }

@@ -75,7 +75,7 @@ func TestDoResponsesAPI(t *testing.T) {
 		}
 	})
 	vllm, _ := dialect.Lookup(dialect.VLLM)
-	c := NewClient(ClientOptions{API: APIResponses, Model: "m", Stream: true, Dialect: vllm})
+	c := New(Options{API: APIResponses, Model: "m", Stream: true, Dialect: vllm})
 	defer c.Close()
 	var res results.Result
 	tokens := 0
@@ -123,7 +123,7 @@ func TestDoResponsesAPIOutcomes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			base := captureServer(t, tc.ct, []byte(tc.body), func(*http.Request, map[string]any) {})
-			c := NewClient(ClientOptions{API: APIResponses, Model: "m", Stream: tc.stream})
+			c := New(Options{API: APIResponses, Model: "m", Stream: tc.stream})
 			defer c.Close()
 			var res results.Result
 			c.Do(context.Background(), base, &traces.Request{ID: "r", Prompt: "q", OutputTokens: 5}, &res, ticking(), nil)
@@ -135,7 +135,7 @@ func TestDoResponsesAPIOutcomes(t *testing.T) {
 }
 
 // TestDoReasoningTagsOverHTTP reads a completions stream of a reasoning
-// model over loopback HTTP with and without ClientOptions.ReasoningTags.
+// model over loopback HTTP with and without Options.ReasoningTags.
 func TestDoReasoningTagsOverHTTP(t *testing.T) {
 	capture, err := os.ReadFile(filepath.Join("testdata", "sse", "vllm_completions_think_tags.sse"))
 	if err != nil {
@@ -143,7 +143,7 @@ func TestDoReasoningTagsOverHTTP(t *testing.T) {
 	}
 	base := captureServer(t, "text/event-stream", capture, func(*http.Request, map[string]any) {})
 	for _, tags := range []bool{false, true} {
-		c := NewClient(ClientOptions{Model: "m", Stream: true, ReasoningTags: tags})
+		c := New(Options{Model: "m", Stream: true, ReasoningTags: tags})
 		var res results.Result
 		c.Do(context.Background(), base, &traces.Request{ID: "r", Prompt: "q", OutputTokens: 8}, &res, ticking(), nil)
 		c.Close()

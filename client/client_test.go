@@ -37,7 +37,7 @@ func TestDoVLLMCapture(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			events := readEvents(t, tc.file)
 			srv, arrived, release := stepServer(t, events)
-			c := NewClient(ClientOptions{API: tc.api, Model: "m", Stream: true})
+			c := New(Options{API: tc.api, Model: "m", Stream: true})
 			defer c.Close()
 			var clk vclock
 			clk.set(time.Millisecond)

@@ -50,7 +50,7 @@ func TestChatDetokenized(t *testing.T) {
 	} {
 		detok.Store(0)
 		d, _ := dialect.Lookup(tc.dialect)
-		c := NewClient(ClientOptions{API: APIChat, TokenExact: true, Dialect: d, Model: "m"})
+		c := New(Options{API: APIChat, TokenExact: true, Dialect: d, Model: "m"})
 		req := &traces.Request{ID: "r", Messages: []traces.Message{{Role: "user", Content: traces.SynthWords(3, 5)}}, OutputTokens: 1}
 		for range 2 {
 			var res results.Result
@@ -116,7 +116,7 @@ func TestChatTemplateTrimmed(t *testing.T) {
 	defer srv.Close()
 	now := func() time.Duration { return time.Millisecond }
 	d, _ := dialect.Lookup(dialect.LlamaCpp)
-	c := NewClient(ClientOptions{API: APIChat, TokenExact: true, Dialect: d, Model: "m"})
+	c := New(Options{API: APIChat, TokenExact: true, Dialect: d, Model: "m"})
 	defer c.Close()
 	tests := []struct {
 		name string

@@ -29,7 +29,7 @@ func (r *recordReply) Write(p []byte) (int, error)     { return r.body.Write(p) 
 // tokens (the prompt sent twice hits the cache the second time).
 func TestForwardMeasuresAsDo(t *testing.T) {
 	base := startMockWith(t, mockserver.Options{TimeScale: 0.05})
-	c := client.NewClient(client.ClientOptions{Stream: true})
+	c := client.New(client.Options{Stream: true})
 	defer c.Close()
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }

@@ -35,7 +35,7 @@ func TestListModels(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := rawServer(t, tc.handler)
-			c := NewClient(ClientOptions{APIKey: key})
+			c := New(Options{APIKey: key})
 			defer c.Close()
 			got, err := ListModels(context.Background(), c, srv.URL)
 			if tc.wantErr != "" {
@@ -58,7 +58,7 @@ func TestListModels(t *testing.T) {
 }
 
 func TestListModelsRefused(t *testing.T) {
-	c := NewClient(ClientOptions{})
+	c := New(Options{})
 	defer c.Close()
 	_, err := ListModels(context.Background(), c, "http://"+closedAddr(t))
 	if err == nil || !strings.Contains(err.Error(), "refused") {

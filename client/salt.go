@@ -7,7 +7,7 @@ import (
 )
 
 // SaltTokens is the length, in tokens, of the salt a Client with
-// ClientOptions.Salt puts at the head of every token-id prompt: one
+// Options.Salt puts at the head of every token-id prompt: one
 // block of vLLM's default block size, so the trace's own blocks keep
 // their boundaries.
 const SaltTokens = 16

@@ -31,9 +31,9 @@ func promptIDs(t *testing.T, c *Client, req *traces.Request) []int {
 
 func TestSaltHeadsTokenPrompts(t *testing.T) {
 	req := &traces.Request{ID: "r1", BlockIDs: []uint64{7, 8}, BlockSize: 16, InputTokens: 40, OutputTokens: 4}
-	plain := promptIDs(t, NewClient(ClientOptions{TokenExact: true}), req)
-	a := promptIDs(t, NewClient(ClientOptions{TokenExact: true, Salt: "policy-a"}), req)
-	b := promptIDs(t, NewClient(ClientOptions{TokenExact: true, Salt: "policy-b"}), req)
+	plain := promptIDs(t, New(Options{TokenExact: true}), req)
+	a := promptIDs(t, New(Options{TokenExact: true, Salt: "policy-a"}), req)
+	b := promptIDs(t, New(Options{TokenExact: true, Salt: "policy-b"}), req)
 	if len(plain) != 40 || len(a) != 40+SaltTokens || len(b) != len(a) {
 		t.Fatalf("lengths plain %d, salted %d and %d; want 40 and %d each", len(plain), len(a), len(b), 40+SaltTokens)
 	}
@@ -44,7 +44,7 @@ func TestSaltHeadsTokenPrompts(t *testing.T) {
 		t.Fatal("two salts spell the same head")
 	}
 	other := &traces.Request{ID: "r2", BlockIDs: []uint64{9}, BlockSize: 16, InputTokens: 16}
-	if a2 := promptIDs(t, NewClient(ClientOptions{TokenExact: true, Salt: "policy-a"}), other); !slices.Equal(a2[:SaltTokens], a[:SaltTokens]) {
+	if a2 := promptIDs(t, New(Options{TokenExact: true, Salt: "policy-a"}), other); !slices.Equal(a2[:SaltTokens], a[:SaltTokens]) {
 		t.Fatal("one salt spells different heads on two requests")
 	}
 }
@@ -53,14 +53,14 @@ func TestSaltNotOnTextOrChat(t *testing.T) {
 	req := &traces.Request{ID: "r1", BlockIDs: []uint64{7}, BlockSize: 16, InputTokens: 16}
 	tests := []struct {
 		name string
-		o    ClientOptions
+		o    Options
 	}{
-		{"text prompts", ClientOptions{Salt: "s"}},
-		{"chat", ClientOptions{API: APIChat, TokenExact: true, Salt: "s"}},
+		{"text prompts", Options{Salt: "s"}},
+		{"chat", Options{API: APIChat, TokenExact: true, Salt: "s"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewClient(tc.o)
+			c := New(tc.o)
 			if c.Salted() {
 				t.Fatal("Salted() = true")
 			}

@@ -69,7 +69,7 @@ func BenchmarkDoLoopback(b *testing.B) {
 			w.(http.Flusher).Flush()
 		}
 	})
-	c := NewClient(ClientOptions{API: APIChat, Model: "m", Stream: true})
+	c := New(Options{API: APIChat, Model: "m", Stream: true})
 	defer c.Close()
 	req := &traces.Request{ID: "b", Prompt: strings.Repeat("word ", 100), OutputTokens: n}
 	start := time.Now()

@@ -40,7 +40,7 @@ type tokenStats struct {
 	// completions chunks.
 	responses bool
 	// tags, when set, reads reasoning between <think> tags in the
-	// content (ClientOptions.ReasoningTags).
+	// content (Options.ReasoningTags).
 	tags     *thinkTags
 	last     time.Duration
 	gaps     gapBins

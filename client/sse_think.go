@@ -18,7 +18,7 @@ const (
 )
 
 // thinkTags splits a stream's content into reasoning and output at
-// <think> and </think>, as ClientOptions.ReasoningTags asks. Reasoning
+// <think> and </think>, as Options.ReasoningTags asks. Reasoning
 // is the text after a leading <think> up to </think>; a </think> that
 // follows text with no opening tag (a chat template that opens the
 // thought itself, as DeepSeek-R1's does) makes all the text before it

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Default timeouts of a Client (ClientOptions zero values).
+// Default timeouts of a Client (Options zero values).
 const (
 	// DefaultConnectTimeout bounds TCP connection setup.
 	DefaultConnectTimeout = 5 * time.Second
@@ -63,7 +63,7 @@ func timeoutDial(dial dialFunc, d time.Duration) dialFunc {
 // would buffer streamed chunks), no proxy, and HTTP/1.1 unless o.HTTP2.
 // Connect timeouts are enforced by dial; first-byte and idle timeouts by
 // Do itself (they differ per phase of a response).
-func newTransport(o ClientOptions, dial dialFunc) *http.Transport {
+func newTransport(o Options, dial dialFunc) *http.Transport {
 	idle := o.MaxConnsPerHost
 	if idle <= 0 {
 		idle = 4096

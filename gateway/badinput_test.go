@@ -92,7 +92,7 @@ func TestAPIKey(t *testing.T) {
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	t.Cleanup(func() { slog.SetDefault(old) })
-	tg := startGateway(t, []string{backend.URL}, gwConfig{client: client.ClientOptions{APIKey: key},
+	tg := startGateway(t, []string{backend.URL}, gwConfig{client: client.Options{APIKey: key},
 		edit: func(o *Options) { o.APIKey = key }})
 	body := `{"prompt":"hello","max_tokens":1}`
 	for _, tc := range []struct {

@@ -84,7 +84,7 @@ func misbehave(w http.ResponseWriter, r *http.Request, fault string) {
 // the client gives, and a stream broken after it began reaches the
 // gateway's client broken too.
 func TestFaultsClassifiedAsClient(t *testing.T) {
-	opts := client.ClientOptions{Stream: true, FirstByteTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
+	opts := client.Options{Stream: true, FirstByteTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
 	tests := []struct {
 		fault       string
 		want        string
@@ -125,8 +125,8 @@ func TestFaultsClassifiedAsClient(t *testing.T) {
 
 // directClass is the class tracebench's client gives one request to
 // backend.
-func directClass(backend string, opts client.ClientOptions) string {
-	c := client.NewClient(opts)
+func directClass(backend string, opts client.Options) string {
+	c := client.New(opts)
 	defer c.Close()
 	start := time.Now()
 	res := &results.Result{}

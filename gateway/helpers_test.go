@@ -52,7 +52,7 @@ type testGateway struct {
 // of the Options.
 type gwConfig struct {
 	router, queue string
-	client        client.ClientOptions
+	client        client.Options
 	edit          func(*Options)
 }
 
@@ -74,7 +74,7 @@ func startGateway(t testing.TB, backends []string, c gwConfig) *testGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := client.NewClient(c.client)
+	client := client.New(c.client)
 	t.Cleanup(client.Close)
 	tg := &testGateway{results: filepath.Join(t.TempDir(), "gateway.jsonl"), done: make(chan struct{})}
 	if tg.w, err = results.Create(tg.results, results.Header{Policy: c.router, Router: c.router, Queue: c.queue,

@@ -62,7 +62,7 @@ func TestKVListenInteropLLMDSim(t *testing.T) {
 				stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{
 					Source: &gatedSource{ready: ready, reqs: spaced(kvWorkload(24), 150*time.Millisecond)},
 					Router: r, Queue: q, OnResult: func(r *results.Result) { got = append(got, r) }},
-					Backends: backends, Client: client.NewClient(client.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"}),
+					Backends: backends, Client: client.New(client.Options{Stream: true, TokenExact: true, Model: "tiny"}),
 					KVListen: replay.KVListen{Endpoint: listen}, KVEvents: eps})
 				done <- ran{stop, err}
 			}()

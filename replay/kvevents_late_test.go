@@ -195,7 +195,7 @@ func runBehindDropRelays(t *testing.T, replicas, n int, listen, withReplay bool,
 	out.stop, err = replay.Run(ctx, replay.Options{Common: replay.Common{
 		Source: &gatedSource{ready: ready, reqs: lateWorkload(n)},
 		Router: r, Queue: q, OnResult: func(r *results.Result) { out.results = append(out.results, r) }},
-		Backends: f.URLs(), Client: client.NewClient(client.ClientOptions{Stream: true, TokenExact: true}),
+		Backends: f.URLs(), Client: client.New(client.Options{Stream: true, TokenExact: true}),
 		KVEvents: eps, KVListen: replay.KVListen{Endpoint: listenAt}})
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +329,7 @@ func TestKVListenInteropLLMDSimLateStart(t *testing.T) {
 			stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{
 				Source: &gatedSource{ready: ready, reqs: spaced(kvWorkload(24), 150*time.Millisecond)},
 				Router: r, Queue: q, OnResult: func(r *results.Result) { got = append(got, r) }},
-				Backends: backends, Client: client.NewClient(client.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"}),
+				Backends: backends, Client: client.New(client.Options{Stream: true, TokenExact: true, Model: "tiny"}),
 				KVListen: replay.KVListen{Endpoint: listen}, KVEvents: eps})
 			if err != nil {
 				t.Fatal(err)

@@ -84,7 +84,7 @@ func pace(b *testing.B, urls []string, rate int) ([]time.Duration, float64, int)
 	}
 	r, _ := policies.NewRouter("round-robin", nil, rand.New(rand.NewPCG(1, 1)))
 	q, _ := policies.NewQueue("fcfs", nil, nil)
-	c := client.NewClient(client.ClientOptions{Model: mockserver.DefaultModelName, FirstByteTimeout: 10 * time.Second,
+	c := client.New(client.Options{Model: mockserver.DefaultModelName, FirstByteTimeout: 10 * time.Second,
 		IdleTimeout: 10 * time.Second})
 	defer c.Close()
 	lags := make([]time.Duration, 0, rate)

@@ -104,7 +104,7 @@ func TestPDInteropLLMDSim(t *testing.T) {
 		}
 	}
 	mock := startMockWith(t, mockserver.Options{TimeScale: 0.05, Role: mockserver.RoleDecode})
-	c := client.NewClient(client.ClientOptions{Stream: true, TokenExact: true, Model: "tiny"})
+	c := client.New(client.Options{Stream: true, TokenExact: true, Model: "tiny"})
 	defer c.Close()
 	start := time.Now()
 	for _, dec := range []string{decode, mock} {

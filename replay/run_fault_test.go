@@ -72,7 +72,7 @@ func TestRunMisbehavingBackends(t *testing.T) {
 	}
 	// Timeouts far above a loopback answer, so only the stalling
 	// backends reach them.
-	c := client.NewClient(client.ClientOptions{Stream: true, Model: "m", ConnectTimeout: time.Second,
+	c := client.New(client.Options{Stream: true, Model: "m", ConnectTimeout: time.Second,
 		FirstByteTimeout: time.Second, IdleTimeout: time.Second})
 	defer c.Close()
 	counters := &Counters{}

@@ -55,7 +55,7 @@ func runPrecise(t *testing.T, n int, eps func(*mockserver.Fleet) []replay.KVEndp
 	stop, err := replay.Run(ctx, replay.Options{Common: replay.Common{Source: traces.NewSliceSource(kvWorkload(n)),
 		Router: r, Queue: q, OnResult: func(r *results.Result) { got = append(got, r) }},
 		Backends: f.URLs(),
-		Client:   client.NewClient(client.ClientOptions{Stream: true, TokenExact: true}), KVEvents: eps(f)})
+		Client:   client.New(client.Options{Stream: true, TokenExact: true}), KVEvents: eps(f)})
 	if err != nil {
 		t.Fatal(err)
 	}

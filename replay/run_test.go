@@ -60,7 +60,7 @@ func runOptions(t *testing.T, n int, urls ...string) (Options, string) {
 		t.Fatal(err)
 	}
 	return Options{Common: Common{Source: traces.NewSliceSource(reqs), Router: r, Queue: q, Results: w}, Backends: urls,
-		Client: client.NewClient(client.ClientOptions{Stream: true, Model: "m", TokenExact: true}), Grace: time.Second}, path
+		Client: client.New(client.Options{Stream: true, Model: "m", TokenExact: true}), Grace: time.Second}, path
 }
 
 func TestRunCountsAddUp(t *testing.T) {

@@ -46,7 +46,7 @@ func TestClosedLoopAgainstMock(t *testing.T) {
 			}
 			r, _ := policies.NewRouter("session-affinity", nil, rand.New(rand.NewPCG(1, 1)))
 			q, _ := policies.NewQueue("fcfs", nil, nil)
-			c := client.NewClient(client.ClientOptions{API: tc.api, Stream: true, Model: mockserver.DefaultModelName,
+			c := client.New(client.Options{API: tc.api, Stream: true, Model: mockserver.DefaultModelName,
 				FirstByteTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second})
 			defer c.Close()
 			byID := map[string]*results.Result{}

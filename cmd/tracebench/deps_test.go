@@ -9,7 +9,7 @@ import (
 const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
-// import (docs/architecture.md, "Layout": traces ← results ← replay,
+// import (docs/architecture.md, "Layout": traces ← results ← client ← replay,
 // traces ← policies ← replay ← sim, and replay ← metrics ← verdict ←
 // reports ← bench ← cmd; mockserver stands alone but for the tokenizer,
 // the KV event wire format, the server dialects and the step latency
@@ -29,17 +29,18 @@ var allowed = map[string][]string{
 	"kvevents":            {"kvevents"},
 	"policies":            {"traces", "policies", "kvevents", "internal/blockgroup"},
 	"results":             {"traces", "results", "dialect"},
-	"replay":              {"traces", "policies", "replay", "results", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"sim":                 {"traces", "policies", "replay", "results", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
-	"metrics":             {"traces", "policies", "replay", "results", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"verdict":             {"traces", "policies", "replay", "results", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"reports":             {"traces", "policies", "replay", "results", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"client":              {"traces", "results", "client", "dialect"},
+	"replay":              {"traces", "policies", "replay", "results", "client", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"sim":                 {"traces", "policies", "replay", "results", "client", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
+	"metrics":             {"traces", "policies", "replay", "results", "client", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"verdict":             {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"reports":             {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
 	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
-	"gateway":             {"gateway", "traces", "policies", "replay", "results", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"bench":               {"traces", "policies", "replay", "results", "sim", "metrics", "verdict", "reports", "bench", "calibrate", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
-	"calibrate":           {"calibrate", "replay", "results", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
+	"gateway":             {"gateway", "traces", "policies", "replay", "results", "client", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"bench":               {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "calibrate", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"calibrate":           {"calibrate", "replay", "results", "client", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 }
 
 func TestImportDirection(t *testing.T) {
