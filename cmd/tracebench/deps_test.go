@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
 	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
 	"gateway":             {"gateway", "traces", "policies", "replay", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
-	"bench":               {"traces", "policies", "replay", "reports", "bench", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
+	"bench":               {"traces", "policies", "replay", "reports", "bench", "calibrate", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 	"calibrate":           {"calibrate", "replay", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 }
 
