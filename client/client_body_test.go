@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/internal/fakesse"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -107,7 +108,7 @@ func TestSynthPromptGoesAsTokens(t *testing.T) {
 func TestHeadersAndKey(t *testing.T) {
 	const key = "sk-very-secret"
 	seen := make(chan *http.Request, 1)
-	srv := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := fakesse.RawServer(t, func(w http.ResponseWriter, r *http.Request) {
 		seen <- r.Clone(context.Background())
 		http.Error(w, "rejected "+r.Header.Get("Authorization"), http.StatusUnauthorized)
 	})
@@ -136,7 +137,7 @@ func TestHeadersAndKey(t *testing.T) {
 // given with --header, echoed back by a server, reach neither Result.Err
 // nor the ListModels error, while other header values stay readable.
 func TestCredentialHeadersRedacted(t *testing.T) {
-	srv := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := fakesse.RawServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "auth="+r.Header.Get("Authorization")+" key="+r.Header.Get("X-Api-Key")+
 			" tenant="+r.Header.Get("X-Tenant"), http.StatusUnauthorized)
 	})

@@ -9,69 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/fakesse"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
-
-// Chunks a fake server writes.
-const (
-	roleChunk  = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n"
-	tokChunk   = `data: {"choices":[{"index":0,"text":"tok","finish_reason":null}]}` + "\n\n"
-	finChunk   = `data: {"choices":[{"index":0,"text":"","finish_reason":"length"}]}` + "\n\n"
-	usageChunk = `data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,` +
-		`"prompt_tokens_details":{"cached_tokens":4}}}` + "\n\n"
-	doneChunk = "data: [DONE]\n\n"
-)
-
-// sseHandler answers 200 text/event-stream and writes parts, flushing
-// after each, then returns (ending the stream cleanly).
-func sseHandler(parts ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, p := range parts {
-			_, _ = fmt.Fprint(w, p)
-			w.(http.Flusher).Flush()
-		}
-	}
-}
-
-// stallAfter writes parts and then blocks until the client goes away.
-func stallAfter(parts ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		sseHandler(parts...)(w, r)
-		<-r.Context().Done()
-	}
-}
-
-// cutAfter writes a raw chunked response holding parts (the last one
-// possibly unterminated) and closes the connection without the final
-// chunk: a server that died mid-stream.
-func cutAfter(parts ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		conn, buf, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			panic(err) // test server only
-		}
-		defer conn.Close()
-		fmt.Fprint(buf, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
-		for _, p := range parts {
-			fmt.Fprintf(buf, "%x\r\n%s\r\n", len(p), p)
-		}
-		_ = buf.Flush()
-	}
-}
-
-// statusHandler answers code with a JSON error body.
-func statusHandler(code int, body string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", "1")
-		}
-		w.WriteHeader(code)
-		fmt.Fprint(w, body)
-	}
-}
 
 func TestDoFaults(t *testing.T) {
 	// short is for the rows that must time out; the others get timeouts
@@ -88,11 +29,11 @@ func TestDoFaults(t *testing.T) {
 		wantOut   int    // CompletionTokens
 		wantCh    int    // Chunks
 	}{
-		{"happy path", sseHandler(roleChunk, tokChunk, tokChunk, finChunk, usageChunk, doneChunk), normal, "", "", 2, 2},
-		{"429", statusHandler(429, `{"object":"error","message":"rate limited"}`), normal, results.ErrHTTP4xx, "429 Too Many Requests: {\"object\":\"error\",\"message\":\"rate limited\"}", 0, 0},
-		{"500", statusHandler(500, `Internal Server Error`), normal, results.ErrHTTP5xx, "HTTP 500", 0, 0},
-		{"503", statusHandler(503, `{"error":"overloaded"}`), normal, results.ErrHTTP5xx, "503 Service Unavailable", 0, 0},
-		{"error body clipped to 200 bytes", statusHandler(400, long), normal, results.ErrHTTP4xx, "400 Bad Request: " + long[:200], 0, 0},
+		{"happy path", fakesse.SSE(fakesse.RoleChunk, fakesse.TokChunk, fakesse.TokChunk, fakesse.FinChunk, fakesse.UsageChunk, fakesse.DoneChunk), normal, "", "", 2, 2},
+		{"429", fakesse.Status(429, `{"object":"error","message":"rate limited"}`), normal, results.ErrHTTP4xx, "429 Too Many Requests: {\"object\":\"error\",\"message\":\"rate limited\"}", 0, 0},
+		{"500", fakesse.Status(500, `Internal Server Error`), normal, results.ErrHTTP5xx, "HTTP 500", 0, 0},
+		{"503", fakesse.Status(503, `{"error":"overloaded"}`), normal, results.ErrHTTP5xx, "503 Service Unavailable", 0, 0},
+		{"error body clipped to 200 bytes", fakesse.Status(400, long), normal, results.ErrHTTP4xx, "400 Bad Request: " + long[:200], 0, 0},
 		{"302 not followed", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/elsewhere", http.StatusFound)
 		}, normal, results.ErrBadPayload, "HTTP 302", 0, 0},
@@ -106,28 +47,28 @@ func TestDoFaults(t *testing.T) {
 		}, normal, results.ErrConnect, "", 0, 0},
 		{"first-byte timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, short,
 			results.ErrTimeout, "first-byte", 0, 0},
-		{"idle timeout before first token", stallAfter(roleChunk), short, results.ErrTimeout, "idle", 0, 0},
-		{"idle timeout mid-stream", stallAfter(tokChunk, tokChunk), short, results.ErrTimeout, "idle", 2, 2},
-		{"cut between events", cutAfter(tokChunk, tokChunk), normal, results.ErrStreamBroken, "", 2, 2},
-		{"cut inside an event", cutAfter(tokChunk, `data: {"choices":[{"te`), normal, results.ErrStreamBroken, "", 1, 1},
-		{"clean end inside an event", sseHandler(tokChunk, `data: {"choices":[]}`), normal, results.ErrStreamBroken,
+		{"idle timeout before first token", fakesse.StallAfter(fakesse.RoleChunk), short, results.ErrTimeout, "idle", 0, 0},
+		{"idle timeout mid-stream", fakesse.StallAfter(fakesse.TokChunk, fakesse.TokChunk), short, results.ErrTimeout, "idle", 2, 2},
+		{"cut between events", fakesse.CutAfter(fakesse.TokChunk, fakesse.TokChunk), normal, results.ErrStreamBroken, "", 2, 2},
+		{"cut inside an event", fakesse.CutAfter(fakesse.TokChunk, `data: {"choices":[{"te`), normal, results.ErrStreamBroken, "", 1, 1},
+		{"clean end inside an event", fakesse.SSE(fakesse.TokChunk, `data: {"choices":[]}`), normal, results.ErrStreamBroken,
 			"inside an event", 1, 1},
-		{"no [DONE], no finish", sseHandler(tokChunk, tokChunk), normal, results.ErrStreamBroken, "without [DONE]", 2, 2},
-		{"no [DONE] after finish and usage", sseHandler(tokChunk, tokChunk, finChunk, usageChunk), normal, "", "", 2, 2},
-		{"error frame (vLLM)", sseHandler(tokChunk, `data: {"error":{"object":"error","message":"engine dead",`+
+		{"no [DONE], no finish", fakesse.SSE(fakesse.TokChunk, fakesse.TokChunk), normal, results.ErrStreamBroken, "without [DONE]", 2, 2},
+		{"no [DONE] after finish and usage", fakesse.SSE(fakesse.TokChunk, fakesse.TokChunk, fakesse.FinChunk, fakesse.UsageChunk), normal, "", "", 2, 2},
+		{"error frame (vLLM)", fakesse.SSE(fakesse.TokChunk, `data: {"error":{"object":"error","message":"engine dead",`+
 			`"type":"InternalServerError","param":null,"code":500}}`+"\n\n"), normal, results.ErrStreamError,
 			"InternalServerError: engine dead", 1, 1},
-		{"error frame (flat)", sseHandler(`data: {"object":"error","message":"too long","code":400}` + "\n\n"), normal,
+		{"error frame (flat)", fakesse.SSE(`data: {"object":"error","message":"too long","code":400}` + "\n\n"), normal,
 			results.ErrStreamError, "too long", 0, 0},
-		{"error event type", sseHandler(tokChunk, "event: error\ndata: overloaded\n\n"), normal, results.ErrStreamError,
+		{"error event type", fakesse.SSE(fakesse.TokChunk, "event: error\ndata: overloaded\n\n"), normal, results.ErrStreamError,
 			"overloaded", 1, 1},
-		{"bad JSON chunk", sseHandler(tokChunk, "data: {not json\n\n"), normal, results.ErrBadPayload, "decode chunk", 1, 1},
-		{"comments, keep-alives, CRLF, multi-line data", sseHandler(": ping\n\n", "\r\n", "data: {\"choices\":\r\n",
-			"data: [{\"text\":\"a\"}]}\r\n\r\n", ": keep-alive\n", "event: message\nid: 7\nretry: 10\n"+tokChunk,
-			doneChunk), normal, "", "", 2, 2},
+		{"bad JSON chunk", fakesse.SSE(fakesse.TokChunk, "data: {not json\n\n"), normal, results.ErrBadPayload, "decode chunk", 1, 1},
+		{"comments, keep-alives, CRLF, multi-line data", fakesse.SSE(": ping\n\n", "\r\n", "data: {\"choices\":\r\n",
+			"data: [{\"text\":\"a\"}]}\r\n\r\n", ": keep-alive\n", "event: message\nid: 7\nretry: 10\n"+fakesse.TokChunk,
+			fakesse.DoneChunk), normal, "", "", 2, 2},
 		{"bytes split one by one", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			for _, b := range []byte(tokChunk + tokChunk + tokChunk + doneChunk) {
+			for _, b := range []byte(fakesse.TokChunk + fakesse.TokChunk + fakesse.TokChunk + fakesse.DoneChunk) {
 				_, _ = w.Write([]byte{b})
 				w.(http.Flusher).Flush()
 			}
@@ -137,13 +78,13 @@ func TestDoFaults(t *testing.T) {
 			fmt.Fprint(w, `{"choices":[{"index":0,"text":"a b c","finish_reason":"length"}],`+
 				`"usage":{"prompt_tokens":5,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":0}}}`)
 		}, Options{}, "", "", 3, 1},
-		{"non-streamed error object", statusHandler(200, `{"error":{"message":"boom","type":"E"}}`), Options{},
+		{"non-streamed error object", fakesse.Status(200, `{"error":{"message":"boom","type":"E"}}`), Options{},
 			results.ErrStreamError, "E: boom", 0, 0},
-		{"non-streamed garbage", statusHandler(200, `<html>`), Options{}, results.ErrBadPayload, "decode chunk", 0, 0},
+		{"non-streamed garbage", fakesse.Status(200, `<html>`), Options{}, results.ErrBadPayload, "decode chunk", 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := rawServer(t, tc.handler)
+			srv := fakesse.RawServer(t, tc.handler)
 			c := New(tc.opts)
 			defer c.Close()
 			var clk vclock
@@ -184,7 +125,7 @@ func TestDoConnectFailures(t *testing.T) {
 		wantClass  string
 		wantErr    string
 	}{
-		{"refused", "http://" + closedAddr(t), nil, results.ErrConnect, "refused"},
+		{"refused", "http://" + fakesse.ClosedAddr(t), nil, results.ErrConnect, "refused"},
 		{"connect timeout", "http://127.0.0.1:9", stall, results.ErrTimeout, "no connection within"},
 		{"bad address", "ftp://127.0.0.1:1", nil, results.ErrConnect, "unsupported protocol scheme"},
 	}
@@ -216,14 +157,14 @@ func TestDoCanceled(t *testing.T) {
 		parts []string
 	}{
 		{"before headers", nil},
-		{"mid-stream", []string{tokChunk}},
+		{"mid-stream", []string{fakesse.TokChunk}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			arrived := make(chan struct{}, 1)
-			srv := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+			srv := fakesse.RawServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if tc.parts != nil {
-					sseHandler(tc.parts...)(w, r)
+					fakesse.SSE(tc.parts...)(w, r)
 				}
 				arrived <- struct{}{}
 				<-r.Context().Done()

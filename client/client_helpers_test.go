@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,19 +67,6 @@ func stepServer(t *testing.T, events [][]byte) (srv *httptest.Server, arrived, r
 	return srv, arrived, release
 }
 
-// rawServer is a loopback server running h after reading the request
-// body (only then does net/http notice a client that hangs up, which the
-// stalling handlers wait for).
-func rawServer(t testing.TB, h func(w http.ResponseWriter, r *http.Request)) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // doAsync runs c.Do in a goroutine and returns a channel closed when it
 // returns.
 func doAsync(ctx context.Context, c *Client, base string, req *traces.Request, res *results.Result,
@@ -115,17 +101,4 @@ func isContent(t *testing.T, ev []byte) bool {
 		t.Fatalf("capture event %q: %v", ev, err)
 	}
 	return c.hasContent()
-}
-
-// closedAddr returns a loopback address nothing listens on (a port that
-// was just bound and released), so a dial is refused.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }

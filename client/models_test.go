@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/internal/fakesse"
 )
 
 func TestListModels(t *testing.T) {
@@ -34,7 +35,7 @@ func TestListModels(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := rawServer(t, tc.handler)
+			srv := fakesse.RawServer(t, tc.handler)
 			c := New(Options{APIKey: key})
 			defer c.Close()
 			got, err := ListModels(context.Background(), c, srv.URL)
@@ -60,7 +61,7 @@ func TestListModels(t *testing.T) {
 func TestListModelsRefused(t *testing.T) {
 	c := New(Options{})
 	defer c.Close()
-	_, err := ListModels(context.Background(), c, "http://"+closedAddr(t))
+	_, err := ListModels(context.Background(), c, "http://"+fakesse.ClosedAddr(t))
 	if err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("err = %v, want connection refused", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/fakesse"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -62,7 +63,7 @@ func BenchmarkDoLoopback(b *testing.B) {
 	const n = 200
 	stream := benchStream(n)
 	events := bytes.SplitAfter(stream, []byte("\n\n"))
-	srv := rawServer(b, func(w http.ResponseWriter, r *http.Request) {
+	srv := fakesse.RawServer(b, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, ev := range events {
 			_, _ = w.Write(ev)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tracebench/tracebench/internal/fakesse"
 	"github.com/tracebench/tracebench/results"
 )
 
@@ -56,7 +57,7 @@ func runConsume(in []byte, split bool, mode int) sseOutcome {
 // must end (no panic, no hang), give the same outcome whether bytes
 // arrive whole or one at a time, and keep its summaries consistent.
 func FuzzSSE(f *testing.F) {
-	f.Add([]byte(roleChunk + tokChunk + finChunk + usageChunk + doneChunk))
+	f.Add([]byte(fakesse.RoleChunk + fakesse.TokChunk + fakesse.FinChunk + fakesse.UsageChunk + fakesse.DoneChunk))
 	f.Add([]byte(": ping\r\n\r\ndata: {\"choices\":\ndata: [{\"text\":\"a\"}]}\n\n"))
 	f.Add([]byte("event: error\ndata: x\n\n"))
 	f.Add([]byte(`data: {"choices":[{"delta":{"reasoning":"a"}}]}` + "\n\n" +

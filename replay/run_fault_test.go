@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/client"
+	"github.com/tracebench/tracebench/internal/fakesse"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
@@ -26,35 +27,35 @@ func TestRunMisbehavingBackends(t *testing.T) {
 		handler   http.HandlerFunc // nil: nothing listens (refused)
 		wantClass string
 	}{
-		{"well-behaved", sseHandler(roleChunk, tokChunk, tokChunk, finChunk, usageChunk, doneChunk), ""},
+		{"well-behaved", fakesse.SSE(fakesse.RoleChunk, fakesse.TokChunk, fakesse.TokChunk, fakesse.FinChunk, fakesse.UsageChunk, fakesse.DoneChunk), ""},
 		{"data lines split across reads", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			for _, b := range []byte(tokChunk + tokChunk + doneChunk) {
+			for _, b := range []byte(fakesse.TokChunk + fakesse.TokChunk + fakesse.DoneChunk) {
 				_, _ = w.Write([]byte{b})
 				w.(http.Flusher).Flush()
 			}
 		}, ""},
-		{"comments, keep-alives, multi-line events", sseHandler(": ping\n\n", "\r\n", "data: {\"choices\":\r\n",
-			"data: [{\"text\":\"a\"}]}\r\n\r\n", ": keep-alive\n", tokChunk, doneChunk), ""},
-		{"usage-only final chunk, no [DONE]", sseHandler(tokChunk, tokChunk, finChunk, usageChunk), ""},
-		{"429", statusHandler(http.StatusTooManyRequests, `{"message":"rate limited"}`), results.ErrHTTP4xx},
-		{"500", statusHandler(http.StatusInternalServerError, "boom"), results.ErrHTTP5xx},
-		{"503", statusHandler(http.StatusServiceUnavailable, `{"error":"overloaded"}`), results.ErrHTTP5xx},
-		{"error frame", sseHandler(tokChunk, `data: {"error":{"message":"engine dead","code":500}}`+"\n\n"), results.ErrStreamError},
-		{"missing [DONE] and finish", sseHandler(tokChunk, tokChunk), results.ErrStreamBroken},
-		{"cut mid-stream", cutAfter(tokChunk, `data: {"choices":[{"te`), results.ErrStreamBroken},
-		{"bad JSON", sseHandler(tokChunk, "data: {not json\n\n"), results.ErrBadPayload},
+		{"comments, keep-alives, multi-line events", fakesse.SSE(": ping\n\n", "\r\n", "data: {\"choices\":\r\n",
+			"data: [{\"text\":\"a\"}]}\r\n\r\n", ": keep-alive\n", fakesse.TokChunk, fakesse.DoneChunk), ""},
+		{"usage-only final chunk, no [DONE]", fakesse.SSE(fakesse.TokChunk, fakesse.TokChunk, fakesse.FinChunk, fakesse.UsageChunk), ""},
+		{"429", fakesse.Status(http.StatusTooManyRequests, `{"message":"rate limited"}`), results.ErrHTTP4xx},
+		{"500", fakesse.Status(http.StatusInternalServerError, "boom"), results.ErrHTTP5xx},
+		{"503", fakesse.Status(http.StatusServiceUnavailable, `{"error":"overloaded"}`), results.ErrHTTP5xx},
+		{"error frame", fakesse.SSE(fakesse.TokChunk, `data: {"error":{"message":"engine dead","code":500}}`+"\n\n"), results.ErrStreamError},
+		{"missing [DONE] and finish", fakesse.SSE(fakesse.TokChunk, fakesse.TokChunk), results.ErrStreamBroken},
+		{"cut mid-stream", fakesse.CutAfter(fakesse.TokChunk, `data: {"choices":[{"te`), results.ErrStreamBroken},
+		{"bad JSON", fakesse.SSE(fakesse.TokChunk, "data: {not json\n\n"), results.ErrBadPayload},
 		{"no first byte", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, results.ErrTimeout},
-		{"stalls mid-stream", stallAfter(tokChunk), results.ErrTimeout},
+		{"stalls mid-stream", fakesse.StallAfter(fakesse.TokChunk), results.ErrTimeout},
 		{"refused", nil, results.ErrConnect},
 	}
 	urls := make([]string, len(backends))
 	for i, b := range backends {
 		if b.handler == nil {
-			urls[i] = "http://" + closedAddr(t)
+			urls[i] = "http://" + fakesse.ClosedAddr(t)
 			continue
 		}
-		urls[i] = rawServer(t, b.handler).URL
+		urls[i] = fakesse.RawServer(t, b.handler).URL
 	}
 	const rounds = 3
 	n := rounds * len(backends)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tracebench/tracebench/dialect"
+	"github.com/tracebench/tracebench/internal/fakesse"
 )
 
 // vllmV1Metrics is an excerpt of a vLLM V1 /metrics page (python
@@ -191,7 +192,7 @@ func TestScrapeVLLM(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := rawServer(t, tc.handler)
+			srv := fakesse.RawServer(t, tc.handler)
 			got, err := Scrape(context.Background(), nil, srv.URL+"/v1/", nil)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -218,7 +219,7 @@ func TestScrapeLlamaCpp(t *testing.T) {
 	wrapped, _ := json.Marshal(llamacppMetrics)
 	for name, body := range map[string]string{"json-wrapped": string(wrapped), "plain": llamacppMetrics} {
 		t.Run(name, func(t *testing.T) {
-			srv := rawServer(t, func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, body) })
+			srv := fakesse.RawServer(t, func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, body) })
 			got, err := Scrape(context.Background(), nil, srv.URL, d)
 			if err != nil {
 				t.Fatal(err)
@@ -231,7 +232,7 @@ func TestScrapeLlamaCpp(t *testing.T) {
 }
 
 func TestScrapeRefused(t *testing.T) {
-	addr := closedAddr(t)
+	addr := fakesse.ClosedAddr(t)
 	if _, err := Scrape(context.Background(), nil, "http://"+addr, nil); err == nil {
 		t.Fatal("Scrape of a closed port succeeded")
 	}

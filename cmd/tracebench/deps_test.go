@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/blockgroup": {"internal/blockgroup"},
 	"internal/textfmt":    {"internal/textfmt"},
 	"internal/steplat":    {"internal/steplat"},
+	"internal/fakesse":    {"internal/fakesse"},
 	"deploy/kubernetes":   {"deploy/kubernetes"},
 	"traces":              {"traces"},
 	"kvevents":            {"kvevents"},
