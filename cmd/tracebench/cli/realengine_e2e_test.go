@@ -81,11 +81,25 @@ func starved(sum *metrics.Summary) string {
 	if why := hostStarved(sum); why != "" {
 		return why
 	}
+	if sum.Host.StealPct > singleServerMaxStealPct {
+		return fmt.Sprintf("host steal %.1f %% over %.0f %% (one llama-server thread: every stolen slice lands in its steps)",
+			sum.Host.StealPct, singleServerMaxStealPct)
+	}
 	if tp := sum.TPOT; tp.P50 > 0 && tp.P90 > 3*tp.P50 {
 		return fmt.Sprintf("TPOT p90 %.2f ms over 3× p50 %.2f ms", tp.P90, tp.P50)
 	}
 	return ""
 }
+
+// singleServerMaxStealPct is the hypervisor steal (percent of the live
+// run's CPU time) above which the single-server prediction is not judged.
+// A quiet host shows 0–0.2 %. On 2026-11-29 runs with steal 4.7 % gave a
+// live TPOT p50 of 5.04 ms (p90 11.49 ms) where the server's own timings
+// showed 3.3–3.7 ms per token in quiet runs of the same command, and
+// prediction errors of −27 to −37 %; a quiet run of it gave TTFT +1.1 %,
+// TPOT −5.3 %. The fleet test keeps hostStarved's 5 %: it compares
+// policies' signs over three seeds, which steal moves alike.
+const singleServerMaxStealPct = 2.0
 
 // hostStarved is starved's host part.
 func hostStarved(sum *metrics.Summary) string {

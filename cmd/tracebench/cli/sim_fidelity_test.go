@@ -46,10 +46,20 @@ const fidelityAttempts = 3
 // requests at 12 req/s, 8 system prompts of 1,024 tokens, 512-token
 // questions) with a load-aware router on four simulated engines (--sim 4)
 // and on a four-replica real-time mock fleet over loopback HTTP (--mock
-// 4), and requires TTFT p50 and p90, TPOT p50, throughput and the server
+// 4), and requires TTFT mean and p95, TPOT p50, throughput and the server
 // hit rate to agree within 10 % in at least one of fidelityAttempts
 // real-time runs. The router sees in-flight counts, so the
 // two runs route alike only if the simulator's timing is right.
+//
+// Why TTFT mean and p95, not p50 and p90: this workload's TTFTs form two
+// clusters, prefix hits near 70 ms and misses above 100 ms, and the p50
+// falls between them, so a one-point swing of the hit rate moves it by a
+// third. Six quiet-machine mock runs of this command (2026-11-29, load
+// 0.4) gave TTFT p50 70.1–97.4 ms and p90 179–199 ms, but mean 117.7–123.5
+// ms and p95 274–294 ms; the simulator gave 117.5 and 291 ms. The mean and
+// p95 move smoothly with the hit rate, so a model error still shows in
+// every attempt while one routing choice the machine's timing flipped
+// does not.
 func TestSimMatchesMock(t *testing.T) {
 	if testing.Short() || raceBuild() {
 		t.Skip("real-time mock run: skipped with -short and -race (the race detector slows the HTTP path, not the model)")
@@ -71,7 +81,7 @@ func TestSimMatchesMock(t *testing.T) {
 		}
 		text, ok := compareFidelity(sim, mock)
 		if ok {
-			t.Logf("--sim 4 vs --mock 4 (attempt %d):\n%s", attempt, text)
+			t.Logf("--sim 4 vs --mock 4 (attempt %d):\n%s%s", attempt, text, strings.Join(tried, "\n"))
 			return
 		}
 		tried = append(tried, fmt.Sprintf("attempt %d:\n%s", attempt, text))
@@ -107,8 +117,8 @@ type fidelityRow struct {
 // fidelityRows lists the figures the simulator must reproduce.
 func fidelityRows(sim, mock *metrics.Summary) []fidelityRow {
 	return []fidelityRow{
-		{"TTFT p50 ms", sim.TTFT.P50, mock.TTFT.P50},
-		{"TTFT p90 ms", sim.TTFT.P90, mock.TTFT.P90},
+		{"TTFT mean ms", sim.TTFT.Mean, mock.TTFT.Mean},
+		{"TTFT p95 ms", sim.TTFT.P95, mock.TTFT.P95},
 		{"TPOT p50 ms", sim.TPOT.P50, mock.TPOT.P50},
 		{"req/s", sim.Throughput.Requests, mock.Throughput.Requests},
 		{"output tok/s", sim.Throughput.OutputTokens, mock.Throughput.OutputTokens},
