@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# record-cpu-fleet.sh records the CPU-fleet dataset the recorded-fleet test
+# reads (cmd/tracebench/cli/testdata/cpu-fleet): a calibration probe of two
+# llama-servers, each bound to a CPU of its own, then one cold run per
+# policy (both servers restarted before each, so every policy starts on
+# empty slots and an empty host prompt cache).
+#
+# Usage: scripts/record-cpu-fleet.sh LLAMA_DIR [OUT]
+#   LLAMA_DIR holds llama-server-plain-metrics and tiny-llama-h256-l4.gguf
+#   OUT defaults to cmd/tracebench/cli/testdata/cpu-fleet
+# Run it on a quiet machine (load average under 1, nothing else running):
+# the servers' step times are what the dataset records. About 4 minutes.
+set -euo pipefail
+llama=${1:?usage: record-cpu-fleet.sh LLAMA_DIR [OUT]}
+out=${2:-cmd/tracebench/cli/testdata/cpu-fleet}
+cd "$(dirname "$0")/.."
+bin=$(mktemp -d)/tracebench
+go build -o "$bin" ./cmd/tracebench
+mkdir -p "$out"
+rm -rf "$out/probe" "$out"/run-*.jsonl
+pids=()
+start_servers() {
+  pids=()
+  for i in 0 1; do
+    taskset -c "$i" "$llama/llama-server-plain-metrics" -m "$llama/tiny-llama-h256-l4.gguf" --alias tiny-llama \
+      --host 127.0.0.1 --port $((18090 + i)) -np 4 -t 1 -fa off --metrics -c 8192 >"$out/.server-$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in 0 1; do
+    until curl -sf "http://127.0.0.1:$((18090 + i))/health" >/dev/null; do sleep 0.2; done
+  done
+}
+stop_servers() {
+  kill "${pids[@]}" 2>/dev/null || true
+  wait "${pids[@]}" 2>/dev/null || true
+}
+trap stop_servers EXIT
+targets=(--target http://127.0.0.1:18090 --target http://127.0.0.1:18091)
+start_servers
+"$bin" calibrate "${targets[@]}" --from cmd/tracebench/cli/testdata/llama-cpp-np4.yaml \
+  --probe-dir "$out/probe" --probe-budget 30s --probe-max-prompt 512 --probe-seed 11 -o "$out/.fit.yaml"
+stop_servers
+# The workload: prefix-aware routing matters (4 system prompts of 384
+# words), 60 requests at 2 req/s, below the two servers' capacity.
+for p in round-robin least-request prefix-cache cache-aware; do
+  start_servers
+  "$bin" replay "${targets[@]}" --policy "$p" --workload shared-prefix -p groups=4 -p prompts_per_group=8 \
+    -p system_len=384 -p question_len=32 -p output_len=32 --rate 2 --max-requests 60 --seed 5 \
+    --out "$out/run-$p.jsonl"
+  stop_servers
+done
+rm -f "$out"/.server-*.log "$out/.fit.yaml"
+uptime
