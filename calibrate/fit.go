@@ -143,8 +143,13 @@ func Fit(in *Input, opt Options) (*Result, error) {
 		}
 	}
 	res.Residuals = residuals(rows, th)
-	if w := noiseWarning(res.Residuals); w != "" {
+	if w := noiseWarning(res.Residuals, rows, th, in); w != "" {
 		res.Warnings = append(res.Warnings, w)
+	}
+	if in.Loopback {
+		res.Warnings = append(res.Warnings, "the runs' client reached its server over loopback, so it ran on the "+
+			"server's machine: unless each was bound to CPUs of its own (taskset), the client's work shows in the "+
+			"server's times")
 	}
 	res.fill(rows, th, se, final, start, in, opt)
 	if why != "" {

@@ -55,7 +55,12 @@ type Input struct {
 	// are llama.cpp's slots and tokens per slot (0: unknown).
 	Server             string
 	Slots, SlotContext int
-	timelines          []*timeline
+	// Hosts are each file's host CPU figures over its run.
+	Hosts []HostLoad
+	// Loopback is true when a run's client reached a server over
+	// loopback, that is on the same machine.
+	Loopback  bool
+	timelines []*timeline
 }
 
 // Load reads results files. Mixed models across the files, or a file with
@@ -129,6 +134,8 @@ func (in *Input) loadFile(path string) (string, error) {
 		}
 		tl.reqs = append(tl.reqs, toRequest(r))
 	}
+	in.Hosts = append(in.Hosts, hostLoadOf(path, rd.Stop))
+	in.Loopback = in.Loopback || anyLoopback(rd.Header.Backends)
 	keys := make([]int, 0, len(byBackend))
 	for k := range byBackend {
 		keys = append(keys, k)

@@ -1,27 +1,83 @@
 package calibrate
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/tracebench/tracebench/mockserver/profile"
 )
 
+// noiseRow is an equation the model (th of noiseTheta) predicts at 100
+// ms and that observed y seconds.
+func noiseRow(ttft bool, b float64, clean bool, y float64) row {
+	var x [numCols]float64
+	x[colOverhead] = 1
+	return row{x: x, y: y, ttft: ttft, b: b, clean: clean}
+}
+
+var noiseTheta = func() [numCols]float64 {
+	var th [numCols]float64
+	th[colOverhead] = 0.1
+	return th
+}()
+
 func TestNoiseWarning(t *testing.T) {
+	noisy := []profile.Residual{{Kind: "ttft", RelRMS: 1.85}, {Kind: "tpot", RelRMS: 0.35}}
+	quietHost := &Input{Hosts: []HostLoad{{File: "probe-c1.jsonl", StealPct: 0, BusyPct: 6.5}}}
 	tests := []struct {
 		name string
 		rs   []profile.Residual
-		want string
+		rows []row
+		in   *Input
+		want []string
 	}{
-		{"quiet", []profile.Residual{{Kind: "ttft", RelRMS: 0.3}, {Kind: "tbt", RelRMS: 0.35}}, ""},
-		{"noisy decode", []profile.Residual{{Kind: "ttft", RelRMS: 0.3}, {Kind: "tbt", RelRMS: 2.01}}, "the tbt residuals are 201 %"},
+		{"quiet fit", []profile.Residual{{Kind: "ttft", RelRMS: 0.3}, {Kind: "tpot", RelRMS: 0.35}}, nil, quietHost, nil},
+		{"contended host", noisy, nil, &Input{Hosts: []HostLoad{{File: "a.jsonl", StealPct: 7.5, BusyPct: 30}}},
+			[]string{"ttft residuals are 185 %", "host was contended", "a.jsonl: host steal 7.5 %"}},
+		{"busy host", noisy, nil, &Input{Hosts: []HostLoad{{File: "b.jsonl", BusyPct: 93}}}, []string{"host busy 93 %"}},
+		{"queue under load", noisy, []row{noiseRow(true, 1, false, 0.1), noiseRow(true, 3, false, 0.3)}, quietHost,
+			[]string{"host was quiet (steal at most 0.0 %, busy at most 6 %", "serialised on the engine loop", "--cache-ram"}},
+		{"stalled decoders", noisy, []row{noiseRow(false, 2, true, 0.1), noiseRow(false, 2, false, 0.2)}, quietHost,
+			[]string{"admissions stall the decoders"}},
+		{"lone requests off", noisy, []row{noiseRow(true, 1, false, 0.2)}, quietHost, []string{"even requests alone"}},
+		{"no structure", noisy, []row{noiseRow(true, 1, false, 0.1)}, quietHost, []string{"no structure the diagnosis knows"}},
+		{"no host figures", noisy, nil, &Input{Hosts: []HostLoad{{File: "c.jsonl", StealPct: math.NaN(), BusyPct: math.NaN()}}},
+			[]string{"cannot be judged", "calibrate --halves"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := noiseWarning(tc.rs)
-			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-				t.Fatalf("noiseWarning = %q, want %q", got, tc.want)
+			got := noiseWarning(tc.rs, tc.rows, noiseTheta, tc.in)
+			if (len(tc.want) == 0) != (got == "") {
+				t.Fatalf("noiseWarning = %q, want it to contain %q", got, tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("noiseWarning = %q\nwant it to contain %q", got, w)
+				}
+			}
+			blame := tc.name == "contended host" || tc.name == "busy host"
+			if strings.Contains(got, "host was contended") != blame {
+				t.Errorf("blames the host = %v in case %q, want %v: %q", !blame, tc.name, blame, got)
 			}
 		})
+	}
+}
+
+func TestAnyLoopback(t *testing.T) {
+	tests := []struct {
+		backends []string
+		want     bool
+	}{
+		{[]string{"http://127.0.0.1:8080"}, true},
+		{[]string{"http://10.0.0.2:8000", "http://localhost:8001"}, true},
+		{[]string{"http://[::1]:8000"}, true},
+		{[]string{"http://10.0.0.2:8000", "sim-0"}, false},
+		{nil, false},
+	}
+	for _, tc := range tests {
+		if got := anyLoopback(tc.backends); got != tc.want {
+			t.Errorf("anyLoopback(%q) = %v, want %v", tc.backends, got, tc.want)
+		}
 	}
 }

@@ -9,7 +9,7 @@
 #   LLAMA_DIR holds llama-server-plain-metrics and tiny-llama-h256-l4.gguf
 #   OUT defaults to cmd/tracebench/cli/testdata/cpu-fleet
 # Run it on a quiet machine (load average under 1, nothing else running):
-# the servers' step times are what the dataset records. About 4 minutes.
+# the servers' step times are what the dataset records. About 6 minutes.
 set -euo pipefail
 llama=${1:?usage: record-cpu-fleet.sh LLAMA_DIR [OUT]}
 out=${2:-cmd/tracebench/cli/testdata/cpu-fleet}
@@ -41,11 +41,12 @@ start_servers
   --probe-dir "$out/probe" --probe-budget 30s --probe-max-prompt 512 --probe-seed 11 -o "$out/.fit.yaml"
 stop_servers
 # The workload: prefix-aware routing matters (4 system prompts of 384
-# words), 60 requests at 2 req/s, below the two servers' capacity.
+# words, 32 questions each: one request moves a run's hit rate by under a
+# point), 128 requests at 2 req/s, below the two servers' capacity.
 for p in round-robin least-request prefix-cache cache-aware; do
   start_servers
-  "$bin" replay "${targets[@]}" --policy "$p" --workload shared-prefix -p groups=4 -p prompts_per_group=8 \
-    -p system_len=384 -p question_len=32 -p output_len=32 --rate 2 --max-requests 60 --seed 5 \
+  "$bin" replay "${targets[@]}" --policy "$p" --workload shared-prefix -p groups=4 -p prompts_per_group=32 \
+    -p system_len=384 -p question_len=32 -p output_len=32 --rate 2 --max-requests 128 --seed 5 \
     --out "$out/run-$p.jsonl"
   stop_servers
 done

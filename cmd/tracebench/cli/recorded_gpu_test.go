@@ -164,3 +164,30 @@ func TestRecordedGPUHalves(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedGPUDiagnosis: fitted without the engine replay, the
+// recorded H100 probe leaves TTFT residuals far above a quiet server's
+// (the 185 %). Its host was quiet (6.5 % busy, no steal), so
+// calibrate must not blame the host; it must name what the residuals'
+// structure shows: requests that met others in flight waited far longer
+// than the model says, a cost serialised on the engine loop.
+func TestRecordedGPUDiagnosis(t *testing.T) {
+	probes, _ := filepath.Glob(filepath.Join(recordedGPU, "probe", "*.jsonl"))
+	if len(probes) == 0 {
+		t.Fatalf("no recorded probe in %s: the recorded GPU runs live in ../shared/real-engine-runs beside the repository", recordedGPU)
+	}
+	var so, se bytes.Buffer
+	args := append([]string{"calibrate", "--engine-replay", "off", "--host-cache-tokens", "65536"}, probes...)
+	if code := Run(args, &so, &se); code != 0 {
+		t.Fatalf("calibrate exit %d: %s", code, se.String())
+	}
+	out := so.String()
+	for _, want := range []string{"too noisy to use", "the host was quiet", "serialised on the engine loop", "over loopback"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("calibrate's output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "host was contended") {
+		t.Errorf("calibrate blamed the host of a quiet run:\n%s", out)
+	}
+}
