@@ -246,7 +246,42 @@ func (o *mockOptions) mockFleet() (bench.MockFleet, error) {
 	if d, err := dialect.Lookup(f.Server.Dialect); err == nil {
 		f.Server.Dialect = d.Name
 	}
+	if err := o.llamaDialect(&f); err != nil {
+		return f, err
+	}
 	return f, flagErr(f.Validate(), mockFlagNames)
+}
+
+// llamaDialect makes a llama.cpp-family profile answer as llama.cpp: the
+// dialect defaults to llamacpp, and an explicit vLLM or SGLang dialect is
+// refused (openai, the bare API, is kept), naming the profile (its per-slot cache and slot terms describe
+// no paged-prefix server).
+func (o *mockOptions) llamaDialect(f *bench.MockFleet) error {
+	name, err := o.profileName()
+	if err != nil {
+		return err
+	}
+	p, err := resolveProfile(name)
+	if err != nil || !p.LlamaCppFamily() {
+		return nil
+	}
+	switch {
+	case o.changed == nil || !o.changed("dialect"):
+		f.Server.Dialect = dialect.LlamaCpp
+	case f.Server.Dialect == dialect.VLLM || f.Server.Dialect == dialect.SGLang:
+		return usagef("--dialect %s: profile %s is a llama.cpp-family engine (cache %s%s), which no %s server is; "+
+			"serve it with --dialect llamacpp", f.Server.Dialect, name, p.Engine.Cache, llamaSection(p), f.Server.Dialect)
+	}
+	return nil
+}
+
+// llamaSection says whether p has a llamacpp section (", llamacpp
+// section") or not ("").
+func llamaSection(p *profile.Profile) string {
+	if p.LlamaCpp != nil {
+		return ", llamacpp section"
+	}
+	return ""
 }
 
 // fleetConfig validates the flags and builds the fleet configuration.

@@ -144,3 +144,39 @@ func TestRunMockServesUntilCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMockLlamaCppProfileDialect: a llama.cpp-family profile (per-slot
+// cache) answers as llama.cpp unless told otherwise, keeps the bare
+// OpenAI dialect, and is refused by name with a vLLM or SGLang dialect.
+func TestMockLlamaCppProfileDialect(t *testing.T) {
+	prof := writeProfile(t, t.TempDir(), "name: slots\nengine:\n  cache: per-slot\n  max_num_seqs: 4\n")
+	tests := []struct {
+		name    string
+		args    []string
+		dialect string
+		err     string
+	}{
+		{"default dialect", nil, "llamacpp", ""},
+		{"openai kept", []string{"--dialect", "openai"}, "openai", ""},
+		{"vllm refused", []string{"--dialect", "vllm"}, "", "--dialect vllm: profile " + prof + " is a llama.cpp-family engine (cache per-slot)"},
+		{"sglang refused", []string{"--dialect", "sglang"}, "", "which no sglang server is"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := optionsOf(t, append([]string{"--profile", prof}, tc.args...)).mockFleet()
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || f.Server.Dialect != tc.dialect {
+				t.Fatalf("dialect %q, err %v; want %q", f.Server.Dialect, err, tc.dialect)
+			}
+		})
+	}
+	f, err := optionsOf(t, nil).mockFleet()
+	if err != nil || f.Server.Dialect != "vllm" {
+		t.Fatalf("default profile: dialect %q, err %v; want vllm", f.Server.Dialect, err)
+	}
+}
