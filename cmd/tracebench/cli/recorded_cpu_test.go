@@ -32,39 +32,45 @@ var recordedCPUTargets = []recordedTarget{{"TTFT p50", 10, 45}, {"TPOT p50", 10,
 // TestRecordedCPUFleet calibrates from the recorded CPU-fleet probe and
 // predicts each policy's cold run on two simulated engines with the
 // fitted profile: deterministic, no server needed. Every figure is
-// logged, a missed target is marked in CI's accuracy summary, and an
-// error past its bound fails the test.
+// logged, a missed target is marked in CI's accuracy summary, an error
+// past its bound fails the test, and docs/calibrate-recorded-cpu.md must
+// be what the figures give (-update rewrites it).
 func TestRecordedCPUFleet(t *testing.T) {
 	if sweepRace {
 		t.Skip("the engine-replay fit runs on one goroutine; -race only slows it 5×: run without -race (CI's second pass does)")
 	}
 	prof, out := calibrateRecordedCPU(t)
 	t.Log(out)
-	var table strings.Builder
-	fmt.Fprintf(&table, "%-14s %9s %9s %9s\n", "policy", "TTFT p50", "TPOT p50", "hit")
+	fig := recordedCPUFigures{residual: residualPct(out, "ttft"), tpotResidual: residualPct(out, "tpot"), terms: recordedTerms(out)}
 	for _, p := range recordedCPUPolicies {
-		errs, pout := predictErrors(t, filepath.Join(recordedCPU, "run-"+p+".jsonl"), prof, filepath.Join(t.TempDir(), p))
-		fmt.Fprintf(&table, "%-14s", p)
+		file := filepath.Join(recordedCPU, "run-"+p+".jsonl")
+		errs, pout := predictErrors(t, file, prof, filepath.Join(t.TempDir(), p))
+		run := recordedCPURun{policy: p, errs: errs, lone: loneDecode(t, file)}
 		for _, tg := range recordedCPUTargets {
 			v, ok := metricErr(errs, tg.metric)
 			if !ok {
 				t.Fatalf("%s: no %s in predict's table:\n%s", p, tg.metric, pout)
 			}
-			fmt.Fprintf(&table, " %+8.1f", v)
 			switch {
 			case math.Abs(v) > tg.bound:
 				t.Errorf("%s %s error %+.1f: want within ±%g (target ±%g)", p, tg.metric, v, tg.bound, tg.target)
 			case math.Abs(v) > tg.target:
-				unit := " %"
-				if tg.metric == "server hit" {
-					unit = " pt"
-				}
-				targetMissed(t, p+" "+tg.metric, v, tg.target, tg.bound, unit)
+				targetMissed(t, p+" "+tg.metric, v, tg.target, tg.bound, unitOf(tg.metric))
 			}
 		}
-		table.WriteString("\n")
+		fig.runs = append(fig.runs, run)
 	}
-	t.Logf("prediction errors (%%, hit in points):\n%s", table.String())
+	doc := recordedCPUDoc(fig)
+	t.Log(doc)
+	checkGenerated(t, recordedCPUDocPath, doc, "TestRecordedCPUFleet")
+}
+
+// unitOf is a compared metric's unit: points for the hit rate, else %.
+func unitOf(metric string) string {
+	if metric == "server hit" {
+		return " pt"
+	}
+	return " %"
 }
 
 // calibrateRecordedCPU fits a profile to the CPU-fleet probe and returns
