@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 // DefaultCostAttainment is the SLA attainment a policy must keep to be
@@ -26,14 +27,14 @@ var costHead = []string{"run", "fleet $/hour", "$ / M output tokens", "$ / M inp
 	"$ / request that met the SLO", "SLA attainment"}
 
 // costCells is a run's row of the cost table.
-func costCells(s *metrics.Summary) []HTMLCell {
+func costCells(s *metrics.Summary) []html.Cell {
 	c := s.Cost
-	return []HTMLCell{TextCell(s.Name()),
-		NumCell(fmtDollars(c.FleetPerHour), c.FleetPerHour),
-		NumCell(fmtDollars(c.PerMOutputTokens), c.PerMOutputTokens),
-		NumCell(fmtDollars(c.PerMInputTokens), c.PerMInputTokens),
-		NumCell(fmtDollars(c.PerMetRequest), c.PerMetRequest),
-		NumCell(textfmt.Pct(s.SLA.Attainment), s.SLA.Attainment)}
+	return []html.Cell{html.TextCell(s.Name()),
+		html.NumCell(fmtDollars(c.FleetPerHour), c.FleetPerHour),
+		html.NumCell(fmtDollars(c.PerMOutputTokens), c.PerMOutputTokens),
+		html.NumCell(fmtDollars(c.PerMInputTokens), c.PerMInputTokens),
+		html.NumCell(fmtDollars(c.PerMetRequest), c.PerMetRequest),
+		html.NumCell(textfmt.Pct(s.SLA.Attainment), s.SLA.Attainment)}
 }
 
 // costText introduces the cost table.
@@ -76,15 +77,15 @@ func writeCost(w io.Writer, runs []*metrics.Summary) {
 
 // costSection is the HTML report's cost table (ok false when no run was
 // priced).
-func costSection(runs []*metrics.Summary) (HTMLSection, bool) {
+func costSection(runs []*metrics.Summary) (html.Section, bool) {
 	if !showCost(runs) {
-		return HTMLSection{}, false
+		return html.Section{}, false
 	}
-	t := &HTMLTable{Head: costHead, Note: strings.Join(costNotes(runs), " ")}
+	t := &html.Table{Head: costHead, Note: strings.Join(costNotes(runs), " ")}
 	for _, s := range runs {
 		t.Rows = append(t.Rows, costCells(s))
 	}
-	return HTMLSection{ID: "cost", Title: "Cost", Text: costText, Table: t}, true
+	return html.Section{ID: "cost", Title: "Cost", Text: costText, Table: t}, true
 }
 
 // fmtDollars is an amount in dollars to four significant digits, so

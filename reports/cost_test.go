@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 // pricedRun is the reasoning run (one backend, 100 output tokens) with
@@ -123,8 +124,8 @@ func TestCostInEveryReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
-	for name, doc := range map[string]string{"report.md": string(md), "report.html": string(html)} {
+	page, _ := os.ReadFile(filepath.Join(dir, html.File))
+	for name, doc := range map[string]string{"report.md": string(md), "report.html": string(page)} {
 		for _, want := range []string{"Cost", "$ / M output tokens", "Cheapest under the SLO", "Price from --cost-per-hour"} {
 			if !strings.Contains(doc, want) {
 				t.Errorf("%s lacks %q", name, want)

@@ -1,5 +1,7 @@
 package reports
 
+import "github.com/tracebench/tracebench/reports/html"
+
 // GlossaryEntry defines one metric as the report uses it.
 type GlossaryEntry struct {
 	Metric     string
@@ -7,8 +9,8 @@ type GlossaryEntry struct {
 }
 
 // Glossary returns the definition of every metric a report shows, in the
-// order of docs/architecture.md, "Metrics". The markdown report prints it
-// at the end.
+// order of docs/architecture.md, "Metrics". The markdown and HTML
+// reports print it at the end.
 func Glossary() []GlossaryEntry {
 	return []GlossaryEntry{
 		{"TTFT", "time to first token: first content-bearing chunk − intended arrival (the trace's arrival time, so client-side queueing and late sending count; coordinated-omission safe). A reasoning model's reasoning counts as content. Over successful requests."},
@@ -36,4 +38,14 @@ func Glossary() []GlossaryEntry {
 		{"load balance", "coefficient of variation (stddev / mean) of requests and of tokens per Backend: 0 is perfectly even."},
 		{"errors", "failed requests by class: connect, timeout, http-4xx, unknown-model (404: the model or LoRA adapter is not served), http-5xx, stream-broken, stream-error, bad-payload, rejected (client-side Queue), canceled (run stopped)."},
 	}
+}
+
+// glossaryItems is the glossary as the HTML report lists it.
+func glossaryItems() []html.Item {
+	g := Glossary()
+	items := make([]html.Item, len(g))
+	for i, e := range g {
+		items[i] = html.Item{Label: e.Metric, Value: e.Definition}
+	}
+	return items
 }

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/textfmt"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 // browser returns the path of a headless-capable Chromium, or skips.
@@ -51,19 +54,19 @@ func TestHTMLInBrowser(t *testing.T) {
 	bin := browser(t)
 	dir := t.TempDir()
 	r := HTMLFromRuns(goldenSummaries(t), RenderOptions{Title: "Browser report"})
-	if err := WriteHTMLFile(dir, r); err != nil {
+	if err := html.WriteFile(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	col := slices.Index(r.Table.Head, "TTFT p99 ms")
 	if col < 0 {
 		t.Fatal("the comparison table has no TTFT p99 ms column")
 	}
-	url := "file://" + filepath.Join(dir, HTMLFile)
+	url := "file://" + filepath.Join(dir, html.File)
 	dom := string(runBrowser(t, bin, url+"#sort="+strconv.Itoa(col)+"-desc", "--dump-dom"))
 	if !strings.Contains(dom, `<html lang="en" class="js">`) {
 		t.Errorf("the page's script did not run")
 	}
-	if !strings.Contains(dom, capitalize(r.Verdict.Headline())) {
+	if !strings.Contains(dom, textfmt.Capitalize(r.Verdict.Headline())) {
 		t.Errorf("the verdict %q is not in the rendered page", r.Verdict.Headline())
 	}
 	if got, want := comparisonOrder(t, dom), expectedOrder(r.Table, col); !slices.Equal(got, want) {
@@ -96,9 +99,9 @@ func comparisonOrder(t *testing.T, dom string) []string {
 
 // expectedOrder is the table's run names sorted by column col, highest
 // first.
-func expectedOrder(t HTMLTable, col int) []string {
+func expectedOrder(t html.Table, col int) []string {
 	rows := slices.Clone(t.Rows)
-	slices.SortStableFunc(rows, func(a, b []HTMLCell) int { return -cmpKey(a[col].Key, b[col].Key) })
+	slices.SortStableFunc(rows, func(a, b []html.Cell) int { return -cmpKey(a[col].Key, b[col].Key) })
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		names[i] = r[0].Text

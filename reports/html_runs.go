@@ -8,6 +8,8 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
+	"github.com/tracebench/tracebench/reports/plots"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -16,12 +18,13 @@ import (
 // error. Without a verdict, two or more runs of one
 // workload get one decided over their single runs (one seed, so no
 // interval); a prediction report gets none.
-func HTMLFromRuns(runs []*metrics.Summary, o RenderOptions) *HTMLReport {
+func HTMLFromRuns(runs []*metrics.Summary, o RenderOptions) *html.Report {
 	o = o.withDefaults()
 	labelRuns(runs)
-	r := &HTMLReport{Title: o.Title, Verdict: o.Verdict, Runs: runs, Table: comparisonTable(runs),
+	r := &html.Report{Title: o.Title, Verdict: o.Verdict, Runs: runs, Table: comparisonTable(runs),
 		Capacity: o.Capacity, Sections: slices.Clone(o.Sections),
-		Config: runConfig(runs), ConfigTable: runConfigTable(runs), Warnings: htmlWarnings(runs)}
+		Config: runConfig(runs), ConfigTable: runConfigTable(runs), Warnings: htmlWarnings(runs),
+		Glossary: glossaryItems()}
 	addDecision(r, o.Decision)
 	switch {
 	case o.Prediction != nil && r.Verdict == nil:
@@ -70,17 +73,17 @@ func runsVerdict(runs []*metrics.Summary) (*verdict.Verdict, string) {
 
 // comparisonTable is the comparison table's columns, one row per run,
 // with the best value of each column marked.
-func comparisonTable(runs []*metrics.Summary) HTMLTable {
-	t := HTMLTable{Head: []string{"policy"}}
+func comparisonTable(runs []*metrics.Summary) html.Table {
+	t := html.Table{Head: []string{"policy"}}
 	for _, c := range comparisonColumns {
 		t.Head = append(t.Head, c.head)
 	}
 	marks := best(comparisonColumns, runs)
 	for i, s := range runs {
-		row := []HTMLCell{TextCell(s.Name())}
+		row := []html.Cell{html.TextCell(s.Name())}
 		for c, col := range comparisonColumns {
 			v := col.value(s)
-			cell := NumCell(col.format(v), v)
+			cell := html.NumCell(col.format(v), v)
 			cell.Best = marks[i][c]
 			row = append(row, cell)
 		}
@@ -95,51 +98,51 @@ func comparisonTable(runs []*metrics.Summary) HTMLTable {
 
 // runConfig lists what the runs share: workload, fleet, seed, version,
 // SLO and measurement settings.
-func runConfig(runs []*metrics.Summary) []HTMLItem {
+func runConfig(runs []*metrics.Summary) []html.Item {
 	if len(runs) == 0 {
 		return nil
 	}
 	s := runs[0]
 	h := s.Header
-	var items []HTMLItem
+	var items []html.Item
 	if sameWorkload(runs) {
-		items = append(items, HTMLItem{"workload", h.Trace},
-			HTMLItem{"target", fmt.Sprintf("%s, %d backend(s): %s", h.Mode, len(h.Backends), strings.Join(h.Backends, ", "))})
+		items = append(items, html.Item{Label: "workload", Value: h.Trace},
+			html.Item{Label: "target", Value: fmt.Sprintf("%s, %d backend(s): %s", h.Mode, len(h.Backends), strings.Join(h.Backends, ", "))})
 	}
 	items = append(items,
-		HTMLItem{"seed", fmt.Sprint(h.Seed)},
-		HTMLItem{"tool version", h.Version},
-		HTMLItem{"started", h.Started.UTC().Format(time.RFC3339)},
-		HTMLItem{"SLO", metrics.SLOText(s.Options.SLO)},
-		HTMLItem{"warm-up cut", s.Options.Warmup.String()},
-		HTMLItem{"service weights", fmt.Sprintf("w_in %g, w_out %g", s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out)},
-		HTMLItem{"fairness window", s.Options.FairnessWindow.String()})
+		html.Item{Label: "seed", Value: fmt.Sprint(h.Seed)},
+		html.Item{Label: "tool version", Value: h.Version},
+		html.Item{Label: "started", Value: h.Started.UTC().Format(time.RFC3339)},
+		html.Item{Label: "SLO", Value: metrics.SLOText(s.Options.SLO)},
+		html.Item{Label: "warm-up cut", Value: s.Options.Warmup.String()},
+		html.Item{Label: "service weights", Value: fmt.Sprintf("w_in %g, w_out %g", s.Options.ServiceWeights.In, s.Options.ServiceWeights.Out)},
+		html.Item{Label: "fairness window", Value: s.Options.FairnessWindow.String()})
 	for _, n := range shardNotes(runs) {
-		items = append(items, HTMLItem{"shards", n})
+		items = append(items, html.Item{Label: "shards", Value: n})
 	}
 	return items
 }
 
 // runConfigTable has a row per run: its policy's parts and parameters,
 // requests, measured window and stop reason.
-func runConfigTable(runs []*metrics.Summary) *HTMLTable {
+func runConfigTable(runs []*metrics.Summary) *html.Table {
 	if len(runs) == 0 {
 		return nil
 	}
 	same := sameWorkload(runs)
-	t := &HTMLTable{Head: []string{"run", "router", "router params", "queue", "queue params", "requests",
+	t := &html.Table{Head: []string{"run", "router", "router params", "queue", "queue params", "requests",
 		"measured window s", "stop"}}
 	if !same {
 		t.Head = append(t.Head, "workload", "backends")
 	}
 	for _, s := range runs {
-		row := []HTMLCell{TextCell(s.Name()), TextCell(s.Header.Router), TextCell(orDefaults(s.Header.RouterParams)),
-			TextCell(s.Header.Queue), TextCell(orDefaults(s.Header.QueueParams)),
-			NumCell(textfmt.Count(s.Requests), float64(s.Requests)),
-			NumCell(fmt.Sprintf("%.1f", s.Window.Seconds), s.Window.Seconds), TextCell(stopReason(s))}
+		row := []html.Cell{html.TextCell(s.Name()), html.TextCell(s.Header.Router), html.TextCell(orDefaults(s.Header.RouterParams)),
+			html.TextCell(s.Header.Queue), html.TextCell(orDefaults(s.Header.QueueParams)),
+			html.NumCell(textfmt.Count(s.Requests), float64(s.Requests)),
+			html.NumCell(fmt.Sprintf("%.1f", s.Window.Seconds), s.Window.Seconds), html.TextCell(stopReason(s))}
 		if !same {
-			row = append(row, TextCell(s.Header.Trace),
-				TextCell(fmt.Sprintf("%s × %d", s.Header.Mode, len(s.Header.Backends))))
+			row = append(row, html.TextCell(s.Header.Trace),
+				html.TextCell(fmt.Sprintf("%s × %d", s.Header.Mode, len(s.Header.Backends))))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -155,10 +158,10 @@ func orDefaults(p map[string]string) string {
 }
 
 // htmlWarnings are the runs' warnings grouped by problem.
-func htmlWarnings(runs []*metrics.Summary) []HTMLWarning {
-	var out []HTMLWarning
+func htmlWarnings(runs []*metrics.Summary) []html.Warning {
+	var out []html.Warning
 	for _, g := range warningGroups(runs) {
-		w := HTMLWarning{Title: capitalize(g.title), Why: g.why}
+		w := html.Warning{Title: textfmt.Capitalize(g.title), Why: g.why}
 		for i := range g.runs {
 			w.Lines = append(w.Lines, g.line(i, func(s string) string { return s }))
 		}
@@ -169,14 +172,48 @@ func htmlWarnings(runs []*metrics.Summary) []HTMLWarning {
 
 // predictionSection is the prediction error: each figure measured,
 // predicted and the error.
-func predictionSection(p *verdict.Prediction) HTMLSection {
-	t := &HTMLTable{Head: []string{"metric", "measured", "predicted", "error"}}
+func predictionSection(p *verdict.Prediction) html.Section {
+	t := &html.Table{Head: []string{"metric", "measured", "predicted", "error"}}
 	for _, r := range p.Rows {
-		t.Rows = append(t.Rows, []HTMLCell{TextCell(r.Metric), NumCell(r.Value(r.Measured), r.Measured),
-			NumCell(r.Value(r.Predicted), r.Predicted), NumCell(r.ErrText(), r.Err)})
+		t.Rows = append(t.Rows, []html.Cell{html.TextCell(r.Metric), html.NumCell(r.Value(r.Measured), r.Measured),
+			html.NumCell(r.Value(r.Predicted), r.Predicted), html.NumCell(r.ErrText(), r.Err)})
 	}
-	return HTMLSection{ID: "prediction", Title: "Prediction error", Table: t,
+	return html.Section{ID: "prediction", Title: "Prediction error", Table: t,
 		Text: "The measured run replayed in virtual time on simulated engines with the profile " + p.Profile +
 			": the same requests, arrival times, router and queue. Error is (predicted − measured) / measured; for the " +
 			"hit rate, the difference in percentage points. n/a: the figure was not measured on one side."}
+}
+
+// addDecision puts bench's two-stage decision into the HTML report: the
+// question under the verdict, stage 1's capacity curves, each stage's
+// ranking and their agreement (nothing without a decision).
+func addDecision(r *html.Report, d *verdict.Decision) {
+	if d == nil || d.CapacityVerdict == nil {
+		return
+	}
+	r.Verdict = d.CapacityVerdict
+	r.Lead = append([]string{"Question: " + d.Question}, r.Lead...)
+	target := 0.0
+	if d.Capacity != nil {
+		target = d.Capacity.Target
+	}
+	r.Capacity = &plots.CapacityData{Target: target, Curves: d.Curves(),
+		Note: "stage 1, virtual time, first seed"}
+	r.Sections = append(r.Sections, verdictSection("stage1", fmt.Sprintf(
+		"Stage 1: capacity in virtual time (%d seeds, %.0f s)", d.CapacityVerdict.Seeds, d.Stage1.Seconds()),
+		"", d.CapacityVerdict))
+	if d.Confirm == nil {
+		return
+	}
+	text := fmt.Sprintf("%s. Agreement: %s.", textfmt.Capitalize(d.Stage2Text()), d.Agreement.Text())
+	r.Sections = append(r.Sections, verdictSection("stage2", "Stage 2: confirmation in real time", text, d.Confirm))
+}
+
+// verdictSection is a section listing a verdict's rows with intervals.
+func verdictSection(id, title, text string, v *verdict.Verdict) html.Section {
+	t := &html.Table{Head: []string{"policy", v.Metric}}
+	for _, row := range v.Rows {
+		t.Rows = append(t.Rows, []html.Cell{{Text: row.Policy}, {Text: row.Interval(v.Unit)}})
+	}
+	return html.Section{ID: id, Title: title, Text: text, Table: t}
 }

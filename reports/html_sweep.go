@@ -8,6 +8,8 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
+	"github.com/tracebench/tracebench/reports/plots"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -15,9 +17,9 @@ import (
 // one seed, the highest sustained rate without an interval), the
 // per-policy table, the capacity curve, and each policy's run at its
 // sustained rate for the distributions and the timeline.
-func HTMLFromSweep(s *verdict.Sweep) *HTMLReport {
-	r := &HTMLReport{Title: s.DisplayTitle(), Verdict: s.Verdict, Capacity: CapacityFromSweep(s), Pareto: ParetoFromSweep(s),
-		Table: sweepHTMLTable(s)}
+func HTMLFromSweep(s *verdict.Sweep) *html.Report {
+	r := &html.Report{Title: s.DisplayTitle(), Verdict: s.Verdict, Capacity: plots.CapacityFromSweep(s), Pareto: plots.ParetoFromSweep(s),
+		Table: sweepHTMLTable(s), Glossary: glossaryItems()}
 	if r.Verdict == nil {
 		r.Verdict, r.VerdictNote = sweepVerdict(s)
 	}
@@ -25,7 +27,7 @@ func HTMLFromSweep(s *verdict.Sweep) *HTMLReport {
 		"(%s; failed requests count as missed). %s The distributions and the timeline are those of each policy's run "+
 		"at its sustained %s.", s.Load(), textfmt.Pct(s.Target), metrics.SLOText(s.SLO), methodText(s), s.Load())}
 	for _, row := range sweepSetup(s) {
-		r.Config = append(r.Config, HTMLItem{row[0], row[1]})
+		r.Config = append(r.Config, html.Item{Label: row[0], Value: row[1]})
 	}
 	r.Runs = sustainedRuns(s)
 	if sec, ok := costSection(r.Runs); ok {
@@ -54,9 +56,9 @@ func sweepVerdict(s *verdict.Sweep) (*verdict.Verdict, string) {
 
 // sweepHTMLTable is the per-policy table; a column with any number sorts
 // by the leading number of each cell.
-func sweepHTMLTable(s *verdict.Sweep) HTMLTable {
+func sweepHTMLTable(s *verdict.Sweep) html.Table {
 	head, rows := sweepTable(s)
-	t := HTMLTable{Head: head, Note: fmt.Sprintf("SLA met, goodput and the latency percentiles are those of the run "+
+	t := html.Table{Head: head, Note: fmt.Sprintf("SLA met, goodput and the latency percentiles are those of the run "+
 		"at the sustained %s. Gain is the sustained %s over %s's, minus one.", s.Load(), s.Load(), s.Baseline)}
 	numeric := make([]bool, len(head))
 	for _, row := range rows {
@@ -65,11 +67,11 @@ func sweepHTMLTable(s *verdict.Sweep) HTMLTable {
 		}
 	}
 	for _, row := range rows {
-		cells := make([]HTMLCell, len(row))
+		cells := make([]html.Cell, len(row))
 		for c, x := range row {
-			cells[c] = TextCell(x)
+			cells[c] = html.TextCell(x)
 			if c < len(numeric) && numeric[c] {
-				cells[c] = NumCell(x, leadingNumber(x))
+				cells[c] = html.NumCell(x, leadingNumber(x))
 			}
 		}
 		t.Rows = append(t.Rows, cells)
@@ -110,8 +112,8 @@ func sustainedRuns(s *verdict.Sweep) []*metrics.Summary {
 
 // stoppedWarning lists the policies whose sweep ended early (nil when
 // none did).
-func stoppedWarning(s *verdict.Sweep) *HTMLWarning {
-	w := &HTMLWarning{Title: "A policy's sweep stopped early",
+func stoppedWarning(s *verdict.Sweep) *html.Warning {
+	w := &html.Warning{Title: "A policy's sweep stopped early",
 		Why: "its sustained rate is the highest that passed before the stop, so its capacity may be higher"}
 	for _, p := range s.Policies {
 		if p.Stopped != "" {

@@ -10,41 +10,43 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
+	"github.com/tracebench/tracebench/reports/plots"
 	"github.com/tracebench/tracebench/verdict"
 )
 
 // testCapacity is a capacity curve as a search other than sweep would
 // report it: points in any order, one goodput unknown.
-func testCapacity() *CapacityData {
-	return &CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []verdict.CapacityCurve{
+func testCapacity() *plots.CapacityData {
+	return &plots.CapacityData{Target: 0.9, Note: "Virtual time.", Curves: []verdict.CapacityCurve{
 		{Policy: "a", Points: []verdict.CapacityPoint{{Rate: 12, Attainment: 0.5, Goodput: 5}, {Rate: 4, Attainment: 1, Goodput: 3.9, Pass: true}}},
 		{Policy: "b", Points: []verdict.CapacityPoint{{Rate: 4, Attainment: 0.95, Goodput: 3.7, Pass: true}, {Rate: 8, Attainment: 0.4, Goodput: math.NaN()}}}}}
 }
 
 // testAgreement is a section a two-stage comparison would add.
-func testAgreement() HTMLSection {
-	return HTMLSection{ID: "agreement", Title: "Agreement", Text: "Virtual time against real time.",
-		Table: &HTMLTable{Head: []string{"policy", "error %"}, Rows: [][]HTMLCell{{TextCell("a"), NumCell("3.1", 3.1)}}}}
+func testAgreement() html.Section {
+	return html.Section{ID: "agreement", Title: "Agreement", Text: "Virtual time against real time.",
+		Table: &html.Table{Head: []string{"policy", "error %"}, Rows: [][]html.Cell{{html.TextCell("a"), html.NumCell("3.1", 3.1)}}}}
 }
 
 // genericHTML is a report filled by hand, as a producer other than
 // bench or sweep would: a verdict, a capacity curve from its own search
 // and a section of its own.
-func genericHTML(t *testing.T) *HTMLReport {
+func genericHTML(t *testing.T) *html.Report {
 	t.Helper()
 	runs := goldenSummaries(t)
 	v := verdict.DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {9, 10, 11}, "b": {6, 7, 6.5}}, runs[0].Options.SLO)
-	return &HTMLReport{Title: "Two-stage", Verdict: v, Runs: runs[:1],
-		Table: HTMLTable{Head: []string{"policy", "capacity req/s"},
-			Rows: [][]HTMLCell{{TextCell("a"), NumCell("10", 10)}, {TextCell("b"), NumCell("n/a", math.NaN())}}},
-		Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}}
+	return &html.Report{Title: "Two-stage", Verdict: v, Runs: runs[:1],
+		Table: html.Table{Head: []string{"policy", "capacity req/s"},
+			Rows: [][]html.Cell{{html.TextCell("a"), html.NumCell("10", 10)}, {html.TextCell("b"), html.NumCell("n/a", math.NaN())}}},
+		Capacity: testCapacity(), Sections: []html.Section{testAgreement()}}
 }
 
 // renderHTML writes r and returns the document.
-func renderHTML(t *testing.T, r *HTMLReport) string {
+func renderHTML(t *testing.T, r *html.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteHTML(&b, r); err != nil {
+	if err := html.Write(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -56,25 +58,25 @@ var external = regexp.MustCompile(`(?i)(\b(src|href|xlink:href|action)\s*=\s*["'
 func TestHTMLStructure(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		doc      func(t *testing.T) *HTMLReport
+		doc      func(t *testing.T) *html.Report
 		ids      []string
 		contains []string
 		absent   []string
 	}{
-		{"runs", func(t *testing.T) *HTMLReport { return HTMLFromRuns(goldenSummaries(t), RenderOptions{}) },
+		{"runs", func(t *testing.T) *html.Report { return HTMLFromRuns(goldenSummaries(t), RenderOptions{}) },
 			[]string{"plot-ttft-cdf", "plot-tbt-cdf", "plot-hit", "plot-timeline"},
 			[]string{"Pick prefix-cache", "TTFT p99 ms", `<a href="#warnings">3 warning(s)</a>`, "workload mixed (test)", "The host took CPU time", "hit rate (predicted)"}, nil},
-		{"sweep", func(t *testing.T) *HTMLReport { return HTMLFromSweep(synthSweep(t)) },
+		{"sweep", func(t *testing.T) *html.Report { return HTMLFromSweep(synthSweep(t)) },
 			[]string{"plot-capacity"},
 			[]string{"Pick prefix-cache: sustained rate", "sustained req/s", "trace.jsonl (mooncake)", "A policy&#39;s sweep stopped early"}, nil},
-		{"prediction", func(t *testing.T) *HTMLReport {
+		{"prediction", func(t *testing.T) *html.Report {
 			runs := goldenSummaries(t)
 			return HTMLFromRuns(runs[:2], RenderOptions{Prediction: verdict.ComparePrediction("mock-default", runs[0], runs[1])})
 		}, []string{"prediction"}, []string{"No verdict: this report sets a measured run", "TTFT p50", "mock-default"}, []string{"Pick "}},
-		{"runs with a capacity stage", func(t *testing.T) *HTMLReport {
-			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Capacity: testCapacity(), Sections: []HTMLSection{testAgreement()}})
+		{"runs with a capacity stage", func(t *testing.T) *html.Report {
+			return HTMLFromRuns(goldenSummaries(t), RenderOptions{Capacity: testCapacity(), Sections: []html.Section{testAgreement()}})
 		}, []string{"plot-capacity", "plot-ttft-cdf", "agreement"}, []string{"Virtual time against real time.", "Pick prefix-cache"}, nil},
-		{"bench decision", func(t *testing.T) *HTMLReport {
+		{"bench decision", func(t *testing.T) *html.Report {
 			capv := verdict.DecideCapacityVerdict([]string{"a", "b"}, map[string][]float64{"a": {10, 12, 11}, "b": {8, 9, 8}}, metrics.SLO{})
 			d := &verdict.Decision{Question: "which router sustains more", CapacityVerdict: capv,
 				Capacity: &verdict.Sweep{Target: 0.9, Policies: []verdict.SweepPolicy{{Policy: "a", Sustained: 11, Steps: []verdict.SweepStep{
@@ -149,8 +151,8 @@ func TestHTMLGolden(t *testing.T) {
 }
 
 func TestHTMLEscapesText(t *testing.T) {
-	r := &HTMLReport{Title: `<b>x</b>`, VerdictNote: `a <script>alert(1)</script> & "b"`,
-		Table: HTMLTable{Head: []string{"<i>h</i>"}, Rows: [][]HTMLCell{{TextCell("<img src=x>")}}}}
+	r := &html.Report{Title: `<b>x</b>`, VerdictNote: `a <script>alert(1)</script> & "b"`,
+		Table: html.Table{Head: []string{"<i>h</i>"}, Rows: [][]html.Cell{{html.TextCell("<img src=x>")}}}}
 	doc := renderHTML(t, r)
 	for _, bad := range []string{"<script>alert", "<img", "<b>x</b>", "<i>h</i>"} {
 		if strings.Contains(doc, bad) {
@@ -158,23 +160,6 @@ func TestHTMLEscapesText(t *testing.T) {
 		}
 	}
 	checkHTMLDoc(t, doc, []string{"verdict", "comparison", "glossary"})
-}
-
-func TestHTMLSortKeys(t *testing.T) {
-	for _, tc := range []struct {
-		cell HTMLCell
-		want string
-	}{
-		{NumCell("1.5", 1.5), "1.5"},
-		{NumCell("n/a", math.NaN()), ""},
-		{NumCell("inf", math.Inf(1)), ""},
-		{NumCell("0", 0), "0"},
-		{NumCell("1e-7", 1e-7), "1e-07"},
-	} {
-		if got := sortKey(tc.cell); got != tc.want {
-			t.Errorf("sortKey(%v) = %q, want %q", tc.cell.Key, got, tc.want)
-		}
-	}
 }
 
 func TestLeadingNumber(t *testing.T) {
@@ -204,7 +189,7 @@ func TestWriteDirWritesHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []string{dir, sweepDir} {
-		b, err := os.ReadFile(filepath.Join(d, HTMLFile))
+		b, err := os.ReadFile(filepath.Join(d, html.File))
 		if err != nil {
 			t.Fatal(err)
 		}

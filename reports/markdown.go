@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
+	"github.com/tracebench/tracebench/reports/plots"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -32,10 +34,10 @@ type RenderOptions struct {
 	Verdict *verdict.Verdict
 	// Capacity, when set, adds its capacity curve to report.html (e.g.
 	// from a capacity search that ran before these runs).
-	Capacity *CapacityData
+	Capacity *plots.CapacityData
 	// Sections, when set, are added to report.html after the comparison
 	// (e.g. how two stages of a comparison agree).
-	Sections []HTMLSection
+	Sections []html.Section
 	// Decision, when set, follows the verdict with bench's two stages:
 	// capacity in virtual time, the real-time confirmation, their
 	// agreement.
@@ -60,10 +62,10 @@ func (o RenderOptions) withDefaults() RenderOptions {
 func WriteMarkdown(dir string, runs []*metrics.Summary, o RenderOptions) error {
 	o = o.withDefaults()
 	labelRuns(runs)
-	var plots []plotRef
+	var refs []plots.Ref
 	if !o.NoPlots {
 		var err error
-		if plots, err = writePlots(filepath.Join(dir, "plots"), runs, o.PNG); err != nil {
+		if refs, err = plots.WriteRuns(filepath.Join(dir, "plots"), runs, o.PNG); err != nil {
 			return err
 		}
 	}
@@ -72,7 +74,7 @@ func WriteMarkdown(dir string, runs []*metrics.Summary, o RenderOptions) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	bw := bufio.NewWriter(f)
-	renderMarkdown(bw, runs, plots, o)
+	renderMarkdown(bw, runs, refs, o)
 	if err := bw.Flush(); err != nil {
 		f.Close()
 		return fmt.Errorf("write report %s: %w", f.Name(), err)
@@ -84,7 +86,7 @@ func WriteMarkdown(dir string, runs []*metrics.Summary, o RenderOptions) error {
 }
 
 // renderMarkdown writes the report's text; plots are already drawn.
-func renderMarkdown(w io.Writer, runs []*metrics.Summary, plots []plotRef, o RenderOptions) {
+func renderMarkdown(w io.Writer, runs []*metrics.Summary, refs []plots.Ref, o RenderOptions) {
 	fmt.Fprintf(w, "# %s\n\n", o.Title)
 	writeVerdict(w, o.Verdict)
 	writeDecision(w, o.Decision)
@@ -94,7 +96,7 @@ func renderMarkdown(w io.Writer, runs []*metrics.Summary, plots []plotRef, o Ren
 	writeComparison(w, runs)
 	writePrediction(w, o.Prediction)
 	writeDetails(w, runs)
-	writePlotSection(w, plots)
+	writePlotSection(w, refs)
 	writeBackends(w, runs)
 	writeFleet(w, runs)
 	writeKVEvents(w, runs)
@@ -103,6 +105,18 @@ func renderMarkdown(w io.Writer, runs []*metrics.Summary, plots []plotRef, o Ren
 	writeUsers(w, runs, o)
 	writeSessions(w, runs)
 	writeGlossary(w)
+}
+
+// writePlotSection embeds the drawn plots, each under its title with its
+// caption.
+func writePlotSection(w io.Writer, refs []plots.Ref) {
+	if len(refs) == 0 {
+		return
+	}
+	fmt.Fprint(w, "## Plots\n\n")
+	for _, p := range refs {
+		fmt.Fprintf(w, "### %s\n\n%s\n\n![%s](%s)\n\n", p.Title, p.Caption, p.Title, p.File)
+	}
 }
 
 // mdTable writes a markdown table; align holds one of "l", "r" per column.

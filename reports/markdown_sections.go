@@ -149,20 +149,12 @@ func writeWarnings(w io.Writer, runs []*metrics.Summary) {
 	}
 	fmt.Fprint(w, "## Warnings\n\nThese say where the measurement itself is doubtful; read the figures below with them in mind.\n\n")
 	for _, g := range groups {
-		fmt.Fprintf(w, "- **%s**: %s.\n", capitalize(g.title), g.why)
+		fmt.Fprintf(w, "- **%s**: %s.\n", textfmt.Capitalize(g.title), g.why)
 		for i := range g.runs {
 			fmt.Fprintf(w, "  - %s\n", g.line(i, mdEscape))
 		}
 	}
 	fmt.Fprintln(w)
-}
-
-// capitalize upper-cases the first letter of an ASCII sentence.
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }
 
 func writeComparison(w io.Writer, runs []*metrics.Summary) {

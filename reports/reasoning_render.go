@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
 	"github.com/tracebench/tracebench/results"
 )
 
@@ -38,17 +39,17 @@ var reasoningHead = []string{"run", "reasoning requests", "reasoning tokens / re
 
 // reasoningCells is a run's row of the reasoning table: each cell's text
 // and the figure it sorts by.
-func reasoningCells(s *metrics.Summary) []HTMLCell {
+func reasoningCells(s *metrics.Summary) []html.Cell {
 	r, d := s.Reasoning, s.TTFOT
-	return []HTMLCell{TextCell(s.Name()),
-		NumCell(textfmt.Count(r.Requests), float64(r.Requests)),
-		NumCell(textfmt.Num(r.MeanTokens), r.MeanTokens),
-		NumCell(textfmt.Pct(r.Share), r.Share),
-		NumCell(textfmt.Num(distVal(s.TTFT, s.TTFT.P50)), distVal(s.TTFT, s.TTFT.P50)),
-		NumCell(textfmt.Num(distVal(d, d.P50)), distVal(d, d.P50)),
-		NumCell(textfmt.Num(distVal(d, d.P90)), distVal(d, d.P90)),
-		NumCell(textfmt.Num(distVal(d, d.P99)), distVal(d, d.P99)),
-		NumCell(textfmt.Count(r.NoOutput), float64(r.NoOutput))}
+	return []html.Cell{html.TextCell(s.Name()),
+		html.NumCell(textfmt.Count(r.Requests), float64(r.Requests)),
+		html.NumCell(textfmt.Num(r.MeanTokens), r.MeanTokens),
+		html.NumCell(textfmt.Pct(r.Share), r.Share),
+		html.NumCell(textfmt.Num(distVal(s.TTFT, s.TTFT.P50)), distVal(s.TTFT, s.TTFT.P50)),
+		html.NumCell(textfmt.Num(distVal(d, d.P50)), distVal(d, d.P50)),
+		html.NumCell(textfmt.Num(distVal(d, d.P90)), distVal(d, d.P90)),
+		html.NumCell(textfmt.Num(distVal(d, d.P99)), distVal(d, d.P99)),
+		html.NumCell(textfmt.Count(r.NoOutput), float64(r.NoOutput))}
 }
 
 // reasoningText introduces the reasoning table.
@@ -92,15 +93,15 @@ func writeReasoning(w io.Writer, runs []*metrics.Summary) {
 
 // reasoningSection is the HTML report's reasoning table (ok false when
 // there is none to show).
-func reasoningSection(runs []*metrics.Summary) (HTMLSection, bool) {
+func reasoningSection(runs []*metrics.Summary) (html.Section, bool) {
 	if !showReasoning(runs) {
-		return HTMLSection{}, false
+		return html.Section{}, false
 	}
-	t := &HTMLTable{Head: reasoningHead, Note: strings.Join(reasoningNotes(runs), " ")}
+	t := &html.Table{Head: reasoningHead, Note: strings.Join(reasoningNotes(runs), " ")}
 	for _, s := range runs {
 		t.Rows = append(t.Rows, reasoningCells(s))
 	}
-	return HTMLSection{ID: "reasoning", Title: "Reasoning", Text: reasoningText, Table: t}, true
+	return html.Section{ID: "reasoning", Title: "Reasoning", Text: reasoningText, Table: t}, true
 }
 
 // ttfotCell is a per-request TTFOT in milliseconds, empty without an

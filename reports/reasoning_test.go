@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
@@ -162,8 +163,8 @@ func TestReasoningInEveryReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
-	for name, doc := range map[string]string{"report.md": string(md), "report.html": string(html)} {
+	page, _ := os.ReadFile(filepath.Join(dir, html.File))
+	for name, doc := range map[string]string{"report.md": string(md), "report.html": string(page)} {
 		for _, want := range []string{"Reasoning", "TTFOT p50 ms", "never left reasoning", "70.0 %"} {
 			if !strings.Contains(doc, want) {
 				t.Errorf("%s lacks %q", name, want)

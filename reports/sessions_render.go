@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 // sessionsIntro explains the sessions tables (markdown and HTML).
@@ -109,31 +110,31 @@ func turnRows(runs []*metrics.Summary) ([]string, [][]string) {
 
 // sessionsSection is the HTML report's sessions section (nil without
 // sessions).
-func sessionsSection(runs []*metrics.Summary) []HTMLSection {
+func sessionsSection(runs []*metrics.Summary) []html.Section {
 	if !anySessions(runs) {
 		return nil
 	}
-	t := &HTMLTable{Head: append([]string{"policy"}, sessionHead...)}
+	t := &html.Table{Head: append([]string{"policy"}, sessionHead...)}
 	for _, s := range runs {
 		if s.Sessions == nil {
 			continue
 		}
-		row := []HTMLCell{TextCell(s.Name())}
+		row := []html.Cell{html.TextCell(s.Name())}
 		for _, c := range sessionRunCells(s.Sessions) {
-			row = append(row, TextCell(c))
+			row = append(row, html.TextCell(c))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	head, rows := turnRows(runs)
-	bt := &HTMLTable{Head: head, Note: "TTFT p50 / p90 in ms by turn index."}
+	bt := &html.Table{Head: head, Note: "TTFT p50 / p90 in ms by turn index."}
 	for _, r := range rows {
-		var cells []HTMLCell
+		var cells []html.Cell
 		for _, c := range r {
-			cells = append(cells, TextCell(c))
+			cells = append(cells, html.TextCell(c))
 		}
 		bt.Rows = append(bt.Rows, cells)
 	}
-	return []HTMLSection{{ID: "sessions", Title: "Sessions", Text: sessionsIntro, Table: t},
+	return []html.Section{{ID: "sessions", Title: "Sessions", Text: sessionsIntro, Table: t},
 		{ID: "ttft-by-turn", Title: "TTFT by turn", Table: bt}}
 }
 

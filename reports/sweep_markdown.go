@@ -11,11 +11,16 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
+	"github.com/tracebench/tracebench/reports/plots"
 	"github.com/tracebench/tracebench/verdict"
 )
 
-// sweepPlotFile is the sweep plot's file, relative to the report.
-const sweepPlotFile = "plots/sweep-capacity.svg"
+// The sweep's plots, relative to the report.
+const (
+	sweepPlotFile   = "plots/sweep-capacity.svg"
+	sweepParetoFile = "plots/sweep-pareto.svg"
+)
 
 // WriteSweepDir writes the sweep report into dir (created if needed):
 // sweep.md with its plots plots/sweep-capacity.svg and
@@ -26,26 +31,20 @@ func WriteSweepDir(dir string, s *verdict.Sweep) error {
 	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
 		return fmt.Errorf("sweep report dir: %w", err)
 	}
-	plotted := false
-	if fig := sweepPlot(s); len(fig.grid) > 0 {
-		if err := saveFigure(filepath.Join(dir, sweepPlotFile), sweepPlotW, sweepPlotH, fig); err != nil {
-			return err
-		}
-		plotted = true
+	plotted, err := plots.SaveCapacity(filepath.Join(dir, sweepPlotFile), plots.CapacityFromSweep(s))
+	if err != nil {
+		return err
 	}
-	pareto := false
-	if fig := paretoPlot(ParetoFromSweep(s)); len(fig.grid) > 0 {
-		if err := saveFigure(filepath.Join(dir, sweepParetoFile), paretoPlotW, paretoPlotH, fig); err != nil {
-			return err
-		}
-		pareto = true
+	pareto, err := plots.SavePareto(filepath.Join(dir, sweepParetoFile), plots.ParetoFromSweep(s))
+	if err != nil {
+		return err
 	}
 	if err := writeFile(filepath.Join(dir, "sweep.md"), func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		WriteSweepMarkdown(bw, s, plotted)
 		if pareto {
 			fmt.Fprintf(bw, "## Throughput per user against throughput per replica\n\n%s\n\n![Pareto](%s)\n\n",
-				paretoCaption, sweepParetoFile)
+				plots.ParetoCaption, sweepParetoFile)
 		}
 		if err := bw.Flush(); err != nil {
 			return fmt.Errorf("write sweep.md: %w", err)
@@ -54,7 +53,7 @@ func WriteSweepDir(dir string, s *verdict.Sweep) error {
 	}); err != nil {
 		return err
 	}
-	if err := WriteHTMLFile(dir, HTMLFromSweep(s)); err != nil {
+	if err := html.WriteFile(dir, HTMLFromSweep(s)); err != nil {
 		return err
 	}
 	return writeFile(filepath.Join(dir, "sweep.csv"), func(w io.Writer) error { return WriteSweepCSV(w, s) })
@@ -85,7 +84,7 @@ func WriteSweepMarkdown(w io.Writer, s *verdict.Sweep, plot bool) {
 	}
 	if plot {
 		fmt.Fprintf(w, "## SLA attainment and goodput against offered rate\n\n%s\n\n![SLA attainment and goodput](%s)\n\n",
-			sweepCaption(s), sweepPlotFile)
+			plots.CapacityCaption(&plots.CapacityData{Target: s.Target}), sweepPlotFile)
 	}
 	writeSweepRuns(w, s)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -15,13 +16,13 @@ func writeVerdict(w io.Writer, v *verdict.Verdict) {
 	if v == nil {
 		return
 	}
-	fmt.Fprintf(w, "## Verdict\n\n**%s.** SLO: %s. ", capitalize(v.Headline()), v.SLO)
+	fmt.Fprintf(w, "## Verdict\n\n**%s.** SLO: %s. ", textfmt.Capitalize(v.Headline()), v.SLO)
 	fmt.Fprintf(w, "Each policy ran the workload and arrivals of %d seed(s); the margin is the mean of the "+
 		"per-seed differences with its 95 %% Student-t confidence interval, and a difference whose interval "+
 		"holds 0 is called a tie.", v.Seeds)
 	for _, n := range []string{v.ProfileNote, v.LiveNote} {
 		if n != "" {
-			fmt.Fprintf(w, " %s.", capitalize(strings.TrimSuffix(n, ".")))
+			fmt.Fprintf(w, " %s.", textfmt.Capitalize(strings.TrimSuffix(n, ".")))
 		}
 	}
 	fmt.Fprintf(w, "\n\n")
@@ -58,7 +59,7 @@ func writeDecision(w io.Writer, d *verdict.Decision) {
 	if d.Confirm == nil {
 		return
 	}
-	fmt.Fprintf(w, "**Stage 2, confirmation in real time**: %s. %s.\n\n", d.Stage2Text(), capitalize(d.Confirm.Headline()))
+	fmt.Fprintf(w, "**Stage 2, confirmation in real time**: %s. %s.\n\n", d.Stage2Text(), textfmt.Capitalize(d.Confirm.Headline()))
 	writeVerdictRows(w, d.Confirm)
 	fmt.Fprintf(w, "**Agreement**: %s.\n\n", d.Agreement.Text())
 	if len(d.Distorted) > 0 {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 // WriteDir writes the full report into dir (created if needed):
@@ -23,7 +24,7 @@ func WriteDir(dir string, runs []*metrics.Summary, o RenderOptions) error {
 	if o.NoPlots {
 		h.Runs = nil
 	}
-	if err := WriteHTMLFile(dir, h); err != nil {
+	if err := html.WriteFile(dir, h); err != nil {
 		return err
 	}
 	if err := writeFile(filepath.Join(dir, "summary.csv"), func(w io.Writer) error { return WriteCSV(w, runs) }); err != nil {

@@ -11,7 +11,8 @@ const module = "github.com/tracebench/tracebench/"
 // allowed lists, for each top-level package, which of our packages it may
 // import (docs/architecture.md, "Layout": traces ← results ← client ← replay,
 // traces ← policies ← replay ← sim, and replay ← metrics ← verdict ←
-// reports ← bench ← cmd; mockserver stands alone but for the tokenizer,
+// reports ← bench ← cmd, with reports/plots ← reports/html ← reports
+// inside reports; mockserver stands alone but for the tokenizer,
 // the KV event wire format, the server dialects and the step latency
 // formula; only sim and bench, among the client's packages, import the
 // mock engine, sim to simulate it and bench to start the in-process mock
@@ -35,6 +36,8 @@ var allowed = map[string][]string{
 	"sim":                 {"traces", "policies", "replay", "results", "client", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 	"metrics":             {"traces", "policies", "replay", "results", "client", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"verdict":             {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"reports/plots":       {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports/plots", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"reports/html":        {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports/plots", "reports/html", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"reports":             {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
 	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},

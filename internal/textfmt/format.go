@@ -90,3 +90,11 @@ func GapPts(a, b float64) string {
 	}
 	return fmt.Sprintf("%+.1f", d)
 }
+
+// Capitalize upper-cases the first letter of an ASCII sentence.
+func Capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newBenchCmd) }
@@ -188,7 +188,7 @@ func printBench(cmd *cobra.Command, res *bench.CompareResult, wide bool) error {
 		return err
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
+		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, html.Beside(res.Report))
 	}
 	return nil
 }

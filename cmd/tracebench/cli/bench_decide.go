@@ -11,6 +11,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/reports/html"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -148,7 +149,7 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 		}
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, reports.HTMLBeside(res.Report))
+		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, html.Beside(res.Report))
 	}
 	return err
 }

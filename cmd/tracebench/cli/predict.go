@@ -10,6 +10,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newPredictCmd) }
@@ -116,7 +117,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, reports.HTMLFile))
+	fmt.Fprintf(w, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, html.File))
 	if o.record {
 		if err := bench.RecordValidation(o.profile, o.live, res.Prediction); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newReportCmd) }
@@ -131,7 +132,7 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*metrics.Summary)
 		if err := reports.WriteDir(dir, runs, ropt); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "report: %s\nhtml: %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, reports.HTMLFile))
+		fmt.Fprintf(out, "report: %s\nhtml: %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, html.File))
 	case "csv", "json":
 		write := reports.WriteCSV
 		if o.format == "json" {
@@ -149,7 +150,7 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*metrics.Summary)
 			if err := reports.WriteDir(o.out, runs, ropt); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, reports.HTMLFile))
+			fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, html.File))
 		}
 	}
 	return nil

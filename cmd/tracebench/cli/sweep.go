@@ -15,6 +15,7 @@ import (
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newSweepCmd) }
@@ -271,7 +272,7 @@ func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
 			fmt.Fprintln(cmd.OutOrStdout())
 			res.Verdict.WriteText(cmd.OutOrStdout())
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "sweep.md"), filepath.Join(o.out, reports.HTMLFile))
+		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "sweep.md"), filepath.Join(o.out, html.File))
 	}
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		return ErrInterrupted

@@ -1,29 +1,32 @@
-package reports
+package html
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/reports/plots"
 	"github.com/tracebench/tracebench/verdict"
 )
 
-// HTMLFile is the name of the HTML report, written next to report.md
-// (or sweep.md).
-const HTMLFile = "report.html"
+// File is the name of the HTML report, written next to report.md (or
+// sweep.md).
+const File = "report.html"
 
-// HTMLReport is everything report.html shows, as plain data, so that any
+// Report is everything report.html shows, as plain data, so that any
 // producer of a comparison (a bench run, a sweep, a capacity search
-// followed by a confirmation) can fill it and call WriteHTML. Every part
+// followed by a confirmation) can fill it and call Write. Every part
 // is optional; an empty part is left out of the page.
-type HTMLReport struct {
+type Report struct {
 	// Title heads the page (default "tracebench report").
 	Title string
 	// Verdict opens the page: the policy to pick with its margin.
@@ -35,45 +38,48 @@ type HTMLReport struct {
 	// answers and how to read it.
 	Lead []string
 	// Table is the per-policy comparison, sortable by any column.
-	Table HTMLTable
+	Table Table
 	// Sections are further titled tables shown after the comparison (a
 	// two-stage agreement, a timing detail, ...).
-	Sections []HTMLSection
+	Sections []Section
 	// Runs are the runs whose distributions and time series are plotted:
 	// TTFT and TBT CDFs, server against predicted hit rate, and the
 	// timeline of TTFT and requests in flight.
 	Runs []*metrics.Summary
 	// Capacity is the data of the capacity curve (nil: no curve).
-	Capacity *CapacityData
+	Capacity *plots.CapacityData
 	// Pareto is a sweep's throughput per user against per replica (nil:
 	// no plot).
-	Pareto *ParetoData
+	Pareto *plots.ParetoData
 	// Config lists the run configuration as label/value pairs;
 	// ConfigTable, when set, adds a row per run.
-	Config      []HTMLItem
-	ConfigTable *HTMLTable
+	Config      []Item
+	ConfigTable *Table
 	// Warnings say where the measurement itself is doubtful.
-	Warnings []HTMLWarning
+	Warnings []Warning
+	// Glossary defines every figure the page shows, one metric per
+	// item, closing the page.
+	Glossary []Item
 }
 
-// HTMLItem is one labelled value of a list.
-type HTMLItem struct {
+// Item is one labelled value of a list.
+type Item struct {
 	Label, Value string
 }
 
-// HTMLTable is a table of cells under a header row.
-type HTMLTable struct {
+// Table is a table of cells under a header row.
+type Table struct {
 	// Head holds the column headers.
 	Head []string
 	// Rows hold one cell per column.
-	Rows [][]HTMLCell
+	Rows [][]Cell
 	// Note is shown under the table ("" for none).
 	Note string
 }
 
-// HTMLCell is one table cell: its text and, for a figure, the number it
+// Cell is one table cell: its text and, for a figure, the number it
 // sorts by.
-type HTMLCell struct {
+type Cell struct {
 	// Text is shown as is ("n/a" for a figure that could not be
 	// measured).
 	Text string
@@ -86,112 +92,124 @@ type HTMLCell struct {
 }
 
 // TextCell is a cell that sorts by its text.
-func TextCell(s string) HTMLCell { return HTMLCell{Text: s} }
+func TextCell(s string) Cell { return Cell{Text: s} }
 
 // NumCell is a cell showing text that sorts by v.
-func NumCell(text string, v float64) HTMLCell { return HTMLCell{Text: text, Num: true, Key: v} }
+func NumCell(text string, v float64) Cell { return Cell{Text: text, Num: true, Key: v} }
 
-// HTMLSection is a titled part of the page: a paragraph and a table.
-type HTMLSection struct {
+// Section is a titled part of the page: a paragraph and a table.
+type Section struct {
 	// ID is the section's element id (letters, digits, '-'); Title its
 	// heading.
 	ID, Title string
 	// Text is a paragraph above the table ("" for none).
 	Text string
 	// Table is the section's table (nil for none).
-	Table *HTMLTable
+	Table *Table
 }
 
-// HTMLWarning is one problem with the measurement and the runs it hit.
-type HTMLWarning struct {
+// Warning is one problem with the measurement and the runs it hit.
+type Warning struct {
 	// Title names the problem; Why says what it means.
 	Title, Why string
 	// Lines name each run it hit, with the figure.
 	Lines []string
 }
 
-// CapacityData is a capacity curve: for each policy, SLA attainment and
-// goodput at a series of offered rates, and the attainment a rate must
-// reach to count as sustained.
-type CapacityData struct {
-	// Target is the SLA attainment a rate must reach, in [0, 1].
-	Target float64
-	// Note adds to the plot's caption (where the points come from).
-	Note string
-	// Users marks a sweep over concurrent users: the x axis counts
-	// users, and goodput has no offered rate to reach.
-	Users bool
-	// Curves are one per policy, in legend order.
-	Curves []verdict.CapacityCurve
-}
-
-// HTMLBeside is the path of the HTML report next to the report at path
+// Beside is the path of the HTML report next to the report at path
 // (report.md or sweep.md).
-func HTMLBeside(path string) string {
-	return filepath.Join(filepath.Dir(path), HTMLFile)
+func Beside(path string) string {
+	return filepath.Join(filepath.Dir(path), File)
 }
 
-// WriteHTMLFile writes r into dir/report.html.
-func WriteHTMLFile(dir string, r *HTMLReport) error {
-	return writeFile(filepath.Join(dir, HTMLFile), func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		if err := WriteHTML(bw, r); err != nil {
-			return err
-		}
-		if err := bw.Flush(); err != nil {
-			return fmt.Errorf("write %s: %w", HTMLFile, err)
-		}
-		return nil
-	})
+// WriteFile writes r into dir/report.html; dir must exist.
+func WriteFile(dir string, r *Report) error {
+	path := filepath.Join(dir, File)
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	bw := bufio.NewWriter(f)
+	if err := Write(bw, r); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", File, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
-// WriteHTML writes r as one self-contained HTML document: inline CSS,
+// Write writes r as one self-contained HTML document: inline CSS,
 // inline SVG plots and a short inline script that only sorts tables; it
 // loads nothing from anywhere.
-func WriteHTML(w io.Writer, r *HTMLReport) error {
-	plots, err := htmlPlots(r)
+func Write(w io.Writer, r *Report) error {
+	drawn, err := plots.Page(plots.PageData{Runs: r.Runs, Capacity: r.Capacity, Pareto: r.Pareto})
 	if err != nil {
 		return err
+	}
+	figs := make([]figure, len(drawn))
+	for i, p := range drawn {
+		figs[i] = figure{ID: p.ID, Title: p.Title, Caption: p.Caption, SVG: inlineSVG(p.SVG)}
 	}
 	title := r.Title
 	if title == "" {
 		title = "tracebench report"
 	}
-	data := htmlPage{R: r, Title: title, Plots: plots, Glossary: Glossary(),
-		CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS)}
+	data := page{R: r, Title: title, Plots: figs,
+		CSS: template.CSS(pageCSS), JS: template.JS(pageJS)}
 	if r.Verdict != nil {
-		data.Headline = capitalize(r.Verdict.Headline())
+		data.Headline = textfmt.Capitalize(r.Verdict.Headline())
 		data.VerdictTable = verdictTable(r.Verdict)
-		data.ProfileNote = capitalize(strings.TrimSuffix(r.Verdict.ProfileNote, "."))
+		data.ProfileNote = textfmt.Capitalize(strings.TrimSuffix(r.Verdict.ProfileNote, "."))
 	}
-	if err := htmlTemplate.Execute(w, data); err != nil {
-		return fmt.Errorf("write %s: %w", HTMLFile, err)
+	if err := pageTemplate.Execute(w, data); err != nil {
+		return fmt.Errorf("write %s: %w", File, err)
 	}
 	return nil
 }
 
-// htmlPage is the template's data.
-type htmlPage struct {
-	R            *HTMLReport
+// page is the template's data.
+type page struct {
+	R            *Report
 	Title        string
 	Headline     string
 	ProfileNote  string
-	VerdictTable *HTMLTable
-	Plots        []htmlPlot
-	Glossary     []GlossaryEntry
+	VerdictTable *Table
+	Plots        []figure
 	CSS          template.CSS
 	JS           template.JS
 }
 
+// figure is one plot of the page, drawn as inline SVG.
+type figure struct {
+	ID, Title, Caption string
+	SVG                template.HTML
+}
+
+// inlineSVG drops what precedes the <svg> element (the XML declaration
+// and comments), which an HTML document must not carry inline.
+func inlineSVG(b []byte) template.HTML {
+	if i := bytes.Index(b, []byte("<svg")); i > 0 {
+		b = b[i:]
+	}
+	// gonum drew it; its SVG writer escapes every label.
+	return template.HTML(b)
+}
+
 // verdictTable lists each policy's deciding figure with its interval.
-func verdictTable(v *verdict.Verdict) *HTMLTable {
-	t := &HTMLTable{Head: []string{"policy", v.Metric + " (" + v.Unit + ")"}}
+func verdictTable(v *verdict.Verdict) *Table {
+	t := &Table{Head: []string{"policy", v.Metric + " (" + v.Unit + ")"}}
 	good := len(v.Rows) > 0 && !math.IsNaN(v.Rows[0].Goodput)
 	if good {
 		t.Head = append(t.Head, "goodput req/s")
 	}
 	for _, r := range v.Rows {
-		row := []HTMLCell{TextCell(r.Policy), NumCell(r.Interval(v.Unit), r.Mean)}
+		row := []Cell{TextCell(r.Policy), NumCell(r.Interval(v.Unit), r.Mean)}
 		if good {
 			row = append(row, NumCell(textfmt.Num(r.Goodput), r.Goodput))
 		}
@@ -203,7 +221,7 @@ func verdictTable(v *verdict.Verdict) *HTMLTable {
 // sortKey is a cell's data-v attribute: the key to six significant
 // digits (past them sums differ with the order of addition), or "" for
 // NaN.
-func sortKey(c HTMLCell) string {
+func sortKey(c Cell) string {
 	if math.IsNaN(c.Key) || math.IsInf(c.Key, 0) {
 		return ""
 	}

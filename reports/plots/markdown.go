@@ -1,8 +1,7 @@
-package reports
+package plots
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -11,9 +10,9 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 )
 
-// plotRef is one drawn plot: its file relative to the report, and what
-// the reader should look for.
-type plotRef struct {
+// Ref is one drawn plot of the markdown report: its file relative to
+// the report, and what the reader should look for.
+type Ref struct {
 	Title, File, Caption string
 }
 
@@ -25,13 +24,15 @@ type plotSpec struct {
 	draw                 func(runs []*metrics.Summary) figure
 }
 
-// writePlots draws every plot that has data into dir and returns the
-// references for the report.
-func writePlots(dir string, runs []*metrics.Summary, png bool) ([]plotRef, error) {
+// WriteRuns draws every plot of the markdown report that has data into
+// dir (created if needed), as SVG and, when png is set, as PNG too, and
+// returns the references for the report: to the PNG files when png is
+// set, else to the SVG files.
+func WriteRuns(dir string, runs []*metrics.Summary, png bool) ([]Ref, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plots dir: %w", err)
 	}
-	var refs []plotRef
+	var refs []Ref
 	for _, sp := range plotSpecs(runs) {
 		fig := sp.draw(runs)
 		if len(fig.grid) == 0 {
@@ -47,26 +48,17 @@ func writePlots(dir string, runs []*metrics.Summary, png bool) ([]plotRef, error
 				return nil, err
 			}
 		}
-		refs = append(refs, plotRef{Title: sp.title, File: "plots/" + sp.name + ext, Caption: sp.caption})
+		refs = append(refs, Ref{Title: sp.title, File: "plots/" + sp.name + ext, Caption: sp.caption})
 	}
 	return refs, nil
 }
 
+// uniq is a and b, or a alone when they are equal.
 func uniq(a, b string) []string {
 	if a == b {
 		return []string{a}
 	}
 	return []string{a, b}
-}
-
-func writePlotSection(w io.Writer, plots []plotRef) {
-	if len(plots) == 0 {
-		return
-	}
-	fmt.Fprint(w, "## Plots\n\n")
-	for _, p := range plots {
-		fmt.Fprintf(w, "### %s\n\n%s\n\n![%s](%s)\n\n", p.Title, p.Caption, p.Title, p.File)
-	}
 }
 
 // plotSpecs lists the plots in report order.
@@ -118,6 +110,7 @@ func panelsHeight(rows int, perRow float64) vg.Length {
 	return max(minFigureHeight, vg.Length(float64(max(rows, 1))*perRow)*vg.Inch)
 }
 
+// vtcRuns is the number of rows of panels the VTC counter plot needs.
 func vtcRuns(runs []*metrics.Summary) int {
 	n := 0
 	for _, s := range runs {

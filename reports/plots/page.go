@@ -1,35 +1,49 @@
-package reports
+package plots
 
 import (
-	"bytes"
 	"fmt"
-	"html/template"
 
 	"gonum.org/v1/plot/vg"
 
 	"github.com/tracebench/tracebench/metrics"
 )
 
-// htmlPlot is one plot of the page, drawn as inline SVG.
-type htmlPlot struct {
+// PagePlot is one plot of the HTML report, drawn as SVG.
+type PagePlot struct {
+	// ID names the plot (letters, digits, '-'); Title and Caption head
+	// and explain it.
 	ID, Title, Caption string
-	SVG                template.HTML
+	// SVG is the drawn document, XML declaration included.
+	SVG []byte
 }
 
-// htmlPlotSpec builds one plot of the page from the report's data; draw
-// returns a figure without panels when there is nothing to show.
-type htmlPlotSpec struct {
+// PageData is what the HTML report's plots are drawn from; every part
+// is optional.
+type PageData struct {
+	// Runs are the runs whose distributions and time series are
+	// plotted.
+	Runs []*metrics.Summary
+	// Capacity is the data of the capacity curve (nil: no curve).
+	Capacity *CapacityData
+	// Pareto is a sweep's throughput per user against per replica (nil:
+	// no plot).
+	Pareto *ParetoData
+}
+
+// pagePlotSpec builds one plot of the page from its data; draw returns a
+// figure without panels when there is nothing to show.
+type pagePlotSpec struct {
 	id, title, caption string
 	w, h               vg.Length
-	draw               func(*HTMLReport) figure
+	draw               func(PageData) figure
 }
 
-// htmlPlotSpecs lists the page's plots in order.
-func htmlPlotSpecs(r *HTMLReport) []htmlPlotSpec {
-	runs := func(f func([]*metrics.Summary) figure) func(*HTMLReport) figure {
-		return func(r *HTMLReport) figure { return f(r.Runs) }
+// pagePlotSpecs lists the page's plots in order.
+func pagePlotSpecs(r PageData) []pagePlotSpec {
+	runs := func(f func([]*metrics.Summary) figure) func(PageData) figure {
+		return func(r PageData) figure { return f(r.Runs) }
 	}
-	specs := []htmlPlotSpec{
+	specs := []pagePlotSpec{
 		{"ttft-cdf", "TTFT distribution",
 			"Fraction of successful requests (y) whose TTFT was at most x, one curve per policy. A curve further left is " +
 				"faster; where it crosses the dashed line is its p99, and its right end is its slowest request.",
@@ -43,10 +57,10 @@ func htmlPlotSpecs(r *HTMLReport) []htmlPlotSpec {
 				"predicted for its picks. A predicted bar well beyond its server bar means the Router's model of the caches " +
 				"is optimistic; a policy whose figure is n/a says so in its label and has no bar.",
 			vg.Inch * 7, hitPlotHeight(len(r.Runs)), runs(hitPolicyPlot)},
-		{"capacity", "Capacity curve", capacityCaption(r.Capacity), vg.Inch * 7, vg.Inch * 6,
-			func(r *HTMLReport) figure { return capacityPlot(r.Capacity) }},
-		{"pareto", "Throughput per user against throughput per replica", paretoCaption, paretoPlotW, paretoPlotH,
-			func(r *HTMLReport) figure { return paretoPlot(r.Pareto) }},
+		{"capacity", "Capacity curve", CapacityCaption(r.Capacity), capacityPlotW, capacityPlotH,
+			func(r PageData) figure { return capacityPlot(r.Capacity) }},
+		{"pareto", "Throughput per user against throughput per replica", ParetoCaption, paretoPlotW, paretoPlotH,
+			func(r PageData) figure { return paretoPlot(r.Pareto) }},
 		{"timeline", "TTFT and requests in flight over the run",
 			"Top: mean TTFT of the successful requests by the time they were due to arrive. Bottom: mean number of " +
 				"requests sent and not yet finished. A policy whose TTFT climbs while its requests pile up is falling " +
@@ -56,10 +70,10 @@ func htmlPlotSpecs(r *HTMLReport) []htmlPlotSpec {
 	return specs
 }
 
-// htmlPlots draws every plot that has data as inline SVG.
-func htmlPlots(r *HTMLReport) ([]htmlPlot, error) {
-	var out []htmlPlot
-	for _, sp := range htmlPlotSpecs(r) {
+// Page draws every plot of the HTML report that has data, in page order.
+func Page(r PageData) ([]PagePlot, error) {
+	var out []PagePlot
+	for _, sp := range pagePlotSpecs(r) {
 		fig := sp.draw(r)
 		if len(fig.grid) == 0 {
 			continue
@@ -68,19 +82,9 @@ func htmlPlots(r *HTMLReport) ([]htmlPlot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", sp.id, err)
 		}
-		out = append(out, htmlPlot{ID: sp.id, Title: sp.title, Caption: sp.caption, SVG: inlineSVG(b)})
+		out = append(out, PagePlot{ID: sp.id, Title: sp.title, Caption: sp.caption, SVG: b})
 	}
 	return out, nil
-}
-
-// inlineSVG drops what precedes the <svg> element (the XML declaration
-// and comments), which an HTML document must not carry inline.
-func inlineSVG(b []byte) template.HTML {
-	if i := bytes.Index(b, []byte("<svg")); i > 0 {
-		b = b[i:]
-	}
-	// gonum drew it; its SVG writer escapes every label.
-	return template.HTML(b)
 }
 
 // tbtCDFPlot draws one TBT CDF per run.

@@ -1,8 +1,8 @@
-package reports
+package html
 
-// htmlCSS styles the page: a readable column, tables that scroll
+// pageCSS styles the page: a readable column, tables that scroll
 // sideways when wide, plots that shrink to the window.
-const htmlCSS = `
+const pageCSS = `
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Arial,sans-serif;color:#1d2327;background:#fff;margin:0}
 header{background:#2b3a4a;color:#fff;padding:14px 24px}
 header h1{margin:0 0 4px;font-size:22px}
@@ -34,12 +34,12 @@ dl.glossary dd{margin-left:20px}
 ul.warnings>li{margin-bottom:8px}
 `
 
-// htmlJS makes every table.sortable sortable by clicking a header (or
+// pageJS makes every table.sortable sortable by clicking a header (or
 // pressing Enter on it): cells with data-v sort by that number, n/a
 // (empty data-v) last, others by their text. "#sort=N" or "#sort=N-desc"
 // in the address sorts the comparison table by column N on load. It
 // does nothing else.
-const htmlJS = `(function(){
+const pageJS = `(function(){
 document.documentElement.className="js";
 function key(td){var v=td.getAttribute("data-v");if(v===null){return td.textContent.trim();}return v===""?NaN:parseFloat(v);}
 function cmp(a,b,asc){

@@ -1,12 +1,12 @@
-package reports
+package html
 
 import "html/template"
 
-// htmlTemplate lays the page out: verdict, comparison, further sections,
+// pageTemplate lays the page out: verdict, comparison, further sections,
 // plots, configuration, warnings and glossary. The "table" template
-// draws an HTMLTable that the page's script can sort; without the script
+// draws a Table that the page's script can sort; without the script
 // it is a plain table.
-var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"sortKey": sortKey}).Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"sortKey": sortKey}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -83,8 +83,8 @@ var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"so
 <section id="glossary">
 <h2>Glossary</h2>
 <dl class="glossary">
-{{- range .Glossary}}
-<dt>{{.Metric}}</dt><dd>{{.Definition}}</dd>
+{{- range .R.Glossary}}
+<dt>{{.Label}}</dt><dd>{{.Value}}</dd>
 {{- end}}
 </dl>
 </section>

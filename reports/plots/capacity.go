@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"cmp"
@@ -9,10 +9,46 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/verdict"
 )
+
+// CapacityData is a capacity curve: for each policy, SLA attainment and
+// goodput at a series of offered rates, and the attainment a rate must
+// reach to count as sustained.
+type CapacityData struct {
+	// Target is the SLA attainment a rate must reach, in [0, 1].
+	Target float64
+	// Note adds to the plot's caption (where the points come from).
+	Note string
+	// Users marks a sweep over concurrent users: the x axis counts
+	// users, and goodput has no offered rate to reach.
+	Users bool
+	// Curves are one per policy, in legend order.
+	Curves []verdict.CapacityCurve
+}
+
+// Size of the capacity plot.
+const (
+	capacityPlotW = vg.Inch * 7
+	capacityPlotH = vg.Inch * 6
+)
+
+// SaveCapacity draws d's capacity curve into path (SVG, or PNG for a
+// .png path) and reports whether there was anything to draw; without
+// data it writes nothing.
+func SaveCapacity(path string, d *CapacityData) (bool, error) {
+	fig := capacityPlot(d)
+	if len(fig.grid) == 0 {
+		return false, nil
+	}
+	if err := saveFigure(path, capacityPlotW, capacityPlotH, fig); err != nil {
+		return false, err
+	}
+	return true, nil
+}
 
 // CapacityFromSweep returns the sweep's capacity curve: every run of
 // every policy at its offered rate, with the sweep's target.
@@ -32,8 +68,8 @@ func CapacityFromSweep(s *verdict.Sweep) *CapacityData {
 	return d
 }
 
-// capacityCaption says how to read the capacity plot ("" without data).
-func capacityCaption(d *CapacityData) string {
+// CapacityCaption says how to read the capacity plot ("" without data).
+func CapacityCaption(d *CapacityData) string {
 	if d == nil {
 		return ""
 	}

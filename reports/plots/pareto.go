@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"cmp"
@@ -12,9 +12,6 @@ import (
 
 	"github.com/tracebench/tracebench/verdict"
 )
-
-// sweepParetoFile is the sweep's Pareto plot, relative to the report.
-const sweepParetoFile = "plots/sweep-pareto.svg"
 
 // ParetoPoint is one sweep run on the throughput trade-off: what each
 // user saw against what each replica delivered.
@@ -76,8 +73,8 @@ func paretoPoint(st verdict.SweepStep) (ParetoPoint, bool) {
 		PerReplica: s.Throughput.OutputTokens / float64(len(s.Header.Backends))}, true
 }
 
-// paretoCaption says how to read the Pareto plot.
-const paretoCaption = "Each point is one run of the sweep: the output tokens per second one request saw while it " +
+// ParetoCaption says how to read the Pareto plot.
+const ParetoCaption = "Each point is one run of the sweep: the output tokens per second one request saw while it " +
 	"streamed (1000 / TPOT p50) against the output tokens per second each replica delivered, one line per policy " +
 	"through its runs by offered load. More load moves a line right and down: replicas do more while each user " +
 	"gets less. A line further up and to the right serves its users faster at the same load per replica. " +
@@ -121,6 +118,20 @@ func paretoPlot(d *ParetoData) figure {
 	leg.add("run passed", markGlyph(color.Black, false))
 	leg.add("run failed", markGlyph(color.Black, true))
 	return figure{grid: [][]*plot.Plot{{p}}, legend: leg}
+}
+
+// SavePareto draws d's Pareto plot into path (SVG, or PNG for a .png
+// path) and reports whether there was anything to draw; without data it
+// writes nothing.
+func SavePareto(path string, d *ParetoData) (bool, error) {
+	fig := paretoPlot(d)
+	if len(fig.grid) == 0 {
+		return false, nil
+	}
+	if err := saveFigure(path, paretoPlotW, paretoPlotH, fig); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Size of the Pareto plot.

@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"image/color"
@@ -264,4 +264,13 @@ func binTargetPlot(runs []*metrics.Summary) figure {
 		grid = append(grid, []*plot.Plot{p})
 	}
 	return figure{grid: grid, legend: leg}
+}
+
+// userLabel names a user in a legend, as the report's tables do: "(no
+// user)" for requests without one.
+func userLabel(u string) string {
+	if u == "" {
+		return "(no user)"
+	}
+	return u
 }

@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"image/color"
@@ -8,25 +8,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/tracebench/tracebench/verdict"
 )
-
-// Size of the sweep plot.
-const (
-	sweepPlotW = vg.Inch * 7
-	sweepPlotH = vg.Inch * 6
-)
-
-// sweepCaption says how to read the sweep plot.
-func sweepCaption(s *verdict.Sweep) string {
-	return capacityCaption(&CapacityData{Target: s.Target})
-}
-
-// sweepPlot draws the sweep's capacity curve (see capacityPlot).
-func sweepPlot(s *verdict.Sweep) figure {
-	return capacityPlot(CapacityFromSweep(s))
-}
 
 // addMarks adds the points to p as dots (pass) or crosses (fail) in
 // colour i.
