@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/predict"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -93,7 +93,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		}
 		return runPredictDir(cmd, o, prof, ro)
 	}
-	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed, After: o.after,
+	res, err := predict.Predict(cmd.Context(), predict.Spec{Live: o.live, Profile: prof, SimSeed: o.seed, After: o.after,
 		Results: filepath.Join(o.out, "predicted.jsonl"), Report: ro, ErrOut: cmd.ErrOrStderr()})
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	}
 	fmt.Fprintf(w, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, reports.HTMLFile))
 	if o.record {
-		if err := bench.RecordValidation(o.profile, o.live, res.Prediction); err != nil {
+		if err := predict.RecordValidation(o.profile, o.live, res.Prediction); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "recorded in %s\n", o.profile)

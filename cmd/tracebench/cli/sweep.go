@@ -39,7 +39,7 @@ type sweepOptions struct {
 	attainment float64
 	// rates is the fixed ladder; startRate, growth, tolerance (default
 	// 0.04) and maxRuns (default 12) set the search, as the defaults of
-	// bench.SearchOptions. growth defaults to 4 in sim and mock (a
+	// search.Options. growth defaults to 4 in sim and mock (a
 	// bracket from the workload's rate to 60x its rate in 4 runs) and 2
 	// against live targets (never more than double a passing rate).
 	rates     string
