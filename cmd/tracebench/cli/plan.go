@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/plan"
 	"github.com/tracebench/tracebench/reports"
@@ -40,9 +41,9 @@ Writes DIR/plan.md, DIR/plan.csv and DIR/plan.json.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlanCmd(cmd, o) },
 	}
 	fs := cmd.Flags()
-	bindWorkload(fs, &o.wf, "mixed")
-	bindPolicy(fs, &o.pf, false)
-	o.so.bind(fs)
+	flags.BindWorkload(fs, &o.wf, "mixed")
+	flags.BindPolicy(fs, &o.pf, false)
+	o.so.Bind(fs)
 	o.mf.bind(fs)
 	o.bind(fs)
 	fs.Lookup("rate").Usage = "target rate in req/s: a trace's own times rescaled to it, a generator's arrivals drawn at it"
@@ -99,7 +100,7 @@ func (o *planOptions) prepare(changed func(string) bool, errOut io.Writer) (plan
 	if err := o.pf.CheckConfigRouter(names); err != nil {
 		return plan.Spec{}, err
 	}
-	ro, err := o.so.options()
+	ro, err := o.so.Options()
 	if err != nil {
 		return plan.Spec{}, err
 	}

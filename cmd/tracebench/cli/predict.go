@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/predict"
@@ -22,7 +23,7 @@ type predictOptions struct {
 	seed    int64
 	record  bool
 	after   []string
-	so      sloFlags
+	so      flags.SLO
 }
 
 func newPredictCmd() *cobra.Command {
@@ -64,7 +65,7 @@ path the run read. A profile whose cache model cannot describe the server
 	fs.Int64Var(&o.seed, "sim-seed", 1, "seed of the simulated engines' jitter")
 	fs.BoolVar(&o.record, "record", false, "add the p50 errors to the profile file's validation list (a file, not a built-in profile); bench and sweep verdicts quote them")
 	fs.StringSliceVar(&o.after, "after", nil, "earlier results files of the same servers that the run followed (repeat or comma-separate, in any order): replayed first so the simulated llama.cpp slots and host prompt cache start warm (per-slot profiles)")
-	o.so.bind(fs)
+	o.so.Bind(fs)
 	return cmd
 }
 
@@ -80,7 +81,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if _, builtin := profile.BuiltinYAML(o.profile); builtin && o.record {
 		return usagef("--record: %s is a built-in profile; save it to a file first ('tracebench profiles %s > my.yaml')", o.profile, o.profile)
 	}
-	ro, err := o.so.options()
+	ro, err := o.so.Options()
 	if err != nil {
 		return err
 	}
