@@ -28,7 +28,7 @@ func (c *comparer) verdict(ctx context.Context, first []*metrics.Summary) (*verd
 	}
 	for k := 1; k < c.spec.Seeds; k++ {
 		s := c.spec
-		s.Base = s.Base.reseeded(k)
+		s.Base = s.Base.Reseeded(k)
 		s.Out = filepath.Join(c.spec.Out, "seed-"+strconv.Itoa(k))
 		if err := os.MkdirAll(s.Out, 0o755); err != nil {
 			return nil, fmt.Errorf("CompareSpec.Out %s: %w", s.Out, err)

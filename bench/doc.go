@@ -19,4 +19,8 @@
 // Sweep) starts. A bad field is a UsageError naming its path, as
 // "Spec.Policy.Router". See Example_comparePolicies and
 // Example_compareOnMockFleet.
+//
+// Packages plan (sizing a fleet), predict (predicting a measured run)
+// and probe (the calibration probe of live servers) build on Run;
+// package search is the rate search Sweep runs.
 package bench

@@ -36,6 +36,11 @@ func fieldf(field, format string, a ...any) error {
 	return UsageError{Field: field, Err: fmt.Errorf(format, a...)}
 }
 
+// FieldErrorf formats a UsageError about field, whose text names it by
+// its path (as "PlanSpec.Rate"), for the specs of the packages that run
+// Specs (plan, predict, probe).
+func FieldErrorf(field, format string, a ...any) error { return fieldf(field, format, a...) }
+
 // ErrInterrupted is returned by a Run stopped by its context (Ctrl-C)
 // after writing what was measured.
 var ErrInterrupted = errors.New("interrupted")

@@ -124,7 +124,7 @@ func loraSlots(pf Policy, engineSlots int) (Policy, error) {
 // Run stops early (ctx cancelled: ErrInterrupted) the Summary and results
 // file hold what was measured. Usage errors are UsageError.
 func Run(ctx context.Context, rs Spec) (*metrics.Summary, error) {
-	if err := rs.check(); err != nil {
+	if err := rs.Validate(); err != nil {
 		return nil, err
 	}
 	src, err := OpenSource(rs.Workload)
@@ -322,9 +322,9 @@ func ResultsPath(dir, policy string) string {
 	return filepath.Join(dir, "results-"+policy+".jsonl")
 }
 
-// reseeded returns rs with the workload's seed and the in-process
+// Reseeded returns rs with the workload's seed and the in-process
 // engines' seed moved on by k: the Spec of seed k of a batch.
-func (rs Spec) reseeded(k int) Spec {
+func (rs Spec) Reseeded(k int) Spec {
 	rs.Workload.Seed += uint64(k)
 	if rs.Fleet != nil {
 		cfg := *rs.Fleet

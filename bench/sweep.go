@@ -17,6 +17,7 @@ import (
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/search"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -216,7 +217,7 @@ func (sw *sweeper) policy(ctx context.Context, router string) (verdict.SweepPoli
 		if cut != nil || st.Summary.ErrorRate > sw.s.MaxErrorRate {
 			errStop = rate
 			p.Stopped = sw.errorStop(rate, st.Summary, cut)
-			return st.Summary.SLA.Attainment, ErrStopSearch
+			return st.Summary.SLA.Attainment, search.ErrStop
 		}
 		return st.Summary.SLA.Attainment, nil
 	}
@@ -236,20 +237,20 @@ func (sw *sweeper) policy(ctx context.Context, router string) (verdict.SweepPoli
 }
 
 // search runs the ladder or the search over eval.
-func (sw *sweeper) search(eval func(float64) (float64, error)) (SearchResult, error) {
+func (sw *sweeper) search(eval func(float64) (float64, error)) (search.Result, error) {
 	if sw.s.Ladder != nil {
-		res, err := Ladder(eval, sw.s.Ladder, sw.s.Attainment)
-		if errors.Is(err, ErrStopSearch) {
+		res, err := search.Ladder(eval, sw.s.Ladder, sw.s.Attainment)
+		if errors.Is(err, search.ErrStop) {
 			err = nil
 		}
 		return res, err
 	}
-	o := SearchOptions{Target: sw.s.Attainment, Start: sw.s.Start,
+	o := search.Options{Target: sw.s.Attainment, Start: sw.s.Start,
 		Growth: sw.s.Growth, Tolerance: sw.s.Tolerance, MaxRuns: sw.s.MaxRuns}
 	if sw.s.Vary == verdict.VaryUsers {
 		o.Step, o.MinRate = 1, 1
 	}
-	return FindSustainedRate(eval, o)
+	return search.FindSustainedRate(eval, o)
 }
 
 // unconverged says why a search ended before narrowing to the tolerance.

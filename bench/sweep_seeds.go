@@ -25,7 +25,7 @@ func sweepSeeds(ctx context.Context, spec SweepSpec, res *verdict.Sweep) (*verdi
 	}
 	for k := 1; k < spec.Seeds; k++ {
 		s := spec
-		s.Base = s.Base.reseeded(k)
+		s.Base = s.Base.Reseeded(k)
 		s.Out = filepath.Join(spec.Out, "seed-"+strconv.Itoa(k))
 		more, err := newSweeper(&s).run(ctx)
 		if err != nil {

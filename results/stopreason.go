@@ -17,7 +17,7 @@ const (
 	StopErrorLimit StopReason = "error-limit"
 	// StopSLOUnreachable: a plan cut the Run short once so many of its
 	// Requests had missed the SLO that it could no longer reach its
-	// attainment target (PlanSpec.Attainment).
+	// attainment target (plan.Spec.Attainment).
 	StopSLOUnreachable StopReason = "slo-unreachable"
 	// StopAsMeasured: a simulated Run cut at the stop time of the
 	// measured run it predicts (sim.Cut.StopAt).

@@ -15,9 +15,9 @@ import (
 // Sweep methods (Sweep.Method).
 const (
 	// SweepSearch brackets and bisects the sustained rate
-	// (bench.FindSustainedRate).
+	// (search.FindSustainedRate).
 	SweepSearch = "search"
-	// SweepLadder runs a fixed list of rates (bench.Ladder).
+	// SweepLadder runs a fixed list of rates (search.Ladder).
 	SweepLadder = "ladder"
 )
 

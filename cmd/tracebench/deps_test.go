@@ -10,15 +10,15 @@ const module = "github.com/tracebench/tracebench/"
 
 // allowed lists, for each top-level package, which of our packages it may
 // import (docs/architecture.md, "Layout": traces ← results ← client ← replay,
-// traces ← policies ← replay ← sim, and replay ← metrics ← verdict ←
-// reports ← bench ← cmd, with reports/plots ← reports/html ← reports
-// inside reports; mockserver stands alone but for the tokenizer,
-// the KV event wire format, the server dialects and the step latency
-// formula; only sim and bench, among the client's packages, import the
-// mock engine, sim to simulate it and bench to start the in-process mock
-// fleet; bench imports calibrate to start a prediction from the slots an
-// earlier run left; kvevents, dialect and the internal packages are
-// leaves).
+// traces ← policies ← replay ← sim, replay ← metrics ← verdict ← reports ←
+// bench ← plan, predict, probe ← cmd, with reports/plots ← reports/html ←
+// reports inside reports, and search ← bench; mockserver stands
+// alone but for the tokenizer, the KV event wire format, the server
+// dialects and the step latency formula; only sim and bench, among the
+// client's packages, import the mock engine, sim to simulate it and bench
+// to start the in-process mock fleet; predict imports calibrate to start a
+// prediction from the slots an earlier run left; kvevents, dialect, search
+// and the internal packages are leaves).
 var allowed = map[string][]string{
 	"dialect":             {"dialect"},
 	"internal/pace":       {"internal/pace"},
@@ -43,7 +43,11 @@ var allowed = map[string][]string{
 	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
 	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
 	"gateway":             {"gateway", "traces", "policies", "replay", "results", "client", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"bench":               {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "calibrate", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"bench":               {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"search":              {"search"},
+	"plan":                {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "plan", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"predict":             {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "predict", "search", "calibrate", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"probe":               {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "probe", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
 	"calibrate":           {"calibrate", "replay", "results", "client", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 }
 

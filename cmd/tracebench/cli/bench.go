@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports/html"
 )
@@ -18,7 +19,7 @@ type benchOptions struct {
 	wf       workloadFlags
 	pf       policyFlags
 	cf       clientFlags
-	so       sloFlags
+	so       flags.SLO
 	mf       fleetFlags
 	quick    bool
 	wide     bool
@@ -52,10 +53,10 @@ at the workload's rate, each on a fresh fleet, side by side.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
 	fs := cmd.Flags()
-	bindWorkload(fs, &o.wf, "mixed")
-	bindPolicy(fs, &o.pf, false)
-	bindClient(fs, &o.cf)
-	o.so.bind(fs)
+	flags.BindWorkload(fs, &o.wf, "mixed")
+	flags.BindPolicy(fs, &o.pf, false)
+	flags.BindClient(fs, &o.cf)
+	o.so.Bind(fs)
 	o.mf.bind(fs)
 	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers; without a backend flag stage 2 confirms the leader and round-robin in about 20 s, "+
 		"else 80 requests at 20 req/s each")
@@ -141,7 +142,7 @@ func (o *benchOptions) compareSpec(cmd *cobra.Command) (bench.CompareSpec, error
 	if o.quick {
 		quickDefaults(cmd, o)
 	}
-	ro, err := o.so.options()
+	ro, err := o.so.Options()
 	if err != nil {
 		return bench.CompareSpec{}, err
 	}

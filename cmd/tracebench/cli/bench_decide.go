@@ -74,7 +74,7 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 	if !o.mf.engineChanged() {
 		o.mf.Profile = decidePreset
 	}
-	ro, err := o.so.options()
+	ro, err := o.so.Options()
 	if err != nil {
 		return bench.DecideSpec{}, err
 	}

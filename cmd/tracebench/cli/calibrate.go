@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/calibrate"
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/predict"
+	"github.com/tracebench/tracebench/probe"
 )
 
 func init() { register(newCalibrateCmd) }
@@ -19,7 +20,7 @@ func init() { register(newCalibrateCmd) }
 type calibrateOptions struct {
 	files   []string
 	targets []string
-	ps      bench.ProbeSpec
+	ps      probe.Spec
 	out     string
 	from    string
 	name    string
@@ -82,7 +83,7 @@ and fits those.`,
 				}
 				o.ps.Targets, o.ps.Log = o.targets, flagWriter{cmd.ErrOrStderr(), flagNames}
 				o.ps.KeepConcurrency = cmd.Flags().Changed("probe-max-concurrency")
-				res, err := bench.Probe(cmd.Context(), o.ps)
+				res, err := probe.Run(cmd.Context(), o.ps)
 				if err != nil {
 					return err
 				}
@@ -137,11 +138,11 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	var halves []calibrate.HalfTerm
 	if calibrate.WantsReplay(o.replay, res, in) {
 		if o.halves {
-			if halves, err = calibrate.Halves(res, in, bench.RunPrompts); err != nil {
+			if halves, err = calibrate.Halves(res, in, predict.RunPrompts); err != nil {
 				return err
 			}
 		}
-		if err := calibrate.Refit(res, in, bench.RunPrompts); err != nil {
+		if err := calibrate.Refit(res, in, predict.RunPrompts); err != nil {
 			return err
 		}
 	} else if o.halves {

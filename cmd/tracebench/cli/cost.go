@@ -35,18 +35,6 @@ func targetPrice(line string) (url string, perHour float64, ok bool, err error) 
 	return fields[0], perHour, ok, nil
 }
 
-// priceFlag parses --cost-per-hour ("" : no price).
-func priceFlag(text string) (metrics.Price, error) {
-	if text == "" {
-		return metrics.Price{}, nil
-	}
-	v, err := metrics.ParsePrice(text)
-	if err != nil {
-		return metrics.Price{}, usagef("--cost-per-hour: %v", err)
-	}
-	return metrics.Price{PerHour: v, Source: "--cost-per-hour"}, nil
-}
-
 // targetsPrice prices the targets from the targets file's cost_per_hour=
 // fields (priced keys the file's lines, before DNS names were resolved;
 // resolved maps a dns+http:// line to its addresses).

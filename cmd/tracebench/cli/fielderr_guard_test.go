@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/predict"
+	"github.com/tracebench/tracebench/probe"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -20,9 +22,9 @@ var cliSpecs = map[string]reflect.Type{
 	"CompareSpec":    reflect.TypeOf(bench.CompareSpec{}),
 	"DecideSpec":     reflect.TypeOf(bench.DecideSpec{}),
 	"SweepSpec":      reflect.TypeOf(bench.SweepSpec{}),
-	"PredictSpec":    reflect.TypeOf(bench.PredictSpec{}),
-	"PredictDirSpec": reflect.TypeOf(bench.PredictDirSpec{}),
-	"ProbeSpec":      reflect.TypeOf(bench.ProbeSpec{}),
+	"PredictSpec":    reflect.TypeOf(predict.Spec{}),
+	"PredictDirSpec": reflect.TypeOf(predict.DirSpec{}),
+	"ProbeSpec":      reflect.TypeOf(probe.Spec{}),
 	"MockFleet":      reflect.TypeOf(bench.MockFleet{}),
 	// The traces options inside them, which the traces package's errors
 	// name.

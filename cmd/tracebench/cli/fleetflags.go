@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver"
@@ -46,7 +47,7 @@ type fleetFlags struct {
 	sharedDefaults mockOptions
 	kv             kvFlags
 	// set is --mock-set: engine profile fields and fault settings.
-	set *mockSet
+	set *flags.MockSet
 }
 
 // sharedMockFlags are the flags of `tracebench mock`, besides its fault
@@ -99,10 +100,10 @@ func (m *fleetFlags) bindShared(fs *pflag.FlagSet) {
 	for _, n := range keys {
 		values[n] = all.Lookup(n).Value
 	}
-	m.set = newMockSet(values)
+	m.set = flags.NewMockSet(values)
 	fs.Var(m.set, "mock-set", "override a profile field or a mock fault setting (repeatable; e.g. beta=8ms; "+
 		"keys: docs/cli.md)")
-	m.shared.changed = m.set.changed
+	m.shared.changed = m.set.Changed
 }
 
 // sharedChanged reports whether a --mock-set fault key or max_queue has a

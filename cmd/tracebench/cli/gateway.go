@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/gateway"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
@@ -58,8 +59,8 @@ in-flight requests finish for --grace and writes the results file.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runGateway(cmd, o) },
 	}
 	fs := cmd.Flags()
-	bindPolicy(fs, &o.pf, true)
-	bindClient(fs, &o.cf)
+	flags.BindPolicy(fs, &o.pf, true)
+	flags.BindClient(fs, &o.cf)
 	o.mf.bind(fs)
 	o.pd.bind(fs)
 	fs.StringArrayVar(&o.targets, "target", nil, "base URL of a backend (repeatable; dns+http://NAME:PORT follows a headless Service)")

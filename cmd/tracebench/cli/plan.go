@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/plan"
 	"github.com/tracebench/tracebench/reports"
 )
 
@@ -39,9 +41,9 @@ Writes DIR/plan.md, DIR/plan.csv and DIR/plan.json.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlanCmd(cmd, o) },
 	}
 	fs := cmd.Flags()
-	bindWorkload(fs, &o.wf, "mixed")
-	bindPolicy(fs, &o.pf, false)
-	o.so.bind(fs)
+	flags.BindWorkload(fs, &o.wf, "mixed")
+	flags.BindPolicy(fs, &o.pf, false)
+	o.so.Bind(fs)
 	o.mf.bind(fs)
 	o.bind(fs)
 	fs.Lookup("rate").Usage = "target rate in req/s: a trace's own times rescaled to it, a generator's arrivals drawn at it"
@@ -57,7 +59,7 @@ func runPlanCmd(cmd *cobra.Command, o *planOptions) error {
 	if err != nil {
 		return err
 	}
-	res, runErr := bench.Plan(cmd.Context(), spec)
+	res, runErr := plan.Plan(cmd.Context(), spec)
 	if runErr == nil && o.check {
 		res.Check, runErr = o.runCheck(cmd.Context(), spec, res)
 	}
@@ -84,29 +86,29 @@ func writePlan(out io.Writer, dir string, res *reports.Plan) error {
 
 // prepare validates the flags (changed says which were given), resolves
 // the defaults, the engine and the price, and returns the plan to run.
-func (o *planOptions) prepare(changed func(string) bool, errOut io.Writer) (bench.PlanSpec, error) {
+func (o *planOptions) prepare(changed func(string) bool, errOut io.Writer) (plan.Spec, error) {
 	if err := o.validate(changed); err != nil {
-		return bench.PlanSpec{}, err
+		return plan.Spec{}, err
 	}
 	if err := o.pf.LoadConfig(changed, false); err != nil {
-		return bench.PlanSpec{}, err
+		return plan.Spec{}, err
 	}
 	names, err := o.planPolicies()
 	if err != nil {
-		return bench.PlanSpec{}, err
+		return plan.Spec{}, err
 	}
 	if err := o.pf.CheckConfigRouter(names); err != nil {
-		return bench.PlanSpec{}, err
+		return plan.Spec{}, err
 	}
-	ro, err := o.so.options()
+	ro, err := o.so.Options()
 	if err != nil {
-		return bench.PlanSpec{}, err
+		return plan.Spec{}, err
 	}
 	base, profileName, err := o.baseSpec(ro, errOut)
 	if err != nil {
-		return bench.PlanSpec{}, err
+		return plan.Spec{}, err
 	}
-	spec := bench.PlanSpec{Base: base, Routers: names, Rate: o.wf.Rate, Users: o.wf.Sessions.Users, Profile: profileName,
+	spec := plan.Spec{Base: base, Routers: names, Rate: o.wf.Rate, Users: o.wf.Sessions.Users, Profile: profileName,
 		Attainment: o.attainment, MaxReplicas: o.maxReplicas, Seeds: o.seeds, PDSize: o.pdSize, Jobs: o.planJobs(len(names)),
 		ErrOut: errOut}
 	if o.keepRuns {
@@ -140,7 +142,7 @@ func (o *planOptions) baseSpec(ro metrics.Options, errOut io.Writer) (runSpec, s
 
 // native measures the workload's own rate for rescaling a trace to
 // --rate, and names the workload.
-func (o *planOptions) native(spec *bench.PlanSpec) error {
+func (o *planOptions) native(spec *plan.Spec) error {
 	rate, ident, err := bench.NativeRate(spec.Base.Workload)
 	if err != nil {
 		return err
@@ -164,7 +166,7 @@ func (o *planOptions) planJobs(n int) int {
 }
 
 // runCheck runs the first met row on the real-time mock fleet.
-func (o *planOptions) runCheck(ctx context.Context, spec bench.PlanSpec, res *reports.Plan) (*reports.PlanCheck, error) {
+func (o *planOptions) runCheck(ctx context.Context, spec plan.Spec, res *reports.Plan) (*reports.PlanCheck, error) {
 	for i, r := range res.Rows {
 		if !r.Met() {
 			continue
@@ -173,7 +175,7 @@ func (o *planOptions) runCheck(ctx context.Context, spec bench.PlanSpec, res *re
 		if err != nil {
 			return nil, err
 		}
-		return bench.PlanCheck(ctx, spec, spec.Routers[i], r.Replicas, o.checkRequests, f)
+		return plan.Check(ctx, spec, spec.Routers[i], r.Replicas, o.checkRequests, f)
 	}
 	fmt.Fprintln(spec.ErrOut, "plan: --check skipped: no router met the target")
 	return nil, nil

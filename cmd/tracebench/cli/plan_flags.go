@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/policies"
 )
 
@@ -15,7 +16,7 @@ var planDefaultPolicies = []string{"round-robin", "least-request", "prefix-cache
 type planOptions struct {
 	wf workloadFlags
 	pf policyFlags
-	so sloFlags
+	so flags.SLO
 	mf fleetFlags
 	// policies are the routers planned (default planDefaultPolicies).
 	policies string

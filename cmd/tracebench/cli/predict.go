@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/predict"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/reports/html"
 )
@@ -23,7 +24,7 @@ type predictOptions struct {
 	seed    int64
 	record  bool
 	after   []string
-	so      sloFlags
+	so      flags.SLO
 }
 
 func newPredictCmd() *cobra.Command {
@@ -65,7 +66,7 @@ path the run read. A profile whose cache model cannot describe the server
 	fs.Int64Var(&o.seed, "sim-seed", 1, "seed of the simulated engines' jitter")
 	fs.BoolVar(&o.record, "record", false, "add the p50 errors to the profile file's validation list (a file, not a built-in profile); bench and sweep verdicts quote them")
 	fs.StringSliceVar(&o.after, "after", nil, "earlier results files of the same servers that the run followed (repeat or comma-separate, in any order): replayed first so the simulated llama.cpp slots and host prompt cache start warm (per-slot profiles)")
-	o.so.bind(fs)
+	o.so.Bind(fs)
 	return cmd
 }
 
@@ -81,7 +82,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if _, builtin := profile.BuiltinYAML(o.profile); builtin && o.record {
 		return usagef("--record: %s is a built-in profile; save it to a file first ('tracebench profiles %s > my.yaml')", o.profile, o.profile)
 	}
-	ro, err := o.so.options()
+	ro, err := o.so.Options()
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		}
 		return runPredictDir(cmd, o, prof, ro)
 	}
-	res, err := bench.Predict(cmd.Context(), bench.PredictSpec{Live: o.live, Profile: prof, SimSeed: o.seed, After: o.after,
+	res, err := predict.Predict(cmd.Context(), predict.Spec{Live: o.live, Profile: prof, SimSeed: o.seed, After: o.after,
 		Results: filepath.Join(o.out, "predicted.jsonl"), Report: ro, ErrOut: cmd.ErrOrStderr()})
 	if err != nil {
 		return err
@@ -119,7 +120,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	}
 	fmt.Fprintf(w, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, html.File))
 	if o.record {
-		if err := bench.RecordValidation(o.profile, o.live, res.Prediction); err != nil {
+		if err := predict.RecordValidation(o.profile, o.live, res.Prediction); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "recorded in %s\n", o.profile)

@@ -5,15 +5,15 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/predict"
 	"github.com/tracebench/tracebench/verdict"
 )
 
 // runPredictDir predicts every run of the bench directory o.live.
 func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile, ro metrics.Options) error {
-	res, err := bench.PredictDir(cmd.Context(), bench.PredictDirSpec{Dir: o.live, Profile: prof, Out: o.out,
+	res, err := predict.Dir(cmd.Context(), predict.DirSpec{Dir: o.live, Profile: prof, Out: o.out,
 		SimSeed: o.seed, Report: ro, ErrOut: cmd.ErrOrStderr()})
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile,
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	if o.record {
-		if err := bench.RecordAgreement(o.profile, o.live, res); err != nil {
+		if err := predict.RecordAgreement(o.profile, o.live, res); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "recorded in %s\n", o.profile)
@@ -49,7 +49,7 @@ func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile,
 }
 
 // writeVerdicts prints the measured and the simulated verdict.
-func writeVerdicts(w io.Writer, res *bench.PredictDirResult) {
+func writeVerdicts(w io.Writer, res *predict.DirResult) {
 	for _, v := range []struct {
 		name string
 		v    *verdict.Verdict

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/predict"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -90,7 +90,7 @@ func TestRealEngineFleetVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := bench.PredictDir(context.Background(), bench.PredictDirSpec{Dir: b, Profile: prof, Out: filepath.Join(dir, "pred")})
+	res, err := predict.Dir(context.Background(), predict.DirSpec{Dir: b, Profile: prof, Out: filepath.Join(dir, "pred")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func ttftOf(s *metrics.Summary, metric string) float64 {
 // fleetContradictions returns, for every pair of policies whose paired
 // per-seed differences of metric exclude 0 at 95 % (Student t), a line
 // when the simulation's mean difference has the opposite sign.
-func fleetContradictions(pps []bench.PolicyPrediction, metric string) []string {
+func fleetContradictions(pps []predict.PolicyPrediction, metric string) []string {
 	var out []string
 	for i := range pps {
 		for j := i + 1; j < len(pps); j++ {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -18,7 +19,7 @@ type replayOptions struct {
 	wf      workloadFlags
 	pf      policyFlags
 	cf      clientFlags
-	so      sloFlags
+	so      flags.SLO
 	mf      fleetFlags
 	pd      pdFlags
 	targets []string
@@ -41,10 +42,10 @@ exits 130.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runReplay(cmd, o) },
 	}
 	fs := cmd.Flags()
-	bindWorkload(fs, &o.wf, "mixed")
-	bindPolicy(fs, &o.pf, true)
-	bindClient(fs, &o.cf)
-	o.so.bind(fs)
+	flags.BindWorkload(fs, &o.wf, "mixed")
+	flags.BindPolicy(fs, &o.pf, true)
+	flags.BindClient(fs, &o.cf)
+	o.so.Bind(fs)
 	o.mf.bind(fs)
 	o.pd.bind(fs)
 	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a backend (repeatable; default: a --mock N fleet)")
@@ -54,7 +55,7 @@ exits 130.`,
 }
 
 func runReplay(cmd *cobra.Command, o *replayOptions) error {
-	ro, err := o.so.options()
+	ro, err := o.so.Options()
 	if err != nil {
 		return err
 	}

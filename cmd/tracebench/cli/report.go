@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/reports/html"
@@ -80,7 +81,7 @@ func (o *reportOptions) options() (metrics.Options, error) {
 		}
 	}
 	ro.SLO.TTFT, ro.SLO.TTFOT, ro.SLO.TPOT, ro.SLO.E2E, ro.Warmup = o.sloTTFT, o.sloTTFOT, o.sloTPOT, o.sloE2E, o.warmup
-	price, err := priceFlag(o.cost)
+	price, err := flags.Price(o.cost)
 	if err != nil {
 		return ro, err
 	}

@@ -33,6 +33,17 @@ var commands []func() *cobra.Command
 // register adds a subcommand constructor.
 func register(f func() *cobra.Command) { commands = append(commands, f) }
 
+// The flags of a Run, bound to the bench package's Spec parts: the
+// workload (bench.Workload), the policy (bench.Policy) and the client
+// (bench.Client).
+type (
+	workloadFlags = bench.Workload
+	policyFlags   = bench.Policy
+	clientFlags   = bench.Client
+	shareGPTFlags = bench.ShareGPT
+	runSpec       = bench.Spec
+)
+
 // usageError marks an error as a usage error (exit 2).
 type usageError = bench.UsageError
 

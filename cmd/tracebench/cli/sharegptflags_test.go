@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -53,7 +54,7 @@ func TestShareGPTFlagsChangeRequests(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var wf workloadFlags
 			fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
-			bindWorkload(fs, &wf, "mixed")
+			flags.BindWorkload(fs, &wf, "mixed")
 			if err := fs.Parse(append([]string{"--trace", path}, tc.args...)); err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/reports/html"
@@ -30,7 +31,7 @@ type sweepOptions struct {
 	wf       workloadFlags
 	pf       policyFlags
 	cf       clientFlags
-	so       sloFlags
+	so       flags.SLO
 	mf       fleetFlags
 	policies string
 	baseline string
@@ -40,7 +41,7 @@ type sweepOptions struct {
 	attainment float64
 	// rates is the fixed ladder; startRate, growth, tolerance (default
 	// 0.04) and maxRuns (default 12) set the search, as the defaults of
-	// bench.SearchOptions. growth defaults to 4 in sim and mock (a
+	// search.Options. growth defaults to 4 in sim and mock (a
 	// bracket from the workload's rate to 60x its rate in 4 runs) and 2
 	// against live targets (never more than double a passing rate).
 	rates     string
@@ -88,10 +89,10 @@ run's results file under DIR/runs/.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
 	}
 	fs := cmd.Flags()
-	bindWorkload(fs, &o.wf, "mixed")
-	bindPolicy(fs, &o.pf, false)
-	bindClient(fs, &o.cf)
-	o.so.bind(fs)
+	flags.BindWorkload(fs, &o.wf, "mixed")
+	flags.BindPolicy(fs, &o.pf, false)
+	flags.BindClient(fs, &o.cf)
+	o.so.Bind(fs)
 	o.mf.bind(fs)
 	o.bind(fs)
 	// The sweep sets each run's rate; validate rejects these with a hint.
@@ -243,7 +244,7 @@ func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (ben
 	if err := o.pf.CheckConfigRouter(names); err != nil {
 		return bench.SweepSpec{}, err
 	}
-	ro, err := o.so.options()
+	ro, err := o.so.Options()
 	if err != nil {
 		return bench.SweepSpec{}, err
 	}

@@ -37,19 +37,19 @@ func sweepFor(t *testing.T, ctx context.Context, args ...string) (*verdict.Sweep
 	return res, spec, err
 }
 
-// probe is one run of a sweep as compared between sweeps.
-type probe struct {
+// sweepRun is one run of a sweep as compared between sweeps.
+type sweepRun struct {
 	Policy     string
 	Rate       float64
 	Attainment float64
 	Pass       bool
 }
 
-func probes(s *verdict.Sweep) []probe {
-	var out []probe
+func probes(s *verdict.Sweep) []sweepRun {
+	var out []sweepRun
 	for _, p := range s.Policies {
 		for _, st := range p.Steps {
-			out = append(out, probe{p.Policy, st.Rate, st.Summary.SLA.Attainment, st.Pass})
+			out = append(out, sweepRun{p.Policy, st.Rate, st.Summary.SLA.Attainment, st.Pass})
 		}
 	}
 	return out
@@ -61,7 +61,7 @@ func TestSweepDeterministic(t *testing.T) {
 	args := []string{"--sim", "4", "--policies", "prefix-cache", "--max-requests", "400",
 		"--slo-ttft", "500ms", "--slo-tpot", "50ms"}
 	var csvs [2]bytes.Buffer
-	var runs [2][]probe
+	var runs [2][]sweepRun
 	for i := range runs {
 		s, _, err := sweepFor(t, context.Background(), args...)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -36,12 +37,12 @@ type traceInput struct {
 
 func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 	fs.StringVar(&in.Format, "format", "auto", "trace format: auto|"+strings.Join(traces.Formats, "|"))
-	fs.IntVar(&in.BlockSize, "block-size", 0, blockSizeHelp)
-	fs.StringVar(&in.TimeUnit, "time-unit", "", timeUnitHelp)
-	fs.StringVar(&in.Windows, "windows", "", windowsHelp)
+	fs.IntVar(&in.BlockSize, "block-size", 0, flags.BlockSizeHelp)
+	fs.StringVar(&in.TimeUnit, "time-unit", "", flags.TimeUnitHelp)
+	fs.StringVar(&in.Windows, "windows", "", flags.WindowsHelp)
 	fs.BoolVar(&in.SkipInvalid, "skip-invalid", false, "skip malformed records (counted) instead of failing")
-	bindShareGPT(fs, &in.ShareGPT)
-	bindAgentic(fs, &in.Agentic)
+	flags.BindShareGPT(fs, &in.ShareGPT)
+	flags.BindAgentic(fs, &in.Agentic)
 }
 
 func (in *traceInput) bindWorkload(fs *pflag.FlagSet) {
@@ -81,7 +82,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if in.Windows != "" {
 			return nil, "", nil, nil, usagef("--windows applies to a trace file, not to a generated workload")
 		}
-		if err := checkAgenticFlags(in.Agentic, ""); err != nil {
+		if err := flags.CheckAgentic(in.Agentic, ""); err != nil {
 			return nil, "", nil, nil, err
 		}
 		params, err := bench.ParseKV("--workload-param", in.Params)
@@ -95,7 +96,7 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		name := bench.WorkloadIdent(in.Workload, params, in.Seed)
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
-	if err := checkAgenticFlags(in.Agentic, path); err != nil {
+	if err := flags.CheckAgentic(in.Agentic, path); err != nil {
 		return nil, "", nil, nil, err
 	}
 	fs, err := traces.Open(path, in.ShareGPT.ReadOptions(traces.ReadOptions{Format: in.Format, BlockSize: in.BlockSize,

@@ -1,13 +1,13 @@
-package bench
+package probe
 
 import (
 	"fmt"
 	"strconv"
 )
 
-// ProbePhase is one step of the calibration probe: a generated workload
+// Phase is one step of the calibration probe: a generated workload
 // sent at a fixed concurrency.
-type ProbePhase struct {
+type Phase struct {
 	// Name names the phase and its results file (probe-NAME.jsonl).
 	Name string
 	// Concurrency is the requests in flight per backend.
@@ -22,7 +22,7 @@ type ProbePhase struct {
 // probe whose top concurrency is below it is a small server's.
 const probeDecodeFrom = 8
 
-// ProbePhases is the designed probe up to maxConc requests in flight per
+// Phases is the designed probe up to maxConc requests in flight per
 // backend with prompts up to maxPrompt words: unrelated prompts of
 // maxPrompt/48 to maxPrompt words with 16 to 64 output tokens at
 // concurrency 1, 2 and 4 (the prompt cost, and decode at small batches),
@@ -39,11 +39,11 @@ const probeDecodeFrom = 8
 // that reuse a slot's prompt alone at batch 1 are what separates the
 // request overhead from llama.cpp's slot saves (which the unrelated
 // prompts pay almost every time).
-func ProbePhases(maxConc, maxPrompt int) []ProbePhase {
+func Phases(maxConc, maxPrompt int) []Phase {
 	small := maxConc < probeDecodeFrom
-	var ps []ProbePhase
+	var ps []Phase
 	add := func(name string, c, inMax, outMin, outMax int) {
-		ps = append(ps, ProbePhase{Name: name + strconv.Itoa(c), Concurrency: c, Workload: "uniform-lengths",
+		ps = append(ps, Phase{Name: name + strconv.Itoa(c), Concurrency: c, Workload: "uniform-lengths",
 			WorkloadArgs: []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(inMax),
 				"output_min=" + strconv.Itoa(outMin), "output_max=" + strconv.Itoa(outMax)}})
 	}
@@ -58,8 +58,8 @@ func ProbePhases(maxConc, maxPrompt int) []ProbePhase {
 			add("c", c, maxPrompt, 16, 64)
 		}
 	}
-	shared := func(c int) ProbePhase {
-		return ProbePhase{Name: "shared-c" + strconv.Itoa(c), Concurrency: c, Workload: "shared-prefix",
+	shared := func(c int) Phase {
+		return Phase{Name: "shared-c" + strconv.Itoa(c), Concurrency: c, Workload: "shared-prefix",
 			WorkloadArgs: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)),
 				"question_len=" + strconv.Itoa(max(1, maxPrompt/4)), "output_len=32"}}
 	}
@@ -69,12 +69,12 @@ func ProbePhases(maxConc, maxPrompt int) []ProbePhase {
 	return append(ps, shared(min(4, maxConc)))
 }
 
-// ProbeConcurrency caps the probe's top concurrency at the fewest slots
+// Concurrency caps the probe's top concurrency at the fewest slots
 // of the llama.cpp targets (slots, 0 for other servers; at least 2):
 // requests beyond a server's slots only queue there, and the
 // decode-heavy phases of a small server then run at its own levels. The
 // second result says why it capped ("" when it did not).
-func ProbeConcurrency(maxConc int, slots []int) (int, string) {
+func Concurrency(maxConc int, slots []int) (int, string) {
 	fewest := 0
 	for _, s := range slots {
 		if s > 0 && (fewest == 0 || s < fewest) {

@@ -1,4 +1,4 @@
-package cli
+package flags
 
 import (
 	"time"
@@ -7,8 +7,9 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 )
 
-// sloFlags set the SLA and the measured window of reports.
-type sloFlags struct {
+// SLO holds the flags that set the SLA, the measured window and the
+// price of reports.
+type SLO struct {
 	TTFT, TTFOT, TPOT, E2E time.Duration
 	File                   string
 	Warmup                 time.Duration
@@ -16,7 +17,8 @@ type sloFlags struct {
 	Cost string
 }
 
-func (s *sloFlags) bind(fs *pflag.FlagSet) {
+// Bind binds the --slo-*, --warmup and --cost-per-hour flags to s.
+func (s *SLO) Bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.TTFT, "slo-ttft", 2*time.Second, "SLA bound on TTFT (from intended arrival)")
 	fs.DurationVar(&s.TTFOT, "slo-ttfot", 0, "SLA bound on the time to first output token, after a reasoning model's reasoning (0 = none)")
 	fs.DurationVar(&s.TPOT, "slo-tpot", 100*time.Millisecond, "SLA bound on TPOT")
@@ -26,8 +28,8 @@ func (s *sloFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Cost, "cost-per-hour", "", "price of each backend in $/hour, for cost per token (default: targets file or profile)")
 }
 
-// options builds the report options.
-func (s *sloFlags) options() (metrics.Options, error) {
+// Options builds the report options.
+func (s *SLO) Options() (metrics.Options, error) {
 	o := metrics.DefaultOptions()
 	for _, f := range []struct {
 		name string
@@ -39,7 +41,7 @@ func (s *sloFlags) options() (metrics.Options, error) {
 	}
 	o.SLO.TTFT, o.SLO.TTFOT, o.SLO.TPOT, o.SLO.E2E = s.TTFT, s.TTFOT, s.TPOT, s.E2E
 	o.Warmup = s.Warmup
-	price, err := priceFlag(s.Cost)
+	price, err := Price(s.Cost)
 	if err != nil {
 		return o, err
 	}
@@ -52,4 +54,16 @@ func (s *sloFlags) options() (metrics.Options, error) {
 		o.SLO.PerUser = per
 	}
 	return o, nil
+}
+
+// Price parses --cost-per-hour ("" : no price).
+func Price(text string) (metrics.Price, error) {
+	if text == "" {
+		return metrics.Price{}, nil
+	}
+	v, err := metrics.ParsePrice(text)
+	if err != nil {
+		return metrics.Price{}, usagef("--cost-per-hour: %v", err)
+	}
+	return metrics.Price{PerHour: v, Source: "--cost-per-hour"}, nil
 }

@@ -1,4 +1,4 @@
-package bench
+package predict
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -20,7 +21,7 @@ func RunPrompts(path string) (map[string][]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := OpenSource(rs.Workload)
+	src, err := bench.OpenSource(rs.Workload)
 	if err != nil {
 		return nil, err
 	}

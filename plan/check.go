@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"context"
@@ -6,20 +6,21 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/reports"
 )
 
-// PlanCheck runs router on n replicas at the plan's target load over
+// Check runs router on n replicas at the plan's target load over
 // the first requests Requests twice, simulated in virtual time and on
 // fleet, a real-time in-process mock fleet on loopback (its Replicas set
 // to n here), and returns both runs' figures. fleet's engine should be
 // spec.Base.Fleet.
-func PlanCheck(ctx context.Context, spec PlanSpec, router string, n, requests int, fleet MockFleet) (*reports.PlanCheck, error) {
+func Check(ctx context.Context, spec Spec, router string, n, requests int, fleet bench.MockFleet) (*reports.PlanCheck, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	if n < 1 || requests < 1 {
-		return nil, fieldf("PlanCheck", "PlanCheck: %d replicas, %d requests: want ≥ 1 of each", n, requests)
+		return nil, bench.FieldErrorf("PlanCheck", "PlanCheck: %d replicas, %d requests: want ≥ 1 of each", n, requests)
 	}
 	spec = spec.withDefaults()
 	p := newPlanner(spec)
@@ -32,10 +33,10 @@ func PlanCheck(ctx context.Context, spec PlanSpec, router string, n, requests in
 	rs.Policy.Router, rs.Quiet = router, true
 	rs.Workload.MaxRequests = requests
 	p.setLoad(&rs.Workload, p.target())
-	c := &reports.PlanCheck{Policy: PolicyName(router, rs.Policy.Queue), Replicas: n, Requests: requests}
+	c := &reports.PlanCheck{Policy: bench.PolicyName(router, rs.Policy.Queue), Replicas: n, Requests: requests}
 	sim := rs
 	sim.Sim, sim.Results = n, filepath.Join(dir, "check-sim.jsonl")
-	sum, err := Run(ctx, sim)
+	sum, err := bench.Run(ctx, sim)
 	if err != nil {
 		return nil, fmt.Errorf("check in virtual time: %w", err)
 	}
@@ -49,7 +50,7 @@ func PlanCheck(ctx context.Context, spec PlanSpec, router string, n, requests in
 	}
 	defer stop()
 	start := time.Now()
-	if sum, err = Run(ctx, live); err != nil {
+	if sum, err = bench.Run(ctx, live); err != nil {
 		return nil, fmt.Errorf("check in real time: %w", err)
 	}
 	c.Seconds, c.Mock = time.Since(start).Seconds(), reports.FiguresOf(sum)

@@ -1,4 +1,4 @@
-package bench
+package search
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func TestFindSustainedRate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := FindSustainedRate(logistic(tc.knee, tc.width), SearchOptions{Start: tc.start, MaxRuns: tc.maxRuns})
+			res, err := FindSustainedRate(logistic(tc.knee, tc.width), Options{Start: tc.start, MaxRuns: tc.maxRuns})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +67,7 @@ func TestSearchAgreesWithFineLadder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := FindSustainedRate(eval, SearchOptions{})
+	res, err := FindSustainedRate(eval, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +77,8 @@ func TestSearchAgreesWithFineLadder(t *testing.T) {
 }
 
 func TestSearchDeterministicAndStops(t *testing.T) {
-	a, _ := FindSustainedRate(logistic(5, 0.3), SearchOptions{})
-	b, _ := FindSustainedRate(logistic(5, 0.3), SearchOptions{})
+	a, _ := FindSustainedRate(logistic(5, 0.3), Options{})
+	b, _ := FindSustainedRate(logistic(5, 0.3), Options{})
 	if len(a.Probes) != len(b.Probes) || a.Sustained != b.Sustained {
 		t.Fatalf("two searches differ: %+v vs %+v", a, b)
 	}
@@ -86,15 +86,15 @@ func TestSearchDeterministicAndStops(t *testing.T) {
 	stop := func(r float64) (float64, error) {
 		n++
 		if n == 3 {
-			return 0, ErrStopSearch
+			return 0, ErrStop
 		}
 		return 1, nil
 	}
-	res, err := FindSustainedRate(stop, SearchOptions{})
+	res, err := FindSustainedRate(stop, Options{})
 	if err != nil || len(res.Probes) != 2 || res.Sustained != 2 {
 		t.Fatalf("stop: %+v, %v; want 2 probes, sustained 2", res, err)
 	}
-	if _, err := FindSustainedRate(func(float64) (float64, error) { return 0, errors.New("boom") }, SearchOptions{}); err == nil {
+	if _, err := FindSustainedRate(func(float64) (float64, error) { return 0, errors.New("boom") }, Options{}); err == nil {
 		t.Fatal("want the evaluation error")
 	}
 }
@@ -111,7 +111,7 @@ func TestFindSustainedUsersWhole(t *testing.T) {
 		}
 		return 0, nil
 	}
-	res, err := FindSustainedRate(eval, SearchOptions{Start: 8, Growth: 2, Tolerance: 0.001, MaxRuns: 20, Step: 1})
+	res, err := FindSustainedRate(eval, Options{Start: 8, Growth: 2, Tolerance: 0.001, MaxRuns: 20, Step: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package bench
+package predict
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func RecordValidation(path, live string, pred *verdict.Prediction) error {
 // from a bench directory's prediction: Kendall's τ of TTFT p50 and p90,
 // whether both verdicts picked the same policy and the largest hit rate
 // error; bench and sweep verdicts on that profile quote it.
-func RecordAgreement(path, dir string, res *PredictDirResult) error {
+func RecordAgreement(path, dir string, res *DirResult) error {
 	a := &profile.Agreement{Run: dir, Policies: len(res.Policies)}
 	for _, pp := range res.Policies {
 		a.Seeds = max(a.Seeds, len(pp.Runs))

@@ -1,4 +1,8 @@
-package bench
+// Package plan sizes a fleet: for each router, the fewest simulated
+// replicas that serve a target rate or number of users under the SLO,
+// found by running bench Specs in virtual time (`tracebench plan`,
+// docs/plan.md), and the check of one answer on a real-time mock fleet.
+package plan
 
 import (
 	"context"
@@ -9,18 +13,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/reports"
 )
 
-// PlanSpec asks how many replicas each router needs to serve a target
+// Spec asks how many replicas each router needs to serve a target
 // load under the SLO (`tracebench plan`, docs/plan.md). Every Run is
 // simulated in virtual time.
-type PlanSpec struct {
+type Spec struct {
 	// Base is every Run's Spec: the workload, the policy (Router set per
 	// Run), the report options (SLO and price) and Fleet, the engine
 	// configuration each simulated replica runs (nil: the default). Sim,
 	// Results and the load are set per Run.
-	Base Spec
+	Base bench.Spec
 	// Routers are the routers planned, in order.
 	Routers []string
 	// Rate is the target in req/s, or Users the target in concurrent
@@ -57,29 +62,29 @@ type PlanSpec struct {
 
 // Validate checks the spec before anything runs; a bad setting is a
 // UsageError naming its field.
-func (s PlanSpec) Validate() error {
+func (s Spec) Validate() error {
 	switch {
 	case (s.Rate > 0) == (s.Users > 0):
-		return fieldf("PlanSpec.Rate", "PlanSpec.Rate %g, PlanSpec.Users %d: want exactly one target, a rate > 0 or users > 0",
+		return bench.FieldErrorf("PlanSpec.Rate", "PlanSpec.Rate %g, PlanSpec.Users %d: want exactly one target, a rate > 0 or users > 0",
 			s.Rate, s.Users)
 	case s.Rate < 0 || s.Users < 0:
-		return fieldf("PlanSpec.Rate", "PlanSpec.Rate %g, PlanSpec.Users %d: want a target > 0", s.Rate, s.Users)
+		return bench.FieldErrorf("PlanSpec.Rate", "PlanSpec.Rate %g, PlanSpec.Users %d: want a target > 0", s.Rate, s.Users)
 	case len(s.Routers) == 0:
-		return fieldf("PlanSpec.Routers", "PlanSpec.Routers: want at least one router")
+		return bench.FieldErrorf("PlanSpec.Routers", "PlanSpec.Routers: want at least one router")
 	case s.Attainment < 0 || s.Attainment > 1:
-		return fieldf("PlanSpec.Attainment", "PlanSpec.Attainment %g: want a fraction in (0, 1]", s.Attainment)
+		return bench.FieldErrorf("PlanSpec.Attainment", "PlanSpec.Attainment %g: want a fraction in (0, 1]", s.Attainment)
 	case s.MaxReplicas < 0:
-		return fieldf("PlanSpec.MaxReplicas", "PlanSpec.MaxReplicas %d: want ≥ 1", s.MaxReplicas)
+		return bench.FieldErrorf("PlanSpec.MaxReplicas", "PlanSpec.MaxReplicas %d: want ≥ 1", s.MaxReplicas)
 	case s.Seeds < 0:
-		return fieldf("PlanSpec.Seeds", "PlanSpec.Seeds %d: want ≥ 1", s.Seeds)
+		return bench.FieldErrorf("PlanSpec.Seeds", "PlanSpec.Seeds %d: want ≥ 1", s.Seeds)
 	case s.PDSize == 1 || s.PDSize < 0:
-		return fieldf("PlanSpec.PDSize", "PlanSpec.PDSize %d: want ≥ 2 (one prefill and one decode replica), or 0 for none", s.PDSize)
+		return bench.FieldErrorf("PlanSpec.PDSize", "PlanSpec.PDSize %d: want ≥ 2 (one prefill and one decode replica), or 0 for none", s.PDSize)
 	}
 	return nil
 }
 
 // withDefaults fills the zero settings with their defaults.
-func (s PlanSpec) withDefaults() PlanSpec {
+func (s Spec) withDefaults() Spec {
 	if s.Attainment == 0 {
 		s.Attainment = 0.9
 	}
@@ -94,7 +99,7 @@ func (s PlanSpec) withDefaults() PlanSpec {
 // the target load, and with PDSize the best prefill:decode split; it
 // returns the plan, also when a Run fails (with that error). A bad
 // setting is a UsageError with nothing run.
-func Plan(ctx context.Context, spec PlanSpec) (*reports.Plan, error) {
+func Plan(ctx context.Context, spec Spec) (*reports.Plan, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -129,7 +134,7 @@ func Plan(ctx context.Context, spec PlanSpec) (*reports.Plan, error) {
 
 // planner runs a plan's simulations.
 type planner struct {
-	s PlanSpec
+	s Spec
 	// dir holds the Runs' results files; planned is how many Requests
 	// a Run replays (0: unknown, closed-loop users).
 	dir     string
@@ -138,7 +143,7 @@ type planner struct {
 	mu sync.Mutex
 }
 
-func newPlanner(s PlanSpec) *planner { return &planner{s: s} }
+func newPlanner(s Spec) *planner { return &planner{s: s} }
 
 // header describes the plan before any Run.
 func (p *planner) header() *reports.Plan {
@@ -198,13 +203,13 @@ func (p *planner) each(fn func(i int, router string) error) error {
 		}()
 	}
 	wg.Wait()
-	return FirstError(errs)
+	return bench.FirstError(errs)
 }
 
 // row plans one router: the fewest replicas at the target load, its
 // figures, and when not met the largest load the largest fleet met.
 func (p *planner) row(ctx context.Context, router string) (reports.PlanRow, error) {
-	row := reports.PlanRow{Policy: PolicyName(router, p.s.Base.Policy.Queue)}
+	row := reports.PlanRow{Policy: bench.PolicyName(router, p.s.Base.Policy.Queue)}
 	figs := map[int]reports.PlanFigures{}
 	eval := func(n int) (float64, bool, error) {
 		ev, err := p.point(ctx, router, n, p.target(), nil)

@@ -1,6 +1,7 @@
-package bench
+package plan
 
 import (
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/results"
 )
@@ -20,7 +21,7 @@ type sloCut struct {
 }
 
 // cutter is the sloCut of the Run rs.
-func (p *planner) cutter(rs Spec) *sloCut {
+func (p *planner) cutter(rs bench.Spec) *sloCut {
 	return &sloCut{slo: rs.Report.SLO, planned: p.planned, target: p.s.Attainment}
 }
 

@@ -1,4 +1,4 @@
-package cli
+package flags
 
 import (
 	"time"
@@ -7,10 +7,10 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// bindAgentic binds the flags that shape agentic coding sessions
+// BindAgentic binds the flags that shape agentic coding sessions
 // (traces.AgenticOptions). Their defaults are the library's, so a trace
 // read without them (replay --trace DIR) gets the same Requests.
-func bindAgentic(fs *pflag.FlagSet, o *traces.AgenticOptions) {
+func BindAgentic(fs *pflag.FlagSet, o *traces.AgenticOptions) {
 	fs.Float64Var(&o.Scale, "agentic-scale", 1,
 		"agentic sessions: multiply input and output lengths by this factor in (0, 1], keeping an evenly spread share of every prompt's blocks (block reuse between turns and sessions stays as recorded)")
 	fs.IntVar(&o.MaxInput, "agentic-max-input", 0,
@@ -23,10 +23,10 @@ func bindAgentic(fs *pflag.FlagSet, o *traces.AgenticOptions) {
 		"agentic sessions: which parent request waits for a sub-agent: recorded (the first sent after the sub-agent ended) or next (the parent's next request)")
 }
 
-// checkAgenticFlags refuses, when the flags are bound, zero durations
+// CheckAgentic refuses, when the flags are bound, zero durations
 // (the library would read them as its defaults) and flags set off their
 // defaults for a generated workload (path "").
-func checkAgenticFlags(o traces.AgenticOptions, path string) error {
+func CheckAgentic(o traces.AgenticOptions, path string) error {
 	switch {
 	case o == traces.AgenticOptions{}:
 		return nil // the command has no --agentic-* flags

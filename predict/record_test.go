@@ -1,4 +1,4 @@
-package bench
+package predict
 
 import (
 	"math"
@@ -45,7 +45,7 @@ func TestRecordKeysByMetricID(t *testing.T) {
 		if err := RecordValidation(path, "live.jsonl", pred); err != nil {
 			t.Fatal(err)
 		}
-		res := &PredictDirResult{Agreement: []verdict.RankAgreement{
+		res := &DirResult{Agreement: []verdict.RankAgreement{
 			{ID: metrics.MetricTTFTP50, Tau: 0.333}, {ID: metrics.MetricTTFTP90, Tau: -1}, {ID: metrics.MetricE2EP50, Tau: 0.9},
 		}}
 		for i := range res.Agreement {

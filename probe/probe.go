@@ -1,4 +1,7 @@
-package bench
+// Package probe is the calibration probe of live servers (`tracebench
+// calibrate --target`): its phases as bench Specs, one results file each,
+// for calibrate.Load and calibrate.Fit.
+package probe
 
 import (
 	"context"
@@ -10,15 +13,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/results"
 )
 
-// ProbeSpec is a calibration probe of live servers: the phases of
-// ProbePhases, each a closed loop of the least-request router at the
+// Spec is a calibration probe of live servers: the phases of
+// Phases, each a closed loop of the least-request router at the
 // phase's concurrency, writing one results file per phase for
 // calibrate.Load.
-type ProbeSpec struct {
+type Spec struct {
 	// Targets are the servers' base URLs.
 	Targets []string
 	// Dir receives the results files, probe-PHASE.jsonl (created).
@@ -27,7 +31,7 @@ type ProbeSpec struct {
 	// equally by the phases; each phase sends until its share is used.
 	Budget time.Duration
 	// MaxConcurrency is the highest concurrency per backend (default 32;
-	// powers of two from 1), capped by ProbeConcurrency at the fewest
+	// powers of two from 1), capped by Concurrency at the fewest
 	// llama.cpp slots unless KeepConcurrency is set.
 	MaxConcurrency  int
 	KeepConcurrency bool
@@ -37,23 +41,23 @@ type ProbeSpec struct {
 	// repeated probe does not hit the prompt cache).
 	Seed uint64
 	// Client sets how requests are sent (zero value: DefaultClient).
-	Client Client
+	Client bench.Client
 	// Log receives the probe's notes and a line per phase (nil: none).
 	Log io.Writer
 }
 
-// ProbeResult is what a probe sent.
-type ProbeResult struct {
+// Result is what a probe sent.
+type Result struct {
 	// Files are the phases' results files, in order.
 	Files []string
 	// Phases are the phases run with their counts.
-	Phases []ProbePhaseResult
+	Phases []PhaseResult
 }
 
-// ProbePhaseResult counts one phase's requests: OK served, Failed
+// PhaseResult counts one phase's requests: OK served, Failed
 // failed, Canceled cut off when the phase's share of the budget ended.
-type ProbePhaseResult struct {
-	ProbePhase
+type PhaseResult struct {
+	Phase
 	OK, Failed, Canceled int
 	// Wall is the phase's duration.
 	Wall time.Duration
@@ -67,7 +71,7 @@ type ProbePhaseResult struct {
 const probeFill = 16
 
 // probeDefaults fills ps's zero fields.
-func probeDefaults(ps *ProbeSpec) {
+func probeDefaults(ps *Spec) {
 	if ps.Budget == 0 {
 		ps.Budget = 3 * time.Minute
 	}
@@ -81,26 +85,26 @@ func probeDefaults(ps *ProbeSpec) {
 		ps.Seed = uint64(time.Now().UnixNano())
 	}
 	if ps.Client.API == "" {
-		ps.Client = DefaultClient()
+		ps.Client = bench.DefaultClient()
 	}
 	if ps.Log == nil {
 		ps.Log = io.Discard
 	}
 }
 
-// Probe runs the calibration probe against ps.Targets. Before the phases
+// Run runs the calibration probe against ps.Targets. Before the phases
 // it reads the targets' slots (llama.cpp), caps the concurrency and,
 // against llama.cpp, turns /metrics scraping off: llama-server answers
 // /metrics from its task loop, so a scrape of a busy server waits for its
 // work and times out, and the fit needs none of its metrics. Each note is
 // written once to ps.Log.
-func Probe(ctx context.Context, ps ProbeSpec) (*ProbeResult, error) {
+func Run(ctx context.Context, ps Spec) (*Result, error) {
 	probeDefaults(&ps)
-	if err := CheckTargets(ps.Targets); err != nil {
+	if err := bench.CheckTargets(ps.Targets); err != nil {
 		return nil, err
 	}
 	if ps.Budget < 10*time.Second || ps.MaxConcurrency < 2 || ps.MaxPrompt < 48 {
-		return nil, fieldf("ProbeSpec.Budget", "ProbeSpec.Budget %v, ProbeSpec.MaxConcurrency %d, ProbeSpec.MaxPrompt %d: "+
+		return nil, bench.FieldErrorf("ProbeSpec.Budget", "ProbeSpec.Budget %v, ProbeSpec.MaxConcurrency %d, ProbeSpec.MaxPrompt %d: "+
 			"want at least 10s, 2 and 48",
 			ps.Budget, ps.MaxConcurrency, ps.MaxPrompt)
 	}
@@ -114,7 +118,7 @@ func Probe(ctx context.Context, ps ProbeSpec) (*ProbeResult, error) {
 	}
 	if !ps.KeepConcurrency {
 		var why string
-		if ps.MaxConcurrency, why = ProbeConcurrency(ps.MaxConcurrency, slots); why != "" {
+		if ps.MaxConcurrency, why = Concurrency(ps.MaxConcurrency, slots); why != "" {
 			fmt.Fprintf(ps.Log, "calibrate probe: %s (ProbeSpec.KeepConcurrency keeps the asked level)\n", why)
 		}
 	}
@@ -123,9 +127,9 @@ func Probe(ctx context.Context, ps ProbeSpec) (*ProbeResult, error) {
 		fmt.Fprintln(ps.Log, "calibrate probe: llama-server answers /metrics from its task loop, so a busy server's scrape times out: "+
 			"the probe does not scrape it (the fit needs none of its metrics)")
 	}
-	phases := ProbePhases(ps.MaxConcurrency, ps.MaxPrompt)
+	phases := Phases(ps.MaxConcurrency, ps.MaxPrompt)
 	per := ps.Budget / time.Duration(len(phases))
-	res := &ProbeResult{}
+	res := &Result{}
 	for i, ph := range phases {
 		pr, file, err := probePhase(ctx, ps, ph, ps.Seed+uint64(i), per, scrape)
 		if err != nil {
@@ -138,13 +142,13 @@ func Probe(ctx context.Context, ps ProbeSpec) (*ProbeResult, error) {
 	return res, nil
 }
 
-// StopProbeTimeLimit is the stop reason of a calibration probe phase
+// StopTimeLimit is the stop reason of a calibration probe phase
 // that ran out of its share of the probe's time.
-const StopProbeTimeLimit results.StopReason = "probe-phase-time-limit"
+const StopTimeLimit results.StopReason = "probe-phase-time-limit"
 
 // probePhase runs one phase within per and counts its requests.
-func probePhase(ctx context.Context, ps ProbeSpec, ph ProbePhase, seed uint64, per time.Duration, scrape bool) (ProbePhaseResult, string, error) {
-	pr := ProbePhaseResult{ProbePhase: ph}
+func probePhase(ctx context.Context, ps Spec, ph Phase, seed uint64, per time.Duration, scrape bool) (PhaseResult, string, error) {
+	pr := PhaseResult{Phase: ph}
 	rs := probeSpec(ps, ph, seed, scrape)
 	start := time.Now()
 	var ended atomic.Bool
@@ -161,11 +165,11 @@ func probePhase(ctx context.Context, ps ProbeSpec, ph ProbePhase, seed uint64, p
 		}
 		if ended.Load() || time.Since(start) > per {
 			ended.Store(true)
-			return StopProbeTimeLimit
+			return StopTimeLimit
 		}
 		return ""
 	}
-	if _, err := Run(ctx, rs); err != nil {
+	if _, err := bench.Run(ctx, rs); err != nil {
 		return pr, "", fmt.Errorf("calibrate probe phase %s: %w", ph.Name, err)
 	}
 	pr.Wall = time.Since(start)
@@ -175,19 +179,19 @@ func probePhase(ctx context.Context, ps ProbeSpec, ph ProbePhase, seed uint64, p
 // probeSpec is the Run of one phase: its workload at a rate high enough
 // that the closed loop of Concurrency × targets requests in flight sets
 // the pace, the least-request router, no report output.
-func probeSpec(ps ProbeSpec, ph ProbePhase, seed uint64, scrape bool) Spec {
+func probeSpec(ps Spec, ph Phase, seed uint64, scrape bool) bench.Spec {
 	n := max(16, 6*ph.Concurrency) * probeFill * len(ps.Targets)
-	w := DefaultWorkload()
+	w := bench.DefaultWorkload()
 	w.Workload, w.Seed = ph.Workload, seed
 	w.WorkloadArgs = append([]string{"rate=1000", "requests=" + strconv.Itoa(n)}, ph.WorkloadArgs...)
 	if ph.Workload == "shared-prefix" {
 		w.WorkloadArgs = append(w.WorkloadArgs, "prompts_per_group="+strconv.Itoa((n+2)/3))
 	}
-	p := DefaultPolicy()
+	p := bench.DefaultPolicy()
 	p.Router, p.MaxInflight = "least-request", ph.Concurrency*len(ps.Targets)
 	c := ps.Client
 	c.Scrape = scrape
-	return Spec{Workload: w, Policy: p, Client: c, Report: metrics.DefaultOptions(),
+	return bench.Spec{Workload: w, Policy: p, Client: c, Report: metrics.DefaultOptions(),
 		Backends: ps.Targets, Mode: results.ModeTarget, Quiet: true, ErrOut: ps.Log,
 		Results: filepath.Join(ps.Dir, "probe-"+ph.Name+".jsonl")}
 }

@@ -1,8 +1,10 @@
-package bench
+package probe
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/bench"
 )
 
 func TestProbeConcurrency(t *testing.T) {
@@ -20,7 +22,7 @@ func TestProbeConcurrency(t *testing.T) {
 		{"more slots than asked", 16, []int{64}, 16, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, why := ProbeConcurrency(tc.max, tc.slots)
+			got, why := Concurrency(tc.max, tc.slots)
 			if got != tc.want || (why != "") != tc.capping {
 				t.Fatalf("ProbeConcurrency(%d, %v) = %d, %q: want %d, capping %v", tc.max, tc.slots, got, why, tc.want, tc.capping)
 			}
@@ -37,7 +39,7 @@ func TestProbePhases(t *testing.T) {
 		{16, "c1 c2 c4 c8 c16 shared-c4"},
 	} {
 		var names []string
-		for _, p := range ProbePhases(tc.maxConc, 512) {
+		for _, p := range Phases(tc.maxConc, 512) {
 			names = append(names, p.Name)
 		}
 		if got := strings.Join(names, " "); got != tc.want {
@@ -47,8 +49,8 @@ func TestProbePhases(t *testing.T) {
 }
 
 func TestProbeSpecIsAValue(t *testing.T) {
-	ps := ProbeSpec{Targets: []string{"http://a", "http://b"}, Dir: "d", Client: DefaultClient()}
-	ph := ProbePhases(4, 512)[len(ProbePhases(4, 512))-1]
+	ps := Spec{Targets: []string{"http://a", "http://b"}, Dir: "d", Client: bench.DefaultClient()}
+	ph := Phases(4, 512)[len(Phases(4, 512))-1]
 	rs := probeSpec(ps, ph, 7, false)
 	if rs.Policy.MaxInflight != 8 || rs.Policy.Router != "least-request" || rs.Workload.Seed != 7 || rs.Client.Scrape {
 		t.Fatalf("spec %+v", rs)
@@ -59,7 +61,7 @@ func TestProbeSpecIsAValue(t *testing.T) {
 			t.Errorf("workload args %q lack %s", args, want)
 		}
 	}
-	if err := rs.check(); err != nil {
-		t.Errorf("check: %v", err)
+	if err := rs.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
 	}
 }

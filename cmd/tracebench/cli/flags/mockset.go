@@ -1,4 +1,4 @@
-package cli
+package flags
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// mockSet is the value of --mock-set KEY=VALUE (repeatable): each KEY is
+// MockSet is the value of --mock-set KEY=VALUE (repeatable): each KEY is
 // a field of the engine profile (as in a profile YAML: max_num_seqs,
 // beta, c_prefill, …), a fault setting of `tracebench mock` (error_rate,
 // stall, …) or max_queue, and VALUE is parsed as that `tracebench mock`
 // flag parses it. Hyphens and underscores are the same in keys.
-type mockSet struct {
+type MockSet struct {
 	// values are the settable values by flag name (hyphenated).
 	values map[string]pflag.Value
 	// set records the keys given, by flag name.
@@ -23,19 +23,19 @@ type mockSet struct {
 	given []string
 }
 
-// newMockSet returns a --mock-set value over the named values.
-func newMockSet(values map[string]pflag.Value) *mockSet {
-	return &mockSet{values: values, set: map[string]bool{}}
+// NewMockSet returns a --mock-set value over the named values.
+func NewMockSet(values map[string]pflag.Value) *MockSet {
+	return &MockSet{values: values, set: map[string]bool{}}
 }
 
 // String returns the settings given, comma-separated.
-func (s *mockSet) String() string { return strings.Join(s.given, ",") }
+func (s *MockSet) String() string { return strings.Join(s.given, ",") }
 
 // Type names the value in help.
-func (s *mockSet) Type() string { return "key=value" }
+func (s *MockSet) Type() string { return "key=value" }
 
 // Set parses one KEY=VALUE setting.
-func (s *mockSet) Set(arg string) error {
+func (s *MockSet) Set(arg string) error {
 	k, v, ok := strings.Cut(arg, "=")
 	if !ok || k == "" {
 		return fmt.Errorf("want KEY=VALUE, e.g. max_num_seqs=64")
@@ -43,32 +43,32 @@ func (s *mockSet) Set(arg string) error {
 	name := strings.ReplaceAll(strings.TrimSpace(k), "_", "-")
 	val, ok := s.values[name]
 	if !ok {
-		return fmt.Errorf("unknown key %q; %s", k, s.suggest(name))
+		return fmt.Errorf("unknown key %q; %s", k, s.Suggest(name))
 	}
 	if err := val.Set(strings.TrimSpace(v)); err != nil {
-		return fmt.Errorf("%s: %v", keyName(name), err)
+		return fmt.Errorf("%s: %v", KeyName(name), err)
 	}
 	s.set[name] = true
 	s.given = append(s.given, arg)
 	return nil
 }
 
-// changed reports whether key (a flag name) was given.
-func (s *mockSet) changed(name string) bool { return s.set[name] }
+// Changed reports whether key (a flag name) was given.
+func (s *MockSet) Changed(name string) bool { return s.set[name] }
 
-// keys returns every key, in profile spelling, sorted.
-func (s *mockSet) keys() []string {
+// Keys returns every key, in profile spelling, sorted.
+func (s *MockSet) Keys() []string {
 	ks := make([]string, 0, len(s.values))
 	for n := range s.values {
-		ks = append(ks, keyName(n))
+		ks = append(ks, KeyName(n))
 	}
 	sort.Strings(ks)
 	return ks
 }
 
-// suggest names the keys closest to name, or lists them all when none is
+// Suggest names the keys closest to name, or lists them all when none is
 // close.
-func (s *mockSet) suggest(name string) string {
+func (s *MockSet) Suggest(name string) string {
 	type scored struct {
 		key  string
 		dist int
@@ -77,11 +77,11 @@ func (s *mockSet) suggest(name string) string {
 	for n := range s.values {
 		d := editDistance(name, n)
 		if d <= max(2, len(name)/3) || strings.Contains(n, name) || strings.Contains(name, n) {
-			close = append(close, scored{keyName(n), d})
+			close = append(close, scored{KeyName(n), d})
 		}
 	}
 	if len(close) == 0 {
-		return "keys: " + strings.Join(s.keys(), ", ")
+		return "keys: " + strings.Join(s.Keys(), ", ")
 	}
 	slices.SortFunc(close, func(a, b scored) int {
 		if a.dist != b.dist {
@@ -96,8 +96,8 @@ func (s *mockSet) suggest(name string) string {
 	return "did you mean " + strings.Join(names, ", ") + "?"
 }
 
-// keyName is a flag name in profile spelling (underscores).
-func keyName(flag string) string { return strings.ReplaceAll(flag, "-", "_") }
+// KeyName is a flag name in profile spelling (underscores).
+func KeyName(flag string) string { return strings.ReplaceAll(flag, "-", "_") }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.
 func editDistance(a, b string) int {

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
@@ -53,19 +54,19 @@ func (p *planner) point(ctx context.Context, router string, n int, load float64,
 // many Requests missed the SLO that it cannot pass; its attainment is
 // then the most it could have reached.
 func (p *planner) run(ctx context.Context, router string, n int, load float64, roles []string, k int) (*metrics.Summary, float64, error) {
-	rs := p.s.Base.reseeded(k)
+	rs := p.s.Base.Reseeded(k)
 	rs.Policy.Router, rs.Sim, rs.Quiet = router, n, true
 	p.setLoad(&rs.Workload, load)
 	tag := "n" + strconv.Itoa(n)
 	if roles != nil {
-		rs.PD = &PD{Roles: roles}
+		rs.PD = &bench.PD{Roles: roles}
 		tag = fmt.Sprintf("pd%d-%d", countRole(roles, replay.RolePrefill), countRole(roles, replay.RoleDecode))
 	}
-	policy := PolicyName(router, rs.Policy.Queue)
+	policy := bench.PolicyName(router, rs.Policy.Queue)
 	rs.Results = filepath.Join(p.dir, fmt.Sprintf("%s-%s-l%s-s%d.jsonl", policy, tag, strconv.FormatFloat(load, 'g', 6, 64), k+1))
 	cut := p.cutter(rs)
 	rs.OnResult = cut.check
-	sum, err := Run(ctx, rs)
+	sum, err := bench.Run(ctx, rs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s on %s: %w", policy, tag, err)
 	}
@@ -91,7 +92,7 @@ func countRole(roles []string, role string) int {
 // setLoad makes wf offer load: that many closed-loop users, the trace's
 // times rescaled to load req/s when its own rate is known, else load
 // req/s of Workload.Arrival.
-func (p *planner) setLoad(wf *Workload, load float64) {
+func (p *planner) setLoad(wf *bench.Workload, load float64) {
 	if p.s.Users > 0 {
 		wf.Sessions.Pacing, wf.Sessions.Users = string(replay.SessionsClosed), int(math.Round(load))
 		wf.Rate, wf.TimeScale = 0, 1
@@ -115,7 +116,7 @@ func (p *planner) countRequests() (int, error) {
 	}
 	wf := p.s.Base.Workload
 	p.setLoad(&wf, p.target())
-	src, err := OpenSource(wf)
+	src, err := bench.OpenSource(wf)
 	if err != nil {
 		return 0, err
 	}

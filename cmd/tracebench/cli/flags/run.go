@@ -1,4 +1,4 @@
-package cli
+package flags
 
 import (
 	"fmt"
@@ -10,28 +10,17 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// The flags of a Run, bound to the bench package's Spec parts: the
-// workload (bench.Workload), the policy (bench.Policy) and the client
-// (bench.Client).
-type (
-	workloadFlags = bench.Workload
-	policyFlags   = bench.Policy
-	clientFlags   = bench.Client
-	shareGPTFlags = bench.ShareGPT
-	runSpec       = bench.Spec
-)
-
-// bindWorkload binds the workload flags to w, --workload defaulting to
+// BindWorkload binds the workload flags to w, --workload defaulting to
 // defWorkload.
-func bindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
+func BindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
 	d := bench.DefaultWorkload()
 	fs.StringVar(&w.Trace, "trace", "", "trace file to replay (JSONL/CSV/JSON)")
 	fs.StringVar(&w.Format, "format", d.Format, "trace format: auto, "+strings.Join(traces.Formats, ", "))
-	fs.IntVar(&w.BlockSize, "block-size", 0, blockSizeHelp)
-	fs.StringVar(&w.TimeUnit, "time-unit", "", timeUnitHelp)
-	fs.StringVar(&w.Windows, "windows", "", windowsHelp)
+	fs.IntVar(&w.BlockSize, "block-size", 0, BlockSizeHelp)
+	fs.StringVar(&w.TimeUnit, "time-unit", "", TimeUnitHelp)
+	fs.StringVar(&w.Windows, "windows", "", WindowsHelp)
 	fs.BoolVar(&w.SkipInvalid, "skip-invalid", false, "skip malformed trace lines (counted) instead of failing")
-	bindShareGPT(fs, &w.ShareGPT)
+	BindShareGPT(fs, &w.ShareGPT)
 	fs.StringVar(&w.Workload, "workload", defWorkload, "workload generator ('tracebench trace gen --help')")
 	fs.StringArrayVarP(&w.WorkloadArgs, "workload-param", "p", nil, "generator parameter `k=v` (repeatable)")
 	fs.Uint64Var(&w.Seed, "seed", d.Seed, "seed of every random choice (workload, arrivals, policies)")
@@ -43,11 +32,11 @@ func bindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
 	fs.DurationVar(&w.Duration, "duration", 0, "stop at this replay time, after --time-scale/--rate (0 = all)")
 	fs.DurationVar(&w.Start, "start", 0, "skip this much of the trace (in the trace's own time) before replaying")
 	fs.StringVar(&w.Shard, "shard", "", "replay only shard i/n of the users/sessions (e.g. 0/4)")
-	bindSessions(fs, &w.Sessions)
+	BindSessions(fs, &w.Sessions)
 }
 
-// bindSessions binds the session pacing flags to s.
-func bindSessions(fs *pflag.FlagSet, s *bench.Sessions) {
+// BindSessions binds the session pacing flags to s.
+func BindSessions(fs *pflag.FlagSet, s *bench.Sessions) {
 	fs.StringVar(&s.Pacing, "sessions", "", "session turns: closed (default: a think time after the answer) or open (at trace times; "+
 		"the default of rate ladders)")
 	fs.StringVar(&s.OnFailure, "on-turn-failure", "continue", "a failed turn: continue its session or end it")
@@ -57,8 +46,8 @@ func bindSessions(fs *pflag.FlagSet, s *bench.Sessions) {
 	fs.BoolVar(&s.NoFeedback, "no-feedback", false, "later turns keep the trace's answers, not the server's")
 }
 
-// bindPolicy binds the policy flags to p; withRouter adds --policy.
-func bindPolicy(fs *pflag.FlagSet, p *bench.Policy, withRouter bool) {
+// BindPolicy binds the policy flags to p; withRouter adds --policy.
+func BindPolicy(fs *pflag.FlagSet, p *bench.Policy, withRouter bool) {
 	d := bench.DefaultPolicy()
 	if withRouter {
 		fs.StringVar(&p.Router, "policy", d.Router, "router (see 'tracebench policies')")
@@ -94,8 +83,8 @@ func (c *countValue) Set(s string) error {
 
 func (c *countValue) Type() string { return "int" }
 
-// bindClient binds the client flags to c.
-func bindClient(fs *pflag.FlagSet, c *bench.Client) {
+// BindClient binds the client flags to c.
+func BindClient(fs *pflag.FlagSet, c *bench.Client) {
 	d := bench.DefaultClient()
 	fs.StringVar(&c.API, "api", d.API, "endpoint: completions|chat|responses (responses: the OpenAI Responses API, /v1/responses)")
 	fs.BoolVar(&c.ReasoningTags, "reasoning-tags", false,
@@ -111,8 +100,8 @@ func bindClient(fs *pflag.FlagSet, c *bench.Client) {
 	fs.StringVar(&c.Dialect, "dialect", d.Dialect, "server dialect: auto (from its answers), vllm, sglang, llamacpp, openai")
 }
 
-// bindShareGPT binds the ShareGPT flags to s and marks them bound.
-func bindShareGPT(fs *pflag.FlagSet, s *bench.ShareGPT) {
+// BindShareGPT binds the ShareGPT flags to s and marks them bound.
+func BindShareGPT(fs *pflag.FlagSet, s *bench.ShareGPT) {
 	d := bench.DefaultWorkload().ShareGPT
 	s.Bound = true
 	fs.StringVar(&s.Tokenizer, "sharegpt-tokenizer", d.Tokenizer,
@@ -123,12 +112,12 @@ func bindShareGPT(fs *pflag.FlagSet, s *bench.ShareGPT) {
 		"time between the starts of successive ShareGPT conversations")
 }
 
-// windowsHelp documents --windows.
-const windowsHelp = "a trace whose time restarts (windows timed from their own start, as RAGPulse's two weeks): " +
+// WindowsHelp documents --windows.
+const WindowsHelp = "a trace whose time restarts (windows timed from their own start, as RAGPulse's two weeks): " +
 	"sequential replays the windows one after another, each offset by the previous one's last arrival (default: one window; a fall of time is an error)"
 
-// timeUnitHelp documents --time-unit.
-const timeUnitHelp = "unit of the trace's numeric timestamps: s|ms|us|ns (default: the format's own, ms for mooncake, s for vtc and burstgpt)"
+// TimeUnitHelp documents --time-unit.
+const TimeUnitHelp = "unit of the trace's numeric timestamps: s|ms|us|ns (default: the format's own, ms for mooncake, s for vtc and burstgpt)"
 
-// blockSizeHelp documents --block-size.
-const blockSizeHelp = "tokens per block id in block-id traces (0 = the format's own: mooncake 512, bailian 16)"
+// BlockSizeHelp documents --block-size.
+const BlockSizeHelp = "tokens per block id in block-id traces (0 = the format's own: mooncake 512, bailian 16)"

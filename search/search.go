@@ -1,4 +1,7 @@
-package bench
+// Package search finds the highest rate a system sustains at a target
+// SLA attainment, by bracketing and bisection or over a fixed ladder of
+// rates, given a function that measures the attainment at a rate.
+package search
 
 import (
 	"errors"
@@ -7,8 +10,8 @@ import (
 	"sort"
 )
 
-// SearchOptions configure the search for the highest sustained rate.
-type SearchOptions struct {
+// Options configure the search for the highest sustained rate.
+type Options struct {
 	// Target is the SLA attainment a rate must reach (default 0.9).
 	Target float64
 	// Start is the first rate tried in req/s (default 1).
@@ -29,7 +32,7 @@ type SearchOptions struct {
 }
 
 // quantize rounds rate to a multiple of o.Step (unchanged without one).
-func (o SearchOptions) quantize(rate float64) float64 {
+func (o Options) quantize(rate float64) float64 {
 	if o.Step <= 0 {
 		return rate
 	}
@@ -37,11 +40,11 @@ func (o SearchOptions) quantize(rate float64) float64 {
 }
 
 // narrow reports whether [lo, hi] is within the tolerance or one Step.
-func (o SearchOptions) narrow(lo, hi float64) bool {
+func (o Options) narrow(lo, hi float64) bool {
 	return hi/lo <= 1+o.Tolerance || o.Step > 0 && hi-lo <= o.Step*1.0000001
 }
 
-func (o SearchOptions) withDefaults() SearchOptions {
+func (o Options) withDefaults() Options {
 	def := func(v *float64, d float64) {
 		if *v <= 0 {
 			*v = d
@@ -69,8 +72,8 @@ type RateProbe struct {
 	Pass bool
 }
 
-// SearchResult is the outcome of FindSustainedRate.
-type SearchResult struct {
+// Result is the outcome of FindSustainedRate.
+type Result struct {
 	// Sustained is the highest passing rate found (0 when none passed).
 	Sustained float64
 	// Broken is the lowest failing rate found (0 when none failed).
@@ -82,23 +85,23 @@ type SearchResult struct {
 	Converged bool
 }
 
-// ErrStopSearch, returned by an evaluation, ends the search at once with
+// ErrStop, returned by an evaluation, ends the search at once with
 // what was found (e.g. the error rate passed its limit on a live fleet).
-var ErrStopSearch = errors.New("search stopped")
+var ErrStop = errors.New("search stopped")
 
 // FindSustainedRate brackets and bisects (geometrically) the highest rate
 // whose SLA attainment stays ≥ Target, assuming attainment falls as the
 // rate rises. eval runs the workload at a rate and returns its attainment.
 // The sequence of rates depends only on the attainments seen, so a
 // deterministic eval gives a deterministic search.
-func FindSustainedRate(eval func(rate float64) (float64, error), o SearchOptions) (SearchResult, error) {
+func FindSustainedRate(eval func(rate float64) (float64, error), o Options) (Result, error) {
 	o = o.withDefaults()
 	s := &searcher{eval: eval, o: o}
 	err := s.bracket()
 	if err == nil {
 		err = s.bisect()
 	}
-	if errors.Is(err, ErrStopSearch) {
+	if errors.Is(err, ErrStop) {
 		err = nil
 	}
 	return s.result(), err
@@ -106,14 +109,14 @@ func FindSustainedRate(eval func(rate float64) (float64, error), o SearchOptions
 
 type searcher struct {
 	eval   func(float64) (float64, error)
-	o      SearchOptions
+	o      Options
 	probes []RateProbe
 	lo, hi float64 // highest pass, lowest fail (0 = none yet)
 }
 
 func (s *searcher) try(rate float64) (bool, error) {
 	if len(s.probes) >= s.o.MaxRuns {
-		return false, ErrStopSearch
+		return false, ErrStop
 	}
 	a, err := s.eval(rate)
 	if err != nil {
@@ -166,8 +169,8 @@ func (s *searcher) bisect() error {
 	return nil
 }
 
-func (s *searcher) result() SearchResult {
-	r := SearchResult{Sustained: s.lo, Broken: s.hi, Probes: s.probes}
+func (s *searcher) result() Result {
+	r := Result{Sustained: s.lo, Broken: s.hi, Probes: s.probes}
 	r.Converged = s.lo > 0 && s.hi > 0 && s.o.narrow(s.lo, s.hi)
 	return r
 }
@@ -175,10 +178,10 @@ func (s *searcher) result() SearchResult {
 // Ladder evaluates a fixed list of rates (sorted ascending) and returns
 // the highest passing rate below the first failure, for comparison with
 // the search.
-func Ladder(eval func(rate float64) (float64, error), rates []float64, target float64) (SearchResult, error) {
+func Ladder(eval func(rate float64) (float64, error), rates []float64, target float64) (Result, error) {
 	rs := append([]float64(nil), rates...)
 	sort.Float64s(rs)
-	var r SearchResult
+	var r Result
 	for _, rate := range rs {
 		a, err := eval(rate)
 		if err != nil {

@@ -1,10 +1,12 @@
-package bench
+package plan
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/search"
 )
 
 // loadSearch searches the most load (in the plan's unit) router serves
@@ -24,11 +26,11 @@ func (p *planner) loadSearch(ctx context.Context, router string, n int, roles []
 		}
 		return pt.attainment, err
 	}
-	o := SearchOptions{Target: p.s.Attainment, Start: start, Growth: 2, Tolerance: 0.04, MaxRuns: 10, MaxRate: maxLoad}
+	o := search.Options{Target: p.s.Attainment, Start: start, Growth: 2, Tolerance: 0.04, MaxRuns: 10, MaxRate: maxLoad}
 	if p.s.Users > 0 {
 		o.Step, o.MinRate = 1, 1
 	}
-	res, err := FindSustainedRate(eval, o)
+	res, err := search.FindSustainedRate(eval, o)
 	return res.Sustained, figs[res.Sustained], len(res.Probes), err
 }
 
@@ -44,9 +46,9 @@ func (p *planner) largestMet(ctx context.Context, router string) (float64, error
 // serves under the SLO, searched from the target load.
 func (p *planner) pdSplits(ctx context.Context, router string) (reports.PlanPD, error) {
 	size := p.s.PDSize
-	pd := reports.PlanPD{Policy: PolicyName(router, p.s.Base.Policy.Queue), Size: size, Best: -1}
+	pd := reports.PlanPD{Policy: bench.PolicyName(router, p.s.Base.Policy.Queue), Size: size, Best: -1}
 	for pre := 1; pre < size; pre++ {
-		roles, err := RolesByRatio(fmt.Sprintf("%d:%d", pre, size-pre), size)
+		roles, err := bench.RolesByRatio(fmt.Sprintf("%d:%d", pre, size-pre), size)
 		if err != nil {
 			return pd, err
 		}

@@ -1,9 +1,10 @@
-package bench
+package predict
 
 import (
 	"fmt"
 	"sort"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/replay"
@@ -14,8 +15,8 @@ import (
 // results file at path: the workload as recorded, the router and queue
 // with every parameter as resolved, and the API. Backends, client and
 // fleet are left for the caller. It returns the header too.
-func SpecFromResults(path string) (Spec, results.Header, error) {
-	var rs Spec
+func SpecFromResults(path string) (bench.Spec, results.Header, error) {
+	var rs bench.Spec
 	// Results files written before closed-loop sessions record no
 	// Sessions: their runs sent every turn at its trace time.
 	rs.Workload.Sessions.Pacing = string(replay.SessionsOpen)
@@ -73,7 +74,7 @@ func checkCacheModel(p *profile.Profile, h results.Header, path string) (string,
 	}
 	switch {
 	case p.LlamaCppFamily() && (server == dialect.VLLM || server == dialect.SGLang):
-		return "", fieldf("PredictSpec.Profile", "profile %s is a llama.cpp-family profile (cache model %s) that describes llama.cpp's slots, but %s was served by %s, "+
+		return "", bench.FieldErrorf("PredictSpec.Profile", "profile %s is a llama.cpp-family profile (cache model %s) that describes llama.cpp's slots, but %s was served by %s, "+
 			"whose paged prefix cache it cannot describe: calibrate with --cache %s", p.Name, cache, path, server, profile.CachePagedPrefix)
 	case cache == profile.CachePagedPrefix && server == dialect.LlamaCpp:
 		return fmt.Sprintf("profile %s: cache model %s shares every cached prefix across the server, while llama.cpp, which served %s, "+

@@ -1,4 +1,9 @@
-package bench
+// Package predict predicts measured runs: it rebuilds a run's Spec from
+// its results file, replays the same requests on simulated engines of an
+// engine profile in virtual time, and compares prediction with
+// measurement, one run or a whole bench directory (`tracebench predict`,
+// docs/calibrate-predict.md).
+package predict
 
 import (
 	"context"
@@ -9,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/calibrate"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
@@ -17,10 +23,10 @@ import (
 	"github.com/tracebench/tracebench/verdict"
 )
 
-// PredictSpec predicts one measured run: the same requests, arrival
+// Spec predicts one measured run: the same requests, arrival
 // times, router, queue and number of backends on simulated engines in
 // virtual time with an engine profile, as `tracebench predict` does.
-type PredictSpec struct {
+type Spec struct {
 	// Live is the measured run's results file. Its header rebuilds the
 	// requests (trace file or generator, seed, rate and limits), so a
 	// trace must still be at the path the run read.
@@ -44,8 +50,8 @@ type PredictSpec struct {
 	ErrOut io.Writer
 }
 
-// PredictResult is a prediction against its measurement.
-type PredictResult struct {
+// Result is a prediction against its measurement.
+type Result struct {
 	// Measured and Predicted are the two runs' Summaries, Prediction
 	// their comparison.
 	Measured, Predicted *metrics.Summary
@@ -69,9 +75,9 @@ const promptScaleTolerance = 0.02
 // Predict simulates ps.Live's run with ps.Profile and compares. A
 // profile whose cache model cannot describe the server that served the
 // run is refused (see checkCacheModel).
-func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
+func Predict(ctx context.Context, ps Spec) (*Result, error) {
 	if ps.Profile == nil {
-		return nil, fieldf("PredictSpec.Profile", "PredictSpec.Profile: give the engine profile to predict with")
+		return nil, bench.FieldErrorf("PredictSpec.Profile", "PredictSpec.Profile: give the engine profile to predict with")
 	}
 	if ps.SimSeed == 0 {
 		ps.SimSeed = 1
@@ -80,7 +86,7 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &PredictResult{Backends: len(h.Backends), PromptScale: 1}
+	res := &Result{Backends: len(h.Backends), PromptScale: 1}
 	note, err := checkCacheModel(ps.Profile, h, ps.Live)
 	if err != nil {
 		return nil, err
@@ -123,9 +129,9 @@ func Predict(ctx context.Context, ps PredictSpec) (*PredictResult, error) {
 // simulate runs rs, and again with prompts scaled to the server's token
 // counts when the server tokenised them into more or fewer tokens than
 // the simulated engines did.
-func (res *PredictResult) simulate(ctx context.Context, rs Spec, live string) error {
+func (res *Result) simulate(ctx context.Context, rs bench.Spec, live string) error {
 	var err error
-	if res.Predicted, err = Run(ctx, rs); err != nil {
+	if res.Predicted, err = bench.Run(ctx, rs); err != nil {
 		return fmt.Errorf("predict: simulated replay: %w", err)
 	}
 	scale, err := promptScale(live, rs.Results)
@@ -133,7 +139,7 @@ func (res *PredictResult) simulate(ctx context.Context, rs Spec, live string) er
 		return err
 	}
 	rs.SimTokenizer = tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: scale}
-	if res.Predicted, err = Run(ctx, rs); err != nil {
+	if res.Predicted, err = bench.Run(ctx, rs); err != nil {
 		return fmt.Errorf("predict: simulated replay: %w", err)
 	}
 	res.PromptScale = scale

@@ -1,4 +1,4 @@
-package bench
+package predict
 
 import (
 	"context"
@@ -14,16 +14,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
 )
 
-// PredictDirSpec predicts every run of a `bench` output directory: each
+// DirSpec predicts every run of a `bench` output directory: each
 // policy's results file of every seed (Dir/results-POLICY.jsonl and
 // Dir/seed-K/results-POLICY.jsonl), as `tracebench predict DIR` does.
-type PredictDirSpec struct {
+type DirSpec struct {
 	// Dir is the bench output directory.
 	Dir string
 	// Profile is the simulated engines' profile (required).
@@ -39,9 +40,9 @@ type PredictDirSpec struct {
 	ErrOut io.Writer
 }
 
-// PredictDirResult is every policy's prediction and how the policies'
+// DirResult is every policy's prediction and how the policies'
 // order agrees between the measured runs and the simulated ones.
-type PredictDirResult struct {
+type DirResult struct {
 	// Policies are the predicted policies in name order.
 	Policies []PolicyPrediction
 	// Skipped names each results file not predicted and why (missing,
@@ -60,30 +61,30 @@ type PredictDirResult struct {
 // over the seeds of every compared figure.
 type PolicyPrediction struct {
 	Policy string
-	Runs   []*PredictResult
+	Runs   []*Result
 	Mean   *verdict.Prediction
 }
 
-// PredictDir predicts every run of ps.Dir. A results file that is
+// Dir predicts every run of ps.Dir. A results file that is
 // missing for one seed, partial (no stop record, or cut off), or whose
 // workload differs from the first policy's of its seed is named in
 // Skipped; the policy is then left out of the ranks and verdicts (which
 // need every seed of every policy), and the rest is predicted.
-func PredictDir(ctx context.Context, ps PredictDirSpec) (*PredictDirResult, error) {
+func Dir(ctx context.Context, ps DirSpec) (*DirResult, error) {
 	seeds, policies, err := benchLayout(ps.Dir)
 	if err != nil {
 		return nil, err
 	}
-	res := &PredictDirResult{}
+	res := &DirResult{}
 	ref := map[string]results.Header{} // the first policy's header per seed dir
-	byPolicy := map[string][]*PredictResult{}
+	byPolicy := map[string][]*Result{}
 	complete := map[string]bool{}
 	for _, p := range policies {
 		complete[p] = true
 		for _, sd := range seeds {
 			rel := filepath.Join(sd, "results-"+p+".jsonl")
 			pr, why, err := predictOne(ctx, ps, rel, ref)
-			var ue UsageError
+			var ue bench.UsageError
 			if errors.As(err, &ue) || ctx.Err() != nil {
 				return nil, err
 			}
@@ -120,7 +121,7 @@ func PredictDir(ctx context.Context, ps PredictDirSpec) (*PredictDirResult, erro
 // ref holds the first readable header of each seed directory. An error
 // that would stop every run (a refused profile, an interrupt) is
 // returned as well.
-func predictOne(ctx context.Context, ps PredictDirSpec, rel string, ref map[string]results.Header) (*PredictResult, string, error) {
+func predictOne(ctx context.Context, ps DirSpec, rel string, ref map[string]results.Header) (*Result, string, error) {
 	path := filepath.Join(ps.Dir, rel)
 	h, why := checkComplete(path)
 	if why != "" {
@@ -133,7 +134,7 @@ func predictOne(ctx context.Context, ps PredictDirSpec, rel string, ref map[stri
 			return nil, d, nil
 		}
 	}
-	pr, err := Predict(ctx, PredictSpec{Live: path, Profile: ps.Profile, Results: filepath.Join(ps.Out, rel),
+	pr, err := Predict(ctx, Spec{Live: path, Profile: ps.Profile, Results: filepath.Join(ps.Out, rel),
 		SimSeed: ps.SimSeed, Report: ps.Report, ErrOut: ps.ErrOut})
 	if err != nil {
 		return nil, whyNot(err), err
@@ -228,7 +229,7 @@ func checkComplete(path string) (results.Header, string) {
 
 // decide builds the rank agreement and both verdicts over the policies
 // predicted for every seed.
-func (res *PredictDirResult) decide(ranked []string) {
+func (res *DirResult) decide(ranked []string) {
 	var preds []*verdict.Prediction
 	live, sim := map[string][]*metrics.Summary{}, map[string][]*metrics.Summary{}
 	for _, pp := range res.Policies {
@@ -245,7 +246,7 @@ func (res *PredictDirResult) decide(ranked []string) {
 }
 
 // meanPrediction is a policy's comparison averaged over its seeds.
-func meanPrediction(profile string, runs []*PredictResult) *verdict.Prediction {
+func meanPrediction(profile string, runs []*Result) *verdict.Prediction {
 	preds := make([]*verdict.Prediction, len(runs))
 	for i, r := range runs {
 		preds[i] = r.Prediction
@@ -256,7 +257,7 @@ func meanPrediction(profile string, runs []*PredictResult) *verdict.Prediction {
 // workloadDiff names the first workload field in which run h differs
 // from ref, the first run of its seed ("" when none does).
 func workloadDiff(ref, h results.Header) string {
-	var a, b Workload
+	var a, b bench.Workload
 	if ref.Config.Decode(results.HeaderPart{Name: "workload", Into: &a}) != nil ||
 		h.Config.Decode(results.HeaderPart{Name: "workload", Into: &b}) != nil {
 		return ""

@@ -1,4 +1,4 @@
-package bench
+package plan
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
@@ -14,24 +15,24 @@ import (
 
 // planBase is a small plan's base Spec: 300 mixed-workload requests on
 // small-kv engines, TTFT ≤ 2 s and TPOT ≤ 100 ms.
-func planBase(t *testing.T) Spec {
+func planBase(t *testing.T) bench.Spec {
 	t.Helper()
 	p, err := profile.Builtin("small-kv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := p.Config()
-	wf := DefaultWorkload()
+	wf := bench.DefaultWorkload()
 	wf.WorkloadArgs, wf.MaxRequests = []string{"requests=300"}, 300
 	ro := metrics.DefaultOptions()
 	ro.SLO.TTFT, ro.SLO.TPOT = 2*time.Second, 100*time.Millisecond
-	return Spec{Workload: wf, Policy: DefaultPolicy(), Report: ro, Fleet: &cfg, Preset: "small-kv"}
+	return bench.Spec{Workload: wf, Policy: bench.DefaultPolicy(), Report: ro, Fleet: &cfg, Preset: "small-kv"}
 }
 
 // TestPlanSim plans two routers and checks that each answer is the
 // fewest replicas: it passed, and one replica fewer was tried and failed.
 func TestPlanSim(t *testing.T) {
-	res, err := Plan(context.Background(), PlanSpec{Base: planBase(t), Routers: []string{"round-robin", "prefix-cache"},
+	res, err := Plan(context.Background(), Spec{Base: planBase(t), Routers: []string{"round-robin", "prefix-cache"},
 		Rate: 40, Jobs: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func TestPlanSim(t *testing.T) {
 // one, so it never takes fewer replicas.
 func TestPlanSeeds(t *testing.T) {
 	answer := func(seeds int) int {
-		res, err := Plan(context.Background(), PlanSpec{Base: planBase(t), Routers: []string{"least-request"}, Rate: 40, Seeds: seeds})
+		res, err := Plan(context.Background(), Spec{Base: planBase(t), Routers: []string{"least-request"}, Rate: 40, Seeds: seeds})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestPlanSeeds(t *testing.T) {
 // TestPlanUnmet: a target the largest fleet cannot meet is reported with
 // the largest load that fleet met, below the target.
 func TestPlanUnmet(t *testing.T) {
-	res, err := Plan(context.Background(), PlanSpec{Base: planBase(t), Routers: []string{"round-robin"}, Rate: 400, MaxReplicas: 2})
+	res, err := Plan(context.Background(), Spec{Base: planBase(t), Routers: []string{"round-robin"}, Rate: 400, MaxReplicas: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestPlanUnmet(t *testing.T) {
 
 // TestPlanPD searches every split of a 3-replica P/D fleet.
 func TestPlanPD(t *testing.T) {
-	res, err := Plan(context.Background(), PlanSpec{Base: planBase(t), Routers: []string{"round-robin"}, Rate: 20, PDSize: 3})
+	res, err := Plan(context.Background(), Spec{Base: planBase(t), Routers: []string{"round-robin"}, Rate: 20, PDSize: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,26 +104,26 @@ func TestPlanPD(t *testing.T) {
 }
 
 func TestPlanSpecValidate(t *testing.T) {
-	base := PlanSpec{Routers: []string{"round-robin"}, Rate: 1}
+	base := Spec{Routers: []string{"round-robin"}, Rate: 1}
 	for _, tc := range []struct {
 		name  string
-		edit  func(*PlanSpec)
+		edit  func(*Spec)
 		field string
 	}{
-		{"both targets", func(s *PlanSpec) { s.Users = 3 }, "PlanSpec.Rate"},
-		{"no target", func(s *PlanSpec) { s.Rate = 0 }, "PlanSpec.Rate"},
-		{"negative rate", func(s *PlanSpec) { s.Rate = -1 }, "PlanSpec.Rate"},
-		{"no router", func(s *PlanSpec) { s.Routers = nil }, "PlanSpec.Routers"},
-		{"attainment", func(s *PlanSpec) { s.Attainment = 1.5 }, "PlanSpec.Attainment"},
-		{"max replicas", func(s *PlanSpec) { s.MaxReplicas = -2 }, "PlanSpec.MaxReplicas"},
-		{"seeds", func(s *PlanSpec) { s.Seeds = -1 }, "PlanSpec.Seeds"},
-		{"pd size", func(s *PlanSpec) { s.PDSize = 1 }, "PlanSpec.PDSize"},
+		{"both targets", func(s *Spec) { s.Users = 3 }, "PlanSpec.Rate"},
+		{"no target", func(s *Spec) { s.Rate = 0 }, "PlanSpec.Rate"},
+		{"negative rate", func(s *Spec) { s.Rate = -1 }, "PlanSpec.Rate"},
+		{"no router", func(s *Spec) { s.Routers = nil }, "PlanSpec.Routers"},
+		{"attainment", func(s *Spec) { s.Attainment = 1.5 }, "PlanSpec.Attainment"},
+		{"max replicas", func(s *Spec) { s.MaxReplicas = -2 }, "PlanSpec.MaxReplicas"},
+		{"seeds", func(s *Spec) { s.Seeds = -1 }, "PlanSpec.Seeds"},
+		{"pd size", func(s *Spec) { s.PDSize = 1 }, "PlanSpec.PDSize"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base
 			tc.edit(&s)
 			err := s.Validate()
-			var ue UsageError
+			var ue bench.UsageError
 			if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), tc.field) {
 				t.Errorf("err %v, want a UsageError naming %s", err, tc.field)
 			}
