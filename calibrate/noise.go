@@ -162,16 +162,8 @@ func meanRel(rows []row, th [numCols]float64, keep func(row) bool) float64 {
 // hostLoadOf reads a run's host figures from its stop line (NaN when
 // absent).
 func hostLoadOf(file string, stop *results.Stop) HostLoad {
-	get := func(k string) float64 {
-		if stop == nil {
-			return math.NaN()
-		}
-		if v, ok := stop.Extra[k]; ok {
-			return v
-		}
-		return math.NaN()
-	}
-	return HostLoad{File: filepath.Base(file), StealPct: get(results.ExtraHostStealPct), BusyPct: get(results.ExtraHostBusyPct)}
+	return HostLoad{File: filepath.Base(file), StealPct: stop.Figure(results.ExtraHostStealPct),
+		BusyPct: stop.Figure(results.ExtraHostBusyPct)}
 }
 
 // anyLoopback reports whether a backend URL names a loopback host.

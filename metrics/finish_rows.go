@@ -67,16 +67,7 @@ func runChecks(stop *results.Stop, mode results.Mode) (RateCheck, Lateness) {
 // hostCPU reads the host's CPU steal and busy shares from the stop line
 // (NaN when absent).
 func hostCPU(stop *results.Stop) HostCPU {
-	get := func(k string) float64 {
-		if stop == nil {
-			return math.NaN()
-		}
-		if v, ok := stop.Extra[k]; ok {
-			return v
-		}
-		return math.NaN()
-	}
-	return HostCPU{StealPct: get(results.ExtraHostStealPct), BusyPct: get(results.ExtraHostBusyPct)}
+	return HostCPU{StealPct: stop.Figure(results.ExtraHostStealPct), BusyPct: stop.Figure(results.ExtraHostBusyPct)}
 }
 
 // series collects the plotted time series.

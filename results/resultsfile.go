@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -232,4 +233,16 @@ func (rd *Reader) isLast() bool {
 		return false
 	}
 	return true
+}
+
+// Figure is the stop line's Extra figure k, NaN when s is nil or the run
+// did not record it.
+func (s *Stop) Figure(k string) float64 {
+	if s == nil {
+		return math.NaN()
+	}
+	if v, ok := s.Extra[k]; ok {
+		return v
+	}
+	return math.NaN()
 }

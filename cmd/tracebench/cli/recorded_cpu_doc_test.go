@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -39,27 +37,15 @@ type recordedCPURun struct {
 // it differ in the machine, not the policy.
 func loneDecode(t *testing.T, path string) float64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rs []*results.Result
-	for {
-		r, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r != nil && r.OK() && r.Server != nil && r.Server.PredictedN > 1 {
+	err := results.EachResult(path, nil, func(r *results.Result) error {
+		if r.OK() && r.Server != nil && r.Server.PredictedN > 1 {
 			rs = append(rs, r)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	var lone []float64
 	for _, r := range rs {
