@@ -16,6 +16,7 @@ import (
 // router); closed-loop, none does, and prefix-cache meets the SLO for at
 // least 8 points more requests than round-robin.
 func TestExperimentAgenticClosedLoop(t *testing.T) {
+	skipSlowUnderRace(t)
 	dir := experimentTrace(t, "agentic-coding")
 	small := filepath.Join(t.TempDir(), "agentic-small.jsonl")
 	var stdout, stderr bytes.Buffer

@@ -71,6 +71,7 @@ func pickedBackends(t *testing.T, path string) []int {
 // the first 200 requests picks as the first 200 of the longer run: the
 // simulation is causal).
 func TestExperimentPrefixRoutersOnMooncake(t *testing.T) {
+	skipSlowUnderRace(t)
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
 	run := func(router string, n int) (string, *metrics.Summary) {
 		return simReplay(t, "replay", "--trace", trace, "--sim", "4", "--mock-profile", "long-context",
@@ -125,6 +126,7 @@ func checkNoStarvedBackend(t *testing.T, s *metrics.Summary) {
 // waits its 5 ms gather window per batch, negligible against batches of
 // hundreds of tokens.
 func TestExperimentMultiBinClosedForm(t *testing.T) {
+	skipSlowUnderRace(t)
 	uniform2, err := policies.MultiBinGainUniform(50, 1000, 8, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -110,6 +110,7 @@ func TestPlanBadFlags(t *testing.T) {
 // Mooncake conversation trace at 3.4 req/s (docs/plan.md): prefix-cache
 // needs fewer long-context replicas than round-robin (5 against 7).
 func TestPlanMooncakePrefixAware(t *testing.T) {
+	skipSlowUnderRace(t)
 	trace := experimentTrace(t, "mooncake/conversation_trace.jsonl")
 	dir := t.TempDir()
 	code, _, errOut := runCLI(t, "plan", "--trace", trace, "--max-requests", "1500", "--rate", "3.4",

@@ -14,6 +14,7 @@ import (
 // under the SLO: every run has a whole number of users, each search ends
 // one user (or the tolerance) apart, and the same seed gives the same answer.
 func TestSweepUsers(t *testing.T) {
+	skipSlowUnderRace(t)
 	args := []string{"--sim", "4", "--vary", "users", "--workload", "multi-turn", "-p", "requests=300",
 		"-p", "think=2s", "--policies", "round-robin,prefix-cache", "--slo-ttft", "300ms", "--slo-tpot", "50ms"}
 	res, _, err := sweepFor(t, context.Background(), args...)
