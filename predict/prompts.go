@@ -50,17 +50,19 @@ func RunPrompts(path string) (map[string][]int, error) {
 // besideResults resolves a trace path a results header names: as it is
 // when it exists from the working directory, else relative to the results
 // file's directory (where a recorded run and its workload are kept
-// together), else as it is.
+// together), else its base name in that directory (a recorded probe
+// moved with the trace it wrote beside its results), else as it is.
 func besideResults(trace, results string) string {
-	if trace == "" || filepath.IsAbs(trace) {
+	if trace == "" {
 		return trace
 	}
 	if _, err := os.Stat(trace); err == nil {
 		return trace
 	}
-	alt := filepath.Join(filepath.Dir(results), trace)
-	if _, err := os.Stat(alt); err == nil {
-		return alt
+	for _, alt := range []string{filepath.Join(filepath.Dir(results), trace), filepath.Join(filepath.Dir(results), filepath.Base(trace))} {
+		if _, err := os.Stat(alt); err == nil {
+			return alt
+		}
 	}
 	return trace
 }

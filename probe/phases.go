@@ -15,6 +15,14 @@ type Phase struct {
 	// Workload is the generator and WorkloadArgs its k=v parameters.
 	Workload     string
 	WorkloadArgs []string
+	// Trace, when set, is a Mooncake-format trace the phase sends in
+	// order instead of a generated workload, with BlockSize tokens per
+	// hash id (the slot-switch ladder, LadderPhase).
+	Trace     string
+	BlockSize int
+	// FirstTarget runs the phase on the first target only (a pattern of
+	// slot switches that a router splitting it over servers would break).
+	FirstTarget bool
 }
 
 // probeDecodeFrom is the concurrency from which the probe's

@@ -16,6 +16,7 @@ import (
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // Spec is a calibration probe of live servers: the phases of
@@ -128,6 +129,13 @@ func Run(ctx context.Context, ps Spec) (*Result, error) {
 			"the probe does not scrape it (the fit needs none of its metrics)")
 	}
 	phases := Phases(ps.MaxConcurrency, ps.MaxPrompt)
+	if slots[0] > 0 {
+		ladder, err := LadderPhase(ps.Dir, slots[0], ps.MaxPrompt, 4*slots[0]*ladderRungs, ps.Seed)
+		if err != nil {
+			return nil, err
+		}
+		phases = append(phases, ladder)
+	}
 	per := ps.Budget / time.Duration(len(phases))
 	res := &Result{}
 	for i, ph := range phases {
@@ -180,18 +188,26 @@ func probePhase(ctx context.Context, ps Spec, ph Phase, seed uint64, per time.Du
 // that the closed loop of Concurrency × targets requests in flight sets
 // the pace, the least-request router, no report output.
 func probeSpec(ps Spec, ph Phase, seed uint64, scrape bool) bench.Spec {
-	n := max(16, 6*ph.Concurrency) * probeFill * len(ps.Targets)
+	targets := ps.Targets
+	if ph.FirstTarget {
+		targets = targets[:1]
+	}
+	n := max(16, 6*ph.Concurrency) * probeFill * len(targets)
 	w := bench.DefaultWorkload()
 	w.Workload, w.Seed = ph.Workload, seed
 	w.WorkloadArgs = append([]string{"rate=1000", "requests=" + strconv.Itoa(n)}, ph.WorkloadArgs...)
 	if ph.Workload == "shared-prefix" {
 		w.WorkloadArgs = append(w.WorkloadArgs, "prompts_per_group="+strconv.Itoa((n+2)/3))
 	}
+	if ph.Trace != "" {
+		w.Workload, w.WorkloadArgs = "", nil
+		w.Trace, w.Format, w.BlockSize = ph.Trace, traces.FormatMooncake, ph.BlockSize
+	}
 	p := bench.DefaultPolicy()
-	p.Router, p.MaxInflight = "least-request", ph.Concurrency*len(ps.Targets)
+	p.Router, p.MaxInflight = "least-request", ph.Concurrency*len(targets)
 	c := ps.Client
 	c.Scrape = scrape
 	return bench.Spec{Workload: w, Policy: p, Client: c, Report: metrics.DefaultOptions(),
-		Backends: ps.Targets, Mode: results.ModeTarget, Quiet: true, ErrOut: ps.Log,
+		Backends: targets, Mode: results.ModeTarget, Quiet: true, ErrOut: ps.Log,
 		Results: filepath.Join(ps.Dir, "probe-"+ph.Name+".jsonl")}
 }

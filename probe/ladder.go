@@ -1,0 +1,89 @@
+package probe
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Slot-switch ladder constants: ladderRungs evicted lengths, ladderBlock
+// tokens per hash id of its trace, ladderOutput output tokens per request.
+const (
+	ladderName   = "ladder"
+	ladderRungs  = 6
+	ladderBlock  = 16
+	ladderOutput = 8
+)
+
+// ladderRecord is one line of the ladder's trace, in the Mooncake format.
+type ladderRecord struct {
+	Timestamp    float64  `json:"timestamp"`
+	InputLength  int      `json:"input_length"`
+	OutputLength int      `json:"output_length"`
+	HashIDs      []uint64 `json:"hash_ids"`
+}
+
+// LadderPhase is the slot-switch ladder of a llama.cpp server with slots
+// slots: at concurrency 1 on the first target, unrelated prompts (no
+// shared prefix, so the server takes its least recently used slot), so
+// request k evicts what request k−slots left in its slot. Blocks of
+// slots long prompts, climbing ladderRungs rungs from maxPrompt/rungs to
+// maxPrompt tokens, alternate with blocks of slots short ones
+// (maxPrompt/48 tokens): a short request's TTFT is a small prefill plus
+// the save of a long prompt, so the save's cost is read against the
+// evicted length at a fixed prompt length, and a long request's is its
+// prefill plus the save of a short one. Its trace (n requests) is
+// written to dir as probe-ladder.trace.jsonl.
+func LadderPhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
+	path := filepath.Join(dir, "probe-"+ladderName+".trace.jsonl")
+	if err := writeLadder(path, ladderLengths(slots, maxPrompt, n), seed); err != nil {
+		return Phase{}, fmt.Errorf("calibrate probe: slot-switch ladder: %w", err)
+	}
+	return Phase{Name: ladderName, Concurrency: 1, Trace: path, BlockSize: ladderBlock, FirstTarget: true}, nil
+}
+
+// ladderLengths is the ladder's prompt lengths, n of them.
+func ladderLengths(slots, maxPrompt, n int) []int {
+	short := max(ladderBlock, maxPrompt/48)
+	out := make([]int, 0, n)
+	for rung := 0; len(out) < n; rung++ {
+		for i := 0; i < slots && len(out) < n; i++ {
+			out = append(out, max(short+ladderBlock, maxPrompt*(1+(rung*slots+i)%ladderRungs)/ladderRungs))
+		}
+		for i := 0; i < slots && len(out) < n; i++ {
+			out = append(out, short)
+		}
+	}
+	return out
+}
+
+// writeLadder writes one Mooncake record per length, all at time 0 (the
+// closed loop at concurrency 1 sends them in order), each with hash ids
+// of its own so that no two prompts share a prefix.
+func writeLadder(path string, lengths []int, seed uint64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	next := seed << 20
+	for _, n := range lengths {
+		rec := ladderRecord{InputLength: n, OutputLength: ladderOutput}
+		for b := 0; b*ladderBlock < n; b++ {
+			rec.HashIDs = append(rec.HashIDs, next)
+			next++
+		}
+		if err := enc.Encode(rec); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,88 @@
+package probe
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestLadderLengths(t *testing.T) {
+	got := ladderLengths(4, 480, 24)
+	if len(got) != 24 {
+		t.Fatalf("%d lengths, want 24", len(got))
+	}
+	short := max(ladderBlock, 480/48)
+	evicted := map[int]bool{}
+	for k, n := range got {
+		long := k%8 < 4
+		if !long && n != short {
+			t.Errorf("request %d (a short block): %d tokens, want %d", k, n, short)
+		}
+		if long && (n <= short || n > 480) {
+			t.Errorf("request %d (a long block): %d tokens, want in (%d, 480]", k, n, short)
+		}
+		// At concurrency 1 on 4 slots request k evicts request k−4: every
+		// short request must evict a long one, and the evicted lengths
+		// must climb more than one rung.
+		if !long && k >= 4 {
+			evicted[got[k-4]] = true
+			if got[k-4] == short {
+				t.Errorf("short request %d evicts a short one", k)
+			}
+		}
+	}
+	if len(evicted) < 3 {
+		t.Errorf("short requests evict %d distinct lengths, want at least 3: %v", len(evicted), got)
+	}
+}
+
+func TestLadderPhaseTrace(t *testing.T) {
+	dir := t.TempDir()
+	ph, err := LadderPhase(dir, 2, 96, 10, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ph.Name != "ladder" || ph.Concurrency != 1 || !ph.FirstTarget || ph.BlockSize != ladderBlock ||
+		ph.Trace != filepath.Join(dir, "probe-ladder.trace.jsonl") {
+		t.Fatalf("phase %+v", ph)
+	}
+	f, err := os.Open(ph.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen, lines := map[uint64]bool{}, 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var rec ladderRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("line %d: %v", lines+1, err)
+		}
+		lines++
+		if want := (rec.InputLength + ladderBlock - 1) / ladderBlock; len(rec.HashIDs) != want {
+			t.Errorf("line %d: %d hash ids for %d tokens, want %d", lines, len(rec.HashIDs), rec.InputLength, want)
+		}
+		for _, h := range rec.HashIDs {
+			if seen[h] {
+				t.Errorf("line %d: hash id %d repeated: prompts would share a prefix", lines, h)
+			}
+			seen[h] = true
+		}
+	}
+	if lines != 10 {
+		t.Fatalf("%d lines, want 10", lines)
+	}
+}
+
+func TestProbeSpecOfLadder(t *testing.T) {
+	ps := Spec{Targets: []string{"http://127.0.0.1:1", "http://127.0.0.1:2"}, Dir: t.TempDir()}
+	probeDefaults(&ps)
+	ph := Phase{Name: "ladder", Concurrency: 1, Trace: "x.jsonl", BlockSize: 16, FirstTarget: true}
+	rs := probeSpec(ps, ph, 1, false)
+	if len(rs.Backends) != 1 || rs.Policy.MaxInflight != 1 || rs.Workload.Trace != "x.jsonl" ||
+		rs.Workload.Format != "mooncake" || rs.Workload.BlockSize != 16 || rs.Workload.Workload != "" {
+		t.Fatalf("ladder spec: backends %v, max in flight %d, workload %+v", rs.Backends, rs.Policy.MaxInflight, rs.Workload)
+	}
+}
