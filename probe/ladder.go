@@ -59,23 +59,31 @@ func ladderLengths(slots, maxPrompt, n int) []int {
 	return out
 }
 
-// writeLadder writes one Mooncake record per length, all at time 0 (the
-// closed loop at concurrency 1 sends them in order), each with hash ids
+// writeLadder writes one Mooncake record per length, each with hash ids
 // of its own so that no two prompts share a prefix.
 func writeLadder(path string, lengths []int, seed uint64) error {
+	next := seed << 20
+	recs := make([]ladderRecord, len(lengths))
+	for i, n := range lengths {
+		recs[i] = ladderRecord{InputLength: n, OutputLength: ladderOutput}
+		for b := 0; b*ladderBlock < n; b++ {
+			recs[i].HashIDs = append(recs[i].HashIDs, next)
+			next++
+		}
+	}
+	return writeTrace(path, recs)
+}
+
+// writeTrace writes recs as a Mooncake trace, all at time 0: the closed
+// loop at concurrency 1 sends them in order.
+func writeTrace(path string, recs []ladderRecord) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
-	next := seed << 20
-	for _, n := range lengths {
-		rec := ladderRecord{InputLength: n, OutputLength: ladderOutput}
-		for b := 0; b*ladderBlock < n; b++ {
-			rec.HashIDs = append(rec.HashIDs, next)
-			next++
-		}
+	for _, rec := range recs {
 		if err := enc.Encode(rec); err != nil {
 			f.Close()
 			return err

@@ -86,3 +86,30 @@ func TestProbeSpecOfLadder(t *testing.T) {
 		t.Fatalf("ladder spec: backends %v, max in flight %d, workload %+v", rs.Backends, rs.Policy.MaxInflight, rs.Workload)
 	}
 }
+
+func TestRestoreRecords(t *testing.T) {
+	recs := restoreRecords(4, 500, 15, 3)
+	if len(recs) != 15 {
+		t.Fatalf("%d records, want 15", len(recs))
+	}
+	first := map[uint64]int{}
+	for i, r := range recs {
+		if r.InputLength < 2*ladderBlock || r.InputLength > 500 {
+			t.Errorf("record %d: %d tokens, want in [%d, 500]", i, r.InputLength, 2*ladderBlock)
+		}
+		h := r.HashIDs[0]
+		if j, ok := first[h]; ok {
+			// A prompt comes back after the four others took every slot.
+			if i-j != 5 {
+				t.Errorf("record %d repeats record %d's prompt %d requests later, want 5", i, j, i-j)
+			}
+		}
+		first[h] = i
+	}
+	if len(first) != 5 {
+		t.Errorf("%d distinct prompts, want slots+1 = 5", len(first))
+	}
+	if recs[0].HashIDs[0] == recs[5].HashIDs[0] && recs[0].InputLength == recs[1].InputLength {
+		t.Errorf("restored prompts all of one length: want climbing lengths")
+	}
+}

@@ -134,7 +134,11 @@ func Run(ctx context.Context, ps Spec) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		phases = append(phases, ladder)
+		restore, err := RestorePhase(ps.Dir, slots[0], ps.MaxPrompt, 8*(slots[0]+1), ps.Seed)
+		if err != nil {
+			return nil, err
+		}
+		phases = append(phases, ladder, restore)
 	}
 	per := ps.Budget / time.Duration(len(phases))
 	res := &Result{}

@@ -1,0 +1,46 @@
+package probe
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// restoreName is the restore phase's name (probe-restore.jsonl).
+const restoreName = "restore"
+
+// RestorePhase is the host-cache restore phase of a llama.cpp server with
+// slots slots: at concurrency 1 on the first target, slots+1 unrelated
+// prompts of climbing lengths (maxPrompt/(slots+1) up to maxPrompt
+// tokens) sent in turn, over and over. Each unrelated prompt takes the
+// least recently used slot, so by the time a prompt comes back the other
+// slots+1−1 have taken every slot and its own was saved to the host
+// prompt cache: the server restores it from host memory, a restore of a
+// known length with almost nothing to compute. Its trace (n requests) is
+// written to dir as probe-restore.trace.jsonl.
+func RestorePhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
+	path := filepath.Join(dir, "probe-"+restoreName+".trace.jsonl")
+	if err := writeTrace(path, restoreRecords(slots, maxPrompt, n, seed)); err != nil {
+		return Phase{}, fmt.Errorf("calibrate probe: restore phase: %w", err)
+	}
+	return Phase{Name: restoreName, Concurrency: 1, Trace: path, BlockSize: ladderBlock, FirstTarget: true}, nil
+}
+
+// restoreRecords is the restore phase's trace: slots+1 prompts in turn.
+func restoreRecords(slots, maxPrompt, n int, seed uint64) []ladderRecord {
+	k := slots + 1
+	next := seed<<20 | 1<<19 // apart from the ladder's hash ids
+	prompts := make([]ladderRecord, k)
+	for i := range prompts {
+		l := max(2*ladderBlock, maxPrompt*(i+1)/k)
+		prompts[i] = ladderRecord{InputLength: l, OutputLength: ladderOutput}
+		for b := 0; b*ladderBlock < l; b++ {
+			prompts[i].HashIDs = append(prompts[i].HashIDs, next)
+			next++
+		}
+	}
+	out := make([]ladderRecord, n)
+	for i := range out {
+		out[i] = prompts[i%k]
+	}
+	return out
+}
