@@ -113,3 +113,20 @@ func TestRestoreRecords(t *testing.T) {
 		t.Errorf("restored prompts all of one length: want climbing lengths")
 	}
 }
+
+func TestBesideRecords(t *testing.T) {
+	recs := besideRecords(4, 480, 14, 2)
+	want := []int{16, 16, 16, 480, 480, 480, 480, 16, 16, 16, 480, 480, 480, 480}
+	for i, r := range recs {
+		if r.InputLength != want[i] {
+			t.Fatalf("record %d: %d tokens, want %d (blocks of 3 decoders and 4 injections)", i, r.InputLength, want[i])
+		}
+		if (r.InputLength == 16) != (r.OutputLength == besideDecode) {
+			t.Errorf("record %d: %d tokens out, want %d for a decoder and %d for an injection", i, r.OutputLength, besideDecode, ladderOutput)
+		}
+	}
+	ph := SaturatedPhase(4, 480)
+	if ph.Concurrency != 12 || ph.FirstTarget {
+		t.Errorf("saturated phase %+v: want 12 in flight per server on every target", ph)
+	}
+}

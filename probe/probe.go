@@ -138,7 +138,11 @@ func Run(ctx context.Context, ps Spec) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		phases = append(phases, ladder, restore)
+		beside, err := BesidePhase(ps.Dir, slots[0], ps.MaxPrompt, 16*slots[0], ps.Seed)
+		if err != nil {
+			return nil, err
+		}
+		phases = append(phases, ladder, restore, beside, SaturatedPhase(slots[0], ps.MaxPrompt))
 	}
 	per := ps.Budget / time.Duration(len(phases))
 	res := &Result{}
