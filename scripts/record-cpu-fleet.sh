@@ -38,7 +38,7 @@ trap stop_servers EXIT
 targets=(--target http://127.0.0.1:18090 --target http://127.0.0.1:18091)
 start_servers
 "$bin" calibrate "${targets[@]}" --from cmd/tracebench/cli/testdata/llama-cpp-np4.yaml \
-  --probe-dir "$out/probe" --probe-budget 30s --probe-max-prompt 512 --probe-seed 11 -o "$out/.fit.yaml"
+  --probe-dir "$out/probe" --probe-budget 45s --probe-max-prompt 512 --probe-seed 11 -o "$out/.fit.yaml"
 stop_servers
 # The workload: prefix-aware routing matters (4 system prompts of 384
 # words, 32 questions each: one request moves a run's hit rate by under a

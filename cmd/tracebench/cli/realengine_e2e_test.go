@@ -132,7 +132,7 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	fitted := filepath.Join(dir, "fit.yaml")
 	var so, se bytes.Buffer
 	code := Run([]string{"calibrate", "--target", url, "--from", filepath.Join("testdata", "llama-cpp-np4.yaml"),
-		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "30s",
+		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "45s",
 		"--probe-max-prompt", "512", "--probe-seed", "11", "-o", fitted}, &so, &se)
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s\n%s", code, se.String(), so.String())

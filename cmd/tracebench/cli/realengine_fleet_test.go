@@ -66,7 +66,7 @@ func TestRealEngineFleetVerdict(t *testing.T) {
 	cpu0 := processCPU(pid1) + processCPU(pid2)
 	var so, se bytes.Buffer
 	if code := Run([]string{"calibrate", "--target", u1, "--target", u2, "--from", filepath.Join("testdata", "llama-cpp-np4.yaml"),
-		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "30s", "--probe-max-prompt", "512", "-o", fit}, &so, &se); code != 0 {
+		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "45s", "--probe-max-prompt", "512", "-o", fit}, &so, &se); code != 0 {
 		// The probe loads both servers at once, each on a core of its
 		// own: when on average they ran under the share a quiet machine
 		// gives, other processes held their cores and the fit's failure
