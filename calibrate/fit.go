@@ -143,7 +143,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 		}
 	}
 	res.Residuals = residuals(rows, th)
-	if w := noiseWarning(res.Residuals, rows, th, in); w != "" {
+	if w := noiseWarning(res.Residuals, missingTerm(rows, th), in); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	if in.Loopback {

@@ -57,9 +57,9 @@ func (h HostLoad) contended() string {
 // Residuals larger than the observations they explain mean the server's
 // times followed something the model has no term for. The diagnosis
 // blames the host only when a run's own host figures show contention;
-// otherwise it names the missing term the residuals' structure points
-// at (rows may be nil: an engine-replay fit keeps no rows).
-func noiseWarning(rs []profile.Residual, rows []row, th [numCols]float64, in *Input) string {
+// otherwise it says what the residuals' structure points at (structure:
+// missingTerm's for the step fit, phaseTerm's for the engine replay).
+func noiseWarning(rs []profile.Residual, structure string, in *Input) string {
 	var worst *profile.Residual
 	for i := range rs {
 		if rs[i].RelRMS > maxQuietResidual && (worst == nil || rs[i].RelRMS > worst.RelRMS) {
@@ -75,7 +75,7 @@ func noiseWarning(rs []profile.Residual, rows []row, th [numCols]float64, in *In
 		return head + "; the host was contended (" + why + "): other processes held the server's CPU, so calibrate " +
 			"again on a quiet machine with the server bound to a CPU of its own"
 	}
-	return head + "; " + hostQuiet(in) + missingTerm(rows, th)
+	return head + "; " + hostQuiet(in) + structure
 }
 
 // hostContention lists the runs whose host figures show contention.

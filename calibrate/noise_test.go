@@ -47,7 +47,7 @@ func TestNoiseWarning(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := noiseWarning(tc.rs, tc.rows, noiseTheta, tc.in)
+			got := noiseWarning(tc.rs, missingTerm(tc.rows, noiseTheta), tc.in)
 			if (len(tc.want) == 0) != (got == "") {
 				t.Fatalf("noiseWarning = %q, want it to contain %q", got, tc.want)
 			}
@@ -78,6 +78,23 @@ func TestAnyLoopback(t *testing.T) {
 	for _, tc := range tests {
 		if got := anyLoopback(tc.backends); got != tc.want {
 			t.Errorf("anyLoopback(%q) = %v, want %v", tc.backends, got, tc.want)
+		}
+	}
+}
+
+func TestTermOfPhase(t *testing.T) {
+	tests := []struct{ file, want string }{
+		{"/x/probe-ladder.jsonl", "slot-switch save"},
+		{"probe-restore.jsonl", "host-cache restore"},
+		{"probe-shared-c4.jsonl", "prefix reuse"},
+		{"probe-d4.jsonl", "decode batch"},
+		{"probe-c1.jsonl", "prompt cost"},
+		{"probe-saturated.jsonl", "outside the task queue"},
+		{"live.jsonl", "what the run live did"},
+	}
+	for _, tc := range tests {
+		if got := termOfPhase(phaseOf(tc.file)); !strings.Contains(got, tc.want) {
+			t.Errorf("termOfPhase(phaseOf(%q)) = %q, want it to contain %q", tc.file, got, tc.want)
 		}
 	}
 }

@@ -72,7 +72,11 @@ func Refit(res *Result, in *Input, prompts Prompts) error {
 	if res.Residuals, err = f.relResiduals(); err != nil {
 		return fmt.Errorf("calibrate: engine replay: %w", err)
 	}
-	res.fillReplay(best, ran, stageErrs(best, sets, ran, 0), in)
+	structure, err := f.phaseTerm()
+	if err != nil {
+		return fmt.Errorf("calibrate: engine replay: %w", err)
+	}
+	res.fillReplay(best, ran, stageErrs(best, sets, ran, 0), in, structure)
 	if len(untimed) > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("fitted without server timings for %d of %d file(s) (%s): "+
 			"their requests carry no llama.cpp timings object, so their prompt time is fitted from the client's TTFT alone, "+
@@ -153,7 +157,7 @@ func stageErrs(cfg engine.Config, sets []*replaySet, ran []stage, half int) map[
 
 // fillReplay writes the replay's terms and their standard errors (by
 // term index, in seconds or 1) into res's parameters and profile.
-func (res *Result) fillReplay(cfg engine.Config, ran []stage, se map[int]float64, in *Input) {
+func (res *Result) fillReplay(cfg engine.Config, ran []stage, se map[int]float64, in *Input, structure string) {
 	fitted := map[int]bool{}
 	for _, st := range ran {
 		for _, t := range st.terms {
@@ -176,7 +180,7 @@ func (res *Result) fillReplay(cfg engine.Config, ran []stage, se map[int]float64
 	res.Warnings = append(res.Warnings, fmt.Sprintf("fitted by engine replay: llama-server's slot saves, restores, "+
 		"ubatches and HTTP workers were fitted by replaying the probe through the simulator's engine (%d of %d stages "+
 		"had requests for their terms); standard errors from the replay's Gauss–Newton covariance over every request", len(ran), len(stages)))
-	if w := noiseWarning(res.Residuals, nil, [numCols]float64{}, in); w != "" {
+	if w := noiseWarning(res.Residuals, structure, in); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	p := res.Profile

@@ -45,6 +45,8 @@ type replaySet struct {
 	reqs []sentReq
 	// kinds classifies each file (by index) for the staged fit.
 	kinds map[int]fileKind
+	// files are the results files by index (in start order).
+	files []string
 }
 
 // loadReplay reads the results files into one replay set per backend
@@ -79,9 +81,14 @@ func loadReplay(files []string, prompts Prompts) ([]*replaySet, []string, error)
 			untimed = append(untimed, f.path)
 		}
 	}
+	paths := make([]string, len(fs))
+	for i, f := range fs {
+		paths[i] = f.path
+	}
 	for _, s := range sets {
 		sort.SliceStable(s.reqs, func(i, j int) bool { return s.reqs[i].sent < s.reqs[j].sent })
 		s.classify()
+		s.files = paths
 	}
 	return sets, untimed, nil
 }
