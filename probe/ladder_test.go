@@ -130,3 +130,18 @@ func TestBesideRecords(t *testing.T) {
 		t.Errorf("saturated phase %+v: want 12 in flight per server on every target", ph)
 	}
 }
+
+func TestContextRecords(t *testing.T) {
+	recs := contextRecords(2, 400, 10, 5)
+	want := []int{100, 100, 200, 200, 300, 300, 400, 400, 100, 100}
+	ids := map[uint64]bool{}
+	for i, r := range recs {
+		if r.InputLength != want[i] || r.OutputLength != contextOutput {
+			t.Errorf("record %d: %d tokens in, %d out; want %d in, %d out", i, r.InputLength, r.OutputLength, want[i], contextOutput)
+		}
+		if ids[r.HashIDs[0]] {
+			t.Errorf("record %d shares a prefix with an earlier one", i)
+		}
+		ids[r.HashIDs[0]] = true
+	}
+}

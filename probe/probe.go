@@ -142,7 +142,11 @@ func Run(ctx context.Context, ps Spec) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		phases = append(phases, ladder, restore, beside, SaturatedPhase(slots[0], ps.MaxPrompt))
+		context, err := ContextPhase(ps.Dir, slots[0], ps.MaxPrompt, 4*slots[0]*contextRungs, ps.Seed)
+		if err != nil {
+			return nil, err
+		}
+		phases = append(phases, ladder, restore, beside, context, SaturatedPhase(slots[0], ps.MaxPrompt))
 	}
 	per := ps.Budget / time.Duration(len(phases))
 	res := &Result{}

@@ -1,0 +1,47 @@
+package probe
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// contextName is the context sweep's name (probe-context.jsonl); its
+// requests decode contextOutput tokens over contextRungs prompt lengths.
+const (
+	contextName   = "context"
+	contextRungs  = 4
+	contextOutput = 64
+)
+
+// ContextPhase is the context sweep of a llama.cpp server with slots
+// slots: at concurrency slots on the first target, blocks of slots
+// unrelated prompts of one length, the length climbing contextRungs rungs
+// from maxPrompt/rungs to maxPrompt, each decoding contextOutput tokens:
+// full slots decoding over more and more context, so the decode step's
+// growth with the keys attended (c_attend) is read apart from the batch.
+// Its trace (n requests) is written to dir as probe-context.trace.jsonl.
+func ContextPhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
+	path := filepath.Join(dir, "probe-"+contextName+".trace.jsonl")
+	if err := writeTrace(path, contextRecords(slots, maxPrompt, n, seed)); err != nil {
+		return Phase{}, fmt.Errorf("calibrate probe: context sweep: %w", err)
+	}
+	return Phase{Name: contextName, Concurrency: slots, Trace: path, BlockSize: ladderBlock, FirstTarget: true}, nil
+}
+
+// contextRecords is the context sweep's trace.
+func contextRecords(slots, maxPrompt, n int, seed uint64) []ladderRecord {
+	next := seed<<20 | 3<<17 // apart from the other phases' hash ids
+	out := make([]ladderRecord, 0, n)
+	for rung := 0; len(out) < n; rung++ {
+		l := max(ladderBlock, maxPrompt*(1+rung%contextRungs)/contextRungs)
+		for i := 0; i < slots && len(out) < n; i++ {
+			r := ladderRecord{InputLength: l, OutputLength: contextOutput}
+			for b := 0; b*ladderBlock < l; b++ {
+				r.HashIDs = append(r.HashIDs, next)
+				next++
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
