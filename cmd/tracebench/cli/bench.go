@@ -127,15 +127,12 @@ func (o *benchOptions) compareSpec(cmd *cobra.Command) (bench.CompareSpec, error
 	if err := o.pf.LoadConfig(cmd.Flags().Changed, false); err != nil {
 		return bench.CompareSpec{}, err
 	}
-	if err := o.pf.CheckConfigRouter(names); err != nil {
+	ro, err := routersReport(&o.pf, &o.so, names)
+	if err != nil {
 		return bench.CompareSpec{}, err
 	}
 	if o.quick {
 		quickDefaults(cmd, o)
-	}
-	ro, err := o.so.Options()
-	if err != nil {
-		return bench.CompareSpec{}, err
 	}
 	targets, err := o.mf.allTargets(cmd.Context(), o.targets)
 	if err != nil {

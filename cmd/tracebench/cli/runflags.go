@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
+	"github.com/tracebench/tracebench/metrics"
 )
 
 // runFlags are the flag groups of the commands that replay a workload on
@@ -24,4 +25,13 @@ func (r *runFlags) bindRun(fs *pflag.FlagSet, withRouter bool) {
 	flags.BindClient(fs, &r.cf)
 	r.so.Bind(fs)
 	r.mf.bind(fs)
+}
+
+// routersReport checks that the router of --policy-config, if any, is
+// one of names, and returns the report options of the SLO flags.
+func routersReport(pf *policyFlags, so *flags.SLO, names []string) (metrics.Options, error) {
+	if err := pf.CheckConfigRouter(names); err != nil {
+		return metrics.Options{}, err
+	}
+	return so.Options()
 }

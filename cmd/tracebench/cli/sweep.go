@@ -232,10 +232,7 @@ func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (ben
 	if err != nil {
 		return bench.SweepSpec{}, err
 	}
-	if err := o.pf.CheckConfigRouter(names); err != nil {
-		return bench.SweepSpec{}, err
-	}
-	ro, err := o.so.Options()
+	ro, err := routersReport(&o.pf, &o.so, names)
 	if err != nil {
 		return bench.SweepSpec{}, err
 	}
