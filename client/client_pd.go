@@ -36,13 +36,23 @@ const (
 // when the prefill phase ended (before the decode is sent).
 func (c *Client) DoPD(ctx context.Context, prefill, decode string, req *traces.Request, res *results.Result,
 	now func() time.Duration, onTokens func(n int), onPrefill func()) {
-	if res.PD.Protocol == results.PDSidecar {
-		c.doSidecar(ctx, prefill, decode, req, res, now, onTokens, onPrefill)
-		return
-	}
-	c.twoStep(res, now, onPrefill, func() (json.RawMessage, string, error) {
+	c.disaggregated(prefill, res, now, onPrefill, func() (json.RawMessage, string, error) {
 		return c.prefill(ctx, prefill, req, res.PD)
 	}, func(x *sendExtras) { c.do(ctx, decode, req, res, now, onTokens, x) })
+}
+
+// disaggregated chains a prefill and a decode by res.PD.Protocol: with
+// PDSidecar decode sends once, naming the prefill Backend in llm-d's
+// header (sidecar); else prefillStep and decode run vLLM's two steps
+// (twoStep). onPrefill (may be nil) is called when the prefill phase
+// ended.
+func (c *Client) disaggregated(prefill string, res *results.Result, now func() time.Duration, onPrefill func(),
+	prefillStep func() (json.RawMessage, string, error), decode func(x *sendExtras)) {
+	if res.PD.Protocol == results.PDSidecar {
+		c.sidecar(prefill, res, now, onPrefill, decode)
+		return
+	}
+	c.twoStep(res, now, onPrefill, prefillStep, decode)
 }
 
 // twoStep runs vLLM's two-step exchange: prefill sends the prefill
@@ -76,14 +86,6 @@ func (c *Client) twoStep(res *results.Result, now func() time.Duration, onPrefil
 		return
 	}
 	res.Sent = res.PD.Sent
-}
-
-// doSidecar sends req to decode with the prefill Backend named in
-// llm-d's header; the mock's answer headers give the prefill and
-// transfer times (unknown from other servers).
-func (c *Client) doSidecar(ctx context.Context, prefill, decode string, req *traces.Request, res *results.Result,
-	now func() time.Duration, onTokens func(n int), onPrefill func()) {
-	c.sidecar(prefill, res, now, onPrefill, func(x *sendExtras) { c.do(ctx, decode, req, res, now, onTokens, x) })
 }
 
 // sidecar sends through send with llm-d's header naming the prefill

@@ -21,11 +21,7 @@ import (
 // onPrefill, if not nil, is called when the prefill phase ended.
 func (c *Client) ForwardPD(ctx context.Context, prefill, decode string, f *Forward, res *results.Result,
 	now func() time.Duration, onTokens func(n int), onPrefill func()) {
-	if res.PD.Protocol == results.PDSidecar {
-		c.forwardSidecar(ctx, prefill, decode, f, res, now, onTokens, onPrefill)
-		return
-	}
-	c.twoStep(res, now, onPrefill, func() (json.RawMessage, string, error) {
+	c.disaggregated(prefill, res, now, onPrefill, func() (json.RawMessage, string, error) {
 		return c.forwardPrefill(ctx, prefill, f, res.PD)
 	}, func(x *sendExtras) { c.forwardEdited(ctx, decode, f, res, now, onTokens, x) })
 }
@@ -60,13 +56,6 @@ func (c *Client) forwardPrefill(ctx context.Context, base string, f *Forward, ph
 		return nil, results.ErrConnect, err
 	}
 	return c.prefillExchange(ctx, rctx, base, hreq, ph)
-}
-
-// forwardSidecar sends f to decode with the prefill Backend named in
-// llm-d's header, as doSidecar does.
-func (c *Client) forwardSidecar(ctx context.Context, prefill, decode string, f *Forward, res *results.Result,
-	now func() time.Duration, onTokens func(n int), onPrefill func()) {
-	c.sidecar(prefill, res, now, onPrefill, func(x *sendExtras) { c.forward(ctx, decode, f, res, now, onTokens, x) })
 }
 
 // editBody returns a copy of f, headers and Reply kept, whose JSON body

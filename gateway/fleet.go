@@ -60,38 +60,23 @@ func (g *Gateway) applyFleet(ctx context.Context, urls []string) {
 	now := g.now()
 	var evs []results.Event
 	var fresh []int // new Indexes
-	for _, u := range urls {
-		i, joined := r.d.Join(u)
-		if !joined {
-			continue
-		}
-		if i == len(r.urls) {
-			r.urls = append(r.urls, u)
+	r.d.SyncFleet(&r.urls, urls, func(i int, u string, isNew bool) {
+		if isNew {
 			g.m.join(u)
 			fresh = append(fresh, i)
 		}
-		evs = append(evs, fleetEvent(now, i, u, replay.FleetJoined))
+		evs = append(evs, replay.FleetEvent(now, i, u, replay.FleetJoined))
 		slog.Info("backend joined", "backend", backendName(i), "url", u)
-	}
-	for i, u := range r.urls {
-		if !slices.Contains(urls, u) && r.d.Leave(i) {
-			evs = append(evs, fleetEvent(now, i, u, replay.FleetLeft))
-			slog.Info("backend left", "backend", backendName(i), "url", u)
-		}
-	}
+	}, func(i int, u string) {
+		evs = append(evs, replay.FleetEvent(now, i, u, replay.FleetLeft))
+		slog.Info("backend left", "backend", backendName(i), "url", u)
+	})
 	r.pump(now) // requests held while no backend was live may go now
 	r.mu.Unlock()
 	g.rec.events(evs)
 	for _, i := range fresh {
 		g.checkDialect(ctx, i, g.m.urls[i])
 	}
-}
-
-// fleetEvent is the results-file Event of Backend i (url) joining or
-// leaving at now, as a replay writes it.
-func fleetEvent(now time.Duration, i int, url, what string) results.Event {
-	return results.Event{At: now, Source: replay.FleetEventPrefix + url,
-		Values: map[string]float64{what: 1, replay.FleetBackend: float64(i)}}
 }
 
 // scrapeLoop scrapes every live Backend's /metrics each ScrapeEvery and

@@ -36,9 +36,34 @@ const (
 	FleetBackend = "backend"
 )
 
-// fleetEvent is the results-file Event of Backend i (url) joining or
-// leaving at now.
-func fleetEvent(now time.Duration, i int, url, what string) results.Event {
+// SyncFleet makes urls the live Backends. known holds the Backends' URLs
+// by Index: a URL not live joins (a new Index, appended to known, or
+// its old one when it comes back) and joined is called with its Index
+// (fresh when new); then a live one not in urls leaves (its in-flight
+// requests finish) and left is called.
+func (d *Dispatcher) SyncFleet(known *[]string, urls []string, joined func(i int, url string, fresh bool),
+	left func(i int, url string)) {
+	for _, u := range urls {
+		i, ok := d.Join(u)
+		if !ok {
+			continue
+		}
+		fresh := i == len(*known)
+		if fresh {
+			*known = append(*known, u)
+		}
+		joined(i, u, fresh)
+	}
+	for i, u := range *known {
+		if !slices.Contains(urls, u) && d.Leave(i) {
+			left(i, u)
+		}
+	}
+}
+
+// FleetEvent is the results-file Event of Backend i (url) joining or
+// leaving (what: FleetJoined or FleetLeft) at now.
+func FleetEvent(now time.Duration, i int, url, what string) results.Event {
 	return results.Event{At: now, Source: FleetEventPrefix + url, Values: map[string]float64{what: 1, FleetBackend: float64(i)}}
 }
 
@@ -105,25 +130,14 @@ func resolveErrText(err error) string {
 // Index, or its old one when it comes back), a live one not in urls
 // leaves (no new picks; its in-flight requests finish).
 func (s *scheduler) applyFleet(now time.Duration, urls []string) {
-	for _, u := range urls {
-		i, joined := s.d.Join(u)
-		if !joined {
-			continue
-		}
-		if i == len(s.urls) {
-			s.urls = append(s.urls, u)
-		}
+	s.d.SyncFleet(&s.urls, urls, func(i int, u string, _ bool) {
 		s.startPoller(i, u)
-		s.results <- record{ev: ptr(fleetEvent(now, i, u, FleetJoined))}
+		s.results <- record{ev: ptr(FleetEvent(now, i, u, FleetJoined))}
 		slog.Info("backend joined", "backend", backendID(i), "url", u, "at", now.Round(time.Millisecond))
-	}
-	for i, u := range s.urls {
-		if slices.Contains(urls, u) || !s.d.Leave(i) {
-			continue
-		}
-		s.results <- record{ev: ptr(fleetEvent(now, i, u, FleetLeft))}
+	}, func(i int, u string) {
+		s.results <- record{ev: ptr(FleetEvent(now, i, u, FleetLeft))}
 		slog.Info("backend left", "backend", backendID(i), "url", u, "at", now.Round(time.Millisecond))
-	}
+	})
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -10,11 +10,8 @@ import (
 
 // writeKVEvents writes the KV event table of every run that has one.
 func writeKVEvents(w io.Writer, runs []*metrics.Summary) {
-	any := false
-	for _, s := range runs {
-		any = any || len(s.KVEvents) > 0
-	}
-	if !any {
+	streamed := runsWith(runs, func(s *metrics.Summary) bool { return len(s.KVEvents) > 0 })
+	if len(streamed) == 0 {
 		return
 	}
 	fmt.Fprint(w, "## KV events\n\n")
@@ -23,10 +20,7 @@ func writeKVEvents(w io.Writer, runs []*metrics.Summary) {
 		"Batches lost at start were sent before the stream joined and not replayed; orphan events stored blocks "+
 		"under a parent never seen, which start chains of their own. "+
 		"Malformed messages, unknown event tags and blocks of another block size are counted and skipped.\n\n")
-	for _, s := range runs {
-		if len(s.KVEvents) == 0 {
-			continue
-		}
+	for _, s := range streamed {
 		if len(runs) > 1 {
 			fmt.Fprintf(w, "### %s\n\n", mdEscape(s.Name()))
 		}

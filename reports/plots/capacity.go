@@ -40,14 +40,7 @@ const (
 // .png path) and reports whether there was anything to draw; without
 // data it writes nothing.
 func SaveCapacity(path string, d *CapacityData) (bool, error) {
-	fig := capacityPlot(d)
-	if len(fig.grid) == 0 {
-		return false, nil
-	}
-	if err := saveFigure(path, capacityPlotW, capacityPlotH, fig); err != nil {
-		return false, err
-	}
-	return true, nil
+	return saveIfDrawn(path, capacityPlotW, capacityPlotH, capacityPlot(d))
 }
 
 // CapacityFromSweep returns the sweep's capacity curve: every run of

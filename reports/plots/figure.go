@@ -88,6 +88,18 @@ func newLegend() *legend {
 	return &legend{l: l}
 }
 
+// saveIfDrawn writes f into path (SVG, or PNG for a .png path), w by h,
+// and reports whether it did: a figure without panels writes nothing.
+func saveIfDrawn(path string, w, h vg.Length, f figure) (bool, error) {
+	if len(f.grid) == 0 {
+		return false, nil
+	}
+	if err := saveFigure(path, w, h, f); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // saveFigure draws f into path (format from its extension: svg or png)
 // on a white background.
 func saveFigure(path string, w, h vg.Length, f figure) error {

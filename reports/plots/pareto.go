@@ -124,14 +124,7 @@ func paretoPlot(d *ParetoData) figure {
 // path) and reports whether there was anything to draw; without data it
 // writes nothing.
 func SavePareto(path string, d *ParetoData) (bool, error) {
-	fig := paretoPlot(d)
-	if len(fig.grid) == 0 {
-		return false, nil
-	}
-	if err := saveFigure(path, paretoPlotW, paretoPlotH, fig); err != nil {
-		return false, err
-	}
-	return true, nil
+	return saveIfDrawn(path, paretoPlotW, paretoPlotH, paretoPlot(d))
 }
 
 // Size of the Pareto plot.

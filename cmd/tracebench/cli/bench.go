@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
-	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports/html"
 )
@@ -16,11 +15,7 @@ func init() { register(newBenchCmd) }
 
 // benchOptions are the flags of `tracebench bench`.
 type benchOptions struct {
-	wf       workloadFlags
-	pf       policyFlags
-	cf       clientFlags
-	so       flags.SLO
-	mf       fleetFlags
+	runFlags
 	quick    bool
 	wide     bool
 	jobs     int
@@ -53,11 +48,7 @@ at the workload's rate, each on a fresh fleet, side by side.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
 	fs := cmd.Flags()
-	flags.BindWorkload(fs, &o.wf, "mixed")
-	flags.BindPolicy(fs, &o.pf, false)
-	flags.BindClient(fs, &o.cf)
-	o.so.Bind(fs)
-	o.mf.bind(fs)
+	o.bindRun(fs, false)
 	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers; without a backend flag stage 2 confirms the leader and round-robin in about 20 s, "+
 		"else 80 requests at 20 req/s each")
 	fs.BoolVar(&o.wide, "wide", false, "print every column of the comparison table (default: the columns that decide)")
@@ -136,15 +127,12 @@ func (o *benchOptions) compareSpec(cmd *cobra.Command) (bench.CompareSpec, error
 	if err := o.pf.LoadConfig(cmd.Flags().Changed, false); err != nil {
 		return bench.CompareSpec{}, err
 	}
-	if err := o.pf.CheckConfigRouter(names); err != nil {
+	ro, err := routersReport(&o.pf, &o.so, names)
+	if err != nil {
 		return bench.CompareSpec{}, err
 	}
 	if o.quick {
 		quickDefaults(cmd, o)
-	}
-	ro, err := o.so.Options()
-	if err != nil {
-		return bench.CompareSpec{}, err
 	}
 	targets, err := o.mf.allTargets(cmd.Context(), o.targets)
 	if err != nil {

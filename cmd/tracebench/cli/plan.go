@@ -97,10 +97,7 @@ func (o *planOptions) prepare(changed func(string) bool, errOut io.Writer) (plan
 	if err != nil {
 		return plan.Spec{}, err
 	}
-	if err := o.pf.CheckConfigRouter(names); err != nil {
-		return plan.Spec{}, err
-	}
-	ro, err := o.so.Options()
+	ro, err := routersReport(&o.pf, &o.so, names)
 	if err != nil {
 		return plan.Spec{}, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracebench/tracebench/bench"
-	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
 )
@@ -16,11 +15,7 @@ func init() { register(newReplayCmd) }
 
 // replayOptions are the flags of `tracebench replay`.
 type replayOptions struct {
-	wf      workloadFlags
-	pf      policyFlags
-	cf      clientFlags
-	so      flags.SLO
-	mf      fleetFlags
+	runFlags
 	pd      pdFlags
 	targets []string
 	out     string
@@ -42,11 +37,7 @@ exits 130.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runReplay(cmd, o) },
 	}
 	fs := cmd.Flags()
-	flags.BindWorkload(fs, &o.wf, "mixed")
-	flags.BindPolicy(fs, &o.pf, true)
-	flags.BindClient(fs, &o.cf)
-	o.so.Bind(fs)
-	o.mf.bind(fs)
+	o.bindRun(fs, true)
 	o.pd.bind(fs)
 	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a backend (repeatable; default: a --mock N fleet)")
 	fs.StringVar(&o.out, "out", "results.jsonl", "results file (JSONL)")

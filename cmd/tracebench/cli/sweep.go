@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
-	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/reports/html"
@@ -28,11 +27,7 @@ var sweepDefaultPolicies = []string{"round-robin", "least-request", "prefix-cach
 
 // sweepOptions are the flags of `tracebench sweep`.
 type sweepOptions struct {
-	wf       workloadFlags
-	pf       policyFlags
-	cf       clientFlags
-	so       flags.SLO
-	mf       fleetFlags
+	runFlags
 	policies string
 	baseline string
 	// attainment is the SLA attainment a sustained rate keeps (default
@@ -89,11 +84,7 @@ run's results file under DIR/runs/.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
 	}
 	fs := cmd.Flags()
-	flags.BindWorkload(fs, &o.wf, "mixed")
-	flags.BindPolicy(fs, &o.pf, false)
-	flags.BindClient(fs, &o.cf)
-	o.so.Bind(fs)
-	o.mf.bind(fs)
+	o.bindRun(fs, false)
 	o.bind(fs)
 	// The sweep sets each run's rate; validate rejects these with a hint.
 	for _, f := range []string{"rate", "time-scale"} {
@@ -241,10 +232,7 @@ func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (ben
 	if err != nil {
 		return bench.SweepSpec{}, err
 	}
-	if err := o.pf.CheckConfigRouter(names); err != nil {
-		return bench.SweepSpec{}, err
-	}
-	ro, err := o.so.Options()
+	ro, err := routersReport(&o.pf, &o.so, names)
 	if err != nil {
 		return bench.SweepSpec{}, err
 	}

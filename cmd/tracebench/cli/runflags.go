@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
+	"github.com/tracebench/tracebench/metrics"
+)
+
+// runFlags are the flag groups of the commands that replay a workload on
+// a fleet (bench, replay, sweep): the workload, the policy, the client,
+// the SLO and the fleet.
+type runFlags struct {
+	wf workloadFlags
+	pf policyFlags
+	cf clientFlags
+	so flags.SLO
+	mf fleetFlags
+}
+
+// bindRun binds r's flag groups to fs, the workload defaulting to mixed;
+// withRouter adds --policy (a run of one router).
+func (r *runFlags) bindRun(fs *pflag.FlagSet, withRouter bool) {
+	flags.BindWorkload(fs, &r.wf, "mixed")
+	flags.BindPolicy(fs, &r.pf, withRouter)
+	flags.BindClient(fs, &r.cf)
+	r.so.Bind(fs)
+	r.mf.bind(fs)
+}
+
+// routersReport checks that the router of --policy-config, if any, is
+// one of names, and returns the report options of the SLO flags.
+func routersReport(pf *policyFlags, so *flags.SLO, names []string) (metrics.Options, error) {
+	if err := pf.CheckConfigRouter(names); err != nil {
+		return metrics.Options{}, err
+	}
+	return so.Options()
+}
