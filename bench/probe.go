@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // ProbeSpec is a calibration probe of live servers: the phases of
@@ -179,9 +179,9 @@ func probeSpec(ps ProbeSpec, ph ProbePhase, seed uint64, scrape bool) Spec {
 	n := max(16, 6*ph.Concurrency) * probeFill * len(ps.Targets)
 	w := DefaultWorkload()
 	w.Workload, w.Seed = ph.Workload, seed
-	w.WorkloadArgs = append([]string{"rate=1000", "requests=" + strconv.Itoa(n)}, ph.WorkloadArgs...)
+	w.WorkloadArgs = append(traces.Params{{Name: "rate", Value: traces.ParamFloat(1000)}, {Name: "requests", Value: traces.ParamInt(n)}}, ph.WorkloadArgs...)
 	if ph.Workload == "shared-prefix" {
-		w.WorkloadArgs = append(w.WorkloadArgs, "prompts_per_group="+strconv.Itoa((n+2)/3))
+		w.WorkloadArgs = append(w.WorkloadArgs, traces.Param{Name: "prompts_per_group", Value: traces.ParamInt((n + 2) / 3)})
 	}
 	p := DefaultPolicy()
 	p.Router, p.MaxInflight = "least-request", ph.Concurrency*len(ps.Targets)

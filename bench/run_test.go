@@ -12,6 +12,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // simSpec is a small virtual-time Run of router writing into dir.
@@ -19,7 +20,7 @@ func simSpec(dir, router string) Spec {
 	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Report: metrics.DefaultOptions(),
 		Sim: 2, Fleet: new(engine.DefaultConfig()), Results: ResultsPath(dir, router)}
 	s.Policy.Router = router
-	s.Workload.WorkloadArgs, s.Workload.Rate = []string{"requests=40"}, 10
+	s.Workload.WorkloadArgs, s.Workload.Rate = traces.Params{{Name: "requests", Value: traces.ParamInt(40)}}, 10
 	return s
 }
 

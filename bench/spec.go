@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // Workload chooses the Requests of a Run: a trace file or a generator,
@@ -31,9 +32,14 @@ type Workload struct {
 	// ShareGPT sets how a ShareGPT file becomes Requests.
 	ShareGPT ShareGPT
 	// Workload names the generator used without a Trace (default
-	// "mixed"), WorkloadArgs its k=v parameters.
+	// "mixed"); WorkloadArgs are its typed parameters (none: the
+	// generator's defaults; see traces.WorkloadSpec), recorded in the
+	// results header as the list of "name=value" texts in the order
+	// given. The generator's requests parameter is how many Requests it
+	// makes, MaxRequests where the Run stops: the command line sizes a
+	// generator from --max-requests when -p requests is not given.
 	Workload     string
-	WorkloadArgs []string
+	WorkloadArgs traces.Params
 	// Seed seeds every random choice: workload, arrivals, policies
 	// (default 1).
 	Seed uint64

@@ -33,7 +33,7 @@ func bindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
 	fs.BoolVar(&w.SkipInvalid, "skip-invalid", false, "skip malformed trace lines (counted) instead of failing")
 	bindShareGPT(fs, &w.ShareGPT)
 	fs.StringVar(&w.Workload, "workload", defWorkload, "workload generator ('tracebench trace gen --help')")
-	fs.StringArrayVarP(&w.WorkloadArgs, "workload-param", "p", nil, "generator parameter `k=v` (repeatable)")
+	bindWorkloadParams(fs, &w.WorkloadArgs, "generator parameter `k=v` (repeatable)")
 	fs.Uint64Var(&w.Seed, "seed", d.Seed, "seed of every random choice (workload, arrivals, policies)")
 	fs.Float64Var(&w.TimeScale, "time-scale", d.TimeScale, "multiply the trace's inter-arrival times by this (0.5 = twice as fast)")
 	fs.Float64Var(&w.Rate, "rate", 0, "request rate in req/s replacing the trace's times (0 = keep them)")
@@ -44,6 +44,45 @@ func bindWorkload(fs *pflag.FlagSet, w *bench.Workload, defWorkload string) {
 	fs.DurationVar(&w.Start, "start", 0, "skip this much of the trace (in the trace's own time) before replaying")
 	fs.StringVar(&w.Shard, "shard", "", "replay only shard i/n of the users/sessions (e.g. 0/4)")
 	bindSessions(fs, &w.Sessions)
+}
+
+// bindWorkloadParams binds -p/--workload-param to ps.
+func bindWorkloadParams(fs *pflag.FlagSet, ps *traces.Params, usage string) {
+	fs.VarP((*workloadParamsValue)(ps), "workload-param", "p", usage)
+}
+
+// workloadParamsValue is the repeatable -p flag: each k=v is read as
+// the kind the generators declare for k (traces.ParseParam), so an
+// unknown key or a value of the wrong kind fails at parsing, naming the
+// flag, the key and the kind.
+type workloadParamsValue traces.Params
+
+func (v *workloadParamsValue) String() string {
+	return "[" + strings.Join((*traces.Params)(v).Strings(), ",") + "]"
+}
+
+func (v *workloadParamsValue) Set(s string) error {
+	p, err := traces.ParseParam(s)
+	if err != nil {
+		return err
+	}
+	*v = append(*v, p)
+	return nil
+}
+
+func (v *workloadParamsValue) Type() string { return "k=v" }
+
+// sizeGenerator sets a generated workload's requests parameter to n when
+// -p requests is not given: requests is how many Requests the generator
+// makes, --max-requests where the Run stops, and a command sizing its
+// runs by --max-requests sizes the generator by it too.
+func sizeGenerator(w *bench.Workload, n int) {
+	if w.Trace != "" {
+		return
+	}
+	if _, given := w.WorkloadArgs.Lookup("requests"); !given {
+		w.WorkloadArgs = w.WorkloadArgs.With("requests", traces.ParamInt(n))
+	}
 }
 
 // bindSessions binds the session pacing flags to s.
