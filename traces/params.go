@@ -22,7 +22,7 @@ func (p *params) value(name string) Value {
 		return v
 	}
 	ps := p.known[name]
-	v, err := parseValue(ps.Kind, ps.Default)
+	v, err := ParseValue(ps.Kind, ps.Default)
 	if err != nil && p.err == nil {
 		p.err = fmt.Errorf("default of parameter %s: %w", name, err)
 	}

@@ -98,8 +98,9 @@ func (v Value) Kind() ParamKind { return v.kind }
 // canonical form ("300", "0.5", "8s", "true").
 func (v Value) String() string { return v.text }
 
-// parseValue reads text as a Value of kind.
-func parseValue(kind ParamKind, text string) (Value, error) {
+// ParseValue reads text as a Value of kind; the error says the kind
+// wanted, with an example.
+func ParseValue(kind ParamKind, text string) (Value, error) {
 	v := Value{kind: kind, text: text}
 	var err error
 	switch kind {
@@ -249,7 +250,7 @@ func ParseParam(pair string) (Param, error) {
 	if !ok {
 		return Param{}, fmt.Errorf("unknown parameter %q (known: %s)", name, strings.Join(paramNames(), ", "))
 	}
-	v, err := parseValue(kind, text)
+	v, err := ParseValue(kind, text)
 	if err != nil {
 		return Param{}, fmt.Errorf("parameter %s: %w", name, err)
 	}

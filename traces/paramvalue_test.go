@@ -76,13 +76,13 @@ func TestParamKindsAgree(t *testing.T) {
 				t.Errorf("%s: parameter %s is a %s, elsewhere a %s", w.Name, ps.Name, ps.Kind, k)
 			}
 			kinds[ps.Name], byName[ps.Name] = ps.Kind, ps.Kind
-			if _, err := parseValue(ps.Kind, ps.Default); err != nil {
+			if _, err := ParseValue(ps.Kind, ps.Default); err != nil {
 				t.Errorf("%s: default of %s: %v", w.Name, ps.Name, err)
 			}
 		}
 		for pre, set := range w.Presets {
 			for k, v := range set {
-				if _, err := parseValue(byName[k], v); err != nil {
+				if _, err := ParseValue(byName[k], v); err != nil {
 					t.Errorf("%s: preset %s: %s: %v", w.Name, pre, k, err)
 				}
 			}

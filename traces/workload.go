@@ -118,7 +118,7 @@ func newParams(w *WorkloadSpec, given Params) (*params, error) {
 			if _, given := vals[k]; given {
 				continue
 			}
-			v, err := parseValue(known[k].Kind, text)
+			v, err := ParseValue(known[k].Kind, text)
 			if err != nil {
 				return nil, fmt.Errorf("workload %s: preset %s: parameter %s: %w", w.Name, pre.text, k, err)
 			}

@@ -103,15 +103,42 @@ func bindPolicy(fs *pflag.FlagSet, p *bench.Policy, withRouter bool) {
 		fs.StringVar(&p.Router, "policy", d.Router, "router (see 'tracebench policies')")
 	}
 	fs.StringVar(&p.Queue, "queue", d.Queue, "client-side queue (see 'tracebench policies')")
-	fs.StringArrayVar(&p.RouterArgs, "router-param", nil, "router parameter `k=v` (repeatable)")
-	fs.StringArrayVar(&p.QueueArgs, "queue-param", nil, "queue parameter `k=v` (repeatable)")
+	fs.Var(&policyArgsValue{policies.KindRouter, &p.RouterArgs}, "router-param", "router parameter `k=v` (repeatable)")
+	fs.Var(&policyArgsValue{policies.KindQueue, &p.QueueArgs}, "queue-param", "queue parameter `k=v` (repeatable)")
 	fs.StringVar(&p.Filter, "filter", "", "filter applied before the router: "+strings.Join(policies.Names(policies.KindFilter), ", ")+" (none by default)")
-	fs.StringArrayVar(&p.FilterArgs, "filter-param", nil, "filter parameter `k=v` (repeatable)")
+	fs.Var(&policyArgsValue{policies.KindFilter, &p.FilterArgs}, "filter-param", "filter parameter `k=v` (repeatable)")
 	fs.StringVar(&p.PolicyConfig, "policy-config", "", "YAML `file` of router and queue names and parameters (docs/policies.md)")
 	fs.Var((*countValue)(&p.Capacity), "backend-capacity", "per-backend in-flight request limit for the queue (0 = none)")
 	fs.Var((*countValue)(&p.TokenBudget), "backend-token-budget", "per-backend in-flight token budget for the queue (0 = none)")
 	fs.Var((*countValue)(&p.MaxInflight), "max-inflight", "cap on in-flight requests, all backends (closed loop; 0 = open loop)")
 }
+
+// policyArgsValue is a repeatable --router-param, --queue-param or
+// --filter-param flag: each k=v is read as the kind the policies of kind
+// declare for k (policies.ParseParam), so an unknown key or a value of
+// the wrong kind fails at parsing, naming the flag, the key and the kind.
+type policyArgsValue struct {
+	kind policies.Kind
+	args *policies.Args
+}
+
+func (v *policyArgsValue) String() string {
+	if v.args == nil {
+		return "[]"
+	}
+	return "[" + strings.Join(v.args.Strings(), ",") + "]"
+}
+
+func (v *policyArgsValue) Set(s string) error {
+	p, err := policies.ParseParam(v.kind, s)
+	if err != nil {
+		return err
+	}
+	*v.args = append(*v.args, p)
+	return nil
+}
+
+func (v *policyArgsValue) Type() string { return "k=v" }
 
 // countValue is an int flag that must be 0 or more (a limit where 0 means
 // none), so a negative value fails at parsing instead of lifting the limit.

@@ -102,3 +102,37 @@ func TestSizeGenerator(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyParamFlags: --router-param, --queue-param and --filter-param
+// are read as the kinds the policies declare, with one error naming the
+// flag, the key and the kind.
+func TestPolicyParamFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--router-param", "block_number=1000", "--router-param", "block_size=auto", "--queue-param", "weights=a=2",
+			"--filter-param", "max_loras=2"}, ""},
+		{[]string{"--router-param", "nope=1"}, `invalid argument "nope=1" for "--router-param" flag: unknown parameter "nope": no router takes it (known: `},
+		{[]string{"--router-param", "block_number=many"},
+			`invalid argument "block_number=many" for "--router-param" flag: parameter block_number: "many" is not a int (want a whole number such as 300)`},
+		{[]string{"--queue-param", "max_loras=2"}, `for "--queue-param" flag: unknown parameter "max_loras": no queue takes it`},
+		{[]string{"--filter-param", "max_loras=two"}, `for "--filter-param" flag: parameter max_loras: "two" is not a int`},
+	} {
+		var p bench.Policy
+		fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
+		fs.SetOutput(new(strings.Builder))
+		bindPolicy(fs, &p, true)
+		err := fs.Parse(tc.args)
+		if tc.want == "" {
+			got := strings.Join(append(append(p.RouterArgs.Strings(), p.QueueArgs.Strings()...), p.FilterArgs.Strings()...), " ")
+			if err != nil || got != strings.Join(pairs(tc.args), " ") {
+				t.Errorf("%v: read %q, %v", tc.args, got, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
