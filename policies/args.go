@@ -175,7 +175,7 @@ func (a Args) Params(kind Kind, name string) (Params, error) {
 		want, ok := declared[p.Name]
 		got := p.Value.Kind()
 		if ok && got != want && want != traces.KindString && (want != traces.KindFloat || got != traces.KindInt) {
-			return nil, fmt.Errorf("%s %s: parameter %s=%q is a %s value, want a %s", kind, name, p.Name, p.Value, got, want)
+			return nil, fmt.Errorf("%s %s: parameter %s=%q %s", kind, name, p.Name, p.Value, traces.KindMismatch(got, want))
 		}
 		out[p.Name] = p.Value.String()
 	}

@@ -50,7 +50,7 @@ func TestParseParam(t *testing.T) {
 		{KindRouter, "preset=aibrix-code", "", traces.KindString},
 		{KindQueue, "weights=alice=2,bob=1", "", traces.KindString},
 		{KindFilter, "max_loras=2", "", traces.KindInt},
-		{KindRouter, "block_number=many", `parameter block_number: "many" is not a int (want a whole number such as 300)`, 0},
+		{KindRouter, "block_number=many", `parameter block_number: "many" is not an int (want a whole number such as 300)`, 0},
 		{KindRouter, "std_dev_factor=x", `parameter std_dev_factor: "x" is not a float`, 0},
 		{KindRouter, "nope=1", `unknown parameter "nope": no router takes it (known: `, 0},
 		{KindFilter, "block_number=1", `unknown parameter "block_number": no filter takes it`, 0},
@@ -85,7 +85,7 @@ func TestArgsParams(t *testing.T) {
 	}
 	bad := Args{{Name: "block_number", Value: traces.ParamFloat(1.5)}}
 	if _, err := bad.Params(KindRouter, "prefix-cache"); err == nil ||
-		!strings.Contains(err.Error(), `router prefix-cache: parameter block_number="1.5" is a float value, want a int`) {
+		!strings.Contains(err.Error(), `router prefix-cache: parameter block_number="1.5" is a float value, want an int`) {
 		t.Errorf("float for an int: %v", err)
 	}
 	b, err := json.Marshal(a)

@@ -45,6 +45,20 @@ func (k ParamKind) String() string {
 	return "unset"
 }
 
+// a names the kind with its article ("an int", "a float"), for errors.
+func (k ParamKind) a() string {
+	if k == KindInt || k == 0 {
+		return "an " + k.String()
+	}
+	return "a " + k.String()
+}
+
+// KindMismatch is the error of a value of kind got given where want is
+// declared: "is a string value, want an int".
+func KindMismatch(got, want ParamKind) string {
+	return fmt.Sprintf("is %s value, want %s", got.a(), want.a())
+}
+
 // example is a value of kind, for errors.
 func (k ParamKind) example() string {
 	switch k {
@@ -118,7 +132,7 @@ func ParseValue(kind ParamKind, text string) (Value, error) {
 		err = fmt.Errorf("unknown kind %d", kind)
 	}
 	if err != nil {
-		return Value{}, fmt.Errorf("%q is not a %s (want %s)", text, kind, kind.example())
+		return Value{}, fmt.Errorf("%q is not %s (want %s)", text, kind.a(), kind.example())
 	}
 	return v, nil
 }

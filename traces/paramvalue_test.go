@@ -41,8 +41,8 @@ func TestParseParams(t *testing.T) {
 		{"size=1", `unknown parameter "size" (known: `, 0},
 		{"requests", `"requests": want key=value`, 0},
 		{"=1", `"=1": want key=value`, 0},
-		{"requests=many", `parameter requests: "many" is not a int (want a whole number such as 300)`, 0},
-		{"requests=1.5", `parameter requests: "1.5" is not a int`, 0},
+		{"requests=many", `parameter requests: "many" is not an int (want a whole number such as 300)`, 0},
+		{"requests=1.5", `parameter requests: "1.5" is not an int`, 0},
 		{"rate=fast", `parameter rate: "fast" is not a float`, 0},
 		{"think=soon", `parameter think: "soon" is not a duration (want a duration such as 10s)`, 0},
 		{"ordered=yes", `parameter ordered: "yes" is not a bool (want true or false)`, 0},
@@ -116,8 +116,8 @@ func TestNewWorkloadTyped(t *testing.T) {
 		p    Params
 		want string
 	}{
-		{Params{{"requests", ParamString("40")}}, `workload mixed: parameter requests="40" is a string value, want a int`},
-		{Params{{"think", ParamInt(2)}}, `parameter think="2" is a int value, want a duration`},
+		{Params{{"requests", ParamString("40")}}, `workload mixed: parameter requests="40" is a string value, want an int`},
+		{Params{{"think", ParamInt(2)}}, `parameter think="2" is an int value, want a duration`},
 		{Params{{"requests", ParamInt(0)}}, `parameter requests="0": want an integer >= 1`},
 		{Params{{"size", ParamInt(1)}}, `unknown parameter "size"`},
 	} {

@@ -106,7 +106,7 @@ func newParams(w *WorkloadSpec, given Params) (*params, error) {
 			want = ps.Kind
 		}
 		if v.kind != want && (want != KindFloat || v.kind != KindInt) {
-			return nil, fmt.Errorf("workload %s: parameter %s=%q is a %s value, want a %s", w.Name, k, v.text, v.kind, want)
+			return nil, fmt.Errorf("workload %s: parameter %s=%q %s", w.Name, k, v.text, KindMismatch(v.kind, want))
 		}
 	}
 	if pre, ok := vals["preset"]; ok {

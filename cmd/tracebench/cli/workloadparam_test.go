@@ -29,7 +29,7 @@ func TestWorkloadParamFlag(t *testing.T) {
 		{"no equals", []string{"-p", "requests"}, nil,
 			`invalid argument "requests" for "-p, --workload-param" flag: "requests": want key=value`},
 		{"bad int", []string{"-p", "requests=1e3"}, nil,
-			`invalid argument "requests=1e3" for "-p, --workload-param" flag: parameter requests: "1e3" is not a int (want a whole number such as 300)`},
+			`invalid argument "requests=1e3" for "-p, --workload-param" flag: parameter requests: "1e3" is not an int (want a whole number such as 300)`},
 		{"bad float", []string{"-p", "rate=fast"}, nil,
 			`for "-p, --workload-param" flag: parameter rate: "fast" is not a float (want a number such as 0.5)`},
 		{"bad duration", []string{"-p", "think=8"}, nil,
@@ -115,9 +115,9 @@ func TestPolicyParamFlags(t *testing.T) {
 			"--filter-param", "max_loras=2"}, ""},
 		{[]string{"--router-param", "nope=1"}, `invalid argument "nope=1" for "--router-param" flag: unknown parameter "nope": no router takes it (known: `},
 		{[]string{"--router-param", "block_number=many"},
-			`invalid argument "block_number=many" for "--router-param" flag: parameter block_number: "many" is not a int (want a whole number such as 300)`},
+			`invalid argument "block_number=many" for "--router-param" flag: parameter block_number: "many" is not an int (want a whole number such as 300)`},
 		{[]string{"--queue-param", "max_loras=2"}, `for "--queue-param" flag: unknown parameter "max_loras": no queue takes it`},
-		{[]string{"--filter-param", "max_loras=two"}, `for "--filter-param" flag: parameter max_loras: "two" is not a int`},
+		{[]string{"--filter-param", "max_loras=two"}, `for "--filter-param" flag: parameter max_loras: "two" is not an int`},
 	} {
 		var p bench.Policy
 		fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
