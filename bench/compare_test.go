@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // TestCompareJobs: automatic Jobs is every router on mock fleets,
@@ -98,7 +99,7 @@ func TestCompareRedo(t *testing.T) {
 			var stderr lockedBuffer
 			base := simSpec("", "")
 			base.Sim = 1
-			base.Workload.WorkloadArgs, base.Workload.Rate = []string{"requests=20"}, 20
+			base.Workload.WorkloadArgs, base.Workload.Rate = traces.Params{{Name: "requests", Value: traces.ParamInt(20)}}, 20
 			ctx := context.Background()
 			c, err := newComparer(ctx, CompareSpec{Base: base, Routers: names, Out: t.TempDir(), ErrOut: &stderr})
 			if err != nil {

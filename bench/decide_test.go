@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -23,7 +24,7 @@ import (
 func decideSpec(dir string) DecideSpec {
 	cfg, _ := profile.BuiltinConfig("small-kv")
 	base := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(), Report: metrics.DefaultOptions()}
-	base.Workload.WorkloadArgs, base.Workload.MaxRequests = []string{"requests=60"}, 60
+	base.Workload.WorkloadArgs, base.Workload.MaxRequests = traces.Params{{Name: "requests", Value: traces.ParamInt(60)}}, 60
 	base.Quiet = true
 	base.Report.SLO.TTFT = 100 * time.Millisecond
 	mock := DefaultMockFleet()

@@ -6,7 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -18,7 +20,7 @@ func TestDecideUsers(t *testing.T) {
 	spec := decideSpec(dir)
 	spec.Vary = verdict.VaryUsers
 	spec.Base.Workload.Sessions.Pacing = "closed"
-	spec.Base.Workload.WorkloadArgs = append(spec.Base.Workload.WorkloadArgs, "think=200ms")
+	spec.Base.Workload.WorkloadArgs = append(spec.Base.Workload.WorkloadArgs, traces.Param{Name: "think", Value: traces.ParamDuration(200 * time.Millisecond)})
 	res, err := Decide(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)

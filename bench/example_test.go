@@ -11,6 +11,7 @@ import (
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // A Go program comparing two routers on the same workload in virtual
@@ -29,7 +30,7 @@ func Example_comparePolicies() {
 			Report: metrics.DefaultOptions(), Sim: 4, Fleet: new(engine.DefaultConfig()),
 			Results: bench.ResultsPath(dir, name)}
 		spec.Policy.Router = name
-		spec.Workload.WorkloadArgs = []string{"requests=400"}
+		spec.Workload.WorkloadArgs = traces.Params{{Name: "requests", Value: traces.ParamInt(400)}}
 		spec.Workload.Rate = 8
 		sum, err := bench.Run(context.Background(), spec)
 		if err != nil {
@@ -57,7 +58,7 @@ func Example_compareOnMockFleet() {
 	defer os.RemoveAll(dir)
 	base := bench.Spec{Workload: bench.DefaultWorkload(), Policy: bench.DefaultPolicy(),
 		Client: bench.DefaultClient(), Report: metrics.DefaultOptions()}
-	base.Workload.WorkloadArgs = []string{"requests=60"}
+	base.Workload.WorkloadArgs = traces.Params{{Name: "requests", Value: traces.ParamInt(60)}}
 	base.Workload.Rate = 40
 	fleet := bench.DefaultMockFleet()
 	fleet.Replicas = 2

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // TestFilterUsage: a filter with a queue that picks backends itself is a
@@ -17,7 +19,7 @@ func TestFilterUsage(t *testing.T) {
 		t.Errorf("err %v, want a usage error naming Spec.Policy.Filter lora-affinity and Spec.Policy.Queue multi-bin", err)
 	}
 	if _, err := buildPolicy(Policy{Router: "round-robin", Queue: "fcfs", Filter: "lora-affinity",
-		FilterArgs: []string{"max_loras=0"}}, 1); !asUsage(err, &ue) {
+		FilterArgs: policies.Args{{Name: "max_loras", Value: traces.ParamInt(0)}}}, 1); !asUsage(err, &ue) {
 		t.Errorf("max_loras=0: err %v, want a usage error", err)
 	}
 }
@@ -28,14 +30,14 @@ func TestFilterUsage(t *testing.T) {
 func TestFilterTakesTheEnginesSlots(t *testing.T) {
 	pf := Policy{Filter: "lora-affinity"}
 	got, err := loraSlots(pf, 2)
-	if err != nil || !cmp.Equal(got.FilterArgs, []string{"max_loras=2"}) {
+	if err != nil || !cmp.Equal(got.FilterArgs.Strings(), []string{"max_loras=2"}) {
 		t.Errorf("default: %v, %v; want max_loras=2", got.FilterArgs, err)
 	}
-	pf.FilterArgs = []string{"max_loras=2"}
+	pf.FilterArgs = policies.Args{{Name: "max_loras", Value: traces.ParamInt(2)}}
 	if _, err := loraSlots(pf, 2); err != nil {
 		t.Errorf("agreeing values: %v", err)
 	}
-	pf.FilterArgs = []string{"max_loras=4"}
+	pf.FilterArgs = policies.Args{{Name: "max_loras", Value: traces.ParamInt(4)}}
 	var ue UsageError
 	if _, err := loraSlots(pf, 2); !asUsage(err, &ue) || !containsAll(err.Error(), "Spec.Policy.FilterArgs max_loras=4", "Spec.Fleet.LoRA.MaxLoras 2") {
 		t.Errorf("contradicting values: %v, want a usage error naming both", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // TestMockFleetValidate: a bad MockFleet value is a UsageError naming
@@ -49,7 +50,7 @@ func TestMockFleetRun(t *testing.T) {
 	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Client: DefaultClient(),
 		Report: metrics.DefaultOptions(), Results: ResultsPath(dir, "least-request"), Quiet: true}
 	s.Policy.Router = "least-request"
-	s.Workload.WorkloadArgs, s.Workload.Rate, s.Workload.Seed = []string{"requests=20"}, 40, 3
+	s.Workload.WorkloadArgs, s.Workload.Rate, s.Workload.Seed = traces.Params{{Name: "requests", Value: traces.ParamInt(20)}}, 40, 3
 	f := DefaultMockFleet()
 	f.Replicas = 2
 	stop, err := f.Setup(1)(context.Background(), &s)

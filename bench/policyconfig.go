@@ -126,10 +126,11 @@ func applyFilter(b *builtPolicy, pf Policy) error {
 		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter %s cannot compose with Spec.Policy.Queue %s: that queue picks the backend of every request itself, "+
 			"so no router or filter sees them", pf.Filter, pf.Queue)
 	}
-	fp, err := ParseKV("Spec.Policy.FilterArgs", pf.FilterArgs)
-	if err != nil {
+	fp := policies.Params{}
+	if err := mergeArgs(fp, "Spec.Policy.FilterArgs", pf.FilterArgs, policies.KindFilter, pf.Filter); err != nil {
 		return err
 	}
+	var err error
 	if b.router, err = policies.NewFilter(pf.Filter, fp, b.router); err != nil {
 		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter: %v", err)
 	}
@@ -144,12 +145,23 @@ func applyFilter(b *builtPolicy, pf Policy) error {
 	return nil
 }
 
-func mergeKV(dst policies.Params, flag string, pairs []string) error {
-	p, err := ParseKV(flag, pairs)
-	for k, v := range p {
-		dst[k] = v
+// mergeArgs adds args to dst as the Params of the named policy of kind:
+// a value of another kind than the policy declares is a usage error
+// naming field. For a policy not registered they are added as given,
+// for NewRouter, NewQueue or NewFilter to name the unknown policy.
+func mergeArgs(dst policies.Params, field string, args policies.Args, kind policies.Kind, name string) error {
+	if _, err := policies.Lookup(kind, name); err != nil {
+		for _, p := range args {
+			dst[p.Name] = p.Value.String()
+		}
+		return nil
 	}
-	return err
+	p, err := args.Params(kind, name)
+	if err != nil {
+		return fieldf(field, "%s: %v", field, err)
+	}
+	maps.Copy(dst, p)
+	return nil
 }
 
 // PolicyName is the Run's display name: router, plus +queue unless fcfs.
@@ -176,10 +188,10 @@ func policyParams(pf Policy, router string) (rp, qp policies.Params, fromFile [2
 			fromFile[1] = len(c.Queue.Params) > 0
 		}
 	}
-	if err := mergeKV(rp, "Spec.Policy.RouterArgs", pf.RouterArgs); err != nil {
+	if err := mergeArgs(rp, "Spec.Policy.RouterArgs", pf.RouterArgs, policies.KindRouter, router); err != nil {
 		return nil, nil, fromFile, err
 	}
-	if err := mergeKV(qp, "Spec.Policy.QueueArgs", pf.QueueArgs); err != nil {
+	if err := mergeArgs(qp, "Spec.Policy.QueueArgs", pf.QueueArgs, policies.KindQueue, pf.Queue); err != nil {
 		return nil, nil, fromFile, err
 	}
 	if err := addSLOWeights(qp, pf); err != nil {

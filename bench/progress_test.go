@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/tracebench/tracebench/traces"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 func TestProgressTotal(t *testing.T) {
 	// A trace's total is never counted, so the file is not opened.
 	trace := filepath.Join(t.TempDir(), "t.jsonl")
-	base := Workload{Workload: "mixed", WorkloadArgs: []string{"requests=50"}, Seed: 1, TimeScale: 1,
+	base := Workload{Workload: "mixed", WorkloadArgs: traces.Params{{Name: "requests", Value: traces.ParamInt(50)}}, Seed: 1, TimeScale: 1,
 		Arrival: "poisson", CV: 1}
 	with := func(f func(*Workload)) Workload {
 		wf := base
@@ -70,7 +71,9 @@ func TestProgressTotal(t *testing.T) {
 	}
 	// A Run's own limit leaves ten million Requests uncounted (it stops
 	// at a million, or after a quarter of a second).
-	huge := with(func(w *Workload) { w.WorkloadArgs = []string{"requests=10000000"} })
+	huge := with(func(w *Workload) {
+		w.WorkloadArgs = traces.Params{{Name: "requests", Value: traces.ParamInt(10000000)}}
+	})
 	if n := progressTotal(context.Background(), huge, progressCount); n != 0 {
 		t.Errorf("a 10,000,000-request workload counted to %d, want unknown (0)", n)
 	}

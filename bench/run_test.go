@@ -11,7 +11,9 @@ import (
 
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // simSpec is a small virtual-time Run of router writing into dir.
@@ -19,7 +21,7 @@ func simSpec(dir, router string) Spec {
 	s := Spec{Workload: DefaultWorkload(), Policy: DefaultPolicy(), Report: metrics.DefaultOptions(),
 		Sim: 2, Fleet: new(engine.DefaultConfig()), Results: ResultsPath(dir, router)}
 	s.Policy.Router = router
-	s.Workload.WorkloadArgs, s.Workload.Rate = []string{"requests=40"}, 10
+	s.Workload.WorkloadArgs, s.Workload.Rate = traces.Params{{Name: "requests", Value: traces.ParamInt(40)}}, 10
 	return s
 }
 
@@ -38,9 +40,12 @@ func TestRunErrors(t *testing.T) {
 		{"bad dialect", func(s *Spec) { s.Sim, s.Backends, s.Client.Dialect = 0, []string{"http://127.0.0.1:1"}, "nope" }, "Spec.Client.Dialect"},
 		{"bad header", func(s *Spec) { s.Sim, s.Backends, s.Client.Headers = 0, []string{"http://127.0.0.1:1"}, []string{"x"} }, "Spec.Client.Headers"},
 		{"time unit without a trace", func(s *Spec) { s.Workload.TimeUnit = "ms" }, "Spec.Workload.TimeUnit"},
-		{"filter args without a filter", func(s *Spec) { s.Policy.FilterArgs = []string{"a=1"} }, "Spec.Policy.FilterArgs"},
+		{"filter args without a filter", func(s *Spec) { s.Policy.FilterArgs = policies.Args{{Name: "a", Value: traces.ParamInt(1)}} }, "Spec.Policy.FilterArgs"},
 		{"bad shard", func(s *Spec) { s.Workload.Shard = "2/2" }, "Spec.Workload.Shard"},
-		{"bad parameter", func(s *Spec) { s.Policy.RouterArgs = []string{"novalue"} }, "Spec.Policy.RouterArgs"},
+		{"parameter of another kind", func(s *Spec) {
+			s.Policy.Router = "prefix-cache"
+			s.Policy.RouterArgs = policies.Args{{Name: "block_number", Value: traces.ParamString("many")}}
+		}, "Spec.Policy.RouterArgs"},
 		{"nowhere to send", func(s *Spec) { s.Sim = 0 }, "Spec.Backends"},
 		{"negative sim", func(s *Spec) { s.Sim = -1 }, "Spec.Sim"},
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"time"
 
@@ -102,16 +101,12 @@ func loraSlots(pf Policy, engineSlots int) (Policy, error) {
 	if pf.Filter != "lora-affinity" || engineSlots == 0 {
 		return pf, nil
 	}
-	fp, err := ParseKV("Spec.Policy.FilterArgs", pf.FilterArgs)
-	if err != nil {
-		return pf, err
-	}
-	v, given := fp["max_loras"]
+	v, given := pf.FilterArgs.Lookup("max_loras")
 	if !given {
-		pf.FilterArgs = append(slices.Clone(pf.FilterArgs), fmt.Sprintf("max_loras=%d", engineSlots))
+		pf.FilterArgs = pf.FilterArgs.With("max_loras", traces.ParamInt(engineSlots))
 		return pf, nil
 	}
-	if v != strconv.Itoa(engineSlots) {
+	if v.String() != strconv.Itoa(engineSlots) {
 		return pf, fieldf("Spec.Policy.FilterArgs", "Spec.Policy.FilterArgs max_loras=%s contradicts the mock engines' Spec.Fleet.LoRA.MaxLoras %d: "+
 			"the filter would count slots the servers do not have; give one of them", v, engineSlots)
 	}

@@ -2,8 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -113,27 +111,20 @@ func openWorkload(wf Workload) (*Source, traces.Source, error) {
 	if wf.Windows != "" {
 		return nil, nil, fieldf("Spec.Workload.Windows", "Spec.Workload.Windows applies to a Spec.Workload.Trace file, not to a generated workload")
 	}
-	params, err := ParseKV("Spec.Workload.WorkloadArgs", wf.WorkloadArgs)
-	if err != nil {
-		return nil, nil, err
-	}
-	raw, err := traces.NewWorkload(wf.Workload, params, wf.Seed)
+	raw, err := traces.NewWorkload(wf.Workload, wf.WorkloadArgs, wf.Seed)
 	if err != nil {
 		return nil, nil, fieldf("Spec.Workload.Workload", "Spec.Workload.Workload: %v", err)
 	}
-	s := &Source{ident: WorkloadIdent(wf.Workload, params, wf.Seed), close: func() {},
+	s := &Source{ident: WorkloadIdent(wf.Workload, wf.WorkloadArgs, wf.Seed), close: func() {},
 		skipped: func() int { return 0 }}
 	return s, raw, nil
 }
 
 // WorkloadIdent names a generated workload in run headers and reports:
-// "workload NAME k=v... seed N" with the parameters given, sorted by
-// key, and none when none were given.
-func WorkloadIdent(name string, params map[string]string, seed uint64) string {
-	parts := []string{"workload", name}
-	for _, k := range slices.Sorted(maps.Keys(params)) {
-		parts = append(parts, k+"="+params[k])
-	}
+// "workload NAME k=v... seed N" with the parameters given (the last
+// of each name), sorted by name, and none when none were given.
+func WorkloadIdent(name string, params traces.Params, seed uint64) string {
+	parts := append([]string{"workload", name}, params.SortedStrings()...)
 	return strings.Join(append(parts, "seed", strconv.FormatUint(seed, 10)), " ")
 }
 

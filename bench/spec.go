@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // Workload chooses the Requests of a Run: a trace file or a generator,
@@ -31,9 +32,15 @@ type Workload struct {
 	// ShareGPT sets how a ShareGPT file becomes Requests.
 	ShareGPT ShareGPT
 	// Workload names the generator used without a Trace (default
-	// "mixed"), WorkloadArgs its k=v parameters.
+	// "mixed"); WorkloadArgs are its typed parameters (none: the
+	// generator's defaults; see traces.WorkloadSpec), recorded in the
+	// results header as the list of "name=value" texts in the order
+	// given. The generator's requests parameter is how many Requests it
+	// makes, MaxRequests where the Run stops (0: when the source ends);
+	// `tracebench bench`, `sweep` and `plan` set requests to their
+	// --max-requests when -p requests is not given.
 	Workload     string
-	WorkloadArgs []string
+	WorkloadArgs traces.Params
 	// Seed seeds every random choice: workload, arrivals, policies
 	// (default 1).
 	Seed uint64
@@ -65,16 +72,18 @@ type Policy struct {
 	// Router is the router to run, --policy (see `tracebench policies`;
 	// a CompareSpec or SweepSpec sets it per Run from its Routers), Queue
 	// the client-side queue (default "fcfs"); RouterArgs and QueueArgs
-	// their k=v parameters.
+	// their typed parameters, each of the kind the policy declares
+	// (policies.ParamSpec; none: its defaults), recorded in the results
+	// header as "name=value" texts in the order given.
 	Router     string
 	Queue      string
-	RouterArgs []string
-	QueueArgs  []string
+	RouterArgs policies.Args
+	QueueArgs  policies.Args
 	// Filter wraps the router ("": none), FilterArgs its parameters.
 	Filter     string
-	FilterArgs []string
+	FilterArgs policies.Args
 	// PolicyConfig is a YAML file of router and queue names and
-	// parameters, under the k=v parameters (see LoadConfig).
+	// parameters, under RouterArgs and QueueArgs (see LoadConfig).
 	PolicyConfig string
 	// Capacity is the per-backend in-flight request limit, TokenBudget
 	// the per-backend in-flight token limit, MaxInflight the limit over

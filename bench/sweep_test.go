@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestSweepSim(t *testing.T) {
 	sweep := func(out string) *verdict.Sweep {
 		base := simSpec(out, "")
-		base.Workload.WorkloadArgs, base.Workload.MaxRequests = []string{"requests=60"}, 60
+		base.Workload.WorkloadArgs, base.Workload.MaxRequests = traces.Params{{Name: "requests", Value: traces.ParamInt(60)}}, 60
 		native, ident, err := NativeRate(base.Workload)
 		if err != nil {
 			t.Fatal(err)

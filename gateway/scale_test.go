@@ -16,12 +16,14 @@ import (
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // scaleWorkload is the trace every scenario replays: 8 system prompts of
 // 512 tokens shared by 24 requests each, 64-token questions, at 48 req/s.
-var scaleWorkload = []string{"groups=8", "prompts_per_group=24", "system_len=512", "question_len=64",
-	"output_len=8", "rate=48"}
+var scaleWorkload = traces.Params{{Name: "groups", Value: traces.ParamInt(8)}, {Name: "prompts_per_group", Value: traces.ParamInt(24)},
+	{Name: "system_len", Value: traces.ParamInt(512)}, {Name: "question_len", Value: traces.ParamInt(64)},
+	{Name: "output_len", Value: traces.ParamInt(8)}, {Name: "rate", Value: traces.ParamFloat(48)}}
 
 // scaleRouter is the prefix-aware router every scenario routes with.
 const scaleRouter = "prefix-cache"

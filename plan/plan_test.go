@@ -11,6 +11,7 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/reports"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // planBase is a small plan's base Spec: 300 mixed-workload requests on
@@ -23,7 +24,7 @@ func planBase(t *testing.T) bench.Spec {
 	}
 	cfg := p.Config()
 	wf := bench.DefaultWorkload()
-	wf.WorkloadArgs, wf.MaxRequests = []string{"requests=300"}, 300
+	wf.WorkloadArgs, wf.MaxRequests = traces.Params{{Name: "requests", Value: traces.ParamInt(300)}}, 300
 	ro := metrics.DefaultOptions()
 	ro.SLO.TTFT, ro.SLO.TPOT = 2*time.Second, 100*time.Millisecond
 	return bench.Spec{Workload: wf, Policy: bench.DefaultPolicy(), Report: ro, Fleet: &cfg, Preset: "small-kv"}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+
+	"github.com/tracebench/tracebench/traces"
 )
 
 // Params are policy parameters by name, as strings from flags, a YAML file
@@ -15,13 +17,28 @@ type Params map[string]string
 type ParamSpec struct {
 	// Name is the parameter name used in flags and YAML (snake_case).
 	Name string
-	// Default is the default value as text.
+	// Kind is the type of its values: the command line reads
+	// --router-param, --queue-param and --filter-param values as it,
+	// and typed values given through the Go API must have it (an int
+	// serves a float; a KindString parameter, whose text the policy
+	// reads by its own grammar such as "auto" or "42,80", takes any).
+	Kind traces.ParamKind
+	// Default is the default value as text of Kind.
 	Default string
 	// Env is the environment variable that sets it, if any.
 	Env string
 	// Doc says what it does, with units.
 	Doc string
 }
+
+// Short names of the parameter kinds, for the declarations.
+const (
+	kInt      = traces.KindInt
+	kFloat    = traces.KindFloat
+	kDuration = traces.KindDuration
+	kString   = traces.KindString
+	kBool     = traces.KindBool
+)
 
 // Kind is what a registered policy is: a Router, a Queue or a filter.
 type Kind string

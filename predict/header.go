@@ -2,11 +2,11 @@ package predict
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver/profile"
+	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
 )
@@ -31,22 +31,13 @@ func SpecFromResults(path string) (bench.Spec, results.Header, error) {
 	rs.Workload.Trace = besideResults(rs.Workload.Trace, path)
 	rs.Policy.PolicyConfig = ""
 	rs.Policy.Router, rs.Policy.Queue = h.Router, h.Queue
-	rs.Policy.RouterArgs, rs.Policy.QueueArgs = kvList(h.RouterParams), kvList(h.QueueParams)
+	rs.Policy.RouterArgs = policies.ArgsOf(policies.KindRouter, h.Router, h.RouterParams)
+	rs.Policy.QueueArgs = policies.ArgsOf(policies.KindQueue, h.Queue, h.QueueParams)
 	rs.Client.API = h.Config.API
 	if rs.Client.API == "" {
 		rs.Client.API = "completions"
 	}
 	return rs, h, nil
-}
-
-// kvList renders params as sorted k=v pairs.
-func kvList(p map[string]string) []string {
-	out := make([]string, 0, len(p))
-	for k, v := range p {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // servedBy is who served a run: the header's config.server.owned_by,

@@ -3,7 +3,8 @@ package probe
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
+
+	"github.com/tracebench/tracebench/traces"
 )
 
 // Names and shapes of the phases that load a llama.cpp server beyond one
@@ -63,6 +64,7 @@ func besideRecords(slots, maxPrompt, n int, seed uint64) []ladderRecord {
 // queue, a wait the server does not report, and the fit needs it seen.
 func SaturatedPhase(slots, maxPrompt int) Phase {
 	return Phase{Name: saturatedName, Concurrency: saturatedFactor * slots, Workload: "uniform-lengths",
-		WorkloadArgs: []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(max(1, maxPrompt/4)),
-			"output_min=16", "output_max=64"}}
+		WorkloadArgs: traces.Params{{Name: "input_min", Value: traces.ParamInt(max(1, maxPrompt/48))},
+			{Name: "input_max", Value: traces.ParamInt(max(1, maxPrompt/4))},
+			{Name: "output_min", Value: traces.ParamInt(16)}, {Name: "output_max", Value: traces.ParamInt(64)}}}
 }

@@ -3,6 +3,8 @@ package probe
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/tracebench/tracebench/traces"
 )
 
 // Phase is one step of the calibration probe: a generated workload
@@ -12,9 +14,9 @@ type Phase struct {
 	Name string
 	// Concurrency is the requests in flight per backend.
 	Concurrency int
-	// Workload is the generator and WorkloadArgs its k=v parameters.
+	// Workload is the generator and WorkloadArgs its parameters.
 	Workload     string
-	WorkloadArgs []string
+	WorkloadArgs traces.Params
 	// Trace, when set, is a Mooncake-format trace the phase sends in
 	// order instead of a generated workload, with BlockSize tokens per
 	// hash id (the slot-switch ladder, LadderPhase).
@@ -52,8 +54,8 @@ func Phases(maxConc, maxPrompt int) []Phase {
 	var ps []Phase
 	add := func(name string, c, inMax, outMin, outMax int) {
 		ps = append(ps, Phase{Name: name + strconv.Itoa(c), Concurrency: c, Workload: "uniform-lengths",
-			WorkloadArgs: []string{"input_min=" + strconv.Itoa(max(1, maxPrompt/48)), "input_max=" + strconv.Itoa(inMax),
-				"output_min=" + strconv.Itoa(outMin), "output_max=" + strconv.Itoa(outMax)}})
+			WorkloadArgs: traces.Params{{Name: "input_min", Value: traces.ParamInt(max(1, maxPrompt/48))}, {Name: "input_max", Value: traces.ParamInt(inMax)},
+				{Name: "output_min", Value: traces.ParamInt(outMin)}, {Name: "output_max", Value: traces.ParamInt(outMax)}}})
 	}
 	for c := 1; c <= maxConc; c *= 2 {
 		switch {
@@ -68,8 +70,8 @@ func Phases(maxConc, maxPrompt int) []Phase {
 	}
 	shared := func(c int) Phase {
 		return Phase{Name: "shared-c" + strconv.Itoa(c), Concurrency: c, Workload: "shared-prefix",
-			WorkloadArgs: []string{"groups=3", "system_len=" + strconv.Itoa(max(1, 2*maxPrompt/3)),
-				"question_len=" + strconv.Itoa(max(1, maxPrompt/4)), "output_len=32"}}
+			WorkloadArgs: traces.Params{{Name: "groups", Value: traces.ParamInt(3)}, {Name: "system_len", Value: traces.ParamInt(max(1, 2*maxPrompt/3))},
+				{Name: "question_len", Value: traces.ParamInt(max(1, maxPrompt/4))}, {Name: "output_len", Value: traces.ParamInt(32)}}}
 	}
 	if small {
 		ps = append(ps, shared(1))

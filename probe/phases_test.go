@@ -55,7 +55,7 @@ func TestProbeSpecIsAValue(t *testing.T) {
 	if rs.Policy.MaxInflight != 8 || rs.Policy.Router != "least-request" || rs.Workload.Seed != 7 || rs.Client.Scrape {
 		t.Fatalf("spec %+v", rs)
 	}
-	args := strings.Join(rs.Workload.WorkloadArgs, " ")
+	args := strings.Join(rs.Workload.WorkloadArgs.Strings(), " ")
 	for _, want := range []string{"rate=1000", "requests=768", "groups=3", "prompts_per_group=256"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("workload args %q lack %s", args, want)

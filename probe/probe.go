@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -207,9 +206,9 @@ func probeSpec(ps Spec, ph Phase, seed uint64, scrape bool) bench.Spec {
 	n := max(16, 6*ph.Concurrency) * probeFill * len(targets)
 	w := bench.DefaultWorkload()
 	w.Workload, w.Seed = ph.Workload, seed
-	w.WorkloadArgs = append([]string{"rate=1000", "requests=" + strconv.Itoa(n)}, ph.WorkloadArgs...)
+	w.WorkloadArgs = append(traces.Params{{Name: "rate", Value: traces.ParamFloat(1000)}, {Name: "requests", Value: traces.ParamInt(n)}}, ph.WorkloadArgs...)
 	if ph.Workload == "shared-prefix" {
-		w.WorkloadArgs = append(w.WorkloadArgs, "prompts_per_group="+strconv.Itoa((n+2)/3))
+		w.WorkloadArgs = append(w.WorkloadArgs, traces.Param{Name: "prompts_per_group", Value: traces.ParamInt((n + 2) / 3)})
 	}
 	if ph.Trace != "" {
 		w.Workload, w.WorkloadArgs = "", nil

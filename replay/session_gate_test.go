@@ -166,7 +166,7 @@ func TestGateTiming(t *testing.T) {
 // turn is sent before the turn it follows has finished, and that every
 // Request is sent once.
 func TestGateNeverEarly(t *testing.T) {
-	src, err := traces.NewWorkload("multi-turn", map[string]string{"requests": "300", "rate": "20"}, 3)
+	src, err := traces.NewWorkload("multi-turn", traces.Params{{Name: "requests", Value: traces.ParamInt(300)}, {Name: "rate", Value: traces.ParamFloat(20)}}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,9 +38,10 @@ func TestClosedLoopAgainstMock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// A fresh server each: no run may find another's blocks.
 			base := startMockWith(t, mockserver.Options{TimeScale: 0.05})
-			src, err := traces.NewWorkload("multi-turn", map[string]string{"requests": "24", "rate": "40",
-				"users": "2", "turns_min": "3", "turns_max": "4", "think": "20ms", "output_len": "64",
-				"first_len": "64", "question_len": "16", "jitter": "0"}, 5)
+			src, err := traces.NewWorkload("multi-turn", traces.Params{{Name: "requests", Value: traces.ParamInt(24)}, {Name: "rate", Value: traces.ParamFloat(40)}, {Name: "users", Value: traces.ParamInt(2)},
+				{Name: "turns_min", Value: traces.ParamInt(3)}, {Name: "turns_max", Value: traces.ParamInt(4)}, {Name: "think", Value: traces.ParamDuration(20 * time.Millisecond)},
+				{Name: "output_len", Value: traces.ParamInt(64)}, {Name: "first_len", Value: traces.ParamInt(64)}, {Name: "question_len", Value: traces.ParamInt(16)},
+				{Name: "jitter", Value: traces.ParamFloat(0)}}, 5)
 			if err != nil {
 				t.Fatal(err)
 			}

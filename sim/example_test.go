@@ -22,7 +22,7 @@ import (
 // report` would.
 func Example_comparePolicies() {
 	for _, name := range []string{"round-robin", "prefix-cache"} {
-		src, err := traces.NewWorkload("mixed", map[string]string{"requests": "400"}, 1)
+		src, err := traces.NewWorkload("mixed", traces.Params{{Name: "requests", Value: traces.ParamInt(400)}}, 1)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/policies"
@@ -19,9 +20,10 @@ import (
 // simulated engine's own output, fed back), with the KV-event router's
 // predicted hit equal to the engines'.
 func TestClosedLoopSimulated(t *testing.T) {
-	src, err := traces.NewWorkload("multi-turn", map[string]string{"requests": "60", "rate": "40",
-		"users": "4", "turns_min": "3", "turns_max": "4", "think": "20ms", "output_len": "64",
-		"first_len": "64", "question_len": "16", "jitter": "0"}, 5)
+	src, err := traces.NewWorkload("multi-turn", traces.Params{{Name: "requests", Value: traces.ParamInt(60)}, {Name: "rate", Value: traces.ParamFloat(40)}, {Name: "users", Value: traces.ParamInt(4)},
+		{Name: "turns_min", Value: traces.ParamInt(3)}, {Name: "turns_max", Value: traces.ParamInt(4)}, {Name: "think", Value: traces.ParamDuration(20 * time.Millisecond)},
+		{Name: "output_len", Value: traces.ParamInt(64)}, {Name: "first_len", Value: traces.ParamInt(64)}, {Name: "question_len", Value: traces.ParamInt(16)},
+		{Name: "jitter", Value: traces.ParamFloat(0)}}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func BenchmarkSimulateLength(b *testing.B) {
 // simulateWorkload runs n Requests of the mixed workload and returns the
 // peak live heap sampled (bytes) and the prompt + completion tokens.
 func simulateWorkload(b *testing.B, n int) (uint64, int64) {
-	src, err := traces.NewWorkload("mixed", map[string]string{"requests": strconv.Itoa(n)}, 1)
+	src, err := traces.NewWorkload("mixed", traces.Params{{Name: "requests", Value: traces.ParamInt(n)}}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

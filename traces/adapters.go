@@ -9,8 +9,8 @@ import (
 
 // adapterParams are the LoRA adapter parameters a workload takes.
 var adapterParams = []ParamSpec{
-	{"adapters", "0", "LoRA adapters lora-0..lora-(n-1) the requests name (0: none, the base model)"},
-	{"adapter_skew", "0", "0: each group (or user) has its own adapter, group mod adapters; > 0: every request draws its adapter from a Zipf distribution of this exponent (lora-0 the most popular)"},
+	{"adapters", KindInt, "0", "LoRA adapters lora-0..lora-(n-1) the requests name (0: none, the base model)"},
+	{"adapter_skew", KindFloat, "0", "0: each group (or user) has its own adapter, group mod adapters; > 0: every request draws its adapter from a Zipf distribution of this exponent (lora-0 the most popular)"},
 }
 
 // adapterPicker assigns LoRA adapters: by group, or drawn by popularity.

@@ -13,7 +13,7 @@ import (
 func TestWorkloadAdapters(t *testing.T) {
 	count := func(params map[string]string) (map[string]int, map[string]map[string]bool) {
 		t.Helper()
-		src, err := NewWorkload("shared-prefix", params, 1)
+		src, err := newTextWorkload("shared-prefix", params, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

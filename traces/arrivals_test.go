@@ -116,7 +116,7 @@ func gapStats(ts []time.Duration) (mean, cv float64) {
 }
 
 func TestWithArrivalsRateKeepsSessionOrder(t *testing.T) {
-	src, _ := NewWorkload("multi-turn", map[string]string{"requests": "300"}, 1)
+	src, _ := newTextWorkload("multi-turn", map[string]string{"requests": "300"}, 1)
 	reqs, err := ReadAll(WithArrivals(src, ArrivalOptions{Rate: 50, Seed: 1}))
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestArrivalsSaturate(t *testing.T) {
 		{"time scale 1e300", func() Source { return NewSliceSource(at(0, 1, 2, 4)) }, ArrivalOptions{TimeScale: 1e300}},
 		{"rate 1e-300", func() Source { return NewSliceSource(at(0, 1, 2, 4)) }, ArrivalOptions{Rate: 1e-300, Seed: 1}},
 		{"generator rate 1e-300", func() Source {
-			src, err := NewWorkload("multi-turn", map[string]string{"rate": "1e-300", "think": "2000000h", "requests": "50"}, 1)
+			src, err := newTextWorkload("multi-turn", map[string]string{"rate": "1e-300", "think": "2000000h", "requests": "50"}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

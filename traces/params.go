@@ -2,26 +2,35 @@ package traces
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 )
 
-// params reads a workload's parameter values, falling back to defaults;
-// the first bad value is kept in err (one clear message naming it).
+// params reads a workload's typed parameter values, falling back to
+// defaults; the first bad value is kept in err (one clear message naming
+// it).
 type params struct {
 	w     *WorkloadSpec
 	known map[string]ParamSpec
-	vals  map[string]string
+	vals  map[string]Value
 	err   error
 }
 
-// raw returns the value of name, given or default.
-func (p *params) raw(name string) string {
+// value returns the value of name: given, else its default (read from the
+// declaration's text of its Kind; a bad default is an error).
+func (p *params) value(name string) Value {
 	if v, ok := p.vals[name]; ok {
 		return v
 	}
-	return p.known[name].Default
+	ps := p.known[name]
+	v, err := ParseValue(ps.Kind, ps.Default)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("default of parameter %s: %w", name, err)
+	}
+	return v
 }
+
+// raw returns the value of name as text, given or default.
+func (p *params) raw(name string) string { return p.value(name).text }
 
 // fail records the first error.
 func (p *params) fail(name, want string) {
@@ -30,11 +39,34 @@ func (p *params) fail(name, want string) {
 	}
 }
 
+// whole returns name as an integer, ok false (and the error recorded
+// with want) when it is of another kind.
+func (p *params) whole(name, want string) (int, bool) {
+	v := p.value(name)
+	if v.kind != KindInt {
+		p.fail(name, want)
+		return 0, false
+	}
+	return v.i, true
+}
+
+// number returns name as a float (a KindInt value converts), ok false
+// (and the error recorded with want) when it is of another kind.
+func (p *params) number(name, want string) (float64, bool) {
+	v := p.value(name)
+	if v.kind != KindFloat && v.kind != KindInt {
+		p.fail(name, want)
+		return 0, false
+	}
+	return v.f, true
+}
+
 // int returns name as an integer of at least lo.
 func (p *params) int(name string, lo int) int {
-	n, err := strconv.Atoi(p.raw(name))
-	if err != nil || n < lo {
-		p.fail(name, fmt.Sprintf("an integer >= %d", lo))
+	want := fmt.Sprintf("an integer >= %d", lo)
+	n, ok := p.whole(name, want)
+	if !ok || n < lo {
+		p.fail(name, want)
 		return lo
 	}
 	return n
@@ -42,9 +74,10 @@ func (p *params) int(name string, lo int) int {
 
 // intIn returns name as an integer in [lo, hi].
 func (p *params) intIn(name string, lo, hi int) int {
-	n, err := strconv.Atoi(p.raw(name))
-	if err != nil || n < lo || n > hi {
-		p.fail(name, fmt.Sprintf("an integer in [%d, %d]", lo, hi))
+	want := fmt.Sprintf("an integer in [%d, %d]", lo, hi)
+	n, ok := p.whole(name, want)
+	if !ok || n < lo || n > hi {
+		p.fail(name, want)
 		return lo
 	}
 	return n
@@ -64,9 +97,10 @@ const (
 
 // float returns name as a number in [lo, hi].
 func (p *params) float(name string, lo, hi float64) float64 {
-	f, err := strconv.ParseFloat(p.raw(name), 64)
-	if err != nil || !(f >= lo && f <= hi) {
-		p.fail(name, fmt.Sprintf("a number in [%g, %g]", lo, hi))
+	want := fmt.Sprintf("a number in [%g, %g]", lo, hi)
+	f, ok := p.number(name, want)
+	if !ok || !(f >= lo && f <= hi) {
+		p.fail(name, want)
 		return lo
 	}
 	return f
@@ -74,8 +108,8 @@ func (p *params) float(name string, lo, hi float64) float64 {
 
 // positive returns name as a number > 0.
 func (p *params) positive(name string) float64 {
-	f, err := strconv.ParseFloat(p.raw(name), 64)
-	if err != nil || !(f > 0) || f > 1e9 {
+	f, ok := p.number(name, "a number > 0")
+	if !ok || !(f > 0) || f > 1e9 {
 		p.fail(name, "a number > 0")
 		return 1
 	}
@@ -84,21 +118,21 @@ func (p *params) positive(name string) float64 {
 
 // duration returns name as a non-negative duration ("10s", "500ms").
 func (p *params) duration(name string) time.Duration {
-	d, err := time.ParseDuration(p.raw(name))
-	if err != nil || d < 0 {
+	v := p.value(name)
+	if v.kind != KindDuration || v.d < 0 {
 		p.fail(name, "a duration >= 0 such as 10s")
 		return 0
 	}
-	return d
+	return v.d
 }
 
 // bool returns name as a boolean.
 func (p *params) bool(name string) bool {
-	b, err := strconv.ParseBool(p.raw(name))
-	if err != nil {
+	v := p.value(name)
+	if v.kind != KindBool {
 		p.fail(name, "true or false")
 	}
-	return b
+	return v.b
 }
 
 // rangeOK checks lo <= hi for a pair of parameters.

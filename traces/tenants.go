@@ -64,10 +64,10 @@ func (t *tenants) scaled(u, mean int) int {
 // tenantParams are the ParamSpecs shared by workloads with tenants.
 func tenantParams(users, heavy string) []ParamSpec {
 	return []ParamSpec{
-		{"users", users, "number of users (tenants)"},
-		{"heavy_share", heavy, "share of requests from the heavy hitter u0, 0..1"},
-		{"skew", "1", "Zipf exponent of the other users' shares (0 = equal)"},
-		{"length_spread", "0.5", "σ of each user's log-normal length factor (0 = equal lengths)"},
+		{"users", KindInt, users, "number of users (tenants)"},
+		{"heavy_share", KindFloat, heavy, "share of requests from the heavy hitter u0, 0..1"},
+		{"skew", KindFloat, "1", "Zipf exponent of the other users' shares (0 = equal)"},
+		{"length_spread", KindFloat, "0.5", "σ of each user's log-normal length factor (0 = equal lengths)"},
 	}
 }
 

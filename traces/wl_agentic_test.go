@@ -11,7 +11,7 @@ import (
 // wait for the request that spawned them and their parent waits for all
 // of them, and the tool definitions are one prefix for every session.
 func TestAgenticWorkload(t *testing.T) {
-	src, err := NewWorkload("agentic", map[string]string{"requests": "400", "subagent_prob": "0.5", "tools_len": "64",
+	src, err := newTextWorkload("agentic", map[string]string{"requests": "400", "subagent_prob": "0.5", "tools_len": "64",
 		"subagent_tools_len": "32"}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestAgenticWorkload(t *testing.T) {
 func absDur(d time.Duration) time.Duration { return max(d, -d) }
 
 func TestAgenticWorkloadParams(t *testing.T) {
-	src, err := NewWorkload("agentic", map[string]string{"requests": "100", "subagent_prob": "0", "tool_time": "3s",
+	src, err := newTextWorkload("agentic", map[string]string{"requests": "100", "subagent_prob": "0", "tool_time": "3s",
 		"tool_time_sigma": "0"}, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestAgenticWorkloadParams(t *testing.T) {
 		{"subagents_max=0", `parameter subagents_max="0"`},
 	} {
 		k, v, _ := strings.Cut(tc.params, "=")
-		if _, err := NewWorkload("agentic", map[string]string{k: v}, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := newTextWorkload("agentic", map[string]string{k: v}, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.params, err, tc.want)
 		}
 	}

@@ -15,16 +15,16 @@ import (
 // under Poisson arrivals (1 − e^−λS).
 func mixedSpec() WorkloadSpec {
 	ps := append(tenantParams("8", "0.4"),
-		ParamSpec{"groups", "4", "number of shared system prompts (user u uses prompt u mod groups)"},
-		ParamSpec{"system_len", "256", "system prompt length, tokens"},
-		ParamSpec{"turns_min", "1", "fewest turns per session"},
-		ParamSpec{"turns_max", "5", "most turns per session (uniform between)"},
-		ParamSpec{"question_len", "64", "mean question length per turn, tokens (times the user's factor)"},
-		ParamSpec{"output_len", "128", "mean output length, tokens (times the user's factor)"},
-		ParamSpec{"jitter", "0.5", "lengths are uniform within ±jitter of their mean"},
-		ParamSpec{"think", "8s", "mean think time before a follow-up turn (exponential; after the answer closed-loop)"},
-		ParamSpec{"rate", "6", "mean request rate, req/s (sessions start as Poisson at rate / mean turns)"},
-		ParamSpec{"requests", "300", "total requests"},
+		ParamSpec{"groups", KindInt, "4", "number of shared system prompts (user u uses prompt u mod groups)"},
+		ParamSpec{"system_len", KindInt, "256", "system prompt length, tokens"},
+		ParamSpec{"turns_min", KindInt, "1", "fewest turns per session"},
+		ParamSpec{"turns_max", KindInt, "5", "most turns per session (uniform between)"},
+		ParamSpec{"question_len", KindInt, "64", "mean question length per turn, tokens (times the user's factor)"},
+		ParamSpec{"output_len", KindInt, "128", "mean output length, tokens (times the user's factor)"},
+		ParamSpec{"jitter", KindFloat, "0.5", "lengths are uniform within ±jitter of their mean"},
+		ParamSpec{"think", KindDuration, "8s", "mean think time before a follow-up turn (exponential; after the answer closed-loop)"},
+		ParamSpec{"rate", KindFloat, "6", "mean request rate, req/s (sessions start as Poisson at rate / mean turns)"},
+		ParamSpec{"requests", KindInt, "300", "total requests"},
 	)
 	return WorkloadSpec{
 		Name: "mixed",

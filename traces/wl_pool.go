@@ -17,13 +17,13 @@ func prefixPoolSpec() WorkloadSpec {
 		Doc: "each request repeats one of pool_size frequent prompts (uniformly) with probability p, " +
 			"else is a fresh random prompt of random_len tokens (the hash prefix caching report's generator)",
 		Params: []ParamSpec{
-			{"p", "0.5", "probability of a pool prompt, 0..1"},
-			{"pool_size", "10", "number of frequent prompts"},
-			{"pool_len", "32", "length of a pool prompt, tokens"},
-			{"random_len", "15", "length of a random prompt, tokens (the report's 15)"},
-			{"output_len", "32", "output length, tokens"},
-			{"rate", "10", "mean arrival rate, req/s (Poisson)"},
-			{"requests", "1000", "total requests (the report's 1000)"},
+			{"p", KindFloat, "0.5", "probability of a pool prompt, 0..1"},
+			{"pool_size", KindInt, "10", "number of frequent prompts"},
+			{"pool_len", KindInt, "32", "length of a pool prompt, tokens"},
+			{"random_len", KindInt, "15", "length of a random prompt, tokens (the report's 15)"},
+			{"output_len", KindInt, "32", "output length, tokens"},
+			{"rate", KindFloat, "10", "mean arrival rate, req/s (Poisson)"},
+			{"requests", KindInt, "1000", "total requests (the report's 1000)"},
 		},
 		build: buildPrefixPool,
 	}

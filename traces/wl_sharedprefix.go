@@ -19,14 +19,14 @@ func sharedPrefixSpec() WorkloadSpec {
 			"defaults (64 × 16, 2048/128/256). More requests than groups × prompts_per_group repeat the groups " +
 			"with new questions.",
 		Params: append([]ParamSpec{
-			{"groups", "8", "number of distinct system prompts"},
-			{"prompts_per_group", "16", "requests per system prompt in one round"},
-			{"system_len", "1024", "system prompt length, tokens"},
-			{"question_len", "128", "question length, tokens"},
-			{"output_len", "256", "output length, tokens"},
-			{"ordered", "false", "send a group's prompts together instead of shuffled"},
-			{"rate", "8", "mean arrival rate, req/s (Poisson)"},
-			{"requests", "0", "total requests (0 = groups × prompts_per_group)"},
+			{"groups", KindInt, "8", "number of distinct system prompts"},
+			{"prompts_per_group", KindInt, "16", "requests per system prompt in one round"},
+			{"system_len", KindInt, "1024", "system prompt length, tokens"},
+			{"question_len", KindInt, "128", "question length, tokens"},
+			{"output_len", KindInt, "256", "output length, tokens"},
+			{"ordered", KindBool, "false", "send a group's prompts together instead of shuffled"},
+			{"rate", KindFloat, "8", "mean arrival rate, req/s (Poisson)"},
+			{"requests", KindInt, "0", "total requests (0 = groups × prompts_per_group)"},
 		}, adapterParams...),
 		Presets: map[string]map[string]string{
 			"sglang": {"groups": "64", "prompts_per_group": "16", "system_len": "2048", "question_len": "128", "output_len": "256"},

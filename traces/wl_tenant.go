@@ -10,12 +10,12 @@ import (
 // al., OSDI 2024, measure service per user under such load).
 func multiTenantSpec() WorkloadSpec {
 	ps := append(tenantParams("8", "0.5"),
-		ParamSpec{"system_len", "256", "per-user system prompt length, tokens (each user its own)"},
-		ParamSpec{"input_len", "512", "mean question length, tokens (times the user's factor)"},
-		ParamSpec{"output_len", "128", "mean output length, tokens (times the user's factor)"},
-		ParamSpec{"jitter", "0.5", "lengths are uniform within ±jitter of their mean"},
-		ParamSpec{"rate", "8", "mean request rate over all users, req/s (Poisson)"},
-		ParamSpec{"requests", "480", "total requests"},
+		ParamSpec{"system_len", KindInt, "256", "per-user system prompt length, tokens (each user its own)"},
+		ParamSpec{"input_len", KindInt, "512", "mean question length, tokens (times the user's factor)"},
+		ParamSpec{"output_len", KindInt, "128", "mean output length, tokens (times the user's factor)"},
+		ParamSpec{"jitter", KindFloat, "0.5", "lengths are uniform within ±jitter of their mean"},
+		ParamSpec{"rate", KindFloat, "8", "mean request rate over all users, req/s (Poisson)"},
+		ParamSpec{"requests", KindInt, "480", "total requests"},
 	)
 	ps = append(ps, adapterParams...)
 	return WorkloadSpec{

@@ -15,12 +15,12 @@ func uniformLengthsSpec() WorkloadSpec {
 		Name: "uniform-lengths",
 		Doc:  "unrelated single-turn prompts with input lengths uniform in [input_min, input_max] and output lengths uniform in [output_min, output_max]",
 		Params: []ParamSpec{
-			{"input_min", "128", "shortest prompt, tokens"},
-			{"input_max", "128", "longest prompt, tokens"},
-			{"output_min", "1", "shortest output, tokens"},
-			{"output_max", "20", "longest output, tokens"},
-			{"rate", "10", "mean arrival rate, req/s (Poisson)"},
-			{"requests", "1000", "total requests"},
+			{"input_min", KindInt, "128", "shortest prompt, tokens"},
+			{"input_max", KindInt, "128", "longest prompt, tokens"},
+			{"output_min", KindInt, "1", "shortest output, tokens"},
+			{"output_max", KindInt, "20", "longest output, tokens"},
+			{"rate", KindFloat, "10", "mean arrival rate, req/s (Poisson)"},
+			{"requests", KindInt, "1000", "total requests"},
 		},
 		build: buildUniform,
 	}

@@ -22,11 +22,11 @@ func vtcSuiteSpec() WorkloadSpec {
 			"0.5 and 1.5), overload-weighted (4 users at 1 req/s each, 6 min); constant-rate arrivals, 256 input and " +
 			"256 output tokens",
 		Params: []ParamSpec{
-			{"suite", "overload", "overload, overload-multi, on-off-overload, dist-shift or overload-weighted"},
-			{"input_len", "256", "prompt tokens per request"},
-			{"output_len", "256", "output tokens per request"},
-			{"rate", "1", "scales every user's rate (1 = the artifact's)"},
-			{"requests", "0", "most requests (0 = all the suite has)"},
+			{"suite", KindString, "overload", "overload, overload-multi, on-off-overload, dist-shift or overload-weighted"},
+			{"input_len", KindInt, "256", "prompt tokens per request"},
+			{"output_len", KindInt, "256", "output tokens per request"},
+			{"rate", KindFloat, "1", "scales every user's rate (1 = the artifact's)"},
+			{"requests", KindInt, "0", "most requests (0 = all the suite has)"},
 		},
 		build: buildVTCSuite,
 	}

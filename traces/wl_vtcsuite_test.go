@@ -30,7 +30,7 @@ func TestVTCSuiteCounts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.suite, func(t *testing.T) {
-			src, err := NewWorkload("vtc-suite", map[string]string{"suite": tc.suite}, 1)
+			src, err := newTextWorkload("vtc-suite", map[string]string{"suite": tc.suite}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestVTCSuiteCounts(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewWorkload("vtc-suite", map[string]string{"suite": "nope"}, 1); err == nil || !strings.Contains(err.Error(), "suite") {
+	if _, err := newTextWorkload("vtc-suite", map[string]string{"suite": "nope"}, 1); err == nil || !strings.Contains(err.Error(), "suite") {
 		t.Errorf("unknown suite: error %v, want one naming the suite parameter", err)
 	}
 }

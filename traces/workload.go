@@ -10,7 +10,10 @@ import (
 type ParamSpec struct {
 	// Name is the parameter's key (snake_case).
 	Name string
-	// Default is the value used when the parameter is not given.
+	// Kind is the type of its values.
+	Kind ParamKind
+	// Default is the value used when the parameter is not given, as
+	// text of Kind.
 	Default string
 	// Doc says what it is, with its unit.
 	Doc string
@@ -25,8 +28,9 @@ type WorkloadSpec struct {
 	Doc string
 	// Params are the accepted parameters with their defaults.
 	Params []ParamSpec
-	// Presets are named sets of parameter values, chosen with the
-	// parameter preset=NAME; explicitly given parameters win.
+	// Presets are named sets of parameter values (text of each
+	// parameter's Kind), chosen with the parameter preset=NAME;
+	// explicitly given parameters win.
 	Presets map[string]map[string]string
 
 	build func(p *params, seed uint64) (Source, error)
@@ -54,10 +58,12 @@ func WorkloadNames() []string {
 
 // NewWorkload returns the named generator with params (missing ones take
 // their defaults) seeded by seed: the same name, params and seed give the
-// same Requests. Every generator takes requests (total count) and rate
-// (its own mean arrival rate in req/s). Unknown names, unknown parameters
-// and bad values are errors naming them.
-func NewWorkload(name string, params map[string]string, seed uint64) (Source, error) {
+// same Requests. Every generator takes requests (how many Requests it
+// generates) and rate (its own mean arrival rate in req/s). Unknown
+// names, unknown parameters, values of another kind than the declared
+// one (a KindInt Value serves a KindFloat parameter) and values out of
+// range are errors naming them.
+func NewWorkload(name string, params Params, seed uint64) (Source, error) {
 	for _, w := range workloads {
 		if w.Name == name {
 			p, err := newParams(&w, params)
@@ -77,33 +83,46 @@ func NewWorkload(name string, params map[string]string, seed uint64) (Source, er
 	return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(WorkloadNames(), ", "))
 }
 
-// newParams checks names against the spec and resolves a preset.
-func newParams(w *WorkloadSpec, given map[string]string) (*params, error) {
+// newParams checks names and kinds against the spec and resolves a
+// preset.
+func newParams(w *WorkloadSpec, given Params) (*params, error) {
 	known := map[string]ParamSpec{}
 	for _, ps := range w.Params {
 		known[ps.Name] = ps
 	}
-	vals := map[string]string{}
-	for k, v := range given {
-		if _, ok := known[k]; !ok && k != "preset" {
-			names := make([]string, 0, len(known))
-			for n := range known {
-				names = append(names, n)
+	vals := given.Map()
+	for k, v := range vals {
+		want := KindString
+		if k != "preset" {
+			ps, ok := known[k]
+			if !ok {
+				names := make([]string, 0, len(known))
+				for n := range known {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				return nil, fmt.Errorf("workload %s: unknown parameter %q (known: %s)", w.Name, k, strings.Join(names, ", "))
 			}
-			sort.Strings(names)
-			return nil, fmt.Errorf("workload %s: unknown parameter %q (known: %s)", w.Name, k, strings.Join(names, ", "))
+			want = ps.Kind
 		}
-		vals[k] = v
+		if v.kind != want && (want != KindFloat || v.kind != KindInt) {
+			return nil, fmt.Errorf("workload %s: parameter %s=%q %s", w.Name, k, v.text, KindMismatch(v.kind, want))
+		}
 	}
 	if pre, ok := vals["preset"]; ok {
-		set, ok := w.Presets[pre]
+		set, ok := w.Presets[pre.text]
 		if !ok {
-			return nil, fmt.Errorf("workload %s: unknown preset %q (known: %s)", w.Name, pre, presetNames(w))
+			return nil, fmt.Errorf("workload %s: unknown preset %q (known: %s)", w.Name, pre.text, presetNames(w))
 		}
-		for k, v := range set {
-			if _, given := vals[k]; !given {
-				vals[k] = v
+		for k, text := range set {
+			if _, given := vals[k]; given {
+				continue
 			}
+			v, err := ParseValue(known[k].Kind, text)
+			if err != nil {
+				return nil, fmt.Errorf("workload %s: preset %s: parameter %s: %w", w.Name, pre.text, k, err)
+			}
+			vals[k] = v
 		}
 		delete(vals, "preset")
 	}

@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // generate returns the native bytes of a workload.
 func generate(t *testing.T, name string, params map[string]string, seed uint64) []byte {
 	t.Helper()
-	src, err := NewWorkload(name, params, seed)
+	src, err := newTextWorkload(name, params, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestWorkloadInvariants(t *testing.T) {
 	ws := tokenizer.Whitespace{}
 	for _, w := range Workloads() {
 		t.Run(w.Name, func(t *testing.T) {
-			src, err := NewWorkload(w.Name, map[string]string{"requests": "200"}, 3)
+			src, err := newTextWorkload(w.Name, map[string]string{"requests": "200"}, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,12 +107,12 @@ func TestWorkloadErrors(t *testing.T) {
 		{"mixed", map[string]string{"size": "1"}, `unknown parameter "size"`},
 		{"mixed", map[string]string{"rate": "-1"}, `parameter rate="-1": want a number > 0`},
 		{"mixed", map[string]string{"turns_min": "4", "turns_max": "2"}, "turns_min=4 is above turns_max=2"},
-		{"mixed", map[string]string{"think": "soon"}, `parameter think="soon"`},
+		{"mixed", map[string]string{"think": "soon"}, `parameter think: "soon" is not a duration`},
 		{"shared-prefix", map[string]string{"preset": "vllm"}, `unknown preset "vllm"`},
 		{"shared-prefix", map[string]string{"groups": "0"}, `parameter groups="0": want an integer in [1, 1048576]`},
 		{"prefix-pool", map[string]string{"p": "1.5"}, `parameter p="1.5": want a number in [0, 1]`},
 		{"uniform-lengths", map[string]string{"output_min": "30"}, "output_min=30 is above output_max=20"},
-		{"multi-tenant", map[string]string{"heavy_share": "x"}, `parameter heavy_share="x"`},
+		{"multi-tenant", map[string]string{"heavy_share": "x"}, `parameter heavy_share: "x" is not a float`},
 		{"multi-tenant", map[string]string{"system_len": "100000000"}, `parameter system_len="100000000": want an integer in [0, 16777216]`},
 		{"multi-turn", map[string]string{"turns_max": "1000"}, `parameter turns_max="1000": want an integer in [1, 256]`},
 		{"mixed", map[string]string{"users": "9999999"}, `parameter users="9999999"`},
@@ -120,7 +120,7 @@ func TestWorkloadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+" "+tc.want, func(t *testing.T) {
-			_, err := NewWorkload(tc.name, tc.params, 1)
+			_, err := newTextWorkload(tc.name, tc.params, 1)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want it to contain %q", err, tc.want)
 			}
@@ -129,7 +129,7 @@ func TestWorkloadErrors(t *testing.T) {
 }
 
 func TestSharedPrefix(t *testing.T) {
-	src, err := NewWorkload("shared-prefix", map[string]string{"preset": "sglang", "requests": "2048"}, 1)
+	src, err := newTextWorkload("shared-prefix", map[string]string{"preset": "sglang", "requests": "2048"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestSharedPrefix(t *testing.T) {
 }
 
 func TestMultiTenantShares(t *testing.T) {
-	src, _ := NewWorkload("multi-tenant", map[string]string{"requests": "4000", "heavy_share": "0.5"}, 1)
+	src, _ := newTextWorkload("multi-tenant", map[string]string{"requests": "4000", "heavy_share": "0.5"}, 1)
 	reqs, err := ReadAll(src)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestMultiTenantShares(t *testing.T) {
 func TestPrefixPoolProbability(t *testing.T) {
 	for _, p := range []string{"0", "0.3", "1"} {
 		t.Run("p="+p, func(t *testing.T) {
-			src, _ := NewWorkload("prefix-pool", map[string]string{"p": p, "requests": "2000"}, 1)
+			src, _ := newTextWorkload("prefix-pool", map[string]string{"p": p, "requests": "2000"}, 1)
 			reqs, err := ReadAll(src)
 			if err != nil {
 				t.Fatal(err)
@@ -212,7 +212,7 @@ func TestPrefixPoolProbability(t *testing.T) {
 }
 
 func TestUniformLengthsRange(t *testing.T) {
-	src, _ := NewWorkload("uniform-lengths", map[string]string{"requests": "2000"}, 1)
+	src, _ := newTextWorkload("uniform-lengths", map[string]string{"requests": "2000"}, 1)
 	reqs, _ := ReadAll(src)
 	count := map[int]int{}
 	for _, r := range reqs {
@@ -230,7 +230,7 @@ func TestUniformLengthsRange(t *testing.T) {
 }
 
 func TestMixedDefaults(t *testing.T) {
-	src, _ := NewWorkload("mixed", nil, 1)
+	src, _ := newTextWorkload("mixed", nil, 1)
 	st, err := Stats(src)
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +270,7 @@ func TestWorkloadSpecsDocumented(t *testing.T) {
 			}
 		}
 		for name := range w.Presets {
-			if _, err := NewWorkload(w.Name, map[string]string{"preset": name}, 1); err != nil {
+			if _, err := newTextWorkload(w.Name, map[string]string{"preset": name}, 1); err != nil {
 				t.Errorf("preset %s: %v", name, err)
 			}
 		}

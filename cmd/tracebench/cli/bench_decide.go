@@ -104,9 +104,7 @@ func (o *benchOptions) decideDefaults(changed func(string) bool) {
 	if !changed("max-requests") {
 		o.wf.MaxRequests = decideRequests
 	}
-	if o.wf.Trace == "" && !hasParam(o.wf.WorkloadArgs, "requests") {
-		o.wf.WorkloadArgs = append(append([]string(nil), o.wf.WorkloadArgs...), fmt.Sprintf("requests=%d", o.wf.MaxRequests))
-	}
+	sizeGenerator(&o.wf, o.wf.MaxRequests)
 }
 
 // simSetup points a stage-1 run at --mock replicas simulated in virtual

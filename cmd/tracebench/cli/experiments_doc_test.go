@@ -219,8 +219,8 @@ func tableMultiBinContinuous(t *testing.T) string {
 // 200 output lengths of the experiment's workload (the queue's
 // warm-up with the oracle predictor).
 func algorithm6Cuts(t *testing.T, lo, hi, n, k int) []int {
-	src, err := traces.NewWorkload("uniform-lengths", map[string]string{"input_min": "1", "input_max": "1",
-		"output_min": strconv.Itoa(lo), "output_max": strconv.Itoa(hi), "requests": strconv.Itoa(n)}, 1)
+	src, err := traces.NewWorkload("uniform-lengths", traces.Params{{Name: "input_min", Value: traces.ParamInt(1)}, {Name: "input_max", Value: traces.ParamInt(1)}, {Name: "output_min", Value: traces.ParamInt(lo)},
+		{Name: "output_max", Value: traces.ParamInt(hi)}, {Name: "requests", Value: traces.ParamInt(n)}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

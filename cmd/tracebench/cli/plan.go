@@ -118,13 +118,11 @@ func (o *planOptions) prepare(changed func(string) bool, errOut io.Writer) (plan
 // requests unless --max-requests says), the policy, the report options
 // priced by --cost-per-hour or the profile, and the engine.
 func (o *planOptions) baseSpec(ro metrics.Options, errOut io.Writer) (runSpec, string, error) {
-	if o.wf.Trace == "" && !hasParam(o.wf.WorkloadArgs, "requests") {
-		n := o.wf.MaxRequests
-		if n == 0 {
-			n = 2000
-		}
-		o.wf.WorkloadArgs = append(append([]string(nil), o.wf.WorkloadArgs...), fmt.Sprintf("requests=%d", n))
+	n := o.wf.MaxRequests
+	if n == 0 {
+		n = 2000
 	}
+	sizeGenerator(&o.wf, n)
 	wf := o.wf
 	wf.Rate, wf.Sessions.Users = 0, 0
 	base := runSpec{Workload: wf, Policy: o.pf, Client: bench.DefaultClient(), Report: ro, ErrOut: errOut}

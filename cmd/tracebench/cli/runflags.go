@@ -2,8 +2,10 @@ package cli
 
 import (
 	"github.com/spf13/pflag"
+	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // runFlags are the flag groups of the commands that replay a workload on
@@ -34,4 +36,17 @@ func routersReport(pf *policyFlags, so *flags.SLO, names []string) (metrics.Opti
 		return metrics.Options{}, err
 	}
 	return so.Options()
+}
+
+// sizeGenerator sets a generated workload's requests parameter to n when
+// -p requests is not given: requests is how many Requests the generator
+// makes, --max-requests where the Run stops, and a command sizing its
+// runs by --max-requests sizes the generator by it too.
+func sizeGenerator(w *bench.Workload, n int) {
+	if w.Trace != "" {
+		return
+	}
+	if _, given := w.WorkloadArgs.Lookup("requests"); !given {
+		w.WorkloadArgs = w.WorkloadArgs.With("requests", traces.ParamInt(n))
+	}
 }

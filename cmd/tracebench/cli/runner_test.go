@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // TestWorkloadIdent: a generated workload is named with its given
@@ -22,7 +23,11 @@ func TestWorkloadIdent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
-			src, err := bench.OpenSource(workloadFlags{Workload: tc.workload, WorkloadArgs: tc.params, Seed: tc.seed,
+			params, err := traces.ParseParams(tc.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := bench.OpenSource(workloadFlags{Workload: tc.workload, WorkloadArgs: params, Seed: tc.seed,
 				TimeScale: 1, Arrival: "poisson", CV: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -31,7 +36,7 @@ func TestWorkloadIdent(t *testing.T) {
 			if src.Ident() != tc.want {
 				t.Errorf("run header names %q, want %q", src.Ident(), tc.want)
 			}
-			in := traceInput{Workload: tc.workload, Params: tc.params, Seed: tc.seed}
+			in := traceInput{Workload: tc.workload, Params: params, Seed: tc.seed}
 			_, name, _, closeSrc, err := in.open("")
 			if err != nil {
 				t.Fatal(err)

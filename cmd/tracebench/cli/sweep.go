@@ -146,19 +146,9 @@ func (o *sweepOptions) resolveDefaults(changed func(string) bool) {
 	if !changed("cooldown") && o.live() {
 		o.cooldown = 10 * time.Second
 	}
-	if o.wf.Trace == "" && o.wf.MaxRequests > 0 && !hasParam(o.wf.WorkloadArgs, "requests") {
-		o.wf.WorkloadArgs = append(append([]string(nil), o.wf.WorkloadArgs...), fmt.Sprintf("requests=%d", o.wf.MaxRequests))
+	if o.wf.MaxRequests > 0 {
+		sizeGenerator(&o.wf, o.wf.MaxRequests)
 	}
-}
-
-// hasParam reports whether pairs set key.
-func hasParam(pairs []string, key string) bool {
-	for _, kv := range pairs {
-		if k, _, _ := strings.Cut(kv, "="); k == key {
-			return true
-		}
-	}
-	return false
 }
 
 // validate checks the sweep's flags; changed says which were given.

@@ -171,7 +171,7 @@ func TestSweepDefaults(t *testing.T) {
 			}
 			o.resolveDefaults(cmd.Flags().Changed)
 			if o.wf.MaxRequests != tc.requests || o.growth != tc.growth || o.cooldown.String() != tc.cooldown ||
-				strings.Join(o.wf.WorkloadArgs, " ") != strings.Join(tc.params, " ") {
+				strings.Join(o.wf.WorkloadArgs.Strings(), " ") != strings.Join(tc.params, " ") {
 				t.Errorf("requests %d growth %v cooldown %v params %v", o.wf.MaxRequests, o.growth, o.cooldown,
 					o.wf.WorkloadArgs)
 			}

@@ -30,7 +30,7 @@ type traceInput struct {
 	ShareGPT    shareGPTFlags
 	Agentic     traces.AgenticOptions
 	Workload    string
-	Params      []string
+	Params      traces.Params
 	Seed        uint64
 	Arrivals    traces.ArrivalOptions
 }
@@ -47,7 +47,7 @@ func (in *traceInput) bindFile(fs *pflag.FlagSet) {
 
 func (in *traceInput) bindWorkload(fs *pflag.FlagSet) {
 	fs.StringVar(&in.Workload, "workload", "", "workload generator: "+strings.Join(traces.WorkloadNames(), ", "))
-	fs.StringArrayVarP(&in.Params, "workload-param", "p", nil, "generator parameter k=v (repeatable)")
+	flags.BindWorkloadParams(fs, &in.Params, "generator parameter k=v (repeatable)")
 	fs.Uint64Var(&in.Seed, "seed", 1, "seed of the generator, of a servegen directory's requests and of --rate arrivals")
 }
 
@@ -85,15 +85,11 @@ func (in *traceInput) open(path string) (traces.Source, string, func() int, func
 		if err := flags.CheckAgentic(in.Agentic, ""); err != nil {
 			return nil, "", nil, nil, err
 		}
-		params, err := bench.ParseKV("--workload-param", in.Params)
-		if err != nil {
-			return nil, "", nil, nil, err
-		}
-		g, err := traces.NewWorkload(in.Workload, params, in.Seed)
+		g, err := traces.NewWorkload(in.Workload, in.Params, in.Seed)
 		if err != nil {
 			return nil, "", nil, nil, usagef("--workload: %v", err)
 		}
-		name := bench.WorkloadIdent(in.Workload, params, in.Seed)
+		name := bench.WorkloadIdent(in.Workload, in.Params, in.Seed)
 		return traces.WithArrivals(g, in.Arrivals), name, func() int { return 0 }, func() {}, nil
 	}
 	if err := flags.CheckAgentic(in.Agentic, path); err != nil {
@@ -184,11 +180,11 @@ func writeNativeTo(path string, stdout io.Writer, src traces.Source) (int, error
 // workloadHelp lists every workload with its parameters and defaults.
 func workloadHelp() string {
 	var b strings.Builder
-	b.WriteString("Workloads (parameters with defaults):\n")
+	b.WriteString("Workloads (parameters with kinds and defaults):\n")
 	for _, w := range traces.Workloads() {
 		fmt.Fprintf(&b, "\n  %s: %s\n", w.Name, w.Doc)
 		for _, p := range w.Params {
-			fmt.Fprintf(&b, "      %-18s %-8s %s\n", p.Name, p.Default, p.Doc)
+			fmt.Fprintf(&b, "      %-18s %-8s %-8s %s\n", p.Name, p.Kind, p.Default, p.Doc)
 		}
 		for _, name := range slices.Sorted(maps.Keys(w.Presets)) {
 			var kv []string
