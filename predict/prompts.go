@@ -50,8 +50,9 @@ func RunPrompts(path string) (map[string][]int, error) {
 // besideResults resolves a trace path a results header names: as it is
 // when it exists from the working directory, else relative to the results
 // file's directory (where a recorded run and its workload are kept
-// together), else its base name in that directory (a recorded probe
-// moved with the trace it wrote beside its results), else as it is.
+// together), else its base name in that directory or in a folder of its
+// own folder's name there (a recorded probe moved with the traces it
+// wrote beside its results, in workloads/), else as it is.
 func besideResults(trace, results string) string {
 	if trace == "" {
 		return trace
@@ -59,7 +60,9 @@ func besideResults(trace, results string) string {
 	if _, err := os.Stat(trace); err == nil {
 		return trace
 	}
-	for _, alt := range []string{filepath.Join(filepath.Dir(results), trace), filepath.Join(filepath.Dir(results), filepath.Base(trace))} {
+	dir := filepath.Dir(results)
+	for _, alt := range []string{filepath.Join(dir, trace), filepath.Join(dir, filepath.Base(trace)),
+		filepath.Join(dir, filepath.Base(filepath.Dir(trace)), filepath.Base(trace))} {
 		if _, err := os.Stat(alt); err == nil {
 			return alt
 		}

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/tracebench/tracebench/traces"
 )
@@ -25,9 +24,9 @@ const (
 // by besideInjects injections (the longest prompt, ladderOutput tokens),
 // so long prompts are computed while steady decoders wait on the engine
 // loop: how much an admission stalls the decoding requests. Its trace (n
-// requests) is written to dir as probe-beside.trace.jsonl.
+// requests) is written to dir/workloads/beside.jsonl.
 func BesidePhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
-	path := filepath.Join(dir, "probe-"+besideName+".trace.jsonl")
+	path := traceFile(dir, besideName)
 	if err := writeTrace(path, besideRecords(slots, maxPrompt, n, seed)); err != nil {
 		return Phase{}, fmt.Errorf("calibrate probe: prompts-beside-decoders phase: %w", err)
 	}

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"fmt"
-	"path/filepath"
 )
 
 // contextName is the context sweep's name (probe-context.jsonl); its
@@ -19,9 +18,9 @@ const (
 // from maxPrompt/rungs to maxPrompt, each decoding contextOutput tokens:
 // full slots decoding over more and more context, so the decode step's
 // growth with the keys attended (c_attend) is read apart from the batch.
-// Its trace (n requests) is written to dir as probe-context.trace.jsonl.
+// Its trace (n requests) is written to dir/workloads/context.jsonl.
 func ContextPhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
-	path := filepath.Join(dir, "probe-"+contextName+".trace.jsonl")
+	path := traceFile(dir, contextName)
 	if err := writeTrace(path, contextRecords(slots, maxPrompt, n, seed)); err != nil {
 		return Phase{}, fmt.Errorf("calibrate probe: context sweep: %w", err)
 	}

@@ -35,9 +35,9 @@ type ladderRecord struct {
 // the save of a long prompt, so the save's cost is read against the
 // evicted length at a fixed prompt length, and a long request's is its
 // prefill plus the save of a short one. Its trace (n requests) is
-// written to dir as probe-ladder.trace.jsonl.
+// written to dir/workloads/ladder.jsonl.
 func LadderPhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
-	path := filepath.Join(dir, "probe-"+ladderName+".trace.jsonl")
+	path := traceFile(dir, ladderName)
 	if err := writeLadder(path, ladderLengths(slots, maxPrompt, n), seed); err != nil {
 		return Phase{}, fmt.Errorf("calibrate probe: slot-switch ladder: %w", err)
 	}
@@ -59,6 +59,13 @@ func ladderLengths(slots, maxPrompt, n int) []int {
 	return out
 }
 
+// traceFile is where a phase's trace is written: dir/workloads/NAME.jsonl,
+// apart from the phases' results files so that a glob of dir/*.jsonl
+// finds results only, and beside them so that a moved probe keeps them.
+func traceFile(dir, name string) string {
+	return filepath.Join(dir, "workloads", name+".jsonl")
+}
+
 // writeLadder writes one Mooncake record per length, each with hash ids
 // of its own so that no two prompts share a prefix.
 func writeLadder(path string, lengths []int, seed uint64) error {
@@ -77,6 +84,9 @@ func writeLadder(path string, lengths []int, seed uint64) error {
 // writeTrace writes recs as a Mooncake trace, all at time 0: the closed
 // loop at concurrency 1 sends them in order.
 func writeTrace(path string, recs []ladderRecord) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err

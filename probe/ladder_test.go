@@ -45,7 +45,7 @@ func TestLadderPhaseTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ph.Name != "ladder" || ph.Concurrency != 1 || !ph.FirstTarget || ph.BlockSize != ladderBlock ||
-		ph.Trace != filepath.Join(dir, "probe-ladder.trace.jsonl") {
+		ph.Trace != filepath.Join(dir, "workloads", "ladder.jsonl") {
 		t.Fatalf("phase %+v", ph)
 	}
 	f, err := os.Open(ph.Trace)

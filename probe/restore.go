@@ -2,7 +2,6 @@ package probe
 
 import (
 	"fmt"
-	"path/filepath"
 )
 
 // restoreName is the restore phase's name (probe-restore.jsonl).
@@ -16,9 +15,9 @@ const restoreName = "restore"
 // slots+1−1 have taken every slot and its own was saved to the host
 // prompt cache: the server restores it from host memory, a restore of a
 // known length with almost nothing to compute. Its trace (n requests) is
-// written to dir as probe-restore.trace.jsonl.
+// written to dir/workloads/restore.jsonl.
 func RestorePhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
-	path := filepath.Join(dir, "probe-"+restoreName+".trace.jsonl")
+	path := traceFile(dir, restoreName)
 	if err := writeTrace(path, restoreRecords(slots, maxPrompt, n, seed)); err != nil {
 		return Phase{}, fmt.Errorf("calibrate probe: restore phase: %w", err)
 	}

@@ -18,16 +18,17 @@ var recordedCPU = filepath.Join("testdata", "cpu-fleet")
 // recordedCPUPolicies are the policies of the dataset's runs.
 var recordedCPUPolicies = []string{"round-robin", "least-request", "prefix-cache", "cache-aware"}
 
-// recordedCPUTargets are the targets for every policy: TTFT p50
-// and TPOT p50 within 10 %, the server hit rate within 2 points. The
-// bounds the test fails past are wider: on this dataset the servers' own
-// decode time for a request alone on its server (llama.cpp's timings,
-// predicted_ms / predicted_n) was 2.09 ms per token in the cache-aware
-// run and 3.02–3.57 ms in the other three, recorded minutes apart with the
-// same workload, so a per-run error of that size is the machine's, and
-// the bounds catch a broken model (a wrong cache or slot model moved
-// these errors past 50 %), not that drift.
-var recordedCPUTargets = []recordedTarget{{"TTFT p50", 10, 45}, {"TPOT p50", 10, 35}, {"server hit", 2, 5}}
+// recordedCPUTargets are the targets for every policy: TTFT p50 and
+// TPOT p50 within 10 %, the server hit rate within 2 points. The bounds
+// the test fails past are wider, because the servers' own speed moves
+// between runs recorded minutes apart: a first recording of this
+// workload (32 requests a run) had the servers' decode time of lone
+// requests (llama.cpp's timings, predicted_ms / predicted_n) at 2.09 ms
+// per token in one run and 3.02–3.57 ms in the other three, and errors
+// down to −37 %; the dataset kept (128 requests a run, load average
+// 0.2–0.4) has 2.00–2.22 ms in every run. The bounds catch a broken model
+// (a wrong cache or slot model moved these errors past 50 %).
+var recordedCPUTargets = []recordedTarget{{"TTFT p50", 10, 25}, {"TPOT p50", 10, 25}, {"server hit", 2, 4}}
 
 // TestRecordedCPUFleet calibrates from the recorded CPU-fleet probe and
 // predicts each policy's cold run on two simulated engines with the
@@ -73,17 +74,20 @@ func unitOf(metric string) string {
 	return " %"
 }
 
-// calibrateRecordedCPU fits a profile to the CPU-fleet probe and returns
-// its path and calibrate's output.
-func calibrateRecordedCPU(t *testing.T, extra ...string) (string, string) {
+// calibrateRecordedCPU fits a profile to the CPU-fleet probe's files
+// (every one when none is given) and returns its path and calibrate's
+// output.
+func calibrateRecordedCPU(t *testing.T, probes ...string) (string, string) {
 	t.Helper()
-	probes, _ := filepath.Glob(filepath.Join(recordedCPU, "probe", "*.jsonl"))
+	if len(probes) == 0 {
+		probes, _ = filepath.Glob(filepath.Join(recordedCPU, "probe", "*.jsonl"))
+	}
 	if len(probes) == 0 {
 		t.Fatalf("no probe in %s: record it with scripts/record-cpu-fleet.sh", recordedCPU)
 	}
 	prof := filepath.Join(t.TempDir(), "cpu-fleet.yaml")
 	var so, se bytes.Buffer
-	args := append(append([]string{"calibrate", "-o", prof}, extra...), probes...)
+	args := append([]string{"calibrate", "-o", prof}, probes...)
 	if code := Run(args, &so, &se); code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, se.String())
 	}
@@ -92,7 +96,7 @@ func calibrateRecordedCPU(t *testing.T, extra ...string) (string, string) {
 
 // TestRecordedCPUServersAgree: the two llama-servers of the CPU fleet are
 // the same build, model and flags on like CPUs, so calibrate's per-server
-// fits of the probe must agree within 2 combined standard errors for
+// fits of the probe phases both ran (bothServers) must agree within 2 combined standard errors for
 // every term both fitted; a term that does not is marked as a missed
 // target (the "two probes of one server agree"), and the test
 // fails when calibrate prints no per-server table.
@@ -100,7 +104,7 @@ func TestRecordedCPUServersAgree(t *testing.T) {
 	if sweepRace {
 		t.Skip("the engine-replay fit runs on one goroutine; -race only slows it 5×: run without -race (CI's second pass does)")
 	}
-	_, out := calibrateRecordedCPU(t)
+	_, out := calibrateRecordedCPU(t, bothServers(t)...)
 	i := strings.Index(out, "per server, each fitted on its own requests")
 	if i < 0 {
 		t.Fatalf("no per-server table in calibrate's output:\n%s", out)
@@ -120,4 +124,22 @@ func TestRecordedCPUServersAgree(t *testing.T) {
 	if rows < 4 {
 		t.Fatalf("per-server table has %d term rows, want at least 4:\n%s", rows, out[i:])
 	}
+}
+
+// bothServers are the CPU-fleet probe's files of the phases that ran on
+// both servers: the ladder, restore, beside and context phases run on the
+// first target only, so a per-server fit with them would compare two
+// different designs.
+func bothServers(t *testing.T) []string {
+	t.Helper()
+	all, _ := filepath.Glob(filepath.Join(recordedCPU, "probe", "*.jsonl"))
+	var out []string
+	for _, f := range all {
+		switch filepath.Base(f) {
+		case "probe-ladder.jsonl", "probe-restore.jsonl", "probe-beside.jsonl", "probe-context.jsonl":
+		default:
+			out = append(out, f)
+		}
+	}
+	return out
 }
