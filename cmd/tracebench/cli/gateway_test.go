@@ -86,15 +86,17 @@ func startGatewayCmd(t *testing.T, args ...string) (string, func() (error, strin
 // TestGatewayCommand runs the command in front of an in-process mock
 // fleet, replays a workload through it with `tracebench replay`, stops
 // it as SIGTERM would, and reads its results with report, predict and
-// calibrate. The mock runs at its own speed (5.74 ms steps): ten times
-// faster, its 0.57 ms steps under -race on a busy machine left calibrate
-// a negative β now and then, which measures the machine, not the file.
+// calibrate. The mock runs at its own speed (5.74 ms steps) and the run
+// has 96 requests of 32 output tokens: ten times faster with 48 requests
+// of 8 tokens, calibrate's fit came out with a negative β now and then
+// under -race (too few decode gaps against the machine's jitter), which
+// measures the data, not the gateway's file.
 func TestGatewayCommand(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "gw.jsonl")
 	url, stop := startGatewayCmd(t, "--mock", "2", "--policy", "prefix-cache", "--out", out)
-	code, _, se := runCLI(t, "replay", "--target", url, "--workload", "shared-prefix", "-p", "requests=48",
-		"-p", "rate=40", "-p", "output_len=8", "--out", filepath.Join(dir, "client.jsonl"))
+	code, _, se := runCLI(t, "replay", "--target", url, "--workload", "shared-prefix", "-p", "requests=96",
+		"-p", "rate=40", "-p", "output_len=32", "--out", filepath.Join(dir, "client.jsonl"))
 	if code != 0 {
 		t.Fatalf("replay through the gateway: exit %d: %s", code, se)
 	}
