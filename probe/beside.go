@@ -37,14 +37,7 @@ func BesidePhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error
 // and injections in blocks.
 func besideRecords(slots, maxPrompt, n int, seed uint64) []ladderRecord {
 	next := seed<<20 | 1<<18 // apart from the ladder's and the restore phase's hash ids
-	rec := func(in, out int) ladderRecord {
-		r := ladderRecord{InputLength: in, OutputLength: out}
-		for b := 0; b*ladderBlock < in; b++ {
-			r.HashIDs = append(r.HashIDs, next)
-			next++
-		}
-		return r
-	}
+	rec := func(in, out int) ladderRecord { return unrelated(&next, in, out) }
 	out := make([]ladderRecord, 0, n)
 	for len(out) < n {
 		for i := 0; i < max(1, slots-1) && len(out) < n; i++ {

@@ -34,12 +34,7 @@ func contextRecords(slots, maxPrompt, n int, seed uint64) []ladderRecord {
 	for rung := 0; len(out) < n; rung++ {
 		l := max(ladderBlock, maxPrompt*(1+rung%contextRungs)/contextRungs)
 		for i := 0; i < slots && len(out) < n; i++ {
-			r := ladderRecord{InputLength: l, OutputLength: contextOutput}
-			for b := 0; b*ladderBlock < l; b++ {
-				r.HashIDs = append(r.HashIDs, next)
-				next++
-			}
-			out = append(out, r)
+			out = append(out, unrelated(&next, l, contextOutput))
 		}
 	}
 	return out

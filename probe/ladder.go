@@ -72,13 +72,20 @@ func writeLadder(path string, lengths []int, seed uint64) error {
 	next := seed << 20
 	recs := make([]ladderRecord, len(lengths))
 	for i, n := range lengths {
-		recs[i] = ladderRecord{InputLength: n, OutputLength: ladderOutput}
-		for b := 0; b*ladderBlock < n; b++ {
-			recs[i].HashIDs = append(recs[i].HashIDs, next)
-			next++
-		}
+		recs[i] = unrelated(&next, n, ladderOutput)
 	}
 	return writeTrace(path, recs)
+}
+
+// unrelated is a record of in prompt tokens and out output tokens whose
+// hash ids, taken from *next on, no other record shares.
+func unrelated(next *uint64, in, out int) ladderRecord {
+	r := ladderRecord{InputLength: in, OutputLength: out}
+	for b := 0; b*ladderBlock < in; b++ {
+		r.HashIDs = append(r.HashIDs, *next)
+		*next++
+	}
+	return r
 }
 
 // writeTrace writes recs as a Mooncake trace, all at time 0: the closed

@@ -31,11 +31,7 @@ func restoreRecords(slots, maxPrompt, n int, seed uint64) []ladderRecord {
 	prompts := make([]ladderRecord, k)
 	for i := range prompts {
 		l := max(2*ladderBlock, maxPrompt*(i+1)/k)
-		prompts[i] = ladderRecord{InputLength: l, OutputLength: ladderOutput}
-		for b := 0; b*ladderBlock < l; b++ {
-			prompts[i].HashIDs = append(prompts[i].HashIDs, next)
-			next++
-		}
+		prompts[i] = unrelated(&next, l, ladderOutput)
 	}
 	out := make([]ladderRecord, n)
 	for i := range out {
