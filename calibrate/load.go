@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"time"
 
@@ -90,15 +89,11 @@ func Load(paths []string) (*Input, error) {
 
 // loadFile adds one results file's backends and returns its model.
 func (in *Input) loadFile(path string) (string, error) {
-	f, err := os.Open(path)
+	rd, c, err := results.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
-	defer f.Close()
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		return "", fmt.Errorf("calibrate: %w", err)
-	}
+	defer c.Close()
 	model := rd.Header.Config.Model
 	in.serverOf(rd.Header.Config)
 	byBackend := map[int]*timeline{}

@@ -12,15 +12,11 @@ import (
 // mustOpenResults opens the results file at path for reading.
 func mustOpenResults(t *testing.T, path string) *results.Reader {
 	t.Helper()
-	f, err := os.Open(path)
+	rd, c, err := results.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { c.Close() })
 	return rd
 }
 

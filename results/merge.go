@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -48,17 +47,12 @@ func Merge(out string, paths []string) (MergeStats, error) {
 	return st, w.Close(stop)
 }
 
-func openResults(path string) (*Reader, *os.File, error) {
-	f, err := os.Open(path)
+func openResults(path string) (*Reader, io.Closer, error) {
+	rd, c, err := Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge: %w", err)
 	}
-	rd, err := NewReader(path, f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("merge: %w", err)
-	}
-	return rd, f, nil
+	return rd, c, nil
 }
 
 // checkShards reads every shard's header and returns the first one. The

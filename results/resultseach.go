@@ -49,3 +49,19 @@ func EachResult(path string, header func(Header) error, fn func(r *Result) error
 		return fn(r)
 	})
 }
+
+// Open opens the results file at path and reads its header; the caller
+// closes the returned Closer once done with the Reader. Errors are
+// os.Open's or NewReader's, unwrapped.
+func Open(path string) (*Reader, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	rd, err := NewReader(path, f)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return rd, f, nil
+}

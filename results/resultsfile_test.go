@@ -43,15 +43,11 @@ func writeSample(t *testing.T, n int, stop bool) string {
 // ends; a file that cannot be opened or has no header fails the test.
 func mustOpenResults(t *testing.T, path string) *Reader {
 	t.Helper()
-	f, err := os.Open(path)
+	rd, c, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
-	rd, err := NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { c.Close() })
 	return rd
 }
 

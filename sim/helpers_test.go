@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"testing"
 
 	"github.com/tracebench/tracebench/results"
@@ -10,14 +9,10 @@ import (
 // mustOpenResults opens the results file at path for reading.
 func mustOpenResults(t *testing.T, path string) *results.Reader {
 	t.Helper()
-	f, err := os.Open(path)
+	rd, c, err := results.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { c.Close() })
 	return rd
 }

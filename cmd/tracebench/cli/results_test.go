@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/tracebench/tracebench/results"
@@ -13,15 +12,11 @@ import (
 // the file is closed when the test ends.
 func openResults(t *testing.T, path string) *results.Reader {
 	t.Helper()
-	f, err := os.Open(path)
+	rd, c, err := results.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { c.Close() })
 	return rd
 }
 
