@@ -14,6 +14,7 @@ var phaseTerms = []struct{ prefix, term string }{
 	{"ladder", "the slot-switch save (save_fixed, save_per_token; --cache-ram)"},
 	{"restore", "the host-cache restore (restore_fixed, restore_per_token; --cache-ram)"},
 	{"beside", "the stall prompts put on decoders (prefill in the decode step, ubatches; -ub)"},
+	{"slots", "the fixed cost of a decode ubatch (beta: one per run of consecutive busy slots with the split KV cache; -kvu)"},
 	{"saturated", "the wait outside the task queue (the HTTP workers, --threads-http)"},
 	{"shared", "the prefix reuse and request overhead (slot similarity, host cache)"},
 	{"d", "the decode batch (c_decode, ubatches of non-consecutive slots; -kvu)"},

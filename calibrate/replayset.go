@@ -8,11 +8,17 @@ import (
 	"github.com/tracebench/tracebench/results"
 )
 
-// Prompts returns the prompt token ids of a results file's requests by
-// request id, as the simulated engines would see them (the caller rebuilds
-// them from the run's header; the calibrate package does not generate
-// workloads).
-type Prompts func(path string) (map[string][]int, error)
+// Prompts returns the prompts of a results file's requests by request id,
+// as the simulated engines would see them (the caller rebuilds them from
+// the run's header; the calibrate package does not generate workloads).
+type Prompts func(path string) (map[string]Prompt, error)
+
+// Prompt is one request's prompt as sent: its token ids, and the server
+// slot it named (llama.cpp's id_slot; nil when the server chose).
+type Prompt struct {
+	Tokens []int
+	Slot   *int
+}
 
 // sentReq is one request that reached a server, as a replay of the runs
 // on an engine needs it: times on one clock over all the files (the first
@@ -38,6 +44,8 @@ type sentReq struct {
 	// timings.prompt_ms: from the start of its prompt batches to the
 	// first token, slot saves excluded); 0 when it sent none.
 	promptSecs float64
+	// slot is the slot the request named (nil: the server chose).
+	slot *int
 }
 
 // replaySet is the requests of one backend over every file, by sent time.
@@ -95,21 +103,21 @@ func loadReplay(files []string, prompts Prompts) ([]*replaySet, []string, error)
 
 // readSent appends the sent requests of one file, offset by off, and
 // reports whether any carried the server's own timings.
-func readSent(path string, file int, off time.Duration, ids map[string][]int, sets *[]*replaySet) (bool, error) {
+func readSent(path string, file int, off time.Duration, ids map[string]Prompt, sets *[]*replaySet) (bool, error) {
 	timed := false
 	err := results.EachResult(path, nil, func(r *results.Result) error {
 		if r.Sent == 0 || r.Backend < 0 || r.Done == 0 {
 			return nil // never sent
 		}
 		p, ok := ids[r.ID]
-		if !ok || len(p) == 0 {
+		if !ok || len(p.Tokens) == 0 {
 			return nil
 		}
 		for len(*sets) <= r.Backend {
 			*sets = append(*sets, &replaySet{})
 		}
-		q := sentOf(r, p, off)
-		q.file, q.cached = file, r.CachedTokens
+		q := sentOf(r, p.Tokens, off)
+		q.file, q.cached, q.slot = file, r.CachedTokens, p.Slot
 		if r.Server != nil {
 			timed = true
 			q.promptSecs = r.Server.PromptMS / 1e3

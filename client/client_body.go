@@ -59,8 +59,9 @@ func (c *Client) model(req *traces.Request) string {
 // body encodes the JSON request body for req: the standard OpenAI
 // fields (model, prompt or messages, max_tokens, stream, temperature 0
 // so replays repeat) and the dialect's extras that make the output as
-// long as the trace says (vLLM and SGLang: min_tokens and ignore_eos).
-// OutputTokens 0 omits max_tokens (the server's default length
+// long as the trace says (vLLM and SGLang: min_tokens and ignore_eos),
+// and a Request's Slot where the dialect can pin one (llama.cpp:
+// id_slot; other dialects leave it out). OutputTokens 0 omits max_tokens (the server's default length
 // applies). stream_options asks for a final usage chunk and is only sent
 // when streaming (vLLM rejects it otherwise).
 func (c *Client) body(req *traces.Request) ([]byte, error) { return c.bodyWith(req, nil) }
@@ -82,6 +83,9 @@ func (c *Client) bodyWith(req *traces.Request, edit func(map[string]any)) ([]byt
 	}
 	if n > 0 {
 		v["max_tokens"] = n
+	}
+	if f := c.dialect().SlotField(); f != "" && req.Slot != nil {
+		v[f] = *req.Slot
 	}
 	if c.o.API == APIChat {
 		v["messages"] = messagesOf(req)

@@ -34,6 +34,9 @@ type Dialect struct {
 	// extras returns the request-body fields added for output length n
 	// (tokens; 0 means the server's default length).
 	extras func(n int) map[string]any
+	// slotField names the request-body field that pins a request to a
+	// server slot ("" when the server has no slots to pin).
+	slotField string
 	// cached picks the cached prompt tokens out of a response's counts.
 	cached func(r *Raw) (int, bool)
 	// flush empties the server's prefix cache (nil: no way to).
@@ -109,6 +112,15 @@ func (d *Dialect) BodyExtras(n int) map[string]any {
 		return nil
 	}
 	return d.extras(max(n, 0))
+}
+
+// SlotField names the request-body field that runs a request on a
+// chosen server slot (llama.cpp: id_slot), "" when the dialect has none.
+func (d *Dialect) SlotField() string {
+	if d == nil {
+		return ""
+	}
+	return d.slotField
 }
 
 // TokenPrompts reports whether the server's completions endpoint accepts

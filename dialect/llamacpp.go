@@ -39,6 +39,7 @@ var llamacpp = Dialect{
 		// servers reuse slots too. max_tokens bounds the length.
 		return map[string]any{"ignore_eos": true, "cache_prompt": true}
 	},
+	slotField:    "id_slot",
 	cached:       llamacppCached,
 	flush:        eraseSlots,
 	tokenPrompts: true,

@@ -28,6 +28,9 @@ type requestFields struct {
 	N             *int              `json:"n"`
 	CacheSalt     string            `json:"cache_salt"`
 	KVTransfer    *kvTransferParams `json:"kv_transfer_params"`
+	// IDSlot is llama.cpp's id_slot: the slot to run on, −1 or absent
+	// for any; a mock without slots ignores it, as vLLM does.
+	IDSlot *int `json:"id_slot"`
 }
 
 // completionRequest is the part of a /v1/completions body the mock reads.
@@ -48,6 +51,12 @@ type chatRequest struct {
 func (r requestFields) generation(chat bool, maxTokens *int) (*generation, error) {
 	g := &generation{chat: chat, model: r.Model, minTokens: r.MinTokens, ignoreEOS: r.IgnoreEOS, salt: r.CacheSalt,
 		kv: r.KVTransfer}
+	if r.IDSlot != nil && *r.IDSlot != -1 {
+		if *r.IDSlot < 0 {
+			return nil, fmt.Errorf("id_slot must be -1 (any slot) or a slot id, got %d.", *r.IDSlot)
+		}
+		g.slot = r.IDSlot
+	}
 	if err := g.common(maxTokens, r.Stream, r.StreamOptions, r.N); err != nil {
 		return nil, err
 	}
@@ -78,6 +87,8 @@ type generation struct {
 	// remoteTokens is the prompt tokens whose KV a remote prefill
 	// computed (do_remote_prefill), set once the params are checked.
 	remoteTokens int
+	// slot is the slot the request names (id_slot), nil for any.
+	slot *int
 	// raw is the request body, forwarded to a prefill instance when a
 	// decode replica runs the prefill itself (x-prefiller-host-port).
 	raw []byte

@@ -48,7 +48,7 @@ func (s *Server) handleGenerate(ep endpoint) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, err.Error(), 0)
 			return
 		}
-		rs := &response{s: s, g: g, id: id, f: f, arrival: arrival, host: r.Host}
+		rs := &response{s: s, g: g, id: id, f: f, arrival: arrival, host: r.Host, slot: -1}
 		if g.stream {
 			rs.stream(w, r)
 		} else {
@@ -112,7 +112,7 @@ func (s *Server) submit(g *generation) (string, *inflight, error) {
 		}
 	}
 	f, err := s.drv.add(&engine.Request{ID: id, Prompt: g.prompt, MaxTokens: maxTokens, MinTokens: g.minTokens,
-		IgnoreEOS: g.ignoreEOS, CacheSalt: g.salt, LoRA: g.lora, RemoteTokens: g.remoteTokens})
+		IgnoreEOS: g.ignoreEOS, CacheSalt: g.salt, LoRA: g.lora, RemoteTokens: g.remoteTokens, Slot: g.slot})
 	if err != nil {
 		var le *engine.LengthError
 		if errors.As(err, &le) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/calibrate"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -15,8 +16,8 @@ import (
 // (from its header, as predict does) and returns each request's prompt as
 // the simulated engines see it, by request id: its token ids, else its
 // rendered block ids, else its text split as the mock's default
-// tokenizer splits it.
-func RunPrompts(path string) (map[string][]int, error) {
+// tokenizer splits it; with the slot it named, if any.
+func RunPrompts(path string) (map[string]calibrate.Prompt, error) {
 	rs, _, err := SpecFromResults(path)
 	if err != nil {
 		return nil, err
@@ -26,7 +27,7 @@ func RunPrompts(path string) (map[string][]int, error) {
 		return nil, err
 	}
 	defer src.Close()
-	out := map[string][]int{}
+	out := map[string]calibrate.Prompt{}
 	tok := tokenizer.Whitespace{}
 	for {
 		r, err := src.Next()
@@ -43,7 +44,7 @@ func RunPrompts(path string) (map[string][]int, error) {
 		if len(ids) == 0 {
 			ids = tok.Encode(traces.PromptText(&r))
 		}
-		out[r.ID] = ids
+		out[r.ID] = calibrate.Prompt{Tokens: ids, Slot: r.Slot}
 	}
 }
 

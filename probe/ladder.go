@@ -88,9 +88,9 @@ func unrelated(next *uint64, in, out int) ladderRecord {
 	return r
 }
 
-// writeTrace writes recs as a Mooncake trace, all at time 0: the closed
-// loop at concurrency 1 sends them in order.
-func writeTrace(path string, recs []ladderRecord) error {
+// writeTrace writes recs as JSON lines (Mooncake or native records), all
+// at time 0: the phase's closed loop sends them in order.
+func writeTrace[R any](path string, recs []R) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

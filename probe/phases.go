@@ -17,10 +17,11 @@ type Phase struct {
 	// Workload is the generator and WorkloadArgs its parameters.
 	Workload     string
 	WorkloadArgs traces.Params
-	// Trace, when set, is a Mooncake-format trace the phase sends in
-	// order instead of a generated workload, with BlockSize tokens per
-	// hash id (the slot-switch ladder, LadderPhase).
+	// Trace, when set, is a trace the phase sends in order instead of a
+	// generated workload, in Format (default traces.FormatMooncake), with
+	// BlockSize tokens per hash id (the slot-switch ladder, LadderPhase).
 	Trace     string
+	Format    string
 	BlockSize int
 	// FirstTarget runs the phase on the first target only (a pattern of
 	// slot switches that a router splitting it over servers would break).

@@ -145,7 +145,15 @@ func Run(ctx context.Context, ps Spec) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		phases = append(phases, ladder, restore, beside, context, SaturatedPhase(slots[0], ps.MaxPrompt))
+		phases = append(phases, ladder, restore, beside, context)
+		pinned, ok, err := SlotsPhase(ps.Dir, slots[0], ps.MaxPrompt, 16*slots[0], ps.Seed)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			phases = append(phases, pinned)
+		}
+		phases = append(phases, SaturatedPhase(slots[0], ps.MaxPrompt))
 	}
 	per := ps.Budget / time.Duration(len(phases))
 	res := &Result{}
@@ -212,7 +220,10 @@ func probeSpec(ps Spec, ph Phase, seed uint64, scrape bool) bench.Spec {
 	}
 	if ph.Trace != "" {
 		w.Workload, w.WorkloadArgs = "", nil
-		w.Trace, w.Format, w.BlockSize = ph.Trace, traces.FormatMooncake, ph.BlockSize
+		w.Trace, w.Format, w.BlockSize = ph.Trace, ph.Format, ph.BlockSize
+		if w.Format == "" {
+			w.Format = traces.FormatMooncake
+		}
 	}
 	p := bench.DefaultPolicy()
 	p.Router, p.MaxInflight = "least-request", ph.Concurrency*len(targets)

@@ -43,7 +43,7 @@ func (s *simulator) addToEngine(req *traces.Request, res *results.Result, b, rem
 		id += pd.phase
 	}
 	er := &engine.Request{ID: id, Tag: int64(s.live.next()), MaxTokens: out, MinTokens: out, IgnoreEOS: true,
-		LoRA: req.LoRA, RemoteTokens: remote}
+		LoRA: req.LoRA, RemoteTokens: remote, Slot: req.Slot}
 	s.setPrompt(er, req, bk)
 	if req.LoRA != "" {
 		// As the mock server does for an adapter's requests: the adapter

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -12,7 +13,9 @@ import (
 func jsonFieldErr(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		field := te.Field
+		// A native record embeds Request: its fields' paths start with
+		// the Go type's name, which the trace does not spell.
+		field := strings.TrimPrefix(te.Field, "Request.")
 		if field == "" {
 			field = "(record)"
 		}

@@ -14,7 +14,7 @@ import (
 // Request's fields: arrival_ns (offset from the trace start in
 // nanoseconds), id, user, session, turn, after, think_ns, think_known,
 // model, lora, prompt, messages, block_ids, token_ids, block_size,
-// input_tokens, output_tokens, recorded. Lines are in non-decreasing
+// input_tokens, output_tokens, slot (a llama.cpp slot id), recorded. Lines are in non-decreasing
 // arrival_ns order, and a Request's after names only Requests on earlier
 // lines, so sessions cannot wait on each other in a cycle. WriteNative
 // writes it and Open reads it back unchanged.
@@ -57,6 +57,9 @@ type nativeRecord struct {
 	InputTokens  *int   `json:"input_tokens"`
 	OutputTokens *int   `json:"output_tokens"`
 }
+
+// maxSlot is the highest slot id a native trace may pin a Request to.
+const maxSlot = 1 << 16
 
 // nativeDecoder decodes native lines, remembering the ids read so far
 // (8 bytes of hash per Request) to check every after names an earlier
@@ -121,6 +124,9 @@ func decodeNative(line []byte, lineNo int, r *Request) error {
 	}
 	if r.Think < 0 {
 		return fieldErr("think_ns", "negative (%d)", int64(r.Think))
+	}
+	if r.Slot != nil && (*r.Slot < 0 || *r.Slot > maxSlot) {
+		return fieldErr("slot", "%d: want a llama.cpp slot id from 0 to %d", *r.Slot, maxSlot)
 	}
 	return validateRequest(r)
 }

@@ -27,6 +27,8 @@ func TestNativeAfter(t *testing.T) {
 		{"unknown", a + "\n" + `{"id":"b","arrival_ns":2,"output_tokens":1,"after":["zz"]}`, `line 2 field after[0]: "zz" names no earlier request`, 1},
 		{"empty id", a + "\n" + `{"id":"b","arrival_ns":2,"output_tokens":1,"after":[""]}`, "line 2 field after[0]: empty id", 1},
 		{"negative think", `{"arrival_ns":1,"output_tokens":1,"think_ns":-5}`, "line 1 field think_ns: negative (-5)", 0},
+		{"negative slot", a + "\n" + `{"arrival_ns":2,"output_tokens":1,"slot":-1}`, "line 2 field slot: -1: want a llama.cpp slot id from 0 to 65536", 1},
+		{"slot not a number", `{"arrival_ns":2,"output_tokens":1,"slot":"x"}`, "line 1 field slot", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,6 +50,7 @@ func TestNativeRoundTripSessions(t *testing.T) {
 		{ID: "p#0", Session: "p", InputTokens: 3, OutputTokens: 2, Recorded: &Recorded{Model: "orig", OutputTypes: []string{"thinking"}}},
 		{ID: "p/a#0", Session: "p/a", Arrival: time.Second, After: []string{"p#0"}, Think: time.Second, ThinkKnown: true, InputTokens: 1, OutputTokens: 1},
 		{ID: "p#1", Session: "p", Turn: 1, Arrival: 2 * time.Second, After: []string{"p#0", "p/a#0"}, ThinkKnown: true, InputTokens: 5, OutputTokens: 1},
+		{ID: "pinned", Arrival: 3 * time.Second, InputTokens: 2, OutputTokens: 1, Slot: new(int)},
 	}
 	var b strings.Builder
 	if _, err := WriteNative(&b, NewSliceSource(in)); err != nil {

@@ -70,6 +70,11 @@ type Request struct {
 	InputTokens int `json:"input_tokens"`
 	// OutputTokens is the number of tokens to generate.
 	OutputTokens int `json:"output_tokens"`
+	// Slot, when set, is the llama.cpp server slot (its id_slot, from 0)
+	// the Request must run on; nil lets the server choose. Only the
+	// llama.cpp dialect sends it, and only the native format carries it
+	// (the calibration probe pins decoders to chosen slots with it).
+	Slot *int `json:"slot,omitempty"`
 	// PredictedOutput is a length predictor's estimate of OutputTokens,
 	// filled by a Queue that needs one (0 when unset).
 	PredictedOutput int `json:"-"`

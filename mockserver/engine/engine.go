@@ -108,6 +108,8 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 		return fmt.Errorf("add request %q: max tokens %d: want ≥ 1", r.ID, r.MaxTokens)
 	case r.MinTokens < 0:
 		return fmt.Errorf("add request %q: min tokens %d: want ≥ 0", r.ID, r.MinTokens)
+	case r.Slot != nil && e.slots != nil && (*r.Slot < 0 || *r.Slot >= len(e.slots.slots)):
+		return fmt.Errorf("add request %q: slot %d: the server has slots 0 to %d", r.ID, *r.Slot, len(e.slots.slots)-1)
 	}
 	e.clock = max(e.clock, now)
 	if _, dup := e.live[r.ID]; dup {

@@ -27,7 +27,7 @@ func (e *Engine) placeWaiting(now time.Duration, evs []Event) (Step, []Event, bo
 	adapters := e.runningAdapters()
 	for i := 0; i < len(e.waiting) && len(e.running) < e.cfg.MaxNumSeqs; {
 		s := e.waiting[i]
-		if e.lora.blocked(s.req.LoRA, adapters) {
+		if e.lora.blocked(s.req.LoRA, adapters) || e.pinnedBusy(s) {
 			i++
 			continue
 		}
@@ -39,7 +39,7 @@ func (e *Engine) placeWaiting(now time.Duration, evs []Event) (Step, []Event, bo
 		e.running = append(e.running, s)
 		if first {
 			evs = append(evs, Event{ID: s.req.ID, Tag: s.req.Tag, Admitted: true,
-				CachedTokens: s.cached, QueueTime: max(0, now-s.arrival)})
+				CachedTokens: s.cached, QueueTime: max(0, now-s.arrival), Slot: s.slot})
 		}
 	}
 	if e.extra == 0 {

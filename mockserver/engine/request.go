@@ -59,6 +59,14 @@ type Request struct {
 	// first output token, as vLLM's scheduler does. Their full blocks then
 	// enter the prefix cache like computed ones. Default 0: none.
 	RemoteTokens int
+	// Slot, when set, runs the request on that slot of the per-slot cache
+	// (llama.cpp's id_slot, from 0): it waits while the slot is busy,
+	// letting later requests pass, and reuses only the slot's common
+	// prefix, with no save to or restore from the host cache (the server
+	// takes a named slot without get_available_slot's prompt-cache
+	// update, b7099). Nil lets the engine choose; engines without slots
+	// ignore it.
+	Slot *int
 }
 
 // seq is the engine's state of one live request.

@@ -76,7 +76,8 @@ func (e *Engine) scheduleRunning(now time.Duration, budget *int, evs []Event) ([
 
 // scheduleWaiting admits waiting requests in order until one does not
 // fit, skipping (and leaving in place) those whose LoRA adapter cannot
-// join the running ones, as vLLM V1 does.
+// join the running ones, as vLLM V1 does, and those that name a busy
+// slot, as llama.cpp defers them.
 func (e *Engine) scheduleWaiting(now time.Duration, budget *int, plan []planned) []planned {
 	adapters := e.runningAdapters()
 	for i := 0; i < len(e.waiting) && len(e.running) < e.cfg.MaxNumSeqs; {
@@ -84,7 +85,7 @@ func (e *Engine) scheduleWaiting(now time.Duration, budget *int, plan []planned)
 			break
 		}
 		s := e.waiting[i]
-		if e.lora.blocked(s.req.LoRA, adapters) {
+		if e.lora.blocked(s.req.LoRA, adapters) || e.pinnedBusy(s) {
 			i++
 			continue
 		}

@@ -113,6 +113,25 @@ func (c *slotCache) place(tokens []int32, salt uint64) placement {
 	return p
 }
 
+// placeOn puts a request of tokens on slot i when it is free, as
+// llama.cpp launches a task that names its slot: the slot keeps its
+// common prefix with the prompt, with no save or restore. The placement's
+// slot is −1 while slot i is busy.
+func (c *slotCache) placeOn(i int, tokens []int32, salt uint64) placement {
+	s := &c.slots[i]
+	if s.busy {
+		return placement{slot: -1, saved: -1, restored: -1}
+	}
+	s.busy = true
+	return placement{slot: i, hit: common(s.tokens, s.salt, tokens, salt), saved: -1, restored: -1}
+}
+
+// pinnedBusy reports whether s names a slot of the per-slot cache that
+// is busy: the server defers it and goes on with the requests behind it.
+func (e *Engine) pinnedBusy(s *seq) bool {
+	return e.slots != nil && s.req.Slot != nil && e.slots.slots[*s.req.Slot].busy
+}
+
 // bySimilarity returns the free slot with the largest common-prefix share
 // above the threshold (−1 when none) and whether its kept share is below
 // one half.
@@ -230,7 +249,12 @@ func (e *Engine) admitSlot(s *seq, budget int) (int, bool) {
 	if e.pool.available() < e.cfg.blocksFor(s.numTokens()) {
 		return 0, false // checked first, so a refused request leaves the slots alone
 	}
-	pl := e.slots.place(s.tokens, s.salt)
+	var pl placement
+	if s.req.Slot != nil {
+		pl = e.slots.placeOn(*s.req.Slot, s.tokens, s.salt)
+	} else {
+		pl = e.slots.place(s.tokens, s.salt)
+	}
 	i, hit := pl.slot, pl.hit
 	if i < 0 {
 		return 0, false
