@@ -16,6 +16,8 @@ import (
 )
 
 func TestRequestBody(t *testing.T) {
+	two := 2
+	llama, _ := dialect.Lookup(dialect.LlamaCpp)
 	streamOpts := map[string]any{"include_usage": true}
 	tests := []struct {
 		name string
@@ -47,6 +49,14 @@ func TestRequestBody(t *testing.T) {
 			traces.Request{Prompt: "only text", OutputTokens: 2},
 			map[string]any{"model": "m", "messages": []any{map[string]any{"role": "user", "content": "only text"}},
 				"max_tokens": 2.0, "min_tokens": 2.0, "ignore_eos": true, "stream": false, "temperature": 0.0}},
+		{"slot to llama.cpp as id_slot", Options{Model: "m", Dialect: llama},
+			traces.Request{Prompt: "x", OutputTokens: 2, Slot: &two},
+			map[string]any{"model": "m", "prompt": "x", "max_tokens": 2.0, "ignore_eos": true, "cache_prompt": true,
+				"id_slot": 2.0, "stream": false, "temperature": 0.0}},
+		{"no slot field to vLLM", Options{Model: "m"},
+			traces.Request{Prompt: "x", OutputTokens: 2, Slot: &two},
+			map[string]any{"model": "m", "prompt": "x", "max_tokens": 2.0, "min_tokens": 2.0, "ignore_eos": true,
+				"stream": false, "temperature": 0.0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

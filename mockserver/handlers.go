@@ -48,7 +48,7 @@ func (s *Server) handleGenerate(ep endpoint) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, err.Error(), 0)
 			return
 		}
-		rs := &response{s: s, g: g, id: id, f: f, arrival: arrival, host: r.Host, slot: -1}
+		rs := &response{s: s, g: g, id: id, f: f, arrival: arrival, host: r.Host}
 		if g.stream {
 			rs.stream(w, r)
 		} else {

@@ -21,7 +21,6 @@ type response struct {
 	host    string // host:port the client reached (kv_transfer_params)
 	evs     []engine.Event
 	cached  int
-	slot    int // the slot taken (llama.cpp's id_slot), −1 none
 	out     int
 	// reasoning counts the output tokens that were reasoning.
 	reasoning int
@@ -55,7 +54,7 @@ func (rs *response) observe(ev engine.Event, now time.Time) {
 		if rs.admitted.IsZero() {
 			rs.admitted = now
 		}
-		rs.cached, rs.slot = ev.CachedTokens, ev.Slot
+		rs.cached = ev.CachedTokens
 		m.queue.Observe(rs.s.modelTimeToWall(ev.QueueTime).Seconds())
 	}
 	if ev.HasToken {
@@ -93,10 +92,6 @@ func (rs *response) usage() usage {
 	switch rs.s.opts.Dialect {
 	case dialect.LlamaCpp:
 		u.timings = &timings{CacheN: rs.cached, PromptN: p - rs.cached}
-		if rs.slot >= 0 {
-			slot := rs.slot
-			u.slot = &slot
-		}
 	case dialect.OpenAI:
 	default:
 		u.PromptTokensDetails = &tokenDetails{CachedTokens: rs.cached}
@@ -264,9 +259,8 @@ func (rs *response) body(reasoning string, ended bool, text string) any {
 		Choices    []choice         `json:"choices"`
 		Usage      usage            `json:"usage"`
 		Timings    *timings         `json:"timings,omitempty"`
-		IDSlot     *int             `json:"id_slot,omitempty"`
 		KVTransfer *kvTransferReply `json:"kv_transfer_params,omitempty"`
-	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, u, u.timings, u.slot, kv}
+	}{rs.id, obj, rs.s.created, rs.g.model, []choice{c}, u, u.timings, kv}
 }
 
 // chatReply is a non-streamed chat message, fields in vLLM's order.

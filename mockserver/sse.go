@@ -19,8 +19,6 @@ type usage struct {
 	CompletionTokensDetails *completionDetails `json:"completion_tokens_details,omitempty"`
 	ReasoningTokens         *int               `json:"reasoning_tokens,omitempty"`
 	timings                 *timings
-	// slot, when set, is llama.cpp's id_slot, sent beside timings.
-	slot *int
 }
 
 // completionDetails is usage.completion_tokens_details.
@@ -147,10 +145,6 @@ func (e *encoder) usage(dst []byte, u usage) []byte {
 		dst = append(dst, `,"prompt_n":`...)
 		dst = strconv.AppendInt(dst, int64(t.PromptN), 10)
 		dst = append(dst, '}')
-	}
-	if s := u.slot; s != nil {
-		dst = append(dst, `,"id_slot":`...)
-		dst = strconv.AppendInt(dst, int64(*s), 10)
 	}
 	return append(dst, "}\n\n"...)
 }

@@ -31,9 +31,6 @@ type Event struct {
 	CachedTokens int
 	// QueueTime is the time from Add to first admission (with Admitted).
 	QueueTime time.Duration
-	// Slot is, with Admitted, the slot the request took in the per-slot
-	// cache (llama.cpp's id_slot), −1 without one.
-	Slot int
 	// Token is the generated token id when HasToken.
 	Token int
 	// HasToken is set when the step generated a token for the request.

@@ -21,7 +21,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 		ev := Event{ID: s.req.ID, Tag: s.req.Tag}
 		if p.admitted {
 			ev.Admitted = true
-			ev.CachedTokens, ev.QueueTime, ev.Slot = s.cached, max(0, now-s.arrival), s.slot
+			ev.CachedTokens, ev.QueueTime = s.cached, max(0, now-s.arrival)
 		}
 		decode := p.n == 1 && s.numOutput() > 0 && s.computed == s.numTokens()-1
 		if p.n > 0 && !decode {
