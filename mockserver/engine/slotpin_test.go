@@ -56,7 +56,7 @@ func TestPinnedSlots(t *testing.T) {
 	// c names busy slot 2 and waits; d, behind it, takes its free slot.
 	for _, r := range []*Request{
 		{ID: "c", Prompt: tokensFrom(9000, 10), MaxTokens: 1, Slot: pin(2)},
-		{ID: "d", Prompt: tokensFrom(9500, 10), MaxTokens: 1, Slot: pin(1)},
+		{ID: "d", Prompt: tokensFrom(9500, 10), MaxTokens: 4, Slot: pin(1)},
 	} {
 		if err := e.Add(first, r); err != nil {
 			t.Fatal(err)
