@@ -157,6 +157,13 @@ func (c *Client) do(ctx context.Context, base string, req *traces.Request, res *
 		return
 	}
 	c.exchange(ctx, rctx, cancel, hreq, res, now, onTokens, x, nil)
+	if res.Slot == nil && req.Slot != nil && c.dialect().SlotField() != "" {
+		// The server runs a request that names its slot on that slot
+		// only (llama.cpp defers it until the slot is free), and its
+		// OpenAI-compatible replies do not say (b7099).
+		id := *req.Slot
+		res.Slot = &id
+	}
 }
 
 // exchange sends hreq and reads the answer into res. reply, when set,

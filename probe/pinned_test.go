@@ -17,6 +17,7 @@ import (
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -93,7 +94,7 @@ func TestSlotsPhaseOnMock(t *testing.T) {
 	ps := Spec{Targets: []string{srv.URL}, Dir: dir}
 	probeDefaults(&ps)
 	ps.Client.Dialect = dialect.LlamaCpp
-	pr, _, err := probePhase(t.Context(), ps, ph, 1, 30*time.Second, false)
+	pr, file, err := probePhase(t.Context(), ps, ph, 1, 30*time.Second, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +111,21 @@ func TestSlotsPhaseOnMock(t *testing.T) {
 	}
 	if !maps.Equal(count, want) {
 		t.Fatalf("requests named slots %v (slot: count), want %v", count, want)
+	}
+	// The mock, as llama-server b7099, does not say the slot in its
+	// OpenAI-compatible replies: the results file keeps the one named.
+	slotOf := map[string]int{}
+	for _, r := range pinnedRecords(4, 96, 16, 1) {
+		slotOf[r.ID] = r.Slot
+	}
+	err = results.EachResult(file, nil, func(r *results.Result) error {
+		if r.Slot == nil || *r.Slot != slotOf[r.ID] {
+			t.Errorf("request %s: results file slot %v, want %d", r.ID, r.Slot, slotOf[r.ID])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if ph.Format != traces.FormatNative {
 		t.Fatalf("phase format %q, want native (the only one with a slot)", ph.Format)

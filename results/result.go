@@ -93,7 +93,8 @@ type Result struct {
 	// timings object), nil when it sent none.
 	Server *ServerTimings `json:"server,omitempty"`
 	// Slot is the server slot that served the Request (llama.cpp's
-	// id_slot), nil when the response did not say.
+	// id_slot): as the response said, else as the Request named it (the
+	// server runs it on no other), nil when neither did.
 	Slot *int `json:"id_slot,omitempty"`
 	// PD is the prefill phase of a Request served disaggregated, on a
 	// prefill Backend then on Backend (nil: one Backend served it all).
