@@ -3,13 +3,14 @@
 # reads (cmd/tracebench/cli/testdata/cpu-fleet): a calibration probe of two
 # llama-servers, each bound to a CPU of its own, then one cold run per
 # policy (both servers restarted before each, so every policy starts on
-# empty slots and an empty host prompt cache).
+# empty slots and an empty host prompt cache), then a second probe of the
+# same servers (probe2/: two probes of one server must agree).
 #
 # Usage: scripts/record-cpu-fleet.sh LLAMA_DIR [OUT]
 #   LLAMA_DIR holds llama-server-plain-metrics and tiny-llama-h256-l4.gguf
 #   OUT defaults to cmd/tracebench/cli/testdata/cpu-fleet
 # Run it on a quiet machine (load average under 1, nothing else running):
-# the servers' step times are what the dataset records. About 6 minutes.
+# the servers' step times are what the dataset records. About 8 minutes.
 set -euo pipefail
 llama=${1:?usage: record-cpu-fleet.sh LLAMA_DIR [OUT]}
 out=${2:-cmd/tracebench/cli/testdata/cpu-fleet}
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d)/tracebench
 go build -o "$bin" ./cmd/tracebench
 mkdir -p "$out"
-rm -rf "$out/probe" "$out"/run-*.jsonl
+rm -rf "$out/probe" "$out/probe2" "$out"/run-*.jsonl
 pids=()
 start_servers() {
   pids=()
@@ -36,10 +37,13 @@ stop_servers() {
 }
 trap stop_servers EXIT
 targets=(--target http://127.0.0.1:18090 --target http://127.0.0.1:18091)
-start_servers
-"$bin" calibrate "${targets[@]}" --from cmd/tracebench/cli/testdata/llama-cpp-np4.yaml \
-  --probe-dir "$out/probe" --probe-budget 45s --probe-max-prompt 512 --probe-seed 11 -o "$out/.fit.yaml"
-stop_servers
+probe() { # probe DIR SEED
+  start_servers
+  "$bin" calibrate "${targets[@]}" --from cmd/tracebench/cli/testdata/llama-cpp-np4.yaml \
+    --probe-dir "$1" --probe-budget 60s --probe-max-prompt 512 --probe-seed "$2" -o "$out/.fit.yaml"
+  stop_servers
+}
+probe "$out/probe" 11
 # The workload: prefix-aware routing matters (4 system prompts of 384
 # words, 32 questions each: one request moves a run's hit rate by under a
 # point), 128 requests at 2 req/s, below the two servers' capacity.
@@ -50,5 +54,6 @@ for p in round-robin least-request prefix-cache cache-aware; do
     --out "$out/run-$p.jsonl"
   stop_servers
 done
+probe "$out/probe2" 13
 rm -f "$out"/.server-*.log "$out/.fit.yaml"
 uptime

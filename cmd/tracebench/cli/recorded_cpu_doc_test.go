@@ -20,6 +20,9 @@ type recordedCPUFigures struct {
 	residual, tpotResidual float64
 	terms                  []recordedTerm
 	runs                   []recordedCPURun
+	agree                  []probeAgreement
+	// probeLone is each probe's lone decode (loneDecode of its c1 phase).
+	probeLone [2]float64
 }
 
 // recordedCPURun is one policy's prediction errors and the servers' own
@@ -110,6 +113,7 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", t.name, t.value, t.stdErr, t.unit, f[0], f[1])
 	}
+	writeProbesAgree(&b, fig)
 	return b.String()
 }
 
@@ -135,5 +139,30 @@ func checkGenerated(t *testing.T, path, want, test string) {
 	}
 	if string(got) != want {
 		t.Errorf("%s is not current: regenerate it with `go test -count=1 -run %s ./cmd/tracebench/cli/ -update`", path, test)
+	}
+}
+
+// writeProbesAgree renders the two probes' comparison.
+func writeProbesAgree(b *strings.Builder, fig recordedCPUFigures) {
+	b.WriteString("\n## Two probes of the same servers\n\n")
+	b.WriteString("The dataset holds a second probe of the same two servers, recorded after the policies' runs\n")
+	fmt.Fprintf(b, "(`%s/`; the first is `%s/`). Each is fitted on its own; a term agrees when the two values are\n",
+		recordedCPUProbes[1], recordedCPUProbes[0])
+	b.WriteString("within 2 combined standard errors. The servers' lone decode per token (the `c1` phase, llama.cpp's\n")
+	for i, p := range recordedCPUProbes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "%s: %.2f ms", p, fig.probeLone[i])
+	}
+	b.WriteString(") says how far the machine's speed moved between them.\n\n")
+	b.WriteString("| term | first probe | second probe | difference (std errors) | agree |\n|---|---|---|---|---|\n")
+	for _, r := range fig.agree {
+		ok := "yes"
+		if r.sigmas > 2 {
+			ok = "no"
+		}
+		fmt.Fprintf(b, "| `%s` | %s ± %s | %s ± %s | %.1f | %s |\n", r.term.name, r.term.value, r.term.stdErr,
+			r.second.value, r.second.stdErr, r.sigmas, ok)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -14,6 +15,10 @@ import (
 // of its own) and one cold run per policy, recorded on a quiet machine
 // by scripts/record-cpu-fleet.sh.
 var recordedCPU = filepath.Join("testdata", "cpu-fleet")
+
+// recordedCPUProbes are the dataset's two probes of the same servers,
+// before the policies' runs and after them.
+var recordedCPUProbes = [2]string{"probe", "probe2"}
 
 // recordedCPUPolicies are the policies of the dataset's runs.
 var recordedCPUPolicies = []string{"round-robin", "least-request", "prefix-cache", "cache-aware"}
@@ -43,6 +48,10 @@ func TestRecordedCPUFleet(t *testing.T) {
 	prof, out := calibrateRecordedCPU(t)
 	t.Log(out)
 	fig := recordedCPUFigures{residual: residualPct(out, "ttft"), tpotResidual: residualPct(out, "tpot"), terms: recordedTerms(out)}
+	fig.agree = probesAgree(t, fig.terms)
+	for i, p := range recordedCPUProbes {
+		fig.probeLone[i] = loneDecode(t, filepath.Join(recordedCPU, p, "probe-c1.jsonl"))
+	}
 	for _, p := range recordedCPUPolicies {
 		file := filepath.Join(recordedCPU, "run-"+p+".jsonl")
 		errs, pout := predictErrors(t, file, prof, filepath.Join(t.TempDir(), p))
@@ -80,7 +89,7 @@ func unitOf(metric string) string {
 func calibrateRecordedCPU(t *testing.T, probes ...string) (string, string) {
 	t.Helper()
 	if len(probes) == 0 {
-		probes, _ = filepath.Glob(filepath.Join(recordedCPU, "probe", "*.jsonl"))
+		probes, _ = filepath.Glob(filepath.Join(recordedCPU, recordedCPUProbes[0], "*.jsonl"))
 	}
 	if len(probes) == 0 {
 		t.Fatalf("no probe in %s: record it with scripts/record-cpu-fleet.sh", recordedCPU)
@@ -127,7 +136,7 @@ func TestRecordedCPUServersAgree(t *testing.T) {
 }
 
 // bothServers are the CPU-fleet probe's files of the phases that ran on
-// both servers: the ladder, restore, beside and context phases run on the
+// both servers: the ladder, restore, beside, context and slots phases run on the
 // first target only, so a per-server fit with them would compare two
 // different designs.
 func bothServers(t *testing.T) []string {
@@ -136,10 +145,63 @@ func bothServers(t *testing.T) []string {
 	var out []string
 	for _, f := range all {
 		switch filepath.Base(f) {
-		case "probe-ladder.jsonl", "probe-restore.jsonl", "probe-beside.jsonl", "probe-context.jsonl":
+		case "probe-ladder.jsonl", "probe-restore.jsonl", "probe-beside.jsonl", "probe-context.jsonl", "probe-slots.jsonl":
 		default:
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// probeAgreement compares one engine term as the dataset's two probes fit
+// it: sigmas is the difference in combined standard errors (NaN when
+// either has none).
+type probeAgreement struct {
+	term, second recordedTerm
+	sigmas       float64
+}
+
+// probesAgree fits the dataset's second probe of the same servers and
+// compares its terms with first's (the first probe's): a term whose
+// values differ by more than 2 combined standard errors is marked as a
+// missed target (the "two probes of one server agree"). It fails
+// when the second probe is missing or fewer than 4 terms compare.
+func probesAgree(t *testing.T, first []recordedTerm) []probeAgreement {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(recordedCPU, recordedCPUProbes[1], "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatalf("no second probe in %s/%s: record the dataset with scripts/record-cpu-fleet.sh", recordedCPU, recordedCPUProbes[1])
+	}
+	_, out := calibrateRecordedCPU(t, files...)
+	second := map[string]recordedTerm{}
+	for _, tm := range recordedTerms(out) {
+		second[tm.name] = tm
+	}
+	var rows []probeAgreement
+	for _, a := range first {
+		b, ok := second[a.name]
+		va, ea, okA := termNumbers(a)
+		vb, eb, okB := termNumbers(b)
+		if !ok || !okA || !okB {
+			continue
+		}
+		row := probeAgreement{term: a, second: b, sigmas: math.Abs(va-vb) / math.Hypot(ea, eb)}
+		if row.sigmas > 2 {
+			mark(t, fmt.Sprintf("TARGET MISSED %s probes_disagree_%s %s ± %s vs %s ± %s %s (%.1f std errors)",
+				t.Name(), a.name, a.value, a.stdErr, b.value, b.stdErr, a.unit, row.sigmas))
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) < 4 {
+		t.Fatalf("the two probes have %d comparable terms, want at least 4:\n%s", len(rows), out)
+	}
+	return rows
+}
+
+// termNumbers reads a fitted term's value and standard error; ok is
+// false for a term not fitted or without an error.
+func termNumbers(tm recordedTerm) (v, se float64, ok bool) {
+	v, err1 := strconv.ParseFloat(tm.value, 64)
+	se, err2 := strconv.ParseFloat(tm.stdErr, 64)
+	return v, se, err1 == nil && err2 == nil && se > 0
 }
