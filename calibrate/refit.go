@@ -179,7 +179,7 @@ func (res *Result) fillReplay(cfg engine.Config, ran []stage, se map[int]float64
 	}
 	res.Warnings = append(res.Warnings, fmt.Sprintf("fitted by engine replay: llama-server's slot saves, restores, "+
 		"ubatches and HTTP workers were fitted by replaying the probe through the simulator's engine (%d of %d stages "+
-		"had requests for their terms); standard errors from the replay's Gauss–Newton covariance over every request", len(ran), len(stages)))
+		"had requests for their terms); standard errors from the replay's cluster-robust covariance (5 s blocks of each server's requests)", len(ran), len(stages)))
 	if w := noiseWarning(res.Residuals, structure, in); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}

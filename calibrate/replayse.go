@@ -3,6 +3,7 @@ package calibrate
 import (
 	"errors"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,35 +16,55 @@ const seStep = 0.05
 // set of requests, so the residuals do not line up.
 var errSEUnstable = errors.New("a perturbed replay finished other requests")
 
+// clusterWindow is the span of the time blocks whose residuals the
+// standard errors take as one cluster: requests of one server sent within
+// the same 5 s share its state (a stall, a slot save, a batch), so their
+// errors are not independent.
+const clusterWindow = 5 * time.Second
+
+// clusterOf is the cluster of a request of replay set s sent at sent.
+func clusterOf(s int, sent time.Duration) int {
+	return s<<32 | int(sent/clusterWindow)
+}
+
 // residuals returns the log ratios (simulated over measured) of every
-// pair the loss sees, at the free terms x (log values).
-func (f *replayFit) residuals(x []float64) ([]float64, error) {
-	ttft, tpot, prompt, err := f.pairs(f.with(x))
+// pair the loss sees, at the free terms x (log values), and each one's
+// cluster.
+func (f *replayFit) residuals(x []float64) ([]float64, []int, error) {
+	ttft, tpot, prompt, keys, err := f.pairsKeyed(f.with(x))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var r []float64
-	for _, group := range [][][2]float64{ttft, tpot, prompt} {
+	var k []int
+	for g, group := range [][][2]float64{ttft, tpot, prompt} {
 		for _, p := range group {
 			r = append(r, math.Log(p[0])-math.Log(p[1]))
 		}
+		k = append(k, keys[g]...)
 	}
-	return r, nil
+	return r, k, nil
 }
 
 // stdErrs returns the standard error of each free term at f.cfg, in the
-// term's own units (seconds, or 1): the Gauss–Newton covariance
-// σ²(JᵀJ)⁻¹ of the log ratios, J by central differences in log space,
-// σ² the mean square residual over n − p degrees of freedom, carried to
-// the term's value (se(v) = v · se(ln v)). NaN where it cannot be had
-// (too few residuals, a singular JᵀJ, residuals that do not line up).
+// term's own units (seconds, or 1), from the log ratios' Jacobian J (by
+// central differences in log space), carried to the term's value
+// (se(v) = v · se(ln v)). The covariance is the cluster-robust sandwich
+// (JᵀJ)⁻¹ (Σ_g J_gᵀ r_g r_gᵀ J_g) (JᵀJ)⁻¹ · G/(G − 1) over the G clusters
+// of clusterOf: the requests of a block share the server's state, and the
+// Gauss–Newton σ²(JᵀJ)⁻¹, which takes every residual as independent, gave
+// the two halves of one recorded probe slot-save costs 4 of its standard
+// errors apart. With too few clusters (G ≤ 2p) it falls back to the
+// Gauss–Newton covariance, σ² the mean square residual over n − p degrees
+// of freedom. NaN where neither can be had (too few residuals, a singular
+// JᵀJ, residuals that do not line up).
 func (f *replayFit) stdErrs() []float64 {
 	x := f.x()
 	out := make([]float64, len(x))
 	for i := range out {
 		out[i] = math.NaN()
 	}
-	r0, err := f.residuals(x)
+	r0, keys, err := f.residuals(x)
 	if err != nil || len(r0) <= len(x) {
 		return out
 	}
@@ -51,22 +72,68 @@ func (f *replayFit) stdErrs() []float64 {
 	if err != nil {
 		return out
 	}
-	var jtj, cov mat.Dense
+	var jtj, bread mat.Dense
 	jtj.Mul(J.T(), J)
-	if err := cov.Inverse(&jtj); err != nil {
+	if err := bread.Inverse(&jtj); err != nil {
 		return out
 	}
-	ss := 0.0
-	for _, v := range r0 {
-		ss += v * v
+	cov := clusterCov(J, r0, keys, &bread)
+	if cov == nil {
+		cov = gaussNewtonCov(r0, len(x), &bread)
 	}
-	s2 := ss / float64(len(r0)-len(x))
 	for i, xi := range x {
 		if v := cov.At(i, i); v >= 0 {
-			out[i] = math.Exp(xi) * math.Sqrt(s2*v)
+			out[i] = math.Exp(xi) * math.Sqrt(v)
 		}
 	}
 	return out
+}
+
+// gaussNewtonCov is σ²(JᵀJ)⁻¹ for p terms, bread being (JᵀJ)⁻¹.
+func gaussNewtonCov(r []float64, p int, bread *mat.Dense) *mat.Dense {
+	ss := 0.0
+	for _, v := range r {
+		ss += v * v
+	}
+	var cov mat.Dense
+	cov.Scale(ss/float64(len(r)-p), bread)
+	return &cov
+}
+
+// clusterCov is the cluster-robust sandwich covariance, nil when the
+// residuals fall in 2p clusters or fewer.
+func clusterCov(J *mat.Dense, r []float64, keys []int, bread *mat.Dense) *mat.Dense {
+	_, p := J.Dims()
+	if len(keys) != len(r) {
+		return nil
+	}
+	score := map[int][]float64{} // Σ over a cluster of J_i r_i
+	for i, v := range r {
+		u := score[keys[i]]
+		if u == nil {
+			u = make([]float64, p)
+			score[keys[i]] = u
+		}
+		for k := range p {
+			u[k] += J.At(i, k) * v
+		}
+	}
+	g := len(score)
+	if g <= 2*p {
+		return nil
+	}
+	meat := mat.NewDense(p, p, nil)
+	for _, u := range score {
+		v := mat.NewVecDense(p, u)
+		var outer mat.Dense
+		outer.Outer(1, v, v)
+		meat.Add(meat, &outer)
+	}
+	var tmp, cov mat.Dense
+	tmp.Mul(bread, meat)
+	cov.Mul(&tmp, bread)
+	cov.Scale(float64(g)/float64(g-1), &cov)
+	return &cov
 }
 
 // jacobian returns the n × p derivatives of the residuals by central
@@ -77,11 +144,11 @@ func (f *replayFit) jacobian(x []float64, n int) (*mat.Dense, error) {
 		up, down := append([]float64(nil), x...), append([]float64(nil), x...)
 		up[k] += seStep
 		down[k] -= seStep
-		ru, err := f.residuals(up)
+		ru, _, err := f.residuals(up)
 		if err != nil {
 			return nil, err
 		}
-		rd, err := f.residuals(down)
+		rd, _, err := f.residuals(down)
 		if err != nil {
 			return nil, err
 		}

@@ -68,29 +68,40 @@ func (f *replayFit) inHalf(i int) bool { return f.half == 0 || i%2 == f.half-1 }
 // its prompt time where the server sent its own (llama.cpp's
 // timings.prompt_ms), limited to the files of f.only when it is set.
 func (f *replayFit) pairs(cfg engine.Config) (ttft, tpot, prompt [][2]float64, err error) {
+	ttft, tpot, prompt, _, err = f.pairsKeyed(cfg)
+	return ttft, tpot, prompt, err
+}
+
+// pairsKeyed is pairs with each pair's cluster (clusterOf) in keys, one
+// list per group in pairs' order.
+func (f *replayFit) pairsKeyed(cfg engine.Config) (ttft, tpot, prompt [][2]float64, keys [3][]int, err error) {
 	over := cfg.RequestOverhead.Seconds()
-	for _, set := range f.sets {
+	for s, set := range f.sets {
 		times, err := replayOn(cfg, set)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, keys, err
 		}
 		for i, q := range set.reqs {
 			t := times[i]
 			if !q.ok || t.first == 0 || q.ttft <= 0 || f.only != nil && set.kinds[q.file] != *f.only || !f.inHalf(i) {
 				continue
 			}
+			key := clusterOf(s, q.sent)
 			ttft = append(ttft, [2]float64{(t.first - q.sent).Seconds() + over, q.ttft})
+			keys[0] = append(keys[0], key)
 			if q.promptSecs > 0 && t.placed > 0 && t.first > t.placed {
 				// The server's own prompt time: the prompt's cost without
 				// the saves and queueing the client's TTFT includes.
 				prompt = append(prompt, [2]float64{(t.first - t.placed).Seconds(), q.promptSecs})
+				keys[2] = append(keys[2], key)
 			}
 			if q.tpot > 0 && t.done > t.first {
 				tpot = append(tpot, [2]float64{(t.done - t.first).Seconds() / float64(q.out-1), q.tpot})
+				keys[1] = append(keys[1], key)
 			}
 		}
 	}
-	return ttft, tpot, prompt, nil
+	return ttft, tpot, prompt, keys, nil
 }
 
 // with returns the configuration with the free terms set from x (log
