@@ -145,7 +145,11 @@ func (f *replayFit) relResiduals() ([]profile.Residual, error) {
 func stageErrs(cfg engine.Config, sets []*replaySet, ran []stage, half int) map[int]float64 {
 	var free []int
 	for _, st := range ran {
-		free = append(free, st.terms...)
+		for _, t := range st.terms {
+			if !slices.Contains(free, t) { // a term two stages move (beta) once
+				free = append(free, t)
+			}
+		}
 	}
 	f := &replayFit{cfg: cfg, sets: sets, free: free, half: half}
 	out := map[int]float64{}

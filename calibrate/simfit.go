@@ -188,12 +188,37 @@ var stages = []stage{
 	{kindCached, []int{termRestoreFixed, termRestorePerToken}},
 }
 
+// stagesFor are the stages for sets: with a pinned-slot phase (probe
+// "slots") the decode stage moves β again beside c_decode, since the
+// pinned slots' consecutive and alternate runs tell a ubatch's fixed cost
+// from the per-sequence one (moving c_decode alone, a mock with β 3 ms
+// and c_decode 1 ms fitted 3.6 and 0.62; with β, 2.87 and 1.02). Without
+// that phase the two trade for each other there (on the recorded H100
+// probe β went from 6.0 to 8.1 ms and the fit fell apart), so β stays
+// the prompt stage's.
+func stagesFor(sets []*replaySet) []stage {
+	out := slices.Clone(stages)
+	for _, set := range sets {
+		for _, f := range set.files {
+			if phaseOf(f) == slotsPhase {
+				out[1].terms = []int{termBeta, termDecode}
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// slotsPhase is the name of the probe's pinned-slot phase (its results
+// file probe-slots.jsonl).
+const slotsPhase = "slots"
+
 // staged runs the stages in order, each from the last one's result, in
 // at most evals replays each, on the requests of half (0: all; see
 // replayFit.half); a stage whose kind has no requests is skipped. It returns the configuration and the stages that ran.
 func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Config, []stage, error) {
 	var ran []stage
-	for _, st := range stages {
+	for _, st := range stagesFor(sets) {
 		k := st.kind
 		f := &replayFit{cfg: cfg, sets: sets, only: &k, free: st.terms, half: half}
 		if !f.has(k) {
@@ -209,6 +234,7 @@ func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Confi
 				continue
 			}
 		}
+		f.gridStart()
 		best, err := f.multiStart(evals)
 		if err != nil {
 			return cfg, ran, err
@@ -217,6 +243,42 @@ func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Confi
 		ran = append(ran, st)
 	}
 	return cfg, ran, nil
+}
+
+// decadeFactors are the factors gridStart tries on each gridded term.
+var decadeFactors = []float64{0.01, 0.03, 0.1, 0.3, 1, 3, 10}
+
+// gridded are the terms gridStart moves: the slot save's and restore's,
+// whose starting values are a constant (replayStart's); the others start
+// from the step fit of the same probe.
+var gridded = map[int]bool{termSaveFixed: true, termSavePerToken: true, termRestoreFixed: true, termRestorePerToken: true}
+
+// gridStart moves each free gridded term in turn, twice over, to the factor of
+// decadeFactors of its value with the least loss, before the local
+// search: the loss has minima decades apart (a save cost traded against
+// the prompt cost), and the starting values (replayStart's, an H100's
+// slot save of 300 ms) can be decades from the server's (the CPU
+// llama-server's saves cost 3–7 ms). From them Nelder–Mead settled, on a
+// mock with a 30 ms save, at 71 ms and a prompt cost 40 times too small;
+// from the grid's point it found the mock's terms.
+func (f *replayFit) gridStart() {
+	for range 2 {
+		for k, t := range f.terms() {
+			if !gridded[t] {
+				continue
+			}
+			x := f.x()
+			base, best, bestLoss := x[k], x[k], f.loss(x)
+			for _, fac := range decadeFactors {
+				x[k] = base + math.Log(fac)
+				if l := f.loss(x); l < bestLoss {
+					best, bestLoss = x[k], l
+				}
+			}
+			x[k] = best
+			f.cfg = f.with(x)
+		}
+	}
 }
 
 // searchRestarts is how many more times the best start's search runs,

@@ -54,6 +54,7 @@ func (s *Server) dialectRoutes() {
 		s.mux.HandleFunc("GET /flush_cache", s.handleResetPrefixCache)
 	case dialect.LlamaCpp:
 		s.mux.HandleFunc("GET /slots", s.handleSlots)
+		s.mux.HandleFunc("GET /props", s.handleProps)
 		s.mux.HandleFunc("POST /slots/{id}", s.handleSlotAction)
 	default:
 		s.mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
@@ -78,6 +79,13 @@ func (s *Server) handleSlots(w http.ResponseWriter, _ *http.Request) {
 	b.WriteByte(']')
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b.Bytes())
+}
+
+// handleProps serves the part of llama-server's GET /props that says how
+// the server was started: its slots (-np) and context per slot.
+func (s *Server) handleProps(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"total_slots":%d,"default_generation_settings":{"n_ctx":%d}}`, s.mockSlots(), s.opts.Engine.MaxModelLen)
 }
 
 // handleSlotAction serves POST /slots/{id}?action=erase: the mock's
