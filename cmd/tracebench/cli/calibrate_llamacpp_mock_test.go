@@ -97,7 +97,7 @@ func TestCalibrateOnMockAccuracyLlamaCpp(t *testing.T) {
 	tc, fc := truth.LlamaCpp, fit.LlamaCpp
 	got := map[string][2]time.Duration{
 		"c_prefill": {fl.CPrefill.D(), tl.CPrefill.D()}, "beta": {fl.Beta.D(), tl.Beta.D()},
-		"c_decode": {fl.CDecode.D(), tl.CDecode.D()},
+		"c_decode":   {fl.CDecode.D(), tl.CDecode.D()},
 		"save_fixed": {fc.SaveFixed.D(), tc.SaveFixed.D()}, "save_per_token": {fc.SavePerToken.D(), tc.SavePerToken.D()},
 		"restore_fixed": {fc.RestoreFixed.D(), tc.RestoreFixed.D()}, "restore_per_token": {fc.RestorePerToken.D(), tc.RestorePerToken.D()},
 	}
