@@ -16,7 +16,7 @@ import (
 func header(rs Spec, ident string, pol builtPolicy) results.Header {
 	r, q := pol.router, pol.queue
 	h := results.Header{Version: results.Version, Started: time.Now().UTC(), Policy: PolicyName(r.Name(), q.Name()),
-		Router: r.Name(), RouterParams: pol.routerParams, Queue: q.Name(), QueueParams: pol.queueParams,
+		Router: r.Name(), RouterParams: pol.routerParams.Texts(), Queue: q.Name(), QueueParams: pol.queueParams.Texts(),
 		Seed: rs.Workload.Seed, Trace: ident, Mode: rs.Mode, Backends: rs.Backends, Shard: rs.Workload.Shard,
 		Config: results.RunConfig{Workload: rawJSON(rs.Workload), Policy: rawJSON(rs.Policy), API: rs.Client.API, Model: rs.Client.Model,
 			Stream: new(!rs.Client.NoStream), Scrape: rs.Client.Scrape, ScrapeInterval: rs.Client.ScrapeInt.String(),

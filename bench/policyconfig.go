@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
 )
 
 // LoadConfig reads the --policy-config file, when one is given, and keeps
@@ -138,7 +139,7 @@ func applyFilter(b *builtPolicy, pf Policy) error {
 	if err != nil {
 		return fieldf("Spec.Policy.Filter", "Spec.Policy.Filter: %v", err)
 	}
-	b.routerParams["filter"] = pf.Filter
+	b.routerParams["filter"] = traces.ParamString(pf.Filter)
 	for k, v := range full {
 		b.routerParams["filter."+k] = v
 	}
@@ -152,7 +153,7 @@ func applyFilter(b *builtPolicy, pf Policy) error {
 func mergeArgs(dst policies.Params, field string, args policies.Args, kind policies.Kind, name string) error {
 	if _, err := policies.Lookup(kind, name); err != nil {
 		for _, p := range args {
-			dst[p.Name] = p.Value.String()
+			dst[p.Name] = p.Value
 		}
 		return nil
 	}
@@ -220,7 +221,7 @@ func addSLOWeights(qp policies.Params, pf Policy) error {
 	for i, u := range users {
 		parts[i] = u + "=" + strconv.FormatFloat(pf.sloWeights[u], 'g', -1, 64)
 	}
-	qp["weights"] = strings.Join(parts, ",")
+	qp["weights"] = traces.ParamString(strings.Join(parts, ","))
 	return nil
 }
 

@@ -141,7 +141,10 @@ type Client struct {
 }
 
 // ParseKV parses the k=v pairs given for field (a Spec field's path, or
-// a flag) into Params; a pair without = is a UsageError naming field.
+// a flag) into Params, each value read as the kind the registered
+// policies declare for its name (policies.ReadValue; text of none of
+// them is kept as text, for the policy to reject naming the parameter);
+// a pair without = is a UsageError naming field.
 func ParseKV(field string, pairs []string) (policies.Params, error) {
 	p := policies.Params{}
 	for _, kv := range pairs {
@@ -149,7 +152,7 @@ func ParseKV(field string, pairs []string) (policies.Params, error) {
 		if !ok || k == "" {
 			return nil, fieldf(field, "%s %q: want key=value", field, kv)
 		}
-		p[k] = v
+		p[k] = policies.ReadValue("", k, v)
 	}
 	return p, nil
 }

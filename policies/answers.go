@@ -20,5 +20,5 @@ type AnswerIndexer interface {
 
 // indexAnswersParam is the parameter of the Routers that can learn
 // answers (prefix-cache, approx-prefix, cache-aware, hashtrie).
-var indexAnswersParam = ParamSpec{Name: "index_answers", Kind: kBool, Default: "false",
+var indexAnswersParam = ParamSpec{Name: "index_answers", Kind: kBool, Default: traces.ParamBool(false),
 	Doc: "true: also index each answer the backend generated, as the next turn will carry it back (the source routers index prompts only)"}

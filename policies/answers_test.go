@@ -3,6 +3,8 @@ package policies
 import (
 	"strings"
 	"testing"
+
+	"github.com/tracebench/tracebench/traces"
 )
 
 // TestIndexAnswers: with index_answers, a router that saw a turn's prompt
@@ -16,7 +18,7 @@ func TestIndexAnswers(t *testing.T) {
 		for _, on := range []bool{false, true} {
 			p := Params{}
 			if on {
-				p["index_answers"] = "true"
+				p["index_answers"] = traces.ParamBool(true)
 			}
 			r := mustRouter(t, name, p, 1)
 			bs := fleet(0, 0)

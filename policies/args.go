@@ -156,9 +156,10 @@ func paramNames(kind Kind) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// Params returns a as the Params the named policy of kind is built with:
-// each value must have the kind the policy declares for its name (an
-// int serves a float, any value a KindString parameter, as its text).
+// Params returns a as the Params the named policy of kind is built with,
+// the values copied as given: each must have the kind the policy
+// declares for its name (an int serves a float; a KindString parameter
+// takes any value, which the policy reads as its text).
 // Names the policy does not declare are kept, for NewRouter, NewQueue,
 // NewFilter and Resolve to reject.
 func (a Args) Params(kind Kind, name string) (Params, error) {
@@ -177,28 +178,31 @@ func (a Args) Params(kind Kind, name string) (Params, error) {
 		if ok && got != want && want != traces.KindString && (want != traces.KindFloat || got != traces.KindInt) {
 			return nil, fmt.Errorf("%s %s: parameter %s=%q %s", kind, name, p.Name, p.Value, traces.KindMismatch(got, want))
 		}
-		out[p.Name] = p.Value.String()
+		out[p.Name] = p.Value
 	}
 	return out, nil
 }
 
-// ArgsOf returns resolved Params (a results header's) as Args in the
-// order of their sorted "name=value" texts, each value read as the kind the named policy of kind declares
-// for it; a name it does not declare, or a value not of its kind, is
-// kept as text.
-func ArgsOf(kind Kind, name string, p Params) Args {
+// ArgsOf returns the resolved parameters a results header records
+// (Header.RouterParams, the text of each value) as Args in the order of
+// their sorted "name=value" texts, each value read as the kind the named
+// policy of kind declares for it; a name it does not declare, or a value
+// not of its kind, is kept as text.
+func ArgsOf(kind Kind, name string, texts map[string]string) Args {
 	declared := map[string]traces.ParamKind{}
 	if s, err := Lookup(kind, name); err == nil {
 		for _, ps := range s.Params {
 			declared[ps.Name] = ps.Kind
 		}
 	}
-	keys := slices.SortedFunc(maps.Keys(p), func(a, b string) int { return strings.Compare(a+"="+p[a], b+"="+p[b]) })
-	out := make(Args, 0, len(p))
+	keys := slices.SortedFunc(maps.Keys(texts), func(a, b string) int {
+		return strings.Compare(a+"="+texts[a], b+"="+texts[b])
+	})
+	out := make(Args, 0, len(texts))
 	for _, k := range keys {
-		v := traces.ParamString(p[k])
+		v := traces.ParamString(texts[k])
 		if want, ok := declared[k]; ok {
-			if typed, err := traces.ParseValue(want, p[k]); err == nil {
+			if typed, err := traces.ParseValue(want, texts[k]); err == nil {
 				v = typed
 			}
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // TestParamKindsDeclared: every policy parameter declares a kind, and
-// its default and preset values read as it.
+// its default and every preset value have it.
 func TestParamKindsDeclared(t *testing.T) {
 	for _, s := range Specs() {
 		kinds := map[string]traces.ParamKind{}
@@ -19,14 +19,14 @@ func TestParamKindsDeclared(t *testing.T) {
 				t.Errorf("%s %s: parameter %s declares no kind", s.Kind, s.Name, ps.Name)
 				continue
 			}
-			if _, err := traces.ParseValue(ps.Kind, ps.Default); err != nil {
-				t.Errorf("%s %s: default of %s: %v", s.Kind, s.Name, ps.Name, err)
+			if got := ps.Default.Kind(); got != ps.Kind {
+				t.Errorf("%s %s: default %q of %s %s", s.Kind, s.Name, ps.Default, ps.Name, traces.KindMismatch(got, ps.Kind))
 			}
 		}
 		for pre, set := range s.Presets {
 			for k, v := range set {
-				if _, err := traces.ParseValue(kinds[k], v); err != nil {
-					t.Errorf("%s %s: preset %s: %s: %v", s.Kind, s.Name, pre, k, err)
+				if want, ok := kinds[k]; !ok || v.Kind() != want {
+					t.Errorf("%s %s: preset %s: %s=%q %s", s.Kind, s.Name, pre, k, v, traces.KindMismatch(v.Kind(), want))
 				}
 			}
 		}
@@ -77,7 +77,8 @@ func TestArgsParams(t *testing.T) {
 	a := Args{{Name: "block_size", Value: traces.ParamInt(4)}, {Name: "std_dev_factor", Value: traces.ParamInt(1)},
 		{Name: "block_number", Value: traces.ParamInt(1000)}}
 	p, err := a.Params(KindRouter, "prefix-cache")
-	if err != nil || p["block_size"] != "4" || p["std_dev_factor"] != "1" || p["block_number"] != "1000" {
+	if err != nil || !p["block_size"].Equal(traces.ParamInt(4)) || !p["std_dev_factor"].Equal(traces.ParamInt(1)) ||
+		!p["block_number"].Equal(traces.ParamInt(1000)) {
 		t.Fatalf("Params = %v, %v", p, err)
 	}
 	if _, err := NewRouter("prefix-cache", p, nil); err != nil {
@@ -96,7 +97,7 @@ func TestArgsParams(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.String() != a.String() {
 		t.Errorf("read back %v, %v; want %v", back, err, a)
 	}
-	if got := ArgsOf(KindRouter, "prefix-cache", Params{"filter": "x", "filter.max_loras": "2", "block_number": "9"}).Strings(); strings.Join(got, " ") != "block_number=9 filter.max_loras=2 filter=x" {
+	if got := ArgsOf(KindRouter, "prefix-cache", map[string]string{"filter": "x", "filter.max_loras": "2", "block_number": "9"}).Strings(); strings.Join(got, " ") != "block_number=9 filter.max_loras=2 filter=x" {
 		t.Errorf("ArgsOf = %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/tracebench/tracebench/traces"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,8 +21,9 @@ import (
 //	  name: vtc
 //	  params: {w_out: 2}
 //
-// Both sections are optional. Parameter values are YAML scalars, kept as
-// written (64, 0.5, 20m, true).
+// Both sections are optional. Parameter values are YAML scalars (64,
+// 0.5, 20m, true), each read as the kind the policies of its section
+// declare for its name (see ReadValue), keeping its text as written.
 type PolicyConfig struct {
 	Router, Queue PolicySection
 }
@@ -85,10 +87,10 @@ func parseSection(file string, kind Kind, n *yaml.Node, sec *PolicySection) erro
 			if k.Value == "name" {
 				sec.Name = v.Value
 			} else {
-				sec.Params["preset"], lines["preset"] = v.Value, v
+				sec.Params["preset"], lines["preset"] = traces.ParamString(v.Value), v
 			}
 		case "params":
-			if err := parseParams(file, field, v, sec.Params, lines); err != nil {
+			if err := parseParams(file, kind, field, v, sec.Params, lines); err != nil {
 				return err
 			}
 		default:
@@ -101,8 +103,9 @@ func parseSection(file string, kind Kind, n *yaml.Node, sec *PolicySection) erro
 	return checkSection(file, kind, n, sec, lines)
 }
 
-// parseParams reads a params: mapping of scalars into dst.
-func parseParams(file, field string, n *yaml.Node, dst Params, lines map[string]*yaml.Node) error {
+// parseParams reads a params: mapping of scalars into dst, each as the
+// kind the policies of kind declare for its name (see ReadValue).
+func parseParams(file string, kind Kind, field string, n *yaml.Node, dst Params, lines map[string]*yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return cfgErr(file, n, field, "want a mapping of name: value")
 	}
@@ -114,7 +117,7 @@ func parseParams(file, field string, n *yaml.Node, dst Params, lines map[string]
 		if _, dup := lines[k.Value]; dup {
 			return cfgErr(file, k, field+"."+k.Value, "given twice")
 		}
-		dst[k.Value], lines[k.Value] = v.Value, v
+		dst[k.Value], lines[k.Value] = ReadValue(kind, k.Value, v.Value), v
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"github.com/tracebench/tracebench/traces"
 	"strings"
 	"testing"
 
@@ -18,12 +19,12 @@ func TestParsePolicyConfig(t *testing.T) {
 			want: PolicyConfig{Router: PolicySection{Params: Params{}}, Queue: PolicySection{Params: Params{}}}},
 		{name: "router and queue", yaml: "router: {name: prefix-cache, params: {block_size: 64, std_dev_factor: 1.5}}\nqueue:\n  name: fcfs\n",
 			want: PolicyConfig{
-				Router: PolicySection{Name: "prefix-cache", Params: Params{"block_size": "64", "std_dev_factor": "1.5"}},
+				Router: PolicySection{Name: "prefix-cache", Params: Params{"block_size": traces.ParamInt(64), "std_dev_factor": traces.ParamFloat(1.5)}},
 				Queue:  PolicySection{Name: "fcfs", Params: Params{}}}},
 		{name: "preset key", yaml: "router:\n  name: prefix-cache\n  preset: aibrix-code\n",
-			want: PolicyConfig{Router: PolicySection{Name: "prefix-cache", Params: Params{"preset": "aibrix-code"}}, Queue: PolicySection{Params: Params{}}}},
+			want: PolicyConfig{Router: PolicySection{Name: "prefix-cache", Params: Params{"preset": traces.ParamString("aibrix-code")}}, Queue: PolicySection{Params: Params{}}}},
 		{name: "params without a name are kept unchecked", yaml: "router:\n  params:\n    anything: 20m\n",
-			want: PolicyConfig{Router: PolicySection{Params: Params{"anything": "20m"}}, Queue: PolicySection{Params: Params{}}}},
+			want: PolicyConfig{Router: PolicySection{Params: Params{"anything": traces.ParamString("20m")}}, Queue: PolicySection{Params: Params{}}}},
 		{name: "unknown top key", yaml: "routers: {}\n", wantErr: "p.yaml line 1: routers: unknown key"},
 		{name: "unknown router", yaml: "router:\n  name: fastest\n", wantErr: `p.yaml line 2: router.name: unknown router "fastest"`},
 		{name: "unknown parameter", yaml: "router:\n  name: prefix-cache\n  params:\n    blocksize: 4\n",

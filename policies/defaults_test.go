@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"github.com/tracebench/tracebench/traces"
 	"strings"
 	"testing"
 	"time"
@@ -31,11 +32,11 @@ func TestSeedDefaults(t *testing.T) {
 		t.Errorf("prefix-cache defaults (-seed +got):\n%s", d)
 	}
 	// tiktoken: the seed recommends 16 tokens per block.
-	if d := cmp.Diff(pc{true, 16, 16, 200000, 16, 2, 20 * time.Minute}, prefix(Params{"tokenizer": "tiktoken"})); d != "" {
+	if d := cmp.Diff(pc{true, 16, 16, 200000, 16, 2, 20 * time.Minute}, prefix(Params{"tokenizer": traces.ParamString("tiktoken")})); d != "" {
 		t.Errorf("prefix-cache tiktoken defaults (-seed +got):\n%s", d)
 	}
 	// aibrix-code: AIBrix's code defaults, block 4, imbalance 8, factor 1.
-	if d := cmp.Diff(pc{false, 4, 1, 200000, 8, 1, 20 * time.Minute}, prefix(Params{"preset": "aibrix-code"})); d != "" {
+	if d := cmp.Diff(pc{false, 4, 1, 200000, 8, 1, 20 * time.Minute}, prefix(Params{"preset": traces.ParamString("aibrix-code")})); d != "" {
 		t.Errorf("prefix-cache preset aibrix-code (-AIBrix code +got):\n%s", d)
 	}
 
@@ -122,9 +123,9 @@ func TestBadEnvironmentValueNamed(t *testing.T) {
 		{"queue env", KindQueue, "multi-bin", "B_MAX", "0", nil,
 			[]string{"parameter b_max", "environment variable B_MAX"}, ""},
 		{"explicit value overrides env", KindRouter, "prefix-cache", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "zero",
-			Params{"block_size": "64"}, nil, ""},
+			Params{"block_size": traces.ParamInt(64)}, nil, ""},
 		{"explicit bad value is not the env's", KindRouter, "prefix-cache", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", "64",
-			Params{"block_size": "-1"}, []string{"parameter block_size"}, "environment"},
+			Params{"block_size": traces.ParamInt(-1)}, []string{"parameter block_size"}, "environment"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,8 +19,8 @@ func init() {
 		Needs:  []string{"lora", "in-flight", "scrape (optional)"},
 		Source: "Gateway API Inference Extension LoRA affinity filter (loRASoftAffinityFilterFunc: ActiveModels, WaitingModels, MaxActiveModels from vllm:lora_requests_info; GIE prefix-cache-aware routing proposal, https://github.com/kubernetes-sigs/gateway-api-inference-extension/blob/main/docs/proposals/005-prefix-cache-aware-routing-proposal/README.md: \"prefix cache affinity algo should be applied after LoRA affinity\"); vLLM --max-loras",
 		Params: []ParamSpec{
-			{Name: "max_loras", Kind: kInt, Default: "1", Doc: "adapter slots per Backend, as the servers' --max-loras (vLLM's default 1); used when no scraped max_lora is known"},
-			{Name: "queue_threshold", Kind: kInt, Default: "128", Doc: "Backends with this many requests in flight are dropped first (GIE's low-queue filter; QUEUING_THRESHOLD_LORA 128)"},
+			{Name: "max_loras", Kind: kInt, Default: traces.ParamInt(1), Doc: "adapter slots per Backend, as the servers' --max-loras (vLLM's default 1); used when no scraped max_lora is known"},
+			{Name: "queue_threshold", Kind: kInt, Default: traces.ParamInt(128), Doc: "Backends with this many requests in flight are dropped first (GIE's low-queue filter; QUEUING_THRESHOLD_LORA 128)"},
 		},
 	}, newLoRAAffinity)
 }

@@ -62,7 +62,7 @@ func TestLoRAAffinityFilter(t *testing.T) {
 	// active on b0, but b0 has 4 in flight, so c3 goes to a Backend with a
 	// free slot among b1 and b2: the least loaded, b2. c is then active on
 	// b0 and b2, and c4 takes the less loaded of those two, b0.
-	g, _ := NewFilter("lora-affinity", Params{"queue_threshold": "4"}, mustRouter(t, "least-request", nil, 1))
+	g, _ := NewFilter("lora-affinity", Params{"queue_threshold": traces.ParamInt(4)}, mustRouter(t, "least-request", nil, 1))
 	c := req("c", "c")
 	mustPick(t, g, c, State{Backends: fleet(0, 5, 5)}) // c active on b0
 	if got := mustPick(t, g, req("c3", "c"), State{Backends: fleet(4, 2, 1)}).Backend; got != 2 {
@@ -71,7 +71,7 @@ func TestLoRAAffinityFilter(t *testing.T) {
 	if got := mustPick(t, g, req("c4", "c"), State{Backends: fleet(1, 0, 3)}).Backend; got != 0 {
 		t.Fatalf("c4 went to %d, want 0 (c active on b0 and b2, b0 less loaded)", got)
 	}
-	if _, err := NewFilter("lora-affinity", Params{"max_loras": "0"}, mustRouter(t, "random", nil, 1)); err == nil {
+	if _, err := NewFilter("lora-affinity", Params{"max_loras": traces.ParamInt(0)}, mustRouter(t, "random", nil, 1)); err == nil {
 		t.Error("max_loras 0 accepted")
 	}
 }

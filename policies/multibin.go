@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"github.com/tracebench/tracebench/traces"
 	"math/rand/v2"
 	"time"
 )
@@ -26,24 +27,24 @@ var multiBinSpec = Spec{
 	Source:        "Guldogan, Kunde, Lee, Pedarsani, Multi-Bin Batching for Increasing LLM Inference Throughput (arXiv:2412.04504); Algorithms 1-7 of a multi-bin dynamic batching specification built on it",
 	PicksBackends: true,
 	Params: []ParamSpec{
-		{Name: "k", Kind: kInt, Default: "4", Env: "K_BINS", Doc: "number of bins K (ignored when boundaries is set)"},
-		{Name: "mode", Kind: kString, Default: mbStatic, Doc: "static: a backend takes its next batch only when it has no request in flight; continuous: top a backend up to b_target from one bin"},
-		{Name: "bin_select", Kind: kString, Default: mbRoundRobin, Doc: "Algorithm 5 bin choice: round-robin or longest-queue"},
-		{Name: "predictor", Kind: kString, Default: predOracle, Doc: "output-length predictor: oracle (the trace's), noisy (log-normal error, seeded) or bucket (right bin with probability bucket_p, else a neighbour)"},
-		{Name: "noise_sigma", Kind: kFloat, Default: "0.5", Doc: "noisy predictor: σ of the log-normal multiplicative error"},
-		{Name: "bucket_p", Kind: kFloat, Default: "0.8", Doc: "bucket predictor: probability of predicting the right bin"},
-		{Name: "boundaries", Kind: kString, Default: "auto", Doc: "bin edges in tokens: auto = equal-mass edges (Algorithm 6) from the first warmup_requests predicted lengths; or K-1 increasing cuts (\"42,80,167\" gives [0,42) [42,80) [80,167) [167,10000)), which set K"},
-		{Name: "warmup_requests", Kind: kInt, Default: "200", Doc: "predicted lengths collected before the equal-mass edges are computed; until then all requests share one bin"},
-		{Name: "m_max_gb", Kind: kFloat, Default: "12", Env: "M_MAX_GB", Doc: "GPU memory per backend, GB"},
-		{Name: "m_model_gb", Kind: kFloat, Default: "4", Env: "M_MODEL_GB", Doc: "model weights per backend, GB"},
-		{Name: "kv_mem_per_token_gb", Kind: kFloat, Default: "0.0001875", Env: "KV_MEM_PER_TOKEN_GB", Doc: "KV cache per token, GB"},
-		{Name: "b_min", Kind: kInt, Default: "1", Env: "B_MIN", Doc: "smallest batch size"},
-		{Name: "b_max", Kind: kInt, Default: "128", Env: "B_MAX", Doc: "largest batch size"},
-		{Name: "bin_b_max", Kind: kString, Default: "none", Env: "BIN_B_MAX", Doc: "per-bin batch limits, K comma-separated integers, or none"},
-		{Name: "d_sla", Kind: kString, Default: "0.010", Env: "D_SLA", Doc: "decode TBT target, seconds (or a duration like 10ms)"},
-		{Name: "eps_d", Kind: kString, Default: "0.005", Env: "EPS_D", Doc: "decode TBT tolerance band, seconds (or a duration)"},
-		{Name: "max_candidates", Kind: kInt, Default: "128", Env: "MAX_CANDIDATES", Doc: "most requests Algorithm 5 takes from a bin per batch"},
-		{Name: "event_interval", Kind: kString, Default: "0", Doc: "least run time between two state events, seconds or a duration (0: every change)"},
+		{Name: "k", Kind: kInt, Default: traces.ParamInt(4), Env: "K_BINS", Doc: "number of bins K (ignored when boundaries is set)"},
+		{Name: "mode", Kind: kString, Default: traces.ParamString(mbStatic), Doc: "static: a backend takes its next batch only when it has no request in flight; continuous: top a backend up to b_target from one bin"},
+		{Name: "bin_select", Kind: kString, Default: traces.ParamString(mbRoundRobin), Doc: "Algorithm 5 bin choice: round-robin or longest-queue"},
+		{Name: "predictor", Kind: kString, Default: traces.ParamString(predOracle), Doc: "output-length predictor: oracle (the trace's), noisy (log-normal error, seeded) or bucket (right bin with probability bucket_p, else a neighbour)"},
+		{Name: "noise_sigma", Kind: kFloat, Default: traces.ParamFloat(0.5), Doc: "noisy predictor: σ of the log-normal multiplicative error"},
+		{Name: "bucket_p", Kind: kFloat, Default: traces.ParamFloat(0.8), Doc: "bucket predictor: probability of predicting the right bin"},
+		{Name: "boundaries", Kind: kString, Default: traces.ParamString("auto"), Doc: "bin edges in tokens: auto = equal-mass edges (Algorithm 6) from the first warmup_requests predicted lengths; or K-1 increasing cuts (\"42,80,167\" gives [0,42) [42,80) [80,167) [167,10000)), which set K"},
+		{Name: "warmup_requests", Kind: kInt, Default: traces.ParamInt(200), Doc: "predicted lengths collected before the equal-mass edges are computed; until then all requests share one bin"},
+		{Name: "m_max_gb", Kind: kFloat, Default: traces.ParamFloat(12), Env: "M_MAX_GB", Doc: "GPU memory per backend, GB"},
+		{Name: "m_model_gb", Kind: kFloat, Default: traces.ParamFloat(4), Env: "M_MODEL_GB", Doc: "model weights per backend, GB"},
+		{Name: "kv_mem_per_token_gb", Kind: kFloat, Default: traces.ParamFloat(0.0001875), Env: "KV_MEM_PER_TOKEN_GB", Doc: "KV cache per token, GB"},
+		{Name: "b_min", Kind: kInt, Default: traces.ParamInt(1), Env: "B_MIN", Doc: "smallest batch size"},
+		{Name: "b_max", Kind: kInt, Default: traces.ParamInt(128), Env: "B_MAX", Doc: "largest batch size"},
+		{Name: "bin_b_max", Kind: kString, Default: traces.ParamString("none"), Env: "BIN_B_MAX", Doc: "per-bin batch limits, K comma-separated integers, or none"},
+		{Name: "d_sla", Kind: kString, Default: traces.ParamString("0.010"), Env: "D_SLA", Doc: "decode TBT target, seconds (or a duration like 10ms)"},
+		{Name: "eps_d", Kind: kString, Default: traces.ParamString("0.005"), Env: "EPS_D", Doc: "decode TBT tolerance band, seconds (or a duration)"},
+		{Name: "max_candidates", Kind: kInt, Default: traces.ParamInt(128), Env: "MAX_CANDIDATES", Doc: "most requests Algorithm 5 takes from a bin per batch"},
+		{Name: "event_interval", Kind: kString, Default: traces.ParamString("0"), Doc: "least run time between two state events, seconds or a duration (0: every change)"},
 	},
 }
 

@@ -38,7 +38,7 @@ func uniformBacklog(n int, seed uint64) []*traces.Request {
 // backends and returns requests per second and the Queue.
 func saturatedThroughput(t *testing.T, p Params, reqs []*traces.Request) (float64, *multiBin) {
 	t.Helper()
-	p["b_min"], p["b_max"] = "8", "8"
+	p["b_min"], p["b_max"] = traces.ParamInt(8), traces.ParamInt(8)
 	m := newMB(t, p)
 	fresh := make([]*traces.Request, len(reqs))
 	for i, r := range reqs {
@@ -59,15 +59,15 @@ func saturatedThroughput(t *testing.T, p Params, reqs []*traces.Request) (float6
 // 1..20, static batches served in longest member × 10 ms, saturated.
 func TestMultiBinSaturatedGainMatchesClosedForm(t *testing.T) {
 	reqs := uniformBacklog(16000, 42)
-	base, _ := saturatedThroughput(t, Params{"k": "1"}, reqs)
+	base, _ := saturatedThroughput(t, Params{"k": traces.ParamInt(1)}, reqs)
 	tests := []struct {
 		name string
 		p    Params
 	}{
-		{"K=2 equal-count edges", Params{"boundaries": "11"}},
-		{"K=4 equal-count edges", Params{"boundaries": "6,11,16"}},
-		{"K=2 Algorithm 6 warm-up", Params{"k": "2", "warmup_requests": "200"}},
-		{"K=4 Algorithm 6 warm-up", Params{"k": "4", "warmup_requests": "200"}},
+		{"K=2 equal-count edges", Params{"boundaries": traces.ParamString("11")}},
+		{"K=4 equal-count edges", Params{"boundaries": traces.ParamString("6,11,16")}},
+		{"K=2 Algorithm 6 warm-up", Params{"k": traces.ParamInt(2), "warmup_requests": traces.ParamInt(200)}},
+		{"K=4 Algorithm 6 warm-up", Params{"k": traces.ParamInt(4), "warmup_requests": traces.ParamInt(200)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,7 +28,7 @@ func loadServe(perSeq time.Duration) simServe {
 func TestMultiBinSLAControllerConverges(t *testing.T) {
 	for _, mode := range []string{mbStatic, mbContinuous} {
 		t.Run(mode, func(t *testing.T) {
-			m := newMB(t, Params{"mode": mode, "boundaries": "11", "d_sla": "20ms", "eps_d": "2ms"})
+			m := newMB(t, Params{"mode": traces.ParamString(mode), "boundaries": traces.ParamString("11"), "d_sla": traces.ParamString("20ms"), "eps_d": traces.ParamString("2ms")})
 			reqs := uniformBacklog(20000, 3)
 			sim := newQueueSim(t, m, 2, Capacity{}, loadServe(time.Millisecond))
 			sim.run(reqs, time.Duration(math.MaxInt64))

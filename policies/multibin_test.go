@@ -41,21 +41,21 @@ func TestMultiBinParams(t *testing.T) {
 		p    Params
 		want string
 	}{
-		{Params{"k": "0"}, "parameter k"},
-		{Params{"mode": "eager"}, "parameter mode"},
-		{Params{"bin_select": "random"}, "parameter bin_select"},
-		{Params{"predictor": "psychic"}, "parameter predictor"},
-		{Params{"bucket_p": "1.5"}, "parameter bucket_p"},
-		{Params{"boundaries": "80,42"}, "parameter boundaries: item 2 (42) is not above item 1 (80)"},
-		{Params{"boundaries": "0"}, "parameter boundaries"},
-		{Params{"m_model_gb": "12"}, "parameter m_model_gb"},
-		{Params{"b_min": "9", "b_max": "8"}, "parameter b_max: 8 is below b_min 9"},
-		{Params{"bin_b_max": "8,8"}, "parameter bin_b_max: 2 limits given for 4 bins"},
-		{Params{"d_sla": "soon"}, "parameter d_sla"},
-		{Params{"eps_d": "-1"}, "parameter eps_d"},
-		{Params{"warmup_requests": "3"}, "parameter warmup_requests: 3 is fewer than the 4 bins"},
-		{Params{"kv_mem_per_token_gb": "0"}, "parameter kv_mem_per_token_gb"},
-		{Params{"bogus": "1"}, "unknown parameter \"bogus\""},
+		{Params{"k": traces.ParamInt(0)}, "parameter k"},
+		{Params{"mode": traces.ParamString("eager")}, "parameter mode"},
+		{Params{"bin_select": traces.ParamString("random")}, "parameter bin_select"},
+		{Params{"predictor": traces.ParamString("psychic")}, "parameter predictor"},
+		{Params{"bucket_p": traces.ParamFloat(1.5)}, "parameter bucket_p"},
+		{Params{"boundaries": traces.ParamString("80,42")}, "parameter boundaries: item 2 (42) is not above item 1 (80)"},
+		{Params{"boundaries": traces.ParamString("0")}, "parameter boundaries"},
+		{Params{"m_model_gb": traces.ParamFloat(12)}, "parameter m_model_gb"},
+		{Params{"b_min": traces.ParamInt(9), "b_max": traces.ParamInt(8)}, "parameter b_max: 8 is below b_min 9"},
+		{Params{"bin_b_max": traces.ParamString("8,8")}, "parameter bin_b_max: 2 limits given for 4 bins"},
+		{Params{"d_sla": traces.ParamString("soon")}, "parameter d_sla"},
+		{Params{"eps_d": traces.ParamString("-1")}, "parameter eps_d"},
+		{Params{"warmup_requests": traces.ParamInt(3)}, "parameter warmup_requests: 3 is fewer than the 4 bins"},
+		{Params{"kv_mem_per_token_gb": traces.ParamFloat(0)}, "parameter kv_mem_per_token_gb"},
+		{Params{"bogus": traces.ParamString("1")}, "unknown parameter \"bogus\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestMultiBinParams(t *testing.T) {
 		}
 	})
 	t.Run("boundaries set K", func(t *testing.T) {
-		m := newMB(t, Params{"boundaries": "42,80,167", "bin_b_max": "8,8,8,8"})
+		m := newMB(t, Params{"boundaries": traces.ParamString("42,80,167"), "bin_b_max": traces.ParamString("8,8,8,8")})
 		want := []BinRange{{0, 42}, {42, 80}, {80, 167}, {167, 10000}}
 		if d := cmp.Diff(want, m.bounds); d != "" {
 			t.Errorf("bounds (-want +got):\n%s", d)
@@ -83,7 +83,7 @@ func TestMultiBinParams(t *testing.T) {
 }
 
 func TestMultiBinStaticRelease(t *testing.T) {
-	m := newMB(t, Params{"boundaries": "10", "b_min": "2", "b_max": "2"})
+	m := newMB(t, Params{"boundaries": traces.ParamString("10"), "b_min": traces.ParamInt(2), "b_max": traces.ParamInt(2)})
 	arriveOut(t, m, 5, 15, 6, 16, 7) // bin 0: 5 6 7; bin 1: 15 16
 	// both backends idle: b0 takes bin 0 (round-robin from 0), b1 takes bin 1
 	rels := m.Release(0, qState([]int{0, 0}, nil), Capacity{})
@@ -123,27 +123,27 @@ func TestMultiBinLimits(t *testing.T) {
 		stats    mbStats
 		want     int
 	}{
-		{"b_target 4 from B_MIN = B_MAX", Params{"b_min": "4", "b_max": "4"}, []int{0}, nil, Capacity{}, mbStats{}, 4},
-		{"request capacity 3", Params{"b_min": "4", "b_max": "4"}, []int{0}, nil, Capacity{Requests: 3}, mbStats{}, 3},
+		{"b_target 4 from B_MIN = B_MAX", Params{"b_min": traces.ParamInt(4), "b_max": traces.ParamInt(4)}, []int{0}, nil, Capacity{}, mbStats{}, 4},
+		{"request capacity 3", Params{"b_min": traces.ParamInt(4), "b_max": traces.ParamInt(4)}, []int{0}, nil, Capacity{Requests: 3}, mbStats{}, 3},
 		// each request is 10 + 30 = 40 tokens: 40, 80, 120 > 100
-		{"token capacity 100", Params{"b_min": "4", "b_max": "4"}, []int{0}, nil, Capacity{Tokens: 100}, mbStats{}, 2},
+		{"token capacity 100", Params{"b_min": traces.ParamInt(4), "b_max": traces.ParamInt(4)}, []int{0}, nil, Capacity{Tokens: 100}, mbStats{}, 2},
 		// η = (12 − 4) / 0.08 = 100 tokens, b_mem = ⌊90 / (10+10)⌋ = 4;
 		// 40 + 40 tokens fit, the third makes 120 > η
-		{"memory η 100 tokens", Params{"kv_mem_per_token_gb": "0.08"}, []int{0}, nil, Capacity{}, mbStats{10, 10}, 2},
+		{"memory η 100 tokens", Params{"kv_mem_per_token_gb": traces.ParamFloat(0.08)}, []int{0}, nil, Capacity{}, mbStats{10, 10}, 2},
 		// with no statistics b_mem = ⌊90 / 500⌋ = 0, clamped to B_MIN 1
-		{"b_mem from 500 default tokens", Params{"kv_mem_per_token_gb": "0.08"}, []int{0}, nil, Capacity{}, mbStats{}, 1},
-		{"max_candidates 2", Params{"max_candidates": "2"}, []int{0}, nil, Capacity{}, mbStats{}, 2},
+		{"b_mem from 500 default tokens", Params{"kv_mem_per_token_gb": traces.ParamFloat(0.08)}, []int{0}, nil, Capacity{}, mbStats{}, 1},
+		{"max_candidates 2", Params{"max_candidates": traces.ParamInt(2)}, []int{0}, nil, Capacity{}, mbStats{}, 2},
 		// continuous: top up to b_target 4 with 3 in flight
-		{"continuous top-up", Params{"b_min": "4", "b_max": "4", "mode": "continuous"}, []int{3}, []int{120}, Capacity{}, mbStats{}, 1},
-		{"continuous full", Params{"b_min": "4", "b_max": "4", "mode": "continuous"}, []int{4}, []int{160}, Capacity{}, mbStats{}, 0},
-		{"static busy", Params{"b_min": "4", "b_max": "4"}, []int{1}, []int{40}, Capacity{}, mbStats{}, 0},
+		{"continuous top-up", Params{"b_min": traces.ParamInt(4), "b_max": traces.ParamInt(4), "mode": traces.ParamString("continuous")}, []int{3}, []int{120}, Capacity{}, mbStats{}, 1},
+		{"continuous full", Params{"b_min": traces.ParamInt(4), "b_max": traces.ParamInt(4), "mode": traces.ParamString("continuous")}, []int{4}, []int{160}, Capacity{}, mbStats{}, 0},
+		{"static busy", Params{"b_min": traces.ParamInt(4), "b_max": traces.ParamInt(4)}, []int{1}, []int{40}, Capacity{}, mbStats{}, 0},
 		// η = 8 / 0.4 = 20 tokens, b_mem = ⌊18 / 2⌋ = 9, every request is 40 tokens:
 		// an idle backend takes one oversized request rather than none
-		{"oversized first member", Params{"kv_mem_per_token_gb": "0.4"}, []int{0}, nil, Capacity{}, mbStats{1, 1}, 1},
+		{"oversized first member", Params{"kv_mem_per_token_gb": traces.ParamFloat(0.4)}, []int{0}, nil, Capacity{}, mbStats{1, 1}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.p["k"] = "1"
+			tc.p["k"] = traces.ParamInt(1)
 			m := newMB(t, tc.p)
 			m.stats[0] = tc.stats
 			arriveOut(t, m, 30, 30, 30, 30, 30, 30)
@@ -159,7 +159,7 @@ func TestMultiBinLimits(t *testing.T) {
 }
 
 func TestMultiBinWarmup(t *testing.T) {
-	m := newMB(t, Params{"k": "2", "warmup_requests": "4", "b_min": "8", "b_max": "8"})
+	m := newMB(t, Params{"k": traces.ParamInt(2), "warmup_requests": traces.ParamInt(4), "b_min": traces.ParamInt(8), "b_max": traces.ParamInt(8)})
 	arriveOut(t, m, 40, 10, 30)
 	if !m.warm() || m.bins[0].len() != 3 {
 		t.Fatalf("warm-up: warm %v, %d in the one bin", m.warm(), m.bins[0].len())
@@ -183,7 +183,7 @@ func TestMultiBinWarmup(t *testing.T) {
 }
 
 func TestMultiBinStateEvents(t *testing.T) {
-	m := newMB(t, Params{"boundaries": "10", "b_min": "2", "b_max": "4", "event_interval": "1s"})
+	m := newMB(t, Params{"boundaries": traces.ParamString("10"), "b_min": traces.ParamInt(2), "b_max": traces.ParamInt(4), "event_interval": traces.ParamString("1s")})
 	ev := m.StateEvents(0)
 	if len(ev) != 1 || ev[0].Source != "multi-bin" {
 		t.Fatalf("first poll = %v", ev)
@@ -261,7 +261,7 @@ func TestMultiBinBinSelection(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.sel, func(t *testing.T) {
-			m := newMB(t, Params{"boundaries": "10", "b_min": "2", "b_max": "2", "bin_select": tc.sel})
+			m := newMB(t, Params{"boundaries": traces.ParamString("10"), "b_min": traces.ParamInt(2), "b_max": traces.ParamInt(2), "bin_select": traces.ParamString(tc.sel)})
 			arriveOut(t, m, 5, 15, 16, 17)
 			if d := cmp.Diff(tc.want, qIDs(m.Release(0, qState([]int{0}, nil), Capacity{}))); d != "" {
 				t.Errorf("first batch (-want +got):\n%s", d)

@@ -5,11 +5,15 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/tracebench/tracebench/traces"
 )
 
 // resolve merges defaults, a preset (parameter "preset"), environment
 // variables and explicit parameters, in rising precedence, and rejects
-// unknown names.
+// unknown names. An environment variable's text is read as the kind its
+// parameter declares (unless p sets that parameter); a bad one is an
+// error naming the parameter and the variable.
 func (s *Spec) resolve(p Params) (Params, error) {
 	out := Params{}
 	known := map[string]bool{"preset": true}
@@ -17,7 +21,8 @@ func (s *Spec) resolve(p Params) (Params, error) {
 		known[ps.Name] = true
 		out[ps.Name] = ps.Default
 	}
-	if name, ok := p["preset"]; ok {
+	if v, ok := p["preset"]; ok {
+		name := v.String()
 		pre, ok := s.Presets[name]
 		if !ok {
 			return nil, fmt.Errorf("%s %s: unknown preset %q", s.Kind, s.Name, name)
@@ -30,9 +35,18 @@ func (s *Spec) resolve(p Params) (Params, error) {
 		if ps.Env == "" {
 			continue
 		}
-		if v, ok := os.LookupEnv(ps.Env); ok {
-			out[ps.Name] = v
+		if _, explicit := p[ps.Name]; explicit {
+			continue
 		}
+		text, ok := os.LookupEnv(ps.Env)
+		if !ok {
+			continue
+		}
+		v, err := traces.ParseValue(ps.Kind, text)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: parameter %s: %w (set by environment variable %s)", s.Kind, s.Name, ps.Name, err, ps.Env)
+		}
+		out[ps.Name] = v
 	}
 	for k, v := range p {
 		if !known[k] {
@@ -67,67 +81,96 @@ func (s *Spec) blameEnv(p Params, err error) error {
 	return err
 }
 
-// Int parses parameter name as an integer in [min, max].
+// Int returns parameter name, a KindInt value, checked to be in
+// [min, max].
 func (p Params) Int(name string, min, max int) (int, error) {
-	v, err := strconv.Atoi(p[name])
-	if err != nil {
-		return 0, fmt.Errorf("parameter %s: %q is not an integer", name, p[name])
+	v, ok := p[name].Int()
+	if !ok {
+		return 0, errParam(name, "%q is not an integer", p[name])
 	}
+	return inRange(name, v, min, max)
+}
+
+// inRange checks that v, the value of parameter name, is in [min, max].
+func inRange(name string, v, min, max int) (int, error) {
 	if v < min || v > max {
-		return 0, fmt.Errorf("parameter %s: %d is outside [%d, %d]", name, v, min, max)
+		return 0, errParam(name, "%d is outside [%d, %d]", v, min, max)
 	}
 	return v, nil
 }
 
-// Float parses parameter name as a float in [min, max].
+// textInt returns parameter name, a KindString parameter that takes a
+// word or a whole number (such as "auto" or 64), as an integer in
+// [min, max]: a KindInt value, or text that reads as one.
+func (p Params) textInt(name string, min, max int) (int, error) {
+	v, ok := p[name].Int()
+	if !ok {
+		n, err := strconv.Atoi(p[name].String())
+		if err != nil {
+			return 0, errParam(name, "%q is not an integer", p[name])
+		}
+		v = n
+	}
+	return inRange(name, v, min, max)
+}
+
+// Float returns parameter name, a KindFloat or KindInt value, checked to
+// be in [min, max].
 func (p Params) Float(name string, min, max float64) (float64, error) {
-	v, err := strconv.ParseFloat(p[name], 64)
-	if err != nil {
-		return 0, fmt.Errorf("parameter %s: %q is not a number", name, p[name])
+	v, ok := p[name].Float()
+	if !ok {
+		return 0, errParam(name, "%q is not a number", p[name])
 	}
 	if v < min || v > max {
-		return 0, fmt.Errorf("parameter %s: %g is outside [%g, %g]", name, v, min, max)
+		return 0, errParam(name, "%g is outside [%g, %g]", v, min, max)
 	}
 	return v, nil
 }
 
-// Duration parses parameter name as a Go duration (e.g. "20m") > 0.
+// Duration returns parameter name, a KindDuration value, checked to be
+// > 0.
 func (p Params) Duration(name string) (time.Duration, error) {
-	v, err := time.ParseDuration(p[name])
-	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("parameter %s: %q is not a positive duration like 20m", name, p[name])
+	v, ok := p[name].Duration()
+	if !ok || v <= 0 {
+		return 0, errParam(name, "%q is not a positive duration like 20m", p[name])
 	}
 	return v, nil
 }
 
-// OneOf checks that parameter name is one of the allowed values.
+// OneOf returns parameter name's text, checked to be one of allowed.
 func (p Params) OneOf(name string, allowed ...string) (string, error) {
+	text := p[name].String()
 	for _, a := range allowed {
-		if p[name] == a {
+		if text == a {
 			return a, nil
 		}
 	}
-	return "", fmt.Errorf("parameter %s: %q is not one of %v", name, p[name], allowed)
+	return "", errParam(name, "%q is not one of %v", text, allowed)
 }
 
-// Bool parses parameter name as true or false.
+// Text returns parameter name's text ("" when unset), for a KindString
+// parameter the policy reads by its own grammar (a tokenizer name, a
+// list "42,80,167").
+func (p Params) Text(name string) string { return p[name].String() }
+
+// Bool returns parameter name, a KindBool value.
 func (p Params) Bool(name string) (bool, error) {
-	v, err := strconv.ParseBool(p[name])
-	if err != nil {
-		return false, fmt.Errorf("parameter %s: %q is not true or false", name, p[name])
+	v, ok := p[name].Bool()
+	if !ok {
+		return false, errParam(name, "%q is not true or false", p[name])
 	}
 	return v, nil
 }
 
-// DurationOrZero parses parameter name as a Go duration >= 0 ("0" turns
-// the feature it controls off).
+// DurationOrZero returns parameter name, a KindDuration value >= 0 (0
+// turns the feature it controls off; the integer 0 is taken as 0 too).
 func (p Params) DurationOrZero(name string) (time.Duration, error) {
-	if p[name] == "0" {
+	if n, ok := p[name].Int(); ok && n == 0 {
 		return 0, nil
 	}
-	v, err := time.ParseDuration(p[name])
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("parameter %s: %q is not a duration like 30s (0 = off)", name, p[name])
+	v, ok := p[name].Duration()
+	if !ok || v < 0 {
+		return 0, errParam(name, "%q is not a duration like 30s (0 = off)", p[name])
 	}
 	return v, nil
 }
@@ -135,4 +178,16 @@ func (p Params) DurationOrZero(name string) (time.Duration, error) {
 // errParam formats an invalid-value error naming parameter name.
 func errParam(name, format string, a ...any) error {
 	return fmt.Errorf("parameter %s: "+format, append([]any{name}, a...)...)
+}
+
+// spelled is v written as text: the form results headers and the policy
+// listing have always shown for a default ("2.0" for the float 2, "60s"
+// for a minute). text must read as v; otherwise the result is the zero
+// Value, which Specs' consistency test rejects.
+func spelled(v traces.Value, text string) traces.Value {
+	w, err := traces.ParseValue(v.Kind(), text)
+	if err != nil || !w.Equal(v) {
+		return traces.Value{}
+	}
+	return w
 }

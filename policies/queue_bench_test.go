@@ -18,11 +18,11 @@ func BenchmarkQueueRelease(b *testing.B) {
 		p           Params
 	}{
 		{"fcfs", "fcfs", nil},
-		{"multi-bin-static", "multi-bin", Params{"boundaries": "64,128,256"}},
-		{"multi-bin-continuous", "multi-bin", Params{"boundaries": "64,128,256", "mode": "continuous"}},
+		{"multi-bin-static", "multi-bin", Params{"boundaries": traces.ParamString("64,128,256")}},
+		{"multi-bin-continuous", "multi-bin", Params{"boundaries": traces.ParamString("64,128,256"), "mode": traces.ParamString("continuous")}},
 		{"vtc", "vtc", nil},
 		{"lcf", "lcf", nil},
-		{"rpm", "rpm", Params{"rpm": "1000000000"}},
+		{"rpm", "rpm", Params{"rpm": traces.ParamInt(1000000000)}},
 	}
 	for _, qc := range queues {
 		for _, n := range []int{8, 64, 512} {

@@ -15,7 +15,7 @@ type qparams Params
 // seconds parses name as seconds: a plain number ("0.010", the specification's
 // unit) or a Go duration ("10ms"). The value must be in [min, max].
 func (p qparams) seconds(name string, min, max time.Duration) (time.Duration, error) {
-	v, err := parseSeconds(p[name])
+	v, err := parseSeconds(Params(p).Text(name))
 	if err != nil {
 		return 0, fmt.Errorf("parameter %s: %w", name, err)
 	}
@@ -44,7 +44,7 @@ func parseSeconds(s string) (time.Duration, error) {
 // intList parses name as a comma-separated list of integers, each in
 // [min, max]; an empty value is an empty list.
 func (p qparams) intList(name string, min, max int) ([]int, error) {
-	v, err := parseIntList(p[name], min, max)
+	v, err := parseIntList(Params(p).Text(name), min, max)
 	if err != nil {
 		return nil, fmt.Errorf("parameter %s: %w", name, err)
 	}
@@ -74,7 +74,7 @@ func parseIntList(s string, min, max int) ([]int, error) {
 
 // weights parses name as "user=weight,user=weight" with weights > 0.
 func (p qparams) weights(name string) (map[string]float64, error) {
-	v, err := parseWeights(p[name])
+	v, err := parseWeights(Params(p).Text(name))
 	if err != nil {
 		return nil, fmt.Errorf("parameter %s: %w", name, err)
 	}

@@ -9,9 +9,13 @@ import (
 	"github.com/tracebench/tracebench/traces"
 )
 
-// Params are policy parameters by name, as strings from flags, a YAML file
-// or environment variables. Constructors parse and validate them.
-type Params map[string]string
+// Params are policy parameters by name, as typed values: built in Go
+// (traces.ParamInt(16)), from Args (Args.Params) or read from the text of
+// flags, a YAML file or environment variables as the kind each parameter
+// declares. Constructors read them with Int, Float, Duration, Bool,
+// OneOf and Text, which check ranges. In JSON (a results header) Params
+// are an object of each value's text.
+type Params map[string]traces.Value
 
 // ParamSpec documents one policy parameter.
 type ParamSpec struct {
@@ -23,8 +27,9 @@ type ParamSpec struct {
 	// serves a float; a KindString parameter, whose text the policy
 	// reads by its own grammar such as "auto" or "42,80", takes any).
 	Kind traces.ParamKind
-	// Default is the default value as text of Kind.
-	Default string
+	// Default is the default value, of Kind (Specs' consistency test
+	// checks it).
+	Default traces.Value
 	// Env is the environment variable that sets it, if any.
 	Env string
 	// Doc says what it does, with units.
@@ -66,7 +71,8 @@ type Spec struct {
 	Source string
 	// Params lists the parameters with defaults.
 	Params []ParamSpec
-	// Presets are named parameter sets (e.g. "aibrix-code").
+	// Presets are named parameter sets (e.g. "aibrix-code"), each value
+	// of the kind its parameter declares.
 	Presets map[string]Params
 	// PicksBackends is set on a Queue that chooses the Backend of what it
 	// releases itself (multi-bin), so no Router or filter sees those
@@ -223,7 +229,7 @@ func Resolve(kind Kind, name string, p Params) (Params, error) {
 		return nil, err
 	}
 	if pre, ok := p["preset"]; ok {
-		full["preset"] = pre
+		full["preset"] = traces.ParamString(pre.String())
 	}
 	return full, nil
 }

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"github.com/tracebench/tracebench/traces"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -49,7 +50,7 @@ func TestRegistryConsistency(t *testing.T) {
 				t.Errorf("name %q must be kebab-case, Doc %q and Source %q non-empty", s.Name, s.Doc, s.Source)
 			}
 			for _, p := range s.Params {
-				if !snake.MatchString(p.Name) || p.Default == "" || p.Doc == "" {
+				if !snake.MatchString(p.Name) || p.Default.String() == "" || p.Doc == "" {
 					t.Errorf("param %+v: want a snake_case name, a default and a doc", p)
 				}
 				if other, ok := envs[p.Env]; ok && p.Env != "" {
@@ -74,7 +75,7 @@ func TestRegistryConsistency(t *testing.T) {
 				t.Errorf("defaults do not build: %v", err)
 			}
 			for name := range s.Presets {
-				if err := build(Params{"preset": name}); err != nil {
+				if err := build(Params{"preset": traces.ParamString(name)}); err != nil {
 					t.Errorf("preset %s does not build: %v", name, err)
 				}
 			}
@@ -125,15 +126,15 @@ func TestResolve(t *testing.T) {
 	}{
 		{name: "no parameters", kind: KindRouter, pol: "round-robin", p: Params{}, want: Params{}},
 		{name: "defaults", kind: KindQueue, pol: "vtc", p: Params{},
-			want: Params{"w_in": "1", "w_out": "2", "event_interval": "1s", "weights": "none"}},
+			want: Params{"w_in": traces.ParamFloat(1), "w_out": traces.ParamFloat(2), "event_interval": traces.ParamString("1s"), "weights": traces.ParamString("none")}},
 		{name: "preset, environment and given", kind: KindRouter, pol: "prefix-cache",
-			p:   Params{"preset": "aibrix-code", "std_dev_factor": "3"},
+			p:   Params{"preset": traces.ParamString("aibrix-code"), "std_dev_factor": traces.ParamFloat(3)},
 			env: map[string]string{"AIBRIX_PREFIX_CACHE_BLOCK_NUMBER": "1000", "AIBRIX_PREFIX_CACHE_BLOCK_SIZE": "16"},
-			want: Params{"preset": "aibrix-code", "block_size": "16", "block_number": "1000", "imbalance_abs_count": "8",
-				"std_dev_factor": "3", "eviction_duration_mins": "20", "tokenizer": "character", "index_answers": "false"}},
+			want: Params{"preset": traces.ParamString("aibrix-code"), "block_size": traces.ParamString("16"), "block_number": traces.ParamInt(1000), "imbalance_abs_count": traces.ParamInt(8),
+				"std_dev_factor": traces.ParamFloat(3), "eviction_duration_mins": traces.ParamInt(20), "tokenizer": traces.ParamString("character"), "index_answers": traces.ParamBool(false)}},
 		{name: "unknown policy", kind: KindRouter, pol: "fastest", p: Params{}, wantErr: `unknown router "fastest"`},
-		{name: "unknown preset", kind: KindRouter, pol: "prefix-cache", p: Params{"preset": "x"}, wantErr: `unknown preset "x"`},
-		{name: "unknown parameter", kind: KindQueue, pol: "vtc", p: Params{"w": "1"}, wantErr: `unknown parameter "w"`},
+		{name: "unknown preset", kind: KindRouter, pol: "prefix-cache", p: Params{"preset": traces.ParamString("x")}, wantErr: `unknown preset "x"`},
+		{name: "unknown parameter", kind: KindQueue, pol: "vtc", p: Params{"w": traces.ParamString("1")}, wantErr: `unknown parameter "w"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,7 +151,7 @@ func TestResolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !maps.Equal(got, tc.want) {
+			if !maps.EqualFunc(got, tc.want, traces.Value.Equal) {
 				t.Errorf("resolved %v, want %v", got, tc.want)
 			}
 		})

@@ -29,17 +29,17 @@ func approxPrefixSpec() Spec {
 		Needs:  []string{"prompt", "in-flight", "scrape (optional)"},
 		Source: "Gateway API Inference Extension prefix-cache-aware routing proposal (https://github.com/kubernetes-sigs/gateway-api-inference-extension/blob/main/docs/proposals/005-prefix-cache-aware-routing-proposal/README.md) and EPP prefix plugin",
 		Params: []ParamSpec{
-			{Name: "chunk_chars", Kind: kInt, Default: "64", Doc: "characters per hashed chunk (token-exact or tokenized prompts: chunk_chars/4 tokens)"},
-			{Name: "tokenizer", Kind: kString, Default: "none",
+			{Name: "chunk_chars", Kind: kInt, Default: traces.ParamInt(64), Doc: "characters per hashed chunk (token-exact or tokenized prompts: chunk_chars/4 tokens)"},
+			{Name: "tokenizer", Kind: kString, Default: traces.ParamString("none"),
 				Doc: "none: hash text prompts by characters, as GIE does; whitespace, character, tiktoken or hf:PATH " +
 					"(a Hugging Face tokenizer.json): hash them as the token ids the server computes, in chunks of chunk_chars/4 tokens"},
-			{Name: "max_chunks", Kind: kInt, Default: "256", Doc: "leading chunks hashed and matched per request"},
-			{Name: "capacity_blocks", Kind: kInt, Default: "31250", Doc: "chunks each backend's LRU holds when the server reports no num_gpu_blocks"},
-			{Name: "min_match", Kind: kFloat, Default: "0.1", Doc: "gain threshold: prefix affinity is used only when the best match ratio is at least this (0..1)"},
-			{Name: "prefix_weight", Kind: kFloat, Default: "3", Doc: "weight of the prefix score (matched chunks / chunks)"},
-			{Name: "queue_weight", Kind: kFloat, Default: "2", Doc: "weight of the queue score ((max-q)/(max-min), q = scraped waiting or client in-flight)"},
-			{Name: "kv_weight", Kind: kFloat, Default: "2", Doc: "weight of the KV score (1 - kv_cache_usage_perc, or the in-flight tokens analogue without scrape)"},
-			{Name: "queue_threshold", Kind: kInt, Default: "128", Doc: "backends with queue >= this are filtered out first (kept if all are)"},
+			{Name: "max_chunks", Kind: kInt, Default: traces.ParamInt(256), Doc: "leading chunks hashed and matched per request"},
+			{Name: "capacity_blocks", Kind: kInt, Default: traces.ParamInt(31250), Doc: "chunks each backend's LRU holds when the server reports no num_gpu_blocks"},
+			{Name: "min_match", Kind: kFloat, Default: traces.ParamFloat(0.1), Doc: "gain threshold: prefix affinity is used only when the best match ratio is at least this (0..1)"},
+			{Name: "prefix_weight", Kind: kFloat, Default: traces.ParamFloat(3), Doc: "weight of the prefix score (matched chunks / chunks)"},
+			{Name: "queue_weight", Kind: kFloat, Default: traces.ParamFloat(2), Doc: "weight of the queue score ((max-q)/(max-min), q = scraped waiting or client in-flight)"},
+			{Name: "kv_weight", Kind: kFloat, Default: traces.ParamFloat(2), Doc: "weight of the KV score (1 - kv_cache_usage_perc, or the in-flight tokens analogue without scrape)"},
+			{Name: "queue_threshold", Kind: kInt, Default: traces.ParamInt(128), Doc: "backends with queue >= this are filtered out first (kept if all are)"},
 			indexAnswersParam,
 		},
 	}
@@ -96,7 +96,7 @@ func newApproxPrefix(p Params, rng *rand.Rand) (Router, error) {
 			return nil, err
 		}
 	}
-	if tok := p["tokenizer"]; tok != "none" {
+	if tok := p.Text("tokenizer"); tok != "none" {
 		if r.enc, err = tokenizer.Load(tok); err != nil {
 			return nil, fmt.Errorf("parameter tokenizer: %w", err)
 		}

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"github.com/tracebench/tracebench/traces"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func scraped(waiting []float64, kv []float64) []Backend {
 }
 
 func TestApproxPrefix(t *testing.T) {
-	chunk4 := Params{"chunk_chars": "4"}
+	chunk4 := Params{"chunk_chars": traces.ParamInt(4)}
 	tokenSkew := fleet(1, 1, 2)
 	tokenSkew[1].InFlightTokens = 150
 	tests := []struct {
@@ -49,7 +50,7 @@ func TestApproxPrefix(t *testing.T) {
 			// b1 holds chunk A only: ratio 1/4 = 0.25 >= min_match 0.2.
 			// in-flight {1,1,2}, tokens {100,150,200}: queue (2-q)/(2-1) =
 			// 1,1,0; kv 1-t/200 = .5,.25,0. b0 = 2+1 = 3; b1 = 3*.25+2+.5 = 3.25.
-			name: "partial prefix above min_match", params: Params{"chunk_chars": "4", "min_match": "0.2"},
+			name: "partial prefix above min_match", params: Params{"chunk_chars": traces.ParamInt(4), "min_match": traces.ParamFloat(0.2)},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: textReq("w", "aaaa", 4), st: only(bs, 1, 0), want: -1},
@@ -60,7 +61,7 @@ func TestApproxPrefix(t *testing.T) {
 		{
 			// Same, min_match 0.5: 0.25 < 0.5 so the prefix score is dropped:
 			// b0 = 3 > b1 = 2.5; b1's 4-token match is not counted on b0.
-			name: "partial prefix below min_match ignored", params: Params{"chunk_chars": "4", "min_match": "0.5"},
+			name: "partial prefix below min_match ignored", params: Params{"chunk_chars": traces.ParamInt(4), "min_match": traces.ParamFloat(0.5)},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: textReq("w", "aaaa", 4), st: only(bs, 1, 0), want: -1},
@@ -82,7 +83,7 @@ func TestApproxPrefix(t *testing.T) {
 		{
 			// Same with queue_threshold 5: b1 (5 waiting >= 5) is filtered out
 			// first; b0 and b2 queue 1,1; b0 = 2+1 = 3 > b2 = 2+.8 = 2.8.
-			name: "queue threshold filters hot backend", params: Params{"chunk_chars": "4", "queue_threshold": "5"},
+			name: "queue threshold filters hot backend", params: Params{"chunk_chars": traces.ParamInt(4), "queue_threshold": traces.ParamInt(5)},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: textReq("w", pABCD, 16), st: only(bs, 1, 0), want: -1},
@@ -92,7 +93,7 @@ func TestApproxPrefix(t *testing.T) {
 		},
 		{
 			// capacity_blocks 2: b1's LRU keeps C D only, so chunk A misses.
-			name: "per-backend LRU capacity", params: Params{"chunk_chars": "4", "capacity_blocks": "2"},
+			name: "per-backend LRU capacity", params: Params{"chunk_chars": traces.ParamInt(4), "capacity_blocks": traces.ParamInt(2)},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: textReq("w", pABCD, 16), st: only(bs, 1, 0), want: -1},
@@ -102,7 +103,7 @@ func TestApproxPrefix(t *testing.T) {
 		},
 		{
 			// num_gpu_blocks 8 reported by the server overrides capacity 2.
-			name: "num_gpu_blocks sizes the LRU", params: Params{"chunk_chars": "4", "capacity_blocks": "2"},
+			name: "num_gpu_blocks sizes the LRU", params: Params{"chunk_chars": traces.ParamInt(4), "capacity_blocks": traces.ParamInt(2)},
 			steps: func(bs []Backend) []step {
 				big := fleet(2, 2, 2)
 				big[1].NumGPUBlocks = 8
@@ -115,7 +116,7 @@ func TestApproxPrefix(t *testing.T) {
 		{
 			// max_chunks 2: only A B are hashed; full match 2/2 = 8 of 16
 			// bytes, 16 tokens * 8/16 = 8 tokens predicted.
-			name: "max_chunks caps the match", params: Params{"chunk_chars": "4", "max_chunks": "2"},
+			name: "max_chunks caps the match", params: Params{"chunk_chars": traces.ParamInt(4), "max_chunks": traces.ParamInt(2)},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: textReq("w", pABCD, 16), st: only(bs, 1, 0), want: -1},
@@ -145,7 +146,7 @@ func TestApproxPrefix(t *testing.T) {
 }
 
 func TestApproxPrefixLoRA(t *testing.T) {
-	r := mustRouter(t, "approx-prefix", Params{"chunk_chars": "4"}, 1)
+	r := mustRouter(t, "approx-prefix", Params{"chunk_chars": traces.ParamInt(4)}, 1)
 	bs := fleet(2, 2, 2)
 	w := textReq("w", pABCD, 16)
 	w.LoRA = "sql"
@@ -164,7 +165,7 @@ func TestApproxPrefixLoRA(t *testing.T) {
 func TestApproxPrefixParamErrors(t *testing.T) {
 	for _, name := range []string{"chunk_chars", "max_chunks", "capacity_blocks", "min_match", "prefix_weight", "queue_weight", "kv_weight", "queue_threshold"} {
 		t.Run(name, func(t *testing.T) {
-			_, err := NewRouter("approx-prefix", Params{name: "-1"}, nil)
+			_, err := NewRouter("approx-prefix", Params{name: traces.ParamInt(-1)}, nil)
 			if err == nil || !strings.Contains(err.Error(), "parameter "+name) {
 				t.Errorf("%s=-1: error %v, want one naming the parameter", name, err)
 			}

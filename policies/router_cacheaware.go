@@ -25,15 +25,15 @@ func cacheAwareSpec() Spec {
 		Needs:  []string{"prompt", "in-flight"},
 		Source: "SGLang router cache_aware policy (sgl-project/sglang, sgl-router CacheAwarePolicy)",
 		Params: []ParamSpec{
-			{Name: "cache_threshold", Kind: kFloat, Default: "0.3", Doc: "least matched/total prompt ratio to follow the cache (0..1)"},
-			{Name: "balance_abs", Kind: kInt, Default: "64", Doc: "imbalance needs max-min in-flight above this"},
-			{Name: "balance_rel", Kind: kFloat, Default: "1.5", Doc: "... and max in-flight above this times min"},
-			{Name: "max_tree_chars", Kind: kInt, Default: "67108864", Doc: "characters per backend before LRU leaves are evicted (2^26; a token counts 4, a block id 4 x its tokens)"},
-			{Name: "eviction_interval", Kind: kDuration, Default: "60s", Doc: "how often trees are trimmed to max_tree_chars (run time)"},
-			{Name: "fallback", Kind: kString, Default: "least-load", Doc: "below cache_threshold: least-load (newer releases) or smallest-tree (older releases)"},
+			{Name: "cache_threshold", Kind: kFloat, Default: traces.ParamFloat(0.3), Doc: "least matched/total prompt ratio to follow the cache (0..1)"},
+			{Name: "balance_abs", Kind: kInt, Default: traces.ParamInt(64), Doc: "imbalance needs max-min in-flight above this"},
+			{Name: "balance_rel", Kind: kFloat, Default: traces.ParamFloat(1.5), Doc: "... and max in-flight above this times min"},
+			{Name: "max_tree_chars", Kind: kInt, Default: traces.ParamInt(67108864), Doc: "characters per backend before LRU leaves are evicted (2^26; a token counts 4, a block id 4 x its tokens)"},
+			{Name: "eviction_interval", Kind: kDuration, Default: spelled(traces.ParamDuration(time.Minute), "60s"), Doc: "how often trees are trimmed to max_tree_chars (run time)"},
+			{Name: "fallback", Kind: kString, Default: traces.ParamString("least-load"), Doc: "below cache_threshold: least-load (newer releases) or smallest-tree (older releases)"},
 			indexAnswersParam,
 		},
-		Presets: map[string]Params{"sglang-legacy": {"fallback": "smallest-tree", "cache_threshold": "0.5"}},
+		Presets: map[string]Params{"sglang-legacy": {"fallback": traces.ParamString("smallest-tree"), "cache_threshold": traces.ParamFloat(0.5)}},
 	}
 }
 

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"github.com/tracebench/tracebench/traces"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestCacheAware(t *testing.T) {
 		},
 		{
 			// smallest-tree: b0 holds 20 characters, b2 5, b1 none: b1.
-			name: "legacy smallest tree", params: Params{"fallback": "smallest-tree"},
+			name: "legacy smallest tree", params: Params{"fallback": traces.ParamString("smallest-tree")},
 			warm: []step{
 				{req: textReq("w0", "aaaaaaaaaaaaaaaaaaaa", 5), st: only(fleet(0, 0, 0), 0, 0)},
 				{req: textReq("w2", "bbbbb", 2), st: only(fleet(0, 0, 0), 2, 0)},
@@ -84,7 +85,7 @@ func TestCacheAware(t *testing.T) {
 }
 
 func TestCacheAwareEviction(t *testing.T) {
-	r := mustRouter(t, "cache-aware", Params{"max_tree_chars": "10", "eviction_interval": "60s"}, 1)
+	r := mustRouter(t, "cache-aware", Params{"max_tree_chars": traces.ParamInt(10), "eviction_interval": traces.ParamDuration(time.Minute)}, 1)
 	bs := fleet(0, 0, 0)
 	mustPick(t, r, textReq("a", "aaaaaaaaaa", 10), only(bs, 0, 0))
 	mustPick(t, r, textReq("b", "bbbbbbbbbb", 10), only(bs, 0, time.Second))
@@ -161,7 +162,7 @@ func TestRadixTreeMatchesBruteForce(t *testing.T) {
 func TestCacheAwareParamErrors(t *testing.T) {
 	for _, tc := range []struct{ k, v string }{{"cache_threshold", "2"}, {"balance_abs", "-1"}, {"balance_rel", "0.5"},
 		{"max_tree_chars", "0"}, {"eviction_interval", "0s"}, {"fallback", "random"}} {
-		if _, err := NewRouter("cache-aware", Params{tc.k: tc.v}, nil); err == nil || !strings.Contains(err.Error(), "parameter "+tc.k) {
+		if _, err := NewRouter("cache-aware", Params{tc.k: ReadValue(KindRouter, tc.k, tc.v)}, nil); err == nil || !strings.Contains(err.Error(), "parameter "+tc.k) {
 			t.Errorf("%s=%s: error %v", tc.k, tc.v, err)
 		}
 	}

@@ -27,12 +27,12 @@ func chwblSpec() Spec {
 		Needs:  []string{"prompt", "in-flight"},
 		Source: "KubeAI CHWBL load balancing (kubeai.org blog 2025-02-26; substratusai/kubeai internal/loadbalancer/balance_chwbl.go)",
 		Params: []ParamSpec{
-			{Name: "prefix_chars", Kind: kInt, Default: "100", Doc: "characters of the first user message (or prompt) in the key; token-exact prompts: prefix_chars/4 tokens"},
-			{Name: "replication", Kind: kInt, Default: "256", Doc: "virtual nodes per backend on the ring"},
-			{Name: "load_factor", Kind: kFloat, Default: "1.25", Doc: "bound on a backend's load relative to the mean (total+1)/n; >= 1"},
-			{Name: "count_new_request", Kind: kBool, Default: "false", Doc: "true: test in-flight+1 against the bound and accept any backend while nothing is in flight (KubeAI's code)"},
+			{Name: "prefix_chars", Kind: kInt, Default: traces.ParamInt(100), Doc: "characters of the first user message (or prompt) in the key; token-exact prompts: prefix_chars/4 tokens"},
+			{Name: "replication", Kind: kInt, Default: traces.ParamInt(256), Doc: "virtual nodes per backend on the ring"},
+			{Name: "load_factor", Kind: kFloat, Default: traces.ParamFloat(1.25), Doc: "bound on a backend's load relative to the mean (total+1)/n; >= 1"},
+			{Name: "count_new_request", Kind: kBool, Default: traces.ParamBool(false), Doc: "true: test in-flight+1 against the bound and accept any backend while nothing is in flight (KubeAI's code)"},
 		},
-		Presets: map[string]Params{"kubeai-code": {"count_new_request": "true"}},
+		Presets: map[string]Params{"kubeai-code": {"count_new_request": traces.ParamBool(true)}},
 	}
 }
 

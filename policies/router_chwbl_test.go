@@ -42,15 +42,15 @@ func TestCHWBLBoundedLoad(t *testing.T) {
 		// total 3+3*2 = 9, bound 1.25*(9+1)/4 = 3.125; 3 <= 3.125: home.
 		{"under bound stays home", nil, 3, 2, true},
 		// kubeai-code: 3+1 = 4 > 3.125 overflows; the next has 2+1 <= 3.125.
-		{"kubeai-code counts the new request", Params{"preset": "kubeai-code"}, 3, 2, false},
+		{"kubeai-code counts the new request", Params{"preset": traces.ParamString("kubeai-code")}, 3, 2, false},
 		// total 3+3*1 = 6, bound 1.25*7/4 = 2.1875; 3 > 2.1875: overflow.
 		{"over bound overflows", nil, 3, 1, false},
 		// total 0: bound 1.25*1/4 = 0.3125; 0 <= 0.3125: home.
 		{"idle fleet stays home", nil, 0, 0, true},
 		// kubeai-code with nothing in flight accepts home (total == 0).
-		{"kubeai-code idle stays home", Params{"preset": "kubeai-code"}, 0, 0, true},
+		{"kubeai-code idle stays home", Params{"preset": traces.ParamString("kubeai-code")}, 0, 0, true},
 		// load_factor 3: total 4+3*1 = 7, bound 3*8/4 = 6 >= 4: home.
-		{"larger load factor tolerates more", Params{"load_factor": "3"}, 4, 1, true},
+		{"larger load factor tolerates more", Params{"load_factor": traces.ParamFloat(3)}, 4, 1, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +123,7 @@ func TestCHWBLPredictsHits(t *testing.T) {
 
 func TestCHWBLParamErrors(t *testing.T) {
 	for _, tc := range []struct{ k, v string }{{"prefix_chars", "0"}, {"replication", "x"}, {"load_factor", "0.5"}, {"count_new_request", "maybe"}} {
-		_, err := NewRouter("chwbl", Params{tc.k: tc.v}, nil)
+		_, err := NewRouter("chwbl", Params{tc.k: ReadValue(KindRouter, tc.k, tc.v)}, nil)
 		if err == nil || !strings.Contains(err.Error(), "parameter "+tc.k) {
 			t.Errorf("%s=%s: error %v, want one naming the parameter", tc.k, tc.v, err)
 		}
@@ -133,7 +133,7 @@ func TestCHWBLParamErrors(t *testing.T) {
 func TestCHWBLAllOverBoundTakesHome(t *testing.T) {
 	req := textReq("r", "hello", 2)
 	home := chwblHome(t, nil, req, fleet(0, 0, 0, 0))
-	r := mustRouter(t, "chwbl", Params{"preset": "kubeai-code"}, 1)
+	r := mustRouter(t, "chwbl", Params{"preset": traces.ParamString("kubeai-code")}, 1)
 	// kubeai-code, all at 2: total 8, bound 1.25*9/4 = 2.8125 and every
 	// backend has 2+1 = 3 > 2.8125, so KubeAI's default (the key's first
 	// backend on the ring) is taken.

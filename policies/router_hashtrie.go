@@ -23,7 +23,7 @@ func hashTrieSpec() Spec {
 		Needs:  []string{"prompt"},
 		Source: "vLLM production-stack PrefixAwareRouter and HashTrie (src/vllm_router/routers/routing_logic.py, src/vllm_router/prefix/hashtrie.py; production-stack issue 59)",
 		Params: []ParamSpec{
-			{Name: "chunk_chars", Kind: kInt, Default: "128", Doc: "characters per hashed chunk (token-exact prompts: chunk_chars/4 tokens)"},
+			{Name: "chunk_chars", Kind: kInt, Default: traces.ParamInt(128), Doc: "characters per hashed chunk (token-exact prompts: chunk_chars/4 tokens)"},
 			indexAnswersParam,
 		},
 	}

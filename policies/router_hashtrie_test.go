@@ -11,7 +11,7 @@ import (
 // "xxxx", Y = "yyyy", Z = "zzzz", W = "wwww".
 func TestHashTrieSteps(t *testing.T) {
 	bs := fleet(0, 0, 0)
-	p := Params{"chunk_chars": "4"}
+	p := Params{"chunk_chars": traces.ParamInt(4)}
 	req := func(id, text string) *traces.Request { return textReq(id, text, len(text)) }
 	r := mustRouter(t, "hashtrie", p, 1)
 	runSteps(t, r, []step{
@@ -39,7 +39,7 @@ func TestHashTrieSteps(t *testing.T) {
 // uniform; one that does not hold the prefix is never picked.
 func TestHashTrieSpreadsTies(t *testing.T) {
 	bs := fleet(0, 0, 0)
-	r := mustRouter(t, "hashtrie", Params{"chunk_chars": "4"}, 3)
+	r := mustRouter(t, "hashtrie", Params{"chunk_chars": traces.ParamInt(4)}, 3)
 	mustPick(t, r, textReq("a", "xxxxyyyy", 8), only(bs, 0, 0))
 	mustPick(t, r, textReq("b", "xxxxyyyy", 8), only(bs, 1, 0))
 	counts := map[int]int{}
@@ -60,7 +60,7 @@ func TestHashTrieSpreadsTies(t *testing.T) {
 // (chunk_chars 2048 = 512 tokens = one Mooncake block).
 func TestHashTrieLoRAAndBlocks(t *testing.T) {
 	bs := fleet(0, 0)
-	r := mustRouter(t, "hashtrie", Params{"chunk_chars": "4"}, 1)
+	r := mustRouter(t, "hashtrie", Params{"chunk_chars": traces.ParamInt(4)}, 1)
 	a := textReq("a", "xxxxyyyy", 8)
 	mustPick(t, r, a, only(bs, 0, 0))
 	b := textReq("b", "xxxxyyyy", 8)
@@ -68,7 +68,7 @@ func TestHashTrieLoRAAndBlocks(t *testing.T) {
 	if ch := mustPick(t, r, b, only(bs, 1, 0)); ch.PredictedHitTokens != 0 {
 		t.Fatalf("adapter sql matched adapter-less prefix: %+v", ch)
 	}
-	r = mustRouter(t, "hashtrie", Params{"chunk_chars": "2048"}, 1)
+	r = mustRouter(t, "hashtrie", Params{"chunk_chars": traces.ParamInt(2048)}, 1)
 	mustPick(t, r, blockReq("m1", 512, 1400, 7, 8, 9), only(bs, 1, 0))
 	ch := mustPick(t, r, blockReq("m2", 512, 1200, 7, 8, 5), State{Backends: bs})
 	if ch.Backend != 1 || ch.PredictedHitTokens != 1024 {

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"github.com/tracebench/tracebench/traces"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestPrecisePrefixHFTokenizer(t *testing.T) {
 	if len(ids) < 33 {
 		t.Fatalf("fixture gives %d tokens, want ≥ 33", len(ids))
 	}
-	r := mustRouter(t, "precise-prefix", Params{"tokenizer": tokenizer.HFPrefix + hfFixture, "hashes": "engine"}, 1)
+	r := mustRouter(t, "precise-prefix", Params{"tokenizer": traces.ParamString(tokenizer.HFPrefix + hfFixture), "hashes": traces.ParamString("engine")}, 1)
 	idx, err := r.(KVEventRouter).BindKVEvents(2)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestPrecisePrefixHFTokenizer(t *testing.T) {
 	if ch.Backend != 1 || ch.PredictedHitTokens != blocks*16 {
 		t.Errorf("picked %d predicting %d tokens, want 1 and %d", ch.Backend, ch.PredictedHitTokens, blocks*16)
 	}
-	if _, err := NewRouter("precise-prefix", Params{"tokenizer": "hf:/nonexistent.json"}, nil); err == nil ||
+	if _, err := NewRouter("precise-prefix", Params{"tokenizer": traces.ParamString("hf:/nonexistent.json")}, nil); err == nil ||
 		!strings.Contains(err.Error(), "parameter tokenizer") {
 		t.Errorf("missing tokenizer file: err %v", err)
 	}
@@ -47,7 +48,7 @@ func TestPrecisePrefixHFTokenizer(t *testing.T) {
 // text as token ids in chunks of chunk_chars/4 tokens, and its predicted
 // hit counts those tokens.
 func TestApproxPrefixHFTokenizer(t *testing.T) {
-	p := Params{"tokenizer": tokenizer.HFPrefix + hfFixture, "chunk_chars": "16"}
+	p := Params{"tokenizer": traces.ParamString(tokenizer.HFPrefix + hfFixture), "chunk_chars": traces.ParamInt(16)}
 	r := mustRouter(t, "approx-prefix", p, 1)
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 8)
 	first := mustPick(t, r, textReq("a", text, 0), State{Backends: fleet(0, 0)})
@@ -58,7 +59,7 @@ func TestApproxPrefixHFTokenizer(t *testing.T) {
 		t.Errorf("second request on %d (first %d) predicting %d tokens, want the same backend and %d",
 			second.Backend, first.Backend, second.PredictedHitTokens, want)
 	}
-	if _, err := NewRouter("approx-prefix", Params{"tokenizer": "nope"}, nil); err == nil ||
+	if _, err := NewRouter("approx-prefix", Params{"tokenizer": traces.ParamString("nope")}, nil); err == nil ||
 		!strings.Contains(err.Error(), "parameter tokenizer") {
 		t.Errorf("unknown tokenizer: err %v", err)
 	}

@@ -14,7 +14,7 @@ func init() {
 		Needs:  []string{"in-flight"},
 		Source: "Mitzenmacher, The Power of Two Choices in Randomized Load Balancing (IEEE TPDS 2001); SGLang router power_of_two",
 		Params: []ParamSpec{
-			{Name: "metric", Kind: kString, Default: "tokens", Doc: "load compared: tokens (client in-flight prompt+output tokens, then requests) or requests (then tokens)"},
+			{Name: "metric", Kind: kString, Default: traces.ParamString("tokens"), Doc: "load compared: tokens (client in-flight prompt+output tokens, then requests) or requests (then tokens)"},
 		},
 	}, newPowerOfTwo)
 	RegisterRouter(Spec{

@@ -33,7 +33,7 @@ func TestLoadRouters(t *testing.T) {
 		{"power-of-two of two picks the lighter", "power-of-two", nil, fleet(5, 1), 1, "two-choices"},
 		{"power-of-two single backend", "power-of-two", nil, fleet(7), 0, "only"},
 		// metric requests: {2,0} requests beat tokens (b1 tokens set high).
-		{"power-of-two by requests", "power-of-two", Params{"metric": "requests"}, func() []Backend {
+		{"power-of-two by requests", "power-of-two", Params{"metric": traces.ParamString("requests")}, func() []Backend {
 			bs := fleet(2, 0)
 			bs[1].InFlightTokens = 10000
 			return bs

@@ -29,19 +29,19 @@ func precisePrefixSpec() Spec {
 		Needs:  []string{"in-flight", "prompt", "kv-events"},
 		Source: "GIE prefix-cache-aware routing proposal (accurate prefix cache on the router); llm-d precise-prefix-cache-scorer; vLLM KV events (docs.vllm.ai, --kv-events-config)",
 		Params: []ParamSpec{
-			{Name: "block_size", Kind: kInt, Default: "16",
+			{Name: "block_size", Kind: kInt, Default: traces.ParamInt(16),
 				Doc: "tokens per KV block; must be the servers' (vLLM --block-size, tracebench mock --block-size); " +
 					"events of another size are counted and ignored"},
-			{Name: "tokenizer", Kind: kString, Default: "whitespace",
+			{Name: "tokenizer", Kind: kString, Default: traces.ParamString("whitespace"),
 				Doc: "tokenizer for text prompts: whitespace, character, tiktoken or hf:PATH (a Hugging Face tokenizer.json, " +
 					"the server's model's for exact blocks; must be the server's to be exact; " +
 					"token-exact prompts are hashed as their token ids)"},
-			{Name: "prefix_weight", Kind: kFloat, Default: "3", Doc: "weight of the cached-prefix score in [0, 1]"},
-			{Name: "queue_weight", Kind: kFloat, Default: "0.25",
+			{Name: "prefix_weight", Kind: kFloat, Default: traces.ParamFloat(3), Doc: "weight of the cached-prefix score in [0, 1]"},
+			{Name: "queue_weight", Kind: kFloat, Default: traces.ParamFloat(0.25),
 				Doc: "weight of the load score: in-flight prompt+output tokens, min-max normalised as GIE's queue scorer"},
-			{Name: "kv_weight", Kind: kFloat, Default: "0", Doc: "weight of 1 − scraped KV cache usage (no effect without --scrape)"},
-			{Name: "block_limit", Kind: kInt, Default: "1048576", Doc: "most blocks indexed per backend; further stored blocks are counted as overflow"},
-			{Name: "hashes", Kind: kString, Default: "auto",
+			{Name: "kv_weight", Kind: kFloat, Default: traces.ParamFloat(0), Doc: "weight of 1 − scraped KV cache usage (no effect without --scrape)"},
+			{Name: "block_limit", Kind: kInt, Default: traces.ParamInt(1048576), Doc: "most blocks indexed per backend; further stored blocks are counted as overflow"},
+			{Name: "hashes", Kind: kString, Default: traces.ParamString("auto"),
 				Doc: "engine: index blocks by the hashes in the events (the mock's, which the router reproduces); " +
 					"tokens: by hashes recomputed from each BlockStored's token ids (for vLLM and llm-d-inference-sim, " +
 					"whose hashes it does not reproduce); auto: per backend, engine when its first stored blocks' hashes " +
@@ -84,7 +84,7 @@ func newPrecisePrefix(p Params, rng *rand.Rand) (Router, error) {
 	if r.blockSize, err = p.Int("block_size", 1, 1<<16); err != nil {
 		return nil, err
 	}
-	if r.enc, err = tokenizer.Load(p["tokenizer"]); err != nil {
+	if r.enc, err = tokenizer.Load(p.Text("tokenizer")); err != nil {
 		return nil, fmt.Errorf("parameter tokenizer: %w", err)
 	}
 	if r.wPrefix, err = p.Float("prefix_weight", 0, 1e6); err != nil {

@@ -47,9 +47,9 @@ func TestPrecisePrefixPick(t *testing.T) {
 	}{
 		{"longest prefix wins", nil, []int{0, 0, 0}, map[int]int{0: 1, 2: 3}, 2, "prefix", 48},
 		{"whole prompt capped before last token", nil, []int{0, 0, 0}, map[int]int{1: 4}, 1, "prefix", 48},
-		{"load outweighs a short prefix", Params{"queue_weight": "2"}, []int{0, 9, 9}, map[int]int{1: 1}, 0, "load", 0},
+		{"load outweighs a short prefix", Params{"queue_weight": traces.ParamFloat(2)}, []int{0, 9, 9}, map[int]int{1: 1}, 0, "load", 0},
 		{"short prefix outweighs load by default", nil, []int{0, 9, 9}, map[int]int{1: 1}, 1, "prefix", 16},
-		{"prefix outweighs mild load", Params{"queue_weight": "2"}, []int{0, 1, 1}, map[int]int{1: 4}, 1, "prefix", 48},
+		{"prefix outweighs mild load", Params{"queue_weight": traces.ParamFloat(2)}, []int{0, 1, 1}, map[int]int{1: 4}, 1, "prefix", 48},
 		{"no cache: least loaded", nil, []int{3, 1, 2}, nil, 1, "load", 0},
 	}
 	for _, tt := range tests {
@@ -116,7 +116,7 @@ func TestPrecisePrefixUnreachableFallsBack(t *testing.T) {
 }
 
 func TestPrecisePrefixTextPrompt(t *testing.T) {
-	r, idx := boundPrecise(t, Params{"tokenizer": "whitespace", "block_size": "2"}, 2)
+	r, idx := boundPrecise(t, Params{"tokenizer": traces.ParamString("whitespace"), "block_size": traces.ParamInt(2)}, 2)
 	req := &traces.Request{ID: "t", Prompt: "the quick brown fox jumps over the lazy dog"}
 	enc, _ := tokenizer.New("whitespace")
 	hs := kvevents.ChainHashes(nil, enc.Encode(req.Prompt), 2, 0)
@@ -135,7 +135,7 @@ func TestPrecisePrefixErrors(t *testing.T) {
 	if _, err := r.(KVEventRouter).BindKVEvents(kvevents.MaxBackends + 1); err == nil {
 		t.Error("65 backends accepted")
 	}
-	for _, p := range []Params{{"block_size": "0"}, {"tokenizer": "bpe"}, {"prefix_weight": "-1"}} {
+	for _, p := range []Params{{"block_size": traces.ParamInt(0)}, {"tokenizer": traces.ParamString("bpe")}, {"prefix_weight": traces.ParamInt(-1)}} {
 		if _, err := NewRouter("precise-prefix", p, nil); err == nil {
 			t.Errorf("params %v accepted", p)
 		}
@@ -152,7 +152,7 @@ func TestPrecisePrefixTokenHashes(t *testing.T) {
 		hashes string
 		hit    int
 	}{{"engine", 0}, {"tokens", 32}} {
-		r, idx := boundPrecise(t, Params{"hashes": tt.hashes}, 2)
+		r, idx := boundPrecise(t, Params{"hashes": traces.ParamString(tt.hashes)}, 2)
 		idx.Apply(1, ev)
 		if ch := mustPick(t, r, req, State{Backends: fleet(0, 0)}); ch.Backend == 1 && ch.PredictedHitTokens != tt.hit ||
 			tt.hit > 0 && ch.Backend != 1 {

@@ -28,23 +28,23 @@ func prefixCacheSpec() Spec {
 		Needs:  []string{"in-flight", "prompt"},
 		Source: "AIBrix prefix-cache router (vllm-project/aibrix pkg/plugins/gateway/algorithms/prefix_cache.go; pseudo-code and defaults: https://github.com/vllm-project/aibrix/blob/main/pkg/plugins/gateway/algorithms/README.md)",
 		Params: []ParamSpec{
-			{Name: "tokenizer", Kind: kString, Default: "character", Env: "AIBRIX_PREFIX_CACHE_TOKENIZER_TYPE",
+			{Name: "tokenizer", Kind: kString, Default: traces.ParamString("character"), Env: "AIBRIX_PREFIX_CACHE_TOKENIZER_TYPE",
 				Doc: "character (UTF-8 bytes) or tiktoken (cl100k_base ids); token-exact prompts are hashed as their tokens"},
-			{Name: "block_size", Kind: kString, Default: "auto", Env: "AIBRIX_PREFIX_CACHE_BLOCK_SIZE",
+			{Name: "block_size", Kind: kString, Default: traces.ParamString("auto"), Env: "AIBRIX_PREFIX_CACHE_BLOCK_SIZE",
 				Doc: "tokenizer units per hashed block; auto = 128 for character, 16 for tiktoken (the AIBrix README's recommendation); " +
 					"on token-exact prompts character blocks are block_size/4 tokens"},
-			{Name: "block_number", Kind: kInt, Default: "200000", Env: "AIBRIX_PREFIX_CACHE_BLOCK_NUMBER",
+			{Name: "block_number", Kind: kInt, Default: traces.ParamInt(200000), Env: "AIBRIX_PREFIX_CACHE_BLOCK_NUMBER",
 				Doc: "most block hashes the index holds; the least recently added is evicted"},
-			{Name: "imbalance_abs_count", Kind: kInt, Default: "16", Env: "AIBRIX_PREFIX_CACHE_POD_RUNNING_REQUEST_IMBALANCE_ABS_COUNT",
+			{Name: "imbalance_abs_count", Kind: kInt, Default: traces.ParamInt(16), Env: "AIBRIX_PREFIX_CACHE_POD_RUNNING_REQUEST_IMBALANCE_ABS_COUNT",
 				Doc: "max-min in-flight requests above which prefix matching is skipped for least-request"},
-			{Name: "std_dev_factor", Kind: kFloat, Default: "2", Env: "AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR",
+			{Name: "std_dev_factor", Kind: kFloat, Default: traces.ParamFloat(2), Env: "AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR",
 				Doc: "a matching backend is taken only if its in-flight <= mean + factor x sample stddev of all backends"},
-			{Name: "eviction_duration_mins", Kind: kInt, Default: "20", Env: "AIBRIX_PREFIX_CACHE_EVICTION_DURATION_MINS",
+			{Name: "eviction_duration_mins", Kind: kInt, Default: traces.ParamInt(20), Env: "AIBRIX_PREFIX_CACHE_EVICTION_DURATION_MINS",
 				Doc: "minutes after which a block hash not routed again is forgotten (TTL)"},
 			indexAnswersParam,
 		},
 		Presets: map[string]Params{
-			"aibrix-code": {"block_size": "4", "imbalance_abs_count": "8", "std_dev_factor": "1"},
+			"aibrix-code": {"block_size": traces.ParamString("4"), "imbalance_abs_count": traces.ParamInt(8), "std_dev_factor": traces.ParamFloat(1)},
 		},
 	}
 }
@@ -111,13 +111,13 @@ func newPrefixCache(p Params, rng *rand.Rand) (Router, error) {
 // aibrixBlockSize resolves block_size for tokenizer tok into the block
 // length on text and on token-exact prompts.
 func aibrixBlockSize(p Params, tok string) (chars, toks int, err error) {
-	if p["block_size"] == "auto" {
+	if p.Text("block_size") == "auto" {
 		if tok == "tiktoken" {
 			return 16, 16, nil
 		}
 		return 128, 128 / CharsPerToken, nil
 	}
-	b, err := p.Int("block_size", 1, 1<<20)
+	b, err := p.textInt("block_size", 1, 1<<20)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -17,7 +17,7 @@ const (
 )
 
 func TestPrefixCache(t *testing.T) {
-	small := Params{"block_size": "4"}
+	small := Params{"block_size": traces.ParamInt(4)}
 	tests := []struct {
 		name   string
 		params Params
@@ -76,7 +76,7 @@ func TestPrefixCache(t *testing.T) {
 			// mean 9/4 = 2.25; sample sd = sqrt((3*2.25^2 + 6.75^2)/3) = 4.5.
 			// factor 1: bound 2.25 + 4.5 = 6.75 < 9, so b3 is skipped and
 			// least-request takes an idle backend (seeded tie-break: b2).
-			name: "mean plus stddev filter skips hot match", params: Params{"block_size": "4", "std_dev_factor": "1"},
+			name: "mean plus stddev filter skips hot match", params: Params{"block_size": traces.ParamInt(4), "std_dev_factor": traces.ParamFloat(1)},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: textReq("w3", pABCD, 16), st: only(bs, 3, 0), want: -1},
@@ -131,7 +131,7 @@ func TestPrefixCache(t *testing.T) {
 		{
 			// block_number 2: after A B C D only C D remain (the last two
 			// added), so block A misses and nothing matches.
-			name: "block_number bounds the index", params: Params{"block_size": "4", "block_number": "2"},
+			name: "block_number bounds the index", params: Params{"block_size": traces.ParamInt(4), "block_number": traces.ParamInt(2)},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: textReq("w1", pABCD, 16), st: only(bs, 1, 0), want: -1},
@@ -144,7 +144,7 @@ func TestPrefixCache(t *testing.T) {
 			// bytes = 4 tokens. Warm [1 2 9] (48 tokens) on b1; request [1 2 3]
 			// of 40 tokens = 10 blocks; blocks 0..7 (tokens 0..31, ids 1 2)
 			// match, block 8 (id 3 vs 9) does not: 8*4 = 32 tokens.
-			name: "block ids hashed as tokens", params: Params{"block_size": "16"},
+			name: "block ids hashed as tokens", params: Params{"block_size": traces.ParamInt(16)},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: blockReq("w1", 16, 48, 1, 2, 9), st: only(bs, 1, 0), want: -1},
@@ -155,7 +155,7 @@ func TestPrefixCache(t *testing.T) {
 		{
 			// Preset aibrix-code: imbalance 8, so {0,0,9} (9 > 8) is
 			// imbalanced although the seed's default 16 would not be.
-			name: "preset aibrix-code imbalance 8", params: Params{"preset": "aibrix-code"},
+			name: "preset aibrix-code imbalance 8", params: Params{"preset": traces.ParamString("aibrix-code")},
 			steps: func(bs []Backend) []step {
 				return []step{
 					{req: textReq("w2", pABCD, 16), st: only(bs, 2, 0), want: -1},
@@ -173,7 +173,7 @@ func TestPrefixCache(t *testing.T) {
 }
 
 func TestPrefixCacheLoRAIsolation(t *testing.T) {
-	r := mustRouter(t, "prefix-cache", Params{"block_size": "4"}, 1)
+	r := mustRouter(t, "prefix-cache", Params{"block_size": traces.ParamInt(4)}, 1)
 	bs := fleet(0, 0)
 	warm := textReq("w", pABCD, 16)
 	warm.LoRA = "adapter-a"
@@ -186,7 +186,7 @@ func TestPrefixCacheLoRAIsolation(t *testing.T) {
 }
 
 func TestPrefixCacheTiktoken(t *testing.T) {
-	r := mustRouter(t, "prefix-cache", Params{"tokenizer": "tiktoken", "block_size": "2"}, 1)
+	r := mustRouter(t, "prefix-cache", Params{"tokenizer": traces.ParamString("tiktoken"), "block_size": traces.ParamInt(2)}, 1)
 	bs := fleet(0, 0, 0)
 	prompt := strings.Repeat("the quick brown fox jumps over the lazy dog ", 8)
 	mustPick(t, r, textReq("w", prompt, 0), only(bs, 2, 0))
@@ -201,14 +201,14 @@ func TestPrefixCacheParamErrors(t *testing.T) {
 		p    Params
 		want string
 	}{
-		{Params{"tokenizer": "bpe"}, "parameter tokenizer"},
-		{Params{"block_size": "0"}, "parameter block_size"},
-		{Params{"block_number": "x"}, "parameter block_number"},
-		{Params{"imbalance_abs_count": "-1"}, "parameter imbalance_abs_count"},
-		{Params{"std_dev_factor": "-2"}, "parameter std_dev_factor"},
-		{Params{"eviction_duration_mins": "0"}, "parameter eviction_duration_mins"},
-		{Params{"preset": "nope"}, "unknown preset"},
-		{Params{"blocksize": "4"}, "unknown parameter"},
+		{Params{"tokenizer": traces.ParamString("bpe")}, "parameter tokenizer"},
+		{Params{"block_size": traces.ParamInt(0)}, "parameter block_size"},
+		{Params{"block_number": traces.ParamString("x")}, "parameter block_number"},
+		{Params{"imbalance_abs_count": traces.ParamInt(-1)}, "parameter imbalance_abs_count"},
+		{Params{"std_dev_factor": traces.ParamFloat(-2)}, "parameter std_dev_factor"},
+		{Params{"eviction_duration_mins": traces.ParamInt(0)}, "parameter eviction_duration_mins"},
+		{Params{"preset": traces.ParamString("nope")}, "unknown preset"},
+		{Params{"blocksize": traces.ParamString("4")}, "unknown parameter"},
 	} {
 		t.Run(tc.want+"/"+strings.Join(keys(tc.p), ","), func(t *testing.T) {
 			_, err := NewRouter("prefix-cache", tc.p, nil)
@@ -221,7 +221,7 @@ func TestPrefixCacheParamErrors(t *testing.T) {
 
 func TestPrefixCacheEnv(t *testing.T) {
 	t.Setenv("AIBRIX_PREFIX_CACHE_POD_RUNNING_REQUEST_IMBALANCE_ABS_COUNT", "2")
-	r := mustRouter(t, "prefix-cache", Params{"block_size": "4"}, 1)
+	r := mustRouter(t, "prefix-cache", Params{"block_size": traces.ParamInt(4)}, 1)
 	bs := fleet(0, 0, 3)
 	mustPick(t, r, textReq("w", pABCD, 16), only(bs, 2, 0))
 	// 3 - 0 > 2 from the environment: imbalanced.
@@ -237,7 +237,7 @@ func TestPrefixCacheEnv(t *testing.T) {
 func keys(p Params) []string {
 	var out []string
 	for k, v := range p {
-		out = append(out, k+"="+v)
+		out = append(out, k+"="+v.String())
 	}
 	return out
 }

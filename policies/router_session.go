@@ -16,7 +16,7 @@ func init() {
 		Needs:  []string{"session or user id"},
 		Source: "session affinity option of the GIE prefix-cache-aware routing proposal; rendezvous hashing (Thaler & Ravishankar 1998)",
 		Params: []ParamSpec{
-			{Name: "cooldown", Kind: kDuration, Default: "30s", Doc: "how long a backend whose request failed is skipped (0 = never skip)"},
+			{Name: "cooldown", Kind: kDuration, Default: traces.ParamDuration(30 * time.Second), Doc: "how long a backend whose request failed is skipped (0 = never skip)"},
 		},
 	}, newSessionAffinity)
 }

@@ -47,7 +47,7 @@ func TestSessionAffinityKeys(t *testing.T) {
 }
 
 func TestSessionAffinityRemovalAndErrors(t *testing.T) {
-	r := mustRouter(t, "session-affinity", Params{"cooldown": "30s"}, 1)
+	r := mustRouter(t, "session-affinity", Params{"cooldown": traces.ParamDuration(30 * time.Second)}, 1)
 	fb := r.(Feedback)
 	all := fleet(0, 0, 0, 0, 0)
 	without := append(append([]Backend{}, all[:2]...), all[3:]...)
@@ -104,7 +104,7 @@ func TestSessionAffinityPredictsHits(t *testing.T) {
 	if ch := mustPick(t, r, turn2, st); ch.PredictedHitTokens != 32 {
 		t.Errorf("turn 2 predicted %d hit tokens, want 32", ch.PredictedHitTokens)
 	}
-	if _, err := NewRouter("session-affinity", Params{"cooldown": "soon"}, nil); err == nil || !strings.Contains(err.Error(), "parameter cooldown") {
+	if _, err := NewRouter("session-affinity", Params{"cooldown": traces.ParamString("soon")}, nil); err == nil || !strings.Contains(err.Error(), "parameter cooldown") {
 		t.Errorf("bad cooldown error: %v", err)
 	}
 }

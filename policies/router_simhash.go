@@ -24,8 +24,8 @@ func simHashSpec() Spec {
 		Needs:  []string{"prompt"},
 		Source: "vLLM production-stack SimhashAffinity (src/vllm_router/affinity/simhash_affinity.py; production-stack issue 59), simhash and uhashring Python packages",
 		Params: []ParamSpec{
-			{Name: "max_chars", Kind: kInt, Default: "512", Doc: "leading characters fingerprinted (token-exact prompts: max_chars/4 tokens)"},
-			{Name: "replication", Kind: kInt, Default: "160", Doc: "points per backend on the ring (uhashring: 40 vnodes x 4 replicas)"},
+			{Name: "max_chars", Kind: kInt, Default: traces.ParamInt(512), Doc: "leading characters fingerprinted (token-exact prompts: max_chars/4 tokens)"},
+			{Name: "replication", Kind: kInt, Default: traces.ParamInt(160), Doc: "points per backend on the ring (uhashring: 40 vnodes x 4 replicas)"},
 		},
 	}
 }

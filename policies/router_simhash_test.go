@@ -30,12 +30,12 @@ func TestSimHashFingerprint(t *testing.T) {
 		{"under 4 word characters: one feature", nil, textReq("a", "Ab!", 1), xxhash.Sum64String("ab")},
 		{"two shingles", nil, textReq("b", "abcde", 2), xxhash.Sum64String("abcd") & xxhash.Sum64String("bcde")},
 		{"case and punctuation ignored", nil, textReq("c", "AB, c-DE", 2), xxhash.Sum64String("abcd") & xxhash.Sum64String("bcde")},
-		{"cut at max_chars", Params{"max_chars": "5"}, textReq("d", "abcdeXYZ", 2), xxhash.Sum64String("abcd") & xxhash.Sum64String("bcde")},
+		{"cut at max_chars", Params{"max_chars": traces.ParamInt(5)}, textReq("d", "abcdeXYZ", 2), xxhash.Sum64String("abcd") & xxhash.Sum64String("bcde")},
 		// 512 characters = 128 tokens, inside the first 512-token block:
 		// the first block id alone.
 		{"blocks: the first block covers the opening", nil, blockReq("e", 512, 1500, 7, 8, 9), le(7)},
 		// 4096 characters = 1024 tokens: blocks 7 and 8 with weight 512 each.
-		{"blocks: equal weights", Params{"max_chars": "4096"}, blockReq("f", 512, 1500, 7, 8, 9), le(7) & le(8)},
+		{"blocks: equal weights", Params{"max_chars": traces.ParamInt(4096)}, blockReq("f", 512, 1500, 7, 8, 9), le(7) & le(8)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestSimHashFingerprint(t *testing.T) {
 // prompts it had; a repeat predicts the blocks sent before.
 func TestSimHashRouting(t *testing.T) {
 	bs := fleet(0, 0, 0, 0)
-	r := mustRouter(t, "simhash", Params{"max_chars": "64"}, 1)
+	r := mustRouter(t, "simhash", Params{"max_chars": traces.ParamInt(64)}, 1)
 	system := strings.Repeat("You are a helpful assistant. ", 3)
 	first := mustPick(t, r, textReq("a", system+"What is 2+2?", 100), State{Backends: bs})
 	for i := range 20 {

@@ -18,7 +18,7 @@ func charge(r Router, now time.Duration, user string, in, out int) {
 }
 
 func TestVTCBasic(t *testing.T) {
-	noJitter := Params{"jitter": "0"}
+	noJitter := Params{"jitter": traces.ParamFloat(0)}
 	tests := []struct {
 		name    string
 		params  Params
@@ -54,16 +54,16 @@ func TestVTCBasic(t *testing.T) {
 		}, "b", time.Second, fleet(0, 0), 1},
 		// fairness weight .5, user at 0: b0 = 0 + 1*min(150/100, 1) = 1;
 		// b1 = .5*1 + 0 = .5: the idle backend wins over position.
-		{"utilisation outweighs fairness", Params{"jitter": "0", "fairness_weight": "0.5"}, func(Router) {}, "a", 0, fleet(150, 0, 0), 1},
+		{"utilisation outweighs fairness", Params{"jitter": traces.ParamFloat(0), "fairness_weight": traces.ParamFloat(0.5)}, func(Router) {}, "a", 0, fleet(150, 0, 0), 1},
 		// Tokens charged at t=0 leave the 5-minute window at 5m01s: back to
 		// position 0.
 		{"window expiry", noJitter, func(r Router) { charge(r, 0, "a", 1000, 1000) }, "a", 5*time.Minute + time.Second, fleet(0, 0, 0), 0},
 		// Inside the window (4m59s) the 3000 tokens still count: b1.
 		{"inside window", noJitter, func(r Router) { charge(r, 0, "a", 1000, 1000) }, "a", 4*time.Minute + 59*time.Second, fleet(0, 0, 0), 1},
 		// time_unit seconds, window 5: at 6 s the charge has expired.
-		{"seconds unit", Params{"jitter": "0", "time_unit": "seconds"}, func(r Router) { charge(r, 0, "a", 1000, 1000) }, "a", 6 * time.Second, fleet(0, 0, 0), 0},
+		{"seconds unit", Params{"jitter": traces.ParamFloat(0), "time_unit": traces.ParamString("seconds")}, func(r Router) { charge(r, 0, "a", 1000, 1000) }, "a", 6 * time.Second, fleet(0, 0, 0), 0},
 		// weights 1/0: 3000 in + 5000 out counts 3000 -> position 1.
-		{"output weight 0", Params{"jitter": "0", "output_token_weight": "0"}, func(r Router) { charge(r, 0, "a", 3000, 5000) }, "a", time.Second, fleet(0, 0, 0), 1},
+		{"output weight 0", Params{"jitter": traces.ParamFloat(0), "output_token_weight": traces.ParamFloat(0)}, func(r Router) { charge(r, 0, "a", 3000, 5000) }, "a", time.Second, fleet(0, 0, 0), 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,11 +97,11 @@ func TestVTCBasicParams(t *testing.T) {
 		p    Params
 		want string
 	}{
-		{Params{"time_unit": "hours"}, "parameter time_unit"},
-		{Params{"window_size": "0"}, "parameter window_size"},
-		{Params{"min_tokens": "5000", "max_tokens": "100"}, "parameter max_tokens"},
-		{Params{"max_pod_load": "0"}, "parameter max_pod_load"},
-		{Params{"jitter": "-1"}, "parameter jitter"},
+		{Params{"time_unit": traces.ParamString("hours")}, "parameter time_unit"},
+		{Params{"window_size": traces.ParamInt(0)}, "parameter window_size"},
+		{Params{"min_tokens": traces.ParamFloat(5000), "max_tokens": traces.ParamFloat(100)}, "parameter max_tokens"},
+		{Params{"max_pod_load": traces.ParamFloat(0)}, "parameter max_pod_load"},
+		{Params{"jitter": traces.ParamFloat(-1)}, "parameter jitter"},
 	} {
 		_, err := NewRouter("vtc-basic", tc.p, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -110,7 +110,7 @@ func TestVTCBasicParams(t *testing.T) {
 	}
 	t.Setenv("AIBRIX_ROUTER_VTC_TOKEN_TRACKER_MIN_TOKENS", "6000")
 	t.Setenv("AIBRIX_ROUTER_VTC_BASIC_OUTPUT_TOKEN_WEIGHT", "0")
-	r := mustRouter(t, "vtc-basic", Params{"jitter": "0"}, 1)
+	r := mustRouter(t, "vtc-basic", Params{"jitter": traces.ParamFloat(0)}, 1)
 	charge(r, 0, "a", 3000, 9999)
 	// min_tokens 6000 from the environment: bucket max(6000, 3000) = 6000,
 	// position 3000/6000 = .5: fairness .5, .5, 1.5, first lowest b0.
@@ -132,7 +132,7 @@ func TestVTCBasicOracleCharge(t *testing.T) {
 		want   int
 	}{{"oracle", 1}, {"completion", 0}} {
 		t.Run(tc.charge, func(t *testing.T) {
-			r := mustRouter(t, "vtc-basic", Params{"jitter": "0", "charge": tc.charge}, 1)
+			r := mustRouter(t, "vtc-basic", Params{"jitter": traces.ParamFloat(0), "charge": traces.ParamString(tc.charge)}, 1)
 			mustPick(t, r, req, State{Now: 0, Backends: fleet(0, 0, 0)})
 			if tc.charge == "oracle" {
 				charge(r, 0, "a", 50000, 50000) // ignored under oracle
@@ -142,7 +142,7 @@ func TestVTCBasicOracleCharge(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewRouter("vtc-basic", Params{"charge": "later"}, nil); err == nil {
+	if _, err := NewRouter("vtc-basic", Params{"charge": traces.ParamString("later")}, nil); err == nil {
 		t.Error("charge=later accepted")
 	}
 }

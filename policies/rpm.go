@@ -14,9 +14,9 @@ func init() {
 		Needs:  []string{"user", "in-flight"},
 		Source: "request rate limits of hosted LLM APIs; the VTC paper's RPM baseline (Sheng et al., OSDI 2024)",
 		Params: []ParamSpec{
-			{Name: "rpm", Kind: kInt, Default: "60", Doc: "requests a user may send per window"},
-			{Name: "window", Kind: kDuration, Default: "1m", Doc: "sliding window length (a duration)"},
-			{Name: "event_interval", Kind: kString, Default: "1s", Doc: "least run time between two rejection-count events, seconds or a duration (0: every change)"},
+			{Name: "rpm", Kind: kInt, Default: traces.ParamInt(60), Doc: "requests a user may send per window"},
+			{Name: "window", Kind: kDuration, Default: spelled(traces.ParamDuration(time.Minute), "1m"), Doc: "sliding window length (a duration)"},
+			{Name: "event_interval", Kind: kString, Default: traces.ParamString("1s"), Doc: "least run time between two rejection-count events, seconds or a duration (0: every change)"},
 		}},
 		func(p Params, _ *rand.Rand) (Queue, error) { return newRPM(p) })
 }

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"github.com/tracebench/tracebench/traces"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +10,7 @@ import (
 )
 
 func TestRPMSlidingWindow(t *testing.T) {
-	q, err := NewQueue("rpm", Params{"rpm": "2", "window": "1m"}, nil)
+	q, err := NewQueue("rpm", Params{"rpm": traces.ParamInt(2), "window": traces.ParamDuration(time.Minute)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +64,9 @@ func TestRPMParams(t *testing.T) {
 		p    Params
 		want string
 	}{
-		{Params{"rpm": "0"}, "parameter rpm"},
-		{Params{"window": "0s"}, "parameter window"},
-		{Params{"event_interval": "-1"}, "parameter event_interval"},
+		{Params{"rpm": traces.ParamInt(0)}, "parameter rpm"},
+		{Params{"window": traces.ParamDuration(0)}, "parameter window"},
+		{Params{"event_interval": traces.ParamString("-1")}, "parameter event_interval"},
 	} {
 		_, err := NewQueue("rpm", tc.p, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

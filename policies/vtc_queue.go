@@ -11,10 +11,10 @@ import (
 // are the VTC paper's defaults (Sheng et al., OSDI 2024: input tokens 1,
 // output tokens 2).
 var vtcParams = []ParamSpec{
-	{Name: "w_in", Kind: kFloat, Default: "1", Doc: "counter increment per input token, charged at release"},
-	{Name: "w_out", Kind: kFloat, Default: "2", Doc: "counter increment per output token, charged as tokens stream back"},
-	{Name: "weights", Kind: kString, Default: "none", Doc: "per-user weights \"alice=2,bob=1\" (others 1), or none; a user's increments are divided by its weight"},
-	{Name: "event_interval", Kind: kString, Default: "1s", Doc: "least run time between two counter events, seconds or a duration (0: every change)"},
+	{Name: "w_in", Kind: kFloat, Default: traces.ParamFloat(1), Doc: "counter increment per input token, charged at release"},
+	{Name: "w_out", Kind: kFloat, Default: traces.ParamFloat(2), Doc: "counter increment per output token, charged as tokens stream back"},
+	{Name: "weights", Kind: kString, Default: traces.ParamString("none"), Doc: "per-user weights \"alice=2,bob=1\" (others 1), or none; a user's increments are divided by its weight"},
+	{Name: "event_interval", Kind: kString, Default: traces.ParamString("1s"), Doc: "least run time between two counter events, seconds or a duration (0: every change)"},
 }
 
 func init() {

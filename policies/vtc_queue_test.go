@@ -47,9 +47,9 @@ func TestVTCCounterArithmetic(t *testing.T) {
 		// 100 + 2 × 50, all streamed; usage adds nothing more
 		{"all streamed", Params{}, []int{30, 20}, 50, 200},
 		// (1 × 100 + 2 × 50) / weight 2 = 100
-		{"weight 2", Params{"weights": "a=2"}, []int{50}, 50, 100},
+		{"weight 2", Params{"weights": traces.ParamString("a=2")}, []int{50}, 50, 100},
 		// 3 × 100 + 0.5 × 50 = 325
-		{"w_in 3 w_out 0.5", Params{"w_in": "3", "w_out": "0.5"}, nil, 50, 325},
+		{"w_in 3 w_out 0.5", Params{"w_in": traces.ParamFloat(3), "w_out": traces.ParamFloat(0.5)}, nil, 50, 325},
 		// streamed past the usage count: streamed tokens stand, 100 + 2 × 60
 		{"usage below streamed", Params{}, []int{60}, 50, 220},
 	}
@@ -128,7 +128,7 @@ func TestVTCLift(t *testing.T) {
 }
 
 func TestVTCReleaseOrder(t *testing.T) {
-	v := newVTCQ(t, "vtc", Params{"w_out": "0"})
+	v := newVTCQ(t, "vtc", Params{"w_out": traces.ParamFloat(0)})
 	// a's requests are 100 input tokens, b's 30: the smaller counter goes next
 	for i, r := range []*traces.Request{
 		qUserReq("a1", "a", 0, 100, 1), qUserReq("a2", "a", 1, 100, 1), qUserReq("a3", "a", 2, 100, 1),
@@ -154,7 +154,7 @@ func TestVTCReleaseOrder(t *testing.T) {
 }
 
 func TestVTCCapacityAndEvents(t *testing.T) {
-	v := newVTCQ(t, "vtc", Params{"event_interval": "2s"})
+	v := newVTCQ(t, "vtc", Params{"event_interval": traces.ParamString("2s")})
 	for i := range 4 {
 		if err := v.Arrive(0, qUserReq("r"+string(rune('0'+i)), "u", 0, 10, 10)); err != nil {
 			t.Fatal(err)
@@ -187,10 +187,10 @@ func TestVTCParams(t *testing.T) {
 		p    Params
 		want string
 	}{
-		{Params{"w_in": "-1"}, "parameter w_in"},
-		{Params{"w_out": "x"}, "parameter w_out"},
-		{Params{"weights": "a"}, "parameter weights"},
-		{Params{"event_interval": "soon"}, "parameter event_interval"},
+		{Params{"w_in": traces.ParamFloat(-1)}, "parameter w_in"},
+		{Params{"w_out": traces.ParamString("x")}, "parameter w_out"},
+		{Params{"weights": traces.ParamString("a")}, "parameter weights"},
+		{Params{"event_interval": traces.ParamString("soon")}, "parameter event_interval"},
 	} {
 		for _, name := range []string{"vtc", "lcf"} {
 			_, err := NewQueue(name, tc.p, nil)

@@ -29,7 +29,7 @@ const (
 
 // vtcVariantParams are the vtc parameters plus predict_range.
 var vtcVariantParams = append(append([]ParamSpec(nil), vtcParams...),
-	ParamSpec{Name: "predict_range", Kind: kFloat, Default: "0.5", Doc: "vtc-predict: the prediction is the actual output length times a uniform draw in [1-r, 1+r] (the artifact's --predict-range)"})
+	ParamSpec{Name: "predict_range", Kind: kFloat, Default: traces.ParamFloat(0.5), Doc: "vtc-predict: the prediction is the actual output length times a uniform draw in [1-r, 1+r] (the artifact's --predict-range)"})
 
 func init() {
 	const src = "Sheng et al., Fairness in Serving Large Language Models (OSDI 2024), section 4.4 and appendix; VTC artifact (Ying1123/VTC-artifact, slora/server/router)"

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"github.com/tracebench/tracebench/traces"
 	"math"
 	"testing"
 	"time"
@@ -22,13 +23,13 @@ func TestVTCVariantCharges(t *testing.T) {
 		// 100 + 2 × 50 at release; streamed and reported tokens change nothing.
 		{"vtc-oracle", nil, []int{30}, 60, 200},
 		// weight 2 halves it.
-		{"vtc-oracle", Params{"weights": "a=2"}, nil, 50, 100},
+		{"vtc-oracle", Params{"weights": traces.ParamString("a=2")}, nil, 50, 100},
 		// prediction exact (range 0): 200 at release; the 10 tokens past
 		// the prediction add 2 each as they stream: 220.
-		{"vtc-predict", Params{"predict_range": "0"}, []int{30, 30}, 60, 220},
+		{"vtc-predict", Params{"predict_range": traces.ParamFloat(0)}, []int{30, 30}, 60, 220},
 		// 40 produced of 50 predicted: the 10 over-charged are refunded at Done: 180.
-		{"vtc-predict", Params{"predict_range": "0"}, []int{40}, 40, 180},
-		{"vtc-predict", Params{"predict_range": "0"}, nil, 50, 200},
+		{"vtc-predict", Params{"predict_range": traces.ParamFloat(0)}, []int{40}, 40, 180},
+		{"vtc-predict", Params{"predict_range": traces.ParamFloat(0)}, nil, 50, 200},
 		// max-fair charges like vtc: 100 + 2 × (16 streamed + 34 reported).
 		{"vtc-max-fair", nil, []int{16}, 50, 200},
 	}
@@ -57,7 +58,7 @@ func TestVTCVariantCharges(t *testing.T) {
 // length, and once every Request is done the counter holds the actual
 // tokens exactly.
 func TestVTCPredictError(t *testing.T) {
-	v := newVTCQ(t, "vtc-predict", Params{"predict_range": "0.5"})
+	v := newVTCQ(t, "vtc-predict", Params{"predict_range": traces.ParamFloat(0.5)})
 	lo, hi := math.MaxInt, 0
 	for i := range 400 {
 		r := qUserReq(fmt.Sprint(i), "a", 0, 100, 100)
@@ -75,7 +76,7 @@ func TestVTCPredictError(t *testing.T) {
 	if got := v.users["a"].counter; got != 400*(100+2*100) {
 		t.Errorf("counter %g after settling, want %d", got, 400*300)
 	}
-	if _, err := NewQueue("vtc-predict", Params{"predict_range": "1.5"}, nil); err == nil {
+	if _, err := NewQueue("vtc-predict", Params{"predict_range": traces.ParamFloat(1.5)}, nil); err == nil {
 		t.Error("predict_range 1.5 accepted")
 	}
 }

@@ -265,7 +265,7 @@ func TestKVEventsFirstBatchDroppedReplayed(t *testing.T) {
 // server does not give, and the prefixes stored after the loss are
 // predicted.
 func TestKVEventsFirstBatchDroppedNoReplay(t *testing.T) {
-	run := runBehindDropRelays(t, 1, 16, true, false, policies.Params{"hashes": "tokens"})
+	run := runBehindDropRelays(t, 1, 16, true, false, policies.Params{"hashes": traces.ParamString("tokens")})
 	if run.dropped != 1 {
 		t.Fatalf("the relay dropped %d batches, want the first", run.dropped)
 	}

@@ -133,7 +133,7 @@ func policyPresetList(ps map[string]policies.Params) string {
 	for i, n := range names {
 		kv := make([]string, 0, len(ps[n]))
 		for k, v := range ps[n] {
-			kv = append(kv, k+"="+v)
+			kv = append(kv, k+"="+v.String())
 		}
 		sort.Strings(kv)
 		parts[i] = fmt.Sprintf("%s (%s)", n, strings.Join(kv, ", "))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tracebench/tracebench/policies"
+	"github.com/tracebench/tracebench/traces"
 )
 
 func init() {
@@ -31,13 +32,13 @@ func updating() bool {
 var goldenSpecs = []policies.Spec{
 	{Name: "prefix-cache", Kind: "router", Doc: "AIBrix prefix-cache-aware routing", Needs: []string{"in-flight", "prompt"},
 		Source: "AIBrix", Params: []policies.ParamSpec{
-			{Name: "block_size", Default: "auto", Env: "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", Doc: "units per block"},
-			{Name: "std_dev_factor", Default: "2", Env: "AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR", Doc: "stddev factor"},
+			{Name: "block_size", Kind: traces.KindString, Default: traces.ParamString("auto"), Env: "AIBRIX_PREFIX_CACHE_BLOCK_SIZE", Doc: "units per block"},
+			{Name: "std_dev_factor", Kind: traces.KindFloat, Default: traces.ParamFloat(2), Env: "AIBRIX_PREFIX_CACHE_STANDARD_DEVIATION_FACTOR", Doc: "stddev factor"},
 		},
-		Presets: map[string]policies.Params{"aibrix-code": {"std_dev_factor": "1", "block_size": "4"}, "a-first": {"block_size": "8"}}},
+		Presets: map[string]policies.Params{"aibrix-code": {"std_dev_factor": traces.ParamFloat(1), "block_size": traces.ParamString("4")}, "a-first": {"block_size": traces.ParamString("8")}}},
 	{Name: "random", Kind: "router", Doc: "uniform random backend", Source: "baseline"},
 	{Name: "fcfs", Kind: "queue", Doc: "release in arrival order", Source: "baseline",
-		Params: []policies.ParamSpec{{Name: "depth", Default: "0", Doc: "no env"}}},
+		Params: []policies.ParamSpec{{Name: "depth", Kind: traces.KindInt, Default: traces.ParamInt(0), Doc: "no env"}}},
 }
 
 func TestWritePoliciesGolden(t *testing.T) {
