@@ -234,7 +234,6 @@ func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Confi
 				continue
 			}
 		}
-		f.gridStart()
 		best, err := f.multiStart(evals)
 		if err != nil {
 			return cfg, ran, err
@@ -253,32 +252,37 @@ var decadeFactors = []float64{0.01, 0.03, 0.1, 0.3, 1, 3, 10}
 // from the step fit of the same probe.
 var gridded = map[int]bool{termSaveFixed: true, termSavePerToken: true, termRestoreFixed: true, termRestorePerToken: true}
 
-// gridStart moves each free gridded term in turn, twice over, to the factor of
-// decadeFactors of its value with the least loss, before the local
-// search: the loss has minima decades apart (a save cost traded against
-// the prompt cost), and the starting values (replayStart's, an H100's
-// slot save of 300 ms) can be decades from the server's (the CPU
-// llama-server's saves cost 3–7 ms). From them Nelder–Mead settled, on a
-// mock with a 30 ms save, at 71 ms and a prompt cost 40 times too small;
-// from the grid's point it found the mock's terms.
-func (f *replayFit) gridStart() {
+// gridStart is one more start for multiStart: from f.cfg, each free
+// gridded term in turn, twice over, moved to the factor of decadeFactors
+// of its value with the least loss. The loss has minima decades apart (a
+// save cost traded against the prompt cost), and the starting values
+// (replayStart's, an H100's slot save of 300 ms) can be decades from the
+// server's (the CPU llama-server's saves cost 3–7 ms): from them alone
+// Nelder–Mead settled, on a mock with a 30 ms save, at 71 ms and a prompt
+// cost 40 times too small; with this start it found the mock's terms. ok
+// is false when the stage moves no gridded term.
+func (f *replayFit) gridStart() (engine.Config, bool) {
+	g := *f
+	moved := false
 	for range 2 {
-		for k, t := range f.terms() {
+		for k, t := range g.terms() {
 			if !gridded[t] {
 				continue
 			}
-			x := f.x()
-			base, best, bestLoss := x[k], x[k], f.loss(x)
+			moved = true
+			x := g.x()
+			base, best, bestLoss := x[k], x[k], g.loss(x)
 			for _, fac := range decadeFactors {
 				x[k] = base + math.Log(fac)
-				if l := f.loss(x); l < bestLoss {
+				if l := g.loss(x); l < bestLoss {
 					best, bestLoss = x[k], l
 				}
 			}
 			x[k] = best
-			f.cfg = f.with(x)
+			g.cfg = g.with(x)
 		}
 	}
+	return g.cfg, moved
 }
 
 // searchRestarts is how many more times the best start's search runs,
@@ -287,9 +291,9 @@ func (f *replayFit) gridStart() {
 const searchRestarts = 2
 
 // startScales are the factors the free terms' starting values are
-// multiplied by for the stage's starts: the loss has local minima (a
-// save cost traded against a prompt cost), so each start searches once
-// and the best goes on.
+// multiplied by for the stage's starts (with gridStart's): the loss has
+// local minima (a save cost traded against a prompt cost), so each start
+// searches once and the best goes on.
 var startScales = []float64{1, 0.5, 2}
 
 // multiStart searches from each of startScales' starts, keeps the one
@@ -298,9 +302,16 @@ var startScales = []float64{1, 0.5, 2}
 func (f *replayFit) multiStart(evals int) (engine.Config, error) {
 	base := f.cfg
 	best, bestLoss := base, math.Inf(1)
+	starts := make([]engine.Config, 0, len(startScales)+1)
 	for _, k := range startScales {
+		starts = append(starts, scaled(base, f.terms(), k))
+	}
+	if grid, ok := f.gridStart(); ok {
+		starts = append(starts, grid)
+	}
+	for _, start := range starts {
 		g := *f
-		g.cfg = scaled(base, f.terms(), k)
+		g.cfg = start
 		next, err := g.search(evals)
 		if err != nil {
 			return base, err
