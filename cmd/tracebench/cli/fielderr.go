@@ -68,6 +68,7 @@ var flagNames = map[string]string{
 	"DecideSpec.Seeds":                 "--seeds",
 	"DecideSpec.Out":                   "--out",
 	"PredictSpec.Profile":              "--profile",
+	"PredictSpec.After":                "--after",
 	"ProbeSpec.Budget":                 "--probe-budget",
 	"ProbeSpec.MaxConcurrency":         "--probe-max-concurrency",
 	"ProbeSpec.MaxPrompt":              "--probe-max-prompt",
@@ -82,6 +83,10 @@ var flagNames = map[string]string{
 	"SweepSpec.Jobs":                   "--jobs",
 	"SweepSpec.Vary":                   "--vary",
 	"SweepSpec.Ladder":                 "--rates",
+	// calibrate's options, which its errors and predict's name.
+	"CalibrateOptions.Start":   "--from",
+	"CalibrateOptions.Cache":   "--cache",
+	"CalibrateOptions.Partial": "--partial",
 	// The traces package's options, which its errors name.
 	"ReadOptions.Format":         "--format",
 	"ReadOptions.TimeUnit":       "--time-unit",
@@ -103,7 +108,7 @@ var flagNames = map[string]string{
 
 // fieldPath matches a field path in an error's text.
 var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec|DecideSpec|PredictSpec|PredictDirSpec|ProbeSpec|` +
-	`ReadOptions|ArrivalOptions|AgenticOptions)` +
+	`ReadOptions|ArrivalOptions|AgenticOptions|CalibrateOptions)` +
 	`(?:\.[A-Z][A-Za-z0-9]*)+`)
 
 // flagErr rewrites the field paths err's text names into the flags

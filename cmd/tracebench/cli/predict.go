@@ -111,7 +111,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		return err
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "\nnote: %s\n", n)
+		fmt.Fprintf(w, "\nnote: %s\n", renameFields(n, flagNames))
 	}
 	err = reports.WriteDir(o.out, []*metrics.Summary{res.Measured, res.Predicted},
 		reports.RenderOptions{Title: "tracebench prediction", Prediction: res.Prediction})

@@ -37,7 +37,7 @@ func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile,
 	}
 	writeVerdicts(w, res)
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", renameFields(n, flagNames))
 	}
 	if o.record {
 		if err := predict.RecordAgreement(o.profile, o.live, res); err != nil {
