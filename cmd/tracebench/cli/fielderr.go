@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"io"
+	"os"
 	"regexp"
 
 	"github.com/spf13/cobra"
@@ -59,6 +60,9 @@ var flagNames = map[string]string{
 	"Spec.Client.Headers":              "--header",
 	"Spec.Report.SLO.PerUser":          "--slo-file",
 	"Spec.Fleet.LoRA.MaxLoras":         "--mock-set max_loras",
+	"Spec.Fleet.MaxModelLen":           "--mock-set max_model_len",
+	"Spec.Fleet.NumGPUBlocks":          "--mock-blocks",
+	"Spec.Preset":                      "--mock-profile",
 	"CompareSpec.Routers":              "--policies",
 	"CompareSpec.Jobs":                 "--jobs",
 	"CompareSpec.Out":                  "--out",
@@ -150,6 +154,24 @@ func (f flagWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// File is the *os.File under f, or nil, for the library's terminal
+// check.
+func (f flagWriter) File() *os.File {
+	switch w := f.w.(type) {
+	case *os.File:
+		return w
+	case interface{ File() *os.File }:
+		return w.File()
+	}
+	return nil
+}
+
+// libOut is w for a library Spec's ErrOut: its warnings and log lines
+// name flags rather than fields. Give one command's Specs the same
+// libOut, so that a warning the library writes once per writer stays
+// once.
+func libOut(w io.Writer) io.Writer { return &flagWriter{w: w, names: flagNames} }
 
 // renamedError is err with its fields named as flags.
 type renamedError struct {
