@@ -30,8 +30,8 @@ func (rs *Spec) warnCapacity(queue string) {
 	if rs.Fleet != nil {
 		limit = fmt.Sprintf("the requests an engine runs at once (at most its max_num_seqs, %d; fewer when its KV cache fills first)", rs.Fleet.MaxNumSeqs)
 	}
-	warnOnce(rs.ErrOut, fmt.Sprintf("tracebench: warning: --queue %s without --backend-capacity or --backend-token-budget "+
-		"holds no request back and acts as fcfs; set --backend-capacity to %s", queue, limit))
+	warnOnce(rs.ErrOut, fmt.Sprintf("tracebench: warning: Spec.Policy.Queue %s without Spec.Policy.Capacity or Spec.Policy.TokenBudget "+
+		"holds no request back and acts as fcfs; set Spec.Policy.Capacity to %s", queue, limit))
 }
 
 // warned records the messages warnOnce wrote, per writer.

@@ -52,7 +52,7 @@ func (rs Spec) reportTooLong(c *lengthCheck) {
 }
 
 // fitHint names the built-in profile with the smallest limit that fits a
-// request of longest tokens, or the flags that would. It names only
+// request of longest tokens, or the Fleet fields that would. It names only
 // profiles with the default latency model: the hint changes the engine's
 // capacity, not its speed.
 func fitHint(longest int) string {
@@ -64,9 +64,9 @@ func fitHint(longest int) string {
 		}
 	}
 	if best != "" {
-		return fmt.Sprintf("the longest needs %d: --mock-profile %s (%d tokens) fits every one", longest, best, bestLimit)
+		return fmt.Sprintf("the longest needs %d: Spec.Preset %s (%d tokens) fits every one", longest, best, bestLimit)
 	}
 	bs := engine.DefaultConfig().BlockSize
-	return fmt.Sprintf("the longest needs %d, more than any preset: set --mock-set max_model_len=%d and --mock-blocks %d (%d-token blocks)",
+	return fmt.Sprintf("the longest needs %d, more than any preset: set Spec.Fleet.MaxModelLen=%d and Spec.Fleet.NumGPUBlocks=%d (%d-token blocks)",
 		longest, longest, (longest+bs-1)/bs, bs)
 }

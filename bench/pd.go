@@ -17,9 +17,10 @@ import (
 // Threshold (replay.PDOptions).
 type PD struct {
 	// PrefillRouter names the prefill picker, any registered router
-	// (default: Spec.Router); PrefillArgs are its key=value parameters.
-	PrefillRouter string   `json:"prefill_router"`
-	PrefillArgs   []string `json:"prefill_args,omitempty"`
+	// (default: Spec.Router); PrefillArgs are its parameters, each of
+	// the kind the router declares for its name (as Policy.RouterArgs).
+	PrefillRouter string        `json:"prefill_router"`
+	PrefillArgs   policies.Args `json:"prefill_args,omitempty"`
 	// Roles are the Backends' roles by Index: "prefill", "decode" or
 	// "both" (see RolesByRatio for simulated and mock fleets).
 	Roles []string `json:"roles"`
@@ -68,8 +69,8 @@ func (rs Spec) buildPD() (*replay.PDOptions, error) {
 	if name == "" {
 		name = rs.Policy.Router
 	}
-	params, err := ParseKV("Spec.PD.PrefillArgs", rs.PD.PrefillArgs)
-	if err != nil {
+	params := policies.Params{}
+	if err := mergeArgs(params, "Spec.PD.PrefillArgs", rs.PD.PrefillArgs, policies.KindRouter, name); err != nil {
 		return nil, err
 	}
 	r, err := policies.NewRouter(name, params, rand.New(rand.NewPCG(rs.Workload.Seed, 0x7066)))

@@ -46,6 +46,10 @@ func TestRunErrors(t *testing.T) {
 			s.Policy.Router = "prefix-cache"
 			s.Policy.RouterArgs = policies.Args{{Name: "block_number", Value: traces.ParamString("many")}}
 		}, "Spec.Policy.RouterArgs"},
+		{"prefill parameter of another kind", func(s *Spec) {
+			s.PD = &PD{PrefillRouter: "prefix-cache", Roles: []string{"prefill", "decode"},
+				PrefillArgs: policies.Args{{Name: "block_number", Value: traces.ParamString("many")}}}
+		}, "Spec.PD.PrefillArgs"},
 		{"nowhere to send", func(s *Spec) { s.Sim = 0 }, "Spec.Backends"},
 		{"negative sim", func(s *Spec) { s.Sim = -1 }, "Spec.Sim"},
 	}

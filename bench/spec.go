@@ -140,23 +140,6 @@ type Client struct {
 	salt string
 }
 
-// ParseKV parses the k=v pairs given for field (a Spec field's path, or
-// a flag) into Params, each value read as the kind the registered
-// policies declare for its name (policies.ReadValue; text of none of
-// them is kept as text, for the policy to reject naming the parameter);
-// a pair without = is a UsageError naming field.
-func ParseKV(field string, pairs []string) (policies.Params, error) {
-	p := policies.Params{}
-	for _, kv := range pairs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fieldf(field, "%s %q: want key=value", field, kv)
-		}
-		p[k] = policies.ReadValue("", k, v)
-	}
-	return p, nil
-}
-
 // parseHeaders parses "Name: value" pairs.
 func parseHeaders(hs []string) (map[string]string, error) {
 	out := map[string]string{}

@@ -16,7 +16,8 @@ import (
 // tokens a fit needs.
 const MinRequests = 20
 
-// Options configure Fit.
+// Options configure Fit. Its errors name a field by its path, as
+// "CalibrateOptions.Partial".
 type Options struct {
 	// Start is the profile the fit starts from: its scheduler limits and
 	// KV cache are kept (num_gpu_blocks is replaced by a scraped figure),
@@ -104,8 +105,8 @@ func Fit(in *Input, opt Options) (*Result, error) {
 		}
 		if !opt.Partial {
 			return nil, fmt.Errorf("calibrate: %w: %s, so γ and c_decode cannot be fitted; "+
-				"replay with several concurrency levels (e.g. rates from light to heavy load, or 'tracebench calibrate --target URL'), "+
-				"or pass --partial to keep the starting profile's γ and c_decode", ErrSingleLevel, what)
+				"replay with several concurrency levels (e.g. rates from light to heavy load, or a probe of the live server), "+
+				"or set CalibrateOptions.Partial to keep the starting profile's γ and c_decode", ErrSingleLevel, what)
 		}
 		free[colDecode], free[colBetaGamma] = false, false
 		res.Warnings = append(res.Warnings, fmt.Sprintf("γ and c_decode not fitted (%s); kept at %g and %v; "+

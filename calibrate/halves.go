@@ -32,7 +32,7 @@ func Halves(res *Result, in *Input, prompts Prompts) ([]HalfTerm, error) {
 		return nil, err
 	}
 	if len(sets) == 0 {
-		return nil, fmt.Errorf("calibrate --halves: no request reached a server")
+		return nil, fmt.Errorf("calibrate halves: no request reached a server")
 	}
 	start := replayStart(res, in)
 	var cfgs [2]struct {
@@ -42,7 +42,7 @@ func Halves(res *Result, in *Input, prompts Prompts) ([]HalfTerm, error) {
 	for h := range 2 {
 		best, ran, err := staged(start, sets, replayEvals, h+1)
 		if err != nil {
-			return nil, fmt.Errorf("calibrate --halves: %w", err)
+			return nil, fmt.Errorf("calibrate halves: %w", err)
 		}
 		cfgs[h].se = stageErrs(best, sets, ran, h+1)
 		cfgs[h].val = map[int]float64{}

@@ -46,8 +46,8 @@ func startFor(start *profile.Profile, in *Input, choice string, hostTokens int) 
 	switch choice {
 	case "", CacheAuto:
 		if served == nil && start.LlamaCppFamily() && pagedServer(in.Server) {
-			return nil, "", fmt.Errorf("calibrate: --from %s is a llama.cpp-family profile (cache %s%s), but the runs were served by %s, "+
-				"whose paged prefix cache it cannot describe: start from a vLLM-family profile (--from %s) or give --cache %s",
+			return nil, "", fmt.Errorf("calibrate: CalibrateOptions.Start %s is a llama.cpp-family profile (cache %s%s), but the runs were served by %s, "+
+				"whose paged prefix cache it cannot describe: start from a vLLM-family profile (CalibrateOptions.Start %s) or set CalibrateOptions.Cache %s",
 				start.Name, start.Engine.Cache, llamaSection(start), in.Server, profile.DefaultName, profile.CachePagedPrefix)
 		}
 		if served == nil {

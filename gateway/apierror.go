@@ -44,7 +44,7 @@ func writeBodyError(w http.ResponseWriter, err error) {
 	var mb *http.MaxBytesError
 	if errors.As(err, &mb) {
 		writeError(w, http.StatusRequestEntityTooLarge, "request body larger than "+strconv.FormatInt(mb.Limit, 10)+
-			" bytes (--max-body)", "")
+			" bytes, the gateway's body limit", "")
 		return
 	}
 	var be *bodyError

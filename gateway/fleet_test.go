@@ -2,16 +2,13 @@ package gateway
 
 import (
 	"context"
-	"errors"
-	"io"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/replay"
-	"github.com/tracebench/tracebench/results"
 )
 
 // TestDiscoveryJoinLeave re-resolves the fleet as a replay does: a
@@ -70,29 +67,15 @@ func TestDiscoveryJoinLeave(t *testing.T) {
 // fleetEvents counts a results file's fleet joins and leaves by URL.
 func fleetEvents(t *testing.T, path string) (joined, left map[string]int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, evs := testfixtures.ReadResults(t, path)
 	joined, left = map[string]int{}, map[string]int{}
-	for {
-		_, e, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return joined, left
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e == nil || len(e.Source) <= len(replay.FleetEventPrefix) {
+	for _, e := range evs {
+		if len(e.Source) <= len(replay.FleetEventPrefix) {
 			continue
 		}
 		u := e.Source[len(replay.FleetEventPrefix):]
 		joined[u] += int(e.Values[replay.FleetJoined])
 		left[u] += int(e.Values[replay.FleetLeft])
 	}
+	return joined, left
 }

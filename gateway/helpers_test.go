@@ -2,18 +2,17 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tracebench/tracebench/client"
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/mockserver"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/results"
@@ -119,28 +118,8 @@ func (tg *testGateway) shutdown() results.Stop {
 // readResults returns the Results of a results file.
 func readResults(t testing.TB, path string) []*results.Result {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*results.Result
-	for {
-		r, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r != nil {
-			out = append(out, r)
-		}
-	}
+	_, out, _ := testfixtures.ReadResults(t, path)
+	return out
 }
 
 // post sends body to the gateway's path with a plain net/http client and

@@ -64,7 +64,7 @@ func (r *routing) admit(req *traces.Request) (*waiter, *results.Result) {
 	defer r.mu.Unlock()
 	now := r.now()
 	if r.maxQueue > 0 && r.d.Held() >= r.maxQueue {
-		return nil, rejected(req, now, fmt.Errorf("%w: %d requests held (--max-queue)", errQueueFull, r.d.Held()))
+		return nil, rejected(req, now, fmt.Errorf("%w: %d requests held, the gateway's queue limit", errQueueFull, r.d.Held()))
 	}
 	if rej := r.d.Arrive(now, req); rej != nil {
 		return nil, rej

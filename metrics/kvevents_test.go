@@ -4,23 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
 )
 
 func TestKVEventRowsAndWarnings(t *testing.T) {
-	extra := map[string]float64{}
-	set := func(b int, vals map[string]float64) {
-		for _, n := range replay.KVStatNames {
-			extra[replay.KVExtraKey(b, n)] = vals[n]
-		}
-	}
-	set(0, map[string]float64{"subscribed": 1, "batches": 10, "events": 40, "gaps": 2, "replayed": 3, "lost": 1,
-		"malformed": 1, "unknown_tags": 2, "blocks": 7})
-	set(1, map[string]float64{"unreachable": 1})
-	set(2, map[string]float64{"subscribed": 1})
-	set(3, map[string]float64{"subscribed": 1, "malformed": 5})
-	set(4, map[string]float64{"subscribed": 1, "batches": 2, "events": 9, "lost_at_start": 3, "orphans": 6, "blocks": 4})
+	extra := testfixtures.KVEventExtra(replay.KVStatNames, replay.KVExtraKey)
 	s := &Summary{Stop: &results.Stop{Extra: extra}}
 	s.KVEvents = kvEventRows(s.Stop, 5)
 	if len(s.KVEvents) != 5 || s.KVEvents[0].Gaps != 2 || s.KVEvents[0].Replayed != 3 || !s.KVEvents[1].Unreachable ||

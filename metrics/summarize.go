@@ -2,9 +2,7 @@ package metrics
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/tracebench/tracebench/results"
 )
@@ -14,12 +12,12 @@ import (
 // file holds. A file cut off mid-line (a killed Run) is read up to the
 // cut and gets a warning.
 func Summarize(path string, o Options) (*Summary, error) {
-	f, err := os.Open(path)
+	rd, c, err := results.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open results file: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	return SummarizeReader(path, f, o)
+	defer c.Close()
+	return summarize(rd, o)
 }
 
 // SummarizeReader is Summarize over r; name is used in errors.
@@ -28,6 +26,11 @@ func SummarizeReader(name string, r io.Reader, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	return summarize(rd, o)
+}
+
+// summarize folds what rd has left to read into a Summary.
+func summarize(rd *results.Reader, o Options) (*Summary, error) {
 	acc := NewAccumulator(rd.Header, o)
 	for {
 		res, ev, err := rd.Next()

@@ -199,18 +199,14 @@ func seedOf(path string) int {
 // why it cannot be predicted: missing, unreadable, or partial (cut off,
 // or no stop record: the run was killed).
 func checkComplete(path string) (results.Header, string) {
-	f, err := os.Open(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return results.Header{}, "missing"
-		}
-		return results.Header{}, err.Error()
+	rd, c, err := results.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return results.Header{}, "missing"
 	}
-	defer f.Close()
-	rd, err := results.NewReader(path, f)
 	if err != nil {
 		return results.Header{}, err.Error()
 	}
+	defer c.Close()
 	for {
 		if _, _, err := rd.Next(); err == io.EOF {
 			break

@@ -66,10 +66,10 @@ func checkCacheModel(p *profile.Profile, h results.Header, path string) (string,
 	switch {
 	case p.LlamaCppFamily() && (server == dialect.VLLM || server == dialect.SGLang):
 		return "", bench.FieldErrorf("PredictSpec.Profile", "profile %s is a llama.cpp-family profile (cache model %s) that describes llama.cpp's slots, but %s was served by %s, "+
-			"whose paged prefix cache it cannot describe: calibrate with --cache %s", p.Name, cache, path, server, profile.CachePagedPrefix)
+			"whose paged prefix cache it cannot describe: calibrate with CalibrateOptions.Cache %s", p.Name, cache, path, server, profile.CachePagedPrefix)
 	case cache == profile.CachePagedPrefix && server == dialect.LlamaCpp:
 		return fmt.Sprintf("profile %s: cache model %s shares every cached prefix across the server, while llama.cpp, which served %s, "+
-			"keeps one prompt per slot: predicted hits may run high (calibrate with --cache %s)", p.Name, cache, path, profile.CachePerSlot), nil
+			"keeps one prompt per slot: predicted hits may run high (calibrate with CalibrateOptions.Cache %s)", p.Name, cache, path, profile.CachePerSlot), nil
 	}
 	return "", nil
 }

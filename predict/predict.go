@@ -111,7 +111,7 @@ func Predict(ctx context.Context, ps Spec) (*Result, error) {
 	}
 	if len(ps.After) > 0 {
 		if rs.SimWarm, err = calibrate.WarmState(engines, ps.After, RunPrompts); err != nil {
-			return nil, fmt.Errorf("predict --after: %w", err)
+			return nil, fmt.Errorf("PredictSpec.After: %w", err)
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("the simulated engines start warm: %d earlier run(s) replayed first (%s)",
 			len(ps.After), strings.Join(ps.After, ", ")))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
@@ -15,18 +16,7 @@ import (
 // TestKVEventsTable checks the KV events table of a run whose stop
 // line carries every backend's KV event figures.
 func TestKVEventsTable(t *testing.T) {
-	extra := map[string]float64{}
-	set := func(b int, vals map[string]float64) {
-		for _, n := range replay.KVStatNames {
-			extra[replay.KVExtraKey(b, n)] = vals[n]
-		}
-	}
-	set(0, map[string]float64{"subscribed": 1, "batches": 10, "events": 40, "gaps": 2, "replayed": 3, "lost": 1,
-		"malformed": 1, "unknown_tags": 2, "blocks": 7})
-	set(1, map[string]float64{"unreachable": 1})
-	set(2, map[string]float64{"subscribed": 1})
-	set(3, map[string]float64{"subscribed": 1, "malformed": 5})
-	set(4, map[string]float64{"subscribed": 1, "batches": 2, "events": 9, "lost_at_start": 3, "orphans": 6, "blocks": 4})
+	extra := testfixtures.KVEventExtra(replay.KVStatNames, replay.KVExtraKey)
 	a := metrics.NewAccumulator(results.Header{Backends: []string{"b0", "b1", "b2", "b3", "b4"}}, metrics.DefaultOptions())
 	s := a.Finish(&results.Stop{Reason: "done", Extra: extra})
 	var buf bytes.Buffer

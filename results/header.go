@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/tracebench/tracebench/dialect"
 )
@@ -80,15 +79,11 @@ type HeaderPart struct {
 // format, a field of the wrong type, a part missing (a file written by a
 // tracebench that did not record it).
 func ReadHeader(path string, parts ...HeaderPart) (Header, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Header{}, fmt.Errorf("results file: %w", err)
-	}
-	defer f.Close()
-	rd, err := NewReader(path, f)
+	rd, c, err := Open(path)
 	if err != nil {
 		return Header{}, err
 	}
+	defer c.Close()
 	h := rd.Header
 	for _, p := range parts {
 		if err := h.Config.Decode(p); err != nil {

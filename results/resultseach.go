@@ -28,15 +28,11 @@ func (rd *Reader) Each(fn func(r *Result, ev *Event) error) error {
 // (first, may be nil) and then for every Result, as Each; errors name the
 // file.
 func EachResult(path string, header func(Header) error, fn func(r *Result) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open results file: %w", err)
-	}
-	defer f.Close()
-	rd, err := NewReader(path, f)
+	rd, c, err := Open(path)
 	if err != nil {
 		return err
 	}
+	defer c.Close()
 	if header != nil {
 		if err := header(rd.Header); err != nil {
 			return err
@@ -51,12 +47,13 @@ func EachResult(path string, header func(Header) error, fn func(r *Result) error
 }
 
 // Open opens the results file at path and reads its header; the caller
-// closes the returned Closer once done with the Reader. Errors are
-// os.Open's or NewReader's, unwrapped.
+// closes the returned Closer once done with the Reader. An error names
+// the file: os.Open's wrapped as "results file: open PATH: ...", or
+// NewReader's.
 func Open(path string) (*Reader, io.Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("results file: %w", err)
 	}
 	rd, err := NewReader(path, f)
 	if err != nil {

@@ -1,18 +1,7 @@
 package sim
 
-import (
-	"testing"
+import "github.com/tracebench/tracebench/internal/testfixtures"
 
-	"github.com/tracebench/tracebench/results"
-)
-
-// mustOpenResults opens the results file at path for reading.
-func mustOpenResults(t *testing.T, path string) *results.Reader {
-	t.Helper()
-	rd, c, err := results.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return rd
-}
+// mustOpenResults opens the results file at path, read up to its run
+// header; the file is closed when the test ends.
+var mustOpenResults = testfixtures.OpenResults

@@ -18,7 +18,8 @@ const module = "github.com/tracebench/tracebench/"
 // client's packages, import the mock engine, sim to simulate it and bench
 // to start the in-process mock fleet; predict imports calibrate to start a
 // prediction from the slots an earlier run left; kvevents, dialect, search
-// and the internal packages are leaves).
+// and the internal packages are leaves, but for testfixtures, which the
+// tests share and which reads results files).
 var allowed = map[string][]string{
 	"dialect":             {"dialect"},
 	"internal/pace":       {"internal/pace"},
@@ -26,29 +27,31 @@ var allowed = map[string][]string{
 	"internal/textfmt":    {"internal/textfmt"},
 	"internal/steplat":    {"internal/steplat"},
 	"internal/fakesse":    {"internal/fakesse"},
-	"deploy/kubernetes":   {"deploy/kubernetes"},
-	"traces":              {"traces"},
-	"kvevents":            {"kvevents"},
-	"policies":            {"traces", "policies", "kvevents", "internal/blockgroup"},
-	"results":             {"traces", "results", "dialect"},
-	"client":              {"traces", "results", "client", "dialect"},
-	"replay":              {"traces", "policies", "replay", "results", "client", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"sim":                 {"traces", "policies", "replay", "results", "client", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
-	"metrics":             {"traces", "policies", "replay", "results", "client", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"verdict":             {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"reports/plots":       {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports/plots", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"reports/html":        {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports/plots", "reports/html", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"reports":             {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
-	"mockserver":          {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
-	"mockserver/engine":   {"mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
-	"mockserver/profile":  {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
-	"gateway":             {"gateway", "traces", "policies", "replay", "results", "client", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
-	"bench":               {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
-	"search":              {"search"},
-	"plan":                {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "plan", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
-	"predict":             {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "predict", "search", "calibrate", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
-	"probe":               {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "probe", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
-	"calibrate":           {"calibrate", "replay", "results", "client", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
+	// The tests' shared fixtures and results-file readers.
+	"internal/testfixtures": {"internal/testfixtures", "results", "traces", "dialect"},
+	"deploy/kubernetes":     {"deploy/kubernetes"},
+	"traces":                {"traces"},
+	"kvevents":              {"kvevents"},
+	"policies":              {"traces", "policies", "kvevents", "internal/blockgroup"},
+	"results":               {"traces", "results", "dialect"},
+	"client":                {"traces", "results", "client", "dialect"},
+	"replay":                {"traces", "policies", "replay", "results", "client", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"sim":                   {"traces", "policies", "replay", "results", "client", "sim", "mockserver/engine", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
+	"metrics":               {"traces", "policies", "replay", "results", "client", "metrics", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"verdict":               {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"reports/plots":         {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports/plots", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"reports/html":          {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports/plots", "reports/html", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"reports":               {"traces", "policies", "replay", "results", "client", "metrics", "verdict", "reports", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt"},
+	"mockserver":            {"mockserver", "traces/tokenizer", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
+	"mockserver/engine":     {"mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
+	"mockserver/profile":    {"mockserver/profile", "mockserver/engine", "traces/tokenizer", "internal/blockgroup", "internal/steplat"},
+	"gateway":               {"gateway", "traces", "policies", "replay", "results", "client", "kvevents", "dialect", "internal/pace", "internal/blockgroup"},
+	"bench":                 {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"search":                {"search"},
+	"plan":                  {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "plan", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"predict":               {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "predict", "search", "calibrate", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"probe":                 {"traces", "policies", "replay", "results", "client", "sim", "metrics", "verdict", "reports", "bench", "probe", "search", "mockserver", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/textfmt", "internal/steplat"},
+	"calibrate":             {"calibrate", "replay", "results", "client", "traces", "policies", "mockserver/engine", "mockserver/profile", "kvevents", "dialect", "internal/pace", "internal/blockgroup", "internal/steplat"},
 }
 
 func TestImportDirection(t *testing.T) {

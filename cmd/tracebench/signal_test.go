@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/cmd/tracebench/cli"
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/results"
 )
@@ -172,24 +173,10 @@ func hangingTarget(t *testing.T) string {
 // resultClasses counts a results file's Results by error class.
 func resultClasses(t *testing.T, path string) map[string]int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rs, _ := testfixtures.ReadResults(t, path)
 	classes := map[string]int{}
-	for {
-		r, _, err := rd.Next()
-		if err != nil {
-			break
-		}
-		if r != nil {
-			classes[r.ErrClass]++
-		}
+	for _, r := range rs {
+		classes[r.ErrClass]++
 	}
 	return classes
 }

@@ -139,10 +139,11 @@ func (o *benchOptions) compareSpec(cmd *cobra.Command) (bench.CompareSpec, error
 		return bench.CompareSpec{}, err
 	}
 	o.targets, o.mf.TargetsFile = targets, "" // read once
-	base := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, ErrOut: cmd.ErrOrStderr(), Sim: o.mf.Sim}
+	errOut := libOut(cmd.ErrOrStderr())
+	base := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, ErrOut: errOut, Sim: o.mf.Sim}
 	return bench.CompareSpec{Base: base, Routers: names, Out: o.out, Jobs: o.jobs, Setup: o.setup,
 		Targets: o.targets, Seeds: o.seeds, ProfileNote: profileNote(o.mf, len(o.targets) > 0),
-		ErrOut: cmd.ErrOrStderr()}, nil
+		ErrOut: errOut}, nil
 }
 
 // setup points a Run's Spec at its fleet: the targets, a simulation or a

@@ -86,9 +86,10 @@ func (o *benchOptions) decideSpec(cmd *cobra.Command) (bench.DecideSpec, error) 
 	if err != nil {
 		return bench.DecideSpec{}, err
 	}
-	spec := bench.DecideSpec{Base: runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, ErrOut: cmd.ErrOrStderr()},
+	errOut := libOut(cmd.ErrOrStderr())
+	spec := bench.DecideSpec{Base: runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, ErrOut: errOut},
 		Routers: names, Seeds: seeds, Native: native, Ident: ident, Sim: o.simSetup, SimFleet: o.simFleet(), Mock: mock,
-		Jobs: o.jobs, ProfileNote: profileNote(o.mf, false), Out: o.out, ErrOut: cmd.ErrOrStderr()}
+		Jobs: o.jobs, ProfileNote: profileNote(o.mf, false), Out: o.out, ErrOut: errOut}
 	if o.wf.Sessions.Pacing == string(replay.SessionsClosed) {
 		// Closed-loop users set their own rate: capacity is users.
 		spec.Vary = verdict.VaryUsers

@@ -131,7 +131,7 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache, HostCacheTokens: o.hostTok})
 	if err != nil {
 		if errors.Is(err, calibrate.ErrSingleLevel) {
-			return usageError{Err: err}
+			return usageError{Err: fmt.Errorf("%w ('tracebench calibrate --target URL' probes a live server at several levels)", err)}
 		}
 		return err
 	}

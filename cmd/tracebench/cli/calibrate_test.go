@@ -96,6 +96,8 @@ func TestCalibrateBadInput(t *testing.T) {
 	}{
 		{"too few", []string{few}, "only 10 successful requests with 2 or more output tokens", ExitError},
 		{"single level", []string{single}, "never more than one request was in flight", ExitUsage},
+		{"single level names the flag", []string{single}, "or set --partial to keep", ExitUsage},
+		{"single level names the probe", []string{single}, "'tracebench calibrate --target URL' probes", ExitUsage},
 		{"failed only", []string{failed}, "no successful request", ExitError},
 		{"mixed models", []string{few, other}, `ran model "llama"`, ExitError},
 		{"missing file", []string{filepath.Join(dir, "nope.jsonl")}, "nope.jsonl", ExitError},

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"io"
+	"os"
 	"regexp"
 
 	"github.com/spf13/cobra"
@@ -59,6 +60,9 @@ var flagNames = map[string]string{
 	"Spec.Client.Headers":              "--header",
 	"Spec.Report.SLO.PerUser":          "--slo-file",
 	"Spec.Fleet.LoRA.MaxLoras":         "--mock-set max_loras",
+	"Spec.Fleet.MaxModelLen":           "--mock-set max_model_len",
+	"Spec.Fleet.NumGPUBlocks":          "--mock-blocks",
+	"Spec.Preset":                      "--mock-profile",
 	"CompareSpec.Routers":              "--policies",
 	"CompareSpec.Jobs":                 "--jobs",
 	"CompareSpec.Out":                  "--out",
@@ -68,6 +72,7 @@ var flagNames = map[string]string{
 	"DecideSpec.Seeds":                 "--seeds",
 	"DecideSpec.Out":                   "--out",
 	"PredictSpec.Profile":              "--profile",
+	"PredictSpec.After":                "--after",
 	"ProbeSpec.Budget":                 "--probe-budget",
 	"ProbeSpec.MaxConcurrency":         "--probe-max-concurrency",
 	"ProbeSpec.MaxPrompt":              "--probe-max-prompt",
@@ -82,6 +87,10 @@ var flagNames = map[string]string{
 	"SweepSpec.Jobs":                   "--jobs",
 	"SweepSpec.Vary":                   "--vary",
 	"SweepSpec.Ladder":                 "--rates",
+	// calibrate's options, which its errors and predict's name.
+	"CalibrateOptions.Start":   "--from",
+	"CalibrateOptions.Cache":   "--cache",
+	"CalibrateOptions.Partial": "--partial",
 	// The traces package's options, which its errors name.
 	"ReadOptions.Format":         "--format",
 	"ReadOptions.TimeUnit":       "--time-unit",
@@ -103,7 +112,7 @@ var flagNames = map[string]string{
 
 // fieldPath matches a field path in an error's text.
 var fieldPath = regexp.MustCompile(`\b(?:Spec|MockFleet|CompareSpec|SweepSpec|DecideSpec|PredictSpec|PredictDirSpec|ProbeSpec|` +
-	`ReadOptions|ArrivalOptions|AgenticOptions)` +
+	`ReadOptions|ArrivalOptions|AgenticOptions|CalibrateOptions)` +
 	`(?:\.[A-Z][A-Za-z0-9]*)+`)
 
 // flagErr rewrites the field paths err's text names into the flags
@@ -145,6 +154,24 @@ func (f flagWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// File is the *os.File under f, or nil, for the library's terminal
+// check.
+func (f flagWriter) File() *os.File {
+	switch w := f.w.(type) {
+	case *os.File:
+		return w
+	case interface{ File() *os.File }:
+		return w.File()
+	}
+	return nil
+}
+
+// libOut is w for a library Spec's ErrOut: its warnings and log lines
+// name flags rather than fields. Give one command's Specs the same
+// libOut, so that a warning the library writes once per writer stays
+// once.
+func libOut(w io.Writer) io.Writer { return &flagWriter{w: w, names: flagNames} }
 
 // renamedError is err with its fields named as flags.
 type renamedError struct {

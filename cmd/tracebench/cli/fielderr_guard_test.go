@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/calibrate"
 	"github.com/tracebench/tracebench/predict"
 	"github.com/tracebench/tracebench/probe"
 	"github.com/tracebench/tracebench/traces"
@@ -31,6 +32,8 @@ var cliSpecs = map[string]reflect.Type{
 	"ReadOptions":    reflect.TypeOf(traces.ReadOptions{}),
 	"ArrivalOptions": reflect.TypeOf(traces.ArrivalOptions{}),
 	"AgenticOptions": reflect.TypeOf(traces.AgenticOptions{}),
+	// calibrate's options, which its errors and predict's name.
+	"CalibrateOptions": reflect.TypeOf(calibrate.Options{}),
 }
 
 // notFromFlags are the field paths the library's errors name that no
@@ -92,7 +95,7 @@ func TestFieldPathSeesEverySpec(t *testing.T) {
 // message of the command line names a Go field.
 func TestEveryLibraryFieldHasAFlag(t *testing.T) {
 	var files []string
-	for _, pkg := range []string{"bench", "traces"} {
+	for _, pkg := range []string{"bench", "traces", "calibrate", "predict"} {
 		fs, err := filepath.Glob(filepath.Join("..", "..", "..", pkg, "*.go"))
 		if err != nil || len(fs) == 0 {
 			t.Fatalf("%s sources: %v (%d files)", pkg, err, len(fs))

@@ -137,7 +137,7 @@ func runGateway(cmd *cobra.Command, o *gatewayOptions) error {
 	reqPath := o.requestsPath()
 	wl := bench.DefaultWorkload()
 	wl.Trace, wl.Format, wl.Seed = reqPath, traces.FormatNative, o.seed
-	rs := runSpec{Workload: wl, Policy: o.pf, Client: o.cf, Results: o.out, ErrOut: cmd.ErrOrStderr()}
+	rs := runSpec{Workload: wl, Policy: o.pf, Client: o.cf, Results: o.out, ErrOut: libOut(cmd.ErrOrStderr())}
 	stopFleet, err := o.mf.backends(cmd.Context(), &rs, o.targets)
 	if err != nil {
 		return err

@@ -3,10 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
 )
@@ -215,28 +213,7 @@ func TestGatewayKVEventsAndPD(t *testing.T) {
 // readGatewayResults reads a results file's Results and stop line.
 func readGatewayResults(t *testing.T, path string) ([]*results.Result, *results.Stop) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*results.Result
-	for {
-		r, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r != nil {
-			out = append(out, r)
-		}
-	}
+	rd, out, _ := testfixtures.ReadResults(t, path)
 	if rd.Stop == nil {
 		t.Fatalf("%s has no stop line", path)
 	}

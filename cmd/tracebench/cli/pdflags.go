@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
+	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
 )
@@ -18,7 +20,7 @@ import (
 // pdFlags are the prefill/decode disaggregation flags of replay.
 type pdFlags struct {
 	prefill     string
-	prefillArgs []string
+	prefillArgs policies.Args
 	ratio       string
 	targetRoles []string
 	threshold   int
@@ -38,7 +40,7 @@ func (p *pdFlags) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&p.targetRoles, "target-role", nil, "disaggregate prefill and decode; URL=ROLE gives a --target "+
 		"its role: prefill, decode or both (repeatable; targets without one decode, as llm-d's decode filter takes unlabelled pods)")
 	fs.StringVar(&p.prefill, "pd-prefill-policy", "", "router picking the prefill backend (default: --policy, which picks the decode backend)")
-	fs.StringArrayVar(&p.prefillArgs, "pd-prefill-param", nil, "parameter of the prefill router, key=value (repeatable)")
+	flags.BindPolicyArgs(fs, &p.prefillArgs, policies.KindRouter, "pd-prefill-param", "prefill router parameter `k=v` (repeatable)")
 	fs.IntVar(&p.threshold, "pd-threshold", 0, "disaggregate a request only when its prompt tokens not predicted cached on "+
 		"the decode pick reach this many (llm-d's threshold; 0: every request)")
 	fs.StringVar(&p.protocol, "pd-protocol", results.PDTwoStep, "how the client chains prefill and decode on live backends: "+

@@ -55,7 +55,7 @@ Writes DIR/plan.md, DIR/plan.csv and DIR/plan.json.`,
 }
 
 func runPlanCmd(cmd *cobra.Command, o *planOptions) error {
-	spec, err := o.prepare(cmd.Flags().Changed, cmd.ErrOrStderr())
+	spec, err := o.prepare(cmd.Flags().Changed, libOut(cmd.ErrOrStderr()))
 	if err != nil {
 		return err
 	}

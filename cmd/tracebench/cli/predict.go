@@ -96,7 +96,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		return runPredictDir(cmd, o, prof, ro)
 	}
 	res, err := predict.Predict(cmd.Context(), predict.Spec{Live: o.live, Profile: prof, SimSeed: o.seed, After: o.after,
-		Results: filepath.Join(o.out, "predicted.jsonl"), Report: ro, ErrOut: cmd.ErrOrStderr()})
+		Results: filepath.Join(o.out, "predicted.jsonl"), Report: ro, ErrOut: libOut(cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 		return err
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "\nnote: %s\n", n)
+		fmt.Fprintf(w, "\nnote: %s\n", renameFields(n, flagNames))
 	}
 	err = reports.WriteDir(o.out, []*metrics.Summary{res.Measured, res.Predicted},
 		reports.RenderOptions{Title: "tracebench prediction", Prediction: res.Prediction})

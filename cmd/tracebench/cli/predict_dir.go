@@ -14,7 +14,7 @@ import (
 // runPredictDir predicts every run of the bench directory o.live.
 func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile, ro metrics.Options) error {
 	res, err := predict.Dir(cmd.Context(), predict.DirSpec{Dir: o.live, Profile: prof, Out: o.out,
-		SimSeed: o.seed, Report: ro, ErrOut: cmd.ErrOrStderr()})
+		SimSeed: o.seed, Report: ro, ErrOut: libOut(cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func runPredictDir(cmd *cobra.Command, o *predictOptions, prof *profile.Profile,
 	}
 	writeVerdicts(w, res)
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", renameFields(n, flagNames))
 	}
 	if o.record {
 		if err := predict.RecordAgreement(o.profile, o.live, res); err != nil {

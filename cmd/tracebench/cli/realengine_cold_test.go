@@ -3,14 +3,12 @@
 package cli
 
 import (
-	"errors"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/results"
 )
 
@@ -69,28 +67,7 @@ func TestRealEngineBenchColdStart(t *testing.T) {
 // order they were sent.
 func readResults(t *testing.T, path string) (results.Header, []*results.Result) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := results.NewReader(path, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res []*results.Result
-	for {
-		r, _, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r != nil {
-			res = append(res, r)
-		}
-	}
+	rd, res, _ := testfixtures.ReadResults(t, path)
 	slices.SortFunc(res, func(a, b *results.Result) int { return int(a.Sent - b.Sent) })
 	return rd.Header, res
 }

@@ -58,7 +58,7 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 			return fmt.Errorf("--out %s: %w", o.out, err)
 		}
 	}
-	rs := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, Results: o.out, ErrOut: cmd.ErrOrStderr()}
+	rs := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, Results: o.out, ErrOut: libOut(cmd.ErrOrStderr())}
 	stop, err := o.mf.backends(cmd.Context(), &rs, o.targets)
 	if err != nil {
 		return err

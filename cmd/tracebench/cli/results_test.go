@@ -5,20 +5,13 @@ import (
 	"io"
 	"testing"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/results"
 )
 
 // openResults opens the results file at path, read up to its run header;
 // the file is closed when the test ends.
-func openResults(t *testing.T, path string) *results.Reader {
-	t.Helper()
-	rd, c, err := results.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return rd
-}
+var openResults = testfixtures.OpenResults
 
 // eachResult calls fn with every Result left in rd, in file order, skipping
 // events; rd.Stop is set when it returns.

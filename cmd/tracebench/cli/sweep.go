@@ -235,7 +235,7 @@ func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (ben
 }
 
 func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
-	spec, err := o.prepare(cmd.Flags().Changed, cmd.ErrOrStderr())
+	spec, err := o.prepare(cmd.Flags().Changed, libOut(cmd.ErrOrStderr()))
 	if err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func TestTooLongForPresetSaysWhatFits(t *testing.T) {
 		{100, ""},
 		{9000, "tracebench: 2 of 4 requests (50.0 %) need more than the mock engines' 8192 tokens (prompt + max output; preset default) " +
 			"and were rejected as too long; the longest needs 9010: --mock-profile long-context (131072 tokens) fits every one"},
-		{200000, "the longest needs 200010, more than any preset: set --mock-set max_model_len=200010 and --mock-blocks 12501 (16-token blocks)"},
+		{200000, "the longest needs 200010, more than any preset: set --mock-set max_model_len=200010 and --mock-blocks=12501 (16-token blocks)"},
 	}
 	for _, tc := range tests {
 		var b strings.Builder

@@ -19,7 +19,11 @@ func BindWorkloadParams(fs *pflag.FlagSet, ps *traces.Params, usage string) {
 // flag, the key and the kind.
 type workloadParamsValue traces.Params
 
+// String is "" when no parameter is given, so help shows no default.
 func (v *workloadParamsValue) String() string {
+	if len(*v) == 0 {
+		return ""
+	}
 	return "[" + strings.Join((*traces.Params)(v).Strings(), ",") + "]"
 }
 
@@ -34,8 +38,14 @@ func (v *workloadParamsValue) Set(s string) error {
 
 func (v *workloadParamsValue) Type() string { return "k=v" }
 
-// policyArgsValue is a repeatable --router-param, --queue-param or
-// --filter-param flag: each k=v is read as the kind the policies of kind
+// BindPolicyArgs binds the repeatable flag name to args: each k=v is
+// read as the kind the policies of kind declare for k, as --router-param.
+func BindPolicyArgs(fs *pflag.FlagSet, args *policies.Args, kind policies.Kind, name, usage string) {
+	fs.Var(&policyArgsValue{kind, args}, name, usage)
+}
+
+// policyArgsValue is a repeatable --router-param, --queue-param,
+// --filter-param or --pd-prefill-param flag: each k=v is read as the kind the policies of kind
 // declare for k (policies.ParseParam), so an unknown key or a value of
 // the wrong kind fails at parsing, naming the flag, the key and the kind.
 type policyArgsValue struct {
@@ -43,9 +53,10 @@ type policyArgsValue struct {
 	args *policies.Args
 }
 
+// String is "" when no parameter is given, so help shows no default.
 func (v *policyArgsValue) String() string {
-	if v.args == nil {
-		return "[]"
+	if v.args == nil || len(*v.args) == 0 {
+		return ""
 	}
 	return "[" + strings.Join(v.args.Strings(), ",") + "]"
 }
