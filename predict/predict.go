@@ -123,6 +123,13 @@ func Predict(ctx context.Context, ps Spec) (*Result, error) {
 	res.Predicted.Header.Policy += " (predicted, profile " + ps.Profile.Name + ")"
 	res.Prediction = verdict.ComparePrediction(ps.Profile.Name, res.Measured, res.Predicted)
 	res.Notes = append(res.Notes, comparedNote(res.Measured, res.Predicted))
+	speed, err := speedNote(ps.Live, engines.Latency)
+	if err != nil {
+		return nil, err
+	}
+	if speed != "" {
+		res.Notes = append(res.Notes, speed)
+	}
 	return res, nil
 }
 

@@ -1,0 +1,75 @@
+package predict
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/results"
+)
+
+// cpuFleetRun is a recorded run of two llama-servers (the CPU-fleet
+// dataset of the command's tests).
+var cpuFleetRun = filepath.Join("..", "cmd", "tracebench", "cli", "testdata", "cpu-fleet", "run-round-robin.jsonl")
+
+func TestSpeedNote(t *testing.T) {
+	tests := []struct {
+		name string
+		lat  engine.LatencyModel
+		want []string
+	}{
+		{"model slower", engine.LatencyModel{Beta: 3 * time.Millisecond},
+			[]string{"118 requests alone on their server", "2.59 ms per token", "median context of 432 tokens", "takes 3 ms (+15.9 %)"}},
+		{"model faster, attention counted", engine.LatencyModel{Beta: 2 * time.Millisecond, AttendPerKey: 1000},
+			[]string{"takes 2.43 ms (-6.0 %)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := speedNote(cpuFleetRun, tc.lat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("note %q lacks %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSpeedNoteNeedsServerTimings(t *testing.T) {
+	// A run of a server that sends no timings of its own (vLLM, SGLang)
+	// gives no note.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.jsonl")
+	writeTimingless(t, path)
+	got, err := speedNote(path, engine.LatencyModel{Beta: time.Millisecond})
+	if err != nil || got != "" {
+		t.Fatalf("speedNote without server timings = %q, %v; want no note", got, err)
+	}
+}
+
+// writeTimingless writes a results file of lone requests without the
+// server's own timings.
+func writeTimingless(t *testing.T, path string) {
+	t.Helper()
+	w, err := results.Create(path, results.Header{Version: results.Version, Policy: "round-robin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		s := time.Duration(i) * time.Second
+		r := &results.Result{Seq: int64(i), ID: strconv.Itoa(i), Sent: s, FirstToken: s + 10*time.Millisecond,
+			Done: s + 100*time.Millisecond, Status: 200, OutputTokens: 10}
+		if err := w.WriteResult(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(results.Stop{Reason: "done"}); err != nil {
+		t.Fatal(err)
+	}
+}
