@@ -177,31 +177,37 @@ const (
 type stage struct {
 	kind  fileKind
 	terms []int
+	// everyFile puts every file's requests in the stage's loss, not only
+	// those of kind (the stage runs only when files of kind exist).
+	everyFile bool
 }
 
 // stages fit the prompt and save terms where few requests overlap, then
 // the batch growth where many decode, then the restore terms where
 // prompts were cached.
 var stages = []stage{
-	{kindPrompt, []int{termPrefill, termBeta, termSaveFixed, termSavePerToken, termOverhead}},
-	{kindDecode, []int{termDecode}},
-	{kindCached, []int{termRestoreFixed, termRestorePerToken}},
+	{kind: kindPrompt, terms: []int{termPrefill, termBeta, termSaveFixed, termSavePerToken, termOverhead}},
+	{kind: kindDecode, terms: []int{termDecode}},
+	{kind: kindCached, terms: []int{termRestoreFixed, termRestorePerToken}},
 }
 
 // stagesFor are the stages for sets: with a pinned-slot phase (probe
 // "slots") the decode stage moves β again beside c_decode, since the
 // pinned slots' consecutive and alternate runs tell a ubatch's fixed cost
 // from the per-sequence one (moving c_decode alone, a mock with β 3 ms
-// and c_decode 1 ms fitted 3.6 and 0.62; with β, 2.87 and 1.02). Without
-// that phase the two trade for each other there (on the recorded H100
-// probe β went from 6.0 to 8.1 ms and the fit fell apart), so β stays
-// the prompt stage's.
+// and c_decode 1 ms fitted 3.6 and 0.62; with β, 2.87 and 1.02). The
+// stage's loss then covers every file: β also sets a lone request's
+// step, and with the decode files alone the CPU llama-server's fit went
+// to β 6.4 ms and c_decode 64 µs, fitting four decoders and missing one
+// by a factor of 3. Without that phase the two trade for each other
+// (on the recorded H100 probe β went from 6.0 to 8.1 ms and the fit fell
+// apart), so β stays the prompt stage's.
 func stagesFor(sets []*replaySet) []stage {
 	out := slices.Clone(stages)
 	for _, set := range sets {
 		for _, f := range set.files {
 			if phaseOf(f) == slotsPhase {
-				out[1].terms = []int{termBeta, termDecode}
+				out[1].terms, out[1].everyFile = []int{termBeta, termDecode}, true
 				return out
 			}
 		}
@@ -223,6 +229,9 @@ func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Confi
 		f := &replayFit{cfg: cfg, sets: sets, only: &k, free: st.terms, half: half}
 		if !f.has(k) {
 			continue
+		}
+		if st.everyFile {
+			f.only = nil
 		}
 		if k == kindCached {
 			n, err := restores(cfg, sets)

@@ -74,8 +74,8 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 	b.WriteString("`cmd/tracebench/cli/testdata/cpu-fleet`, was recorded by `scripts/record-cpu-fleet.sh` on a quiet\n")
 	b.WriteString("2-core machine: two llama-servers (b7099, a tiny Llama-shaped model, 4 slots, one thread, each bound\n")
 	b.WriteString("to a CPU of its own, the client sharing them), a calibration probe, then one cold run per policy\n")
-	b.WriteString("(both servers restarted) of a shared-prefix workload at 2 req/s. `calibrate` fits the probe, and\n")
-	b.WriteString("`predict` replays each run on two simulated engines with the fitted profile.\n\n")
+	b.WriteString("(both servers restarted) of a shared-prefix workload at 2 req/s, then a second probe. `calibrate`\n")
+	b.WriteString("fits the first probe, and `predict` replays each run on two simulated engines with the fitted profile.\n\n")
 	fmt.Fprintf(&b, "Probe residuals: TTFT %.1f %%, TPOT %.1f %% of the mean.\n\n", fig.residual, fig.tpotResidual)
 	b.WriteString("| policy | TTFT p50 | TTFT p90 | TPOT p50 | E2E p50 | throughput | hit | servers' lone decode (ms/token) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
@@ -103,7 +103,16 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 	b.WriteString(" |\n\n")
 	b.WriteString("The last column is the servers' own decode time per token (llama.cpp's `timings`) for the requests\n")
 	b.WriteString("that were alone on their server: the same workload, recorded minutes apart. Where it differs\n")
-	b.WriteString("between runs, the machine's speed did, and the TTFT and TPOT errors of those runs move with it.\n\n")
+	b.WriteString("between runs, the machine's speed did, and the TTFT and TPOT errors of those runs move with it.\n")
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range fig.runs {
+		lo, hi = math.Min(lo, r.lone), math.Max(hi, r.lone)
+	}
+	fmt.Fprintf(&b, "The probes' requests decoded alone at %.2f and %.2f ms per token (the `c1` phase, before and after the\n", fig.probeLone[0], fig.probeLone[1])
+	fmt.Fprintf(&b, "runs), the runs' at %.2f to %.2f: the runs, with the host far less busy than in a probe, ran at\n", lo, hi)
+	b.WriteString("another speed than the probes did, which no engine term describes; `predict` states it for each run\n")
+	b.WriteString("in its speed check (the servers' own decode of lone requests against the profile's step of one\n")
+	b.WriteString("sequence), and the TPOT p50 error follows it.\n\n")
 	b.WriteString("## The engine terms fitted on the probe\n\n")
 	b.WriteString("| term | value | ± std err | unit | what it is | server flags that change it |\n|---|---|---|---|---|---|\n")
 	for _, t := range fig.terms {
