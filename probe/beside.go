@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"fmt"
-
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -26,11 +24,7 @@ const (
 // loop: how much an admission stalls the decoding requests. Its trace (n
 // requests) is written to dir/workloads/beside.jsonl.
 func BesidePhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
-	path := traceFile(dir, besideName)
-	if err := writeTrace(path, besideRecords(slots, maxPrompt, n, seed)); err != nil {
-		return Phase{}, fmt.Errorf("calibrate probe: prompts-beside-decoders phase: %w", err)
-	}
-	return Phase{Name: besideName, Concurrency: slots, Trace: path, BlockSize: ladderBlock, FirstTarget: true}, nil
+	return designedPhase(dir, besideName, "prompts-beside-decoders phase", slots, besideRecords(slots, maxPrompt, n, seed))
 }
 
 // besideRecords is the beside phase's trace: unrelated prompts, decoders

@@ -1,9 +1,5 @@
 package probe
 
-import (
-	"fmt"
-)
-
 // contextName is the context sweep's name (probe-context.jsonl); its
 // requests decode contextOutput tokens over contextRungs prompt lengths.
 const (
@@ -20,11 +16,7 @@ const (
 // growth with the keys attended (c_attend) is read apart from the batch.
 // Its trace (n requests) is written to dir/workloads/context.jsonl.
 func ContextPhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
-	path := traceFile(dir, contextName)
-	if err := writeTrace(path, contextRecords(slots, maxPrompt, n, seed)); err != nil {
-		return Phase{}, fmt.Errorf("calibrate probe: context sweep: %w", err)
-	}
-	return Phase{Name: contextName, Concurrency: slots, Trace: path, BlockSize: ladderBlock, FirstTarget: true}, nil
+	return designedPhase(dir, contextName, "context sweep", slots, contextRecords(slots, maxPrompt, n, seed))
 }
 
 // contextRecords is the context sweep's trace.

@@ -37,11 +37,7 @@ type ladderRecord struct {
 // prefill plus the save of a short one. Its trace (n requests) is
 // written to dir/workloads/ladder.jsonl.
 func LadderPhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
-	path := traceFile(dir, ladderName)
-	if err := writeLadder(path, ladderLengths(slots, maxPrompt, n), seed); err != nil {
-		return Phase{}, fmt.Errorf("calibrate probe: slot-switch ladder: %w", err)
-	}
-	return Phase{Name: ladderName, Concurrency: 1, Trace: path, BlockSize: ladderBlock, FirstTarget: true}, nil
+	return designedPhase(dir, ladderName, "slot-switch ladder", 1, ladderRecords(ladderLengths(slots, maxPrompt, n), seed))
 }
 
 // ladderLengths is the ladder's prompt lengths, n of them.
@@ -66,15 +62,26 @@ func traceFile(dir, name string) string {
 	return filepath.Join(dir, "workloads", name+".jsonl")
 }
 
-// writeLadder writes one Mooncake record per length, each with hash ids
-// of its own so that no two prompts share a prefix.
-func writeLadder(path string, lengths []int, seed uint64) error {
+// designedPhase writes recs as the trace of the phase name in dir
+// (traceFile) and returns the phase that sends it in order on the first
+// target at concurrency; what names the phase in an error.
+func designedPhase[R any](dir, name, what string, concurrency int, recs []R) (Phase, error) {
+	path := traceFile(dir, name)
+	if err := writeTrace(path, recs); err != nil {
+		return Phase{}, fmt.Errorf("calibrate probe: %s: %w", what, err)
+	}
+	return Phase{Name: name, Concurrency: concurrency, Trace: path, BlockSize: ladderBlock, FirstTarget: true}, nil
+}
+
+// ladderRecords is one Mooncake record per length, each with hash ids of
+// its own so that no two prompts share a prefix.
+func ladderRecords(lengths []int, seed uint64) []ladderRecord {
 	next := seed << 20
 	recs := make([]ladderRecord, len(lengths))
 	for i, n := range lengths {
 		recs[i] = unrelated(&next, n, ladderOutput)
 	}
-	return writeTrace(path, recs)
+	return recs
 }
 
 // unrelated is a record of in prompt tokens and out output tokens whose

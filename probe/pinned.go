@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/tracebench/tracebench/traces"
@@ -41,12 +40,12 @@ func SlotsPhase(dir string, slots, maxPrompt, n int, seed uint64) (ph Phase, ok 
 	if k < 2 {
 		return Phase{}, false, nil
 	}
-	path := traceFile(dir, slotsName)
-	if err := writeTrace(path, pinnedRecords(slots, maxPrompt, n, seed)); err != nil {
-		return Phase{}, false, fmt.Errorf("calibrate probe: pinned-slot phase: %w", err)
+	ph, err = designedPhase(dir, slotsName, "pinned-slot phase", k, pinnedRecords(slots, maxPrompt, n, seed))
+	if err != nil {
+		return Phase{}, false, err
 	}
-	return Phase{Name: slotsName, Concurrency: k, Trace: path, Format: traces.FormatNative,
-		BlockSize: ladderBlock, FirstTarget: true}, true, nil
+	ph.Format = traces.FormatNative
+	return ph, true, nil
 }
 
 // pinnedRecords is the pinned-slot phase's trace: blocks of (slots+1)/2

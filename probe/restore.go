@@ -1,9 +1,5 @@
 package probe
 
-import (
-	"fmt"
-)
-
 // restoreName is the restore phase's name (probe-restore.jsonl).
 const restoreName = "restore"
 
@@ -17,11 +13,7 @@ const restoreName = "restore"
 // known length with almost nothing to compute. Its trace (n requests) is
 // written to dir/workloads/restore.jsonl.
 func RestorePhase(dir string, slots, maxPrompt, n int, seed uint64) (Phase, error) {
-	path := traceFile(dir, restoreName)
-	if err := writeTrace(path, restoreRecords(slots, maxPrompt, n, seed)); err != nil {
-		return Phase{}, fmt.Errorf("calibrate probe: restore phase: %w", err)
-	}
-	return Phase{Name: restoreName, Concurrency: 1, Trace: path, BlockSize: ladderBlock, FirstTarget: true}, nil
+	return designedPhase(dir, restoreName, "restore phase", 1, restoreRecords(slots, maxPrompt, n, seed))
 }
 
 // restoreRecords is the restore phase's trace: slots+1 prompts in turn.
