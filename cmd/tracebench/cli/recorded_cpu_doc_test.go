@@ -5,11 +5,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/tracebench/tracebench/results"
+	"github.com/tracebench/tracebench/predict"
 )
 
 // recordedCPUDocPath is the generated page of the CPU-fleet accuracy.
@@ -33,36 +32,20 @@ type recordedCPURun struct {
 	lone   float64
 }
 
-// loneDecode is the median of llama.cpp's own decode time per token
-// (timings.predicted_ms / predicted_n) over a run's requests that were
-// alone on their server from sending to the last token: the server's
-// speed with nothing the model has to share out, so runs that differ in
-// it differ in the machine, not the policy.
+// loneDecode is the median of llama.cpp's own decode time per token over
+// a run's requests that were alone on their server (predict.LoneDecode):
+// the server's speed with nothing the model has to share out, so runs
+// that differ in it differ in the machine, not the policy. NaN when none.
 func loneDecode(t *testing.T, path string) float64 {
 	t.Helper()
-	var rs []*results.Result
-	err := results.EachResult(path, nil, func(r *results.Result) error {
-		if r.OK() && r.Server != nil && r.Server.PredictedN > 1 {
-			rs = append(rs, r)
-		}
-		return nil
-	})
+	ls, err := predict.LoneDecode(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lone []float64
-	for _, r := range rs {
-		if !slices.ContainsFunc(rs, func(o *results.Result) bool {
-			return o != r && o.Backend == r.Backend && o.Sent < r.Done && r.Sent < o.Done
-		}) {
-			lone = append(lone, r.Server.PredictedMS/float64(r.Server.PredictedN))
-		}
-	}
-	if len(lone) == 0 {
+	if ls.N == 0 {
 		return math.NaN()
 	}
-	slices.Sort(lone)
-	return lone[len(lone)/2]
+	return ls.PerTokenMS
 }
 
 // recordedCPUDoc renders the generated page.
