@@ -110,10 +110,15 @@ func (d *driver) stats() engine.Stats {
 	return d.eng.Stats()
 }
 
-// run steps the engine until ctx ends.
+// run steps the engine until ctx ends. It starts idle: a request that
+// reached the engine before this goroutine ran still waits the batch
+// window, as it would have on a running driver.
 func (d *driver) run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	if !d.idle(ctx) {
+		return
+	}
 	for {
 		d.mu.Lock()
 		st := d.eng.Step(d.now)
