@@ -3,6 +3,7 @@ package calibrate
 import (
 	"math"
 	"slices"
+	"time"
 
 	"github.com/tracebench/tracebench/internal/steplat"
 )
@@ -35,6 +36,9 @@ type row struct {
 	// a decode row (its mean step is that much surer), times 1/σ of its
 	// kind once known.
 	w float64
+	// cluster groups the rows whose errors are not independent: those of
+	// one server's requests sent within the same clusterWindow.
+	cluster int
 }
 
 // stepModel is the current estimate of the parameters, used to weight
@@ -77,12 +81,15 @@ func (m stepModel) prefill(n int) float64 {
 // engine's max_num_batched_tokens and maxSeqs its max_num_seqs.
 func (in *Input) rowsOf(m stepModel, budget, maxSeqs int) []row {
 	var rows []row
-	for _, tl := range in.timelines {
+	for t, tl := range in.timelines {
 		for i := range tl.reqs {
+			k := clusterOf(t, time.Duration(tl.reqs[i].sent*float64(time.Second)))
 			if r, ok := tl.decodeRow(i, m); ok {
+				r.cluster = k
 				rows = append(rows, r)
 			}
 			if r, ok := tl.ttftRow(i, budget, maxSeqs); ok {
+				r.cluster = k
 				rows = append(rows, r)
 			}
 		}

@@ -143,6 +143,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	se = robustSE(rows, final, th, se)
 	res.Residuals = residuals(rows, th)
 	if w := noiseWarning(res.Residuals, missingTerm(rows, th), in); w != "" {
 		res.Warnings = append(res.Warnings, w)
