@@ -30,6 +30,9 @@ type calibrateOptions struct {
 	cache   string
 	replay  string
 	hostTok int
+	// second are the results files (or directories of them) of a second
+	// probe of the same servers, fitted alike and compared.
+	second []string
 }
 
 func newCalibrateCmd() *cobra.Command {
@@ -106,6 +109,7 @@ and fits those.`,
 	fs.StringVar(&o.replay, "engine-replay", calibrate.ReplayAuto, "fit llama-server's slot saves, restores and ubatches by replaying the probe through the simulator's engine: auto (when llama.cpp served the runs and the step model alone left TTFT residuals over 100 % of the mean), on or off")
 	fs.IntVar(&o.hostTok, "host-cache-tokens", 0, "llama-server's host prompt cache in tokens: --cache-ram MiB × 1048576 / the model's KV bytes per token (0: 1,048,576 assumed)")
 	fs.BoolVar(&o.halves, "halves", false, "also fit the engine-replay terms on each half of the probe's requests (every other request) and say whether the two agree within their standard errors")
+	fs.StringArrayVar(&o.second, "second-probe", nil, "results files, or a directory of them, of a second probe of the same servers (repeatable): fit them alike and say which terms agree within their standard errors and how far the servers' own decode speed moved")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 	return cmd
 }
@@ -136,7 +140,8 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 		return err
 	}
 	var halves []calibrate.HalfTerm
-	if calibrate.WantsReplay(o.replay, res, in) {
+	replayed := calibrate.WantsReplay(o.replay, res, in)
+	if replayed {
 		if o.halves {
 			if halves, err = calibrate.Halves(res, in, predict.RunPrompts); err != nil {
 				return err
@@ -156,6 +161,11 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	if halves != nil {
 		fmt.Fprintf(w, "\nengine terms fitted on each half of the probe's requests:\n")
 		if err := calibrate.WriteHalves(w, halves); err != nil {
+			return err
+		}
+	}
+	if len(o.second) > 0 {
+		if err := writeSecondProbe(w, o, start, res, replayed); err != nil {
 			return err
 		}
 	}

@@ -20,6 +20,10 @@ type recordedCPUFigures struct {
 	terms                  []recordedTerm
 	runs                   []recordedCPURun
 	agree                  []probeAgreement
+	// speeds are the rows of calibrate's table of the servers' own
+	// decode speed by phase in the two probes, speedVerdict its last line.
+	speeds       [][]string
+	speedVerdict string
 	// probeLone is each probe's lone decode (loneDecode of its c1 phase).
 	probeLone [2]float64
 }
@@ -140,21 +144,21 @@ func writeProbesAgree(b *strings.Builder, fig recordedCPUFigures) {
 	b.WriteString("The dataset holds a second probe of the same two servers, recorded after the policies' runs\n")
 	fmt.Fprintf(b, "(`%s/`; the first is `%s/`). Each is fitted on its own; a term agrees when the two values are\n",
 		recordedCPUProbes[1], recordedCPUProbes[0])
-	b.WriteString("within 2 combined standard errors. The servers' lone decode per token (the `c1` phase, llama.cpp's\n")
-	for i, p := range recordedCPUProbes {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(b, "%s: %.2f ms", p, fig.probeLone[i])
-	}
-	b.WriteString(") says how far the machine's speed moved between them.\n\n")
+	b.WriteString("within 2 combined standard errors; `calibrate probe/*.jsonl --second-probe probe2` prints the\n")
+	b.WriteString("comparison. Its standard errors are cluster-robust (5 s blocks of each server's requests).\n\n")
 	b.WriteString("| term | first probe | second probe | difference (std errors) | agree |\n|---|---|---|---|---|\n")
 	for _, r := range fig.agree {
 		ok := "yes"
 		if r.sigmas > 2 {
 			ok = "no"
 		}
-		fmt.Fprintf(b, "| `%s` | %s ± %s | %s ± %s | %.1f | %s |\n", r.term.name, r.term.value, r.term.stdErr,
-			r.second.value, r.second.stdErr, r.sigmas, ok)
+		fmt.Fprintf(b, "| `%s` (%s) | %s ± %s | %s ± %s | %.1f | %s |\n", r.name, r.unit, r.first, r.firstErr, r.second, r.secondErr, r.sigmas, ok)
 	}
+	b.WriteString("\nThe servers timed their own decode (llama.cpp's `predicted_ms / predicted_n`, median over a\n")
+	b.WriteString("phase's requests, count in brackets), so neither the client nor the network is in these figures:\n\n")
+	b.WriteString("| phase | server | first probe (ms) | second probe (ms) | change |\n|---|---|---|---|---|\n")
+	for _, f := range fig.speeds {
+		fmt.Fprintf(b, "| %s | %s | %s %s | %s %s | %s %% |\n", f[0], f[1], f[2], f[3], f[4], f[5], f[6])
+	}
+	fmt.Fprintf(b, "\ncalibrate's verdict: %s\n", strings.TrimSpace(fig.speedVerdict))
 }

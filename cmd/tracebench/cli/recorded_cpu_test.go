@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,10 +46,14 @@ func TestRecordedCPUFleet(t *testing.T) {
 	if sweepRace {
 		t.Skip("the engine-replay fit runs on one goroutine; -race only slows it 5×: run without -race (CI's second pass does)")
 	}
-	prof, out := calibrateRecordedCPU(t)
-	t.Log(out)
+	prof, all := calibrateRecordedCPU(t, "--second-probe", filepath.Join(recordedCPU, recordedCPUProbes[1]))
+	t.Log(all)
+	out, second, ok := strings.Cut(all, secondProbeMarker)
+	if !ok {
+		t.Fatalf("calibrate --second-probe printed no comparison:\n%s", all)
+	}
 	fig := recordedCPUFigures{residual: residualPct(out, "ttft"), tpotResidual: residualPct(out, "tpot"), terms: recordedTerms(out)}
-	fig.agree = probesAgree(t, fig.terms)
+	fig.agree, fig.speeds, fig.speedVerdict = probesAgree(t, second)
 	for i, p := range recordedCPUProbes {
 		fig.probeLone[i] = loneDecode(t, filepath.Join(recordedCPU, p, "probe-c1.jsonl"))
 	}
@@ -84,20 +89,20 @@ func unitOf(metric string) string {
 }
 
 // calibrateRecordedCPU fits a profile to the CPU-fleet probe's files
-// (every one when none is given) and returns its path and calibrate's
-// output.
-func calibrateRecordedCPU(t *testing.T, probes ...string) (string, string) {
+// (every one when args gives none; args may add flags) and returns its
+// path and calibrate's output.
+func calibrateRecordedCPU(t *testing.T, args ...string) (string, string) {
 	t.Helper()
-	if len(probes) == 0 {
-		probes, _ = filepath.Glob(filepath.Join(recordedCPU, recordedCPUProbes[0], "*.jsonl"))
-	}
-	if len(probes) == 0 {
-		t.Fatalf("no probe in %s: record it with scripts/record-cpu-fleet.sh", recordedCPU)
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasSuffix(a, ".jsonl") }) {
+		probes, _ := filepath.Glob(filepath.Join(recordedCPU, recordedCPUProbes[0], "*.jsonl"))
+		if len(probes) == 0 {
+			t.Fatalf("no probe in %s: record it with scripts/record-cpu-fleet.sh", recordedCPU)
+		}
+		args = append(args, probes...)
 	}
 	prof := filepath.Join(t.TempDir(), "cpu-fleet.yaml")
 	var so, se bytes.Buffer
-	args := append([]string{"calibrate", "-o", prof}, probes...)
-	if code := Run(args, &so, &se); code != 0 {
+	if code := Run(append([]string{"calibrate", "-o", prof}, args...), &so, &se); code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, se.String())
 	}
 	return prof, so.String()
@@ -153,55 +158,59 @@ func bothServers(t *testing.T) []string {
 	return out
 }
 
-// probeAgreement compares one engine term as the dataset's two probes fit
-// it: sigmas is the difference in combined standard errors (NaN when
-// either has none).
+// secondProbeMarker starts calibrate's comparison with --second-probe.
+const secondProbeMarker = "\nthe second probe ("
+
+// probeAgreement is one row of calibrate's comparison of two probes:
+// the term, its two values and errors as printed, and how many combined
+// standard errors apart they are.
 type probeAgreement struct {
-	term, second recordedTerm
-	sigmas       float64
+	name, first, firstErr, second, secondErr, unit string
+	sigmas                                         float64
 }
 
-// probesAgree fits the dataset's second probe of the same servers and
-// compares its terms with first's (the first probe's): a term whose
-// values differ by more than 2 combined standard errors is marked as a
-// missed target (the "two probes of one server agree"). It fails
-// when the second probe is missing or fewer than 4 terms compare.
-func probesAgree(t *testing.T, first []recordedTerm) []probeAgreement {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(recordedCPU, recordedCPUProbes[1], "*.jsonl"))
-	if len(files) == 0 {
-		t.Fatalf("no second probe in %s/%s: record the dataset with scripts/record-cpu-fleet.sh", recordedCPU, recordedCPUProbes[1])
-	}
-	_, out := calibrateRecordedCPU(t, files...)
-	second := map[string]recordedTerm{}
-	for _, tm := range recordedTerms(out) {
-		second[tm.name] = tm
-	}
+// probesAgree reads calibrate's comparison of the dataset's two probes
+// (out, from the second probe's line on): each term's row, marking a
+// term more than 2 combined standard errors apart as a missed target
+// (the "two probes of one server agree"), the speed table's rows
+// and its closing verdict. It fails when fewer than 4 terms compare or
+// the speed table is missing.
+func probesAgree(t *testing.T, out string) ([]probeAgreement, [][]string, string) {
 	var rows []probeAgreement
-	for _, a := range first {
-		b, ok := second[a.name]
-		va, ea, okA := termNumbers(a)
-		vb, eb, okB := termNumbers(b)
-		if !ok || !okA || !okB {
-			continue
+	var speeds [][]string
+	t.Helper()
+	inSpeeds := false
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case strings.HasPrefix(line, "phase "):
+			inSpeeds = true
+		case strings.HasPrefix(line, "the servers"):
+			return probeRows(t, rows, speeds, line, out)
+		case inSpeeds && len(f) == 8:
+			speeds = append(speeds, f)
+		case !inSpeeds && len(f) == 8 && (f[7] == "true" || f[7] == "false"):
+			sig, err := strconv.ParseFloat(f[6], 64)
+			if err != nil {
+				t.Fatalf("probe comparison row %q: %v", line, err)
+			}
+			r := probeAgreement{name: f[0], first: f[1], firstErr: f[2], second: f[3], secondErr: f[4], unit: f[5], sigmas: sig}
+			if f[7] == "false" {
+				mark(t, fmt.Sprintf("TARGET MISSED %s probes_disagree_%s %s ± %s vs %s ± %s %s (%.1f std errors)",
+					t.Name(), r.name, r.first, r.firstErr, r.second, r.secondErr, r.unit, r.sigmas))
+			}
+			rows = append(rows, r)
 		}
-		row := probeAgreement{term: a, second: b, sigmas: math.Abs(va-vb) / math.Hypot(ea, eb)}
-		if row.sigmas > 2 {
-			mark(t, fmt.Sprintf("TARGET MISSED %s probes_disagree_%s %s ± %s vs %s ± %s %s (%.1f std errors)",
-				t.Name(), a.name, a.value, a.stdErr, b.value, b.stdErr, a.unit, row.sigmas))
-		}
-		rows = append(rows, row)
 	}
-	if len(rows) < 4 {
-		t.Fatalf("the two probes have %d comparable terms, want at least 4:\n%s", len(rows), out)
-	}
-	return rows
+	return probeRows(t, rows, speeds, "", out)
 }
 
-// termNumbers reads a fitted term's value and standard error; ok is
-// false for a term not fitted or without an error.
-func termNumbers(tm recordedTerm) (v, se float64, ok bool) {
-	v, err1 := strconv.ParseFloat(tm.value, 64)
-	se, err2 := strconv.ParseFloat(tm.stdErr, 64)
-	return v, se, err1 == nil && err2 == nil && se > 0
+// probeRows returns what probesAgree read, failing when it is short.
+func probeRows(t *testing.T, rows []probeAgreement, speeds [][]string, verdict, out string) ([]probeAgreement, [][]string, string) {
+	t.Helper()
+	if len(rows) < 4 || len(speeds) == 0 || verdict == "" {
+		t.Fatalf("the two probes compare %d terms and %d phases' speeds (want at least 4 and 1, and a verdict):\n%s", len(rows), len(speeds), out)
+	}
+	return rows, speeds, verdict
 }
+

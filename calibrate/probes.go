@@ -1,0 +1,193 @@
+package calibrate
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tracebench/tracebench/results"
+)
+
+// speedMoved is the change of a phase's server-reported decode time
+// between two probes (as a fraction) past which WriteProbes says the
+// machine's speed moved: 10 %.
+const speedMoved = 0.10
+
+// TermAgreement is one term fitted on each of two probes of the same
+// servers.
+type TermAgreement struct {
+	// Name and Unit are the term's, as calibrate prints it.
+	Name, Unit string
+	// First and Second are the two fits' values and FirstErr, SecondErr
+	// their standard errors, in Unit.
+	First, FirstErr, Second, SecondErr float64
+	// Sigmas is |First − Second| over √(FirstErr² + SecondErr²).
+	Sigmas float64
+	// Agree is true when Sigmas ≤ 2.
+	Agree bool
+}
+
+// PhaseSpeed is the server's own decode time per token in one phase of
+// two probes (results files of the same base name), on one server.
+type PhaseSpeed struct {
+	// Phase is the files' base name without .jsonl; Backend the server's
+	// index in the runs' backends.
+	Phase   string
+	Backend int
+	// First and Second are the medians of predicted_ms / predicted_n
+	// over the phase's requests with two or more tokens (llama.cpp's
+	// timings), in ms per token; N1 and N2 count those requests.
+	First, Second float64
+	N1, N2        int
+}
+
+// Change is Second over First minus 1.
+func (p PhaseSpeed) Change() float64 { return p.Second/p.First - 1 }
+
+// ProbeComparison is what two probes of the same servers say about each
+// other: the fitted terms side by side, and the server-reported decode
+// speed of every phase both have, which shows whether the machine's
+// speed moved between them (no engine term describes that).
+type ProbeComparison struct {
+	Terms  []TermAgreement
+	Speeds []PhaseSpeed
+}
+
+// CompareProbes compares the fits of two probes (first from the files
+// firstFiles, second from secondFiles). Terms either fit left out, or
+// gave no finite standard error, are not compared.
+func CompareProbes(first, second *Result, firstFiles, secondFiles []string) (*ProbeComparison, error) {
+	c := &ProbeComparison{}
+	other := map[string]Param{}
+	for _, p := range second.Params {
+		other[p.Name] = p
+	}
+	for _, a := range first.Params {
+		b, ok := other[a.Name]
+		if !ok || !comparable(a) || !comparable(b) {
+			continue
+		}
+		t := TermAgreement{Name: a.Name, Unit: a.Unit, First: a.Value, FirstErr: a.StdErr, Second: b.Value, SecondErr: b.StdErr}
+		t.Sigmas = math.Abs(a.Value-b.Value) / math.Hypot(a.StdErr, b.StdErr)
+		t.Agree = t.Sigmas <= 2
+		c.Terms = append(c.Terms, t)
+	}
+	s1, err := phaseSpeeds(firstFiles)
+	if err != nil {
+		return nil, err
+	}
+	s2, err := phaseSpeeds(secondFiles)
+	if err != nil {
+		return nil, err
+	}
+	for k, a := range s1 {
+		if b, ok := s2[k]; ok && len(a) > 0 && len(b) > 0 {
+			c.Speeds = append(c.Speeds, PhaseSpeed{Phase: k.phase, Backend: k.backend,
+				First: median(a), Second: median(b), N1: len(a), N2: len(b)})
+		}
+	}
+	sort.Slice(c.Speeds, func(i, j int) bool {
+		x, y := c.Speeds[i], c.Speeds[j]
+		return x.Phase < y.Phase || (x.Phase == y.Phase && x.Backend < y.Backend)
+	})
+	return c, nil
+}
+
+// comparable reports whether p has a value and a finite, positive error.
+func comparable(p Param) bool {
+	return p.Identified && p.StdErr > 0 && !math.IsNaN(p.StdErr) && !math.IsInf(p.StdErr, 0)
+}
+
+// phaseKey names a phase's requests on one server.
+type phaseKey struct {
+	phase   string
+	backend int
+}
+
+// phaseSpeeds reads the server-reported decode time per token (ms) of
+// every request with two or more tokens, by file base name and server.
+func phaseSpeeds(files []string) (map[phaseKey][]float64, error) {
+	out := map[phaseKey][]float64{}
+	for _, f := range files {
+		phase := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		err := results.EachResult(f, nil, func(r *results.Result) error {
+			if s := r.Server; s != nil && r.OK() && s.PredictedN >= 2 && s.PredictedMS > 0 {
+				k := phaseKey{phase, r.Backend}
+				out[k] = append(out[k], s.PredictedMS/float64(s.PredictedN))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// median is the middle value of v (the mean of the two middle ones).
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// WriteProbes prints the comparison: the terms, how many agree, the
+// phases' speeds, and what a moved speed means.
+func WriteProbes(w io.Writer, c *ProbeComparison) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "term\tfirst probe\t± std err\tsecond probe\t± std err\tunit\tstd errors apart\tagree")
+	agree := 0
+	for _, t := range c.Terms {
+		fmt.Fprintf(tw, "%s\t%.4g\t%.3g\t%.4g\t%.3g\t%s\t%.1f\t%v\n", t.Name, t.First, t.FirstErr, t.Second, t.SecondErr, t.Unit, t.Sigmas, t.Agree)
+		if t.Agree {
+			agree++
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "probes: %d of %d terms agree within 2 combined standard errors\n", agree, len(c.Terms))
+	if len(c.Speeds) == 0 {
+		_, err := fmt.Fprintln(w, "server speed by phase: n/a (the servers sent no per-request timings; llama.cpp does)")
+		return err
+	}
+	fmt.Fprintln(w, "\nserver's own decode time per token by phase (median of llama.cpp's predicted_ms / predicted_n):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "phase\tserver\tfirst probe ms\tsecond probe ms\tchange")
+	worst := c.Speeds[0]
+	for _, s := range c.Speeds {
+		fmt.Fprintf(tw, "%s\t%d\t%.3g (%d)\t%.3g (%d)\t%+.1f %%\n", s.Phase, s.Backend, s.First, s.N1, s.Second, s.N2, 100*s.Change())
+		if math.Abs(s.Change()) > math.Abs(worst.Change()) {
+			worst = s
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeSpeedVerdict(w, worst)
+}
+
+// writeSpeedVerdict says whether the machine's speed moved, from the
+// phase whose speed changed most.
+func writeSpeedVerdict(w io.Writer, worst PhaseSpeed) error {
+	if math.Abs(worst.Change()) <= speedMoved {
+		_, err := fmt.Fprintf(w, "the servers decoded every phase within %.0f %% of the first probe's speed (most: %s on server %d, %+.1f %%)\n",
+			100*speedMoved, worst.Phase, worst.Backend, 100*worst.Change())
+		return err
+	}
+	_, err := fmt.Fprintf(w, "the servers' own decode time moved between the probes (most: %s on server %d, %+.1f %%, phases of the "+
+		"same design): the server timed it, so it is not the client; where the phases' designs match, it is the machine's speed "+
+		"that moved, which no engine term describes, and the terms cannot agree better than the speed held: probe where the "+
+		"speed holds (no other work on the servers' CPUs or GPUs), or take the spread as the profile's accuracy\n",
+		worst.Phase, worst.Backend, 100*worst.Change())
+	return err
+}
