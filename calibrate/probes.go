@@ -30,6 +30,11 @@ type TermAgreement struct {
 	Sigmas float64
 	// Agree is true when Sigmas ≤ 2.
 	Agree bool
+	// Adjusted is Sigmas with First scaled by the comparison's
+	// SpeedRatio (a time term only; NaN for another or without a ratio),
+	// AdjustedAgree whether that is ≤ 2.
+	Adjusted      float64
+	AdjustedAgree bool
 }
 
 // PhaseSpeed is the server's own decode time per token in one phase of
@@ -56,6 +61,10 @@ func (p PhaseSpeed) Change() float64 { return p.Second/p.First - 1 }
 type ProbeComparison struct {
 	Terms  []TermAgreement
 	Speeds []PhaseSpeed
+	// SpeedRatio is the median over Speeds of Second / First: how much
+	// longer the second probe's servers took per token (NaN without
+	// Speeds).
+	SpeedRatio float64
 }
 
 // CompareProbes compares the fits of two probes (first from the files
@@ -95,7 +104,33 @@ func CompareProbes(first, second *Result, firstFiles, secondFiles []string) (*Pr
 		x, y := c.Speeds[i], c.Speeds[j]
 		return x.Phase < y.Phase || (x.Phase == y.Phase && x.Backend < y.Backend)
 	})
+	c.adjust()
 	return c, nil
+}
+
+// timeUnits are the units of terms that scale with the machine's speed.
+var timeUnits = map[string]bool{"s": true, "ms": true, "us": true, "ns": true}
+
+// adjust sets SpeedRatio and every term's speed-adjusted comparison.
+func (c *ProbeComparison) adjust() {
+	c.SpeedRatio = math.NaN()
+	if len(c.Speeds) > 0 {
+		r := make([]float64, len(c.Speeds))
+		for i, s := range c.Speeds {
+			r[i] = s.Second / s.First
+		}
+		c.SpeedRatio = median(r)
+	}
+	for i := range c.Terms {
+		t := &c.Terms[i]
+		t.Adjusted = math.NaN()
+		if !timeUnits[t.Unit] || math.IsNaN(c.SpeedRatio) {
+			continue
+		}
+		k := c.SpeedRatio
+		t.Adjusted = math.Abs(k*t.First-t.Second) / math.Hypot(k*t.FirstErr, t.SecondErr)
+		t.AdjustedAgree = t.Adjusted <= 2
+	}
 }
 
 // comparable reports whether p has a value and a finite, positive error.
@@ -145,17 +180,27 @@ func median(v []float64) float64 {
 func WriteProbes(w io.Writer, c *ProbeComparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "term\tfirst probe\t± std err\tsecond probe\t± std err\tunit\tstd errors apart\tagree")
-	agree := 0
+	agree, adjAgree, adjN := 0, 0, 0
 	for _, t := range c.Terms {
 		fmt.Fprintf(tw, "%s\t%.4g\t%.3g\t%.4g\t%.3g\t%s\t%.1f\t%v\n", t.Name, t.First, t.FirstErr, t.Second, t.SecondErr, t.Unit, t.Sigmas, t.Agree)
 		if t.Agree {
 			agree++
+		}
+		if !math.IsNaN(t.Adjusted) {
+			adjN++
+			if t.AdjustedAgree {
+				adjAgree++
+			}
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "probes: %d of %d terms agree within 2 combined standard errors\n", agree, len(c.Terms))
+	if adjN > 0 {
+		fmt.Fprintf(w, "probes, the first's time terms scaled by the servers' median speed change (×%.3f): %d of %d agree (%s)\n",
+			c.SpeedRatio, adjAgree, adjN, adjustedList(c.Terms))
+	}
 	if len(c.Speeds) == 0 {
 		_, err := fmt.Fprintln(w, "server speed by phase: n/a (the servers sent no per-request timings; llama.cpp does)")
 		return err
@@ -190,4 +235,15 @@ func writeSpeedVerdict(w io.Writer, worst PhaseSpeed) error {
 		"speed holds (no other work on the servers' CPUs or GPUs), or take the spread as the profile's accuracy\n",
 		worst.Phase, worst.Backend, 100*worst.Change())
 	return err
+}
+
+// adjustedList names each time term with its speed-adjusted distance.
+func adjustedList(terms []TermAgreement) string {
+	var parts []string
+	for _, t := range terms {
+		if !math.IsNaN(t.Adjusted) {
+			parts = append(parts, fmt.Sprintf("%s %.1f", t.Name, t.Adjusted))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

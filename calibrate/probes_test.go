@@ -72,3 +72,26 @@ func TestSpeedVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareProbesSpeedAdjusted scales the first probe's time terms by
+// the median of the phases' speed ratios: a machine 25 % faster in the
+// second probe explains a c_decode 25 % lower, not a dimensionless γ.
+func TestCompareProbesSpeedAdjusted(t *testing.T) {
+	c := &ProbeComparison{
+		Terms: []TermAgreement{
+			{Name: "c_decode", Unit: "us", First: 2000, FirstErr: 40, Second: 1500, SecondErr: 30},
+			{Name: "gamma", First: 1, FirstErr: 0.1, Second: 0.5, SecondErr: 0.1},
+		},
+		Speeds: []PhaseSpeed{{First: 2, Second: 1.5}, {First: 4, Second: 3}, {First: 1, Second: 2}},
+	}
+	c.adjust()
+	if c.SpeedRatio != 0.75 {
+		t.Fatalf("speed ratio %g, want the median 0.75", c.SpeedRatio)
+	}
+	if d := c.Terms[0]; d.Adjusted != 0 || !d.AdjustedAgree {
+		t.Errorf("c_decode adjusted %g agree %v, want 0 and true", d.Adjusted, d.AdjustedAgree)
+	}
+	if g := c.Terms[1]; !math.IsNaN(g.Adjusted) || g.AdjustedAgree {
+		t.Errorf("gamma adjusted %g agree %v, want NaN: it is not a time", g.Adjusted, g.AdjustedAgree)
+	}
+}

@@ -160,5 +160,5 @@ func writeProbesAgree(b *strings.Builder, fig recordedCPUFigures) {
 	for _, f := range fig.speeds {
 		fmt.Fprintf(b, "| %s | %s | %s %s | %s %s | %s %% |\n", f[0], f[1], f[2], f[3], f[4], f[5], f[6])
 	}
-	fmt.Fprintf(b, "\ncalibrate's verdict: %s\n", strings.TrimSpace(fig.speedVerdict))
+	fmt.Fprintf(b, "\ncalibrate says:\n\n%s\n", fig.speedVerdict)
 }

@@ -173,11 +173,13 @@ type probeAgreement struct {
 // (out, from the second probe's line on): each term's row, marking a
 // term more than 2 combined standard errors apart as a missed target
 // (the "two probes of one server agree"), the speed table's rows
-// and its closing verdict. It fails when fewer than 4 terms compare or
+// and calibrate's summary lines (the agreement, raw and speed-adjusted,
+// and the verdict on the speed). It fails when fewer than 4 terms compare or
 // the speed table is missing.
 func probesAgree(t *testing.T, out string) ([]probeAgreement, [][]string, string) {
 	var rows []probeAgreement
 	var speeds [][]string
+	var notes []string
 	t.Helper()
 	inSpeeds := false
 	for _, line := range strings.Split(out, "\n") {
@@ -185,8 +187,10 @@ func probesAgree(t *testing.T, out string) ([]probeAgreement, [][]string, string
 		switch {
 		case strings.HasPrefix(line, "phase "):
 			inSpeeds = true
+		case strings.HasPrefix(line, "probes"):
+			notes = append(notes, line)
 		case strings.HasPrefix(line, "the servers"):
-			return probeRows(t, rows, speeds, line, out)
+			return probeRows(t, rows, speeds, strings.Join(append(notes, line), "\n\n"), out)
 		case inSpeeds && len(f) == 8:
 			speeds = append(speeds, f)
 		case !inSpeeds && len(f) == 8 && (f[7] == "true" || f[7] == "false"):
