@@ -217,4 +217,3 @@ func probeRows(t *testing.T, rows []probeAgreement, speeds [][]string, verdict, 
 	}
 	return rows, speeds, verdict
 }
-
