@@ -63,6 +63,10 @@ type Result struct {
 	// BatchRange is the 10th and 90th percentile of the mean batch of the
 	// decode equations.
 	BatchRange [2]float64
+	// Speed says that the servers' decode speed held over the probe (its
+	// first phase against the repeat it ends with); empty when the runs
+	// have no repeat, or when it moved (a warning says so then).
+	Speed string
 }
 
 // ErrSingleLevel reports a run with one concurrency level.
@@ -147,6 +151,11 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	res.Residuals = residuals(rows, th)
 	if w := noiseWarning(res.Residuals, missingTerm(rows, th), in); w != "" {
 		res.Warnings = append(res.Warnings, w)
+	}
+	if note, moved := speedOverProbe(in.Files); moved {
+		res.Warnings = append(res.Warnings, note)
+	} else {
+		res.Speed = note
 	}
 	if in.Loopback {
 		res.Warnings = append(res.Warnings, "the runs' client reached its server over loopback, so it ran on the "+

@@ -46,7 +46,8 @@ type PhaseSpeed struct {
 	Backend int
 	// First and Second are the medians of predicted_ms / predicted_n
 	// over the phase's requests with two or more tokens (llama.cpp's
-	// timings), in ms per token; N1 and N2 count those requests.
+	// timings; the client's TPOT where the server sent none), in ms per
+	// token; N1 and N2 count those requests.
 	First, Second float64
 	N1, N2        int
 }
@@ -144,16 +145,23 @@ type phaseKey struct {
 	backend int
 }
 
-// phaseSpeeds reads the server-reported decode time per token (ms) of
-// every request with two or more tokens, by file base name and server.
+// phaseSpeeds reads the decode time per token (ms) of every successful
+// request with two or more tokens, by file base name and server: the
+// server's own (llama.cpp's predicted_ms / predicted_n) where the phase
+// has it on that server, else the client's TPOT.
 func phaseSpeeds(files []string) (map[phaseKey][]float64, error) {
-	out := map[phaseKey][]float64{}
+	server, client := map[phaseKey][]float64{}, map[phaseKey][]float64{}
 	for _, f := range files {
 		phase := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 		err := results.EachResult(f, nil, func(r *results.Result) error {
-			if s := r.Server; s != nil && r.OK() && s.PredictedN >= 2 && s.PredictedMS > 0 {
-				k := phaseKey{phase, r.Backend}
-				out[k] = append(out[k], s.PredictedMS/float64(s.PredictedN))
+			if !r.OK() {
+				return nil
+			}
+			k := phaseKey{phase, r.Backend}
+			if s := r.Server; s != nil && s.PredictedN >= 2 && s.PredictedMS > 0 {
+				server[k] = append(server[k], s.PredictedMS/float64(s.PredictedN))
+			} else if tp := r.TPOT(); tp > 0 {
+				client[k] = append(client[k], float64(tp)/1e6)
 			}
 			return nil
 		})
@@ -161,7 +169,12 @@ func phaseSpeeds(files []string) (map[phaseKey][]float64, error) {
 			return nil, fmt.Errorf("calibrate: %w", err)
 		}
 	}
-	return out, nil
+	for k, v := range client {
+		if len(server[k]) == 0 {
+			server[k] = v
+		}
+	}
+	return server, nil
 }
 
 // median is the middle value of v (the mean of the two middle ones).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
 
@@ -97,4 +98,12 @@ func Concurrency(maxConc int, slots []int) (int, string) {
 	}
 	c := max(2, fewest)
 	return c, fmt.Sprintf("llama.cpp serves %d slots per server: concurrency up to %d", fewest, c)
+}
+
+// RepeatPhase is ph again, named NAME-again (results.RepeatSuffix), with
+// prompts of its own: the probe runs a repeat of its first phase last, so
+// calibrate can tell how far the servers' speed moved over the probe.
+func RepeatPhase(ph Phase) Phase {
+	ph.Name += results.RepeatSuffix
+	return ph
 }

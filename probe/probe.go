@@ -155,6 +155,7 @@ func Run(ctx context.Context, ps Spec) (*Result, error) {
 		}
 		phases = append(phases, SaturatedPhase(slots[0], ps.MaxPrompt))
 	}
+	phases = append(phases, RepeatPhase(phases[0]))
 	per := ps.Budget / time.Duration(len(phases))
 	res := &Result{}
 	for i, ph := range phases {

@@ -67,8 +67,9 @@ in flight per backend, short prompts with long outputs at 8, 16, ...
 --probe-max-concurrency (on a llama.cpp server, unless the flag is given,
 its slot count instead, with the decode-heavy phases at 2 and 4), then
 prompts extending long shared system prompts (on such a small server first
-one at a time), each phase into its own results file under --probe-dir,
-and fits those.`,
+one at a time), and last a repeat of its first phase (c1-again: how far the
+servers' speed moved over the probe), each phase into its own results file
+under --probe-dir, and fits those.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
 			switch {

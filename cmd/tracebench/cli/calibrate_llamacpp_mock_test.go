@@ -5,6 +5,7 @@ package cli
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,15 @@ func TestCalibrateOnMockAccuracyLlamaCpp(t *testing.T) {
 	}
 	t.Logf("calibrate:\n%s\n%s", se.String(), so.String())
 	late := fleet.Lateness()
+	// The probe ends with a repeat of its first phase; the mock's speed
+	// is its model's, so calibrate must find that it held.
+	if !strings.Contains(so.String(), "the servers' speed held") {
+		if strings.Contains(so.String(), "the servers' speed moved") {
+			mark(t, "TARGET MISSED "+t.Name()+" mock_speed_moved_over_the_probe (the mock's decode speed is its model's; target: within 10 %)")
+		} else {
+			t.Errorf("calibrate did not compare the probe's first phase with its repeat:\n%s", so.String())
+		}
+	}
 	fit, err := profile.Load(fitted)
 	if err != nil {
 		t.Fatal(err)
