@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebench/tracebench/dialect"
 	"github.com/tracebench/tracebench/mockserver/engine"
+	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
 // nativeOptions is a llama.cpp mock with 4 slots of the per-slot cache.
@@ -117,4 +118,27 @@ func TestNativeOnlyAsLlamaCpp(t *testing.T) {
 	if code, _, _ := post(t, base+"/completion", `{"prompt":"hi","n_predict":2}`); code != 404 && code != 405 {
 		t.Errorf("vLLM mock answered /completion with %d, want 404", code)
 	}
+}
+
+func FuzzParseNative(f *testing.F) {
+	f.Add([]byte(`{"prompt":"hello world","n_predict":3,"stream":true,"cache_prompt":true,"ignore_eos":true,"temperature":0}`))
+	f.Add([]byte(`{"prompt":[1,2,3],"n_predict":-1,"id_slot":2}`))
+	f.Add([]byte(`{"prompt":[[5,6]],"id_slot":-1,"seed":7}`))
+	tok := tokenizer.Whitespace{}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		g, err := parseNative(body, tok)
+		if err != nil {
+			if g != nil {
+				t.Fatal("error with a result")
+			}
+			return
+		}
+		if !g.native || g.chat || g.responses || g.includeUsage {
+			t.Fatalf("a native generation marked native %v chat %v responses %v usage %v", g.native, g.chat, g.responses, g.includeUsage)
+		}
+		if g.slot != nil && *g.slot < 0 {
+			t.Fatalf("accepted id_slot %d", *g.slot)
+		}
+		checkGeneration(t, g)
+	})
 }
