@@ -31,6 +31,9 @@ func NewClient(ctx context.Context, cf *Client, backends []string) (*client.Clie
 		return nil, "", fieldf("Spec.Client.API", "Spec.Client.API %q: %s servers have no Responses API (POST /v1/responses); use chat",
 			cf.API, cf.dialect.Name)
 	}
+	if err := checkNativeAPI(cf); err != nil {
+		return nil, "", err
+	}
 	c := client.New(client.Options{API: cf.API, Model: cf.Model, APIKey: cf.apiKey(), Headers: headers,
 		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
 		TokenExact: true, Dialect: cf.dialect, Salt: cf.salt, ReasoningTags: cf.ReasoningTags})

@@ -19,8 +19,8 @@ import (
 // Options configure a Client. Zero durations take the Default*
 // timeouts; the CLI's defaults are Stream and TokenExact true.
 type Options struct {
-	// API is APICompletions ("completions", the default), APIChat or
-	// APIResponses.
+	// API is APICompletions ("completions", the default), APIChat,
+	// APIResponses or APINative.
 	API string
 	// Model is the model name sent when a Request names none (the caller
 	// resolves a default with ListModels).
@@ -256,7 +256,7 @@ const drainTimeout = 250 * time.Millisecond
 func (c *Client) read(ctx, rctx context.Context, resp *http.Response, rd io.Reader, res *results.Result,
 	now func() time.Duration, onTokens func(n int)) bool {
 	st := &tokenStats{res: res, now: now, onTokens: onTokens, d: c.o.Dialect, salt: c.saltLen(),
-		responses: c.o.API == APIResponses}
+		responses: c.o.API == APIResponses, native: c.o.API == APINative}
 	if c.o.ReasoningTags {
 		st.tags = &thinkTags{}
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tracebench/tracebench/dialect"
@@ -17,16 +18,17 @@ const (
 	APIChat = "chat"
 	// APIResponses sends OpenAI Responses API requests (/v1/responses).
 	APIResponses = "responses"
+	// APINative sends llama.cpp's native completion requests (POST
+	// /completion), whose results name the serving slot.
+	APINative = "native"
 )
 
 // APIs lists the API names Options.API accepts.
-func APIs() []string { return []string{APICompletions, APIChat, APIResponses} }
+func APIs() []string { return []string{APICompletions, APIChat, APIResponses, APINative} }
 
 // ValidAPI reports whether api names an API ("" is the default,
 // completions).
-func ValidAPI(api string) bool {
-	return api == "" || api == APICompletions || api == APIChat || api == APIResponses
-}
+func ValidAPI(api string) bool { return api == "" || slices.Contains(APIs(), api) }
 
 // endpoint returns the request path for the configured API.
 func (c *Client) endpoint() string {
@@ -35,6 +37,8 @@ func (c *Client) endpoint() string {
 		return "/v1/chat/completions"
 	case APIResponses:
 		return "/v1/responses"
+	case APINative:
+		return nativePath
 	}
 	return "/v1/completions"
 }
@@ -69,8 +73,11 @@ func (c *Client) body(req *traces.Request) ([]byte, error) { return c.bodyWith(r
 // bodyWith is body with edit (if not nil) applied to its fields before
 // encoding.
 func (c *Client) bodyWith(req *traces.Request, edit func(map[string]any)) ([]byte, error) {
-	if c.o.API == APIResponses {
+	switch c.o.API {
+	case APIResponses:
 		return c.responsesBody(req, edit)
+	case APINative:
+		return c.nativeBody(req, edit)
 	}
 	n := max(req.OutputTokens, 0)
 	v := c.dialect().BodyExtras(n)

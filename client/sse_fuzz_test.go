@@ -25,6 +25,7 @@ const (
 	modePlain     = iota // completions and chat chunks
 	modeTags             // the same, <think> tags read in the content
 	modeResponses        // Responses API events
+	modeNative           // llama.cpp native completion results
 	numModes
 )
 
@@ -32,7 +33,7 @@ func runConsume(in []byte, split bool, mode int) sseOutcome {
 	var clk vclock
 	var res results.Result
 	st := &tokenStats{res: &res, now: func() time.Duration { clk.advance(time.Microsecond); return clk.now() },
-		responses: mode == modeResponses}
+		responses: mode == modeResponses, native: mode == modeNative}
 	if mode == modeTags {
 		st.tags = &thinkTags{}
 	}
@@ -53,7 +54,8 @@ func runConsume(in []byte, split bool, mode int) sseOutcome {
 }
 
 // FuzzSSE feeds arbitrary bytes to the stream parser, in each of its
-// readings (chunks, chunks with <think> tags, Responses API events): it
+// readings (chunks, chunks with <think> tags, Responses API events,
+// llama.cpp native results): it
 // must end (no panic, no hang), give the same outcome whether bytes
 // arrive whole or one at a time, and keep its summaries consistent.
 func FuzzSSE(f *testing.F) {

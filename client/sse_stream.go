@@ -39,6 +39,8 @@ type tokenStats struct {
 	// responses reads the events of the Responses API instead of
 	// completions chunks.
 	responses bool
+	// native reads the results of llama.cpp's /completion.
+	native bool
 	// tags, when set, reads reasoning between <think> tags in the
 	// content (Options.ReasoningTags).
 	tags     *thinkTags
@@ -256,6 +258,8 @@ func (s *tokenStats) decode(data []byte, u *scanStore, where string) (chunkInfo,
 	switch {
 	case s.responses:
 		return decodeEvent(data, where)
+	case s.native:
+		return decodeNative(data, where)
 	case s.tags != nil:
 		return decodeChunkText(data, where)
 	}

@@ -29,6 +29,9 @@ type Endpoints struct {
 	// Responses is the OpenAI Responses API (POST /v1/responses; "" when
 	// the server has none).
 	Responses string
+	// Native is llama.cpp's native completion API (POST /completion,
+	// whose results name the serving slot; "" when the server has none).
+	Native string
 	// chatTokenizeBody, when set, asks Tokenize for the tokens of chat
 	// messages through the chat template (vLLM).
 	chatTokenizeBody func(model string, msgs []map[string]string) any

@@ -28,7 +28,7 @@ var llamacpp = Dialect{
 		GenerationTokens:   []string{"llamacpp:tokens_predicted_total"},
 	},
 	Endpoints: Endpoints{Health: "/health", Models: "/v1/models", Metrics: "/metrics", Slots: "/slots",
-		Tokenize: "/tokenize", Detokenize: "/detokenize", ApplyTemplate: "/apply-template",
+		Tokenize: "/tokenize", Detokenize: "/detokenize", ApplyTemplate: "/apply-template", Native: "/completion",
 		tokenizeBody: func(_, text string) any {
 			return map[string]any{"content": text, "add_special": false}
 		},

@@ -73,6 +73,7 @@ type chatMessage struct {
 type generation struct {
 	chat         bool
 	responses    bool // the Responses API (chat-templated input, its own events)
+	native       bool // llama.cpp's /completion (its own results)
 	model        string
 	prompt       []int
 	maxTokens    int // 0: until the context is full (vLLM's default)

@@ -48,7 +48,7 @@ func (s *Server) handleGenerate(ep endpoint) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, err.Error(), 0)
 			return
 		}
-		rs := &response{s: s, g: g, id: id, f: f, arrival: arrival, host: r.Host}
+		rs := &response{s: s, g: g, id: id, f: f, arrival: arrival, host: r.Host, slot: -1}
 		if g.stream {
 			rs.stream(w, r)
 		} else {
@@ -72,6 +72,8 @@ func (s *Server) parse(r *http.Request, ep endpoint) (*generation, int, string) 
 		g, err = parseChat(body, s.tok)
 	case epResponses:
 		g, err = parseResponses(body, s.tok)
+	case epNative:
+		g, err = parseNative(body, s.tok)
 	default:
 		g, err = parseCompletion(body, s.tok)
 	}

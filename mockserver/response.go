@@ -22,6 +22,8 @@ type response struct {
 	evs     []engine.Event
 	cached  int
 	out     int
+	// slot is the engine slot that holds the request (−1: none known).
+	slot int
 	// reasoning counts the output tokens that were reasoning.
 	reasoning int
 	last      time.Time // previous token emission
@@ -54,7 +56,7 @@ func (rs *response) observe(ev engine.Event, now time.Time) {
 		if rs.admitted.IsZero() {
 			rs.admitted = now
 		}
-		rs.cached = ev.CachedTokens
+		rs.cached, rs.slot = ev.CachedTokens, ev.Slot
 		m.queue.Observe(rs.s.modelTimeToWall(ev.QueueTime).Seconds())
 	}
 	if ev.HasToken {
@@ -124,6 +126,9 @@ func (rs *response) writer() chunkWriter {
 	if rs.g.responses {
 		return &responsesWriter{rs: rs}
 	}
+	if rs.g.native {
+		return nativeWriter{rs: rs}
+	}
 	return completionsWriter{e: newEncoder(rs.g.chat, rs.id, rs.s.created, rs.g.model), rs: rs}
 }
 
@@ -181,7 +186,7 @@ func (rs *response) encode(enc chunkWriter, buf []byte, limit int) []byte {
 		if !ev.HasToken {
 			continue
 		}
-		t := genToken{text: rs.text(ev), first: first, reasoning: ev.Reasoning, reasoningEnd: ev.ReasoningEnd}
+		t := genToken{text: rs.text(ev), id: ev.Token, first: first, reasoning: ev.Reasoning, reasoningEnd: ev.ReasoningEnd}
 		if ev.Finished {
 			t.finish = string(ev.Reason)
 		}
@@ -215,6 +220,10 @@ func (rs *response) whole(w http.ResponseWriter, r *http.Request) {
 	enc.SetEscapeHTML(false) // <think> as the servers write it
 	if rs.g.responses {
 		_ = enc.Encode(rs.responsesBody(reasoning.String(), text.String()))
+		return
+	}
+	if rs.g.native {
+		_ = enc.Encode(rs.nativeFinal(nativeText(reasoning.String(), ended, text.String())))
 		return
 	}
 	_ = enc.Encode(rs.body(reasoning.String(), ended, text.String()))

@@ -88,6 +88,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/chat/completions", s.handleGenerate(epChat))
 	if s.opts.Dialect != dialect.LlamaCpp { // llama-server has no Responses API
 		s.mux.HandleFunc("POST /v1/responses", s.handleGenerate(epResponses))
+	} else { // llama-server's native completion API
+		s.mux.HandleFunc("POST /completion", s.handleGenerate(epNative))
 	}
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })

@@ -5,6 +5,8 @@ type genToken struct {
 	// text is the token's text ("" for end-of-sequence); finish is ""
 	// or the finish reason of the request's last token.
 	text, finish string
+	// id is the token's id.
+	id int
 	// first marks the request's first token; reasoning marks a token of
 	// its reasoning and reasoningEnd the reasoning's last token.
 	first, reasoning, reasoningEnd bool

@@ -21,8 +21,9 @@ func (a *Answer) AddToken(id int, text string) {
 }
 
 // AddChunk appends the generated text of one streamed or whole response
-// chunk (choices[].text, .delta.content or .message.content), or of a
-// Responses API output-text delta event.
+// chunk (choices[].text, .delta.content or .message.content), of a
+// Responses API output-text delta event, or of a llama.cpp native
+// completion result (content).
 func (a *Answer) AddChunk(data []byte) {
 	var c struct {
 		Choices []struct {
@@ -30,8 +31,9 @@ func (a *Answer) AddChunk(data []byte) {
 			Delta   *struct{ Content string } `json:"delta"`
 			Message *struct{ Content string } `json:"message"`
 		} `json:"choices"`
-		Type  string          `json:"type"`
-		Delta json.RawMessage `json:"delta"`
+		Type    string          `json:"type"`
+		Delta   json.RawMessage `json:"delta"`
+		Content string          `json:"content"`
 	}
 	if json.Unmarshal(data, &c) != nil {
 		return
@@ -43,6 +45,7 @@ func (a *Answer) AddChunk(data []byte) {
 		}
 		return
 	}
+	a.text.WriteString(c.Content)
 	for _, ch := range c.Choices {
 		a.text.WriteString(ch.Text)
 		if ch.Delta != nil {

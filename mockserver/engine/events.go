@@ -50,6 +50,10 @@ type Event struct {
 	Finished bool
 	// Reason is the finish reason when Finished.
 	Reason FinishReason
+	// Slot is the per-slot cache's slot (Config.Cache CachePerSlot, from
+	// 0) that holds the request in an admission or token event; −1 under
+	// the paged cache and in a preemption event.
+	Slot int
 }
 
 // Step is the outcome of one engine iteration.

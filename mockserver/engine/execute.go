@@ -18,7 +18,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 	}
 	for _, p := range plan {
 		s := p.s
-		ev := Event{ID: s.req.ID, Tag: s.req.Tag}
+		ev := Event{ID: s.req.ID, Tag: s.req.Tag, Slot: s.slot}
 		if p.admitted {
 			ev.Admitted = true
 			ev.CachedTokens, ev.QueueTime = s.cached, max(0, now-s.arrival)

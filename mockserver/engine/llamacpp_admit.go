@@ -38,7 +38,7 @@ func (e *Engine) placeWaiting(now time.Duration, evs []Event) (Step, []Event, bo
 		e.waiting = slices.Delete(e.waiting, i, i+1)
 		e.running = append(e.running, s)
 		if first {
-			evs = append(evs, Event{ID: s.req.ID, Tag: s.req.Tag, Admitted: true,
+			evs = append(evs, Event{ID: s.req.ID, Tag: s.req.Tag, Admitted: true, Slot: s.slot,
 				CachedTokens: s.cached, QueueTime: max(0, now-s.arrival)})
 		}
 	}

@@ -60,7 +60,7 @@ func (e *Engine) scheduleRunning(now time.Duration, budget *int, evs []Event) ([
 		for n > 0 && !e.grow(s, n) {
 			victim := e.running[len(e.running)-1]
 			e.preempt(victim, now)
-			evs = append(evs, Event{ID: victim.req.ID, Tag: victim.req.Tag, Preempted: true, NumOutput: victim.numOutput()})
+			evs = append(evs, Event{ID: victim.req.ID, Tag: victim.req.Tag, Preempted: true, NumOutput: victim.numOutput(), Slot: -1})
 			preempted = true
 			if victim == s {
 				n = 0

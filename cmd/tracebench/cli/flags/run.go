@@ -86,7 +86,7 @@ func (c *countValue) Type() string { return "int" }
 // BindClient binds the client flags to c.
 func BindClient(fs *pflag.FlagSet, c *bench.Client) {
 	d := bench.DefaultClient()
-	fs.StringVar(&c.API, "api", d.API, "endpoint: completions|chat|responses (responses: the OpenAI Responses API, /v1/responses)")
+	fs.StringVar(&c.API, "api", d.API, "endpoint: completions|chat|responses|native (/v1/responses; llama.cpp's /completion)")
 	fs.BoolVar(&c.ReasoningTags, "reasoning-tags", false,
 		"read the reasoning a model writes between think tags in its generated text (reasoning models served without a reasoning parser)")
 	fs.StringVar(&c.Model, "model", "", "model name (default: the first one /v1/models lists)")
