@@ -130,6 +130,13 @@ func Predict(ctx context.Context, ps Spec) (*Result, error) {
 	if speed != "" {
 		res.Notes = append(res.Notes, speed)
 	}
+	slots, err := slotNote(ps.Live, ps.Results)
+	if err != nil {
+		return nil, err
+	}
+	if slots != "" {
+		res.Notes = append(res.Notes, slots)
+	}
 	return res, nil
 }
 

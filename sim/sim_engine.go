@@ -183,6 +183,10 @@ func (s *simulator) apply(ev *engine.Event) error {
 	if ev.Admitted {
 		sr.res.CachedTokens = ev.CachedTokens
 		sr.stats.Cached()
+		if ev.Slot >= 0 { // the per-slot cache's slot, as llama.cpp's id_slot
+			slot := ev.Slot
+			sr.res.Slot = &slot
+		}
 	}
 	if ev.HasToken {
 		sr.stats.Token(ev.Reasoning)
