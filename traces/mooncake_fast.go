@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"strconv"
 )
 
@@ -174,7 +175,7 @@ func (p *scanner) uintArray() ([]uint64, bool) {
 	if !p.byte('[') {
 		return nil, false
 	}
-	ids := make([]uint64, 0, 1+countByte(p.b[p.i:], ','))
+	ids := make([]uint64, 0, 1+bytes.Count(p.b[p.i:], []byte{','}))
 	if p.byte(']') {
 		return ids, true
 	}
@@ -216,14 +217,4 @@ func (p *scanner) plainString() ([]byte, bool) {
 		p.i++
 	}
 	return nil, false
-}
-
-func countByte(b []byte, c byte) int {
-	n := 0
-	for _, x := range b {
-		if x == c {
-			n++
-		}
-	}
-	return n
 }
