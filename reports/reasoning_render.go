@@ -75,16 +75,7 @@ func writeReasoning(w io.Writer, runs []*metrics.Summary) {
 		return
 	}
 	fmt.Fprintf(w, "### Reasoning\n\n%s\n\n", reasoningText)
-	var rows [][]string
-	for _, s := range runs {
-		var row []string
-		for _, c := range reasoningCells(s) {
-			row = append(row, c.Text)
-		}
-		row[0] = mdEscape(row[0])
-		rows = append(rows, row)
-	}
-	mdTable(w, reasoningHead, "l", rows)
+	mdTable(w, reasoningHead, "l", cellRows(runs, reasoningCells))
 	if notes := reasoningNotes(runs); len(notes) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(notes, " "))
 	}
