@@ -72,10 +72,7 @@ func costSection(runs []*metrics.Summary) (html.Section, bool) {
 	if !showCost(runs) {
 		return html.Section{}, false
 	}
-	t := &html.Table{Head: costHead, Note: strings.Join(costNotes(runs), " ")}
-	for _, s := range runs {
-		t.Rows = append(t.Rows, costCells(s))
-	}
+	t := cellsTable(runs, costHead, costNotes(runs), costCells)
 	return html.Section{ID: "cost", Title: "Cost", Text: costText, Table: t}, true
 }
 

@@ -88,10 +88,7 @@ func reasoningSection(runs []*metrics.Summary) (html.Section, bool) {
 	if !showReasoning(runs) {
 		return html.Section{}, false
 	}
-	t := &html.Table{Head: reasoningHead, Note: strings.Join(reasoningNotes(runs), " ")}
-	for _, s := range runs {
-		t.Rows = append(t.Rows, reasoningCells(s))
-	}
+	t := cellsTable(runs, reasoningHead, reasoningNotes(runs), reasoningCells)
 	return html.Section{ID: "reasoning", Title: "Reasoning", Text: reasoningText, Table: t}, true
 }
 

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"strings"
+
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports/html"
 )
@@ -18,4 +20,14 @@ func cellRows(runs []*metrics.Summary, cells func(*metrics.Summary) []html.Cell)
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// cellsTable is the HTML table of each run's cells under head, with the
+// notes below it.
+func cellsTable(runs []*metrics.Summary, head, notes []string, cells func(*metrics.Summary) []html.Cell) *html.Table {
+	t := &html.Table{Head: head, Note: strings.Join(notes, " ")}
+	for _, s := range runs {
+		t.Rows = append(t.Rows, cells(s))
+	}
+	return t
 }
