@@ -8,11 +8,7 @@ import "fmt"
 // parameter, says so.
 func build[T any](kind Kind, name string, p Params, construct func(s *Spec, full Params) (T, error)) (T, error) {
 	var zero T
-	s, err := Lookup(kind, name)
-	if err != nil {
-		return zero, err
-	}
-	full, err := s.resolve(p)
+	s, full, err := lookupResolved(kind, name, p)
 	if err != nil {
 		return zero, err
 	}
@@ -21,4 +17,18 @@ func build[T any](kind Kind, name string, p Params, construct func(s *Spec, full
 		return zero, fmt.Errorf("%s %s: %w", kind, name, s.blameEnv(p, err))
 	}
 	return v, nil
+}
+
+// lookupResolved looks up the policy of kind called name and resolves p
+// into its full parameters.
+func lookupResolved(kind Kind, name string, p Params) (*Spec, Params, error) {
+	s, err := Lookup(kind, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	full, err := s.resolve(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, full, nil
 }

@@ -184,11 +184,7 @@ func NewQueue(name string, p Params, rng *rand.Rand) (Queue, error) {
 // when p names one. Unknown names are errors; values are checked by
 // NewRouter and NewQueue, not here.
 func Resolve(kind Kind, name string, p Params) (Params, error) {
-	s, err := Lookup(kind, name)
-	if err != nil {
-		return nil, err
-	}
-	full, err := s.resolve(p)
+	_, full, err := lookupResolved(kind, name, p)
 	if err != nil {
 		return nil, err
 	}
