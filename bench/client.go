@@ -38,16 +38,18 @@ func NewClient(ctx context.Context, cf *Client, backends []string) (*client.Clie
 		Stream: !cf.NoStream, ConnectTimeout: 5 * time.Second, FirstByteTimeout: cf.Timeout, IdleTimeout: cf.Timeout,
 		TokenExact: true, Dialect: cf.dialect, Salt: cf.salt, ReasoningTags: cf.ReasoningTags})
 	model := cf.Model
-	for _, b := range backends {
-		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		models, err := client.ListModels(pctx, c, b)
-		cancel()
+	err = askEach(ctx, backends, func(ctx context.Context, b string) error {
+		models, err := client.ListModels(ctx, c, b)
 		if err != nil {
-			return nil, "", fmt.Errorf("target %s: %w", b, err)
+			return err
 		}
 		if model == "" && len(models) > 0 {
 			model = models[0]
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	if model != cf.Model {
 		c.Close()
@@ -77,27 +79,41 @@ func detectDialect(ctx context.Context, headers map[string]string, apiKey string
 	backends []string) (*dialect.Dialect, string, error) {
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: headerTransport{headers: headers, apiKey: apiKey}}
 	var chosen dialect.Detection
-	for _, b := range backends {
-		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		det, err := dialect.Detect(pctx, hc, b)
-		cancel()
-		if err != nil {
-			return nil, "", fmt.Errorf("target %s: %w", b, err)
-		}
-		if chosen.Dialect == nil {
+	err := askEach(ctx, backends, func(ctx context.Context, b string) error {
+		det, err := dialect.Detect(ctx, hc, b)
+		switch {
+		case err != nil:
+			return err
+		case chosen.Dialect == nil:
 			chosen = det
 			chosen.Reason = "detected: " + b + " " + det.Reason
-			continue
-		}
-		if det.Dialect != chosen.Dialect {
+		case det.Dialect != chosen.Dialect:
 			slog.Warn("backends speak different dialects; the first one's is used",
 				"backend", b, "dialect", det.Dialect.Name, "why", det.Reason, "used", chosen.Dialect.Name)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	if chosen.Dialect == nil {
 		return dialect.OrDefault(nil), "no backend to ask; " + dialect.Default + " assumed", nil
 	}
 	return chosen.Dialect, chosen.Reason, nil
+}
+
+// askEach calls ask for each backend in turn, giving each 10 s, and
+// stops at the first error, wrapped with the backend's URL.
+func askEach(ctx context.Context, backends []string, ask func(ctx context.Context, b string) error) error {
+	for _, b := range backends {
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := ask(actx, b)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("target %s: %w", b, err)
+		}
+	}
+	return nil
 }
 
 // headerTransport adds the --header values and the bearer token to

@@ -3,44 +3,10 @@ package calibrate
 import (
 	"math"
 	"slices"
-	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"gonum.org/v1/gonum/optimize"
 )
-
-// engineTerm is one parameter the engine replay fits: a positive value
-// found in log space.
-type engineTerm struct {
-	name string
-	unit string  // "us", "ms" or ""
-	per  float64 // seconds (or 1) per unit
-	set  func(*engine.Config, float64)
-	get  func(engine.Config) float64
-}
-
-// llamaTerms are the llama.cpp server's terms, in fit order.
-var llamaTerms = []engineTerm{
-	{"c_prefill", "us", 1e-6, func(c *engine.Config, v float64) { c.Latency.PrefillPerToken = secs(v) },
-		func(c engine.Config) float64 { return c.Latency.PrefillPerToken.Seconds() }},
-	{"beta", "ms", 1e-3, func(c *engine.Config, v float64) { c.Latency.Beta = secs(v) },
-		func(c engine.Config) float64 { return c.Latency.Beta.Seconds() }},
-	{"c_decode", "us", 1e-6, func(c *engine.Config, v float64) { c.Latency.DecodePerToken = secs(v) },
-		func(c engine.Config) float64 { return c.Latency.DecodePerToken.Seconds() }},
-	{"save_fixed", "ms", 1e-3, func(c *engine.Config, v float64) { c.LlamaCpp.SaveFixed = secs(v) },
-		func(c engine.Config) float64 { return c.LlamaCpp.SaveFixed.Seconds() }},
-	{"save_per_token", "us", 1e-6, func(c *engine.Config, v float64) { c.LlamaCpp.SavePerToken = secs(v) },
-		func(c engine.Config) float64 { return c.LlamaCpp.SavePerToken.Seconds() }},
-	{"restore_fixed", "ms", 1e-3, func(c *engine.Config, v float64) { c.LlamaCpp.RestoreFixed = secs(v) },
-		func(c engine.Config) float64 { return c.LlamaCpp.RestoreFixed.Seconds() }},
-	{"restore_per_token", "us", 1e-6, func(c *engine.Config, v float64) { c.LlamaCpp.RestorePerToken = secs(v) },
-		func(c engine.Config) float64 { return c.LlamaCpp.RestorePerToken.Seconds() }},
-	{"request_overhead", "ms", 1e-3, func(c *engine.Config, v float64) { c.RequestOverhead = secs(v) },
-		func(c engine.Config) float64 { return c.RequestOverhead.Seconds() }},
-}
-
-// secs converts seconds to a duration.
-func secs(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)) }
 
 // termFloor is the smallest value a term takes in the search (1 ns, or
 // 1e-9 of a dimensionless term): log space cannot reach 0.

@@ -42,29 +42,30 @@ func EncodeAs(b Batch, enc Encoding) ([]byte, error) {
 func encodeEvent(e *msgpack.Encoder, ev *Event) error {
 	switch ev.Kind {
 	case Stored:
-		n := 8
+		n := 7 // through lora_name; a group adds extra_keys and group_idx
 		if ev.GroupIdx != 0 {
-			n = 10
+			n = 9
 		}
-		err := errors.Join(e.EncodeArrayLen(n), e.EncodeString(TagStored))
-		for _, f := range storedFields[:n-1] {
-			err = errors.Join(err, encodeField(e, ev, f))
-		}
-		return err
+		return encodeTagged(e, ev, TagStored, storedFields[:n])
 	case Removed:
-		n := 3
+		n := 2 // through medium; a group adds group_idx
 		if ev.GroupIdx != 0 {
-			n = 4
+			n = 3
 		}
-		err := errors.Join(e.EncodeArrayLen(n), e.EncodeString(TagRemoved))
-		for _, f := range removedFields[:n-1] {
-			err = errors.Join(err, encodeField(e, ev, f))
-		}
-		return err
+		return encodeTagged(e, ev, TagRemoved, removedFields[:n])
 	case Cleared:
 		return errors.Join(e.EncodeArrayLen(1), e.EncodeString(TagCleared))
 	}
 	return fmt.Errorf("event kind %d has no wire tag", ev.Kind)
+}
+
+// encodeTagged writes ev as an array of tag and then the named fields.
+func encodeTagged(e *msgpack.Encoder, ev *Event, tag string, fields []string) error {
+	err := errors.Join(e.EncodeArrayLen(1+len(fields)), e.EncodeString(tag))
+	for _, f := range fields {
+		err = errors.Join(err, encodeField(e, ev, f))
+	}
+	return err
 }
 
 // encodeField writes the value of one named field of ev.

@@ -14,11 +14,7 @@ type backendSet struct {
 
 // load makes bs the current set.
 func (s *backendSet) load(bs []Backend) {
-	s.cur++
-	if s.cur == 0 { // wrapped: forget every stamp
-		clear(s.gen)
-		s.cur = 1
-	}
+	nextStamp(&s.cur, s.gen)
 	for i, b := range bs {
 		if b.Index < 0 {
 			continue
@@ -29,6 +25,17 @@ func (s *backendSet) load(bs []Backend) {
 			s.gen = append(s.gen, make([]uint32, n-len(s.gen))...)
 		}
 		s.pos[b.Index], s.gen[b.Index] = int32(i), s.cur
+	}
+}
+
+// nextStamp advances the generation stamp *cur of stamps; when it wraps
+// around to 0 it clears stamps, forgetting every old stamp, and starts
+// again at 1.
+func nextStamp(cur *uint32, stamps []uint32) {
+	*cur++
+	if *cur == 0 {
+		clear(stamps)
+		*cur = 1
 	}
 }
 

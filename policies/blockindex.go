@@ -87,14 +87,7 @@ func (x *blockIndex) add(hashes []uint64, b Backend) int {
 }
 
 func (x *blockIndex) alloc(h uint64, backend int32) int32 {
-	var n int32
-	if k := len(x.free); k > 0 {
-		n, x.free = x.free[k-1], x.free[:k-1]
-	} else {
-		x.nodes = append(x.nodes, bnode{})
-		x.lru.appendNode()
-		n = int32(len(x.nodes) - 1)
-	}
+	n := arenaAlloc(&x.nodes, &x.lru, &x.free)
 	first, ok := x.table[h]
 	if !ok {
 		first = -1

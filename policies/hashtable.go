@@ -201,14 +201,7 @@ func (t *hashTable) touchVictims(n int) {
 // alloc stores r in a free arena slot; for a grouped r it adds the slot
 // to group *g, first creating the group when *g < 0.
 func (t *hashTable) alloc(r blockRef, g *int32) int32 {
-	var s int32
-	if n := len(t.free); n > 0 {
-		s, t.free = t.free[n-1], t.free[:n-1]
-	} else {
-		t.slots = append(t.slots, hslot{})
-		t.links.appendNode()
-		s = int32(len(t.slots) - 1)
-	}
+	s := arenaAlloc(&t.slots, &t.links, &t.free)
 	sl := &t.slots[s]
 	sl.key, sl.backends, sl.group, sl.k = r.key, sl.backends[:0], -1, int32(r.k)
 	t.n++

@@ -64,11 +64,7 @@ func (m *leadingMatcher) match(hashes []uint64, set *backendSet, holders holders
 
 // mark stamps the given Backend indexes with a new stamp.
 func (m *leadingMatcher) mark(idxs []int32) {
-	m.stamp++
-	if m.stamp == 0 { // wrapped: forget old stamps
-		clear(m.marks)
-		m.stamp = 1
-	}
+	nextStamp(&m.stamp, m.marks)
 	for _, idx := range idxs {
 		for int(idx) >= len(m.marks) {
 			m.marks = append(m.marks, 0)

@@ -113,19 +113,7 @@ func RegisterFilter(s Spec, f func(Params, Router) (Router, error)) {
 
 // NewFilter wraps inner in the named filter (see NewRouter for params).
 func NewFilter(name string, p Params, inner Router) (Router, error) {
-	s, err := Lookup(KindFilter, name)
-	if err != nil {
-		return nil, err
-	}
-	full, err := s.resolve(p)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.newFilter(full, inner)
-	if err != nil {
-		return nil, fmt.Errorf("filter %s: %w", name, s.blameEnv(p, err))
-	}
-	return r, nil
+	return build(KindFilter, name, p, func(s *Spec, full Params) (Router, error) { return s.newFilter(full, inner) })
 }
 
 // RegisterQueue adds a Queue constructor under s.Name.
@@ -182,36 +170,12 @@ func Lookup(kind Kind, name string) (*Spec, error) {
 // defaults (after environment variables); unknown parameter names and
 // invalid values are errors naming the parameter.
 func NewRouter(name string, p Params, rng *rand.Rand) (Router, error) {
-	s, err := Lookup(KindRouter, name)
-	if err != nil {
-		return nil, err
-	}
-	full, err := s.resolve(p)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.newRouter(full, rng)
-	if err != nil {
-		return nil, fmt.Errorf("router %s: %w", name, s.blameEnv(p, err))
-	}
-	return r, nil
+	return build(KindRouter, name, p, func(s *Spec, full Params) (Router, error) { return s.newRouter(full, rng) })
 }
 
 // NewQueue builds the named Queue (see NewRouter).
 func NewQueue(name string, p Params, rng *rand.Rand) (Queue, error) {
-	s, err := Lookup(KindQueue, name)
-	if err != nil {
-		return nil, err
-	}
-	full, err := s.resolve(p)
-	if err != nil {
-		return nil, err
-	}
-	q, err := s.newQueue(full, rng)
-	if err != nil {
-		return nil, fmt.Errorf("queue %s: %w", name, s.blameEnv(p, err))
-	}
-	return q, nil
+	return build(KindQueue, name, p, func(s *Spec, full Params) (Queue, error) { return s.newQueue(full, rng) })
 }
 
 // Resolve returns the parameters the named policy of kind runs with for the given ones: every parameter of its Spec with
@@ -220,11 +184,7 @@ func NewQueue(name string, p Params, rng *rand.Rand) (Queue, error) {
 // when p names one. Unknown names are errors; values are checked by
 // NewRouter and NewQueue, not here.
 func Resolve(kind Kind, name string, p Params) (Params, error) {
-	s, err := Lookup(kind, name)
-	if err != nil {
-		return nil, err
-	}
-	full, err := s.resolve(p)
+	_, full, err := lookupResolved(kind, name, p)
 	if err != nil {
 		return nil, err
 	}

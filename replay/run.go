@@ -386,18 +386,7 @@ func (s *scheduler) collect() <-chan struct{} {
 				s.writeEvent(rec.ev)
 				continue
 			}
-			r := rec.res
-			s.rates.Add(r)
-			s.counters.Done.Add(1)
-			if !r.OK() {
-				s.counters.Errors.Add(1)
-			}
-			if s.o.Results != nil {
-				_ = s.o.Results.WriteResult(r)
-			}
-			if s.o.OnResult != nil {
-				s.o.OnResult(r)
-			}
+			s.o.Deliver(rec.res, s.counters, &s.rates)
 		}
 	}()
 	return done

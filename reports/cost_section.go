@@ -62,16 +62,7 @@ func writeCost(w io.Writer, runs []*metrics.Summary) {
 		return
 	}
 	fmt.Fprintf(w, "### Cost\n\n%s\n\n", costText)
-	var rows [][]string
-	for _, s := range runs {
-		var row []string
-		for _, c := range costCells(s) {
-			row = append(row, c.Text)
-		}
-		row[0] = mdEscape(row[0])
-		rows = append(rows, row)
-	}
-	mdTable(w, costHead, "l", rows)
+	mdTable(w, costHead, "l", cellRows(runs, costCells))
 	fmt.Fprintf(w, "%s\n\n", strings.Join(costNotes(runs), " "))
 }
 
@@ -81,10 +72,7 @@ func costSection(runs []*metrics.Summary) (html.Section, bool) {
 	if !showCost(runs) {
 		return html.Section{}, false
 	}
-	t := &html.Table{Head: costHead, Note: strings.Join(costNotes(runs), " ")}
-	for _, s := range runs {
-		t.Rows = append(t.Rows, costCells(s))
-	}
+	t := cellsTable(runs, costHead, costNotes(runs), costCells)
 	return html.Section{ID: "cost", Title: "Cost", Text: costText, Table: t}, true
 }
 

@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"encoding/csv"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -72,22 +70,13 @@ func SummaryColumns() []string {
 // row per Run. Empty cells are figures that could not be measured.
 func WriteCSV(w io.Writer, runs []*metrics.Summary) error {
 	fields := summaryFields()
-	cw := csv.NewWriter(w)
-	if err := cw.Write(SummaryColumns()); err != nil {
-		return fmt.Errorf("write summary csv: %w", err)
-	}
 	row := make([]string, len(fields))
-	for _, s := range runs {
-		for i, f := range fields {
-			row[i] = f.value(s)
+	return writeCSV(w, "summary csv", SummaryColumns(), func(write func([]string)) {
+		for _, s := range runs {
+			for i, f := range fields {
+				row[i] = f.value(s)
+			}
+			write(row)
 		}
-		if err := cw.Write(row); err != nil {
-			return fmt.Errorf("write summary csv: %w", err)
-		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write summary csv: %w", err)
-	}
-	return nil
+	})
 }

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,24 +19,19 @@ var planCSVHead = []string{"kind", "policy", "replicas", "prefill", "decode", "l
 // load the target, replicas 0 and met false when not met) and each
 // split of a P/D fleet (kind "pd"; load the most it sustained).
 func WritePlanCSV(w io.Writer, p *Plan) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write(planCSVHead)
-	for _, r := range p.Rows {
-		row := planCSVRow("replicas", r.Policy, r.Replicas, 0, 0, p.target(), p.Unit, r.Met(), r.Figures, len(r.Tried))
-		row[16] = num(r.LargestMet)
-		_ = cw.Write(row)
-	}
-	for _, pd := range p.PD {
-		for _, s := range pd.Splits {
-			_ = cw.Write(planCSVRow("pd", pd.Policy, pd.Size, s.Prefill, s.Decode, s.Sustained, p.Unit, s.Sustained > 0,
-				s.Figures, s.Runs))
+	return writeCSV(w, "plan.csv", planCSVHead, func(write func([]string)) {
+		for _, r := range p.Rows {
+			row := planCSVRow("replicas", r.Policy, r.Replicas, 0, 0, p.target(), p.Unit, r.Met(), r.Figures, len(r.Tried))
+			row[16] = num(r.LargestMet)
+			write(row)
 		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write plan.csv: %w", err)
-	}
-	return nil
+		for _, pd := range p.PD {
+			for _, s := range pd.Splits {
+				write(planCSVRow("pd", pd.Policy, pd.Size, s.Prefill, s.Decode, s.Sustained, p.Unit, s.Sustained > 0,
+					s.Figures, s.Runs))
+			}
+		}
+	})
 }
 
 // planCSVRow is one row of plan.csv (largest_met empty).

@@ -75,16 +75,7 @@ func writeReasoning(w io.Writer, runs []*metrics.Summary) {
 		return
 	}
 	fmt.Fprintf(w, "### Reasoning\n\n%s\n\n", reasoningText)
-	var rows [][]string
-	for _, s := range runs {
-		var row []string
-		for _, c := range reasoningCells(s) {
-			row = append(row, c.Text)
-		}
-		row[0] = mdEscape(row[0])
-		rows = append(rows, row)
-	}
-	mdTable(w, reasoningHead, "l", rows)
+	mdTable(w, reasoningHead, "l", cellRows(runs, reasoningCells))
 	if notes := reasoningNotes(runs); len(notes) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(notes, " "))
 	}
@@ -97,10 +88,7 @@ func reasoningSection(runs []*metrics.Summary) (html.Section, bool) {
 	if !showReasoning(runs) {
 		return html.Section{}, false
 	}
-	t := &html.Table{Head: reasoningHead, Note: strings.Join(reasoningNotes(runs), " ")}
-	for _, s := range runs {
-		t.Rows = append(t.Rows, reasoningCells(s))
-	}
+	t := cellsTable(runs, reasoningHead, reasoningNotes(runs), reasoningCells)
 	return html.Section{ID: "reasoning", Title: "Reasoning", Text: reasoningText, Table: t}, true
 }
 

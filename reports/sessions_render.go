@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -189,18 +188,14 @@ func knownCount(get func(*metrics.SessionSummary) int) func(*metrics.SessionSumm
 // (policy, session, turns, failed turns, session time, fleet time and
 // think time in ms).
 func WriteSessionsCSV(w io.Writer, runs []*metrics.Summary) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"policy", "session", "turns", "failed_turns", "session_time_ms", "fleet_time_ms", "think_time_ms"})
+	head := []string{"policy", "session", "turns", "failed_turns", "session_time_ms", "fleet_time_ms", "think_time_ms"}
 	ms := func(d time.Duration) string { return num(float64(d) / 1e6) }
-	for _, s := range runs {
-		for _, r := range s.SessionRows() {
-			_ = cw.Write([]string{s.Name(), r.Session, strconv.Itoa(r.Turns), strconv.Itoa(r.Failed), ms(r.Time),
-				ms(r.Fleet), ms(r.Think)})
+	return writeCSV(w, "sessions.csv", head, func(write func([]string)) {
+		for _, s := range runs {
+			for _, r := range s.SessionRows() {
+				write([]string{s.Name(), r.Session, strconv.Itoa(r.Turns), strconv.Itoa(r.Failed), ms(r.Time),
+					ms(r.Fleet), ms(r.Think)})
+			}
 		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write sessions.csv: %w", err)
-	}
-	return nil
+	})
 }

@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"encoding/csv"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -106,25 +104,16 @@ func SweepColumns() []string {
 // latencies in ms, fractions in [0, 1]; a figure that could not be
 // measured is empty.
 func WriteSweepCSV(w io.Writer, s *verdict.Sweep) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(SweepColumns()); err != nil {
-		return fmt.Errorf("write sweep csv: %w", err)
-	}
-	for i := range s.Policies {
-		p := &s.Policies[i]
-		for j := range p.Steps {
-			row := make([]string, len(sweepFields))
-			for k, f := range sweepFields {
-				row[k] = f.value(s, p, j+1, &p.Steps[j])
-			}
-			if err := cw.Write(row); err != nil {
-				return fmt.Errorf("write sweep csv: %w", err)
+	return writeCSV(w, "sweep csv", SweepColumns(), func(write func([]string)) {
+		for i := range s.Policies {
+			p := &s.Policies[i]
+			for j := range p.Steps {
+				row := make([]string, len(sweepFields))
+				for k, f := range sweepFields {
+					row[k] = f.value(s, p, j+1, &p.Steps[j])
+				}
+				write(row)
 			}
 		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write sweep csv: %w", err)
-	}
-	return nil
+	})
 }

@@ -221,19 +221,10 @@ func (s *simulator) emit(r *results.Result) {
 	s.g.Done(r, r.Answer)
 	r.Answer = nil
 	s.next = s.g.Peek(s.now)
-	s.rates.Add(r)
-	s.counters.Done.Add(1)
 	if r.Backend >= 0 {
 		s.counters.InFlight.Add(-1)
 	}
-	if !r.OK() {
-		s.counters.Errors.Add(1)
-	}
-	if s.o.Results != nil {
-		_ = s.o.Results.WriteResult(r)
-	}
-	if s.o.OnResult != nil {
-		s.o.OnResult(r)
+	if s.o.Deliver(r, s.counters, &s.rates) {
 		s.halt = s.ctx != nil && s.ctx.Err() != nil
 	}
 }

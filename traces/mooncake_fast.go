@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"strconv"
 )
 
@@ -77,22 +78,14 @@ func (p *scanner) end() bool {
 // value parses the value of key into rec.
 func (p *scanner) value(key string, rec *mooncakeRecord) bool {
 	switch key {
-	case "timestamp", "delay":
-		f, ok := p.float()
-		if key == "timestamp" {
-			p.vals.timestamp, rec.Timestamp = f, &p.vals.timestamp
-		} else {
-			p.vals.delay, rec.Delay = f, &p.vals.delay
-		}
-		return ok
-	case "input_length", "output_length":
-		n, ok := p.int()
-		if key == "input_length" {
-			p.vals.input, rec.InputLength = n, &p.vals.input
-		} else {
-			p.vals.output, rec.OutputLength = n, &p.vals.output
-		}
-		return ok
+	case "timestamp":
+		return store(p.float, &p.vals.timestamp, &rec.Timestamp)
+	case "delay":
+		return store(p.float, &p.vals.delay, &rec.Delay)
+	case "input_length":
+		return store(p.int, &p.vals.input, &rec.InputLength)
+	case "output_length":
+		return store(p.int, &p.vals.output, &rec.OutputLength)
 	case "hash_ids":
 		ids, ok := p.uintArray()
 		rec.HashIDs = ids
@@ -103,6 +96,14 @@ func (p *scanner) value(key string, rec *mooncakeRecord) bool {
 		return ok
 	}
 	return false
+}
+
+// store parses a value into *slot and points *field at it (whether or
+// not it parsed); it reports whether it parsed.
+func store[T any](parse func() (T, bool), slot *T, field **T) bool {
+	v, ok := parse()
+	*slot, *field = v, slot
+	return ok
 }
 
 // number returns the next JSON number token, checking its grammar:
@@ -174,7 +175,7 @@ func (p *scanner) uintArray() ([]uint64, bool) {
 	if !p.byte('[') {
 		return nil, false
 	}
-	ids := make([]uint64, 0, 1+countByte(p.b[p.i:], ','))
+	ids := make([]uint64, 0, 1+bytes.Count(p.b[p.i:], []byte{','}))
 	if p.byte(']') {
 		return ids, true
 	}
@@ -216,14 +217,4 @@ func (p *scanner) plainString() ([]byte, bool) {
 		p.i++
 	}
 	return nil, false
-}
-
-func countByte(b []byte, c byte) int {
-	n := 0
-	for _, x := range b {
-		if x == c {
-			n++
-		}
-	}
-	return n
 }

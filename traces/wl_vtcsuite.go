@@ -2,7 +2,9 @@ package traces
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,12 +56,7 @@ func buildVTCSuite(p *params, seed uint64) (Source, error) {
 	name := p.raw("suite")
 	phases, ok := vtcSuites[name]
 	if !ok {
-		names := make([]string, 0, len(vtcSuites))
-		for n := range vtcSuites {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, fmt.Errorf("parameter suite: unknown suite %q (known: %s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("parameter suite: unknown suite %q (known: %s)", name, strings.Join(slices.Sorted(maps.Keys(vtcSuites)), ", "))
 	}
 	in, out := p.tokens("input_len", 1), p.tokens("output_len", 1)
 	scale, limit := p.positive("rate"), p.int("requests", 0)

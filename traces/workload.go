@@ -2,7 +2,8 @@ package traces
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -96,12 +97,7 @@ func newParams(w *WorkloadSpec, given Params) (*params, error) {
 		if k != "preset" {
 			ps, ok := known[k]
 			if !ok {
-				names := make([]string, 0, len(known))
-				for n := range known {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				return nil, fmt.Errorf("workload %s: unknown parameter %q (known: %s)", w.Name, k, strings.Join(names, ", "))
+				return nil, fmt.Errorf("workload %s: unknown parameter %q (known: %s)", w.Name, k, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 			}
 			want = ps.Kind
 		}
@@ -129,14 +125,10 @@ func newParams(w *WorkloadSpec, given Params) (*params, error) {
 	return &params{w: w, known: known, vals: vals}, nil
 }
 
+// presetNames lists w's presets in order ("none" without any).
 func presetNames(w *WorkloadSpec) string {
-	var out []string
-	for n := range w.Presets {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
+	if len(w.Presets) == 0 {
 		return "none"
 	}
-	return strings.Join(out, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(w.Presets)), ", ")
 }

@@ -22,13 +22,7 @@ type reportOptions struct {
 	title       string
 	png         bool
 	requestsCSV string
-	sloTTFT     time.Duration
-	sloTTFOT    time.Duration
-	sloTPOT     time.Duration
-	sloE2E      time.Duration
-	sloFile     string
-	warmup      time.Duration
-	cost        string
+	slo         flags.SLO
 }
 
 func newReportCmd() *cobra.Command {
@@ -58,42 +52,14 @@ writes one row per request.`,
 	fs.StringVar(&o.title, "title", "", "title of the markdown report")
 	fs.BoolVar(&o.png, "png", false, "also render plots as PNG and embed those instead of the SVGs")
 	fs.StringVar(&o.requestsCSV, "requests-csv", "", "also write a per-request CSV to this file")
-	fs.DurationVar(&o.sloTTFT, "slo-ttft", 2*time.Second, "SLA bound on TTFT from intended arrival (0 = none)")
-	fs.DurationVar(&o.sloTTFOT, "slo-ttfot", 0, "SLA bound on the time to first output token, after a reasoning model's reasoning (0 = none)")
-	fs.DurationVar(&o.sloTPOT, "slo-tpot", 100*time.Millisecond, "SLA bound on TPOT (0 = none)")
-	fs.DurationVar(&o.sloE2E, "slo-e2e", 0, "SLA bound on end-to-end latency (0 = none)")
-	fs.StringVar(&o.sloFile, "slo-file", "", "YAML file of per-user SLO bounds (users: {name: {ttft: 1s}})")
-	fs.DurationVar(&o.warmup, "warmup", 0, "leave out requests that arrive in the first D of each run")
-	fs.StringVar(&o.cost, "cost-per-hour", "", "price of each backend in $/hour, for cost per token (default: none)")
+	fs.DurationVar(&o.slo.TTFT, "slo-ttft", 2*time.Second, "SLA bound on TTFT from intended arrival (0 = none)")
+	fs.DurationVar(&o.slo.TTFOT, "slo-ttfot", 0, "SLA bound on the time to first output token, after a reasoning model's reasoning (0 = none)")
+	fs.DurationVar(&o.slo.TPOT, "slo-tpot", 100*time.Millisecond, "SLA bound on TPOT (0 = none)")
+	fs.DurationVar(&o.slo.E2E, "slo-e2e", 0, "SLA bound on end-to-end latency (0 = none)")
+	fs.StringVar(&o.slo.File, "slo-file", "", "YAML file of per-user SLO bounds (users: {name: {ttft: 1s}})")
+	fs.DurationVar(&o.slo.Warmup, "warmup", 0, "leave out requests that arrive in the first D of each run")
+	fs.StringVar(&o.slo.Cost, "cost-per-hour", "", "price of each backend in $/hour, for cost per token (default: none)")
 	return cmd
-}
-
-// options builds the report options from the flags.
-func (o *reportOptions) options() (metrics.Options, error) {
-	ro := metrics.DefaultOptions()
-	for _, f := range []struct {
-		name string
-		d    time.Duration
-	}{{"--slo-ttft", o.sloTTFT}, {"--slo-ttfot", o.sloTTFOT}, {"--slo-tpot", o.sloTPOT}, {"--slo-e2e", o.sloE2E},
-		{"--warmup", o.warmup}} {
-		if f.d < 0 {
-			return ro, usagef("%s: negative duration %s", f.name, f.d)
-		}
-	}
-	ro.SLO.TTFT, ro.SLO.TTFOT, ro.SLO.TPOT, ro.SLO.E2E, ro.Warmup = o.sloTTFT, o.sloTTFOT, o.sloTPOT, o.sloE2E, o.warmup
-	price, err := flags.Price(o.cost)
-	if err != nil {
-		return ro, err
-	}
-	ro.Price = price
-	if o.sloFile != "" {
-		per, err := metrics.LoadSLOFile(o.sloFile)
-		if err != nil {
-			return ro, usagef("--slo-file: %v", err)
-		}
-		ro.SLO.PerUser = per
-	}
-	return ro, nil
 }
 
 func runReport(out io.Writer, o *reportOptions, paths []string) error {
@@ -102,7 +68,7 @@ func runReport(out io.Writer, o *reportOptions, paths []string) error {
 	default:
 		return usagef("--format: %q is not one of table, md, csv, json", o.format)
 	}
-	ro, err := o.options()
+	ro, err := o.slo.Options()
 	if err != nil {
 		return err
 	}
