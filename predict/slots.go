@@ -1,26 +1,54 @@
 package predict
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/tracebench/tracebench/results"
 )
 
-// place is where a request ran: its server and slot.
-type place struct{ backend, slot int }
+// slotUse is one request's turn on a slot.
+type slotUse struct {
+	id string
+	at time.Duration
+}
 
-// slotPlaces reads the server and slot of every successful request of
-// the results file at path that names its slot, by request ID.
-func slotPlaces(path string) (map[string]place, error) {
-	out := map[string]place{}
+// slotPredecessors reads the successful requests of the results file at
+// path that name their slot and returns, by request ID, the request that
+// its slot (on its server) served before it: "" for the slot's first.
+// Slot ids themselves are labels (a server and a simulation that agree
+// on every choice can number their slots apart after one tie), so the
+// predecessor is what a slot choice decides: which prompt the slot held,
+// hence the cache hit, and the save or restore.
+func slotPredecessors(path string) (map[string]string, error) {
+	type key struct{ backend, slot int }
+	uses := map[key][]slotUse{}
 	err := results.EachResult(path, nil, func(r *results.Result) error {
 		if r.OK() && r.Slot != nil {
-			out[r.ID] = place{r.Backend, *r.Slot}
+			at := r.FirstToken
+			if at == 0 {
+				at = r.Sent
+			}
+			k := key{r.Backend, *r.Slot}
+			uses[k] = append(uses[k], slotUse{r.ID, at})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
+	}
+	out := map[string]string{}
+	for _, us := range uses {
+		slices.SortFunc(us, func(a, b slotUse) int { return cmp.Compare(a.at, b.at) })
+		for i, u := range us {
+			if i > 0 {
+				out[u.id] = us[i-1].id
+			} else {
+				out[u.id] = ""
+			}
+		}
 	}
 	return out, nil
 }
@@ -28,17 +56,18 @@ func slotPlaces(path string) (map[string]place, error) {
 // SlotAgreement counts the requests whose slot both the measured run
 // (llama.cpp's id_slot, as `--api native` records it for every request)
 // and the simulation (the per-slot cache's slot) name, N, and of those
-// the ones the simulation ran on the same server and slot, Same.
+// the ones that followed the same request on their slot on both sides
+// (or came first to a slot on both), Same.
 type SlotAgreement struct{ N, Same int }
 
-// CompareSlots compares the slots of the measured run at live with
-// those of the simulated run at predicted.
+// CompareSlots compares the slot choices of the measured run at live
+// with those of the simulated run at predicted.
 func CompareSlots(live, predicted string) (SlotAgreement, error) {
-	m, err := slotPlaces(live)
+	m, err := slotPredecessors(live)
 	if err != nil {
 		return SlotAgreement{}, err
 	}
-	p, err := slotPlaces(predicted)
+	p, err := slotPredecessors(predicted)
 	if err != nil {
 		return SlotAgreement{}, err
 	}
@@ -54,17 +83,17 @@ func CompareSlots(live, predicted string) (SlotAgreement, error) {
 	return a, nil
 }
 
-// slotNote says how often the simulated engines chose the server's own
-// slot; "" when fewer than minLoneRequests requests name theirs on both
-// sides (the run did not record slots: not `--api native`, or not a
+// slotNote says how often the simulated engines made the server's slot
+// choice; "" when fewer than minLoneRequests requests name their slot on
+// both sides (the run did not record slots: not `--api native`, or not a
 // per-slot profile).
 func slotNote(live, predicted string) (string, error) {
 	a, err := CompareSlots(live, predicted)
 	if err != nil || a.N < minLoneRequests {
 		return "", err
 	}
-	return fmt.Sprintf("slot check: the simulated engines ran %d of the %d requests whose slot both sides name (%.0f %%) on the "+
-		"server and slot the server ran them on (llama.cpp's id_slot): the slot choice (longest shared prefix above the "+
-		"similarity threshold, else the least recently used slot) and its saves and restores follow the server's where these agree",
+	return fmt.Sprintf("slot check: the simulated engines put %d of the %d requests whose slot both sides name (%.0f %%) on a slot "+
+		"that had served the same request before it as the server's had (llama.cpp's id_slot): the slot choice (longest shared "+
+		"prefix above the similarity threshold, else the least recently used slot) decides the cache hit and the save or restore",
 		a.Same, a.N, 100*float64(a.Same)/float64(a.N)), nil
 }

@@ -7,19 +7,18 @@ import (
 	"testing"
 )
 
-// slotCheck reads predict's slot check: requests on the server's own
-// slot, and requests compared.
-var slotCheck = regexp.MustCompile(`slot check: the simulated engines ran (\d+) of the (\d+) requests`)
+// slotCheck reads predict's slot check: requests whose slot had served
+// the same request before them on both sides, and requests compared.
+var slotCheck = regexp.MustCompile(`slot check: the simulated engines put (\d+) of the (\d+) requests`)
 
 // TestPredictSlotsOnMock records a run against the mock answering as
 // llama.cpp with --api native (every result names its slot), predicts it
 // with the mock's own profile, and reads predict's slot check: the
-// simulated engines are the mock's, so at light load they choose the
-// same slot for at least 80 % of the requests: 38 to 40 of 40 in three
-// runs, the rest where the real-time mock's jitter put two releases in
-// the other order, which moves the least recently used slot. A slot
-// choice that ignored the shared prefixes, or picked at random among 4
-// slots, would land near a quarter.
+// simulated engines are the mock's, so at light load they make the same
+// choice (a slot that served the same request before) for at least 80 %
+// of the requests (40 of 40 in a run; a release the real-time mock's
+// jitter puts in the other order moves the least recently used slot).
+// A slot choice that ignored the shared prefixes would land far lower.
 func TestPredictSlotsOnMock(t *testing.T) {
 	prof := slotsProfile(t)
 	dir := t.TempDir()
@@ -38,9 +37,9 @@ func TestPredictSlotsOnMock(t *testing.T) {
 		t.Fatalf("predict printed no slot check:\n%s", so)
 	}
 	same, n := atoi(t, m[1]), atoi(t, m[2])
-	t.Logf("slot check: %d of %d on the mock's slot", same, n)
+	t.Logf("slot check: %d of %d made the mock's choice", same, n)
 	if n < 30 || float64(same) < 0.8*float64(n) {
-		t.Errorf("the simulation chose the mock's slot for %d of %d requests, want at least 80 %% of 30 or more:\n%s", same, n, so)
+		t.Errorf("the simulation made the mock's slot choice for %d of %d requests, want at least 80 %% of 30 or more:\n%s", same, n, so)
 	}
 }
 
