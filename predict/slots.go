@@ -93,7 +93,7 @@ func slotNote(live, predicted string) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("slot check: the simulated engines put %d of the %d requests whose slot both sides name (%.0f %%) on a slot "+
-		"that had served the same request before it as the server's had (llama.cpp's id_slot): the slot choice (longest shared "+
+		"whose previous request was the one the server's slot had served before it (llama.cpp's id_slot): the slot choice (longest shared "+
 		"prefix above the similarity threshold, else the least recently used slot) decides the cache hit and the save or restore",
 		a.Same, a.N, 100*float64(a.Same)/float64(a.N)), nil
 }
