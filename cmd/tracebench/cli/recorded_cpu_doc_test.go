@@ -96,10 +96,14 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 		lo, hi = math.Min(lo, r.lone), math.Max(hi, r.lone)
 	}
 	fmt.Fprintf(&b, "The probes' requests decoded alone at %.2f and %.2f ms per token (the `c1` phase, before and after the\n", fig.probeLone[0], fig.probeLone[1])
-	fmt.Fprintf(&b, "runs), the runs' at %.2f to %.2f: the runs, with the host far less busy than in a probe, ran at\n", lo, hi)
-	b.WriteString("another speed than the probes did, which no engine term describes; `predict` states it for each run\n")
-	b.WriteString("in its speed check (the servers' own decode of lone requests against the profile's step of one\n")
-	b.WriteString("sequence), and the TPOT p50 error follows it.\n\n")
+	fmt.Fprintf(&b, "runs), the runs' at %.2f to %.2f: the runs ran at another speed than the probes did, which no engine\n", lo, hi)
+	b.WriteString("term describes; `predict` states it for each run in its speed check (the servers' own decode of\n")
+	b.WriteString("lone requests against the profile's step of one sequence), and the TPOT p50 error follows it. The\n")
+	b.WriteString("light load of the runs is not the cause: on one such server alone (2026-11-29 14:03 UTC, load\n")
+	b.WriteString("average 0.3), the runs' requests sent one at a time back to back decoded at 2.05 ms per token\n")
+	b.WriteString("(median), then at 2 and 0.5 req/s with idle gaps at 2.52 and 2.46, then back to back again at\n")
+	b.WriteString("2.71: the machine's speed moved within minutes, and single requests ranged from 1.7 to 10 ms per\n")
+	b.WriteString("token.\n\n")
 	b.WriteString("## The engine terms fitted on the probe\n\n")
 	b.WriteString("| term | value | ± std err | unit | what it is | server flags that change it |\n|---|---|---|---|---|---|\n")
 	for _, t := range fig.terms {
