@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/results"
 )
 
@@ -14,23 +15,16 @@ import (
 // timings) or, with client, timed by the client only.
 func writeDecodes(t *testing.T, path string, msPerToken []float64, client bool) {
 	t.Helper()
-	w, err := results.Create(path, results.Header{Version: "test", Format: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var rs []*results.Result
 	for i, ms := range msPerToken {
 		r := &results.Result{Seq: int64(i), ID: filepath.Base(path) + string(rune('a'+i)), Status: 200, CompletionTokens: 11,
 			FirstToken: time.Second, Done: time.Second + time.Duration(10*ms*float64(time.Millisecond))}
 		if !client {
 			r.Server = &results.ServerTimings{PredictedN: 11, PredictedMS: 11 * ms}
 		}
-		if err := w.WriteResult(r); err != nil {
-			t.Fatal(err)
-		}
+		rs = append(rs, r)
 	}
-	if err := w.Close(results.Stop{Reason: "done"}); err != nil {
-		t.Fatal(err)
-	}
+	testfixtures.WriteResults(t, path, rs)
 }
 
 // TestSpeedOverProbe compares a probe's first phase with its repeat.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/results"
 )
 
@@ -12,22 +13,15 @@ import (
 // reaching its first token at i seconds.
 func writeSlots(t *testing.T, path string, slots []int) {
 	t.Helper()
-	w, err := results.Create(path, results.Header{Version: "test", Format: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var rs []*results.Result
 	for i, s := range slots {
 		r := &results.Result{Seq: int64(i), ID: string(rune('a' + i)), Status: 200, FirstToken: time.Duration(i+1) * time.Second}
 		if s >= 0 {
 			r.Slot = &s
 		}
-		if err := w.WriteResult(r); err != nil {
-			t.Fatal(err)
-		}
+		rs = append(rs, r)
 	}
-	if err := w.Close(results.Stop{Reason: "done"}); err != nil {
-		t.Fatal(err)
-	}
+	testfixtures.WriteResults(t, path, rs)
 }
 
 // TestCompareSlots: a slot choice agrees when the request followed the

@@ -108,3 +108,21 @@ func ReadResults(t testing.TB, path string) (*results.Reader, []*results.Result,
 		}
 	}
 }
+
+// WriteResults writes a results file at path holding rs under a test
+// header and a "done" stop line, failing the test on an error.
+func WriteResults(t testing.TB, path string, rs []*results.Result) {
+	t.Helper()
+	w, err := results.Create(path, results.Header{Version: "test", Format: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if err := w.WriteResult(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(results.Stop{Reason: "done"}); err != nil {
+		t.Fatal(err)
+	}
+}
