@@ -24,7 +24,7 @@ func writeDecodes(t *testing.T, path string, msPerToken []float64, client bool) 
 		}
 		rs = append(rs, r)
 	}
-	testfixtures.WriteResults(t, path, rs)
+	testfixtures.WriteResults(t, path, results.Header{Version: results.Version}, rs)
 }
 
 // TestSpeedOverProbe compares a probe's first phase with its repeat.

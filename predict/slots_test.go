@@ -21,7 +21,7 @@ func writeSlots(t *testing.T, path string, slots []int) {
 		}
 		rs = append(rs, r)
 	}
-	testfixtures.WriteResults(t, path, rs)
+	testfixtures.WriteResults(t, path, results.Header{Version: results.Version}, rs)
 }
 
 // TestCompareSlots: a slot choice agrees when the request followed the

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/results"
 )
@@ -57,19 +58,11 @@ func TestSpeedNoteNeedsServerTimings(t *testing.T) {
 // server's own timings.
 func writeTimingless(t *testing.T, path string) {
 	t.Helper()
-	w, err := results.Create(path, results.Header{Version: results.Version, Policy: "round-robin"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var rs []*results.Result
 	for i := range 8 {
 		s := time.Duration(i) * time.Second
-		r := &results.Result{Seq: int64(i), ID: strconv.Itoa(i), Sent: s, FirstToken: s + 10*time.Millisecond,
-			Done: s + 100*time.Millisecond, Status: 200, OutputTokens: 10}
-		if err := w.WriteResult(r); err != nil {
-			t.Fatal(err)
-		}
+		rs = append(rs, &results.Result{Seq: int64(i), ID: strconv.Itoa(i), Sent: s, FirstToken: s + 10*time.Millisecond,
+			Done: s + 100*time.Millisecond, Status: 200, OutputTokens: 10})
 	}
-	if err := w.Close(results.Stop{Reason: "done"}); err != nil {
-		t.Fatal(err)
-	}
+	testfixtures.WriteResults(t, path, results.Header{Version: results.Version, Policy: "round-robin"}, rs)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tracebench/tracebench/internal/testfixtures"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/verdict"
@@ -280,18 +281,7 @@ func TestCountMisses(t *testing.T) {
 		{User: "a", Intended: time.Second, Done: 2 * time.Second, Status: 200}, // no token: TTFT miss
 	}
 	path := filepath.Join(t.TempDir(), "r.jsonl")
-	w, err := results.Create(path, results.Header{Policy: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rs {
-		if err := w.WriteResult(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(results.Stop{Reason: "done"}); err != nil {
-		t.Fatal(err)
-	}
+	testfixtures.WriteResults(t, path, results.Header{Policy: "p"}, rs)
 	o := metrics.DefaultOptions()
 	o.Warmup = 500 * ms
 	o.SLO = metrics.SLO{TTFT: 200 * ms, TPOT: 20 * ms, PerUser: map[string]metrics.SLO{"vip": {TTFT: 400 * ms}}}

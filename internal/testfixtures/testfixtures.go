@@ -109,11 +109,11 @@ func ReadResults(t testing.TB, path string) (*results.Reader, []*results.Result,
 	}
 }
 
-// WriteResults writes a results file at path holding rs under a test
-// header and a "done" stop line, failing the test on an error.
-func WriteResults(t testing.TB, path string, rs []*results.Result) {
+// WriteResults writes a results file at path holding h, rs and a "done"
+// stop line, failing the test on an error.
+func WriteResults(t testing.TB, path string, h results.Header, rs []*results.Result) {
 	t.Helper()
-	w, err := results.Create(path, results.Header{Version: "test", Format: 1})
+	w, err := results.Create(path, h)
 	if err != nil {
 		t.Fatal(err)
 	}
