@@ -1,9 +1,11 @@
 package calibrate
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"sync"
 	"text/tabwriter"
 )
 
@@ -38,24 +40,34 @@ func Halves(res *Result, in *Input, prompts Prompts) ([]HalfTerm, error) {
 	var cfgs [2]struct {
 		val, se map[int]float64
 	}
-	var fitted map[int]bool
-	for h := range 2 {
-		best, ran, err := staged(start, sets, replayEvals, h+1)
-		if err != nil {
-			return nil, fmt.Errorf("calibrate halves: %w", err)
-		}
-		cfgs[h].se = stageErrs(best, sets, ran, h+1)
-		cfgs[h].val = map[int]float64{}
-		fitted = map[int]bool{}
-		for _, st := range ran {
-			for _, t := range st.terms {
-				cfgs[h].val[t], fitted[t] = llamaTerms[t].get(best), true
+	var fitted [2]map[int]bool
+	var errs [2]error
+	var wg sync.WaitGroup
+	for h := range 2 { // the halves at once: each replay runs on one goroutine
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			best, ran, err := staged(start, sets, replayEvals, h+1)
+			if err != nil {
+				errs[h] = fmt.Errorf("calibrate halves: %w", err)
+				return
 			}
-		}
+			cfgs[h].se = stageErrs(best, sets, ran, h+1)
+			cfgs[h].val, fitted[h] = map[int]float64{}, map[int]bool{}
+			for _, st := range ran {
+				for _, t := range st.terms {
+					cfgs[h].val[t], fitted[h][t] = llamaTerms[t].get(best), true
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
 	}
 	var out []HalfTerm
 	for i, t := range llamaTerms {
-		if !fitted[i] {
+		if !fitted[0][i] || !fitted[1][i] { // a term both halves fitted
 			continue
 		}
 		ht := HalfTerm{Name: t.name, Unit: t.unit,

@@ -284,16 +284,12 @@ func (f *replayFit) multiStart(evals int) (engine.Config, error) {
 	if grid, ok := f.gridStart(); ok {
 		starts = append(starts, grid)
 	}
-	for _, start := range starts {
-		g := *f
-		g.cfg = start
-		next, err := g.search(evals)
-		if err != nil {
-			return base, err
+	for _, r := range f.searchAll(starts, evals) {
+		if r.err != nil {
+			return base, r.err
 		}
-		g.cfg = next
-		if l := g.loss(g.x()); l < bestLoss {
-			best, bestLoss = next, l
+		if r.loss < bestLoss {
+			best, bestLoss = r.cfg, r.loss
 		}
 	}
 	f.cfg = best

@@ -40,7 +40,7 @@ func TestReplayNativeAPIOnMock(t *testing.T) {
 	for _, extra := range [][]string{nil, {"--no-stream"}} {
 		t.Run(fmt.Sprint("stream=", extra == nil), func(t *testing.T) {
 			res := replayResults(t, append([]string{"--mock", "1", "--mock-profile", prof, "--dialect", "llamacpp", "--api", "native",
-				"--workload", "shared-prefix", "--workload-param", "requests=24", "--rate", "40"}, extra...)...)
+				"--workload", "shared-prefix", "--workload-param", "requests=24", "--workload-param", "output_len=8", "--rate", "40"}, extra...)...)
 			if len(res) != 24 {
 				t.Fatalf("%d results, want 24", len(res))
 			}

@@ -41,15 +41,20 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "gpu8b.yaml")
 	var so, se bytes.Buffer
-	args := append([]string{"calibrate", "--host-cache-tokens", "65536", "-o", prof}, probes...)
+	args := append([]string{"calibrate", "--halves", "--host-cache-tokens", "65536", "-o", prof}, probes...)
 	if code := Run(args, &so, &se); code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, se.String())
 	}
 	t.Log(so.String())
-	if !strings.Contains(so.String(), "fitted without server timings") {
+	out, halves, ok := strings.Cut(so.String(), halvesMarker)
+	if !ok {
+		t.Fatalf("no halves table in calibrate's output:\n%s", so.String())
+	}
+	checkHalves(t, halves)
+	if !strings.Contains(out, "fitted without server timings") {
 		t.Errorf("calibrate did not say that the recorded probe (no llama.cpp timings kept) was fitted without server timings")
 	}
-	fig := recordedFigures{residual: residualPct(so.String(), "ttft"), terms: recordedTerms(so.String())}
+	fig := recordedFigures{residual: residualPct(out, "ttft"), terms: recordedTerms(out)}
 	if rel := fig.residual; !(rel < 45) {
 		t.Errorf("probe TTFT residuals %.1f %% of the mean: want under 45 %% (target 40 %%)", rel)
 	} else if rel > 40 {
@@ -133,31 +138,20 @@ func afterArgs(after string) []string {
 	return []string{"--after", after}
 }
 
-// TestRecordedGPUHalves fits the engine terms on each half of the
-// recorded probe's requests (calibrate --halves): two probes of one
-// server should agree within their standard errors. A term that does not
-// is a missed target (marked, not failed); the test fails when calibrate
-// does or prints no halves table.
-func TestRecordedGPUHalves(t *testing.T) {
-	if sweepRace || testing.Short() {
-		t.Skip("two more engine-replay fits (about a minute): run without -race and -short")
+// halvesMarker starts calibrate's table of the engine terms fitted on
+// each half of the probe's requests (--halves).
+const halvesMarker = "\nengine terms fitted on each half"
+
+// checkHalves reads calibrate --halves' table (out, from halvesMarker on):
+// two probes of one server should agree within their standard errors,
+// and the halves of one probe are two such probes. A term that does not
+// is a missed target (marked, not failed); a missing summary line fails.
+func checkHalves(t *testing.T, out string) {
+	t.Helper()
+	if !strings.Contains(out, "halves: ") {
+		t.Fatalf("no halves summary in calibrate's output:\n%s", out)
 	}
-	probes, _ := filepath.Glob(filepath.Join(recordedGPU, "probe", "*.jsonl"))
-	if len(probes) == 0 {
-		t.Fatalf("no recorded probe in %s: the recorded GPU runs live in ../shared/real-engine-runs beside the repository", recordedGPU)
-	}
-	var so, se bytes.Buffer
-	args := append([]string{"calibrate", "--halves", "--host-cache-tokens", "65536"}, probes...)
-	if code := Run(args, &so, &se); code != 0 {
-		t.Fatalf("calibrate --halves exit %d: %s", code, se.String())
-	}
-	out := so.String()
-	i := strings.Index(out, "term ")
-	if i < 0 || !strings.Contains(out, "halves: ") {
-		t.Fatalf("no halves table in calibrate's output:\n%s", out)
-	}
-	t.Log(out[i:])
-	for _, line := range strings.Split(out[i:], "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) == 7 && f[6] == "false" {
 			mark(t, fmt.Sprintf("TARGET MISSED %s halves_disagree_%s first %s ± %s second %s ± %s %s",
 				t.Name(), f[0], f[1], f[2], f[3], f[4], f[5]))
