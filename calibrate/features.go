@@ -41,6 +41,23 @@ type row struct {
 	cluster int
 }
 
+// weight is the row's weight in the fit (w, or 1 when unset).
+func (r row) weight() float64 {
+	if r.w == 0 {
+		return 1
+	}
+	return r.w
+}
+
+// predict is the row's left side under th: Σ x[i]·θ[i] (seconds).
+func (r row) predict(th [numCols]float64) float64 {
+	p := 0.0
+	for c := range numCols {
+		p += r.x[c] * th[c]
+	}
+	return p
+}
+
 // stepModel is the current estimate of the parameters, used to weight
 // the steps of a window and to place prompt computations in time; the
 // zero value (before the first fit) weighs time uniformly.

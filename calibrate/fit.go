@@ -319,39 +319,46 @@ func zeroFx(fx [numCols]float64, c int) [numCols]float64 {
 	return fx
 }
 
-// solve fits the free columns by linear least squares (the fixed ones'
-// contribution is subtracted from y) and returns the parameters, their
-// standard errors (0 for fixed ones) and the residual sum of squares.
-func solve(rows []row, free [numCols]bool, fixed [numCols]float64) (th, se [numCols]float64, rss float64, err error) {
+// design returns the free columns and the weighted design matrix of
+// rows over them (nil when none is free or rows are too few to solve).
+func design(rows []row, free [numCols]bool) ([]int, *mat.Dense) {
 	var cols []int
 	for c := range numCols {
 		if free[c] {
 			cols = append(cols, c)
-		} else {
-			th[c] = fixed[c]
 		}
 	}
-	m, k := len(rows), len(cols)
-	if m <= k {
-		return th, se, 0, fmt.Errorf("calibrate: %d equations for %d parameters", m, k)
+	if len(rows) <= len(cols) || len(cols) == 0 {
+		return cols, nil
 	}
-	x := mat.NewDense(m, k, nil)
-	y := mat.NewVecDense(m, nil)
+	x := mat.NewDense(len(rows), len(cols), nil)
 	for i, r := range rows {
-		v := r.y
-		for c := range numCols {
-			if !free[c] {
-				v -= r.x[c] * fixed[c]
-			}
-		}
-		w := r.w
-		if w == 0 {
-			w = 1
-		}
+		w := r.weight()
 		for j, c := range cols {
 			x.Set(i, j, w*r.x[c])
 		}
-		y.SetVec(i, w*v)
+	}
+	return cols, x
+}
+
+// solve fits the free columns by linear least squares (the fixed ones'
+// contribution is subtracted from y) and returns the parameters, their
+// standard errors (0 for fixed ones) and the residual sum of squares.
+func solve(rows []row, free [numCols]bool, fixed [numCols]float64) (th, se [numCols]float64, rss float64, err error) {
+	for c := range numCols {
+		if !free[c] {
+			th[c] = fixed[c]
+		}
+	}
+	cols, x := design(rows, free)
+	m, k := len(rows), len(cols)
+	if x == nil {
+		return th, se, 0, fmt.Errorf("calibrate: %d equations for %d parameters", m, k)
+	}
+	known := th // the fixed columns' values; the free ones are 0 here
+	y := mat.NewVecDense(m, nil)
+	for i, r := range rows {
+		y.SetVec(i, r.weight()*(r.y-r.predict(known)))
 	}
 	var sol mat.VecDense
 	if err := sol.SolveVec(x, y); err != nil {
@@ -388,10 +395,7 @@ func weigh(rows []row, th [numCols]float64) {
 		return 0
 	}
 	for _, r := range rows {
-		p := 0.0
-		for c := range numCols {
-			p += r.x[c] * th[c]
-		}
+		p := r.predict(th)
 		k := kind(r)
 		sq[k] += sqf(r.w * (r.y - p))
 		n[k]++
@@ -416,10 +420,7 @@ func residuals(rows []row, th [numCols]float64) []profile.Residual {
 			if r.ttft != (kind == "ttft") {
 				continue
 			}
-			p := 0.0
-			for c := range numCols {
-				p += r.x[c] * th[c]
-			}
+			p := r.predict(th)
 			n, sq, sum = n+1, sq+(r.y-p)*(r.y-p), sum+r.y
 		}
 		if n == 0 {

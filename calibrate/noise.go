@@ -147,10 +147,7 @@ func meanRel(rows []row, th [numCols]float64, keep func(row) bool) float64 {
 		if !keep(r) || r.y <= 0 {
 			continue
 		}
-		p := 0.0
-		for c := range numCols {
-			p += r.x[c] * th[c]
-		}
+		p := r.predict(th)
 		sum, n = sum+(r.y-p)/r.y, n+1
 	}
 	if n == 0 {

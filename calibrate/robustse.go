@@ -16,32 +16,14 @@ import (
 // of them apart. The forward selection of terms keeps the classical
 // errors; only the reported ones are these.
 func robustSE(rows []row, free [numCols]bool, th, se [numCols]float64) [numCols]float64 {
-	var cols []int
-	for c := range numCols {
-		if free[c] {
-			cols = append(cols, c)
-		}
-	}
-	m, k := len(rows), len(cols)
-	if m <= k || k == 0 {
+	cols, x := design(rows, free)
+	if x == nil {
 		return se
 	}
-	x := mat.NewDense(m, k, nil)
-	res := make([]float64, m)
-	keys := make([]int, m)
+	res := make([]float64, len(rows))
+	keys := make([]int, len(rows))
 	for i, r := range rows {
-		w := r.w
-		if w == 0 {
-			w = 1
-		}
-		p := 0.0
-		for c := range numCols {
-			p += r.x[c] * th[c]
-		}
-		for j, c := range cols {
-			x.Set(i, j, w*r.x[c])
-		}
-		res[i], keys[i] = w*(r.y-p), r.cluster
+		res[i], keys[i] = r.weight()*(r.y-r.predict(th)), r.cluster
 	}
 	var xtx, inv mat.Dense
 	xtx.Mul(x.T(), x)
