@@ -30,19 +30,10 @@ func speedOverProbe(files []string) (note string, moved bool) {
 	if err != nil {
 		return "", false
 	}
-	var worst *PhaseSpeed
-	for k, a := range sp {
-		again, ok := sp[phaseKey{k.phase + results.RepeatSuffix, k.backend}]
-		if !ok || len(a) == 0 || len(again) == 0 {
-			continue
-		}
-		s := PhaseSpeed{Phase: k.phase, Backend: k.backend, First: median(a), Second: median(again), N1: len(a), N2: len(again)}
-		if worst == nil || math.Abs(s.Change()) > math.Abs(worst.Change()) ||
-			(math.Abs(s.Change()) == math.Abs(worst.Change()) && s.Backend < worst.Backend) {
-			worst = &s
-		}
-	}
-	if worst == nil {
+	worst, ok := mostMoved(pairSpeeds(sp, sp, func(k phaseKey) phaseKey {
+		return phaseKey{k.phase + results.RepeatSuffix, k.backend}
+	}))
+	if !ok {
 		return "", false
 	}
 	what := fmt.Sprintf("phase %s on server %d decoded at %.3g ms per token at the probe's start (%d requests) and %.3g at its end (%d, its repeat), %+.1f %%",

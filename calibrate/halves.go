@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sync"
 	"text/tabwriter"
 )
@@ -73,7 +72,7 @@ func Halves(res *Result, in *Input, prompts Prompts) ([]HalfTerm, error) {
 		ht := HalfTerm{Name: t.name, Unit: t.unit,
 			First: cfgs[0].val[i] / t.per, FirstErr: cfgs[0].se[i] / t.per,
 			Second: cfgs[1].val[i] / t.per, SecondErr: cfgs[1].se[i] / t.per}
-		ht.Agree = math.Abs(ht.First-ht.Second) <= 2*math.Hypot(ht.FirstErr, ht.SecondErr)
+		ht.Agree = apart(ht.First, ht.FirstErr, ht.Second, ht.SecondErr) <= 2
 		out = append(out, ht)
 	}
 	return out, nil

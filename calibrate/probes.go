@@ -83,7 +83,7 @@ func CompareProbes(first, second *Result, firstFiles, secondFiles []string) (*Pr
 			continue
 		}
 		t := TermAgreement{Name: a.Name, Unit: a.Unit, First: a.Value, FirstErr: a.StdErr, Second: b.Value, SecondErr: b.StdErr}
-		t.Sigmas = math.Abs(a.Value-b.Value) / math.Hypot(a.StdErr, b.StdErr)
+		t.Sigmas = apart(a.Value, a.StdErr, b.Value, b.StdErr)
 		t.Agree = t.Sigmas <= 2
 		c.Terms = append(c.Terms, t)
 	}
@@ -95,18 +95,41 @@ func CompareProbes(first, second *Result, firstFiles, secondFiles []string) (*Pr
 	if err != nil {
 		return nil, err
 	}
-	for k, a := range s1 {
-		if b, ok := s2[k]; ok && len(a) > 0 && len(b) > 0 {
-			c.Speeds = append(c.Speeds, PhaseSpeed{Phase: k.phase, Backend: k.backend,
-				First: median(a), Second: median(b), N1: len(a), N2: len(b)})
-		}
-	}
-	sort.Slice(c.Speeds, func(i, j int) bool {
-		x, y := c.Speeds[i], c.Speeds[j]
-		return x.Phase < y.Phase || (x.Phase == y.Phase && x.Backend < y.Backend)
-	})
+	c.Speeds = pairSpeeds(s1, s2, func(k phaseKey) phaseKey { return k })
 	c.adjust()
 	return c, nil
+}
+
+// apart is how many combined standard errors apart a ± ea and b ± eb
+// are: |a − b| / √(ea² + eb²) (NaN where an error is).
+func apart(a, ea, b, eb float64) float64 { return math.Abs(a-b) / math.Hypot(ea, eb) }
+
+// pairSpeeds pairs the speeds of each phase and server in first with
+// those of match(key) in second, where both timed a request, sorted by
+// phase and then server.
+func pairSpeeds(first, second map[phaseKey][]float64, match func(phaseKey) phaseKey) []PhaseSpeed {
+	var out []PhaseSpeed
+	for k, a := range first {
+		if b := second[match(k)]; len(a) > 0 && len(b) > 0 {
+			out = append(out, PhaseSpeed{Phase: k.phase, Backend: k.backend, First: median(a), Second: median(b), N1: len(a), N2: len(b)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		x, y := out[i], out[j]
+		return x.Phase < y.Phase || (x.Phase == y.Phase && x.Backend < y.Backend)
+	})
+	return out
+}
+
+// mostMoved is the speed of speeds that changed most (the first of
+// equals); ok is false when there is none.
+func mostMoved(speeds []PhaseSpeed) (worst PhaseSpeed, ok bool) {
+	for i, s := range speeds {
+		if i == 0 || math.Abs(s.Change()) > math.Abs(worst.Change()) {
+			worst = s
+		}
+	}
+	return worst, len(speeds) > 0
 }
 
 // timeUnits are the units of terms that scale with the machine's speed.
@@ -129,7 +152,7 @@ func (c *ProbeComparison) adjust() {
 			continue
 		}
 		k := c.SpeedRatio
-		t.Adjusted = math.Abs(k*t.First-t.Second) / math.Hypot(k*t.FirstErr, t.SecondErr)
+		t.Adjusted = apart(k*t.First, k*t.FirstErr, t.Second, t.SecondErr)
 		t.AdjustedAgree = t.Adjusted <= 2
 	}
 }
@@ -221,16 +244,13 @@ func WriteProbes(w io.Writer, c *ProbeComparison) error {
 	fmt.Fprintln(w, "\nserver's own decode time per token by phase (median of llama.cpp's predicted_ms / predicted_n):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "phase\tserver\tfirst probe ms\tsecond probe ms\tchange")
-	worst := c.Speeds[0]
 	for _, s := range c.Speeds {
 		fmt.Fprintf(tw, "%s\t%d\t%.3g (%d)\t%.3g (%d)\t%+.1f %%\n", s.Phase, s.Backend, s.First, s.N1, s.Second, s.N2, 100*s.Change())
-		if math.Abs(s.Change()) > math.Abs(worst.Change()) {
-			worst = s
-		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	worst, _ := mostMoved(c.Speeds)
 	return writeSpeedVerdict(w, worst)
 }
 
