@@ -115,6 +115,11 @@ under --probe-dir, and fits those.`,
 	return cmd
 }
 
+// fitOptions are the fit's options from the flags, starting from start.
+func (o *calibrateOptions) fitOptions(start *profile.Profile) calibrate.Options {
+	return calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache, HostCacheTokens: o.hostTok}
+}
+
 // runCalibrate fits, prints and writes the profile.
 func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	start, err := resolveProfile(o.from)
@@ -133,7 +138,7 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache, HostCacheTokens: o.hostTok})
+	res, err := calibrate.Fit(in, o.fitOptions(start))
 	if err != nil {
 		if errors.Is(err, calibrate.ErrSingleLevel) {
 			return usageError{Err: fmt.Errorf("%w ('tracebench calibrate --target URL' probes a live server at several levels)", err)}

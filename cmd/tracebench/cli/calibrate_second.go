@@ -22,7 +22,7 @@ func writeSecondProbe(w io.Writer, o *calibrateOptions, start *profile.Profile, 
 	if err != nil {
 		return fmt.Errorf("--second-probe: %w", err)
 	}
-	res2, err := calibrate.Fit(in, calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache, HostCacheTokens: o.hostTok})
+	res2, err := calibrate.Fit(in, o.fitOptions(start))
 	if err != nil {
 		return fmt.Errorf("--second-probe: %w", err)
 	}
