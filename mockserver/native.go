@@ -111,8 +111,7 @@ type nativeResult struct {
 // the first token), generated tokens and the time after the first
 // (predicted_ms), in milliseconds of the mock's wall clock.
 type nativeTimings struct {
-	CacheN      int     `json:"cache_n"`
-	PromptN     int     `json:"prompt_n"`
+	timings
 	PromptMS    float64 `json:"prompt_ms"`
 	PredictedN  int     `json:"predicted_n"`
 	PredictedMS float64 `json:"predicted_ms"`
@@ -127,7 +126,7 @@ func (rs *response) nativeFinal(text string) nativeResult {
 	}
 	return nativeResult{Content: text, Tokens: []int{}, IDSlot: rs.slot, Stop: true, Model: rs.g.model,
 		TokensPredicted: rs.out, TokensEvaluated: p, StopType: stop, TokensCached: p + max(rs.out-1, 0),
-		Timings: nativeTimings{CacheN: rs.cached, PromptN: p - rs.cached, PromptMS: spanMS(rs.admitted, rs.first),
+		Timings: nativeTimings{timings: rs.promptTimings(), PromptMS: spanMS(rs.admitted, rs.first),
 			PredictedN: rs.out, PredictedMS: spanMS(rs.first, rs.last)}}
 }
 

@@ -86,6 +86,12 @@ func (rs *response) text(ev engine.Event) string {
 	return rs.s.vocab.Word(ev.Token)
 }
 
+// promptTimings is llama.cpp's count of the prompt's tokens reused from
+// the cache and computed.
+func (rs *response) promptTimings() timings {
+	return timings{CacheN: rs.cached, PromptN: len(rs.g.prompt) - rs.cached}
+}
+
 // usage is the response's usage, with the cached prompt tokens where the
 // mock's dialect puts them.
 func (rs *response) usage() usage {
@@ -93,7 +99,8 @@ func (rs *response) usage() usage {
 	u := usage{PromptTokens: p, CompletionTokens: rs.out, TotalTokens: p + rs.out}
 	switch rs.s.opts.Dialect {
 	case dialect.LlamaCpp:
-		u.timings = &timings{CacheN: rs.cached, PromptN: p - rs.cached}
+		t := rs.promptTimings()
+		u.timings = &t
 	case dialect.OpenAI:
 	default:
 		u.PromptTokensDetails = &tokenDetails{CachedTokens: rs.cached}
