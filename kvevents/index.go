@@ -1,12 +1,14 @@
 package kvevents
 
 import (
-	"container/heap"
+	"cmp"
 	"fmt"
 	"math/bits"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/minheap"
 )
 
 // MaxBackends is the most backends an Index tracks: a block's holders
@@ -27,7 +29,7 @@ type Index struct {
 	stats     []Stats
 	blockSize int
 	limit     int
-	pending   pendingHeap
+	pending   minheap.Heap[pendingBatch]
 	pendSeq   int64
 	// modes says, per backend, how its blocks are keyed (SetHashes);
 	// ext maps a rehashed backend's event hashes to the recomputed ones.
@@ -327,7 +329,7 @@ func (x *Index) Len() int {
 func (x *Index) Deliver(at time.Duration, b int, d Decoded) {
 	x.mu.Lock()
 	x.pendSeq++
-	heap.Push(&x.pending, pendingBatch{at: at, seq: x.pendSeq, b: b, d: d})
+	x.pending.Push(pendingBatch{at: at, seq: x.pendSeq, b: b, d: d})
 	x.mu.Unlock()
 }
 
@@ -336,16 +338,18 @@ func (x *Index) Deliver(at time.Duration, b int, d Decoded) {
 func (x *Index) Advance(now time.Duration) {
 	for {
 		x.mu.Lock()
-		if len(x.pending) == 0 || x.pending[0].at > now {
+		if p, ok := x.pending.Peek(); !ok || p.at > now {
 			x.mu.Unlock()
 			return
 		}
-		p := heap.Pop(&x.pending).(pendingBatch)
+		p, _ := x.pending.Pop()
 		x.mu.Unlock()
 		x.Apply(p.b, p.d)
 	}
 }
 
+// pendingBatch is a delivered batch of backend b that becomes visible at
+// virtual time at; seq is its delivery order.
 type pendingBatch struct {
 	at  time.Duration
 	seq int64
@@ -353,20 +357,7 @@ type pendingBatch struct {
 	d   Decoded
 }
 
-type pendingHeap []pendingBatch
-
-func (h pendingHeap) Len() int { return len(h) }
-func (h pendingHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].seq < h[j].seq
-}
-func (h pendingHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pendingHeap) Push(v any)   { *h = append(*h, v.(pendingBatch)) }
-func (h *pendingHeap) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return v
+// Before orders batches by due time, then delivery order.
+func (p pendingBatch) Before(q pendingBatch) bool {
+	return cmp.Or(cmp.Compare(p.at, q.at), cmp.Compare(p.seq, q.seq)) < 0
 }
