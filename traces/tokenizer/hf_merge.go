@@ -1,6 +1,10 @@
 package tokenizer
 
-import "container/heap"
+import (
+	"cmp"
+
+	"github.com/tracebench/tracebench/internal/minheap"
+)
 
 // mergeAll applies the merges to a word's symbols as tokenizers'
 // Word::merge_all does: candidate pairs wait in a min-heap by (rank,
@@ -23,20 +27,20 @@ func (m *bpeModel) mergeAll(syms []int) []int {
 	for i := range alive {
 		alive[i] = true
 	}
-	q := &pairHeap{}
+	var q minheap.Heap[pairCand]
 	push := func(i int) {
 		if i < 0 || next[i] < 0 {
 			return
 		}
 		if mg, ok := m.merges[[2]int{syms[i], syms[next[i]]}]; ok {
-			heap.Push(q, pairCand{rank: mg.rank, pos: i, id: mg.id})
+			q.Push(pairCand{rank: mg.rank, pos: i, id: mg.id})
 		}
 	}
 	for i := 0; i+1 < n; i++ {
 		push(i)
 	}
 	for q.Len() > 0 {
-		c := heap.Pop(q).(pairCand)
+		c, _ := q.Pop()
 		j := next[c.pos]
 		if !alive[c.pos] || j < 0 {
 			continue
@@ -64,21 +68,7 @@ func (m *bpeModel) mergeAll(syms []int) []int {
 // position and the merged id.
 type pairCand struct{ rank, pos, id int }
 
-// pairHeap orders candidates by rank, then position.
-type pairHeap []pairCand
-
-func (h pairHeap) Len() int { return len(h) }
-func (h pairHeap) Less(i, j int) bool {
-	if h[i].rank != h[j].rank {
-		return h[i].rank < h[j].rank
-	}
-	return h[i].pos < h[j].pos
-}
-func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pairCand)) }
-func (h *pairHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// Before orders candidates by rank, then position.
+func (c pairCand) Before(o pairCand) bool {
+	return cmp.Or(cmp.Compare(c.rank, o.rank), cmp.Compare(c.pos, o.pos)) < 0
 }
