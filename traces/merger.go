@@ -1,8 +1,10 @@
 package traces
 
 import (
-	"container/heap"
+	"cmp"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/minheap"
 )
 
 // merger orders the Requests of sessions that overlap in time: a session's
@@ -11,54 +13,47 @@ import (
 // turns of the sessions still in progress, not the whole trace. Ties in
 // Arrival keep push order, so output is deterministic.
 type merger struct {
-	h   reqHeap
+	h   minheap.Heap[seqReq]
 	seq uint64
 }
 
 // push adds a Request.
 func (m *merger) push(r Request) {
-	heap.Push(&m.h, seqReq{r: r, seq: m.seq})
+	m.h.Push(seqReq{r: r, seq: m.seq})
 	m.seq++
 }
 
 // popUpTo removes and returns the earliest Request if it arrives at or
 // before t.
 func (m *merger) popUpTo(t time.Duration) (Request, bool) {
-	if len(m.h) == 0 || m.h[0].r.Arrival > t {
+	if next, ok := m.peek(); !ok || next.Arrival > t {
 		return Request{}, false
 	}
-	return heap.Pop(&m.h).(seqReq).r, true
+	return m.pop()
 }
+
+// peek returns the earliest Request without removing it.
+func (m *merger) peek() (Request, bool) {
+	sr, ok := m.h.Peek()
+	return sr.r, ok
+}
+
+// len returns the number of Requests held.
+func (m *merger) len() int { return m.h.Len() }
 
 // pop removes and returns the earliest Request.
 func (m *merger) pop() (Request, bool) {
-	if len(m.h) == 0 {
-		return Request{}, false
-	}
-	return heap.Pop(&m.h).(seqReq).r, true
+	sr, ok := m.h.Pop()
+	return sr.r, ok
 }
 
+// seqReq is a pushed Request and its push order.
 type seqReq struct {
 	r   Request
 	seq uint64
 }
 
-// reqHeap is a min-heap of Requests by (Arrival, seq) for container/heap.
-type reqHeap []seqReq
-
-func (h reqHeap) Len() int { return len(h) }
-func (h reqHeap) Less(i, j int) bool {
-	if h[i].r.Arrival != h[j].r.Arrival {
-		return h[i].r.Arrival < h[j].r.Arrival
-	}
-	return h[i].seq < h[j].seq
-}
-func (h reqHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *reqHeap) Push(x any)   { *h = append(*h, x.(seqReq)) }
-func (h *reqHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	old[len(old)-1] = seqReq{}
-	*h = old[:len(old)-1]
-	return x
+// Before orders Requests by Arrival, then push order.
+func (a seqReq) Before(b seqReq) bool {
+	return cmp.Or(cmp.Compare(a.r.Arrival, b.r.Arrival), cmp.Compare(a.seq, b.seq)) < 0
 }

@@ -79,7 +79,7 @@ func (mr *mooncakeReader) next() (Request, error) {
 			continue
 		}
 		mr.settle(&row)
-		if len(mr.m.h) == 0 && row.r.Arrival <= mr.frontier {
+		if mr.m.len() == 0 && row.r.Arrival <= mr.frontier {
 			return mr.emit(row.r), nil // in order already: skip the heap
 		}
 		mr.m.push(row.r)

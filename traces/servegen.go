@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"container/heap"
 	"fmt"
 	"io"
 	"math"
@@ -185,9 +184,8 @@ type serveGenGen struct {
 	clients []serveGenClient
 	slots   []serveGenSlot
 	cursor  int
-	pushed  uint64
 	rng     *rand.Rand
-	pending reqHeap
+	pending merger
 	seq     []int
 }
 
@@ -212,16 +210,17 @@ func (g *serveGenGen) next() (Request, error) {
 	for g.cursor < len(g.slots) {
 		s := g.slots[g.cursor]
 		start := time.Duration(g.clients[s.client].windows[s.window].Start) * time.Second
-		if len(g.pending) > 0 && g.pending[0].r.Arrival < start {
+		if next, ok := g.pending.peek(); ok && next.Arrival < start {
 			break
 		}
 		g.cursor++
 		g.generate(s)
 	}
-	if len(g.pending) == 0 {
+	r, ok := g.pending.pop()
+	if !ok {
 		return Request{}, io.EOF
 	}
-	return heap.Pop(&g.pending).(seqReq).r, nil
+	return r, nil
 }
 
 // generate draws one client window's requests into pending.
@@ -252,14 +251,13 @@ func (g *serveGenGen) generate(s serveGenSlot) {
 		}
 		u := g.rng.Float64()
 		g.seq[s.client]++
-		g.pushed++
-		heap.Push(&g.pending, seqReq{seq: g.pushed, r: Request{
+		g.pending.push(Request{
 			ID:           "client-" + strconv.Itoa(c.id) + "-" + strconv.Itoa(g.seq[s.client]),
 			User:         "client-" + strconv.Itoa(c.id),
 			Arrival:      secondsDur(float64(w.Start) + t),
 			InputTokens:  max(1, ls.Input.sample(u)),
 			OutputTokens: max(1, ls.Output.sample(u)),
-		}})
+		})
 	}
 }
 
