@@ -1,9 +1,10 @@
 package replay
 
 // A finished Request releases what waited for it (Done, finish), and the
-// released ones wait in time order (readyHeap).
+// released ones wait in time order (readyItem.Before).
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/tracebench/tracebench/results"
@@ -104,21 +105,7 @@ type readyItem struct {
 	seq int
 }
 
-// readyHeap orders released Requests by Arrival.
-type readyHeap []readyItem
-
-func (h readyHeap) Len() int { return len(h) }
-func (h readyHeap) Less(i, j int) bool {
-	if h[i].req.Arrival != h[j].req.Arrival {
-		return h[i].req.Arrival < h[j].req.Arrival
-	}
-	return h[i].seq < h[j].seq
-}
-func (h readyHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *readyHeap) Push(x any)   { *h = append(*h, x.(readyItem)) }
-func (h *readyHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// Before orders released Requests by Arrival, then release order.
+func (a readyItem) Before(b readyItem) bool {
+	return cmp.Or(cmp.Compare(a.req.Arrival, b.req.Arrival), cmp.Compare(a.seq, b.seq)) < 0
 }

@@ -1,11 +1,11 @@
 package replay
 
 import (
-	"container/heap"
 	"errors"
 	"io"
 	"time"
 
+	"github.com/tracebench/tracebench/internal/minheap"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
 )
@@ -25,7 +25,7 @@ type Gate struct {
 	err  error
 	// now is the Run clock as last told by the loop.
 	now   time.Duration
-	ready readyHeap
+	ready minheap.Heap[readyItem]
 	// waiting holds the unreleased Requests by the ID of a predecessor
 	// that has not finished.
 	waiting map[string][]*node
@@ -111,10 +111,8 @@ func (g *Gate) Peek(now time.Duration) *traces.Request {
 		return g.look
 	}
 	g.fill()
-	if len(g.ready) == 0 {
-		return nil
-	}
-	return g.ready[0].req
+	next, _ := g.ready.Peek() // the zero readyItem's req is nil
+	return next.req
 }
 
 // Pop removes the Request Peek returned.
@@ -123,7 +121,7 @@ func (g *Gate) Pop() {
 		g.read()
 		return
 	}
-	heap.Pop(&g.ready)
+	g.ready.Pop()
 }
 
 // Pending reports Requests read but not yet released: the loop must not
@@ -141,7 +139,7 @@ func (g *Gate) fill() {
 			if g.users.queued() >= g.users.free() {
 				break
 			}
-		} else if len(g.ready) > 0 && g.look.Arrival > g.ready[0].req.Arrival {
+		} else if next, ok := g.ready.Peek(); ok && g.look.Arrival > next.req.Arrival {
 			break
 		}
 		g.ingest(*g.look)
@@ -178,7 +176,7 @@ func (g *Gate) ingest(r traces.Request) {
 			return
 		}
 		g.stats.Released++
-		heap.Push(&g.ready, readyItem{req: &r, seq: g.stats.Released})
+		g.ready.Push(readyItem{req: &r, seq: g.stats.Released})
 		return
 	}
 	key := sessionKey(&r)
@@ -261,7 +259,7 @@ func (g *Gate) push(r traces.Request, orig *traces.Request, at time.Duration) {
 	g.sent[r.ID] = &sentTurn{trace: orig.Arrival, session: key, feed: feed}
 	r.Arrival = at
 	g.stats.Released++
-	heap.Push(&g.ready, readyItem{req: &r, seq: g.stats.Released})
+	g.ready.Push(readyItem{req: &r, seq: g.stats.Released})
 }
 
 // release makes n ready a think time after its last predecessor, its
