@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tracebench/tracebench/client"
+	"github.com/tracebench/tracebench/internal/minheap"
 	"github.com/tracebench/tracebench/mockserver/engine"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/results"
@@ -100,9 +101,9 @@ type simulator struct {
 	halt bool
 	kv   *simKV // nil unless the Router reads KV events
 	// transfers are the decodes waiting for their KV transfer.
-	transfers simTransfers
+	transfers minheap.Heap[simTransfer]
 	// deadlines are the first-byte deadlines of Cut (empty without one).
-	deadlines deadlines
+	deadlines minheap.Heap[deadline]
 	// vocab spells the engines' generated ids as text (answers fed back).
 	vocab tokenizer.OutputVocab
 }
@@ -190,7 +191,7 @@ func (s *simulator) loop(ctx context.Context) (results.StopReason, error) {
 			}
 			continue
 		}
-		if tx, ok := s.transfers.next(); ok && (b < 0 || tx <= tEng) && (s.next == nil || tx <= s.next.Arrival) {
+		if tx, ok := s.nextTransfer(); ok && (b < 0 || tx <= tEng) && (s.next == nil || tx <= s.next.Arrival) {
 			s.startDecode()
 			if err := s.pump(); err != nil {
 				return results.StopError(err), err
@@ -222,7 +223,7 @@ func (s *simulator) loop(ctx context.Context) (results.StopReason, error) {
 // cutFirst reports whether a cut event at tc comes before the next
 // arrival, step end and KV transfer (b < 0: no step running).
 func (s *simulator) cutFirst(tc time.Duration, b int, tEng time.Duration) bool {
-	if tx, ok := s.transfers.next(); ok && tx < tc {
+	if tx, ok := s.nextTransfer(); ok && tx < tc {
 		return false
 	}
 	if b >= 0 && tEng < tc {
@@ -233,7 +234,7 @@ func (s *simulator) cutFirst(tc time.Duration, b int, tEng time.Duration) bool {
 	}
 	// With nothing left to run the simulation is done: a later stop time
 	// or a deadline of a finished request cuts nothing.
-	_, transfer := s.transfers.next()
+	_, transfer := s.nextTransfer()
 	return b >= 0 || s.next != nil || transfer
 }
 

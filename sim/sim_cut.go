@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"strconv"
 	"time"
 
@@ -31,24 +30,14 @@ type deadline struct {
 	tag, seq int64
 }
 
-// deadlines is a min-heap of first-byte deadlines.
-type deadlines []deadline
-
-func (h deadlines) Len() int           { return len(h) }
-func (h deadlines) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h deadlines) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *deadlines) Push(x any)        { *h = append(*h, x.(deadline)) }
-func (h *deadlines) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
+// Before orders deadlines by time alone: equal ones leave the heap in the
+// order its pushes and pops make, the same on every run.
+func (d deadline) Before(o deadline) bool { return d.at < o.at }
 
 // watch arms sr's first-byte deadline when the cut has one.
 func (s *simulator) watch(sr *simReq, tag int64) {
 	if t := s.o.Cut.FirstByteTimeout; t > 0 {
-		heap.Push(&s.deadlines, deadline{at: sr.res.Sent + t, tag: tag, seq: sr.res.Seq})
+		s.deadlines.Push(deadline{at: sr.res.Sent + t, tag: tag, seq: sr.res.Seq})
 	}
 }
 
@@ -56,8 +45,8 @@ func (s *simulator) watch(sr *simReq, tag int64) {
 // or the stop) and whether there is one.
 func (s *simulator) nextCut() (time.Duration, bool) {
 	t, ok := s.o.Cut.StopAt, s.o.Cut.StopAt > 0
-	if len(s.deadlines) > 0 && (!ok || s.deadlines[0].at < t) {
-		t, ok = s.deadlines[0].at, true
+	if d, armed := s.deadlines.Peek(); armed && (!ok || d.at < t) {
+		t, ok = d.at, true
 	}
 	return t, ok
 }
@@ -65,8 +54,9 @@ func (s *simulator) nextCut() (time.Duration, bool) {
 // cut handles the cut event at t; it reports true when the run stops.
 func (s *simulator) cut(t time.Duration) bool {
 	s.now = max(s.now, t)
-	if len(s.deadlines) > 0 && s.deadlines[0].at == t {
-		s.expire(heap.Pop(&s.deadlines).(deadline))
+	if d, ok := s.deadlines.Peek(); ok && d.at == t {
+		s.deadlines.Pop()
+		s.expire(d)
 		return false
 	}
 	s.stopAll()

@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"container/heap"
+	"cmp"
 	"time"
 
 	"github.com/tracebench/tracebench/mockserver/engine"
@@ -51,7 +51,7 @@ func (s *simulator) applyPrefill(ev *engine.Event, sr *simReq) error {
 	dec := sr.pd.decode
 	tr := s.o.Engines[dec].KVTransfer.Time(sr.promptLen)
 	res.PD.Transfer, res.PD.TransferKnown = tr, true
-	heap.Push(&s.transfers, simTransfer{at: res.PD.Done + tr, sr: &simReq{req: sr.req, res: res, promptLen: sr.promptLen,
+	s.transfers.Push(simTransfer{at: res.PD.Done + tr, sr: &simReq{req: sr.req, res: res, promptLen: sr.promptLen,
 		pd: &simPD{phase: phaseDecode, decode: dec}}})
 	return nil
 }
@@ -59,7 +59,7 @@ func (s *simulator) applyPrefill(ev *engine.Event, sr *simReq) error {
 // startDecode adds the decode whose transfer ends first to its engine,
 // its transferred prompt tokens taken as computed.
 func (s *simulator) startDecode() {
-	t := heap.Pop(&s.transfers).(simTransfer)
+	t, _ := s.transfers.Pop()
 	s.now = max(s.now, t.at)
 	s.addToEngine(t.sr.req, t.sr.res, t.sr.pd.decode, t.sr.promptLen, t.sr.pd)
 }
@@ -70,29 +70,14 @@ type simTransfer struct {
 	sr *simReq
 }
 
-// simTransfers is a min-heap of transfers by end time, then sequence.
-type simTransfers []simTransfer
-
-func (h simTransfers) Len() int { return len(h) }
-func (h simTransfers) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].sr.res.Seq < h[j].sr.res.Seq
-}
-func (h simTransfers) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *simTransfers) Push(x any)   { *h = append(*h, x.(simTransfer)) }
-func (h *simTransfers) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// Before orders transfers by end time, then sequence.
+func (t simTransfer) Before(o simTransfer) bool {
+	return cmp.Or(cmp.Compare(t.at, o.at), cmp.Compare(t.sr.res.Seq, o.sr.res.Seq)) < 0
 }
 
-// next returns when the first transfer ends (ok false: none pending).
-func (h simTransfers) next() (time.Duration, bool) {
-	if len(h) == 0 {
-		return 0, false
-	}
-	return h[0].at, true
+// nextTransfer returns when the first transfer ends (ok false: none
+// pending).
+func (s *simulator) nextTransfer() (time.Duration, bool) {
+	t, ok := s.transfers.Peek()
+	return t.at, ok
 }
