@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -118,32 +119,23 @@ func DefaultConfig() Config {
 
 // Validate reports the first invalid field.
 func (c Config) Validate() error {
-	switch {
-	case c.BlockSize < 1:
-		return fmt.Errorf("engine config: BlockSize %d: want ≥ 1", c.BlockSize)
-	case c.NumGPUBlocks < 1:
-		return fmt.Errorf("engine config: NumGPUBlocks %d: want ≥ 1", c.NumGPUBlocks)
-	case c.MaxNumSeqs < 1:
-		return fmt.Errorf("engine config: MaxNumSeqs %d: want ≥ 1", c.MaxNumSeqs)
-	case c.MaxNumBatchedTokens < 1:
-		return fmt.Errorf("engine config: MaxNumBatchedTokens %d: want ≥ 1", c.MaxNumBatchedTokens)
-	case c.MaxModelLen < 2:
-		return fmt.Errorf("engine config: MaxModelLen %d: want ≥ 2", c.MaxModelLen)
-	case c.Batching != Continuous && c.Batching != Static:
-		return fmt.Errorf("engine config: Batching %q: want %q or %q", c.Batching, Continuous, Static)
-	case c.RequestOverhead < 0:
-		return fmt.Errorf("engine config: RequestOverhead %v: want ≥ 0", c.RequestOverhead)
-	case c.Cache != "" && c.Cache != CachePagedPrefix && c.Cache != CachePerSlot:
-		return fmt.Errorf("engine config: Cache %q: want %q or %q", c.Cache, CachePagedPrefix, CachePerSlot)
-	case !(c.SlotSimilarity >= 0 && c.SlotSimilarity <= 1):
-		return fmt.Errorf("engine config: SlotSimilarity %g: want in [0, 1]", c.SlotSimilarity)
-	case c.HostCacheTokens < 0:
-		return fmt.Errorf("engine config: HostCacheTokens %d: want ≥ 0", c.HostCacheTokens)
-	case c.KVTransfer.Latency < 0:
-		return fmt.Errorf("engine config: KVTransfer.Latency %v: want ≥ 0", c.KVTransfer.Latency)
-	case c.KVTransfer.PerToken < 0:
-		return fmt.Errorf("engine config: KVTransfer.PerToken %v: want ≥ 0", c.KVTransfer.PerToken)
-	case c.EOSProbability < 0 || c.EOSProbability > 1:
+	if err := cmp.Or(
+		atLeast(engineConfig, "BlockSize", c.BlockSize, 1),
+		atLeast(engineConfig, "NumGPUBlocks", c.NumGPUBlocks, 1),
+		atLeast(engineConfig, "MaxNumSeqs", c.MaxNumSeqs, 1),
+		atLeast(engineConfig, "MaxNumBatchedTokens", c.MaxNumBatchedTokens, 1),
+		atLeast(engineConfig, "MaxModelLen", c.MaxModelLen, 2),
+		oneOf(engineConfig, "Batching", c.Batching, Continuous, Static),
+		atLeast(engineConfig, "RequestOverhead", c.RequestOverhead, 0),
+		c.validateCache(),
+		inUnit(engineConfig, "SlotSimilarity", c.SlotSimilarity),
+		atLeast(engineConfig, "HostCacheTokens", c.HostCacheTokens, 0),
+		atLeast(engineConfig, "KVTransfer.Latency", c.KVTransfer.Latency, 0),
+		atLeast(engineConfig, "KVTransfer.PerToken", c.KVTransfer.PerToken, 0),
+	); err != nil {
+		return err
+	}
+	if c.EOSProbability < 0 || c.EOSProbability > 1 {
 		return fmt.Errorf("engine config: EOSProbability %g: want in [0, 1]", c.EOSProbability)
 	}
 	if err := c.LlamaCpp.validate(); err != nil {
@@ -175,6 +167,14 @@ func (c Config) Validate() error {
 		}
 	}
 	return c.Latency.Validate()
+}
+
+// validateCache reports an unknown Cache ("" is the paged prefix cache).
+func (c Config) validateCache() error {
+	if c.Cache == "" {
+		return nil
+	}
+	return oneOf(engineConfig, "Cache", c.Cache, CachePagedPrefix, CachePerSlot)
 }
 
 // blocksFor returns the number of blocks that hold n tokens.

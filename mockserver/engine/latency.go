@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -83,23 +84,22 @@ func (m LatencyModel) Scaled(f float64) LatencyModel {
 
 // Validate reports the first invalid field.
 func (m LatencyModel) Validate() error {
+	if err := cmp.Or(
+		atLeast(latencyModel, "StepOverhead", m.StepOverhead, 0),
+		atLeast(latencyModel, "PrefillPerToken", m.PrefillPerToken, 0),
+		atLeast(latencyModel, "DecodePerToken", m.DecodePerToken, 0),
+	); err != nil {
+		return err
+	}
 	switch {
-	case m.StepOverhead < 0:
-		return fmt.Errorf("latency model: StepOverhead %v: want ≥ 0", m.StepOverhead)
-	case m.PrefillPerToken < 0:
-		return fmt.Errorf("latency model: PrefillPerToken %v: want ≥ 0", m.PrefillPerToken)
-	case m.DecodePerToken < 0:
-		return fmt.Errorf("latency model: DecodePerToken %v: want ≥ 0", m.DecodePerToken)
 	case !BetaAllowed(m.Beta, m.DecodePerToken, m.StepOverhead, m.Gamma):
 		return fmt.Errorf("latency model: Beta %v: want ≥ 0, or below 0 with Gamma 0 and Beta + DecodePerToken + StepOverhead > 0", m.Beta)
 	case !(m.AttendPerKey >= 0) || math.IsInf(m.AttendPerKey, 0):
 		return fmt.Errorf("latency model: AttendPerKey %g: want ≥ 0", m.AttendPerKey)
 	case m.Gamma < 0 || math.IsNaN(m.Gamma):
 		return fmt.Errorf("latency model: Gamma %g: want ≥ 0", m.Gamma)
-	case m.Jitter < 0 || m.Jitter > 1 || math.IsNaN(m.Jitter):
-		return fmt.Errorf("latency model: Jitter %g: want in [0, 1]", m.Jitter)
 	}
-	return nil
+	return inUnit(latencyModel, "Jitter", m.Jitter)
 }
 
 // BetaAllowed reports whether β may take this value beside the other

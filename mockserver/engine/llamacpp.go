@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -55,12 +56,11 @@ func (l LlamaCppConfig) validate() error {
 		return fmt.Errorf("engine config: LlamaCpp save cost %v + %v per token: want ≥ 0", l.SaveFixed, l.SavePerToken)
 	case l.RestoreFixed < 0 || l.RestorePerToken < 0:
 		return fmt.Errorf("engine config: LlamaCpp restore cost %v + %v per token: want ≥ 0", l.RestoreFixed, l.RestorePerToken)
-	case l.UbatchSize < 0:
-		return fmt.Errorf("engine config: LlamaCpp UbatchSize %d: want ≥ 0", l.UbatchSize)
-	case l.HTTPWorkers < 0:
-		return fmt.Errorf("engine config: LlamaCpp HTTPWorkers %d: want ≥ 0", l.HTTPWorkers)
 	}
-	return nil
+	return cmp.Or(
+		atLeast(engineConfig, "LlamaCpp UbatchSize", l.UbatchSize, 0),
+		atLeast(engineConfig, "LlamaCpp HTTPWorkers", l.HTTPWorkers, 0),
+	)
 }
 
 // ubatch returns the ubatch size in force (UbatchSize, else the default).

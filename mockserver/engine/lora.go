@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -30,11 +31,13 @@ type LoRAConfig struct {
 
 // validate reports the first invalid field.
 func (c LoRAConfig) validate() error {
+	if err := cmp.Or(
+		atLeast(engineConfig, "LoRA.MaxLoras", c.MaxLoras, 0),
+		atLeast(engineConfig, "LoRA.MaxCPULoras", c.MaxCPULoras, 0),
+	); err != nil {
+		return err
+	}
 	switch {
-	case c.MaxLoras < 0:
-		return fmt.Errorf("engine config: LoRA.MaxLoras %d: want ≥ 0", c.MaxLoras)
-	case c.MaxCPULoras < 0:
-		return fmt.Errorf("engine config: LoRA.MaxCPULoras %d: want ≥ 0", c.MaxCPULoras)
 	case c.MaxLoras > 0 && c.MaxCPULoras > 0 && c.MaxCPULoras < c.MaxLoras:
 		return fmt.Errorf("engine config: LoRA.MaxCPULoras %d: want ≥ MaxLoras %d (vLLM's rule)", c.MaxCPULoras, c.MaxLoras)
 	case c.LoadCost < 0 || c.DiskLoadCost < 0:

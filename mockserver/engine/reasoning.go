@@ -34,17 +34,16 @@ func (r ReasoningConfig) Active() bool { return r.Share > 0 }
 
 // validate reports the first field out of range.
 func (r ReasoningConfig) validate() error {
+	if err := inUnit(engineConfig, "Reasoning.Share", r.Share); err != nil {
+		return err
+	}
 	switch {
-	case !(r.Share >= 0 && r.Share <= 1):
-		return fmt.Errorf("engine config: Reasoning.Share %g: want in [0, 1]", r.Share)
 	case r.Share > 0 && !(r.MeanTokens >= 1) || math.IsInf(r.MeanTokens, 0):
 		return fmt.Errorf("engine config: Reasoning.MeanTokens %g: want ≥ 1 when Share > 0", r.MeanTokens)
 	case !(r.CV >= 0 && r.CV <= 10):
 		return fmt.Errorf("engine config: Reasoning.CV %g: want in [0, 10]", r.CV)
-	case r.MaxTokens < 0:
-		return fmt.Errorf("engine config: Reasoning.MaxTokens %d: want ≥ 0", r.MaxTokens)
 	}
-	return nil
+	return atLeast(engineConfig, "Reasoning.MaxTokens", r.MaxTokens, 0)
 }
 
 // Draw salts of a request's reasoning: whether it reasons, then the two
