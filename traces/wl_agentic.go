@@ -73,16 +73,19 @@ func buildAgenticWorkload(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "agentic", p.int("requests", 1))
 	p.rangeOK("turns_min", a.tmin, "turns_max", a.tmax)
 	p.rangeOK("subagent_turns_min", a.subMin, "subagent_turns_max", a.subMaxTurns)
-	if p.err != nil {
-		return nil, p.err
+	src, err := poissonSource(p, g, rate/a.meanRequests(), a.start)
+	if err != nil {
+		return nil, err
 	}
 	a.tools = SynthWords(contentKey(seed, "ag-tools"), a.toolsLen)
 	a.subTools = SynthWords(contentKey(seed, "ag-subagent-tools"), a.subToolsLen)
-	g.gap = expGap(rate / a.meanRequests())
-	g.session = func(g *generator, i int, at time.Duration) []Request {
-		return a.session(g, fmt.Sprintf("ag%d", i), fmt.Sprintf("u%d", g.rng.IntN(a.users)), at)
-	}
-	return g, nil
+	return src, nil
+}
+
+// start builds session number i, of a uniformly drawn user, starting at
+// at.
+func (a *agenticGen) start(g *generator, i int, at time.Duration) []Request {
+	return a.session(g, fmt.Sprintf("ag%d", i), fmt.Sprintf("u%d", g.rng.IntN(a.users)), at)
 }
 
 // meanRequests is the mean number of Requests of a session, sub-agents

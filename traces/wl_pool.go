@@ -34,17 +34,12 @@ func buildPrefixPool(p *params, seed uint64) (Source, error) {
 	poolLen, randLen, outLen := p.tokens("pool_len", 1), p.tokens("random_len", 1), p.tokens("output_len", 1)
 	rate := p.positive("rate")
 	g := newGenerator(seed, "prefix-pool", p.int("requests", 1))
-	if p.err != nil {
-		return nil, p.err
-	}
-	g.gap = expGap(rate)
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	return poissonSource(p, g, rate, func(g *generator, i int, at time.Duration) []Request {
 		id := fmt.Sprintf("pp%d", i)
 		if g.rng.Float64() < prob {
 			k := g.rng.IntN(pool)
 			return []Request{single(id, "", at, "", 0, SynthWords(contentKey(seed, "pool", k), poolLen), poolLen, outLen)}
 		}
 		return []Request{single(id, "", at, "", 0, SynthWords(contentKey(seed, "random", i), randLen), randLen, outLen)}
-	}
-	return g, nil
+	})
 }

@@ -40,10 +40,7 @@ func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 	sysLen, qLen, outLen := p.tokens("system_len", 0), p.tokens("question_len", 1), p.tokens("output_len", 1)
 	ordered, rate, n := p.bool("ordered"), p.positive("rate"), p.int("requests", 0)
 	ad := readAdapters(p)
-	if p.err != nil {
-		return nil, p.err
-	}
-	if groups*per > maxCount {
+	if p.err == nil && groups*per > maxCount {
 		return nil, fmt.Errorf("groups × prompts_per_group = %d: want at most %d", groups*per, maxCount)
 	}
 	if n == 0 {
@@ -52,8 +49,7 @@ func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 	round := groups * per
 	g := newGenerator(seed, "shared-prefix", n)
 	var perm []int
-	g.gap = expGap(rate)
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	return poissonSource(p, g, rate, func(g *generator, i int, at time.Duration) []Request {
 		if i%round == 0 {
 			perm = g.order(round, ordered)
 		}
@@ -64,8 +60,7 @@ func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 		r := single(fmt.Sprintf("sp%d", i), "", at, sys, sysLen, question, qLen, outLen)
 		r.LoRA = ad.pick(g.rng, grp)
 		return []Request{r}
-	}
-	return g, nil
+	})
 }
 
 // order returns 0..n-1, shuffled unless ordered.

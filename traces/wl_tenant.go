@@ -34,11 +34,7 @@ func buildMultiTenant(p *params, seed uint64) (Source, error) {
 	sysLen, inLen, outLen := p.tokens("system_len", 0), p.tokens("input_len", 1), p.tokens("output_len", 1)
 	jit, rate := p.float("jitter", 0, 1), p.positive("rate")
 	ad := readAdapters(p)
-	if p.err != nil {
-		return nil, p.err
-	}
-	g.gap = expGap(rate)
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	return poissonSource(p, g, rate, func(g *generator, i int, at time.Duration) []Request {
 		u := ten.pick(g.rng)
 		q, out := g.jitter(ten.scaled(u, inLen), jit), g.jitter(ten.scaled(u, outLen), jit)
 		sys := SynthWords(contentKey(seed, "tenant-system", u), sysLen)
@@ -46,6 +42,5 @@ func buildMultiTenant(p *params, seed uint64) (Source, error) {
 		r := single(fmt.Sprintf("tn%d", i), ten.names[u], at, sys, sysLen, question, q, out)
 		r.LoRA = ad.pick(g.rng, u)
 		return []Request{r}
-	}
-	return g, nil
+	})
 }

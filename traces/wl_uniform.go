@@ -33,14 +33,9 @@ func buildUniform(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "uniform-lengths", p.int("requests", 1))
 	p.rangeOK("input_min", inMin, "input_max", inMax)
 	p.rangeOK("output_min", outMin, "output_max", outMax)
-	if p.err != nil {
-		return nil, p.err
-	}
-	g.gap = expGap(rate)
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	return poissonSource(p, g, rate, func(g *generator, i int, at time.Duration) []Request {
 		in, out := g.uniformInt(inMin, inMax), g.uniformInt(outMin, outMax)
 		q := SynthWords(contentKey(seed, "uniform", i), in)
 		return []Request{single(fmt.Sprintf("ul%d", i), "", at, "", 0, q, in, out)}
-	}
-	return g, nil
+	})
 }
