@@ -39,19 +39,11 @@ func buildMixed(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "mixed", p.int("requests", 1))
 	ten := readTenants(p, g.rng)
 	groups, sysLen := p.intIn("groups", 1, maxCount), p.tokens("system_len", 0)
-	tmin, tmax := p.intIn("turns_min", 1, maxTurns), p.intIn("turns_max", 1, maxTurns)
-	qLen, outLen := p.tokens("question_len", 1), p.tokens("output_len", 1)
-	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
-	if err := g.sessionGap(p, tmin, tmax, rate); err != nil {
-		return nil, err
-	}
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	c := readChat(p, "")
+	return c.source(p, g, func(g *generator, i int, at time.Duration) []Request {
 		u := ten.pick(g.rng)
-		grp := u % groups
-		return g.conversation(seed, fmt.Sprintf("mx%d", i), at, shape{
-			user: ten.names[u], system: SynthWords(contentKey(seed, "mixed-system", grp), sysLen), sysLen: sysLen,
-			turns: g.uniformInt(tmin, tmax), firstLen: ten.scaled(u, qLen), qLen: ten.scaled(u, qLen),
-			outLen: ten.scaled(u, outLen), jitter: jit, think: think})
-	}
-	return g, nil
+		s := c.shape(g, ten.names[u], SynthWords(contentKey(seed, "mixed-system", u%groups), sysLen), sysLen)
+		s.firstLen, s.qLen, s.outLen = ten.scaled(u, s.firstLen), ten.scaled(u, s.qLen), ten.scaled(u, s.outLen)
+		return g.conversation(seed, fmt.Sprintf("mx%d", i), at, s)
+	})
 }

@@ -35,18 +35,10 @@ func multiTurnSpec() WorkloadSpec {
 func buildMultiTurn(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "multi-turn", p.int("requests", 1))
 	users, sysLen := p.intIn("users", 1, maxCount), p.tokens("system_len", 0)
-	tmin, tmax := p.intIn("turns_min", 1, maxTurns), p.intIn("turns_max", 1, maxTurns)
-	first, qLen, outLen := p.tokens("first_len", 1), p.tokens("question_len", 1), p.tokens("output_len", 1)
-	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
-	if err := g.sessionGap(p, tmin, tmax, rate); err != nil {
-		return nil, err
-	}
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	c := readChat(p, "first_len")
+	return c.source(p, g, func(g *generator, i int, at time.Duration) []Request {
 		id := fmt.Sprintf("mt%d", i)
-		return g.conversation(seed, id, at, shape{
-			user: fmt.Sprintf("u%d", g.rng.IntN(users)), system: SynthWords(contentKey(seed, "mt-system", id), sysLen),
-			sysLen: sysLen, turns: g.uniformInt(tmin, tmax), firstLen: first, qLen: qLen, outLen: outLen,
-			jitter: jit, think: think})
-	}
-	return g, nil
+		user := fmt.Sprintf("u%d", g.rng.IntN(users))
+		return g.conversation(seed, id, at, c.shape(g, user, SynthWords(contentKey(seed, "mt-system", id), sysLen), sysLen))
+	})
 }
