@@ -2,6 +2,7 @@ package traces
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -15,19 +16,17 @@ func multiTurnSpec() WorkloadSpec {
 		Doc: "sessions of turns_min..turns_max turns; turn k resends the history (system prompt, earlier " +
 			"questions and answers) plus a new question; a follow-up comes think (exponential) after " +
 			"the previous turn (its answer closed-loop, its arrival open-loop); sessions start as a Poisson process at rate / mean turns",
-		Params: []ParamSpec{
-			{"users", KindInt, "16", "users owning the sessions (uniform)"},
+		Params: slices.Concat([]ParamSpec{
+			sessionUsersParam,
 			{"system_len", KindInt, "0", "per-session system prompt length, tokens (0 = none)"},
-			{"turns_min", KindInt, "2", "fewest turns per session"},
-			{"turns_max", KindInt, "8", "most turns per session (uniform between)"},
+		}, turnsParams("2", "8", "turns"), []ParamSpec{
 			{"first_len", KindInt, "256", "mean first question length, tokens"},
 			{"question_len", KindInt, "64", "mean follow-up question length, tokens"},
 			{"output_len", KindInt, "128", "mean output length, tokens"},
-			{"jitter", KindFloat, "0.5", "lengths are uniform within ±jitter of their mean"},
-			{"think", KindDuration, "10s", "mean think time before a follow-up turn (exponential; after the answer closed-loop)"},
+			jitterParam, thinkParam("10s"),
 			{"rate", KindFloat, "4", "mean request rate, req/s"},
-			{"requests", KindInt, "400", "total requests"},
-		},
+			requestsParam("400"),
+		}),
 		build: buildMultiTurn,
 	}
 }

@@ -23,9 +23,9 @@ func sharedPrefixSpec() WorkloadSpec {
 			{"prompts_per_group", KindInt, "16", "requests per system prompt in one round"},
 			{"system_len", KindInt, "1024", "system prompt length, tokens"},
 			{"question_len", KindInt, "128", "question length, tokens"},
-			{"output_len", KindInt, "256", "output length, tokens"},
+			outputParam("256"),
 			{"ordered", KindBool, "false", "send a group's prompts together instead of shuffled"},
-			{"rate", KindFloat, "8", "mean arrival rate, req/s (Poisson)"},
+			poissonRateParam("8"),
 			{"requests", KindInt, "0", "total requests (0 = groups × prompts_per_group)"},
 		}, adapterParams...),
 		Presets: map[string]map[string]string{

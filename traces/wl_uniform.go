@@ -19,8 +19,7 @@ func uniformLengthsSpec() WorkloadSpec {
 			{"input_max", KindInt, "128", "longest prompt, tokens"},
 			{"output_min", KindInt, "1", "shortest output, tokens"},
 			{"output_max", KindInt, "20", "longest output, tokens"},
-			{"rate", KindFloat, "10", "mean arrival rate, req/s (Poisson)"},
-			{"requests", KindInt, "1000", "total requests"},
+			poissonRateParam("10"), requestsParam("1000"),
 		},
 		build: buildUniform,
 	}
