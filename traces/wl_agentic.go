@@ -60,6 +60,8 @@ type agenticGen struct {
 	tools, subTools             string
 }
 
+// buildAgenticWorkload builds the agentic workload from p, seeded by seed;
+// the shared tool definitions are made once the parameters are good.
 func buildAgenticWorkload(p *params, seed uint64) (Source, error) {
 	a := &agenticGen{seed: seed, users: p.intIn("users", 1, maxCount),
 		toolsLen: p.tokens("tools_len", 0), sysLen: p.tokens("system_len", 0), taskLen: p.tokens("task_len", 1),

@@ -34,6 +34,7 @@ func mixedSpec() WorkloadSpec {
 	}
 }
 
+// buildMixed builds the mixed workload from p, seeded by seed.
 func buildMixed(p *params, seed uint64) (Source, error) {
 	g, ten := newTenantGenerator(p, seed, "mixed")
 	groups, sysLen := p.intIn("groups", 1, maxCount), p.tokens("system_len", 0)

@@ -31,6 +31,7 @@ func multiTurnSpec() WorkloadSpec {
 	}
 }
 
+// buildMultiTurn builds the multi-turn workload from p, seeded by seed.
 func buildMultiTurn(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "multi-turn", p.int("requests", 1))
 	users, sysLen := p.intIn("users", 1, maxCount), p.tokens("system_len", 0)

@@ -29,6 +29,7 @@ func prefixPoolSpec() WorkloadSpec {
 	}
 }
 
+// buildPrefixPool builds the prefix-pool workload from p, seeded by seed.
 func buildPrefixPool(p *params, seed uint64) (Source, error) {
 	prob, pool := p.float("p", 0, 1), p.intIn("pool_size", 1, maxCount)
 	poolLen, randLen, outLen := p.tokens("pool_len", 1), p.tokens("random_len", 1), p.tokens("output_len", 1)

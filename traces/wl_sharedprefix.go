@@ -35,6 +35,8 @@ func sharedPrefixSpec() WorkloadSpec {
 	}
 }
 
+// buildSharedPrefix builds the shared-prefix workload from p, seeded by
+// seed.
 func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 	groups, per := p.intIn("groups", 1, maxCount), p.intIn("prompts_per_group", 1, maxCount)
 	sysLen, qLen, outLen := p.tokens("system_len", 0), p.tokens("question_len", 1), p.tokens("output_len", 1)

@@ -28,6 +28,7 @@ func multiTenantSpec() WorkloadSpec {
 	}
 }
 
+// buildMultiTenant builds the multi-tenant workload from p, seeded by seed.
 func buildMultiTenant(p *params, seed uint64) (Source, error) {
 	g, ten := newTenantGenerator(p, seed, "multi-tenant")
 	sysLen, inLen, outLen := p.tokens("system_len", 0), p.tokens("input_len", 1), p.tokens("output_len", 1)

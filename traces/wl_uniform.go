@@ -25,6 +25,7 @@ func uniformLengthsSpec() WorkloadSpec {
 	}
 }
 
+// buildUniform builds the uniform-lengths workload from p, seeded by seed.
 func buildUniform(p *params, seed uint64) (Source, error) {
 	inMin, inMax := p.tokens("input_min", 1), p.tokens("input_max", 1)
 	outMin, outMax := p.tokens("output_min", 1), p.tokens("output_max", 1)
