@@ -43,10 +43,9 @@ func bailianDecoder(bs int, unit timeUnit) func([]byte, int, *Request) error {
 			return fieldErr("chat_id", "missing")
 		case rec.Timestamp == nil:
 			return fieldErr("timestamp", "missing")
-		case rec.InputLength == nil:
-			return fieldErr("input_length", "missing")
-		case rec.OutputLength == nil:
-			return fieldErr("output_length", "missing")
+		}
+		if err := lengthsPresent(rec.InputLength, rec.OutputLength); err != nil {
+			return err
 		}
 		parent, err := sessionID(rec.ParentChatID)
 		if err != nil {

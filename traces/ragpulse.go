@@ -47,14 +47,13 @@ func ragPulseDecoder(lengths map[uint64]int, unit timeUnit) func([]byte, int, *R
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return jsonFieldErr(err)
 		}
-		switch {
-		case len(rec.Timestamp) == 0:
+		if len(rec.Timestamp) == 0 {
 			return fieldErr("timestamp", "missing")
-		case rec.InputLength == nil:
-			return fieldErr("input_length", "missing")
-		case rec.OutputLength == nil:
-			return fieldErr("output_length", "missing")
-		case rec.HashIDs == nil:
+		}
+		if err := lengthsPresent(rec.InputLength, rec.OutputLength); err != nil {
+			return err
+		}
+		if rec.HashIDs == nil {
 			return fieldErr("hash_ids", "missing")
 		}
 		v, err := numberOrString(rec.Timestamp)

@@ -3,6 +3,7 @@ package traces
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -18,16 +19,15 @@ func agenticSpec() WorkloadSpec {
 			"each its own session (tool definitions shared by every sub-agent) whose first request waits for the " +
 			"spawning one, and the parent's next request waits for all of them (After); arrivals assume answers " +
 			"take token_time per output token; sessions start as a Poisson process",
-		Params: []ParamSpec{
-			{"users", KindInt, "16", "users owning the sessions (uniform)"},
+		Params: slices.Concat([]ParamSpec{
+			sessionUsersParam,
 			{"tools_len", KindInt, "2048", "tool definitions shared by every session, tokens"},
 			{"system_len", KindInt, "512", "per-session system prompt, tokens"},
 			{"task_len", KindInt, "256", "mean opening task, tokens"},
 			{"result_len", KindInt, "384", "mean tool result each later request adds, tokens"},
 			{"output_len", KindInt, "232", "mean output per request, tokens"},
-			{"jitter", KindFloat, "0.5", "lengths are uniform within ±jitter of their mean"},
-			{"turns_min", KindInt, "4", "fewest requests per session"},
-			{"turns_max", KindInt, "24", "most requests per session (uniform between)"},
+			jitterParam,
+		}, turnsParams("4", "24", "requests"), []ParamSpec{
 			{"tool_time", KindDuration, "8s", "median tool time between an answer and the next request"},
 			{"tool_time_sigma", KindFloat, "1", "log-normal σ of the tool time (0 = always tool_time)"},
 			{"token_time", KindDuration, "25ms", "response time per output token that the arrival times assume"},
@@ -37,8 +37,8 @@ func agenticSpec() WorkloadSpec {
 			{"subagent_turns_max", KindInt, "8", "most requests per sub-agent"},
 			{"subagent_tools_len", KindInt, "1024", "sub-agents' tool definitions, shared by every sub-agent, tokens"},
 			{"rate", KindFloat, "4", "mean request rate, req/s"},
-			{"requests", KindInt, "400", "total requests"},
-		},
+			requestsParam("400"),
+		}),
 		build: buildAgenticWorkload,
 	}
 }
@@ -60,6 +60,8 @@ type agenticGen struct {
 	tools, subTools             string
 }
 
+// buildAgenticWorkload builds the agentic workload from p, seeded by seed;
+// the shared tool definitions are made once the parameters are good.
 func buildAgenticWorkload(p *params, seed uint64) (Source, error) {
 	a := &agenticGen{seed: seed, users: p.intIn("users", 1, maxCount),
 		toolsLen: p.tokens("tools_len", 0), sysLen: p.tokens("system_len", 0), taskLen: p.tokens("task_len", 1),
@@ -73,16 +75,19 @@ func buildAgenticWorkload(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "agentic", p.int("requests", 1))
 	p.rangeOK("turns_min", a.tmin, "turns_max", a.tmax)
 	p.rangeOK("subagent_turns_min", a.subMin, "subagent_turns_max", a.subMaxTurns)
-	if p.err != nil {
-		return nil, p.err
+	src, err := poissonSource(p, g, rate/a.meanRequests(), a.start)
+	if err != nil {
+		return nil, err
 	}
 	a.tools = SynthWords(contentKey(seed, "ag-tools"), a.toolsLen)
 	a.subTools = SynthWords(contentKey(seed, "ag-subagent-tools"), a.subToolsLen)
-	g.gap = expGap(rate / a.meanRequests())
-	g.session = func(g *generator, i int, at time.Duration) []Request {
-		return a.session(g, fmt.Sprintf("ag%d", i), fmt.Sprintf("u%d", g.rng.IntN(a.users)), at)
-	}
-	return g, nil
+	return src, nil
+}
+
+// start builds session number i, of a uniformly drawn user, starting at
+// at.
+func (a *agenticGen) start(g *generator, i int, at time.Duration) []Request {
+	return a.session(g, fmt.Sprintf("ag%d", i), fmt.Sprintf("u%d", g.rng.IntN(a.users)), at)
 }
 
 // meanRequests is the mean number of Requests of a session, sub-agents

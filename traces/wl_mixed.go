@@ -2,6 +2,7 @@ package traces
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -14,18 +15,16 @@ import (
 // holds 1.2–1.5 requests per replica, busy roughly 70–80 % of the time
 // under Poisson arrivals (1 − e^−λS).
 func mixedSpec() WorkloadSpec {
-	ps := append(tenantParams("8", "0.4"),
-		ParamSpec{"groups", KindInt, "4", "number of shared system prompts (user u uses prompt u mod groups)"},
-		ParamSpec{"system_len", KindInt, "256", "system prompt length, tokens"},
-		ParamSpec{"turns_min", KindInt, "1", "fewest turns per session"},
-		ParamSpec{"turns_max", KindInt, "5", "most turns per session (uniform between)"},
-		ParamSpec{"question_len", KindInt, "64", "mean question length per turn, tokens (times the user's factor)"},
-		ParamSpec{"output_len", KindInt, "128", "mean output length, tokens (times the user's factor)"},
-		ParamSpec{"jitter", KindFloat, "0.5", "lengths are uniform within ±jitter of their mean"},
-		ParamSpec{"think", KindDuration, "8s", "mean think time before a follow-up turn (exponential; after the answer closed-loop)"},
-		ParamSpec{"rate", KindFloat, "6", "mean request rate, req/s (sessions start as Poisson at rate / mean turns)"},
-		ParamSpec{"requests", KindInt, "300", "total requests"},
-	)
+	ps := slices.Concat(tenantParams("8", "0.4"), []ParamSpec{
+		{"groups", KindInt, "4", "number of shared system prompts (user u uses prompt u mod groups)"},
+		{"system_len", KindInt, "256", "system prompt length, tokens"},
+	}, turnsParams("1", "5", "turns"), []ParamSpec{
+		{"question_len", KindInt, "64", "mean question length per turn, tokens (times the user's factor)"},
+		tenantOutputParam,
+		jitterParam, thinkParam("8s"),
+		{"rate", KindFloat, "6", "mean request rate, req/s (sessions start as Poisson at rate / mean turns)"},
+		requestsParam("300"),
+	})
 	return WorkloadSpec{
 		Name: "mixed",
 		Doc: "the bench default blend: users of unequal rates (heavy hitter u0, Zipf tail) run multi-turn " +
@@ -35,23 +34,15 @@ func mixedSpec() WorkloadSpec {
 	}
 }
 
+// buildMixed builds the mixed workload from p, seeded by seed.
 func buildMixed(p *params, seed uint64) (Source, error) {
-	g := newGenerator(seed, "mixed", p.int("requests", 1))
-	ten := readTenants(p, g.rng)
+	g, ten := newTenantGenerator(p, seed, "mixed")
 	groups, sysLen := p.intIn("groups", 1, maxCount), p.tokens("system_len", 0)
-	tmin, tmax := p.intIn("turns_min", 1, maxTurns), p.intIn("turns_max", 1, maxTurns)
-	qLen, outLen := p.tokens("question_len", 1), p.tokens("output_len", 1)
-	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
-	if err := g.sessionGap(p, tmin, tmax, rate); err != nil {
-		return nil, err
-	}
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	c := readChat(p, "")
+	return c.source(p, g, func(g *generator, i int, at time.Duration) []Request {
 		u := ten.pick(g.rng)
-		grp := u % groups
-		return g.conversation(seed, fmt.Sprintf("mx%d", i), at, shape{
-			user: ten.names[u], system: SynthWords(contentKey(seed, "mixed-system", grp), sysLen), sysLen: sysLen,
-			turns: g.uniformInt(tmin, tmax), firstLen: ten.scaled(u, qLen), qLen: ten.scaled(u, qLen),
-			outLen: ten.scaled(u, outLen), jitter: jit, think: think})
-	}
-	return g, nil
+		s := c.shape(g, ten.names[u], SynthWords(contentKey(seed, "mixed-system", u%groups), sysLen), sysLen)
+		s.firstLen, s.qLen, s.outLen = ten.scaled(u, s.firstLen), ten.scaled(u, s.qLen), ten.scaled(u, s.outLen)
+		return g.conversation(seed, fmt.Sprintf("mx%d", i), at, s)
+	})
 }

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -15,38 +16,29 @@ func multiTurnSpec() WorkloadSpec {
 		Doc: "sessions of turns_min..turns_max turns; turn k resends the history (system prompt, earlier " +
 			"questions and answers) plus a new question; a follow-up comes think (exponential) after " +
 			"the previous turn (its answer closed-loop, its arrival open-loop); sessions start as a Poisson process at rate / mean turns",
-		Params: []ParamSpec{
-			{"users", KindInt, "16", "users owning the sessions (uniform)"},
+		Params: slices.Concat([]ParamSpec{
+			sessionUsersParam,
 			{"system_len", KindInt, "0", "per-session system prompt length, tokens (0 = none)"},
-			{"turns_min", KindInt, "2", "fewest turns per session"},
-			{"turns_max", KindInt, "8", "most turns per session (uniform between)"},
+		}, turnsParams("2", "8", "turns"), []ParamSpec{
 			{"first_len", KindInt, "256", "mean first question length, tokens"},
 			{"question_len", KindInt, "64", "mean follow-up question length, tokens"},
 			{"output_len", KindInt, "128", "mean output length, tokens"},
-			{"jitter", KindFloat, "0.5", "lengths are uniform within ±jitter of their mean"},
-			{"think", KindDuration, "10s", "mean think time before a follow-up turn (exponential; after the answer closed-loop)"},
+			jitterParam, thinkParam("10s"),
 			{"rate", KindFloat, "4", "mean request rate, req/s"},
-			{"requests", KindInt, "400", "total requests"},
-		},
+			requestsParam("400"),
+		}),
 		build: buildMultiTurn,
 	}
 }
 
+// buildMultiTurn builds the multi-turn workload from p, seeded by seed.
 func buildMultiTurn(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "multi-turn", p.int("requests", 1))
 	users, sysLen := p.intIn("users", 1, maxCount), p.tokens("system_len", 0)
-	tmin, tmax := p.intIn("turns_min", 1, maxTurns), p.intIn("turns_max", 1, maxTurns)
-	first, qLen, outLen := p.tokens("first_len", 1), p.tokens("question_len", 1), p.tokens("output_len", 1)
-	jit, think, rate := p.float("jitter", 0, 1), p.duration("think"), p.positive("rate")
-	if err := g.sessionGap(p, tmin, tmax, rate); err != nil {
-		return nil, err
-	}
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	c := readChat(p, "first_len")
+	return c.source(p, g, func(g *generator, i int, at time.Duration) []Request {
 		id := fmt.Sprintf("mt%d", i)
-		return g.conversation(seed, id, at, shape{
-			user: fmt.Sprintf("u%d", g.rng.IntN(users)), system: SynthWords(contentKey(seed, "mt-system", id), sysLen),
-			sysLen: sysLen, turns: g.uniformInt(tmin, tmax), firstLen: first, qLen: qLen, outLen: outLen,
-			jitter: jit, think: think})
-	}
-	return g, nil
+		user := fmt.Sprintf("u%d", g.rng.IntN(users))
+		return g.conversation(seed, id, at, c.shape(g, user, SynthWords(contentKey(seed, "mt-system", id), sysLen), sysLen))
+	})
 }

@@ -21,30 +21,26 @@ func prefixPoolSpec() WorkloadSpec {
 			{"pool_size", KindInt, "10", "number of frequent prompts"},
 			{"pool_len", KindInt, "32", "length of a pool prompt, tokens"},
 			{"random_len", KindInt, "15", "length of a random prompt, tokens (the report's 15)"},
-			{"output_len", KindInt, "32", "output length, tokens"},
-			{"rate", KindFloat, "10", "mean arrival rate, req/s (Poisson)"},
+			outputParam("32"),
+			poissonRateParam("10"),
 			{"requests", KindInt, "1000", "total requests (the report's 1000)"},
 		},
 		build: buildPrefixPool,
 	}
 }
 
+// buildPrefixPool builds the prefix-pool workload from p, seeded by seed.
 func buildPrefixPool(p *params, seed uint64) (Source, error) {
 	prob, pool := p.float("p", 0, 1), p.intIn("pool_size", 1, maxCount)
 	poolLen, randLen, outLen := p.tokens("pool_len", 1), p.tokens("random_len", 1), p.tokens("output_len", 1)
 	rate := p.positive("rate")
 	g := newGenerator(seed, "prefix-pool", p.int("requests", 1))
-	if p.err != nil {
-		return nil, p.err
-	}
-	g.gap = expGap(rate)
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	return poissonSource(p, g, rate, func(g *generator, i int, at time.Duration) []Request {
 		id := fmt.Sprintf("pp%d", i)
 		if g.rng.Float64() < prob {
 			k := g.rng.IntN(pool)
 			return []Request{single(id, "", at, "", 0, SynthWords(contentKey(seed, "pool", k), poolLen), poolLen, outLen)}
 		}
 		return []Request{single(id, "", at, "", 0, SynthWords(contentKey(seed, "random", i), randLen), randLen, outLen)}
-	}
-	return g, nil
+	})
 }

@@ -23,9 +23,9 @@ func sharedPrefixSpec() WorkloadSpec {
 			{"prompts_per_group", KindInt, "16", "requests per system prompt in one round"},
 			{"system_len", KindInt, "1024", "system prompt length, tokens"},
 			{"question_len", KindInt, "128", "question length, tokens"},
-			{"output_len", KindInt, "256", "output length, tokens"},
+			outputParam("256"),
 			{"ordered", KindBool, "false", "send a group's prompts together instead of shuffled"},
-			{"rate", KindFloat, "8", "mean arrival rate, req/s (Poisson)"},
+			poissonRateParam("8"),
 			{"requests", KindInt, "0", "total requests (0 = groups × prompts_per_group)"},
 		}, adapterParams...),
 		Presets: map[string]map[string]string{
@@ -35,15 +35,14 @@ func sharedPrefixSpec() WorkloadSpec {
 	}
 }
 
+// buildSharedPrefix builds the shared-prefix workload from p, seeded by
+// seed.
 func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 	groups, per := p.intIn("groups", 1, maxCount), p.intIn("prompts_per_group", 1, maxCount)
 	sysLen, qLen, outLen := p.tokens("system_len", 0), p.tokens("question_len", 1), p.tokens("output_len", 1)
 	ordered, rate, n := p.bool("ordered"), p.positive("rate"), p.int("requests", 0)
 	ad := readAdapters(p)
-	if p.err != nil {
-		return nil, p.err
-	}
-	if groups*per > maxCount {
+	if p.err == nil && groups*per > maxCount {
 		return nil, fmt.Errorf("groups × prompts_per_group = %d: want at most %d", groups*per, maxCount)
 	}
 	if n == 0 {
@@ -52,8 +51,7 @@ func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 	round := groups * per
 	g := newGenerator(seed, "shared-prefix", n)
 	var perm []int
-	g.gap = expGap(rate)
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	return poissonSource(p, g, rate, func(g *generator, i int, at time.Duration) []Request {
 		if i%round == 0 {
 			perm = g.order(round, ordered)
 		}
@@ -64,8 +62,7 @@ func buildSharedPrefix(p *params, seed uint64) (Source, error) {
 		r := single(fmt.Sprintf("sp%d", i), "", at, sys, sysLen, question, qLen, outLen)
 		r.LoRA = ad.pick(g.rng, grp)
 		return []Request{r}
-	}
-	return g, nil
+	})
 }
 
 // order returns 0..n-1, shuffled unless ordered.

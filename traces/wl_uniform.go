@@ -19,13 +19,13 @@ func uniformLengthsSpec() WorkloadSpec {
 			{"input_max", KindInt, "128", "longest prompt, tokens"},
 			{"output_min", KindInt, "1", "shortest output, tokens"},
 			{"output_max", KindInt, "20", "longest output, tokens"},
-			{"rate", KindFloat, "10", "mean arrival rate, req/s (Poisson)"},
-			{"requests", KindInt, "1000", "total requests"},
+			poissonRateParam("10"), requestsParam("1000"),
 		},
 		build: buildUniform,
 	}
 }
 
+// buildUniform builds the uniform-lengths workload from p, seeded by seed.
 func buildUniform(p *params, seed uint64) (Source, error) {
 	inMin, inMax := p.tokens("input_min", 1), p.tokens("input_max", 1)
 	outMin, outMax := p.tokens("output_min", 1), p.tokens("output_max", 1)
@@ -33,14 +33,9 @@ func buildUniform(p *params, seed uint64) (Source, error) {
 	g := newGenerator(seed, "uniform-lengths", p.int("requests", 1))
 	p.rangeOK("input_min", inMin, "input_max", inMax)
 	p.rangeOK("output_min", outMin, "output_max", outMax)
-	if p.err != nil {
-		return nil, p.err
-	}
-	g.gap = expGap(rate)
-	g.session = func(g *generator, i int, at time.Duration) []Request {
+	return poissonSource(p, g, rate, func(g *generator, i int, at time.Duration) []Request {
 		in, out := g.uniformInt(inMin, inMax), g.uniformInt(outMin, outMax)
 		q := SynthWords(contentKey(seed, "uniform", i), in)
 		return []Request{single(fmt.Sprintf("ul%d", i), "", at, "", 0, q, in, out)}
-	}
-	return g, nil
+	})
 }

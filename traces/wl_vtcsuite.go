@@ -52,6 +52,7 @@ var vtcSuites = map[string][]vtcPhase{
 	"overload-weighted": {{[]float64{1, 1, 1, 1}, 6 * time.Minute, 0}},
 }
 
+// buildVTCSuite builds the vtc-suite workload from p, seeded by seed.
 func buildVTCSuite(p *params, seed uint64) (Source, error) {
 	name := p.raw("suite")
 	phases, ok := vtcSuites[name]
