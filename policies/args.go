@@ -46,9 +46,9 @@ func (a *Args) UnmarshalJSON(b []byte) error {
 	}
 	out := make(Args, 0, len(pairs))
 	for _, pair := range pairs {
-		name, text, ok := strings.Cut(pair, "=")
-		if !ok || name == "" {
-			return fmt.Errorf("%q: want key=value", pair)
+		name, text, err := cutPair(pair)
+		if err != nil {
+			return err
 		}
 		v, err := readAs(declaredKinds("", name), text)
 		if err != nil {
@@ -114,9 +114,9 @@ func readAs(kinds []traces.ParamKind, text string) (traces.Value, error) {
 // missing = and a value of none of the kinds are errors naming the
 // parameter and the kind wanted.
 func ParseParam(kind Kind, pair string) (traces.Param, error) {
-	name, text, ok := strings.Cut(pair, "=")
-	if !ok || name == "" {
-		return traces.Param{}, fmt.Errorf("%q: want key=value", pair)
+	name, text, err := cutPair(pair)
+	if err != nil {
+		return traces.Param{}, err
 	}
 	kinds := declaredKinds(kind, name)
 	if len(kinds) == 0 {
@@ -127,6 +127,15 @@ func ParseParam(kind Kind, pair string) (traces.Param, error) {
 		return traces.Param{}, fmt.Errorf("parameter %s: %w", name, err)
 	}
 	return traces.Param{Name: name, Value: v}, nil
+}
+
+// cutPair splits a "name=value" text; a missing = or name is an error.
+func cutPair(pair string) (name, text string, err error) {
+	name, text, ok := strings.Cut(pair, "=")
+	if !ok || name == "" {
+		return "", "", fmt.Errorf("%q: want key=value", pair)
+	}
+	return name, text, nil
 }
 
 // ParseArgs reads "name=value" texts with ParseParam, in order.

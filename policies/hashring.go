@@ -69,3 +69,18 @@ func (h *hashRing) search(key uint64) int {
 	})
 	return start
 }
+
+// newHashRing returns a ring whose replication is parameter replication
+// (points per Backend, 1..65536), with sep between ID and point number.
+func newHashRing(p Params, sep string) (hashRing, error) {
+	n, err := p.Int("replication", 1, 1<<16)
+	return hashRing{replication: n, sep: sep}, err
+}
+
+// home syncs the ring to bs and returns the search position of key and
+// the position in bs of the Backend whose point is the first clockwise.
+func (h *hashRing) home(bs []Backend, key uint64) (start, pos int) {
+	h.sync(bs)
+	start = h.search(key)
+	return start, int(h.at(start, 0).pos)
+}

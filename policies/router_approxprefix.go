@@ -48,20 +48,16 @@ func approxPrefixSpec() Spec {
 // approxPrefix is the GIE proposal's Router: an approximate per-backend
 // LRU prefix cache combined with load scores.
 type approxPrefix struct {
-	rng                *rand.Rand
+	prefixBase
 	chunkChars, maxRun int
 	minMatch           float64
 	wPrefix, wQ, wKV   float64
 	queueThreshold     float64
 	index              *blockIndex
-	// indexAnswers adds each answer to the index (index_answers);
-	// seen holds each Backend as last picked from (its cache size).
-	indexAnswers        bool
+	// seen holds each Backend as last picked from (its cache size), with
+	// index_answers.
 	seen                []Backend
-	enc                 tokenizer.Tokenizer // nil: text hashed by characters
-	view                promptView
 	set                 backendSet
-	hashes              []uint64
 	matcher             leadingMatcher
 	matches             []prefixMatch
 	kept, buf           []Backend
@@ -70,9 +66,9 @@ type approxPrefix struct {
 }
 
 func newApproxPrefix(p Params, rng *rand.Rand) (Router, error) {
-	r := &approxPrefix{rng: rng}
+	r := &approxPrefix{}
 	var err error
-	if r.indexAnswers, err = p.Bool("index_answers"); err != nil {
+	if r.prefixBase, err = newPrefixBase(p, rng); err != nil {
 		return nil, err
 	}
 	if r.chunkChars, err = p.Int("chunk_chars", 1, 1<<20); err != nil {
@@ -113,12 +109,7 @@ func (r *approxPrefix) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	r.view.load(req)
-	if r.enc != nil && r.view.kind == kindText {
-		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
-	}
-	size := r.view.blockUnits(r.chunkChars, max(1, r.chunkChars/CharsPerToken))
-	r.hashes = r.view.hashChain(r.hashes[:0], size, r.maxRun)
+	size := r.hashChunks(req, r.chunkChars, r.maxRun)
 	r.kept = filterQueue(r.buf[:0], st.Backends, r.queueThreshold)
 	if len(r.kept) < len(st.Backends) {
 		r.buf = r.kept
@@ -146,12 +137,7 @@ func (r *approxPrefix) IndexAnswer(_ time.Duration, req *traces.Request, backend
 	if !r.indexAnswers || backend < 0 || backend >= len(r.seen) {
 		return
 	}
-	r.view.load(req)
-	if r.enc != nil && r.view.kind == kindText {
-		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
-	}
-	size := r.view.blockUnits(r.chunkChars, max(1, r.chunkChars/CharsPerToken))
-	r.hashes = r.view.hashChain(r.hashes[:0], size, r.maxRun)
+	r.hashChunks(req, r.chunkChars, r.maxRun)
 	r.index.add(r.hashes, r.seen[backend])
 }
 
@@ -289,7 +275,3 @@ func kvScores(dst []float64, bs []Backend) []float64 {
 	}
 	return dst
 }
-
-// PredictsHits implements HitPredictor: the Choice's predicted hit is the
-// matched prefix in the Router's own view.
-func (r *approxPrefix) PredictsHits() {}

@@ -41,26 +41,24 @@ func cacheAwareSpec() Spec {
 // radix tree per model/adapter and prompt form: text (bytes), token ids or
 // block ids.
 type cacheAware struct {
-	rng                   *rand.Rand
+	prefixBase
 	threshold, balanceRel float64
 	balanceAbs, maxChars  int
 	interval, lastEvict   time.Duration
 	smallestTree          bool
-	indexAnswers          bool // index_answers
 	text                  map[uint64]*radixTree[byte]
 	tokens                map[uint64]*radixTree[int]
 	blocks                map[[2]uint64]*radixTree[uint64]
-	view                  promptView
 	set                   backendSet
 	best                  []int
 	textBuf               []byte
 }
 
 func newCacheAware(p Params, rng *rand.Rand) (Router, error) {
-	r := &cacheAware{rng: rng, text: map[uint64]*radixTree[byte]{}, tokens: map[uint64]*radixTree[int]{},
+	r := &cacheAware{text: map[uint64]*radixTree[byte]{}, tokens: map[uint64]*radixTree[int]{},
 		blocks: map[[2]uint64]*radixTree[uint64]{}}
 	var err error
-	if r.indexAnswers, err = p.Bool("index_answers"); err != nil {
+	if r.prefixBase, err = newPrefixBase(p, rng); err != nil {
 		return nil, err
 	}
 	if r.threshold, err = p.Float("cache_threshold", 0, 1); err != nil {
@@ -236,7 +234,3 @@ func (x blockTree) insert(r *cacheAware, b int, now time.Duration) {
 	x.t.insert(r.view.blocks, b, now)
 }
 func (x blockTree) size(b int) int { return x.t.Size(b) }
-
-// PredictsHits implements HitPredictor: the Choice's predicted hit is the
-// matched prefix in the Router's own view.
-func (r *cacheAware) PredictsHits() {}

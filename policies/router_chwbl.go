@@ -54,7 +54,7 @@ func newCHWBL(p Params, _ *rand.Rand) (Router, error) {
 	if r.prefixChars, err = p.Int("prefix_chars", 1, 1<<20); err != nil {
 		return nil, err
 	}
-	if r.ring.replication, err = p.Int("replication", 1, 1<<16); err != nil {
+	if r.ring, err = newHashRing(p, ""); err != nil {
 		return nil, err
 	}
 	if r.loadFactor, err = p.Float("load_factor", 1, 1e6); err != nil {
@@ -74,15 +74,12 @@ func (r *chwbl) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	r.ring.sync(st.Backends)
 	total := 0
 	for _, b := range st.Backends {
 		total += b.InFlight
 	}
 	bound := r.loadFactor * float64(total+1) / float64(len(st.Backends))
-	key := chwblKey(req, r.prefixChars)
-	start := r.ring.search(key)
-	first := int(r.ring.at(start, 0).pos)
+	start, first := r.ring.home(st.Backends, chwblKey(req, r.prefixChars))
 	if r.loadOK(st.Backends[first].InFlight, total, bound) {
 		return r.choose(st.Backends[first], true), nil
 	}

@@ -37,23 +37,19 @@ func hashTrieSpec() Spec {
 // original it never forgets a prefix: memory grows with the distinct
 // chunks routed (about 40 bytes each).
 type hashTrie struct {
-	rng    *rand.Rand
-	chunk  int
-	nodes  hitTable // chained hash -> position in masks
-	masks  []uint64 // Backends with Index < 64 holding the node
-	wide   map[uint64]struct{}
-	view   promptView
-	hashes []uint64
-	cand   []int // positions in State.Backends still matching
-	next   []int
-	// indexAnswers adds each answer to the trie (index_answers).
-	indexAnswers bool
+	prefixBase
+	chunk int
+	nodes hitTable // chained hash -> position in masks
+	masks []uint64 // Backends with Index < 64 holding the node
+	wide  map[uint64]struct{}
+	cand  []int // positions in State.Backends still matching
+	next  []int
 }
 
 func newHashTrie(p Params, rng *rand.Rand) (Router, error) {
-	r := &hashTrie{rng: rng, wide: map[uint64]struct{}{}}
+	r := &hashTrie{wide: map[uint64]struct{}{}}
 	var err error
-	if r.indexAnswers, err = p.Bool("index_answers"); err != nil {
+	if r.prefixBase, err = newPrefixBase(p, rng); err != nil {
 		return nil, err
 	}
 	if r.chunk, err = p.Int("chunk_chars", 1, 1<<20); err != nil {
@@ -70,9 +66,7 @@ func (r *hashTrie) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	r.view.load(req)
-	size := r.view.blockUnits(r.chunk, max(1, r.chunk/CharsPerToken))
-	r.hashes = r.view.hashChain(r.hashes[:0], size, 0)
+	size := r.hashChunks(req, r.chunk, 0)
 	r.cand = r.cand[:0]
 	for i := range st.Backends {
 		r.cand = append(r.cand, i)
@@ -123,9 +117,7 @@ func (r *hashTrie) IndexAnswer(_ time.Duration, req *traces.Request, backend int
 	if !r.indexAnswers {
 		return
 	}
-	r.view.load(req)
-	size := r.view.blockUnits(r.chunk, max(1, r.chunk/CharsPerToken))
-	r.hashes = r.view.hashChain(r.hashes[:0], size, 0)
+	r.hashChunks(req, r.chunk, 0)
 	r.insert(backend)
 }
 
@@ -147,7 +139,3 @@ func (r *hashTrie) insert(idx int) {
 		}
 	}
 }
-
-// PredictsHits implements HitPredictor: the Choice's predicted hit is the
-// prefix matched in the Router's own trie.
-func (r *hashTrie) PredictsHits() {}

@@ -17,15 +17,13 @@ func init() {
 			{Name: "metric", Kind: kString, Default: traces.ParamString("tokens"), Doc: "load compared: tokens (client in-flight prompt+output tokens, then requests) or requests (then tokens)"},
 		},
 	}, newPowerOfTwo)
-	RegisterRouter(Spec{
+	registerPicker(Spec{
 		Name: "least-kv-cache",
 		Doc: "lowest scraped vllm:kv_cache_usage_perc (ties: fewer in-flight tokens, then seeded RNG); " +
 			"unless every backend is scraped, the fewest client in-flight tokens instead",
 		Needs:  []string{"scrape"},
 		Source: "AIBrix least-kv-cache router (pkg/plugins/gateway/algorithms/least_kv_cache.go)",
-	}, func(_ Params, rng *rand.Rand) (Router, error) {
-		return &leastKVCache{rng: rng}, nil
-	})
+	}, leastKVCache)
 }
 
 // powerOfTwo samples two distinct Backends and keeps the less loaded.
@@ -74,32 +72,19 @@ func (r *powerOfTwo) compare(a, b Backend) int {
 	return cmp.Or(cmp.Compare(a.InFlight, b.InFlight), cmp.Compare(a.InFlightTokens, b.InFlightTokens))
 }
 
-// leastKVCache picks the lowest scraped KV-cache usage. Without scrape data
-// for every Backend (no --scrape, or a scrape failed) it falls back to the
-// fewest client in-flight tokens, the client's own estimate of KV
+// leastKVCache picks the lowest scraped KV-cache usage. Without scrape
+// data for every Backend (no --scrape, or a scrape failed) it falls back
+// to the fewest client in-flight tokens, the client's own estimate of KV
 // occupancy, so a partial scrape never compares unlike figures.
-type leastKVCache struct {
-	rng *rand.Rand
-}
-
-// Name implements Router.
-func (r *leastKVCache) Name() string { return "least-kv-cache" }
-
-// Pick implements Router.
-func (r *leastKVCache) Pick(req *traces.Request, st State) (Choice, error) {
-	if len(st.Backends) == 0 {
-		return Choice{}, errNoBackends
-	}
-	if allScraped(st.Backends) {
-		i := argmin(st.Backends, r.rng, func(a, b *Backend) int {
+func leastKVCache(bs []Backend, rng *rand.Rand) (int, string) {
+	if allScraped(bs) {
+		return argmin(bs, rng, func(a, b *Backend) int {
 			return cmp.Or(cmp.Compare(a.KVUsage, b.KVUsage), cmp.Compare(a.InFlightTokens, b.InFlightTokens))
-		})
-		return Choice{Backend: st.Backends[i].Index, Reason: "kv-cache"}, nil
+		}), "kv-cache"
 	}
-	i := argmin(st.Backends, r.rng, func(a, b *Backend) int {
+	return argmin(bs, rng, func(a, b *Backend) int {
 		return cmp.Or(cmp.Compare(a.InFlightTokens, b.InFlightTokens), cmp.Compare(a.InFlight, b.InFlight))
-	})
-	return Choice{Backend: st.Backends[i].Index, Reason: "in-flight-tokens"}, nil
+	}), "in-flight-tokens"
 }
 
 // argmin returns the position in bs of the least Backend under compare,

@@ -53,19 +53,16 @@ func prefixCacheSpec() Spec {
 // hashTable of chained block hashes; the view is updated for the chosen
 // Backend after every pick, whichever branch chose it (as AIBrix does).
 type prefixCache struct {
-	rng         *rand.Rand
-	enc         tokenizer.Tokenizer // nil for character
-	blockChars  int                 // block size on text prompts
-	blockTokens int                 // block size on token prompts
+	// prefixBase's enc is nil for character, its hashes the scratch of
+	// blockRefs.
+	prefixBase
+	blockChars  int // block size on text prompts
+	blockTokens int // block size on token prompts
 	imbalance   int
 	factor      float64
 	table       *hashTable
-	// indexAnswers adds each answer to the table (index_answers).
-	indexAnswers bool
 
-	view    promptView
 	set     backendSet
-	hashes  []uint64   // scratch of blockRefs
 	refs    []blockRef // the prompt's blocks
 	found   []uint64   // their arena slots + 1 (hashTable.resolve)
 	matcher leadingMatcher
@@ -74,12 +71,12 @@ type prefixCache struct {
 }
 
 func newPrefixCache(p Params, rng *rand.Rand) (Router, error) {
-	r := &prefixCache{rng: rng}
+	r := &prefixCache{}
 	tok, err := p.OneOf("tokenizer", "character", "tiktoken")
 	if err != nil {
 		return nil, err
 	}
-	if r.indexAnswers, err = p.Bool("index_answers"); err != nil {
+	if r.prefixBase, err = newPrefixBase(p, rng); err != nil {
 		return nil, err
 	}
 	if r.blockChars, r.blockTokens, err = aibrixBlockSize(p, tok); err != nil {
@@ -136,10 +133,7 @@ func (r *prefixCache) Pick(req *traces.Request, st State) (Choice, error) {
 		return Choice{}, errNoBackends
 	}
 	r.table.expire(st.Now)
-	r.view.load(req)
-	if r.enc != nil && r.view.kind == kindText {
-		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
-	}
+	r.loadPrompt(req)
 	size := r.view.blockUnits(r.blockChars, r.blockTokens)
 	r.refs = r.view.blockRefs(r.refs[:0], &r.hashes, size)
 	r.found = r.table.resolve(r.refs, r.found[:0])
@@ -172,10 +166,7 @@ func (r *prefixCache) IndexAnswer(now time.Duration, req *traces.Request, backen
 	if !r.indexAnswers {
 		return
 	}
-	r.view.load(req)
-	if r.enc != nil && r.view.kind == kindText {
-		r.view.setTokens(r.enc.Encode(r.view.text), req.InputTokens)
-	}
+	r.loadPrompt(req)
 	size := r.view.blockUnits(r.blockChars, r.blockTokens)
 	r.refs = r.view.blockRefs(r.refs[:0], &r.hashes, size)
 	r.table.add(r.refs, backend, now)
@@ -209,7 +200,3 @@ func (r *prefixCache) bestMatch(bs []Backend, s loadStats) (int, bool) {
 	}
 	return 0, false
 }
-
-// PredictsHits implements HitPredictor: the Choice's predicted hit is the
-// matched prefix in the Router's own view.
-func (r *prefixCache) PredictsHits() {}

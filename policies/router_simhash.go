@@ -43,12 +43,12 @@ type simHash struct {
 }
 
 func newSimHash(p Params, _ *rand.Rand) (Router, error) {
-	r := &simHash{ring: hashRing{sep: "-"}}
+	r := &simHash{}
 	var err error
 	if r.maxChars, err = p.Int("max_chars", 1, 1<<24); err != nil {
 		return nil, err
 	}
-	if r.ring.replication, err = p.Int("replication", 1, 1<<16); err != nil {
+	if r.ring, err = newHashRing(p, "-"); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -62,9 +62,7 @@ func (r *simHash) Pick(req *traces.Request, st State) (Choice, error) {
 	if len(st.Backends) == 0 {
 		return Choice{}, errNoBackends
 	}
-	r.ring.sync(st.Backends)
-	key := mix64(r.fingerprint(req) ^ modelSeed(req))
-	pos := r.ring.at(r.ring.search(key), 0).pos
+	_, pos := r.ring.home(st.Backends, mix64(r.fingerprint(req)^modelSeed(req)))
 	return Choice{Backend: st.Backends[pos].Index, Reason: "hash"}, nil
 }
 

@@ -11,35 +11,15 @@ import (
 var errNoBackends = errors.New("no backends to pick from")
 
 func init() {
-	RegisterRouter(Spec{Name: "random", Doc: "uniform random backend from the seeded RNG",
+	registerPicker(Spec{Name: "random", Doc: "uniform random backend from the seeded RNG",
 		Source: "baseline (AIBrix random, SGLang router random)"},
-		func(_ Params, rng *rand.Rand) (Router, error) {
-			return &randomRouter{rng: rng}, nil
-		})
+		func(bs []Backend, rng *rand.Rand) (int, string) { return rng.IntN(len(bs)), "random" })
 	RegisterRouter(Spec{Name: "round-robin", Doc: "cycle over backends in index order, skipping absent ones",
 		Source: "baseline (vLLM production-stack roundrobin, SGLang router round_robin)"},
 		func(_ Params, _ *rand.Rand) (Router, error) { return &roundRobin{}, nil })
-	RegisterRouter(Spec{Name: "least-request", Doc: "fewest client-side in-flight requests; ties broken by the seeded RNG",
+	registerPicker(Spec{Name: "least-request", Doc: "fewest client-side in-flight requests; ties broken by the seeded RNG",
 		Needs: []string{"in-flight"}, Source: "AIBrix least-request; vLLM production-stack"},
-		func(_ Params, rng *rand.Rand) (Router, error) {
-			return &leastRequest{rng: rng}, nil
-		})
-}
-
-// randomRouter picks uniformly at random.
-type randomRouter struct {
-	rng *rand.Rand
-}
-
-// Name implements Router.
-func (r *randomRouter) Name() string { return "random" }
-
-// Pick implements Router.
-func (r *randomRouter) Pick(req *traces.Request, st State) (Choice, error) {
-	if len(st.Backends) == 0 {
-		return Choice{}, errNoBackends
-	}
-	return Choice{Backend: st.Backends[r.rng.IntN(len(st.Backends))].Index, Reason: "random"}, nil
+		func(bs []Backend, rng *rand.Rand) (int, string) { return leastLoadedPos(bs, rng), "least-request" })
 }
 
 // roundRobin cycles over backends by Index; with a filtered State it takes
@@ -65,22 +45,6 @@ func (r *roundRobin) Pick(req *traces.Request, st State) (Choice, error) {
 	}
 	r.next = best.Index + 1
 	return Choice{Backend: best.Index, Reason: "round-robin"}, nil
-}
-
-// leastRequest picks the fewest in-flight requests.
-type leastRequest struct {
-	rng *rand.Rand
-}
-
-// Name implements Router.
-func (r *leastRequest) Name() string { return "least-request" }
-
-// Pick implements Router.
-func (r *leastRequest) Pick(req *traces.Request, st State) (Choice, error) {
-	if len(st.Backends) == 0 {
-		return Choice{}, errNoBackends
-	}
-	return Choice{Backend: st.Backends[leastLoadedPos(st.Backends, r.rng)].Index, Reason: "least-request"}, nil
 }
 
 // LeastLoaded returns the Index of the Backend with the fewest in-flight

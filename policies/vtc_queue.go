@@ -18,12 +18,17 @@ var vtcParams = []ParamSpec{
 }
 
 func init() {
-	RegisterQueue(Spec{Name: "vtc",
-		Doc:    "Virtual Token Counter: release the head of the backlogged user with the smallest weighted token counter; a user that becomes backlogged is lifted to the backlogged minimum",
-		Needs:  []string{"user", "in-flight", "token-stream", NeedCapacity},
-		Source: "Sheng et al., Fairness in Serving Large Language Models (OSDI 2024), Algorithm 2; VTC artifact",
-		Params: vtcParams},
-		func(p Params, _ *rand.Rand) (Queue, error) { return newVTCQueue("vtc", true, p) })
+	registerVTC("vtc", true,
+		"Virtual Token Counter: release the head of the backlogged user with the smallest weighted token counter; a user that becomes backlogged is lifted to the backlogged minimum",
+		"Sheng et al., Fairness in Serving Large Language Models (OSDI 2024), Algorithm 2; VTC artifact")
+}
+
+// registerVTC registers the counter Queue called name, with the counter
+// lift (vtc) or without it (lcf), and the vtc parameters.
+func registerVTC(name string, lift bool, doc, source string) {
+	RegisterQueue(Spec{Name: name, Doc: doc, Source: source, Params: vtcParams,
+		Needs: []string{"user", "in-flight", "token-stream", NeedCapacity}},
+		func(p Params, _ *rand.Rand) (Queue, error) { return newVTCQueue(name, lift, p) })
 }
 
 // vtcQueue is the Virtual Token Counter (and, without the lift, the
