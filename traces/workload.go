@@ -92,7 +92,8 @@ func newParams(w *WorkloadSpec, given Params) (*params, error) {
 		known[ps.Name] = ps
 	}
 	vals := given.Map()
-	for k, v := range vals {
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
+		v := vals[k]
 		want := KindString
 		if k != "preset" {
 			ps, ok := known[k]
@@ -110,7 +111,8 @@ func newParams(w *WorkloadSpec, given Params) (*params, error) {
 		if !ok {
 			return nil, fmt.Errorf("workload %s: unknown preset %q (known: %s)", w.Name, pre.text, presetNames(w))
 		}
-		for k, text := range set {
+		for _, k := range slices.Sorted(maps.Keys(set)) {
+			text := set[k]
 			if _, given := vals[k]; given {
 				continue
 			}

@@ -276,3 +276,16 @@ func TestWorkloadSpecsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadErrorsStable checks that with several bad parameters the
+// error names the same one every time (the first by name), not one a map
+// iteration picks.
+func TestWorkloadErrorsStable(t *testing.T) {
+	p := map[string]string{"zeta": "1", "alpha": "1", "mu": "1", "omega": "1"}
+	for range 32 {
+		_, err := newTextWorkload("mixed", p, 1)
+		if err == nil || !strings.Contains(err.Error(), `unknown parameter "alpha"`) {
+			t.Fatalf("error = %v, want it to name alpha, the first unknown parameter by name", err)
+		}
+	}
+}
