@@ -281,9 +281,9 @@ func TestWorkloadSpecsDocumented(t *testing.T) {
 // error names the same one every time (the first by name), not one a map
 // iteration picks.
 func TestWorkloadErrorsStable(t *testing.T) {
-	p := map[string]string{"zeta": "1", "alpha": "1", "mu": "1", "omega": "1"}
+	p := Params{{"zeta", ParamInt(1)}, {"omega", ParamInt(1)}, {"mu", ParamInt(1)}, {"alpha", ParamInt(1)}}
 	for range 32 {
-		_, err := newTextWorkload("mixed", p, 1)
+		_, err := NewWorkload("mixed", p, 1)
 		if err == nil || !strings.Contains(err.Error(), `unknown parameter "alpha"`) {
 			t.Fatalf("error = %v, want it to name alpha, the first unknown parameter by name", err)
 		}
