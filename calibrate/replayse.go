@@ -72,14 +72,12 @@ func (f *replayFit) stdErrs() []float64 {
 	if err != nil {
 		return out
 	}
-	var jtj, bread mat.Dense
-	jtj.Mul(J.T(), J)
-	if err := bread.Inverse(&jtj); err != nil {
+	cov, bread := sandwich(J, r0, keys)
+	if bread == nil {
 		return out
 	}
-	cov := clusterCov(J, r0, keys, &bread)
 	if cov == nil {
-		cov = gaussNewtonCov(r0, len(x), &bread)
+		cov = gaussNewtonCov(r0, len(x), bread)
 	}
 	for i, xi := range x {
 		if v := cov.At(i, i); v >= 0 {

@@ -25,12 +25,7 @@ func robustSE(rows []row, free [numCols]bool, th, se [numCols]float64) [numCols]
 	for i, r := range rows {
 		res[i], keys[i] = r.weight()*(r.y-r.predict(th)), r.cluster
 	}
-	var xtx, inv mat.Dense
-	xtx.Mul(x.T(), x)
-	if err := inv.Inverse(&xtx); err != nil {
-		return se
-	}
-	cov := clusterCov(x, res, keys, &inv)
+	cov, _ := sandwich(x, res, keys)
 	if cov == nil {
 		return se
 	}
@@ -39,4 +34,17 @@ func robustSE(rows []row, free [numCols]bool, th, se [numCols]float64) [numCols]
 		out[c] = math.Sqrt(max(0, cov.At(j, j)))
 	}
 	return out
+}
+
+// sandwich returns the cluster-robust covariance of a least-squares fit
+// with design (or Jacobian) J, residuals r and clusters keys (nil when
+// the residuals fall in too few clusters; see clusterCov), and the bread
+// (JᵀJ)⁻¹ it stands on (nil when JᵀJ is singular).
+func sandwich(J *mat.Dense, r []float64, keys []int) (cov, bread *mat.Dense) {
+	var jtj, inv mat.Dense
+	jtj.Mul(J.T(), J)
+	if err := inv.Inverse(&jtj); err != nil {
+		return nil, nil
+	}
+	return clusterCov(J, r, keys, &inv), &inv
 }
