@@ -25,6 +25,10 @@ type row struct {
 	x    [numCols]float64
 	y    float64
 	ttft bool
+	// server marks a TTFT-kind row whose time is the server's own for the
+	// prompt (serverRow): the prompt's step(s) without the request overhead
+	// or the wait for the step in progress.
+	server bool
 	// b is the mean batch of the steps the row covers.
 	b float64
 	// clean marks a decode row whose steps all had the same batch and no
@@ -36,6 +40,9 @@ type row struct {
 	// a decode row (its mean step is that much surer), times 1/σ of its
 	// kind once known.
 	w float64
+	// promptX is a TTFT row's prompt step(s) alone: its x without the
+	// step in progress at arrival nor the request overhead.
+	promptX [numCols]float64
 	// cluster groups the rows whose errors are not independent: those of
 	// one server's requests sent within the same clusterWindow.
 	cluster int
@@ -108,6 +115,9 @@ func (in *Input) rowsOf(m stepModel, budget, maxSeqs int) []row {
 			if r, ok := tl.ttftRow(i, budget, maxSeqs); ok {
 				r.cluster = k
 				rows = append(rows, r)
+				if p, ok := serverRow(r, tl.reqs[i]); ok {
+					rows = append(rows, p)
+				}
 			}
 		}
 	}
@@ -319,6 +329,8 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 		out.x[colBetaGamma] += extra * steplat.Growth(float64(bf))
 	}
 	keys += float64(chunks) * keysF
+	out.promptX = out.x
+	out.promptX[colAttend] = keys * 1e-9
 	if busy == 1 && bs > 0 {
 		// The rest of the step in progress: half a step on average, or,
 		// when a boundary was seen less than a step before (a request sent

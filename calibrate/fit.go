@@ -381,15 +381,19 @@ func solve(rows []row, free [numCols]bool, fixed [numCols]float64) (th, se [numC
 	return th, se, rss, nil
 }
 
-// weigh scales each row's weight by 1/σ of its kind (TTFT or decode),
+// weigh scales each row's weight by 1/σ of its kind (TTFT, the server's
+// prompt time or decode),
 // σ being the RMS weighted residual of that kind under th: a weighted
 // least squares in which the noisy TTFT equations (half a step of arrival
 // noise each) do not drown the decode ones.
 func weigh(rows []row, th [numCols]float64) {
-	var sq [2]float64
-	var n [2]int
+	var sq [3]float64
+	var n [3]int
 	kind := func(r row) int {
-		if r.ttft {
+		switch {
+		case r.server:
+			return 2
+		case r.ttft:
 			return 1
 		}
 		return 0
@@ -410,14 +414,27 @@ func weigh(rows []row, th [numCols]float64) {
 
 func sqf(v float64) float64 { return v * v }
 
-// residuals summarises the residuals of each kind of equation.
+// rowKind names a row's kind as the residuals report it.
+func rowKind(r row) string {
+	switch {
+	case r.server:
+		return "prompt"
+	case r.ttft:
+		return "ttft"
+	}
+	return "tpot"
+}
+
+// residuals summarises the residuals of each kind of equation: ttft,
+// tpot, and prompt (the server's own prompt times) where the server sent
+// them.
 func residuals(rows []row, th [numCols]float64) []profile.Residual {
 	var out []profile.Residual
-	for _, kind := range []string{"ttft", "tpot"} {
+	for _, kind := range []string{"ttft", "tpot", "prompt"} {
 		var n int
 		var sq, sum float64
 		for _, r := range rows {
-			if r.ttft != (kind == "ttft") {
+			if rowKind(r) != kind {
 				continue
 			}
 			p := r.predict(th)

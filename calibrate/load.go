@@ -22,6 +22,9 @@ type request struct {
 	// cv is the coefficient of variation of the request's chunk gaps (-1
 	// when unknown).
 	cv float64
+	// promptSecs is the server's own time for the prompt (llama.cpp's
+	// timings.prompt_ms, in seconds; 0 when the server sent none).
+	promptSecs float64
 }
 
 // timeline is the successful requests of one backend of one run, sorted
@@ -158,8 +161,12 @@ func toRequest(r *results.Result) request {
 	if out == 0 {
 		out = r.Chunks
 	}
-	return request{sent: s(r.Sent), first: s(r.FirstToken), done: s(r.Done), prompt: prompt,
+	q := request{sent: s(r.Sent), first: s(r.FirstToken), done: s(r.Done), prompt: prompt,
 		computed: max(0, prompt-r.CachedTokens), out: out, cv: gapCV(r.Gaps)}
+	if r.Server != nil {
+		q.promptSecs = r.Server.PromptMS / 1e3
+	}
+	return q
 }
 
 // gapCV returns a robust coefficient of variation of a gap histogram:

@@ -117,8 +117,8 @@ func missingTerm(rows []row, th [numCols]float64) string {
 	if len(rows) == 0 {
 		return "compare the residuals of the probe's phases (calibrate --halves) to find the term the model lacks"
 	}
-	loaded, alone := meanRel(rows, th, func(r row) bool { return r.ttft && r.b > 1.05 }),
-		meanRel(rows, th, func(r row) bool { return r.ttft && r.b <= 1.05 })
+	loaded, alone := meanRel(rows, th, func(r row) bool { return rowKind(r) == "ttft" && r.b > 1.05 }),
+		meanRel(rows, th, func(r row) bool { return rowKind(r) == "ttft" && r.b <= 1.05 })
 	mixed, clean := meanRel(rows, th, func(r row) bool { return !r.ttft && !r.clean }),
 		meanRel(rows, th, func(r row) bool { return !r.ttft && r.clean })
 	switch {
