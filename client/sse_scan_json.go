@@ -26,65 +26,49 @@ func (s *scanner) peek() byte {
 
 // object scans {"key": value, ...} of the given kind.
 func (s *scanner) object(kind int) bool {
-	if s.peek() != '{' || s.depth >= maxScanDepth {
-		return false
-	}
-	s.i++
-	s.depth++
-	defer func() { s.depth-- }()
-	if s.peek() == '}' {
-		s.i++
-		return true
-	}
 	var seen uint8
-	for {
+	return s.container('{', '}', func() bool {
 		key, esc, ok := s.str()
 		if !ok || esc || s.peek() != ':' {
 			return false // escaped keys are declined
 		}
 		s.i++
-		if !s.member(kind, key, &seen) {
-			return false
-		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return s.member(kind, key, &seen)
+	})
 }
 
 // array scans [value, ...]; elements of kind kindChoice are objects
 // (or null), any other kind is skipped.
 func (s *scanner) array(kind int) bool {
-	if s.peek() != '[' || s.depth >= maxScanDepth {
+	return s.container('[', ']', func() bool {
+		if kind == kindChoice {
+			return s.null() || s.object(kindChoice)
+		}
+		return s.value()
+	})
+}
+
+// container scans open, then elements separated by commas, then end; elem
+// consumes one element. Nesting deeper than maxScanDepth is declined.
+func (s *scanner) container(open, end byte, elem func() bool) bool {
+	if s.peek() != open || s.depth >= maxScanDepth {
 		return false
 	}
 	s.i++
 	s.depth++
 	defer func() { s.depth-- }()
-	if s.peek() == ']' {
+	if s.peek() == end {
 		s.i++
 		return true
 	}
 	for {
-		var ok bool
-		if kind == kindChoice {
-			ok = s.null() || s.object(kindChoice)
-		} else {
-			ok = s.value()
-		}
-		if !ok {
+		if !elem() {
 			return false
 		}
 		switch s.peek() {
 		case ',':
 			s.i++
-		case ']':
+		case end:
 			s.i++
 			return true
 		default:

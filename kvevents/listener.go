@@ -120,13 +120,7 @@ func (l *Listener) run(ctx context.Context) {
 	defer close(l.done)
 	defer l.polls.Wait()
 	defer l.sub.Close()
-	for {
-		msg, err := l.sub.Recv()
-		if err != nil {
-			return
-		}
-		l.route(ctx, msg.Frames)
-	}
+	receive(l.sub, func(frames [][]byte) { l.route(ctx, frames) })
 }
 
 // route hands one message to its topic's stream.

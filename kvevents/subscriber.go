@@ -98,13 +98,7 @@ func (s *Subscriber) run(ctx context.Context) {
 		s.pollStart(ctx)
 	}()
 	defer func() { <-polled }()
-	for {
-		msg, err := s.sub.Recv()
-		if err != nil {
-			return
-		}
-		s.handle(ctx, msg.Frames)
-	}
+	receive(s.sub, func(frames [][]byte) { s.handle(ctx, frames) })
 }
 
 // handle checks one [topic, seq, payload] message's sequence number,

@@ -141,18 +141,6 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "_", `\_`).Replace(s)
 }
 
-// runsWith returns the runs that have what has looks for, in order: the
-// runs a section lists, none when it has nothing to show.
-func runsWith(runs []*metrics.Summary, has func(*metrics.Summary) bool) []*metrics.Summary {
-	var out []*metrics.Summary
-	for _, s := range runs {
-		if has(s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 func writeGlossary(w io.Writer) {
 	fmt.Fprint(w, "## Glossary\n\n")
 	var rows [][]string

@@ -11,27 +11,33 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 )
 
+// backendsIntro heads the backends section.
+const backendsIntro = "## Backends\n\n" +
+	"How each run spread its requests. Share is the backend's fraction of the run's requests; " +
+	"an even spread over n backends gives 1/n each. Hit gap is the router's predicted hit rate minus the " +
+	"server's, in points: how far the router's view of that backend's cache was off.\n\n"
+
+// backendsHead is the per-Backend table's header.
+var backendsHead = []string{"#", "backend", "requests", "share", "errors", "in tokens", "out tokens",
+	"TTFT p50 ms", "TTFT p99 ms", "hit server", "hit scraped", "hit predicted", "hit gap pts", "KV max"}
+
 // writeBackends writes one per-Backend table per run.
 func writeBackends(w io.Writer, runs []*metrics.Summary) {
-	fmt.Fprint(w, "## Backends\n\n")
-	fmt.Fprint(w, "How each run spread its requests. Share is the backend's fraction of the run's requests; "+
-		"an even spread over n backends gives 1/n each. Hit gap is the router's predicted hit rate minus the "+
-		"server's, in points: how far the router's view of that backend's cache was off.\n\n")
-	for _, s := range runs {
-		if len(runs) > 1 {
-			fmt.Fprintf(w, "### %s\n\n", mdEscape(s.Name()))
-		}
-		var rows [][]string
-		for _, b := range s.Backends {
-			rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", textfmt.Count(b.Requests),
-				textfmt.Pct(metrics.Ratio(float64(b.Requests), float64(s.Requests))), textfmt.Count(b.Errors),
-				textfmt.Count(b.InputTokens), textfmt.Count(b.OutputTokens), textfmt.Num(b.TTFTP50), textfmt.Num(b.TTFTP99),
-				textfmt.Pct(b.HitRate), textfmt.Pct(b.ScrapedHitRate), textfmt.Pct(b.PredictedHitRate),
-				textfmt.GapPts(b.PredictedHitRate, b.HitRate), textfmt.Pct(b.KVUsageMax)})
-		}
-		mdTable(w, []string{"#", "backend", "requests", "share", "errors", "in tokens", "out tokens",
-			"TTFT p50 ms", "TTFT p99 ms", "hit server", "hit scraped", "hit predicted", "hit gap pts", "KV max"}, "ll", rows)
+	fmt.Fprint(w, backendsIntro)
+	perRunTables(w, runs, len(runs) > 1, backendsHead, "ll", backendRows)
+}
+
+// backendRows are one run's per-Backend table rows.
+func backendRows(s *metrics.Summary) [][]string {
+	var rows [][]string
+	for _, b := range s.Backends {
+		rows = append(rows, []string{fmt.Sprintf("%d", b.Index), "`" + b.URL + "`", textfmt.Count(b.Requests),
+			textfmt.Pct(metrics.Ratio(float64(b.Requests), float64(s.Requests))), textfmt.Count(b.Errors),
+			textfmt.Count(b.InputTokens), textfmt.Count(b.OutputTokens), textfmt.Num(b.TTFTP50), textfmt.Num(b.TTFTP99),
+			textfmt.Pct(b.HitRate), textfmt.Pct(b.ScrapedHitRate), textfmt.Pct(b.PredictedHitRate),
+			textfmt.GapPts(b.PredictedHitRate, b.HitRate), textfmt.Pct(b.KVUsageMax)})
 	}
+	return rows
 }
 
 // writeUsers writes the per-user table: the largest users by demand and
