@@ -24,17 +24,15 @@ import (
 // dialect's cache flush empties the engine's prefix cache
 // (handleResetPrefixCache: 400 while requests hold blocks).
 
-// owner is /v1/models' owned_by for the dialect.
+// owner is /v1/models' owned_by for the dialect d (a dialect name, as
+// Options.validate requires): the name itself, which a client's
+// dialect.Detect looks up, save for plain OpenAI, whose servers name no
+// known owner ("tracebench-mock").
 func owner(d string) string {
-	switch d {
-	case dialect.SGLang:
-		return "sglang"
-	case dialect.LlamaCpp:
-		return "llamacpp"
-	case dialect.OpenAI:
+	if d == dialect.OpenAI {
 		return "tracebench-mock"
 	}
-	return "vllm"
+	return d
 }
 
 // dialectRoutes adds the dialect's metrics and flush endpoints.
