@@ -21,12 +21,18 @@ import (
 const maxQuietResidual = 1.0
 
 // Host contention thresholds over a run (the stop line's host figures):
-// hypervisor steal above hostStealPct or the machine busier than
-// hostBusyPct of all its CPUs. A quiet host shows 0–0.2 % steal; a
-// busy share over 80 % leaves a server thread less than a core.
+// hypervisor steal above hostStealPct, or a 1-minute load average above
+// hostLoadPerCPU threads per CPU (each runnable thread waited half the
+// time for a CPU), or, where the run recorded no load, the machine
+// busier than hostBusyPct of all its CPUs. A quiet host shows 0–0.2 %
+// steal. A busy share alone is no contention where the servers are
+// CPU engines on the same machine: two one-thread llama-servers, each
+// bound to one of two CPUs, keep it 97–100 % busy by themselves, while
+// the probes fitted at a load average of about 20 were contended.
 const (
-	hostStealPct = 5.0
-	hostBusyPct  = 80.0
+	hostStealPct   = 5.0
+	hostBusyPct    = 80.0
+	hostLoadPerCPU = 2.0
 )
 
 // structureGap is how much larger (in the mean signed residual relative
@@ -39,6 +45,10 @@ const structureGap = 0.25
 type HostLoad struct {
 	File              string
 	StealPct, BusyPct float64
+	// Load1 is the 1-minute load average at the run's end and CPUs the
+	// client's CPUs (NaN and 0 when the run did not record them).
+	Load1 float64
+	CPUs  int
 }
 
 // contended says why the host was contended during the run ("" when its
@@ -47,11 +57,18 @@ func (h HostLoad) contended() string {
 	switch {
 	case h.StealPct > hostStealPct:
 		return fmt.Sprintf("%s: host steal %.1f %% (over %.0f %%)", h.File, h.StealPct, hostStealPct)
+	case h.hasLoad():
+		if h.Load1 > hostLoadPerCPU*float64(h.CPUs) {
+			return fmt.Sprintf("%s: load average %.1f on %d CPUs (over %.0f a CPU)", h.File, h.Load1, h.CPUs, hostLoadPerCPU)
+		}
 	case h.BusyPct > hostBusyPct:
 		return fmt.Sprintf("%s: host busy %.0f %% of all CPUs (over %.0f %%)", h.File, h.BusyPct, hostBusyPct)
 	}
 	return ""
 }
+
+// hasLoad reports whether the run recorded the host's load average.
+func (h HostLoad) hasLoad() bool { return h.CPUs > 0 && !math.IsNaN(h.Load1) }
 
 // noiseWarning says why the fit is too noisy to use ("" when it is not).
 // Residuals larger than the observations they explain mean the server's
@@ -96,18 +113,26 @@ func hostContention(in *Input) string {
 // contended.
 func hostQuiet(in *Input) string {
 	steal, busy, n := 0.0, 0.0, 0
+	load, cpus := math.NaN(), 0
 	if in != nil {
 		for _, h := range in.Hosts {
 			if !math.IsNaN(h.StealPct) && !math.IsNaN(h.BusyPct) {
 				steal, busy, n = max(steal, h.StealPct), max(busy, h.BusyPct), n+1
+			}
+			if h.hasLoad() && (math.IsNaN(load) || h.Load1 > load) {
+				load, cpus = h.Load1, h.CPUs
 			}
 		}
 	}
 	if n == 0 {
 		return "the runs recorded no host figures, so the host cannot be judged; "
 	}
-	return fmt.Sprintf("the host was quiet (steal at most %.1f %%, busy at most %.0f %% over %d run(s)), so the server's "+
-		"own mechanisms, not other processes, shaped the times: ", steal, busy, n)
+	figures := fmt.Sprintf("steal at most %.1f %%, busy at most %.0f %%", steal, busy)
+	if !math.IsNaN(load) {
+		figures += fmt.Sprintf(", load average at most %.1f on %d CPUs", load, cpus)
+	}
+	return fmt.Sprintf("the host was quiet (%s over %d run(s)), so the server's "+
+		"own mechanisms, not other processes, shaped the times: ", figures, n)
 }
 
 // missingTerm names the term the residuals' structure points at: TTFT
@@ -159,8 +184,12 @@ func meanRel(rows []row, th [numCols]float64, keep func(row) bool) float64 {
 // hostLoadOf reads a run's host figures from its stop line (NaN when
 // absent).
 func hostLoadOf(file string, stop *results.Stop) HostLoad {
-	return HostLoad{File: filepath.Base(file), StealPct: stop.Figure(results.ExtraHostStealPct),
-		BusyPct: stop.Figure(results.ExtraHostBusyPct)}
+	h := HostLoad{File: filepath.Base(file), StealPct: stop.Figure(results.ExtraHostStealPct),
+		BusyPct: stop.Figure(results.ExtraHostBusyPct), Load1: stop.Figure(results.ExtraHostLoad1)}
+	if c := stop.Figure(results.ExtraHostCPUs); c >= 1 {
+		h.CPUs = int(c)
+	}
+	return h
 }
 
 // anyLoopback reports whether a backend URL names a loopback host.

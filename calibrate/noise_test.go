@@ -42,6 +42,10 @@ func TestNoiseWarning(t *testing.T) {
 			[]string{"admissions stall the decoders"}},
 		{"lone requests off", noisy, []row{noiseRow(true, 1, false, 0.2)}, quietHost, []string{"even requests alone"}},
 		{"no structure", noisy, []row{noiseRow(true, 1, false, 0.1)}, quietHost, []string{"no structure the diagnosis knows"}},
+		{"busy CPU engines", noisy, nil, &Input{Hosts: []HostLoad{{File: "d.jsonl", BusyPct: 98, Load1: 2.4, CPUs: 2}}},
+			[]string{"host was quiet", "busy at most 98 %, load average at most 2.4 on 2 CPUs"}},
+		{"overloaded host", noisy, nil, &Input{Hosts: []HostLoad{{File: "e.jsonl", BusyPct: 100, Load1: 20, CPUs: 2}}},
+			[]string{"host was contended", "e.jsonl: load average 20.0 on 2 CPUs"}},
 		{"no host figures", noisy, nil, &Input{Hosts: []HostLoad{{File: "c.jsonl", StealPct: math.NaN(), BusyPct: math.NaN()}}},
 			[]string{"cannot be judged", "calibrate --halves"}},
 	}
@@ -56,7 +60,7 @@ func TestNoiseWarning(t *testing.T) {
 					t.Errorf("noiseWarning = %q\nwant it to contain %q", got, w)
 				}
 			}
-			blame := tc.name == "contended host" || tc.name == "busy host"
+			blame := tc.name == "contended host" || tc.name == "busy host" || tc.name == "overloaded host"
 			if strings.Contains(got, "host was contended") != blame {
 				t.Errorf("blames the host = %v in case %q, want %v: %q", !blame, tc.name, blame, got)
 			}

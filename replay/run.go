@@ -132,6 +132,9 @@ type scheduler struct {
 	// hostCPU reads the machine's CPU counters (readHostCPU; ok false
 	// when unavailable) at the start and the end of the Run.
 	hostCPU func() (hostCPU, bool)
+	// hostLoad reads the machine's 1-minute load average (readHostLoad;
+	// ok false when unavailable) at the end of the Run.
+	hostLoad func() (float64, bool)
 	// urls are the Backends' base URLs by Index (o.Backends, then every
 	// Backend that joined).
 	urls []string
@@ -167,7 +170,7 @@ func newScheduler(o Options) *scheduler {
 		d.SetPD(o.PD)
 	}
 	return &scheduler{o: o, d: d,
-		events: make(chan event, 1024), results: make(chan record, 1024), counters: c, hostCPU: readHostCPU,
+		events: make(chan event, 1024), results: make(chan record, 1024), counters: c, hostCPU: readHostCPU, hostLoad: readHostLoad,
 		urls: append([]string(nil), o.Backends...), startPoller: func(int, string) {}}
 }
 
@@ -210,6 +213,9 @@ func (s *scheduler) run(ctx context.Context) (results.Stop, error) {
 	extra := MergeExtra(s.scrapes.extra(), s.rates.Extra())
 	if cpu1, ok := s.hostCPU(); ok && cpuOK {
 		extra = MergeExtra(extra, hostExtra(cpu0, cpu1))
+	}
+	if load, ok := s.hostLoad(); ok {
+		extra = MergeExtra(extra, loadExtra(load))
 	}
 	kvx, notes := KVExtra(kvIdx, stopKV())
 	extra = MergeExtra(extra, kvx)

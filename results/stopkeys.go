@@ -70,4 +70,9 @@ const (
 	// ExtraHostBusyPct is the share of the machine's CPU time spent
 	// running anything (this process included), in percent.
 	ExtraHostBusyPct = "host_busy_pct"
+	// ExtraHostLoad1 is the machine's 1-minute load average at the end
+	// of the Run (/proc/loadavg: threads running or waiting to run).
+	ExtraHostLoad1 = "host_load1"
+	// ExtraHostCPUs is how many CPUs the client could run on.
+	ExtraHostCPUs = "host_cpus"
 )
