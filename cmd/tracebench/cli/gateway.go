@@ -24,6 +24,22 @@ import (
 
 func init() { register(newGatewayCmd) }
 
+// gatewayOptions are the flags of `tracebench gateway`.
+type gatewayOptions struct {
+	pf       policyFlags
+	cf       clientFlags
+	mf       fleetFlags
+	pd       pdFlags
+	targets  []string
+	host     string
+	port     int
+	out      string
+	requests string
+	maxBody  int64
+	maxQueue int
+	seed     uint64
+}
+
 // newGatewayCmd is `tracebench gateway`.
 func newGatewayCmd() *cobra.Command {
 	return newCommand(&cobra.Command{
@@ -41,22 +57,6 @@ themselves in --requests-out. SIGTERM or Ctrl-C stops accepting, lets
 in-flight requests finish for --grace and writes the results file.`,
 		Args: cobra.NoArgs,
 	}, &gatewayOptions{})
-}
-
-// gatewayOptions are the flags of `tracebench gateway`.
-type gatewayOptions struct {
-	pf       policyFlags
-	cf       clientFlags
-	mf       fleetFlags
-	pd       pdFlags
-	targets  []string
-	host     string
-	port     int
-	out      string
-	requests string
-	maxBody  int64
-	maxQueue int
-	seed     uint64
 }
 
 // bind declares the gateway's flags.

@@ -32,9 +32,9 @@ type mockOptions struct {
 	changed func(name string) bool
 }
 
+// newMockCmd is `tracebench mock`.
 func newMockCmd() *cobra.Command {
-	o := &mockOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "mock [--replicas N] [--port P] [--profile NAME|FILE] [flags]",
 		Short: "Run mock GPU model servers (vLLM OpenAI API) until interrupted",
 		Long: `mock runs N mock model servers on consecutive ports. Each simulates a vLLM
@@ -50,15 +50,17 @@ The engine model comes from a profile (--profile: a built-in name or a
 YAML file); each engine flag overrides one field. Built-in profiles
 ('tracebench profiles' describes them): ` + strings.Join(profile.Names(), ", ") + ".",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.changed = cmd.Flags().Changed
-			return runMock(cmd.Context(), o, cmd.OutOrStdout())
-		},
-	}
-	o.bind(cmd.Flags())
-	return cmd
+	}, &mockOptions{})
 }
 
+// run serves the fleet the flags describe until the command's context
+// ends.
+func (o *mockOptions) run(cmd *cobra.Command, _ []string) error {
+	o.changed = cmd.Flags().Changed
+	return runMock(cmd.Context(), o, cmd.OutOrStdout())
+}
+
+// bind declares the mock's flags.
 func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	f, s := &o.fleet, &o.fleet.Server
 	fs.IntVar(&f.Replicas, "replicas", 1, "number of mock servers")

@@ -14,6 +14,15 @@ import (
 
 func init() { register(newReplayCmd) }
 
+// replayOptions are the flags of `tracebench replay`.
+type replayOptions struct {
+	runFlags
+	pd      pdFlags
+	targets []string
+	out     string
+	report  string
+}
+
 // newReplayCmd is `tracebench replay`.
 func newReplayCmd() *cobra.Command {
 	return newCommand(&cobra.Command{
@@ -27,15 +36,6 @@ lets in-flight requests finish for --grace, writes what was measured and
 exits 130.`,
 		Args: cobra.NoArgs,
 	}, &replayOptions{})
-}
-
-// replayOptions are the flags of `tracebench replay`.
-type replayOptions struct {
-	runFlags
-	pd      pdFlags
-	targets []string
-	out     string
-	report  string
 }
 
 // bind declares replay's flags.

@@ -121,6 +121,12 @@ trace in the native format. Readable formats: ` + strings.Join(traces.Formats, "
 	return cmd
 }
 
+// traceGenOptions are the flags of `trace gen`.
+type traceGenOptions struct {
+	in  traceInput
+	out string
+}
+
 // newTraceGenCmd is `tracebench trace gen`.
 func newTraceGenCmd() *cobra.Command {
 	return newCommand(&cobra.Command{
@@ -129,12 +135,6 @@ func newTraceGenCmd() *cobra.Command {
 		Long:  "gen writes a seeded workload as native JSONL; the same seed gives a byte-identical file.\n\n" + workloadHelp(),
 		Args:  cobra.NoArgs,
 	}, &traceGenOptions{})
-}
-
-// traceGenOptions are the flags of `trace gen`.
-type traceGenOptions struct {
-	in  traceInput
-	out string
 }
 
 // bind declares the flags of `trace gen`.
@@ -202,6 +202,12 @@ func workloadHelp() string {
 	return b.String()
 }
 
+// traceStatsOptions are the flags of `trace stats`.
+type traceStatsOptions struct {
+	in   traceInput
+	json bool
+}
+
 // newTraceStatsCmd is `tracebench trace stats`.
 func newTraceStatsCmd() *cobra.Command {
 	return newCommand(&cobra.Command{
@@ -213,12 +219,6 @@ users and sessions, and for block-id traces (Mooncake hash_ids) the share of
 blocks seen in an earlier request and the token hit rate of an infinite
 prefix cache. With --workload it describes a generated workload instead.`,
 	}, &traceStatsOptions{})
-}
-
-// traceStatsOptions are the flags of `trace stats`.
-type traceStatsOptions struct {
-	in   traceInput
-	json bool
 }
 
 // bind declares the flags of `trace stats`.
@@ -275,6 +275,13 @@ func statsOne(o *traceStatsOptions, path string, stdout io.Writer) error {
 	return traces.WriteStats(stdout, name, st, skipped())
 }
 
+// traceConvertOptions are the flags of `trace convert`.
+type traceConvertOptions struct {
+	in  traceInput
+	to  string
+	out string
+}
+
 // newTraceConvertCmd is `tracebench trace convert`.
 func newTraceConvertCmd() *cobra.Command {
 	return newCommand(&cobra.Command{
@@ -282,13 +289,6 @@ func newTraceConvertCmd() *cobra.Command {
 		Short: "Rewrite a trace in the native JSONL format (optionally a window of it)",
 		Args:  cobra.ExactArgs(1),
 	}, &traceConvertOptions{})
-}
-
-// traceConvertOptions are the flags of `trace convert`.
-type traceConvertOptions struct {
-	in  traceInput
-	to  string
-	out string
 }
 
 // bind declares the flags of `trace convert`.

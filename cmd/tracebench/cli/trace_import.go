@@ -12,6 +12,14 @@ import (
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
 
+// traceImportOptions are the flags of `trace import`.
+type traceImportOptions struct {
+	tokenizer   string
+	blockSize   int
+	skipInvalid bool
+	out         string
+}
+
 // newTraceImportCmd is `tracebench trace import`.
 func newTraceImportCmd() *cobra.Command {
 	return newCommand(&cobra.Command{
@@ -33,14 +41,6 @@ SamplingParams(... max_tokens=N ...), prompt_token_ids: [...]"), whose token
 ids are hashed as they are. Other lines are passed over and counted.`,
 		Args: cobra.ExactArgs(1),
 	}, &traceImportOptions{})
-}
-
-// traceImportOptions are the flags of `trace import`.
-type traceImportOptions struct {
-	tokenizer   string
-	blockSize   int
-	skipInvalid bool
-	out         string
 }
 
 // bind declares the flags of `trace import`.
