@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports/html"
@@ -30,7 +31,7 @@ func newBenchCmd() *cobra.Command { return benchCmd(&benchOptions{}) }
 
 // benchCmd is `tracebench bench` with its flags bound into o.
 func benchCmd(o *benchOptions) *cobra.Command {
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "bench",
 		Short: "Compare policies on a workload: one replay per policy, one table, a report",
 		Long: `bench compares routers on one workload and ends in a verdict.
@@ -45,9 +46,11 @@ or a tie with the interval that makes it one. --quick is the same in short.
 With --mock N, --sim N or --target it replays the workload once per policy
 at the workload's rate, each on a fresh fleet, side by side.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
-	}
-	fs := cmd.Flags()
+	}, o)
+}
+
+// bind declares bench's flags.
+func (o *benchOptions) bind(fs *pflag.FlagSet) {
 	o.bindRun(fs, false)
 	fs.BoolVar(&o.quick, "quick", false, "a short run: 5 routers; without a backend flag stage 2 confirms the leader and round-robin in about 20 s, "+
 		"else 80 requests at 20 req/s each")
@@ -60,7 +63,6 @@ at the workload's rate, each on a fresh fleet, side by side.`,
 	fs.StringVar(&o.rank, "rank", "", "cost: first name the cheapest policy whose SLA attainment is ≥ 90 % (cost:0.95 sets it)")
 	fs.IntVar(&o.seeds, "seeds", 1, fmt.Sprintf("run every policy on N seeds of the workload and arrivals (and mock "+
 		"jitter) for a verdict with a confidence interval (without a backend flag: default %d)", decideSeeds))
-	return cmd
 }
 
 // benchQuickPolicies are compared by bench --quick: the three baselines
@@ -92,7 +94,9 @@ func benchPolicies(list string, quick bool) ([]string, error) {
 	return out, nil
 }
 
-func runBench(cmd *cobra.Command, o *benchOptions) error {
+// run compares the policies: in two stages without a backend flag,
+// else one replay per policy, side by side.
+func (o *benchOptions) run(cmd *cobra.Command, _ []string) error {
 	if _, err := parseRank(o.rank); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/calibrate"
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/predict"
@@ -35,9 +36,9 @@ type calibrateOptions struct {
 	second []string
 }
 
+// newCalibrateCmd is `tracebench calibrate`.
 func newCalibrateCmd() *cobra.Command {
-	o := &calibrateOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "calibrate (RESULTS.jsonl... | --target URL...) -o profile.yaml [--from PROFILE] [--partial]",
 		Short: "Fit an engine profile to a live run's results",
 		Long: `calibrate fits the engine's step latency model to the results of a run
@@ -70,33 +71,11 @@ prompts extending long shared system prompts (on such a small server first
 one at a time), and last a repeat of its first phase (c1-again: how far the
 servers' speed moved over the probe), each phase into its own results file
 under --probe-dir, and fits those.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.files = args
-			switch {
-			case len(args) > 0 && len(o.targets) > 0:
-				return usagef("give results files or --target, not both")
-			case len(args) == 0 && len(o.targets) == 0:
-				return usagef("give results files to fit, or --target URL to probe a live server")
-			case len(o.targets) > 0:
-				if err := checkTargets(o.targets); err != nil {
-					return err
-				}
-				if o.ps.Budget < 10*time.Second || o.ps.MaxConcurrency < 2 || o.ps.MaxPrompt < 48 {
-					return usagef("--probe-budget %v, --probe-max-concurrency %d, --probe-max-prompt %d: want at least 10s, 2 and 48",
-						o.ps.Budget, o.ps.MaxConcurrency, o.ps.MaxPrompt)
-				}
-				o.ps.Targets, o.ps.Log = o.targets, flagWriter{cmd.ErrOrStderr(), flagNames}
-				o.ps.KeepConcurrency = cmd.Flags().Changed("probe-max-concurrency")
-				res, err := probe.Run(cmd.Context(), o.ps)
-				if err != nil {
-					return err
-				}
-				o.files = res.Files
-			}
-			return runCalibrate(cmd.OutOrStdout(), o)
-		},
-	}
-	fs := cmd.Flags()
+	}, &calibrateOptions{})
+}
+
+// bind declares calibrate's flags.
+func (o *calibrateOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.out, "out", "o", "", "write the fitted profile here (YAML)")
 	fs.StringVar(&o.from, "from", profile.DefaultName, "starting profile: scheduler limits, KV cache, and values of parameters the run cannot identify")
 	fs.StringVar(&o.name, "name", "calibrated", "name of the fitted profile")
@@ -112,7 +91,33 @@ under --probe-dir, and fits those.`,
 	fs.BoolVar(&o.halves, "halves", false, "also fit the engine-replay terms on each half of the probe's requests (every other request) and say whether the two agree within their standard errors")
 	fs.StringArrayVar(&o.second, "second-probe", nil, "results files, or a directory of them, of a second probe of the same servers (repeatable): fit them alike and say which terms agree within their standard errors and how far the servers' own decode speed moved")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
-	return cmd
+}
+
+// run fits the results files args, or those of a probe of --target.
+func (o *calibrateOptions) run(cmd *cobra.Command, args []string) error {
+	o.files = args
+	switch {
+	case len(args) > 0 && len(o.targets) > 0:
+		return usagef("give results files or --target, not both")
+	case len(args) == 0 && len(o.targets) == 0:
+		return usagef("give results files to fit, or --target URL to probe a live server")
+	case len(o.targets) > 0:
+		if err := checkTargets(o.targets); err != nil {
+			return err
+		}
+		if o.ps.Budget < 10*time.Second || o.ps.MaxConcurrency < 2 || o.ps.MaxPrompt < 48 {
+			return usagef("--probe-budget %v, --probe-max-concurrency %d, --probe-max-prompt %d: want at least 10s, 2 and 48",
+				o.ps.Budget, o.ps.MaxConcurrency, o.ps.MaxPrompt)
+		}
+		o.ps.Targets, o.ps.Log = o.targets, flagWriter{cmd.ErrOrStderr(), flagNames}
+		o.ps.KeepConcurrency = cmd.Flags().Changed("probe-max-concurrency")
+		res, err := probe.Run(cmd.Context(), o.ps)
+		if err != nil {
+			return err
+		}
+		o.files = res.Files
+	}
+	return runCalibrate(cmd.OutOrStdout(), o)
 }
 
 // fitOptions are the fit's options from the flags, starting from start.

@@ -40,9 +40,9 @@ type gatewayOptions struct {
 	seed     uint64
 }
 
+// newGatewayCmd is `tracebench gateway`.
 func newGatewayCmd() *cobra.Command {
-	o := &gatewayOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "gateway",
 		Short: "Serve an OpenAI-compatible gateway that routes every request with one policy",
 		Long: `gateway listens for OpenAI-compatible requests (/v1/completions and
@@ -56,9 +56,11 @@ results-file format that report, predict and calibrate read, and the requests
 themselves in --requests-out. SIGTERM or Ctrl-C stops accepting, lets
 in-flight requests finish for --grace and writes the results file.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGateway(cmd, o) },
-	}
-	fs := cmd.Flags()
+	}, &gatewayOptions{})
+}
+
+// bind declares the gateway's flags.
+func (o *gatewayOptions) bind(fs *pflag.FlagSet) {
 	flags.BindPolicy(fs, &o.pf, true)
 	flags.BindClient(fs, &o.cf)
 	o.mf.bind(fs)
@@ -73,7 +75,6 @@ in-flight requests finish for --grace and writes the results file.`,
 	fs.IntVar(&o.maxQueue, "max-queue", 0, "most requests held in the queue before new ones are answered 429 with Retry-After (0: no limit)")
 	fs.Uint64Var(&o.seed, "seed", bench.DefaultWorkload().Seed, "seed of the policies' random choices")
 	gatewayUsage(fs)
-	return cmd
 }
 
 // gatewayUsage words the shared flags whose meaning the gateway changes,
@@ -127,7 +128,8 @@ func (o *gatewayOptions) requestsPath() string {
 	return o.requests
 }
 
-func runGateway(cmd *cobra.Command, o *gatewayOptions) error {
+// run serves the gateway until the command's context ends.
+func (o *gatewayOptions) run(cmd *cobra.Command, _ []string) error {
 	if err := checkGatewayFlags(cmd, o); err != nil {
 		return err
 	}
@@ -138,14 +140,11 @@ func runGateway(cmd *cobra.Command, o *gatewayOptions) error {
 	wl := bench.DefaultWorkload()
 	wl.Trace, wl.Format, wl.Seed = reqPath, traces.FormatNative, o.seed
 	rs := runSpec{Workload: wl, Policy: o.pf, Client: o.cf, Results: o.out, ErrOut: libOut(cmd.ErrOrStderr())}
-	stopFleet, err := o.mf.backends(cmd.Context(), &rs, o.targets)
+	stopFleet, err := o.pd.backends(cmd.Context(), &rs, &o.mf, o.targets)
 	if err != nil {
 		return err
 	}
 	defer stopFleet()
-	if err := o.pd.apply(cmd.Context(), &rs, o.mf.TargetsFile); err != nil {
-		return err
-	}
 	parts, err := bench.BuildGateway(cmd.Context(), rs, gatewayIdent(reqPath))
 	if err != nil {
 		return err

@@ -32,9 +32,9 @@ type mockOptions struct {
 	changed func(name string) bool
 }
 
+// newMockCmd is `tracebench mock`.
 func newMockCmd() *cobra.Command {
-	o := &mockOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "mock [--replicas N] [--port P] [--profile NAME|FILE] [flags]",
 		Short: "Run mock GPU model servers (vLLM OpenAI API) until interrupted",
 		Long: `mock runs N mock model servers on consecutive ports. Each simulates a vLLM
@@ -50,15 +50,17 @@ The engine model comes from a profile (--profile: a built-in name or a
 YAML file); each engine flag overrides one field. Built-in profiles
 ('tracebench profiles' describes them): ` + strings.Join(profile.Names(), ", ") + ".",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.changed = cmd.Flags().Changed
-			return runMock(cmd.Context(), o, cmd.OutOrStdout())
-		},
-	}
-	o.bind(cmd.Flags())
-	return cmd
+	}, &mockOptions{})
 }
 
+// run serves the fleet the flags describe until the command's context
+// ends.
+func (o *mockOptions) run(cmd *cobra.Command, _ []string) error {
+	o.changed = cmd.Flags().Changed
+	return runMock(cmd.Context(), o, cmd.OutOrStdout())
+}
+
+// bind declares the mock's flags.
 func (o *mockOptions) bind(fs *pflag.FlagSet) {
 	f, s := &o.fleet, &o.fleet.Server
 	fs.IntVar(&f.Replicas, "replicas", 1, "number of mock servers")
@@ -164,7 +166,10 @@ func (o *mockOptions) engineFrom(name, profileFlag string, extra func(*engine.Co
 	if err != nil {
 		return engine.Config{}, usagef("%s: %v", profileFlag, err)
 	}
-	cfg := o.applyEngine(p.Config())
+	cfg, err := o.applyEngine(p.Config())
+	if err != nil {
+		return cfg, fmt.Errorf("%s: %w", what, err)
+	}
 	if extra != nil {
 		extra(&cfg)
 	}
@@ -175,42 +180,31 @@ func (o *mockOptions) engineFrom(name, profileFlag string, extra func(*engine.Co
 	return cfg, nil
 }
 
-// applyEngine returns cfg with the engine flags that were given applied.
-func (o *mockOptions) applyEngine(cfg engine.Config) engine.Config {
-	e := o.Engine
-	set := func(flag string, apply func()) {
-		if o.changed != nil && o.changed(flag) {
-			apply()
+// applyEngine returns cfg with the engine flags that were given
+// applied. bindEngine maps each flag to its field, so each given flag's
+// value is carried from o.Engine to cfg as its text.
+func (o *mockOptions) applyEngine(cfg engine.Config) (engine.Config, error) {
+	from, onto := &mockOptions{}, &mockOptions{}
+	given, apply := pflag.NewFlagSet("given", pflag.ContinueOnError), pflag.NewFlagSet("apply", pflag.ContinueOnError)
+	from.bindEngine(given)
+	onto.bindEngine(apply)
+	from.Engine, onto.Engine = o.Engine, cfg
+	var err error
+	given.VisitAll(func(f *pflag.Flag) {
+		if err == nil && o.changed != nil && o.changed(f.Name) {
+			if serr := apply.Set(f.Name, f.Value.String()); serr != nil {
+				err = fmt.Errorf("--%s: %w", f.Name, serr)
+			}
 		}
+	})
+	if err != nil {
+		return cfg, err
 	}
-	set("block-size", func() { cfg.BlockSize = e.BlockSize })
-	set("num-gpu-blocks", func() { cfg.NumGPUBlocks = e.NumGPUBlocks })
-	set("max-num-seqs", func() { cfg.MaxNumSeqs = e.MaxNumSeqs })
-	set("max-num-batched-tokens", func() { cfg.MaxNumBatchedTokens = e.MaxNumBatchedTokens })
-	set("max-model-len", func() { cfg.MaxModelLen = e.MaxModelLen })
-	set("batching", func() { cfg.Batching = e.Batching })
-	set("beta", func() { cfg.Latency.Beta = e.Latency.Beta })
-	set("gamma", func() { cfg.Latency.Gamma = e.Latency.Gamma })
-	set("c-step", func() { cfg.Latency.StepOverhead = e.Latency.StepOverhead })
-	set("c-prefill", func() { cfg.Latency.PrefillPerToken = e.Latency.PrefillPerToken })
-	set("c-decode", func() { cfg.Latency.DecodePerToken = e.Latency.DecodePerToken })
-	set("jitter", func() { cfg.Latency.Jitter = e.Latency.Jitter })
-	set("c-attend-ns", func() { cfg.Latency.AttendPerKey = e.Latency.AttendPerKey })
-	set("request-overhead", func() { cfg.RequestOverhead = e.RequestOverhead })
-	set("eos-probability", func() { cfg.EOSProbability = e.EOSProbability })
-	set("eviction", func() { cfg.Eviction = e.Eviction })
-	set("max-loras", func() { cfg.LoRA.MaxLoras = e.LoRA.MaxLoras })
-	set("max-cpu-loras", func() { cfg.LoRA.MaxCPULoras = e.LoRA.MaxCPULoras })
-	set("lora-load-cost", func() { cfg.LoRA.LoadCost = e.LoRA.LoadCost })
-	set("lora-disk-load-cost", func() { cfg.LoRA.DiskLoadCost = e.LoRA.DiskLoadCost })
-	set("reasoning-share", func() { cfg.Reasoning.Share = e.Reasoning.Share })
-	set("reasoning-mean-tokens", func() { cfg.Reasoning.MeanTokens = e.Reasoning.MeanTokens })
-	set("reasoning-cv", func() { cfg.Reasoning.CV = e.Reasoning.CV })
-	set("reasoning-max-tokens", func() { cfg.Reasoning.MaxTokens = e.Reasoning.MaxTokens })
+	cfg = onto.Engine
 	if len(o.fleet.Server.LoRAModules) > 0 && cfg.LoRA.MaxLoras == 0 {
 		cfg.LoRA.MaxLoras = 1 // vLLM's default with LoRA enabled
 	}
-	return cfg
+	return cfg, nil
 }
 
 // mockFlagNames are the flags of this command that set the MockFleet

@@ -47,6 +47,21 @@ func (p *pdFlags) bind(fs *pflag.FlagSet) {
 		"two-step (vLLM's disaggregated proxy) or sidecar (llm-d's "+"x-prefiller-host-port header)")
 }
 
+// backends gives rs the backends of mf and targets (fleetFlags.backends),
+// then the P/D roles of the flags (apply). stop ends an in-process fleet;
+// when err is not nil the fleet is stopped already.
+func (p *pdFlags) backends(ctx context.Context, rs *runSpec, mf *fleetFlags, targets []string) (stop func(), err error) {
+	stop, err = mf.backends(ctx, rs, targets)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.apply(ctx, rs, mf.TargetsFile); err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
+}
+
 // apply sets rs.PD from the flags once rs's backends are known; P/D is
 // on when --pd-ratio, --target-role or a targets file's role= is given.
 func (p *pdFlags) apply(ctx context.Context, rs *runSpec, targetsFile string) error {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
@@ -22,7 +23,7 @@ func newPlanCmd() *cobra.Command { return planCommand(&planOptions{}) }
 
 // planCommand builds `tracebench plan` around o, which parsing fills.
 func planCommand(o *planOptions) *cobra.Command {
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "plan",
 		Short: "Find the fewest replicas each router needs for a target rate or number of users under the SLO",
 		Long: `plan finds, in virtual time, the fewest replicas of an engine profile each
@@ -38,23 +39,26 @@ See docs/plan.md.
 
 Writes DIR/plan.md, DIR/plan.csv and DIR/plan.json.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPlanCmd(cmd, o) },
-	}
-	fs := cmd.Flags()
+	}, o)
+}
+
+// bind declares plan's flags: the workload's, the policy's, the SLO's,
+// the fleet's, then its own.
+func (o *planOptions) bind(fs *pflag.FlagSet) {
 	flags.BindWorkload(fs, &o.wf, "mixed")
 	flags.BindPolicy(fs, &o.pf, false)
 	o.so.Bind(fs)
 	o.mf.bind(fs)
-	o.bind(fs)
+	o.bindPlan(fs)
 	fs.Lookup("rate").Usage = "target rate in req/s: a trace's own times rescaled to it, a generator's arrivals drawn at it"
 	fs.Lookup("users").Usage = "target number of concurrent closed-loop users (instead of --rate)"
 	for _, f := range planHiddenFlags {
 		_ = fs.MarkHidden(f)
 	}
-	return cmd
 }
 
-func runPlanCmd(cmd *cobra.Command, o *planOptions) error {
+// run plans the fleets and writes the report.
+func (o *planOptions) run(cmd *cobra.Command, _ []string) error {
 	spec, err := o.prepare(cmd.Flags().Changed, libOut(cmd.ErrOrStderr()))
 	if err != nil {
 		return err

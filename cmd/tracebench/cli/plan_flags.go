@@ -57,8 +57,8 @@ func planRefusal(f string) string {
 	return "plan simulates its own fleet of each size; give the load with --rate or --users"
 }
 
-// bind adds plan's own flags.
-func (o *planOptions) bind(fs *pflag.FlagSet) {
+// bindPlan adds plan's own flags.
+func (o *planOptions) bindPlan(fs *pflag.FlagSet) {
 	fs.StringVar(&o.mf.Profile, "profile", "", "engine profile of the replicas: a built-in `name` ('tracebench profiles') "+
 		"or a YAML file (the same as --mock-profile)")
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to plan (default: "+strings.Join(planDefaultPolicies, ",")+")")

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/policies"
 )
 
@@ -20,9 +21,9 @@ type policiesOptions struct {
 	names []string
 }
 
+// newPoliciesCmd is `tracebench policies`.
 func newPoliciesCmd() *cobra.Command {
-	o := &policiesOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "policies [NAME...]",
 		Short: "List every router, filter and queue with its parameters, defaults, needs and source",
 		Long: `policies lists the routers (--policy), filters (--filter) and queues (--queue)
@@ -40,13 +41,18 @@ client policies: --eviction (tracebench mock) or --mock-set eviction=: lru
 (vLLM V1's, every preset's default), lru-longest, lfu; see
 docs/mockserver.md.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.names = args
-			return runPolicies(cmd.OutOrStdout(), o)
-		},
-	}
-	cmd.Flags().StringVar(&o.kind, "kind", "all", "which policies: all, router, queue or filter")
-	return cmd
+	}, &policiesOptions{})
+}
+
+// bind declares the flags of policies.
+func (o *policiesOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.kind, "kind", "all", "which policies: all, router, queue or filter")
+}
+
+// run describes the policies args (default: every one).
+func (o *policiesOptions) run(cmd *cobra.Command, args []string) error {
+	o.names = args
+	return runPolicies(cmd.OutOrStdout(), o)
 }
 
 // runPolicies writes the selected policies' descriptions to w.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/profile"
@@ -27,9 +28,9 @@ type predictOptions struct {
 	so      flags.SLO
 }
 
+// newPredictCmd is `tracebench predict`.
 func newPredictCmd() *cobra.Command {
-	o := &predictOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "predict (LIVE.jsonl [--after EARLIER.jsonl,...] | BENCH-DIR) --profile P [--out DIR]",
 		Short: "Replay a measured run in simulation with a profile and show the prediction error",
 		Long: `predict takes the results file of a measured run (against a live fleet or
@@ -55,19 +56,23 @@ generator, seed, rate and limits), so the trace file must still be at the
 path the run read. A profile whose cache model cannot describe the server
 (per-slot against vLLM or SGLang) is refused.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.live = args[0]
-			return runPredict(cmd, o)
-		},
-	}
-	fs := cmd.Flags()
+	}, &predictOptions{})
+}
+
+// bind declares predict's flags.
+func (o *predictOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.profile, "profile", "", "engine profile of the simulated engines: a built-in name or a YAML file (required)")
 	fs.StringVar(&o.out, "out", "tracebench-predict", "directory for predicted.jsonl and report.md")
 	fs.Int64Var(&o.seed, "sim-seed", 1, "seed of the simulated engines' jitter")
 	fs.BoolVar(&o.record, "record", false, "add the p50 errors to the profile file's validation list (a file, not a built-in profile); bench and sweep verdicts quote them")
 	fs.StringSliceVar(&o.after, "after", nil, "earlier results files of the same servers that the run followed (repeat or comma-separate, in any order): replayed first so the simulated llama.cpp slots and host prompt cache start warm (per-slot profiles)")
 	o.so.Bind(fs)
-	return cmd
+}
+
+// run predicts the run of args[0].
+func (o *predictOptions) run(cmd *cobra.Command, args []string) error {
+	o.live = args[0]
+	return runPredict(cmd, o)
 }
 
 // runPredict simulates the run, compares and writes the report.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
@@ -22,9 +23,9 @@ type replayOptions struct {
 	report  string
 }
 
+// newReplayCmd is `tracebench replay`.
 func newReplayCmd() *cobra.Command {
-	o := &replayOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "replay",
 		Short: "Replay a trace or workload against a fleet with one policy",
 		Long: `replay sends a trace (--trace) or a generated workload (--workload) to
@@ -34,18 +35,21 @@ streams every Result to --out and prints the summary. Ctrl-C stops dispatch,
 lets in-flight requests finish for --grace, writes what was measured and
 exits 130.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runReplay(cmd, o) },
-	}
-	fs := cmd.Flags()
+	}, &replayOptions{})
+}
+
+// bind declares replay's flags.
+func (o *replayOptions) bind(fs *pflag.FlagSet) {
 	o.bindRun(fs, true)
 	o.pd.bind(fs)
 	fs.StringArrayVar(&o.targets, "target", nil, "base `URL` of a backend (repeatable; default: a --mock N fleet)")
 	fs.StringVar(&o.out, "out", "results.jsonl", "results file (JSONL)")
 	fs.StringVar(&o.report, "report-dir", "", "also write report.md and summary.csv into this directory")
-	return cmd
 }
 
-func runReplay(cmd *cobra.Command, o *replayOptions) error {
+// run replays the workload, writes the results file and prints the
+// summary.
+func (o *replayOptions) run(cmd *cobra.Command, _ []string) error {
 	ro, err := o.so.Options()
 	if err != nil {
 		return err
@@ -59,14 +63,11 @@ func runReplay(cmd *cobra.Command, o *replayOptions) error {
 		}
 	}
 	rs := runSpec{Workload: o.wf, Policy: o.pf, Client: o.cf, Report: ro, Results: o.out, ErrOut: libOut(cmd.ErrOrStderr())}
-	stop, err := o.mf.backends(cmd.Context(), &rs, o.targets)
+	stop, err := o.pd.backends(cmd.Context(), &rs, &o.mf, o.targets)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	if err := o.pd.apply(cmd.Context(), &rs, o.mf.TargetsFile); err != nil {
-		return err
-	}
 	if rs.Sim > 0 {
 		defer capHeap()()
 	}

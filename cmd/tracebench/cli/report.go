@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/reports"
@@ -25,9 +26,9 @@ type reportOptions struct {
 	slo         flags.SLO
 }
 
+// newReportCmd is `tracebench report`.
 func newReportCmd() *cobra.Command {
-	o := &reportOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "report RESULTS.jsonl...",
 		Short: "Compare runs side by side from their results files",
 		Long: `report reads one or more results files (streaming: a million-request run
@@ -44,9 +45,11 @@ writes one row per request.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd.OutOrStdout(), o, args) },
-	}
-	fs := cmd.Flags()
+	}, &reportOptions{})
+}
+
+// bind declares report's flags.
+func (o *reportOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", "table", "output: table, md, csv or json")
 	fs.StringVar(&o.out, "out", "", "directory for report files (md default: tracebench-report)")
 	fs.StringVar(&o.title, "title", "", "title of the markdown report")
@@ -59,7 +62,11 @@ writes one row per request.`,
 	fs.StringVar(&o.slo.File, "slo-file", "", "YAML file of per-user SLO bounds (users: {name: {ttft: 1s}})")
 	fs.DurationVar(&o.slo.Warmup, "warmup", 0, "leave out requests that arrive in the first D of each run")
 	fs.StringVar(&o.slo.Cost, "cost-per-hour", "", "price of each backend in $/hour, for cost per token (default: none)")
-	return cmd
+}
+
+// run compares the runs of the results files args.
+func (o *reportOptions) run(cmd *cobra.Command, args []string) error {
+	return runReport(cmd.OutOrStdout(), o, args)
 }
 
 func runReport(out io.Writer, o *reportOptions, paths []string) error {

@@ -65,7 +65,7 @@ func newSweepCmd() *cobra.Command { return sweepCommand(&sweepOptions{}) }
 
 // sweepCommand builds the command around o, which parsing fills.
 func sweepCommand(o *sweepOptions) *cobra.Command {
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "sweep",
 		Short: "Find each policy's sustained rate under an SLA: a search or a fixed ladder of rates",
 		Long: `sweep runs one workload per policy at a series of offered rates and reports,
@@ -81,20 +81,21 @@ docs/sweep.md.
 Writes DIR/sweep.md, DIR/report.html, DIR/sweep.csv, DIR/plots/sweep-capacity.svg and each
 run's results file under DIR/runs/.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSweepCmd(cmd, o) },
-	}
-	fs := cmd.Flags()
+	}, o)
+}
+
+// bind declares the sweep's flags: the run's, then its own.
+func (o *sweepOptions) bind(fs *pflag.FlagSet) {
 	o.bindRun(fs, false)
-	o.bind(fs)
+	o.bindSweep(fs)
 	// The sweep sets each run's rate; validate rejects these with a hint.
 	for _, f := range []string{"rate", "time-scale"} {
 		_ = fs.MarkHidden(f)
 	}
-	return cmd
 }
 
-// bind adds the sweep's own flags.
-func (o *sweepOptions) bind(fs *pflag.FlagSet) {
+// bindSweep adds the sweep's own flags.
+func (o *sweepOptions) bindSweep(fs *pflag.FlagSet) {
 	fs.StringVar(&o.policies, "policies", "", "comma-separated routers to sweep (default: "+strings.Join(sweepDefaultPolicies, ",")+")")
 	fs.StringVar(&o.baseline, "baseline", "round-robin", "policy the gains are measured against; when not given and round-robin is not swept, the first policy")
 	fs.Float64Var(&o.attainment, "attainment", 0.9, "SLA attainment a sustained rate keeps, in (0, 1]")
@@ -234,7 +235,8 @@ func (o *sweepOptions) prepare(changed func(string) bool, errOut io.Writer) (ben
 	return spec, o.resolveRates(&spec)
 }
 
-func runSweepCmd(cmd *cobra.Command, o *sweepOptions) error {
+// run sweeps every policy and writes the tables and the report.
+func (o *sweepOptions) run(cmd *cobra.Command, _ []string) error {
 	spec, err := o.prepare(cmd.Flags().Changed, libOut(cmd.ErrOrStderr()))
 	if err != nil {
 		return err

@@ -127,21 +127,26 @@ type traceGenOptions struct {
 	out string
 }
 
+// newTraceGenCmd is `tracebench trace gen`.
 func newTraceGenCmd() *cobra.Command {
-	o := &traceGenOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "gen --workload W [-p k=v]... [-o FILE]",
 		Short: "Write a generated workload as a native JSONL trace",
 		Long:  "gen writes a seeded workload as native JSONL; the same seed gives a byte-identical file.\n\n" + workloadHelp(),
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTraceGen(o, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
-	}
-	o.in.bindWorkload(cmd.Flags())
-	o.in.bindArrivals(cmd.Flags())
-	cmd.Flags().StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
-	return cmd
+	}, &traceGenOptions{})
+}
+
+// bind declares the flags of `trace gen`.
+func (o *traceGenOptions) bind(fs *pflag.FlagSet) {
+	o.in.bindWorkload(fs)
+	o.in.bindArrivals(fs)
+	fs.StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
+}
+
+// run writes the workload as a native trace.
+func (o *traceGenOptions) run(cmd *cobra.Command, _ []string) error {
+	return runTraceGen(o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
 func runTraceGen(o *traceGenOptions, stdout, stderr io.Writer) error {
@@ -203,9 +208,9 @@ type traceStatsOptions struct {
 	json bool
 }
 
+// newTraceStatsCmd is `tracebench trace stats`.
 func newTraceStatsCmd() *cobra.Command {
-	o := &traceStatsOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "stats [FILE...] | stats --workload W",
 		Short: "Describe traces: requests, span, rate, lengths, users, sessions, prefix reuse",
 		Long: `stats reads each trace (streaming) and prints the number of requests, the
@@ -213,15 +218,20 @@ span and mean rate, input and output length mean and percentiles, distinct
 users and sessions, and for block-id traces (Mooncake hash_ids) the share of
 blocks seen in an earlier request and the token hit rate of an infinite
 prefix cache. With --workload it describes a generated workload instead.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTraceStats(o, args, cmd.OutOrStdout())
-		},
-	}
-	o.in.bindFile(cmd.Flags())
-	o.in.bindWorkload(cmd.Flags())
-	o.in.bindArrivals(cmd.Flags())
-	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON (one object per trace) instead of a table")
-	return cmd
+	}, &traceStatsOptions{})
+}
+
+// bind declares the flags of `trace stats`.
+func (o *traceStatsOptions) bind(fs *pflag.FlagSet) {
+	o.in.bindFile(fs)
+	o.in.bindWorkload(fs)
+	o.in.bindArrivals(fs)
+	fs.BoolVar(&o.json, "json", false, "print JSON (one object per trace) instead of a table")
+}
+
+// run describes the trace files args, or the workload.
+func (o *traceStatsOptions) run(cmd *cobra.Command, args []string) error {
+	return runTraceStats(o, args, cmd.OutOrStdout())
 }
 
 func runTraceStats(o *traceStatsOptions, files []string, stdout io.Writer) error {
@@ -272,22 +282,27 @@ type traceConvertOptions struct {
 	out string
 }
 
+// newTraceConvertCmd is `tracebench trace convert`.
 func newTraceConvertCmd() *cobra.Command {
-	o := &traceConvertOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "convert FILE --to native -o OUT",
 		Short: "Rewrite a trace in the native JSONL format (optionally a window of it)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTraceConvert(o, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
-	}
-	o.in.bindFile(cmd.Flags())
-	o.in.bindArrivals(cmd.Flags())
-	cmd.Flags().Uint64Var(&o.in.Seed, "seed", 1, "seed of --rate arrivals and of the requests drawn from a servegen directory")
-	cmd.Flags().StringVar(&o.to, "to", traces.FormatNative, "output format (native)")
-	cmd.Flags().StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
-	return cmd
+	}, &traceConvertOptions{})
+}
+
+// bind declares the flags of `trace convert`.
+func (o *traceConvertOptions) bind(fs *pflag.FlagSet) {
+	o.in.bindFile(fs)
+	o.in.bindArrivals(fs)
+	fs.Uint64Var(&o.in.Seed, "seed", 1, "seed of --rate arrivals and of the requests drawn from a servegen directory")
+	fs.StringVar(&o.to, "to", traces.FormatNative, "output format (native)")
+	fs.StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
+}
+
+// run rewrites the trace args[0] as a native trace.
+func (o *traceConvertOptions) run(cmd *cobra.Command, args []string) error {
+	return runTraceConvert(o, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
 func runTraceConvert(o *traceConvertOptions, path string, stdout, stderr io.Writer) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/traces"
 	"github.com/tracebench/tracebench/traces/tokenizer"
 )
@@ -19,9 +20,9 @@ type traceImportOptions struct {
 	out         string
 }
 
+// newTraceImportCmd is `tracebench trace import`.
 func newTraceImportCmd() *cobra.Command {
-	o := &traceImportOptions{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "import LOG -o TRACE",
 		Short: "Turn a gateway's or server's request log into a shareable native trace",
 		Long: `import reads a request log and writes a native trace: each request's time,
@@ -39,16 +40,20 @@ max_completion_tokens or max_tokens), as a proxy captures them; and vLLM
 SamplingParams(... max_tokens=N ...), prompt_token_ids: [...]"), whose token
 ids are hashed as they are. Other lines are passed over and counted.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTraceImport(o, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
-	}
-	fs := cmd.Flags()
+	}, &traceImportOptions{})
+}
+
+// bind declares the flags of `trace import`.
+func (o *traceImportOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.tokenizer, "tokenizer", "whitespace", "tokenizer for prompt text: whitespace|character|tiktoken (cl100k_base, offline)|hf:PATH (a model's tokenizer.json)")
 	fs.IntVar(&o.blockSize, "block-size", traces.DefaultImportBlockSize, "tokens per chained block id")
 	fs.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip malformed request records (counted) instead of failing")
 	fs.StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
-	return cmd
+}
+
+// run imports the log args[0].
+func (o *traceImportOptions) run(cmd *cobra.Command, args []string) error {
+	return runTraceImport(o, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
 func runTraceImport(o *traceImportOptions, path string, stdout, stderr io.Writer) error {
