@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -36,19 +35,22 @@ func (a Args) MarshalJSON() ([]byte, error) { return traces.Params(a).MarshalJSO
 // records them: each value as the kind any registered policy declares
 // for its name (see ParseParam), a name none declares as text.
 func (a *Args) UnmarshalJSON(b []byte) error {
-	var pairs []string
-	if err := json.Unmarshal(b, &pairs); err != nil {
+	p, err := traces.UnmarshalPairs(b, parseArgs)
+	if err != nil {
 		return err
 	}
-	if pairs == nil {
-		*a = nil
-		return nil
-	}
-	out := make(Args, 0, len(pairs))
+	*a = Args(p)
+	return nil
+}
+
+// parseArgs reads "name=value" texts, each value as the kind any
+// registered policy declares for its name, a name none declares as text.
+func parseArgs(pairs []string) (traces.Params, error) {
+	out := make(traces.Params, 0, len(pairs))
 	for _, pair := range pairs {
 		name, text, err := cutPair(pair)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v, err := readAs(declaredKinds("", name), text)
 		if err != nil {
@@ -56,8 +58,7 @@ func (a *Args) UnmarshalJSON(b []byte) error {
 		}
 		out = append(out, traces.Param{Name: name, Value: v})
 	}
-	*a = out
-	return nil
+	return out, nil
 }
 
 // declaredKinds are the kinds the registered policies of kind ("": any)

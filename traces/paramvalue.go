@@ -207,20 +207,25 @@ func (ps Params) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a list of "name=value" texts, as a results header
 // records them, with ParseParams.
 func (ps *Params) UnmarshalJSON(b []byte) error {
-	var pairs []string
-	if err := json.Unmarshal(b, &pairs); err != nil {
-		return err
-	}
-	if pairs == nil {
-		*ps = nil
-		return nil
-	}
-	p, err := ParseParams(pairs)
+	p, err := UnmarshalPairs(b, ParseParams)
 	if err != nil {
 		return err
 	}
 	*ps = p
 	return nil
+}
+
+// UnmarshalPairs reads a JSON list of "name=value" texts and parses them
+// with parse; JSON null gives nil Params.
+func UnmarshalPairs(b []byte, parse func(pairs []string) (Params, error)) (Params, error) {
+	var pairs []string
+	if err := json.Unmarshal(b, &pairs); err != nil {
+		return nil, err
+	}
+	if pairs == nil {
+		return nil, nil
+	}
+	return parse(pairs)
 }
 
 // ParamKindOf returns the kind of the workload parameter name as the
