@@ -205,6 +205,39 @@ func TestHostStealWarning(t *testing.T) {
 	}
 }
 
+// TestHostLoadWarning: a load average above 2 threads a CPU at the
+// run's end raises the load warning; a busy host with a load the CPUs
+// carry (CPU servers' own threads), or no load recorded, does not.
+func TestHostLoadWarning(t *testing.T) {
+	const prefix = "the machine had more threads to run than CPUs at the end of the run"
+	tests := []struct {
+		name  string
+		extra map[string]float64
+		want  string // the warning; "" for none
+	}{
+		{"overloaded", map[string]float64{results.ExtraHostBusyPct: 100, results.ExtraHostLoad1: 20, results.ExtraHostCPUs: 2},
+			prefix + " (load average 20.0 on 2 CPUs): timing figures may reflect other processes rather than the servers and the policy"},
+		{"busy CPU servers", map[string]float64{results.ExtraHostBusyPct: 98, results.ExtraHostLoad1: 2.4, results.ExtraHostCPUs: 2}, ""},
+		{"at the threshold", map[string]float64{results.ExtraHostLoad1: 4, results.ExtraHostCPUs: 2}, ""},
+		{"no CPUs recorded", map[string]float64{results.ExtraHostLoad1: 20}, ""},
+		{"not measured", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := finishHand(DefaultOptions(), &results.Stop{Reason: "done", Extra: tt.extra})
+			var got string
+			for _, w := range s.Warnings {
+				if strings.HasPrefix(w, prefix) {
+					got = w
+				}
+			}
+			if got != tt.want {
+				t.Errorf("load warning %q, want %q (all: %q)", got, tt.want, s.Warnings)
+			}
+		})
+	}
+}
+
 // TestOverRangeWarns: a request whose latency passes the histograms'
 // ceiling is counted once and named in one warning.
 func TestOverRangeWarns(t *testing.T) {

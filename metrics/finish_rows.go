@@ -64,10 +64,11 @@ func runChecks(stop *results.Stop, mode results.Mode) (RateCheck, Lateness) {
 			Steps: get(results.ExtraMockSteps, 1), Lifetime: get(results.ExtraMockLateScraped, 1) > 0 && mode != results.ModeMock}
 }
 
-// hostCPU reads the host's CPU steal and busy shares from the stop line
-// (NaN when absent).
+// hostCPU reads the host's CPU steal and busy shares, load average and
+// CPUs from the stop line (NaN when absent).
 func hostCPU(stop *results.Stop) HostCPU {
-	return HostCPU{StealPct: stop.Figure(results.ExtraHostStealPct), BusyPct: stop.Figure(results.ExtraHostBusyPct)}
+	return HostCPU{StealPct: stop.Figure(results.ExtraHostStealPct), BusyPct: stop.Figure(results.ExtraHostBusyPct),
+		Load1: stop.Figure(results.ExtraHostLoad1), CPUs: stop.Figure(results.ExtraHostCPUs)}
 }
 
 // series collects the plotted time series.

@@ -211,7 +211,7 @@ type Lateness struct {
 
 // HostCPU is how the machine's CPU time went during a real-time Run, as
 // percentages of all CPU time that passed (every CPU counted), from
-// /proc/stat on Linux; each NaN when not measured.
+// /proc/stat and /proc/loadavg on Linux; each NaN when not measured.
 type HostCPU struct {
 	// StealPct is time the hypervisor gave to other guests while this
 	// machine had work (CPU steal): time the client and any in-process
@@ -220,6 +220,13 @@ type HostCPU struct {
 	// BusyPct is time spent running anything (this process and any
 	// other load), steal and idle excluded.
 	BusyPct float64 `json:"busy_pct"`
+	// Load1 is the machine's 1-minute load average at the Run's end
+	// (threads running or waiting to run) and CPUs the CPUs the client
+	// could use: a load above WarnHostLoadPerCPU a CPU means threads
+	// waited for a CPU, where a busy share alone may be the servers' own
+	// work (CPU engines on the same machine).
+	Load1 float64 `json:"load1"`
+	CPUs  float64 `json:"cpus"`
 }
 
 // BackendSummary is one Backend's row.

@@ -33,6 +33,12 @@ const (
 	// milliseconds, so even a few percent can delay sends and token
 	// timings by that much.
 	WarnHostStealPct = 2.0
+	// WarnHostLoadPerCPU: a 1-minute load average at the run's end above
+	// 2 threads a CPU: each runnable thread waited about half the time
+	// for a CPU. Two one-thread llama-servers bound to the two CPUs of a
+	// quiet machine, with the client, stay near 2–3 on 2 CPUs; the same
+	// probe beside other work ran at a load average of about 20.
+	WarnHostLoadPerCPU = 2.0
 	// warnBurstShare: more than a quarter of TBT gaps under 0.1 ms
 	// (burstGapUS) means the client read chunks in bursts; below
 	// warnBurstMinGaps gaps the share is not worth a warning.
@@ -135,6 +141,11 @@ func timingWarnings(s *Summary) {
 		s.addWarning(Warning{"the host took CPU time from this machine during the run",
 			"timing figures such as schedule lag and TTFT may reflect the host rather than the policy",
 			fmt.Sprintf("CPU steal %.1f %% of CPU time", st)})
+	}
+	if h := s.Host; h.CPUs >= 1 && h.Load1 > WarnHostLoadPerCPU*h.CPUs {
+		s.addWarning(Warning{"the machine had more threads to run than CPUs at the end of the run",
+			"timing figures may reflect other processes rather than the servers and the policy",
+			fmt.Sprintf("load average %.1f on %.0f CPUs", h.Load1, h.CPUs)})
 	}
 	if s.TBT.Count >= warnBurstMinGaps && s.BurstGapShare > warnBurstShare {
 		s.addWarning(Warning{"chunks reached the client in bursts",

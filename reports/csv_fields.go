@@ -76,6 +76,8 @@ func summaryFields() []csvField {
 		str("mock_steps", func(s *metrics.Summary) string { return numCount(s.MockStepLate.Steps) }),
 		f("host_steal_pct", func(s *metrics.Summary) float64 { return s.Host.StealPct }),
 		f("host_busy_pct", func(s *metrics.Summary) float64 { return s.Host.BusyPct }),
+		f("host_load1", func(s *metrics.Summary) float64 { return s.Host.Load1 }),
+		f("host_cpus", func(s *metrics.Summary) float64 { return s.Host.CPUs }),
 		f("burst_gap_share", func(s *metrics.Summary) float64 { return s.BurstGapShare }),
 		str("mock_lateness_lifetime", lifetimeCell),
 	)

@@ -245,8 +245,9 @@ func writeTiming(w io.Writer, runs []*metrics.Summary) {
 	}
 	if host {
 		fmt.Fprintf(w, "; and how much of the machine's CPU time the host gave to other guests (CPU steal) and "+
-			"how much was busy: steal above %g %% means the host, not the policy, may have shaped the timings",
-			metrics.WarnHostStealPct)
+			"how much was busy: steal above %g %% means the host, not the policy, may have shaped the timings; "+
+			"a load average above %g threads a CPU means other work waited for the CPUs, where a busy machine alone "+
+			"may be CPU servers' own work", metrics.WarnHostStealPct, metrics.WarnHostLoadPerCPU)
 	}
 	fmt.Fprint(w, ".\n\n")
 	var rows [][]string
@@ -276,7 +277,8 @@ func writeTiming(w io.Writer, runs []*metrics.Summary) {
 }
 
 // hostText formats the host's CPU shares as "steal / busy" in percent
-// with one decimal (n/a when not measured).
+// with one decimal, then ", load L on N CPUs" when the run recorded its
+// load average (n/a when not measured).
 func hostText(h metrics.HostCPU) string {
 	if math.IsNaN(h.StealPct) && math.IsNaN(h.BusyPct) {
 		return textfmt.NA
@@ -287,7 +289,11 @@ func hostText(h metrics.HostCPU) string {
 		}
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
-	return one(h.StealPct) + " / " + one(h.BusyPct)
+	out := one(h.StealPct) + " / " + one(h.BusyPct)
+	if h.CPUs >= 1 && !math.IsNaN(h.Load1) {
+		out += fmt.Sprintf(", load %.1f on %.0f CPUs", h.Load1, h.CPUs)
+	}
+	return out
 }
 
 // latenessText formats step lateness as "p50 / p99 / max", followed by

@@ -59,6 +59,11 @@ func TestTimingShowsHostCPU(t *testing.T) {
 			"CPU steal", "steal above 2 %"}, nil},
 		{"measured and sim", []*metrics.Summary{run(0, 35), run(nan, nan)}, []string{"| 0.0 / 35.0 |", "| n/a |"}, nil},
 		{"no steal field", []*metrics.Summary{run(nan, 35)}, []string{"| n/a / 35.0 |"}, nil},
+		{"with the load", []*metrics.Summary{func() *metrics.Summary {
+			s := run(0, 98)
+			s.Host.Load1, s.Host.CPUs = 2.4, 2
+			return s
+		}()}, []string{"| 0.0 / 98.0, load 2.4 on 2 CPUs |", "load average above 2 threads a CPU"}, nil},
 		{"none measured", []*metrics.Summary{run(nan, nan)}, []string{"sched lag p50 ms"}, []string{"host CPU", "steal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkTiming(t, tc.runs, tc.want, tc.notWant) })
