@@ -27,8 +27,9 @@ const maxQuietResidual = 1.0
 // busier than hostBusyPct of all its CPUs. A quiet host shows 0–0.2 %
 // steal. A busy share alone is no contention where the servers are
 // CPU engines on the same machine: two one-thread llama-servers, each
-// bound to one of two CPUs, keep it 97–100 % busy by themselves, while
-// the probes fitted at a load average of about 20 were contended.
+// bound to one of two CPUs, keep it 96–100 % busy by themselves at a
+// load average of 1.2–2.3 (a 60 s probe on a quiet machine, 2026-11-29),
+// while the probes fitted at a load average of about 20 were contended.
 const (
 	hostStealPct   = 5.0
 	hostBusyPct    = 80.0

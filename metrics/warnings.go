@@ -36,7 +36,7 @@ const (
 	// WarnHostLoadPerCPU: a 1-minute load average at the run's end above
 	// 2 threads a CPU: each runnable thread waited about half the time
 	// for a CPU. Two one-thread llama-servers bound to the two CPUs of a
-	// quiet machine, with the client, stay near 2–3 on 2 CPUs; the same
+	// quiet machine, with the client, measured 1.2–2.3 on 2 CPUs while 96–100 % busy (a 60 s probe, 2026-11-29); the same
 	// probe beside other work ran at a load average of about 20.
 	WarnHostLoadPerCPU = 2.0
 	// warnBurstShare: more than a quarter of TBT gaps under 0.1 ms
