@@ -36,8 +36,9 @@ const (
 	// WarnHostLoadPerCPU: a 1-minute load average at the run's end above
 	// 2 threads a CPU: each runnable thread waited about half the time
 	// for a CPU. Two one-thread llama-servers bound to the two CPUs of a
-	// quiet machine, with the client, measured 1.2–2.3 on 2 CPUs while 96–100 % busy (a 60 s probe, 2026-11-29); the same
-	// probe beside other work ran at a load average of about 20.
+	// quiet machine, with the client, measured 1.2–2.3 on 2 CPUs while
+	// 96–100 % busy (a 60 s probe, 2026-11-29); the same probe beside
+	// other work ran at a load average of about 20.
 	WarnHostLoadPerCPU = 2.0
 	// warnBurstShare: more than a quarter of TBT gaps under 0.1 ms
 	// (burstGapUS) means the client read chunks in bursts; below
