@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 	"sync"
 	"text/tabwriter"
 )
@@ -36,10 +38,11 @@ func Halves(res *Result, in *Input, prompts Prompts) ([]HalfTerm, error) {
 		return nil, fmt.Errorf("calibrate halves: no request reached a server")
 	}
 	start := replayStart(res, in)
-	var cfgs [2]struct {
-		val, se map[int]float64
+	m, err := meanSaved(start, sets)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate halves: %w", err)
 	}
-	var fitted [2]map[int]bool
+	var fits [2]halfFit
 	var errs [2]error
 	var wg sync.WaitGroup
 	for h := range 2 { // the halves at once: each replay runs on one goroutine
@@ -51,31 +54,66 @@ func Halves(res *Result, in *Input, prompts Prompts) ([]HalfTerm, error) {
 				errs[h] = fmt.Errorf("calibrate halves: %w", err)
 				return
 			}
-			cfgs[h].se = stageErrs(best, sets, ran, h+1)
-			cfgs[h].val, fitted[h] = map[int]float64{}, map[int]bool{}
-			for _, st := range ran {
-				for _, t := range st.terms {
-					cfgs[h].val[t], fitted[h][t] = llamaTerms[t].get(best), true
-				}
-			}
+			fits[h] = fitHalf(&replayFit{cfg: best, sets: sets, free: stageTerms(ran), half: h + 1}, m)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
 	}
-	var out []HalfTerm
-	for i, t := range llamaTerms {
-		if !fitted[0][i] || !fitted[1][i] { // a term both halves fitted
-			continue
-		}
-		ht := HalfTerm{Name: t.name, Unit: t.unit,
-			First: cfgs[0].val[i] / t.per, FirstErr: cfgs[0].se[i] / t.per,
-			Second: cfgs[1].val[i] / t.per, SecondErr: cfgs[1].se[i] / t.per}
+	out := compareHalves(fits)
+	if a, b := fits[0].save, fits[1].save; a.ok && b.ok && m > 0 {
+		ht := HalfTerm{Name: fmt.Sprintf("save_at_%.0f_tokens", m), Unit: "ms",
+			First: a.val / 1e-3, FirstErr: a.se / 1e-3, Second: b.val / 1e-3, SecondErr: b.se / 1e-3}
 		ht.Agree = apart(ht.First, ht.FirstErr, ht.Second, ht.SecondErr) <= 2
 		out = append(out, ht)
 	}
 	return out, nil
+}
+
+// halfFit is one half's fitted terms and standard errors by term index
+// (seconds, or 1), and its slot-switch save at the probe's mean saved
+// length (saveAt).
+type halfFit struct {
+	val, se map[int]float64
+	save    struct {
+		val, se float64
+		ok      bool
+	}
+}
+
+// fitHalf reads f's free terms at f.cfg, their standard errors (as
+// stdErrs) and the save at m tokens from one covariance.
+func fitHalf(f *replayFit, m float64) halfFit {
+	x, cov := f.logCov()
+	hf := halfFit{val: map[int]float64{}, se: map[int]float64{}}
+	for k, t := range f.free {
+		hf.val[t], hf.se[t] = llamaTerms[t].get(f.cfg), math.NaN()
+		if cov != nil && cov.At(k, k) >= 0 {
+			hf.se[t] = math.Exp(x[k]) * math.Sqrt(cov.At(k, k))
+		}
+	}
+	hf.save.val, hf.save.se, hf.save.ok = saveAt(f.free, x, cov, m)
+	return hf
+}
+
+// compareHalves lists the terms both halves fitted, in llamaTerms'
+// order, with whether they agree.
+func compareHalves(fits [2]halfFit) []HalfTerm {
+	var out []HalfTerm
+	for i, t := range llamaTerms {
+		_, ok0 := fits[0].val[i]
+		_, ok1 := fits[1].val[i]
+		if !ok0 || !ok1 { // a term both halves fitted
+			continue
+		}
+		ht := HalfTerm{Name: t.name, Unit: t.unit,
+			First: fits[0].val[i] / t.per, FirstErr: fits[0].se[i] / t.per,
+			Second: fits[1].val[i] / t.per, SecondErr: fits[1].se[i] / t.per}
+		ht.Agree = apart(ht.First, ht.FirstErr, ht.Second, ht.SecondErr) <= 2
+		out = append(out, ht)
+	}
+	return out
 }
 
 // WriteHalves prints the halves' table and how many terms agree.
@@ -93,5 +131,35 @@ func WriteHalves(w io.Writer, terms []HalfTerm) error {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "halves: %d of %d terms agree within 2 combined standard errors\n", agree, len(terms))
+	if err != nil {
+		return err
+	}
+	if note := splitNote(terms); note != "" {
+		_, err = fmt.Fprintln(w, note)
+	}
 	return err
+}
+
+// splitNote says when the halves agree on the slot-switch save at the
+// probe's mean saved length but not on its fixed or per-token cost: the
+// probe's saves then copied too narrow a range of lengths to tell the
+// two apart ("" otherwise).
+func splitNote(terms []HalfTerm) string {
+	var at *HalfTerm
+	split := false
+	for i, t := range terms {
+		switch {
+		case strings.HasPrefix(t.Name, "save_at_"):
+			at = &terms[i]
+		case (t.Name == "save_fixed" || t.Name == "save_per_token") && !t.Agree:
+			split = true
+		}
+	}
+	if at == nil || !at.Agree || !split {
+		return ""
+	}
+	return fmt.Sprintf("the halves agree on the slot-switch save at the probe's mean saved length (%s: %.4g and %.4g %s) "+
+		"but not on its split into a fixed and a per-token cost: the probe's saves copied too narrow a range of lengths "+
+		"to tell the two apart, so the profile's save is sure near that length and not far from it; a probe with the "+
+		"ladder phase (saves of chosen lengths at concurrency 1) fits the split", at.Name, at.First, at.Second, at.Unit)
 }

@@ -143,20 +143,27 @@ func (f *replayFit) relResiduals() ([]profile.Residual, error) {
 // by term index, in the term's units (seconds, or 1), all of them over
 // the requests of half (0: every request) of the sets.
 func stageErrs(cfg engine.Config, sets []*replaySet, ran []stage, half int) map[int]float64 {
-	var free []int
-	for _, st := range ran {
-		for _, t := range st.terms {
-			if !slices.Contains(free, t) { // a term two stages move (beta) once
-				free = append(free, t)
-			}
-		}
-	}
+	free := stageTerms(ran)
 	f := &replayFit{cfg: cfg, sets: sets, free: free, half: half}
 	out := map[int]float64{}
 	for k, se := range f.stdErrs() {
 		out[free[k]] = se
 	}
 	return out
+}
+
+// stageTerms lists the terms the stages fitted, each once (a term two
+// stages move, β, once).
+func stageTerms(ran []stage) []int {
+	var terms []int
+	for _, st := range ran {
+		for _, t := range st.terms {
+			if !slices.Contains(terms, t) {
+				terms = append(terms, t)
+			}
+		}
+	}
+	return terms
 }
 
 // fillReplay writes the replay's terms and their standard errors (by

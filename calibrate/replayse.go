@@ -59,32 +59,41 @@ func (f *replayFit) residuals(x []float64) ([]float64, []int, error) {
 // of freedom. NaN where neither can be had (too few residuals, a singular
 // JᵀJ, residuals that do not line up).
 func (f *replayFit) stdErrs() []float64 {
-	x := f.x()
+	x, cov := f.logCov()
 	out := make([]float64, len(x))
-	for i := range out {
-		out[i] = math.NaN()
-	}
-	r0, keys, err := f.residuals(x)
-	if err != nil || len(r0) <= len(x) {
-		return out
-	}
-	J, err := f.jacobian(x, len(r0))
-	if err != nil {
-		return out
-	}
-	cov, bread := sandwich(J, r0, keys)
-	if bread == nil {
-		return out
-	}
-	if cov == nil {
-		cov = gaussNewtonCov(r0, len(x), bread)
-	}
 	for i, xi := range x {
+		out[i] = math.NaN()
+		if cov == nil {
+			continue
+		}
 		if v := cov.At(i, i); v >= 0 {
 			out[i] = math.Exp(xi) * math.Sqrt(v)
 		}
 	}
 	return out
+}
+
+// logCov returns the free terms' log values at f.cfg and their
+// covariance (stdErrs' sandwich, in log space), nil where it cannot be
+// had.
+func (f *replayFit) logCov() ([]float64, *mat.Dense) {
+	x := f.x()
+	r0, keys, err := f.residuals(x)
+	if err != nil || len(r0) <= len(x) {
+		return x, nil
+	}
+	J, err := f.jacobian(x, len(r0))
+	if err != nil {
+		return x, nil
+	}
+	cov, bread := sandwich(J, r0, keys)
+	if bread == nil {
+		return x, nil
+	}
+	if cov == nil {
+		cov = gaussNewtonCov(r0, len(x), bread)
+	}
+	return x, cov
 }
 
 // gaussNewtonCov is σ²(JᵀJ)⁻¹ for p terms, bread being (JᵀJ)⁻¹.

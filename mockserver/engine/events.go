@@ -119,6 +119,9 @@ type Stats struct {
 	// SlotSaves and SlotRestores count llama.cpp slot-switch saves to and
 	// restores from the host prompt cache (per-slot cache only).
 	SlotSaves, SlotRestores int64
+	// SlotSavedTokens counts the tokens those saves copied (the slots'
+	// contexts when they switched prompts).
+	SlotSavedTokens int64
 	// LoRA describes the adapters (vllm:lora_requests_info).
 	LoRA LoRAStats
 }

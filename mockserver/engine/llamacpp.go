@@ -88,6 +88,7 @@ func (e *Engine) chargePlacement(pl placement) {
 	if pl.saved > 0 {
 		e.extra += l.saveCost(pl.saved)
 		e.stats.SlotSaves++
+		e.stats.SlotSavedTokens += int64(pl.saved)
 	}
 	if pl.restored > 0 {
 		e.extra += l.restoreCost(pl.restored)

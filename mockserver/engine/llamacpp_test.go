@@ -72,8 +72,8 @@ func TestSlotSaveStallsTheStep(t *testing.T) {
 	if d, want := e.Step(d).Duration, 10*100*time.Microsecond+5*time.Millisecond+time.Millisecond; d != want {
 		t.Fatalf("batch after the save took %v, want %v (prompt + β)", d, want)
 	}
-	if s := e.Stats().SlotSaves; s != 1 {
-		t.Fatalf("SlotSaves = %d, want 1", s)
+	if st := e.Stats(); st.SlotSaves != 1 || st.SlotSavedTokens != 100 {
+		t.Fatalf("SlotSaves = %d of %d tokens, want 1 of 100", st.SlotSaves, st.SlotSavedTokens)
 	}
 	// Off: no save cost at all.
 	e2 := filledEngine(t, LlamaCppConfig{})
