@@ -151,6 +151,9 @@ func checkHalves(t *testing.T, out string) {
 	if !strings.Contains(out, "halves: ") {
 		t.Fatalf("no halves summary in calibrate's output:\n%s", out)
 	}
+	if !strings.Contains(out, "\nsave_at_") {
+		t.Errorf("no row of the save at the probe's mean saved length in the halves' table:\n%s", out)
+	}
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) == 7 && f[6] == "false" {
 			mark(t, fmt.Sprintf("TARGET MISSED %s halves_disagree_%s first %s ± %s second %s ± %s %s",
