@@ -51,7 +51,9 @@ func TestSaveAt(t *testing.T) {
 // TestSplitNote: the note appears only when the halves agree on the save
 // at the mean length and disagree on its split.
 func TestSplitNote(t *testing.T) {
-	row := func(name string, agree bool) HalfTerm { return HalfTerm{Name: name, Unit: "ms", First: 1, Second: 2, Agree: agree} }
+	row := func(name string, agree bool) HalfTerm {
+		return HalfTerm{Name: name, Unit: "ms", First: 1, Second: 2, Agree: agree}
+	}
 	for _, tc := range []struct {
 		name  string
 		terms []HalfTerm
