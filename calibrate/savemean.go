@@ -12,16 +12,11 @@ import (
 // the sets run on an engine of cfg (0 when none saved).
 func meanSaved(cfg engine.Config, sets []*replaySet) (float64, error) {
 	var saves, tokens int64
-	for _, set := range sets {
-		e, err := engine.New(cfg)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := runSet(e, set); err != nil {
-			return 0, err
-		}
-		st := e.Stats()
+	err := eachReplay(cfg, sets, func(st engine.Stats) {
 		saves, tokens = saves+st.SlotSaves, tokens+st.SlotSavedTokens
+	})
+	if err != nil {
+		return 0, err
 	}
 	if saves == 0 {
 		return 0, nil

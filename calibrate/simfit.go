@@ -340,17 +340,24 @@ const minRestores = 5
 // restores counts the host-cache restores of the sets' replay on cfg.
 func restores(cfg engine.Config, sets []*replaySet) (int64, error) {
 	var n int64
+	err := eachReplay(cfg, sets, func(st engine.Stats) { n += st.SlotRestores })
+	return n, err
+}
+
+// eachReplay runs each set on a fresh engine of cfg and hands add the
+// engine's counters at the end.
+func eachReplay(cfg engine.Config, sets []*replaySet, add func(engine.Stats)) error {
 	for _, set := range sets {
 		e, err := engine.New(cfg)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if _, err := runSet(e, set); err != nil {
-			return 0, err
+			return err
 		}
-		n += e.Stats().SlotRestores
+		add(e.Stats())
 	}
-	return n, nil
+	return nil
 }
 
 // restoreAsSave prices a restore as the save: the same state copied the

@@ -190,18 +190,23 @@ func TestHostStealWarning(t *testing.T) {
 		{"not measured", nil, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := finishHand(DefaultOptions(), &results.Stop{Reason: "done", Extra: tt.extra})
-			var got string
-			for _, w := range s.Warnings {
-				if strings.HasPrefix(w, prefix) {
-					got = w
-				}
-			}
-			if got != tt.want {
-				t.Errorf("host warning %q, want %q (all: %q)", got, tt.want, s.Warnings)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkHostWarning(t, prefix, tt.extra, tt.want) })
+	}
+}
+
+// checkHostWarning finishes a hand-made run whose stop carries extra and
+// requires its warning that starts with prefix to be want ("" for none).
+func checkHostWarning(t *testing.T, prefix string, extra map[string]float64, want string) {
+	t.Helper()
+	s := finishHand(DefaultOptions(), &results.Stop{Reason: "done", Extra: extra})
+	var got string
+	for _, w := range s.Warnings {
+		if strings.HasPrefix(w, prefix) {
+			got = w
+		}
+	}
+	if got != want {
+		t.Errorf("host warning %q, want %q (all: %q)", got, want, s.Warnings)
 	}
 }
 
@@ -223,18 +228,7 @@ func TestHostLoadWarning(t *testing.T) {
 		{"not measured", nil, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := finishHand(DefaultOptions(), &results.Stop{Reason: "done", Extra: tt.extra})
-			var got string
-			for _, w := range s.Warnings {
-				if strings.HasPrefix(w, prefix) {
-					got = w
-				}
-			}
-			if got != tt.want {
-				t.Errorf("load warning %q, want %q (all: %q)", got, tt.want, s.Warnings)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkHostWarning(t, prefix, tt.extra, tt.want) })
 	}
 }
 
