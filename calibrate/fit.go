@@ -387,25 +387,15 @@ func solve(rows []row, free [numCols]bool, fixed [numCols]float64) (th, se [numC
 // least squares in which the noisy TTFT equations (half a step of arrival
 // noise each) do not drown the decode ones.
 func weigh(rows []row, th [numCols]float64) {
-	var sq [3]float64
-	var n [3]int
-	kind := func(r row) int {
-		switch {
-		case r.server:
-			return 2
-		case r.ttft:
-			return 1
-		}
-		return 0
-	}
+	sq, n := map[string]float64{}, map[string]int{}
 	for _, r := range rows {
 		p := r.predict(th)
-		k := kind(r)
+		k := rowKind(r)
 		sq[k] += sqf(r.w * (r.y - p))
 		n[k]++
 	}
 	for i := range rows {
-		k := kind(rows[i])
+		k := rowKind(rows[i])
 		if n[k] > 0 && sq[k] > 0 {
 			rows[i].w /= math.Sqrt(sq[k] / float64(n[k]))
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -86,12 +85,10 @@ type halfFit struct {
 // stdErrs) and the save at m tokens from one covariance.
 func fitHalf(f *replayFit, m float64) halfFit {
 	x, cov := f.logCov()
+	se := valueErrs(x, cov)
 	hf := halfFit{val: map[int]float64{}, se: map[int]float64{}}
 	for k, t := range f.free {
-		hf.val[t], hf.se[t] = llamaTerms[t].get(f.cfg), math.NaN()
-		if cov != nil && cov.At(k, k) >= 0 {
-			hf.se[t] = math.Exp(x[k]) * math.Sqrt(cov.At(k, k))
-		}
+		hf.val[t], hf.se[t] = llamaTerms[t].get(f.cfg), se[k]
 	}
 	hf.save.val, hf.save.se, hf.save.ok = saveAt(f.free, x, cov, m)
 	return hf

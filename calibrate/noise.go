@@ -21,19 +21,16 @@ import (
 const maxQuietResidual = 1.0
 
 // Host contention thresholds over a run (the stop line's host figures):
-// hypervisor steal above hostStealPct, or a 1-minute load average above
-// hostLoadPerCPU threads per CPU (each runnable thread waited half the
-// time for a CPU), or, where the run recorded no load, the machine
-// busier than hostBusyPct of all its CPUs. A quiet host shows 0–0.2 %
-// steal. A busy share alone is no contention where the servers are
-// CPU engines on the same machine: two one-thread llama-servers, each
-// bound to one of two CPUs, keep it 96–100 % busy by themselves at a
-// load average of 1.2–2.3 (a 60 s probe on a quiet machine, 2026-11-29),
-// while the probes fitted at a load average of about 20 were contended.
+// hypervisor steal above hostStealPct, or a 1-minute load average the
+// results package calls contended (results.HostLoadContended), or,
+// where the run recorded no load, the machine busier than hostBusyPct
+// of all its CPUs. A quiet host shows 0–0.2 % steal. A busy share alone
+// is no contention where the servers are CPU engines on the same
+// machine: two one-thread llama-servers, each bound to one of two CPUs,
+// keep it 96–100 % busy by themselves.
 const (
-	hostStealPct   = 5.0
-	hostBusyPct    = 80.0
-	hostLoadPerCPU = 2.0
+	hostStealPct = 5.0
+	hostBusyPct  = 80.0
 )
 
 // structureGap is how much larger (in the mean signed residual relative
@@ -59,8 +56,8 @@ func (h HostLoad) contended() string {
 	case h.StealPct > hostStealPct:
 		return fmt.Sprintf("%s: host steal %.1f %% (over %.0f %%)", h.File, h.StealPct, hostStealPct)
 	case h.hasLoad():
-		if h.Load1 > hostLoadPerCPU*float64(h.CPUs) {
-			return fmt.Sprintf("%s: load average %.1f on %d CPUs (over %.0f a CPU)", h.File, h.Load1, h.CPUs, hostLoadPerCPU)
+		if results.HostLoadContended(h.Load1, float64(h.CPUs)) {
+			return fmt.Sprintf("%s: load average %.1f on %d CPUs (over %.0f a CPU)", h.File, h.Load1, h.CPUs, results.HostLoadPerCPU)
 		}
 	case h.BusyPct > hostBusyPct:
 		return fmt.Sprintf("%s: host busy %.0f %% of all CPUs (over %.0f %%)", h.File, h.BusyPct, hostBusyPct)

@@ -59,7 +59,13 @@ func (f *replayFit) residuals(x []float64) ([]float64, []int, error) {
 // of freedom. NaN where neither can be had (too few residuals, a singular
 // JᵀJ, residuals that do not line up).
 func (f *replayFit) stdErrs() []float64 {
-	x, cov := f.logCov()
+	return valueErrs(f.logCov())
+}
+
+// valueErrs carries the log values' covariance to the values' standard
+// errors, se(v) = v · se(ln v) (NaN where cov is nil or a variance
+// negative).
+func valueErrs(x []float64, cov *mat.Dense) []float64 {
 	out := make([]float64, len(x))
 	for i, xi := range x {
 		out[i] = math.NaN()

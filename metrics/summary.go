@@ -222,7 +222,7 @@ type HostCPU struct {
 	BusyPct float64 `json:"busy_pct"`
 	// Load1 is the machine's 1-minute load average at the Run's end
 	// (threads running or waiting to run) and CPUs the CPUs the client
-	// could use: a load above WarnHostLoadPerCPU a CPU means threads
+	// could use: a load above results.HostLoadPerCPU a CPU means threads
 	// waited for a CPU, where a busy share alone may be the servers' own
 	// work (CPU engines on the same machine).
 	Load1 float64 `json:"load1"`

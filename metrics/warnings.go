@@ -33,13 +33,6 @@ const (
 	// milliseconds, so even a few percent can delay sends and token
 	// timings by that much.
 	WarnHostStealPct = 2.0
-	// WarnHostLoadPerCPU: a 1-minute load average at the run's end above
-	// 2 threads a CPU: each runnable thread waited about half the time
-	// for a CPU. Two one-thread llama-servers bound to the two CPUs of a
-	// quiet machine, with the client, measured 1.2–2.3 on 2 CPUs while
-	// 96–100 % busy (a 60 s probe, 2026-11-29); the same probe beside
-	// other work ran at a load average of about 20.
-	WarnHostLoadPerCPU = 2.0
 	// warnBurstShare: more than a quarter of TBT gaps under 0.1 ms
 	// (burstGapUS) means the client read chunks in bursts; below
 	// warnBurstMinGaps gaps the share is not worth a warning.
@@ -143,7 +136,7 @@ func timingWarnings(s *Summary) {
 			"timing figures such as schedule lag and TTFT may reflect the host rather than the policy",
 			fmt.Sprintf("CPU steal %.1f %% of CPU time", st)})
 	}
-	if h := s.Host; h.CPUs >= 1 && h.Load1 > WarnHostLoadPerCPU*h.CPUs {
+	if h := s.Host; results.HostLoadContended(h.Load1, h.CPUs) {
 		s.addWarning(Warning{"the machine had more threads to run than CPUs at the end of the run",
 			"timing figures may reflect other processes rather than the servers and the policy",
 			fmt.Sprintf("load average %.1f on %.0f CPUs", h.Load1, h.CPUs)})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracebench/tracebench/internal/textfmt"
 	"github.com/tracebench/tracebench/metrics"
+	"github.com/tracebench/tracebench/results"
 )
 
 func writeIntro(w io.Writer, runs []*metrics.Summary) {
@@ -247,7 +248,7 @@ func writeTiming(w io.Writer, runs []*metrics.Summary) {
 		fmt.Fprintf(w, "; and how much of the machine's CPU time the host gave to other guests (CPU steal) and "+
 			"how much was busy: steal above %g %% means the host, not the policy, may have shaped the timings; "+
 			"a load average above %g threads a CPU means other work waited for the CPUs, where a busy machine alone "+
-			"may be CPU servers' own work", metrics.WarnHostStealPct, metrics.WarnHostLoadPerCPU)
+			"may be CPU servers' own work", metrics.WarnHostStealPct, results.HostLoadPerCPU)
 	}
 	fmt.Fprint(w, ".\n\n")
 	var rows [][]string

@@ -76,3 +76,17 @@ const (
 	// ExtraHostCPUs is how many CPUs the client could run on.
 	ExtraHostCPUs = "host_cpus"
 )
+
+// HostLoadPerCPU is the 1-minute load average per CPU above which a run's
+// machine was contended: each runnable thread waited about half the time
+// for a CPU. Two one-thread llama-servers bound to the two CPUs of a
+// quiet machine, with the client, measured 1.2–2.3 on 2 CPUs while
+// 96–100 % busy (a 60 s probe, 2026-11-29); the same probe beside other
+// work ran at a load average of about 20.
+const HostLoadPerCPU = 2.0
+
+// HostLoadContended reports whether a load average of load on cpus CPUs
+// passes HostLoadPerCPU a CPU (false when cpus is under 1 or load NaN).
+func HostLoadContended(load, cpus float64) bool {
+	return cpus >= 1 && load > HostLoadPerCPU*cpus
+}
