@@ -1,9 +1,10 @@
 package policies
 
 import (
-	"container/heap"
 	"slices"
 	"time"
+
+	"github.com/tracebench/tracebench/internal/minheap"
 )
 
 // symbol is what a radix tree's edges are made of: bytes of text, token
@@ -147,7 +148,7 @@ func (t *radixTree[S]) evict(maxChars int) {
 }
 
 func (t *radixTree[S]) evictTenant(b int32, maxChars int) {
-	h := &leafHeap[S]{b: b}
+	var leaves []tenantLeaf[S]
 	stack := []*rnode[S]{t.root}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
@@ -156,12 +157,16 @@ func (t *radixTree[S]) evictTenant(b int32, maxChars int) {
 			stack = append(stack, c)
 		}
 		if n != t.root && tenantIndex(n, b) >= 0 && !childHolds(n, b) {
-			h.nodes = append(h.nodes, n)
+			leaves = append(leaves, tenantLeaf[S]{n, b})
 		}
 	}
-	heap.Init(h)
-	for t.size[b] > maxChars && h.Len() > 0 {
-		n := heap.Pop(h).(*rnode[S])
+	h := minheap.From(leaves)
+	for t.size[b] > maxChars {
+		leaf, ok := h.Pop()
+		if !ok {
+			break
+		}
+		n := leaf.n
 		k := tenantIndex(n, b)
 		n.tenants = slices.Delete(n.tenants, k, k+1)
 		t.size[b] -= len(n.label) * t.weight
@@ -170,7 +175,7 @@ func (t *radixTree[S]) evictTenant(b int32, maxChars int) {
 			delete(p.children, n.label[0])
 		}
 		if p != t.root && tenantIndex(p, b) >= 0 && !childHolds(p, b) {
-			heap.Push(h, p)
+			h.Push(tenantLeaf[S]{p, b})
 		}
 	}
 }
@@ -193,25 +198,18 @@ func childHolds[S symbol](n *rnode[S], b int32) bool {
 	return false
 }
 
-// leafHeap orders one tenant's leaves by its last access, then creation.
-type leafHeap[S symbol] struct {
-	b     int32
-	nodes []*rnode[S]
+// tenantLeaf is a leaf of Backend b's part of the tree, ordered by b's
+// last access to it, then by creation.
+type tenantLeaf[S symbol] struct {
+	n *rnode[S]
+	b int32
 }
 
-func (h *leafHeap[S]) Len() int { return len(h.nodes) }
-func (h *leafHeap[S]) Less(i, j int) bool {
-	a, c := h.nodes[i], h.nodes[j]
-	la, lc := a.tenants[tenantIndex(a, h.b)].last, c.tenants[tenantIndex(c, h.b)].last
-	if la != lc {
-		return la < lc
+// Before reports whether l was used before o (ties: created before).
+func (l tenantLeaf[S]) Before(o tenantLeaf[S]) bool {
+	la, lo := l.n.tenants[tenantIndex(l.n, l.b)].last, o.n.tenants[tenantIndex(o.n, o.b)].last
+	if la != lo {
+		return la < lo
 	}
-	return a.seq < c.seq
-}
-func (h *leafHeap[S]) Swap(i, j int) { h.nodes[i], h.nodes[j] = h.nodes[j], h.nodes[i] }
-func (h *leafHeap[S]) Push(x any)    { h.nodes = append(h.nodes, x.(*rnode[S])) }
-func (h *leafHeap[S]) Pop() any {
-	n := h.nodes[len(h.nodes)-1]
-	h.nodes = h.nodes[:len(h.nodes)-1]
-	return n
+	return l.n.seq < o.n.seq
 }

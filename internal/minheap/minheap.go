@@ -17,6 +17,14 @@ type Heap[T Ordered[T]] struct {
 	items []T
 }
 
+// From returns a heap of items, ordered in linear time; the heap owns
+// the slice from then on.
+func From[T Ordered[T]](items []T) *Heap[T] {
+	h := &Heap[T]{items: items}
+	heap.Init(adapter[T]{h})
+	return h
+}
+
 // Len returns the number of values in h.
 func (h *Heap[T]) Len() int { return len(h.items) }
 

@@ -36,8 +36,11 @@ func Resolve(nameOrPath string) (*Profile, error) {
 }
 
 // Parse decodes and validates a profile; file names it in errors. Fields
-// left out take the value of the "default" profile. Errors name the file,
-// the line and the field: "p.yaml:7: latency.gamma: -1: want ≥ 0".
+// left out take the value of the "default" profile, except latency.gamma
+// in a profile with a llamacpp section: 0 there, as llama.cpp runs a
+// decode batch as ubatches that each pay β once (calibrate fits it so).
+// Errors name the file, the line and the field: "p.yaml:7:
+// latency.gamma: -1: want ≥ 0".
 func Parse(data []byte, file string) (*Profile, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -52,6 +55,9 @@ func Parse(data []byte, file string) (*Profile, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
 		return nil, located(file, &root, err)
+	}
+	if _, set := lookup(root.Content[0], "latency.gamma"); p.LlamaCpp != nil && !set {
+		p.Latency.Gamma = 0
 	}
 	if err := p.validate(); err != nil {
 		var fe *fieldError
@@ -125,11 +131,16 @@ func pathAt(n *yaml.Node, line int, prefix string) string {
 // lineOf returns the line of the dotted key path in n (0 when absent:
 // the value came from the default profile).
 func lineOf(n *yaml.Node, path string) int {
-	keys := strings.Split(path, ".")
-	line := 0
-	for _, key := range keys {
+	line, _ := lookup(n, path)
+	return line
+}
+
+// lookup walks the dotted path from the mapping n: the line of the
+// deepest key found, and whether the whole path was.
+func lookup(n *yaml.Node, path string) (line int, found bool) {
+	for _, key := range strings.Split(path, ".") {
 		if n == nil || n.Kind != yaml.MappingNode {
-			return line
+			return line, false
 		}
 		var next *yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -137,7 +148,10 @@ func lineOf(n *yaml.Node, path string) int {
 				line, next = n.Content[i].Line, n.Content[i+1]
 			}
 		}
+		if next == nil {
+			return line, false
+		}
 		n = next
 	}
-	return line
+	return line, true
 }

@@ -192,3 +192,30 @@ func TestNegativeBeta(t *testing.T) {
 		t.Fatalf("step at batch 1 %v, want 1ms", got)
 	}
 }
+
+// TestLlamaCppGammaDefault: a profile with a llamacpp section that leaves
+// gamma out gets γ 0 (each ubatch pays β once), not the vLLM-like
+// default's 0.316; a gamma it states is kept, and a profile without the
+// section keeps the default's.
+func TestLlamaCppGammaDefault(t *testing.T) {
+	const slots = "engine:\n  cache: per-slot\n  max_num_seqs: 4\n"
+	tests := []struct {
+		name, yaml string
+		want       float64
+	}{
+		{"llamacpp, gamma left out", "name: x\n" + slots + "llamacpp:\n  split_kv: true\n", 0},
+		{"llamacpp, gamma stated", "name: x\n" + slots + "latency:\n  gamma: 0.2\nllamacpp:\n  split_kv: true\n", 0.2},
+		{"no llamacpp section", "name: x\n" + slots, engine.DefaultLatency().Gamma},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse([]byte(tc.yaml), "p.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Latency.Gamma; got != tc.want {
+				t.Errorf("gamma %g, want %g", got, tc.want)
+			}
+		})
+	}
+}
