@@ -18,12 +18,21 @@ type replayFit struct {
 	sets []*replaySet
 	// only, when set, limits the loss to requests of files of this kind.
 	only *fileKind
+	// phase, when set, limits the loss further to the files of that
+	// probe phase.
+	phase string
 	// free lists the llamaTerms the search moves (nil: all).
 	free []int
 	// half, when 1 or 2, limits the loss to the requests of even or odd
 	// index in each set's sent order (the replay still runs them all):
 	// calibrate --halves fits each half on its own.
 	half int
+}
+
+// counts reports whether the requests of file (an index of set's files)
+// count toward the loss: of kind f.only and phase f.phase where set.
+func (f *replayFit) counts(set *replaySet, file int) bool {
+	return (f.only == nil || set.kinds[file] == *f.only) && (f.phase == "" || phaseOf(set.files[file]) == f.phase)
 }
 
 // inHalf reports whether request i of a set counts toward the loss.
@@ -49,7 +58,7 @@ func (f *replayFit) pairsKeyed(cfg engine.Config) (ttft, tpot, prompt [][2]float
 		}
 		for i, q := range set.reqs {
 			t := times[i]
-			if !q.ok || t.first == 0 || q.ttft <= 0 || f.only != nil && set.kinds[q.file] != *f.only || !f.inHalf(i) {
+			if !q.ok || t.first == 0 || q.ttft <= 0 || !f.counts(set, q.file) || !f.inHalf(i) {
 				continue
 			}
 			key := clusterOf(s, q.sent)
@@ -146,6 +155,9 @@ type stage struct {
 	// everyFile puts every file's requests in the stage's loss, not only
 	// those of kind (the stage runs only when files of kind exist).
 	everyFile bool
+	// phase, when set, puts only the files of that probe phase in the
+	// stage's loss.
+	phase string
 }
 
 // stages fit the prompt and save terms where few requests overlap, then
@@ -172,9 +184,11 @@ func stagesFor(sets []*replaySet) []stage {
 	out := slices.Clone(stages)
 	for _, set := range sets {
 		for _, f := range set.files {
-			if phaseOf(f) == slotsPhase {
+			switch phaseOf(f) {
+			case slotsPhase:
 				out[1].terms, out[1].everyFile = []int{termBeta, termDecode}, true
-				return out
+			case restorePhase:
+				out[2].phase = restorePhase
 			}
 		}
 	}
@@ -185,6 +199,13 @@ func stagesFor(sets []*replaySet) []stage {
 // file probe-slots.jsonl).
 const slotsPhase = "slots"
 
+// restorePhase is the name of the probe's restore phase: where it ran,
+// the restore stage fits its terms on it alone. Elsewhere a cached
+// request's slot (which a server's OpenAI-compatible replies do not
+// name) can differ in the replay: a prefix the live server found in a
+// slot is restored from host memory in the replay, or the other way.
+const restorePhase = "restore"
+
 // staged runs the stages in order, each from the last one's result, in
 // at most evals replays each, on the requests of half (0: all; see
 // replayFit.half); a stage whose kind has no requests is skipped. It returns the configuration and the stages that ran.
@@ -192,7 +213,7 @@ func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Confi
 	var ran []stage
 	for _, st := range stagesFor(sets) {
 		k := st.kind
-		f := &replayFit{cfg: cfg, sets: sets, only: &k, free: st.terms, half: half}
+		f := &replayFit{cfg: cfg, sets: sets, only: &k, phase: st.phase, free: st.terms, half: half}
 		if !f.has(k) {
 			continue
 		}

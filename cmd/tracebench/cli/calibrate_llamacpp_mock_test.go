@@ -123,9 +123,14 @@ func TestCalibrateOnMockAccuracyLlamaCpp(t *testing.T) {
 			targetMissed(t, name, 100*e, 100*tg[0], 100*tg[1], " %")
 		}
 	}
-	if beta := tl.Beta.D(); late.P99 > beta || late.P50 > beta/10 {
-		accuracySkip(t, "machine too starved to measure: during the probe mock steps ran late by p50 %v, p99 %v "+
-			"(over 10 %% / 100 %% of β %v); rerun on a quieter machine", late.P50, late.P99, beta)
+	// A late step delays one step's tokens and no later ones (the mock
+	// keeps absolute deadlines), so the fitted means move by the mean
+	// lateness, not by its tail: on this 2-core machine, quiet, the p99
+	// reached 3.4–4.8 ms (above β) while every term came out within its
+	// target.
+	if beta := tl.Beta.D(); late.Mean > beta/10 || late.P50 > beta/10 {
+		accuracySkip(t, "machine too starved to measure: during the probe mock steps ran late by mean %v, p50 %v, p99 %v "+
+			"(mean or p50 over 10 %% of β %v); rerun on a quieter machine", late.Mean, late.P50, late.P99, beta)
 	}
 	for _, m := range misses {
 		t.Errorf("%s recovered outside its bound of ±%.0f %% (the figures above)", m, 100*llamaTermTargets[m][1])
