@@ -98,5 +98,5 @@ func addSent(e *engine.Engine, q sentReq, i int) error {
 		return fmt.Errorf("no room to generate")
 	}
 	return e.Add(q.sent, &engine.Request{ID: strconv.Itoa(i), Tag: int64(i), Prompt: q.prompt,
-		MaxTokens: out, MinTokens: out, IgnoreEOS: true, Slot: q.slot})
+		MaxTokens: out, MinTokens: out, IgnoreEOS: true, Slot: q.slot, RanOn: q.ranOn})
 }

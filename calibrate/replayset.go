@@ -46,6 +46,11 @@ type sentReq struct {
 	promptSecs float64
 	// slot is the slot the request named (nil: the server chose).
 	slot *int
+	// ranOn is the slot the server said it chose (llama.cpp's native
+	// API says; its OpenAI-compatible one does not), nil when unknown or
+	// named: the replay places the request there, so that its slots
+	// follow the server's rather than drifting from them with timing.
+	ranOn *int
 }
 
 // replaySet is the requests of one backend over every file, by sent time.
@@ -118,6 +123,9 @@ func readSent(path string, file int, off time.Duration, ids map[string]Prompt, s
 		}
 		q := sentOf(r, p.Tokens, off)
 		q.file, q.cached, q.slot = file, r.CachedTokens, p.Slot
+		if p.Slot == nil {
+			q.ranOn = r.Slot
+		}
 		if r.Server != nil {
 			timed = true
 			q.promptSecs = r.Server.PromptMS / 1e3

@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/tracebench/tracebench/bench"
+	"github.com/tracebench/tracebench/client"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/results"
 	"github.com/tracebench/tracebench/traces"
@@ -40,7 +42,10 @@ type Spec struct {
 	// Seed seeds the prompts, phase i using Seed+i (0: the clock, so a
 	// repeated probe does not hit the prompt cache).
 	Seed uint64
-	// Client sets how requests are sent (zero value: DefaultClient).
+	// Client sets how requests are sent (zero value: DefaultClient, with
+	// llama.cpp's native API when every target is a llama-server: its
+	// replies name the slot each request ran on, which the engine replay
+	// follows, where the OpenAI-compatible ones do not).
 	Client bench.Client
 	// Log receives the probe's notes and a line per phase (nil: none).
 	Log io.Writer
@@ -99,6 +104,7 @@ func probeDefaults(ps *Spec) {
 // work and times out, and the fit needs none of its metrics. Each note is
 // written once to ps.Log.
 func Run(ctx context.Context, ps Spec) (*Result, error) {
+	chooseAPI := ps.Client.API == ""
 	probeDefaults(&ps)
 	if err := bench.CheckTargets(ps.Targets); err != nil {
 		return nil, err
@@ -121,6 +127,10 @@ func Run(ctx context.Context, ps Spec) (*Result, error) {
 		if ps.MaxConcurrency, why = Concurrency(ps.MaxConcurrency, slots); why != "" {
 			fmt.Fprintf(ps.Log, "calibrate probe: %s (ProbeSpec.KeepConcurrency keeps the asked level)\n", why)
 		}
+	}
+	if chooseAPI && !slices.Contains(slots, 0) {
+		ps.Client.API = client.APINative
+		fmt.Fprintln(ps.Log, "calibrate probe: requests go to llama-server's native /completion, whose replies name the slot each ran on")
 	}
 	scrape := !llama
 	if llama {

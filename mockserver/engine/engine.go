@@ -110,6 +110,8 @@ func (e *Engine) Add(now time.Duration, r *Request) error {
 		return fmt.Errorf("add request %q: min tokens %d: want ≥ 0", r.ID, r.MinTokens)
 	case r.Slot != nil && e.slots != nil && (*r.Slot < 0 || *r.Slot >= len(e.slots.slots)):
 		return fmt.Errorf("add request %q: slot %d: the server has slots 0 to %d", r.ID, *r.Slot, len(e.slots.slots)-1)
+	case r.RanOn != nil && e.slots != nil && (*r.RanOn < 0 || *r.RanOn >= len(e.slots.slots)):
+		return fmt.Errorf("add request %q: ran on slot %d: the server has slots 0 to %d", r.ID, *r.RanOn, len(e.slots.slots)-1)
 	}
 	e.clock = max(e.clock, now)
 	if _, dup := e.live[r.ID]; dup {

@@ -67,6 +67,13 @@ type Request struct {
 	// update, b7099). Nil lets the engine choose; engines without slots
 	// ignore it.
 	Slot *int
+	// RanOn, when set and Slot is not, is the slot the measured server
+	// chose for the request (a replay of a measured run, where the server
+	// said which): the request waits while that slot is busy and takes it
+	// with the save and restore the server's own choice implies (see
+	// slotCache.placeAt). Nil lets the engine choose; engines without
+	// slots ignore it.
+	RanOn *int
 }
 
 // seq is the engine's state of one live request.

@@ -100,8 +100,15 @@ func (c *slotCache) place(tokens []int32, salt uint64) placement {
 	if best < 0 {
 		return placement{slot: -1, saved: -1, restored: -1}
 	}
-	s := &c.slots[best]
-	p := placement{slot: best, saved: -1, restored: -1}
+	return c.take(best, save, tokens, salt)
+}
+
+// take marks free slot i busy for a request of tokens, first saving the
+// slot's state to the host cache and restoring the saved prompt that
+// serves the request best when save is set.
+func (c *slotCache) take(i int, save bool, tokens []int32, salt uint64) placement {
+	s := &c.slots[i]
+	p := placement{slot: i, saved: -1, restored: -1}
 	if save && c.hostCap > 0 {
 		if len(s.tokens) > 0 && c.save(s.tokens, s.salt) {
 			p.saved = len(s.tokens)
@@ -111,6 +118,25 @@ func (c *slotCache) place(tokens []int32, salt uint64) placement {
 	s.busy = true
 	p.hit = common(s.tokens, s.salt, tokens, salt)
 	return p
+}
+
+// placeAt puts a request of tokens on slot i, the slot the measured
+// server chose for it, with what place would have cost there: no save
+// when the slot's common prefix is a share of the prompt above the
+// similarity threshold and keeps at least half the slot's tokens (place's
+// similarity pass), else a save and a restore (its least-recently-used
+// pick). The placement's slot is −1 while slot i is busy.
+func (c *slotCache) placeAt(i int, tokens []int32, salt uint64) placement {
+	s := &c.slots[i]
+	if s.busy {
+		return placement{slot: -1, saved: -1, restored: -1}
+	}
+	save := true
+	if n := common(s.tokens, s.salt, tokens, salt); c.similarity > 0 && len(s.tokens) > 0 &&
+		float64(n)/float64(len(tokens)) > c.similarity {
+		save = float64(n)/float64(len(s.tokens)) < 0.5
+	}
+	return c.take(i, save, tokens, salt)
 }
 
 // placeOn puts a request of tokens on slot i when it is free, as
@@ -126,10 +152,15 @@ func (c *slotCache) placeOn(i int, tokens []int32, salt uint64) placement {
 	return placement{slot: i, hit: common(s.tokens, s.salt, tokens, salt), saved: -1, restored: -1}
 }
 
-// pinnedBusy reports whether s names a slot of the per-slot cache that
-// is busy: the server defers it and goes on with the requests behind it.
+// pinnedBusy reports whether s names a slot of the per-slot cache (or
+// ran on one in the measured run) that is busy: the server defers it and
+// goes on with the requests behind it.
 func (e *Engine) pinnedBusy(s *seq) bool {
-	return e.slots != nil && s.req.Slot != nil && e.slots.slots[*s.req.Slot].busy
+	i := s.req.Slot
+	if i == nil {
+		i = s.req.RanOn
+	}
+	return e.slots != nil && i != nil && e.slots.slots[*i].busy
 }
 
 // bySimilarity returns the free slot with the largest common-prefix share
@@ -250,9 +281,12 @@ func (e *Engine) admitSlot(s *seq, budget int) (int, bool) {
 		return 0, false // checked first, so a refused request leaves the slots alone
 	}
 	var pl placement
-	if s.req.Slot != nil {
+	switch {
+	case s.req.Slot != nil:
 		pl = e.slots.placeOn(*s.req.Slot, s.tokens, s.salt)
-	} else {
+	case s.req.RanOn != nil:
+		pl = e.slots.placeAt(*s.req.RanOn, s.tokens, s.salt)
+	default:
 		pl = e.slots.place(s.tokens, s.salt)
 	}
 	i, hit := pl.slot, pl.hit
