@@ -65,6 +65,10 @@ type Result struct {
 	// Notes are warnings about the comparison (a cache model that fits
 	// the server loosely, unequal request counts).
 	Notes []string
+	// LiveSpeed is the prediction again at the live run's own decode
+	// speed, nil when the speed check could not be made or found the
+	// profile's speed within 5 % (see LiveSpeed).
+	LiveSpeed *LiveSpeed
 }
 
 // promptScaleTolerance is how far the server's prompt token count may be
@@ -123,12 +127,18 @@ func Predict(ctx context.Context, ps Spec) (*Result, error) {
 	res.Predicted.Header.Policy += " (predicted, profile " + ps.Profile.Name + ")"
 	res.Prediction = verdict.ComparePrediction(ps.Profile.Name, res.Measured, res.Predicted)
 	res.Notes = append(res.Notes, comparedNote(res.Measured, res.Predicted))
-	speed, err := speedNote(ps.Live, engines.Latency)
+	ls, err := LoneDecode(ps.Live)
 	if err != nil {
 		return nil, err
 	}
-	if speed != "" {
+	if speed := speedNote(ls, engines.Latency); speed != "" {
 		res.Notes = append(res.Notes, speed)
+	}
+	if res.LiveSpeed, err = res.atLiveSpeed(ctx, rs, ls, ps.Profile.Name); err != nil {
+		return nil, err
+	}
+	if res.LiveSpeed != nil {
+		res.Notes = append(res.Notes, liveSpeedNote(res.LiveSpeed))
 	}
 	slots, err := slotNote(ps.Live, ps.Results)
 	if err != nil {

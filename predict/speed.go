@@ -57,20 +57,19 @@ func LoneDecode(path string) (LoneSpeed, error) {
 	return LoneSpeed{N: len(perToken), PerTokenMS: perToken[len(perToken)/2], Context: ctx[len(ctx)/2]}, nil
 }
 
-// speedNote compares the live run's LoneDecode with the model's decode
+// speedNote compares the live run's LoneDecode, ls, with the model's decode
 // step of one sequence over the lone requests' median context: the
 // like-with-like check of the machine's speed. A server that ran faster
 // or slower than when it was calibrated (the host's speed or its load
 // moved) shows here, and the TPOT and E2E errors carry it. "" when the
 // run has fewer than minLoneRequests lone requests with timings.
-func speedNote(live string, lat engine.LatencyModel) (string, error) {
-	ls, err := LoneDecode(live)
-	if err != nil || ls.N < minLoneRequests {
-		return "", err
+func speedNote(ls LoneSpeed, lat engine.LatencyModel) string {
+	if ls.N < minLoneRequests {
+		return ""
 	}
 	model := float64(lat.MeanWith(0, 1, int64(ls.Context))) / 1e6
 	return fmt.Sprintf("speed check: the %d requests alone on their server decoded at %.3g ms per token (the server's own timings, median), "+
 		"the profile's decode step of one sequence at their median context of %d tokens takes %.3g ms (%+.1f %%): "+
 		"where the two differ, the server ran at another speed than when it was calibrated, and the TPOT and E2E errors carry it",
-		ls.N, ls.PerTokenMS, ls.Context, model, 100*(model/ls.PerTokenMS-1)), nil
+		ls.N, ls.PerTokenMS, ls.Context, model, 100*(model/ls.PerTokenMS-1))
 }

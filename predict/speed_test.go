@@ -27,12 +27,13 @@ func TestSpeedNote(t *testing.T) {
 		{"model faster, attention counted", engine.LatencyModel{Beta: 2 * time.Millisecond, AttendPerKey: 1000},
 			[]string{"takes 2.43 ms (-6.0 %)"}},
 	}
+	ls, err := LoneDecode(cpuFleetRun)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := speedNote(cpuFleetRun, tc.lat)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := speedNote(ls, tc.lat)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("note %q lacks %q", got, w)
@@ -48,9 +49,12 @@ func TestSpeedNoteNeedsServerTimings(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.jsonl")
 	writeTimingless(t, path)
-	got, err := speedNote(path, engine.LatencyModel{Beta: time.Millisecond})
-	if err != nil || got != "" {
-		t.Fatalf("speedNote without server timings = %q, %v; want no note", got, err)
+	ls, err := LoneDecode(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := speedNote(ls, engine.LatencyModel{Beta: time.Millisecond}); got != "" || ls.N != 0 {
+		t.Fatalf("speedNote without server timings = %q (%d lone requests); want no note", got, ls.N)
 	}
 }
 

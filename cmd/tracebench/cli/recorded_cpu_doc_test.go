@@ -34,6 +34,10 @@ type recordedCPURun struct {
 	policy string
 	errs   map[string]float64
 	lone   float64
+	// atLive is predict's prediction at the run's own speed: the factor
+	// on the profile's step terms, the TTFT and TPOT p50 errors (NaN:
+	// none).
+	atLive [3]float64
 }
 
 // loneDecode is the median of llama.cpp's own decode time per token over
@@ -64,8 +68,9 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 	b.WriteString("(both servers restarted) of a shared-prefix workload at 2 req/s, then a second probe. `calibrate`\n")
 	b.WriteString("fits the first probe, and `predict` replays each run on two simulated engines with the fitted profile.\n\n")
 	fmt.Fprintf(&b, "Probe residuals: TTFT %.1f %%, TPOT %.1f %% of the mean.\n\n", fig.residual, fig.tpotResidual)
-	b.WriteString("| policy | TTFT p50 | TTFT p90 | TPOT p50 | E2E p50 | throughput | hit | servers' lone decode (ms/token) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| policy | TTFT p50 | TTFT p90 | TPOT p50 | E2E p50 | throughput | hit | servers' lone decode (ms/token) " +
+		"| at the run's speed: factor, TTFT p50, TPOT p50 |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range fig.runs {
 		fmt.Fprintf(&b, "| %s |", r.policy)
 		for _, c := range []string{"TTFT p50", "TTFT p90", "TPOT p50", "E2E p50", "throughput", "server hit"} {
@@ -75,7 +80,7 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 				b.WriteString(" — |")
 			}
 		}
-		fmt.Fprintf(&b, " %.2f |\n", r.lone)
+		fmt.Fprintf(&b, " %.2f | ×%.3g, %+.1f %%, %+.1f %% |\n", r.lone, r.atLive[0], r.atLive[1], r.atLive[2])
 	}
 	b.WriteString("| target |")
 	for _, c := range []string{"TTFT p50", "TTFT p90", "TPOT p50", "E2E p50", "throughput", "server hit"} {
@@ -87,8 +92,8 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 		}
 		b.WriteString(" " + cell + " |")
 	}
-	b.WriteString(" |\n\n")
-	b.WriteString("The last column is the servers' own decode time per token (llama.cpp's `timings`) for the requests\n")
+	b.WriteString(" | |\n\n")
+	b.WriteString("The lone-decode column is the servers' own decode time per token (llama.cpp's `timings`) for the requests\n")
 	b.WriteString("that were alone on their server: the same workload, recorded minutes apart. Where it differs\n")
 	b.WriteString("between runs, the machine's speed did, and the TTFT and TPOT errors of those runs move with it.\n")
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -104,6 +109,16 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 	b.WriteString("(median), then at 2 and 0.5 req/s with idle gaps at 2.52 and 2.46, then back to back again at\n")
 	b.WriteString("2.71: the machine's speed moved within minutes, and single requests ranged from 1.7 to 10 ms per\n")
 	b.WriteString("token.\n\n")
+	b.WriteString("The last column is `predict`'s prediction again with the profile's step terms (`c_prefill`,\n")
+	b.WriteString("`c_decode`, `beta`, `c_attend`) multiplied by the run's own speed over the profile's (the speed\n")
+	b.WriteString("check's ratio): had the servers run at the speed the run shows. There the TPOT p50 error is\n")
+	b.WriteString("within the target, and the TTFT p50 error is not: the raw TTFT p50 error is small because two\n")
+	b.WriteString("errors cancel, a slower machine against a step fit that puts too much in `request_overhead`.\n")
+	b.WriteString("The runs' client TTFT exceeded the servers' own prompt time by about 1.3 ms (median); the fit's\n")
+	b.WriteString("overhead is in the table below. The likely cause is the probe's slot saves: the engine replay of\n")
+	b.WriteString("this probe prices one at 1.35 ms + 3.2 µs a token, the step fit has no term for them, so they\n")
+	b.WriteString("land in the overhead, and the runs' prefix-aware requests mostly stay on their slot and pay\n")
+	b.WriteString("fewer of them. The step fit needs the save term (next to do).\n\n")
 	b.WriteString("## The engine terms fitted on the probe\n\n")
 	b.WriteString("| term | value | ± std err | unit | what it is | server flags that change it |\n|---|---|---|---|---|---|\n")
 	for _, t := range fig.terms {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,7 +61,10 @@ func TestRecordedCPUFleet(t *testing.T) {
 	for _, p := range recordedCPUPolicies {
 		file := filepath.Join(recordedCPU, "run-"+p+".jsonl")
 		errs, pout := predictErrors(t, file, prof, filepath.Join(t.TempDir(), p))
-		run := recordedCPURun{policy: p, errs: errs, lone: loneDecode(t, file)}
+		run := recordedCPURun{policy: p, errs: errs, lone: loneDecode(t, file), atLive: liveSpeedErrs(t, pout)}
+		if math.IsNaN(run.atLive[0]) { // the runs' speed is 9–18 % from the profile's
+			t.Errorf("%s: predict printed no prediction at the run's speed:\n%s", p, pout)
+		}
 		for _, tg := range recordedCPUTargets {
 			v, ok := metricErr(errs, tg.metric)
 			if !ok {
@@ -78,6 +82,31 @@ func TestRecordedCPUFleet(t *testing.T) {
 	doc := recordedCPUDoc(fig)
 	t.Log(doc)
 	checkGenerated(t, recordedCPUDocPath, doc, "TestRecordedCPUFleet")
+}
+
+// liveSpeedRE matches predict's note of its prediction at the live run's
+// speed.
+var liveSpeedRE = regexp.MustCompile(`at the live run's speed \(the profile's step terms ×([0-9.]+),[^)]*\): ` +
+	`TTFT p50 ([+-][0-9.]+) %, TPOT p50 ([+-][0-9.]+) %`)
+
+// liveSpeedErrs reads predict's prediction at the live run's speed from
+// its output: the factor on the step terms, and the TTFT and TPOT p50
+// errors (all NaN when predict printed none).
+func liveSpeedErrs(t *testing.T, out string) [3]float64 {
+	t.Helper()
+	m := liveSpeedRE.FindStringSubmatch(out)
+	if m == nil {
+		return [3]float64{math.NaN(), math.NaN(), math.NaN()}
+	}
+	var v [3]float64
+	for i := range v {
+		f, err := strconv.ParseFloat(m[i+1], 64)
+		if err != nil {
+			t.Fatalf("predict's live-speed note %q: %v", m[0], err)
+		}
+		v[i] = f
+	}
+	return v
 }
 
 // unitOf is a compared metric's unit: points for the hit rate, else %.
