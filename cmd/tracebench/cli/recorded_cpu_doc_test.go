@@ -118,7 +118,10 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 	b.WriteString("overhead is in the table below. The likely cause is the probe's slot saves: the engine replay of\n")
 	b.WriteString("this probe prices one at 1.35 ms + 3.2 µs a token, the step fit has no term for them, so they\n")
 	b.WriteString("land in the overhead, and the runs' prefix-aware requests mostly stay on their slot and pay\n")
-	b.WriteString("fewer of them. The step fit needs the save term (next to do).\n\n")
+	b.WriteString("fewer of them. Checked by hand (2026-11-29 20:05 UTC): the fitted profile with `request_overhead`\n")
+	b.WriteString("set to 1.3 ms and a `llamacpp` section with that save (and a restore priced the same) predicts the\n")
+	b.WriteString("four runs, at their speed, within 10 %: TTFT p50 −8.2 to −9.3 %, TPOT p50 −3.7 to −6.5 %. The\n")
+	b.WriteString("step fit needs the save term (next to do).\n\n")
 	b.WriteString("## The engine terms fitted on the probe\n\n")
 	b.WriteString("| term | value | ± std err | unit | what it is | server flags that change it |\n|---|---|---|---|---|---|\n")
 	for _, t := range fig.terms {
