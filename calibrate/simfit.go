@@ -183,12 +183,14 @@ var stages = []stage{
 func stagesFor(sets []*replaySet) []stage {
 	out := slices.Clone(stages)
 	for _, set := range sets {
-		for _, f := range set.files {
+		for i, f := range set.files {
 			switch phaseOf(f) {
 			case slotsPhase:
 				out[1].terms, out[1].everyFile = []int{termBeta, termDecode}, true
 			case restorePhase:
-				out[2].phase = restorePhase
+				if k, ok := set.kinds[i]; ok && k == kindCached { // it restored
+					out[2].phase = restorePhase
+				}
 			}
 		}
 	}
