@@ -188,7 +188,7 @@ func stagesFor(sets []*replaySet) []stage {
 			case slotsPhase:
 				out[1].terms, out[1].everyFile = []int{termBeta, termDecode}, true
 			case restorePhase:
-				if k, ok := set.kinds[i]; ok && k == kindCached { // it restored
+				if set.kinds[i] == kindCached { // it restored
 					out[2].phase = restorePhase
 				}
 			}

@@ -10,7 +10,6 @@ import (
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/mockserver/engine"
-	"github.com/tracebench/tracebench/traces/tokenizer"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -51,7 +50,7 @@ func (res *Result) atLiveSpeed(ctx context.Context, rs bench.Spec, ls LoneSpeed,
 	if ls.N < minLoneRequests || rs.Fleet == nil {
 		return nil, nil
 	}
-	step := float64(rs.Fleet.Latency.MeanWith(0, 1, int64(ls.Context))) / 1e6
+	step := ls.modelStepMS(rs.Fleet.Latency)
 	f := ls.PerTokenMS / step
 	if step <= 0 || math.Abs(f-1) < minSpeedGap {
 		return nil, nil
@@ -61,7 +60,7 @@ func (res *Result) atLiveSpeed(ctx context.Context, rs bench.Spec, ls LoneSpeed,
 	rs.Fleet = &engines
 	rs.Results = strings.TrimSuffix(rs.Results, ".jsonl") + "-at-live-speed.jsonl"
 	if res.PromptScale != 1 {
-		rs.SimTokenizer = tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: res.PromptScale}
+		rs.SimTokenizer = promptScaled(res.PromptScale)
 	}
 	sum, err := bench.Run(ctx, rs)
 	if err != nil {
@@ -75,22 +74,11 @@ func (res *Result) atLiveSpeed(ctx context.Context, rs bench.Spec, ls LoneSpeed,
 func liveSpeedNote(ls *LiveSpeed) string {
 	var parts []string
 	for _, id := range []metrics.MetricID{metrics.MetricTTFTP50, metrics.MetricTPOTP50, metrics.MetricE2EP50} {
-		if e, ok := ls.Err(id); ok {
+		if e, ok := ls.Prediction.Err(id); ok {
 			parts = append(parts, fmt.Sprintf("%s %+.1f %%", id.Label(), e))
 		}
 	}
 	return fmt.Sprintf("at the live run's speed (the profile's step terms ×%.3g, from the speed check): %s: "+
 		"the part of each error the machine's speed explains is the difference from the prediction above",
 		ls.Factor, strings.Join(parts, ", "))
-}
-
-// Err returns the prediction error of figure id (ok false when the
-// figure is unknown on either side).
-func (ls *LiveSpeed) Err(id metrics.MetricID) (float64, bool) {
-	for _, r := range ls.Prediction.Rows {
-		if r.ID == id && !math.IsNaN(r.Err) {
-			return r.Err, true
-		}
-	}
-	return math.NaN(), false
 }

@@ -150,6 +150,12 @@ func Predict(ctx context.Context, ps Spec) (*Result, error) {
 	return res, nil
 }
 
+// promptScaled is the simulated engines' tokenizer that gives ratio
+// times the prompt tokens the default one does.
+func promptScaled(ratio float64) tokenizer.Tokenizer {
+	return tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: ratio}
+}
+
 // simulate runs rs, and again with prompts scaled to the server's token
 // counts when the server tokenised them into more or fewer tokens than
 // the simulated engines did.
@@ -162,7 +168,7 @@ func (res *Result) simulate(ctx context.Context, rs bench.Spec, live string) err
 	if err != nil || math.Abs(scale-1) <= promptScaleTolerance {
 		return err
 	}
-	rs.SimTokenizer = tokenizer.Scaled{Base: tokenizer.Whitespace{}, Ratio: scale}
+	rs.SimTokenizer = promptScaled(scale)
 	if res.Predicted, err = bench.Run(ctx, rs); err != nil {
 		return fmt.Errorf("predict: simulated replay: %w", err)
 	}

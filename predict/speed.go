@@ -57,6 +57,13 @@ func LoneDecode(path string) (LoneSpeed, error) {
 	return LoneSpeed{N: len(perToken), PerTokenMS: perToken[len(perToken)/2], Context: ctx[len(ctx)/2]}, nil
 }
 
+// modelStepMS is lat's decode step of one sequence at the lone requests'
+// median context, ms: what their decode per token would be at the
+// profile's speed.
+func (ls LoneSpeed) modelStepMS(lat engine.LatencyModel) float64 {
+	return float64(lat.MeanWith(0, 1, int64(ls.Context))) / 1e6
+}
+
 // speedNote compares the live run's LoneDecode, ls, with the model's decode
 // step of one sequence over the lone requests' median context: the
 // like-with-like check of the machine's speed. A server that ran faster
@@ -67,7 +74,7 @@ func speedNote(ls LoneSpeed, lat engine.LatencyModel) string {
 	if ls.N < minLoneRequests {
 		return ""
 	}
-	model := float64(lat.MeanWith(0, 1, int64(ls.Context))) / 1e6
+	model := ls.modelStepMS(lat)
 	return fmt.Sprintf("speed check: the %d requests alone on their server decoded at %.3g ms per token (the server's own timings, median), "+
 		"the profile's decode step of one sequence at their median context of %d tokens takes %.3g ms (%+.1f %%): "+
 		"where the two differ, the server ran at another speed than when it was calibrated, and the TPOT and E2E errors carry it",

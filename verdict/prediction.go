@@ -92,6 +92,17 @@ func known(d metrics.Dist, pick func(metrics.Dist) float64) float64 {
 	return pick(d)
 }
 
+// Err returns the prediction error of figure id (ok false when the
+// figure is not compared or unknown on either side).
+func (p *Prediction) Err(id metrics.MetricID) (float64, bool) {
+	for _, r := range p.Rows {
+		if r.ID == id && !math.IsNaN(r.Err) {
+			return r.Err, true
+		}
+	}
+	return math.NaN(), false
+}
+
 // WriteTable prints the comparison as an aligned text table.
 func (p *Prediction) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -27,3 +27,17 @@ func TestPredictionErrors(t *testing.T) {
 		t.Errorf("texts %q %q", rows["TPOT p50"].ErrText(), rows["server hit rate"].ErrText())
 	}
 }
+
+// TestPredictionErr looks a figure's error up by its identity: known
+// where both sides have it, not where either lacks it.
+func TestPredictionErr(t *testing.T) {
+	m := &metrics.Summary{OK: 10, TTFT: metrics.Dist{Count: 10, P50: 100}}
+	q := &metrics.Summary{OK: 10, TTFT: metrics.Dist{Count: 10, P50: 110}}
+	p := ComparePrediction("p", m, q)
+	if e, ok := p.Err(metrics.MetricTTFTP50); !ok || math.Abs(e-10) > 1e-9 {
+		t.Errorf("TTFT p50 error %v, %v; want 10, true", e, ok)
+	}
+	if e, ok := p.Err(metrics.MetricTPOTP50); ok || !math.IsNaN(e) {
+		t.Errorf("TPOT p50 error %v, %v; want NaN, false (no TPOT measured)", e, ok)
+	}
+}

@@ -134,7 +134,7 @@ func (c *slotCache) placeAt(i int, tokens []int32, salt uint64) placement {
 	save := true
 	if n := common(s.tokens, s.salt, tokens, salt); c.similarity > 0 && len(s.tokens) > 0 &&
 		float64(n)/float64(len(tokens)) > c.similarity {
-		save = float64(n)/float64(len(s.tokens)) < 0.5
+		save = float64(n)/float64(len(s.tokens)) < minSlotKeep
 	}
 	return c.take(i, save, tokens, salt)
 }
@@ -163,6 +163,12 @@ func (e *Engine) pinnedBusy(s *seq) bool {
 	return e.slots != nil && i != nil && e.slots.slots[*i].busy
 }
 
+// minSlotKeep is the least share of its tokens a slot chosen by
+// similarity must keep to be taken without a save (llama.cpp's
+// get_available_slot: a slot that would lose most of its prompt is saved
+// to the host cache first).
+const minSlotKeep = 0.5
+
 // bySimilarity returns the free slot with the largest common-prefix share
 // above the threshold (−1 when none) and whether its kept share is below
 // one half.
@@ -185,7 +191,7 @@ func (c *slotCache) bySimilarity(tokens []int32, salt uint64) (int, bool) {
 		return -1, false
 	}
 	keep := simBest * float64(len(tokens)) / float64(len(c.slots[best].tokens))
-	return best, keep < 0.5
+	return best, keep < minSlotKeep
 }
 
 // leastRecent returns the free slot released longest ago, −1 if none;
