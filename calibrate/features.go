@@ -17,6 +17,8 @@ const (
 	colBetaGamma        // β·γ: Σ (b−1)/b over steps
 	colOverhead         // request overhead: 1 in a TTFT equation
 	colAttend           // c_attend: keys attended by the tokens computed
+	colSave             // llama.cpp's slot-switch save: saves (save_fixed)
+	colSaveTok          // and the tokens they copied (save_per_token)
 	numCols
 )
 
@@ -101,6 +103,15 @@ func (m stepModel) prefill(n int) float64 {
 	return m.coef().Fixed(float64(n))
 }
 
+// save returns the time (s) of a slot-switch save of n tokens (0: no
+// save).
+func (m stepModel) save(n int) float64 {
+	if !m.ok || n <= 0 {
+		return 0
+	}
+	return max(0, m.th[colSave]+m.th[colSaveTok]*float64(n))
+}
+
 // rowsOf builds the decode and TTFT rows of every timeline; budget is the
 // engine's max_num_batched_tokens and maxSeqs its max_num_seqs.
 func (in *Input) rowsOf(m stepModel, budget, maxSeqs int) []row {
@@ -169,7 +180,7 @@ func (tl *timeline) decodeRow(i int, m stepModel) (row, bool) {
 		d, dead int
 	}
 	var edges []edge
-	prefill := 0.0
+	prefill, saves, savedTok := 0.0, 0.0, 0.0
 	// Attention: r's own decode tokens sit at positions prompt+1..prompt+S.
 	keys := steps*float64(r.prompt) + steps*(steps+1)/2
 	for _, j := range tl.overlapping(i, a, b) {
@@ -181,7 +192,12 @@ func (tl *timeline) decodeRow(i int, m stepModel) (row, bool) {
 			keys += prefillKeys(q)
 			// The step that computed q's prompt is one step, however long:
 			// its prompt time is dead time for the step count.
-			pf := m.prefill(q.computed)
+			// So is the slot save that came before it: the engine loop
+			// ran it before that step, every decoder waiting.
+			if q.saved > 0 {
+				saves, savedTok = saves+1, savedTok+float64(q.saved)
+			}
+			pf := m.prefill(q.computed) + m.save(q.saved)
 			if ds, de := max(s-pf, a), min(s, b); de > ds {
 				edges = append(edges, edge{ds, 0, 1}, edge{de, 0, -1})
 			}
@@ -230,6 +246,7 @@ func (tl *timeline) decodeRow(i int, m stepModel) (row, bool) {
 	var out row
 	out.x[colPrefill] = prefill
 	out.x[colAttend] = keys * 1e-9
+	out.x[colSave], out.x[colSaveTok] = saves, savedTok
 	out.x[colBeta] = steps
 	for k, s := range segs {
 		st := steps * w[k] / wsum
@@ -269,6 +286,16 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 	}
 	var busy, bs, bf, inflight int
 	prefill := float64(r.computed)
+	// The slot saves before the prompt's step: its own, and those of the
+	// prompts computed in the same step (the loop ran them one after
+	// another before the batch).
+	saves, savedTok := 0.0, 0.0
+	addSave := func(q request) {
+		if q.saved > 0 {
+			saves, savedTok = saves+1, savedTok+float64(q.saved)
+		}
+	}
+	addSave(r)
 	keys := prefillKeys(r)
 	var keysF, keysS float64 // decoders' contexts at the final step and at arrival
 	// t0 is the last step boundary seen before the request arrived (another
@@ -299,6 +326,7 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 		}
 		switch {
 		case math.Abs(q.first-r.first) < sameStep:
+			addSave(q)
 			prefill += float64(q.computed)
 			keys += prefillKeys(q)
 			bf++
@@ -346,6 +374,9 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 	}
 	out.x[colOverhead] = 1
 	out.x[colAttend] = keys * 1e-9
+	// The server times its prompt from after the saves: they are in the
+	// TTFT row only, not in promptX.
+	out.x[colSave], out.x[colSaveTok] = saves, savedTok
 	out.y = r.first - r.sent
 	out.b = final
 	out.w = 1 / out.y

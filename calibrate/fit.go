@@ -36,6 +36,12 @@ type Options struct {
 	// (--cache-ram MiB × 2^20 / the model's KV bytes per token; 0: the
 	// assumed default) for a per-slot profile.
 	HostCacheTokens int
+	// Prompts rebuilds each results file's prompts. With it, a per-slot
+	// (llama.cpp) fit places llama-server's slot-switch saves by
+	// replaying the runs through the engine and fits their cost
+	// (save_fixed, save_per_token); nil fits without them, and the
+	// saves' time lands in request_overhead.
+	Prompts Prompts
 }
 
 // Param is one fitted latency parameter.
@@ -101,6 +107,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 		colBetaGamma: sec(l.Beta+l.CStep) * l.Gamma, colOverhead: sec(l.RequestOverhead),
 		colAttend: l.CAttendNs}
 	free := [numCols]bool{true, true, true, true, true, true}
+	savesOn := opt.Prompts != nil && start.Engine.Cache == profile.CachePerSlot
 	lo, hi := res.BatchRange[0], res.BatchRange[1]
 	if hi-lo < 0.5 {
 		what := fmt.Sprintf("the batch stayed near %.1f requests", (lo+hi)/2)
@@ -124,6 +131,11 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	opts := optionalFor(start)
 	negBeta := start.Engine.Cache == profile.CachePerSlot
 	for iter := 0; iter < 4; iter++ {
+		if iter > 0 && savesOn {
+			if savesOn = res.placeSaves(in, start, th, opt.Prompts, &free); savesOn && iter == 1 {
+				opts = append(opts, colSave, colSaveTok)
+			}
+		}
 		if iter > 0 {
 			rows = in.rowsOf(modelOf(th), budget, maxSeqs)
 			if decodeOnly {
@@ -149,7 +161,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	}
 	se = robustSE(rows, final, th, se)
 	res.Residuals = residuals(rows, th)
-	if w := noiseWarning(res.Residuals, missingTerm(rows, th), in); w != "" {
+	if w := noiseWarning(res.Residuals, missingTerm(rows, withoutSaves(rows, th, final)), in); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	if note, moved := speedOverProbe(in.Files); moved {
@@ -204,7 +216,8 @@ func optionalFor(start *profile.Profile) []int {
 
 // termName names a column for warnings.
 var termName = map[int]string{colPrefill: "c_prefill", colDecode: "c_decode", colBeta: "β",
-	colBetaGamma: "γ", colOverhead: "request_overhead", colAttend: "c_attend"}
+	colBetaGamma: "γ", colOverhead: "request_overhead", colAttend: "c_attend",
+	colSave: "save_fixed", colSaveTok: "save_per_token"}
 
 // solveChecked fits by forward selection: c_prefill, β and the request
 // overhead always, then, one at a time, the batch and attention terms (γ,

@@ -25,12 +25,20 @@ type request struct {
 	// promptSecs is the server's own time for the prompt (llama.cpp's
 	// timings.prompt_ms, in seconds; 0 when the server sent none).
 	promptSecs float64
+	// id is the request's id in its results file.
+	id string
+	// saved is the tokens a llama-server's slot-switch save copied when
+	// the request took its slot, as an engine replay of the runs places
+	// them (attachSaves; 0: none, or not replayed).
+	saved int
 }
 
 // timeline is the successful requests of one backend of one run, sorted
 // by first-token time.
 type timeline struct {
 	name string
+	// path is the results file.
+	path string
 	// backend is the index of its server in the run's backends.
 	backend int
 	reqs    []request
@@ -127,7 +135,7 @@ func (in *Input) loadFile(path string) (string, error) {
 		in.Requests++
 		tl := byBackend[r.Backend]
 		if tl == nil {
-			tl = &timeline{name: fmt.Sprintf("%s backend %d", path, r.Backend), backend: r.Backend}
+			tl = &timeline{name: fmt.Sprintf("%s backend %d", path, r.Backend), path: path, backend: r.Backend}
 			byBackend[r.Backend] = tl
 		}
 		tl.reqs = append(tl.reqs, toRequest(r))
@@ -162,7 +170,7 @@ func toRequest(r *results.Result) request {
 		out = r.Chunks
 	}
 	q := request{sent: s(r.Sent), first: s(r.FirstToken), done: s(r.Done), prompt: prompt,
-		computed: max(0, prompt-r.CachedTokens), out: out, cv: gapCV(r.Gaps)}
+		computed: max(0, prompt-r.CachedTokens), out: out, cv: gapCV(r.Gaps), id: r.ID}
 	if r.Server != nil {
 		q.promptSecs = r.Server.PromptMS / 1e3
 	}

@@ -10,8 +10,12 @@ import (
 
 // simTimes is what an engine replay gives one request: when it was
 // placed on a slot (its prompt batches could start), its first token
-// and last token times (0: none).
-type simTimes struct{ placed, first, done time.Duration }
+// and last token times (0: none), and the tokens the slot-switch save
+// copied when it took its slot (0: none).
+type simTimes struct {
+	placed, first, done time.Duration
+	saved               int
+}
 
 // replayOn runs the set's requests through an engine of cfg at their
 // measured sent times, and returns each request's times. A request the
@@ -62,7 +66,7 @@ func runSet(e *engine.Engine, set *replaySet) ([]simTimes, error) {
 		for _, ev := range st.Events {
 			i := int(ev.Tag)
 			if ev.Admitted {
-				out[i].placed = placed
+				out[i].placed, out[i].saved = placed, ev.SlotSaved
 			}
 			if ev.First {
 				out[i].first = now

@@ -36,6 +36,11 @@ func (res *Result) fill(rows []row, th, se [numCols]float64, free [numCols]bool,
 		{Name: "jitter", Value: jit, Identified: jitOK},
 		{Name: "request_overhead", Value: th[colOverhead] * 1e3, StdErr: se[colOverhead] * 1e3, Unit: "ms", Identified: free[colOverhead] && se[colOverhead] > 0},
 	}
+	if free[colSave] || free[colSaveTok] {
+		res.Params = append(res.Params,
+			Param{Name: "save_fixed", Value: th[colSave] * 1e3, StdErr: se[colSave] * 1e3, Unit: "ms", Identified: free[colSave] && se[colSave] > 0},
+			Param{Name: "save_per_token", Value: th[colSaveTok] * 1e6, StdErr: se[colSaveTok] * 1e6, Unit: "us", Identified: free[colSaveTok] && se[colSaveTok] > 0})
+	}
 	switch {
 	case !jitOK:
 		res.Params[5].Value = start.Latency.Jitter
@@ -69,6 +74,15 @@ func (res *Result) fill(rows []row, th, se [numCols]float64, free [numCols]bool,
 		CAttendNs: round3(max(0, th[colAttend])),
 
 		RequestOverhead: profile.Duration(durOf(max(0, th[colOverhead]))),
+	}
+	if save, per := max(0, th[colSave]), max(0, th[colSaveTok]); save > 0 || per > 0 {
+		l := profile.LlamaCpp{}
+		if p.LlamaCpp != nil {
+			l = *p.LlamaCpp
+		}
+		l.SaveFixed, l.SavePerToken = profile.Duration(durOf(save)), profile.Duration(durOf(per))
+		p.LlamaCpp = &l
+		p.Notes += "; llama.cpp's slot-switch saves fitted as equations' terms, placed by replaying the runs' slot choices"
 	}
 	fit := &profile.Fit{Runs: in.Files, Requests: in.Requests, Residuals: res.Residuals, Warnings: res.Warnings}
 	for _, q := range res.Params {

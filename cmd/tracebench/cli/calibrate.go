@@ -122,7 +122,8 @@ func (o *calibrateOptions) run(cmd *cobra.Command, args []string) error {
 
 // fitOptions are the fit's options from the flags, starting from start.
 func (o *calibrateOptions) fitOptions(start *profile.Profile) calibrate.Options {
-	return calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache, HostCacheTokens: o.hostTok}
+	return calibrate.Options{Start: start, Partial: o.partial, Name: o.name, Cache: o.cache, HostCacheTokens: o.hostTok,
+		Prompts: predict.RunPrompts}
 }
 
 // runCalibrate fits, prints and writes the profile.

@@ -109,19 +109,7 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 	b.WriteString("(median), then at 2 and 0.5 req/s with idle gaps at 2.52 and 2.46, then back to back again at\n")
 	b.WriteString("2.71: the machine's speed moved within minutes, and single requests ranged from 1.7 to 10 ms per\n")
 	b.WriteString("token.\n\n")
-	b.WriteString("The last column is `predict`'s prediction again with the profile's step terms (`c_prefill`,\n")
-	b.WriteString("`c_decode`, `beta`, `c_attend`) multiplied by the run's own speed over the profile's (the speed\n")
-	b.WriteString("check's ratio): had the servers run at the speed the run shows. There the TPOT p50 error is\n")
-	b.WriteString("within the target, and the TTFT p50 error is not: the raw TTFT p50 error is small because two\n")
-	b.WriteString("errors cancel, a slower machine against a step fit that puts too much in `request_overhead`.\n")
-	b.WriteString("The runs' client TTFT exceeded the servers' own prompt time by about 1.3 ms (median); the fit's\n")
-	b.WriteString("overhead is in the table below. The likely cause is the probe's slot saves: the engine replay of\n")
-	b.WriteString("this probe prices one at 1.35 ms + 3.2 µs a token, the step fit has no term for them, so they\n")
-	b.WriteString("land in the overhead, and the runs' prefix-aware requests mostly stay on their slot and pay\n")
-	b.WriteString("fewer of them. Checked by hand (2026-11-29 20:05 UTC): the fitted profile with `request_overhead`\n")
-	b.WriteString("set to 1.3 ms and a `llamacpp` section with that save (and a restore priced the same) predicts the\n")
-	b.WriteString("four runs, at their speed, within 10 %: TTFT p50 −8.2 to −9.3 %, TPOT p50 −3.7 to −6.5 %. The\n")
-	b.WriteString("step fit needs the save term (next to do).\n\n")
+	writeAtRunSpeed(&b, fig)
 	b.WriteString("## The engine terms fitted on the probe\n\n")
 	b.WriteString("| term | value | ± std err | unit | what it is | server flags that change it |\n|---|---|---|---|---|---|\n")
 	for _, t := range fig.terms {
@@ -133,6 +121,36 @@ func recordedCPUDoc(fig recordedCPUFigures) string {
 	}
 	writeProbesAgree(&b, fig)
 	return b.String()
+}
+
+// writeAtRunSpeed explains the last column and the slot-save term.
+func writeAtRunSpeed(b *strings.Builder, fig recordedCPUFigures) {
+	span := func(f func(recordedCPURun) float64) string {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range fig.runs {
+			lo, hi = math.Min(lo, f(r)), math.Max(hi, f(r))
+		}
+		return fmt.Sprintf("%+.1f to %+.1f %%", lo, hi)
+	}
+	raw := func(m string) func(recordedCPURun) float64 {
+		return func(r recordedCPURun) float64 { v, _ := metricErr(r.errs, m); return v }
+	}
+	b.WriteString("The last column is `predict`'s prediction again with the profile's step terms (`c_prefill`,\n")
+	b.WriteString("`c_decode`, `beta`, `c_attend`) multiplied by the run's own speed over the profile's (the speed\n")
+	fmt.Fprintf(b, "check's ratio): had the servers run at the speed the run shows. There TTFT p50 reads %s\n",
+		span(func(r recordedCPURun) float64 { return r.atLive[1] }))
+	fmt.Fprintf(b, "and TPOT p50 %s; as recorded, %s and %s, the machine's slower speed\n",
+		span(func(r recordedCPURun) float64 { return r.atLive[2] }), span(raw("TTFT p50")), span(raw("TPOT p50")))
+	b.WriteString("during the runs.\n\n")
+	b.WriteString("The TTFT figures hold because the step fit prices llama-server's slot-switch saves\n")
+	b.WriteString("(`save_fixed`, `save_per_token`). The server reports none of them, so `calibrate` places them by\n")
+	b.WriteString("replaying the probe's requests through the engine on slots chosen as the server chooses them, and\n")
+	b.WriteString("each save becomes a term of the TTFT equation of its request and of the decode equations of the\n")
+	b.WriteString("requests it stalled. Without that term (the fit of 2026-11-29) the saves' time landed in\n")
+	b.WriteString("`request_overhead` (3.9 ms, where the runs' client TTFT exceeded the servers' own prompt time\n")
+	b.WriteString("by about 1.3 ms, median), which every request then paid, though the prefix-aware runs' requests\n")
+	b.WriteString("mostly stay on their slot and save less often than the probe's: at the runs' speed TTFT p50\n")
+	b.WriteString("read +20.5 to +24.1 %.\n\n")
 }
 
 // cpuTermFacts describes the step terms a CPU fit has beside termFacts'.

@@ -47,6 +47,8 @@ func recordedTerms(out string) []recordedTerm {
 		switch {
 		case f[2] == "n/a" && strings.HasSuffix(t.unit, ")"): // "n/a (not fitted)", no unit
 			t.stdErr, t.unit = "not fitted", ""
+		case f[2] == "n/a" && f[3] == "(not" && f[4] == "fitted)": // "n/a (not fitted)" with a unit
+			t.stdErr = "not fitted"
 		case f[2] == "n/a":
 			t.stdErr = "not fitted: the save's"
 		}
