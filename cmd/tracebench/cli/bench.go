@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -71,27 +70,13 @@ var benchQuickPolicies = []string{"random", "round-robin", "least-request", "pre
 
 // benchPolicies resolves --policies, checking every name.
 func benchPolicies(list string, quick bool) ([]string, error) {
-	if list == "" {
-		if !quick {
-			return policies.Names(policies.KindRouter), nil
-		}
-		var out []string
-		for _, p := range benchQuickPolicies {
-			if _, err := policies.Lookup(policies.KindRouter, p); err == nil {
-				out = append(out, p)
-			}
-		}
-		return out, nil
+	switch {
+	case list != "":
+		return parseRouters(list)
+	case quick:
+		return registeredRouters(benchQuickPolicies), nil
 	}
-	var out []string
-	for _, p := range strings.Split(list, ",") {
-		p = strings.TrimSpace(p)
-		if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
-			return nil, usagef("--policies: %v", err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
+	return policies.Names(policies.KindRouter), nil
 }
 
 // run compares the policies: in two stages without a backend flag,

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
-	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports"
 	"github.com/tracebench/tracebench/reports/html"
 )
@@ -182,20 +181,11 @@ func (o *sweepOptions) validate(changed func(string) bool) error {
 
 // sweepPolicies resolves --policies and --baseline, checking every name.
 func (o *sweepOptions) sweepPolicies(baselineGiven bool) ([]string, string, error) {
-	var names []string
-	if o.policies == "" {
-		for _, p := range sweepDefaultPolicies {
-			if _, err := policies.Lookup(policies.KindRouter, p); err == nil {
-				names = append(names, p)
-			}
-		}
-	} else {
-		for _, p := range strings.Split(o.policies, ",") {
-			p = strings.TrimSpace(p)
-			if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
-				return nil, "", usagef("--policies: %v", err)
-			}
-			names = append(names, p)
+	names := registeredRouters(sweepDefaultPolicies)
+	if o.policies != "" {
+		var err error
+		if names, err = parseRouters(o.policies); err != nil {
+			return nil, "", err
 		}
 	}
 	for _, n := range names {
