@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -20,7 +19,6 @@ type benchOptions struct {
 	wide     bool
 	jobs     int
 	policies string
-	targets  []string
 	out      string
 	seeds    int
 	rank     string
@@ -133,15 +131,6 @@ func (o *benchOptions) compareSpec(cmd *cobra.Command) (bench.CompareSpec, error
 	return bench.CompareSpec{Base: base, Routers: names, Out: o.out, Jobs: o.jobs, Setup: o.setup,
 		Targets: o.targets, Seeds: o.seeds, ProfileNote: profileNote(o.mf, len(o.targets) > 0),
 		ErrOut: errOut}, nil
-}
-
-// setup points a Run's Spec at its fleet: the targets, a simulation or a
-// fresh mock fleet, the mock's seed shifted by the Run's seed offset
-// (its workload seed above --seed).
-func (o *benchOptions) setup(ctx context.Context, rs *runSpec) (func(), error) {
-	m := o.mf
-	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
-	return m.backends(ctx, rs, o.targets)
 }
 
 // quickDefaults shortens the run for --quick unless the flags were set:

@@ -111,9 +111,8 @@ func (o *benchOptions) decideDefaults(changed func(string) bool) {
 // simSetup points a stage-1 run at --mock replicas simulated in virtual
 // time, the engines' seed shifted by the run's seed offset.
 func (o *benchOptions) simSetup(ctx context.Context, rs *runSpec) (func(), error) {
-	m := o.mf
+	m := o.runFleet(rs)
 	m.Sim = m.Replicas
-	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
 	return m.backends(ctx, rs, nil)
 }
 

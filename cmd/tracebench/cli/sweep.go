@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -55,7 +54,6 @@ type sweepOptions struct {
 	// (errorLimit), and the policy's sweep with it (default 0.05: past
 	// 5 % failed requests a fleet is failing, not slowing down).
 	maxErrorRate float64
-	targets      []string
 	out          string
 	seeds        int
 }
@@ -249,15 +247,6 @@ func (o *sweepOptions) run(cmd *cobra.Command, _ []string) error {
 		return ErrInterrupted
 	}
 	return runErr
-}
-
-// setup points a sweep run's Spec at its fleet: --target, --sim or a
-// fresh mock fleet, the mock's seed shifted by the run's seed offset (its
-// workload seed above --seed).
-func (o *sweepOptions) setup(ctx context.Context, rs *runSpec) (func(), error) {
-	m := o.mf
-	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
-	return m.backends(ctx, rs, o.targets)
 }
 
 // fleet describes where the runs go.
