@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newBenchCmd) }
@@ -156,7 +155,7 @@ func printBench(cmd *cobra.Command, res *bench.CompareResult, wide bool) error {
 		return err
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, html.Beside(res.Report))
+		fmt.Fprint(out, "\n"+reportPaths(res.Report))
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
-	"github.com/tracebench/tracebench/reports/html"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -147,7 +146,7 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 		}
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, html.Beside(res.Report))
+		fmt.Fprint(out, "\n"+reportPaths(res.Report))
 	}
 	return err
 }

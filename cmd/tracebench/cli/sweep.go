@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/reports"
-	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newSweepCmd) }
@@ -241,7 +240,7 @@ func (o *sweepOptions) run(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintln(cmd.OutOrStdout())
 			res.Verdict.WriteText(cmd.OutOrStdout())
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "sweep.md"), filepath.Join(o.out, html.File))
+		fmt.Fprint(cmd.OutOrStdout(), "\n"+reportPaths(filepath.Join(o.out, "sweep.md")))
 	}
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		return ErrInterrupted
