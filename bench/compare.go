@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/tracebench/tracebench/metrics"
@@ -101,15 +100,12 @@ func Compare(ctx context.Context, spec CompareSpec) (*CompareResult, error) {
 		}
 	}
 	if len(res.Runs) > 0 {
-		if werr := reports.WriteDir(spec.Out, res.Runs, reports.RenderOptions{Verdict: res.Verdict}); werr != nil {
-			return res, fmt.Errorf("write report: %w", werr)
+		var werr error
+		if res.Report, werr = writeRunsReport(spec.Out, res.Runs, reports.RenderOptions{Verdict: res.Verdict}); werr != nil {
+			return res, werr
 		}
-		res.Report = filepath.Join(spec.Out, "report.md")
 	}
-	if err != nil && errors.Is(err, context.Canceled) {
-		return res, ErrInterrupted
-	}
-	return res, err
+	return res, interrupted(err)
 }
 
 // comparer runs a comparison.

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -141,15 +140,12 @@ func Decide(ctx context.Context, spec DecideSpec) (*DecideResult, error) {
 	res.Decision.Decide()
 	if len(res.Runs) > 0 {
 		o := reports.RenderOptions{Title: "tracebench bench", Verdict: res.Decision.CapacityVerdict, Decision: res.Decision}
-		if werr := reports.WriteDir(spec.Out, res.Runs, o); werr != nil {
-			return res, fmt.Errorf("write report: %w", werr)
+		var werr error
+		if res.Report, werr = writeRunsReport(spec.Out, res.Runs, o); werr != nil {
+			return res, werr
 		}
-		res.Report = filepath.Join(spec.Out, "report.md")
 	}
-	if err != nil && errors.Is(err, context.Canceled) {
-		return res, ErrInterrupted
-	}
-	return res, err
+	return res, interrupted(err)
 }
 
 // withDefaults fills spec's zero settings.

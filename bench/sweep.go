@@ -167,25 +167,17 @@ func (sw *sweeper) run(ctx context.Context) (*verdict.Sweep, error) {
 // order given, whatever order they finish in.
 func (sw *sweeper) runSideBySide(ctx context.Context, res *verdict.Sweep, routers []string, jobs int) (*verdict.Sweep, error) {
 	ps := make([]verdict.SweepPolicy, len(routers))
-	errs := make([]error, len(routers))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, jobs)
-	for i, r := range routers {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			ps[i], errs[i] = sw.policy(ctx, r)
-		}()
-	}
-	wg.Wait()
+	err := Each(len(routers), jobs, func(i int) error {
+		var err error
+		ps[i], err = sw.policy(ctx, routers[i])
+		return err
+	})
 	for _, p := range ps {
 		if len(p.Steps) > 0 {
 			res.Policies = append(res.Policies, p)
 		}
 	}
-	return res, FirstError(errs)
+	return res, err
 }
 
 // header describes the sweep before any run.

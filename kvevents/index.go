@@ -166,11 +166,7 @@ func (x *Index) applyEvent(b int, ev *Event) {
 			if !ok || m&bit == 0 {
 				continue
 			}
-			if m &^= bit; m == 0 {
-				delete(x.holders, h)
-			} else {
-				x.holders[h] = m
-			}
+			x.setHolders(h, m&^bit)
 			x.counts[b]--
 		}
 	case Cleared:
@@ -252,16 +248,21 @@ func (x *Index) clear(b int) {
 	}
 	bit := uint64(1) << b
 	for h, m := range x.holders {
-		if m&bit == 0 {
-			continue
-		}
-		if m &^= bit; m == 0 {
-			delete(x.holders, h)
-		} else {
-			x.holders[h] = m
+		if m&bit != 0 {
+			x.setHolders(h, m&^bit)
 		}
 	}
 	x.counts[b] = 0
+}
+
+// setHolders records m as the mask of backends holding block h,
+// forgetting h when none is left.
+func (x *Index) setHolders(h, m uint64) {
+	if m == 0 {
+		delete(x.holders, h)
+		return
+	}
+	x.holders[h] = m
 }
 
 // Restart records a restart of backend b seen outside the events (its

@@ -190,20 +190,7 @@ func (p *planner) runsDir() (dir string, done func(), err error) {
 // each calls fn for every router, Jobs at a time, and returns the first
 // error in the routers' order.
 func (p *planner) each(fn func(i int, router string) error) error {
-	errs := make([]error, len(p.s.Routers))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, p.s.Jobs)
-	for i, r := range p.s.Routers {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			errs[i] = fn(i, r)
-		}()
-	}
-	wg.Wait()
-	return bench.FirstError(errs)
+	return bench.Each(len(p.s.Routers), p.s.Jobs, func(i int) error { return fn(i, p.s.Routers[i]) })
 }
 
 // row plans one router: the fewest replicas at the target load, its

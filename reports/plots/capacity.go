@@ -3,7 +3,6 @@ package plots
 import (
 	"cmp"
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 
@@ -100,15 +99,14 @@ func capacityPlot(d *CapacityData) figure {
 	leg := newLegend()
 	lo, hi, gmax := math.Inf(1), 0.0, 1.0
 	for i, c := range d.Curves {
-		att, good, pass, fail := capacityPoints(c.Points)
+		att, good, runs := capacityPoints(c.Points)
 		l := newLine(att, i, false)
 		if l == nil {
 			continue
 		}
 		lo, hi = math.Min(lo, att[0].X), math.Max(hi, att[len(att)-1].X)
 		top.Add(l)
-		addMarks(top, pass, i, false)
-		addMarks(top, fail, i, true)
+		runs.draw(top, i)
 		if gl := newLine(good, i, false); gl != nil {
 			bottom.Add(gl)
 		}
@@ -135,15 +133,14 @@ func capacityPlot(d *CapacityData) figure {
 			leg.add("goodput = offered rate", l)
 		}
 	}
-	leg.add("run passed", markGlyph(color.Black, false))
-	leg.add("run failed", markGlyph(color.Black, true))
+	addRunKey(leg)
 	return figure{grid: [][]*plot.Plot{{top}, {bottom}}, legend: leg}
 }
 
 // capacityPoints returns a curve's attainment (%) and goodput lines and
-// its passing and failing points, sorted by rate; points without a rate
-// or an attainment are left out.
-func capacityPoints(pts []verdict.CapacityPoint) (att, good, pass, fail plotter.XYs) {
+// its runs on the attainment line, sorted by rate; points without a
+// rate or an attainment are left out.
+func capacityPoints(pts []verdict.CapacityPoint) (att, good plotter.XYs, runs runMarks) {
 	pts = slices.Clone(pts)
 	slices.SortStableFunc(pts, func(a, b verdict.CapacityPoint) int { return cmp.Compare(a.Rate, b.Rate) })
 	for _, p := range pts {
@@ -155,11 +152,7 @@ func capacityPoints(pts []verdict.CapacityPoint) (att, good, pass, fail plotter.
 		if !math.IsNaN(p.Goodput) {
 			good = append(good, plotter.XY{X: p.Rate, Y: p.Goodput})
 		}
-		if p.Pass {
-			pass = append(pass, xy)
-		} else {
-			fail = append(fail, xy)
-		}
+		runs.add(xy, p.Pass)
 	}
-	return att, good, pass, fail
+	return att, good, runs
 }

@@ -10,6 +10,31 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// runMarks are a curve's runs, those that passed and those that failed.
+type runMarks struct{ pass, fail plotter.XYs }
+
+// add files the run at xy by whether it passed.
+func (m *runMarks) add(xy plotter.XY, passed bool) {
+	if passed {
+		m.pass = append(m.pass, xy)
+	} else {
+		m.fail = append(m.fail, xy)
+	}
+}
+
+// draw adds the runs to p in colour i: dots for those that passed,
+// crosses for those that failed.
+func (m *runMarks) draw(p *plot.Plot, i int) {
+	addMarks(p, m.pass, i, false)
+	addMarks(p, m.fail, i, true)
+}
+
+// addRunKey adds the legend entries of the run marks.
+func addRunKey(leg *legend) {
+	leg.add("run passed", markGlyph(color.Black, false))
+	leg.add("run failed", markGlyph(color.Black, true))
+}
+
 // addMarks adds the points to p as dots (pass) or crosses (fail) in
 // colour i.
 func addMarks(p *plot.Plot, pts plotter.XYs, i int, failed bool) {

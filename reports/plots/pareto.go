@@ -2,7 +2,6 @@ package plots
 
 import (
 	"cmp"
-	"image/color"
 	"math"
 	"slices"
 
@@ -90,15 +89,12 @@ func paretoPlot(d *ParetoData) figure {
 	leg := newLegend()
 	ymax, xmax := 0.0, 0.0
 	for i, c := range d.Curves {
-		var pts, pass, fail plotter.XYs
+		var pts plotter.XYs
+		var runs runMarks
 		for _, pt := range c.Points {
 			xy := plotter.XY{X: pt.PerReplica, Y: pt.PerUser}
 			pts = append(pts, xy)
-			if pt.Pass {
-				pass = append(pass, xy)
-			} else {
-				fail = append(fail, xy)
-			}
+			runs.add(xy, pt.Pass)
 			xmax, ymax = math.Max(xmax, xy.X), math.Max(ymax, xy.Y)
 		}
 		l := newLine(pts, i, false)
@@ -106,8 +102,7 @@ func paretoPlot(d *ParetoData) figure {
 			continue
 		}
 		p.Add(l)
-		addMarks(p, pass, i, false)
-		addMarks(p, fail, i, true)
+		runs.draw(p, i)
 		leg.add(legendName(c.Policy), l)
 	}
 	if leg.n == 0 {
@@ -115,8 +110,7 @@ func paretoPlot(d *ParetoData) figure {
 	}
 	p.X.Min, p.X.Max = 0, xmax*1.1
 	p.Y.Min, p.Y.Max = 0, ymax*1.1
-	leg.add("run passed", markGlyph(color.Black, false))
-	leg.add("run failed", markGlyph(color.Black, true))
+	addRunKey(leg)
 	return figure{grid: [][]*plot.Plot{{p}}, legend: leg}
 }
 

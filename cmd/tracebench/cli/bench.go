@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/policies"
-	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newBenchCmd) }
@@ -21,7 +18,6 @@ type benchOptions struct {
 	wide     bool
 	jobs     int
 	policies string
-	targets  []string
 	out      string
 	seeds    int
 	rank     string
@@ -71,27 +67,13 @@ var benchQuickPolicies = []string{"random", "round-robin", "least-request", "pre
 
 // benchPolicies resolves --policies, checking every name.
 func benchPolicies(list string, quick bool) ([]string, error) {
-	if list == "" {
-		if !quick {
-			return policies.Names(policies.KindRouter), nil
-		}
-		var out []string
-		for _, p := range benchQuickPolicies {
-			if _, err := policies.Lookup(policies.KindRouter, p); err == nil {
-				out = append(out, p)
-			}
-		}
-		return out, nil
+	switch {
+	case list != "":
+		return parseRouters(list)
+	case quick:
+		return registeredRouters(benchQuickPolicies), nil
 	}
-	var out []string
-	for _, p := range strings.Split(list, ",") {
-		p = strings.TrimSpace(p)
-		if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
-			return nil, usagef("--policies: %v", err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
+	return policies.Names(policies.KindRouter), nil
 }
 
 // run compares the policies: in two stages without a backend flag,
@@ -150,15 +132,6 @@ func (o *benchOptions) compareSpec(cmd *cobra.Command) (bench.CompareSpec, error
 		ErrOut: errOut}, nil
 }
 
-// setup points a Run's Spec at its fleet: the targets, a simulation or a
-// fresh mock fleet, the mock's seed shifted by the Run's seed offset
-// (its workload seed above --seed).
-func (o *benchOptions) setup(ctx context.Context, rs *runSpec) (func(), error) {
-	m := o.mf
-	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
-	return m.backends(ctx, rs, o.targets)
-}
-
 // quickDefaults shortens the run for --quick unless the flags were set:
 // 80 requests at 20 req/s (Poisson), about 5 s per policy.
 func quickDefaults(cmd *cobra.Command, o *benchOptions) {
@@ -182,7 +155,7 @@ func printBench(cmd *cobra.Command, res *bench.CompareResult, wide bool) error {
 		return err
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, html.Beside(res.Report))
+		fmt.Fprint(out, "\n"+reportPaths(res.Report))
 	}
 	return nil
 }

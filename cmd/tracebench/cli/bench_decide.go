@@ -11,7 +11,6 @@ import (
 	"github.com/tracebench/tracebench/metrics"
 	"github.com/tracebench/tracebench/replay"
 	"github.com/tracebench/tracebench/reports"
-	"github.com/tracebench/tracebench/reports/html"
 	"github.com/tracebench/tracebench/verdict"
 )
 
@@ -111,9 +110,8 @@ func (o *benchOptions) decideDefaults(changed func(string) bool) {
 // simSetup points a stage-1 run at --mock replicas simulated in virtual
 // time, the engines' seed shifted by the run's seed offset.
 func (o *benchOptions) simSetup(ctx context.Context, rs *runSpec) (func(), error) {
-	m := o.mf
+	m := o.runFleet(rs)
 	m.Sim = m.Replicas
-	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
 	return m.backends(ctx, rs, nil)
 }
 
@@ -148,7 +146,7 @@ func runDecide(cmd *cobra.Command, o *benchOptions) error {
 		}
 	}
 	if res.Report != "" {
-		fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", res.Report, html.Beside(res.Report))
+		fmt.Fprint(out, "\n"+reportPaths(res.Report))
 	}
 	return err
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
-	"github.com/tracebench/tracebench/policies"
 )
 
 // planDefaultPolicies are planned when --policies is not given: the
@@ -110,15 +109,7 @@ func (o *planOptions) planPolicies() ([]string, error) {
 	if o.policies == "" {
 		return planDefaultPolicies, nil
 	}
-	var names []string
-	for _, p := range strings.Split(o.policies, ",") {
-		p = strings.TrimSpace(p)
-		if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
-			return nil, usagef("--policies: %v", err)
-		}
-		names = append(names, p)
-	}
-	return names, nil
+	return parseRouters(o.policies)
 }
 
 // planFlagNames name the flags behind the PlanSpec fields the library's

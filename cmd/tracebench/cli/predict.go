@@ -12,7 +12,6 @@ import (
 	"github.com/tracebench/tracebench/mockserver/profile"
 	"github.com/tracebench/tracebench/predict"
 	"github.com/tracebench/tracebench/reports"
-	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newPredictCmd) }
@@ -123,7 +122,7 @@ func runPredict(cmd *cobra.Command, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, html.File))
+	fmt.Fprint(w, "\n"+reportPaths(filepath.Join(o.out, "report.md")))
 	if o.record {
 		if err := predict.RecordValidation(o.profile, o.live, res.Prediction); err != nil {
 			return err

@@ -17,10 +17,9 @@ func init() { register(newReplayCmd) }
 // replayOptions are the flags of `tracebench replay`.
 type replayOptions struct {
 	runFlags
-	pd      pdFlags
-	targets []string
-	out     string
-	report  string
+	pd     pdFlags
+	out    string
+	report string
 }
 
 // newReplayCmd is `tracebench replay`.

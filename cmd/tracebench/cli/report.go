@@ -106,7 +106,7 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*metrics.Summary)
 		if err := reports.WriteDir(dir, runs, ropt); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "report: %s\nhtml: %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, html.File))
+		fmt.Fprint(out, reportPaths(filepath.Join(dir, "report.md")))
 	case "csv", "json":
 		write := reports.WriteCSV
 		if o.format == "json" {
@@ -124,10 +124,16 @@ func writeReportFormat(out io.Writer, o *reportOptions, runs []*metrics.Summary)
 			if err := reports.WriteDir(o.out, runs, ropt); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "report.md"), filepath.Join(o.out, html.File))
+			fmt.Fprint(out, "\n"+reportPaths(filepath.Join(o.out, "report.md")))
 		}
 	}
 	return nil
+}
+
+// reportPaths says where the markdown report md and the HTML report
+// beside it are, a line each.
+func reportPaths(md string) string {
+	return fmt.Sprintf("report: %s\nhtml: %s\n", md, html.Beside(md))
 }
 
 func writeRequestsCSV(path string, ro metrics.Options, paths []string) error {

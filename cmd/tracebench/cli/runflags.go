@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
 	"github.com/tracebench/tracebench/cmd/tracebench/cli/flags"
@@ -17,6 +19,8 @@ type runFlags struct {
 	cf clientFlags
 	so flags.SLO
 	mf fleetFlags
+	// targets are the --target backends; each command words the flag.
+	targets []string
 }
 
 // bindRun binds r's flag groups to fs, the workload defaulting to mixed;
@@ -27,6 +31,21 @@ func (r *runFlags) bindRun(fs *pflag.FlagSet, withRouter bool) {
 	flags.BindClient(fs, &r.cf)
 	r.so.Bind(fs)
 	r.mf.bind(fs)
+}
+
+// setup points a Run's Spec at its fleet: the targets, a simulation or
+// a fresh mock fleet, the mock's seed shifted by the Run's seed offset.
+func (r *runFlags) setup(ctx context.Context, rs *runSpec) (func(), error) {
+	m := r.runFleet(rs)
+	return m.backends(ctx, rs, r.targets)
+}
+
+// runFleet is the fleet of one Run of several: the mock's seed shifted
+// by the Run's seed offset (its workload seed above --seed).
+func (r *runFlags) runFleet(rs *runSpec) fleetFlags {
+	m := r.mf
+	m.Seed += int64(rs.Workload.Seed - r.wf.Seed)
+	return m
 }
 
 // routersReport checks that the router of --policy-config, if any, is

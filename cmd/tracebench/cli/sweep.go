@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tracebench/tracebench/bench"
-	"github.com/tracebench/tracebench/policies"
 	"github.com/tracebench/tracebench/reports"
-	"github.com/tracebench/tracebench/reports/html"
 )
 
 func init() { register(newSweepCmd) }
@@ -56,7 +53,6 @@ type sweepOptions struct {
 	// (errorLimit), and the policy's sweep with it (default 0.05: past
 	// 5 % failed requests a fleet is failing, not slowing down).
 	maxErrorRate float64
-	targets      []string
 	out          string
 	seeds        int
 }
@@ -182,20 +178,11 @@ func (o *sweepOptions) validate(changed func(string) bool) error {
 
 // sweepPolicies resolves --policies and --baseline, checking every name.
 func (o *sweepOptions) sweepPolicies(baselineGiven bool) ([]string, string, error) {
-	var names []string
-	if o.policies == "" {
-		for _, p := range sweepDefaultPolicies {
-			if _, err := policies.Lookup(policies.KindRouter, p); err == nil {
-				names = append(names, p)
-			}
-		}
-	} else {
-		for _, p := range strings.Split(o.policies, ",") {
-			p = strings.TrimSpace(p)
-			if _, err := policies.Lookup(policies.KindRouter, p); err != nil {
-				return nil, "", usagef("--policies: %v", err)
-			}
-			names = append(names, p)
+	names := registeredRouters(sweepDefaultPolicies)
+	if o.policies != "" {
+		var err error
+		if names, err = parseRouters(o.policies); err != nil {
+			return nil, "", err
 		}
 	}
 	for _, n := range names {
@@ -253,21 +240,12 @@ func (o *sweepOptions) run(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintln(cmd.OutOrStdout())
 			res.Verdict.WriteText(cmd.OutOrStdout())
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\nhtml: %s\n", filepath.Join(o.out, "sweep.md"), filepath.Join(o.out, html.File))
+		fmt.Fprint(cmd.OutOrStdout(), "\n"+reportPaths(filepath.Join(o.out, "sweep.md")))
 	}
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		return ErrInterrupted
 	}
 	return runErr
-}
-
-// setup points a sweep run's Spec at its fleet: --target, --sim or a
-// fresh mock fleet, the mock's seed shifted by the run's seed offset (its
-// workload seed above --seed).
-func (o *sweepOptions) setup(ctx context.Context, rs *runSpec) (func(), error) {
-	m := o.mf
-	m.Seed += int64(rs.Workload.Seed - o.wf.Seed)
-	return m.backends(ctx, rs, o.targets)
 }
 
 // fleet describes where the runs go.

@@ -141,7 +141,7 @@ func newTraceGenCmd() *cobra.Command {
 func (o *traceGenOptions) bind(fs *pflag.FlagSet) {
 	o.in.bindWorkload(fs)
 	o.in.bindArrivals(fs)
-	fs.StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
+	bindTraceOut(fs, &o.out)
 }
 
 // run writes the workload as a native trace.
@@ -164,6 +164,11 @@ func runTraceGen(o *traceGenOptions, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "wrote %d requests of %s to %s\n", n, name, o.out)
 	return nil
+}
+
+// bindTraceOut binds -o/--out, the native trace writeNativeTo writes.
+func bindTraceOut(fs *pflag.FlagSet, out *string) {
+	fs.StringVarP(out, "out", "o", "-", "file to write (- = standard output)")
 }
 
 // writeNativeTo writes src as native JSONL to path ("-" = stdout).
@@ -297,7 +302,7 @@ func (o *traceConvertOptions) bind(fs *pflag.FlagSet) {
 	o.in.bindArrivals(fs)
 	fs.Uint64Var(&o.in.Seed, "seed", 1, "seed of --rate arrivals and of the requests drawn from a servegen directory")
 	fs.StringVar(&o.to, "to", traces.FormatNative, "output format (native)")
-	fs.StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
+	bindTraceOut(fs, &o.out)
 }
 
 // run rewrites the trace args[0] as a native trace.

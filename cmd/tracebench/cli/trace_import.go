@@ -48,7 +48,7 @@ func (o *traceImportOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.tokenizer, "tokenizer", "whitespace", "tokenizer for prompt text: whitespace|character|tiktoken (cl100k_base, offline)|hf:PATH (a model's tokenizer.json)")
 	fs.IntVar(&o.blockSize, "block-size", traces.DefaultImportBlockSize, "tokens per chained block id")
 	fs.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip malformed request records (counted) instead of failing")
-	fs.StringVarP(&o.out, "out", "o", "-", "file to write (- = standard output)")
+	bindTraceOut(fs, &o.out)
 }
 
 // run imports the log args[0].
