@@ -144,13 +144,16 @@ func writeAtRunSpeed(b *strings.Builder, fig recordedCPUFigures) {
 	b.WriteString("during the runs.\n\n")
 	b.WriteString("The TTFT figures hold because the step fit prices llama-server's slot-switch saves\n")
 	b.WriteString("(`save_fixed`, `save_per_token`). The server reports none of them, so `calibrate` places them by\n")
-	b.WriteString("replaying the probe's requests through the engine on slots chosen as the server chooses them, and\n")
-	b.WriteString("each save becomes a term of the TTFT equation of its request and of the decode equations of the\n")
-	b.WriteString("requests it stalled. Without that term (the fit of 2026-11-29) the saves' time landed in\n")
-	b.WriteString("`request_overhead` (3.9 ms, where the runs' client TTFT exceeded the servers' own prompt time\n")
-	b.WriteString("by about 1.3 ms, median), which every request then paid, though the prefix-aware runs' requests\n")
-	b.WriteString("mostly stay on their slot and save less often than the probe's: at the runs' speed TTFT p50\n")
-	b.WriteString("read +20.5 to +24.1 %.\n\n")
+	b.WriteString("replaying the probe's requests through the engine on slots chosen as the server chooses them; a\n")
+	b.WriteString("save is then a term of the decode equations of the requests it stalled and of its own request's\n")
+	b.WriteString("TTFT equation where that request was alone on its server. Without the term (the fit of\n")
+	b.WriteString("2026-11-29) the saves' time landed in `request_overhead` (3.9 ms, where the runs' client TTFT\n")
+	b.WriteString("exceeded the servers' own prompt time by about 1.3 ms, median), which every request then paid,\n")
+	b.WriteString("though the prefix-aware runs' requests mostly stay on their slot and save less often than the\n")
+	b.WriteString("probe's: at the runs' speed TTFT p50 read +20.5 to +24.1 %. With a save term in every TTFT\n")
+	b.WriteString("equation, loaded ones included, the save took up the queueing the model lacks under load (almost\n")
+	b.WriteString("every request of the probe's loaded phases saves): 4.1 ms beside an overhead of 0.2 ms, and TTFT\n")
+	b.WriteString("p50 −10.1 to −15.0 % as recorded.\n\n")
 }
 
 // cpuTermFacts describes the step terms a CPU fit has beside termFacts'.
