@@ -50,8 +50,10 @@ type HostLoad struct {
 }
 
 // contended says why the host was contended during the run ("" when its
-// figures show no contention or were not recorded).
-func (h HostLoad) contended() string {
+// figures show no contention or were not recorded). With local (the
+// servers ran on the client's machine, over loopback) a busy share alone
+// is no evidence: the servers' own work is in it.
+func (h HostLoad) contended(local bool) string {
 	switch {
 	case h.StealPct > hostStealPct:
 		return fmt.Sprintf("%s: host steal %.1f %% (over %.0f %%)", h.File, h.StealPct, hostStealPct)
@@ -59,7 +61,7 @@ func (h HostLoad) contended() string {
 		if results.HostLoadContended(h.Load1, float64(h.CPUs)) {
 			return fmt.Sprintf("%s: load average %.1f on %d CPUs (over %.0f a CPU)", h.File, h.Load1, h.CPUs, results.HostLoadPerCPU)
 		}
-	case h.BusyPct > hostBusyPct:
+	case h.BusyPct > hostBusyPct && !local:
 		return fmt.Sprintf("%s: host busy %.0f %% of all CPUs (over %.0f %%)", h.File, h.BusyPct, hostBusyPct)
 	}
 	return ""
@@ -100,7 +102,7 @@ func hostContention(in *Input) string {
 	}
 	var why []string
 	for _, h := range in.Hosts {
-		if w := h.contended(); w != "" {
+		if w := h.contended(in.Loopback); w != "" {
 			why = append(why, w)
 		}
 	}
@@ -128,6 +130,11 @@ func hostQuiet(in *Input) string {
 	figures := fmt.Sprintf("steal at most %.1f %%, busy at most %.0f %%", steal, busy)
 	if !math.IsNaN(load) {
 		figures += fmt.Sprintf(", load average at most %.1f on %d CPUs", load, cpus)
+	} else if busy > hostBusyPct {
+		// Only a local run gets here with a busy host (contended).
+		return fmt.Sprintf("the host showed no contention by other processes (%s over %d run(s); the servers ran "+
+			"on this machine, so their own work is in the busy share, and the runs recorded no load average to "+
+			"tell it from other processes'): ", figures, n)
 	}
 	return fmt.Sprintf("the host was quiet (%s over %d run(s)), so the server's "+
 		"own mechanisms, not other processes, shaped the times: ", figures, n)

@@ -36,6 +36,10 @@ func TestNoiseWarning(t *testing.T) {
 		{"contended host", noisy, nil, &Input{Hosts: []HostLoad{{File: "a.jsonl", StealPct: 7.5, BusyPct: 30}}},
 			[]string{"ttft residuals are 185 %", "host was contended", "a.jsonl: host steal 7.5 %"}},
 		{"busy host", noisy, nil, &Input{Hosts: []HostLoad{{File: "b.jsonl", BusyPct: 93}}}, []string{"host busy 93 %"}},
+		// Servers on the client's machine: their own work is in the busy
+		// share, and without a load average nothing tells it apart.
+		{"busy local servers", noisy, nil, &Input{Loopback: true, Hosts: []HostLoad{{File: "f.jsonl", BusyPct: 98}}},
+			[]string{"no contention by other processes", "busy at most 98 %", "their own work is in the busy share"}},
 		{"queue under load", noisy, []row{noiseRow(true, 1, false, 0.1), noiseRow(true, 3, false, 0.3)}, quietHost,
 			[]string{"host was quiet (steal at most 0.0 %, busy at most 6 %", "serialised on the engine loop", "--cache-ram"}},
 		{"stalled decoders", noisy, []row{noiseRow(false, 2, true, 0.1), noiseRow(false, 2, false, 0.2)}, quietHost,
