@@ -286,7 +286,6 @@ func (tl *timeline) ttftRow(i, budget, maxSeqs int) (row, bool) {
 	}
 	var busy, bs, bf, inflight int
 	prefill := float64(r.computed)
-
 	keys := prefillKeys(r)
 	var keysF, keysS float64 // decoders' contexts at the final step and at arrival
 	// t0 is the last step boundary seen before the request arrived (another

@@ -107,7 +107,6 @@ func Fit(in *Input, opt Options) (*Result, error) {
 		colBetaGamma: sec(l.Beta+l.CStep) * l.Gamma, colOverhead: sec(l.RequestOverhead),
 		colAttend: l.CAttendNs}
 	free := [numCols]bool{true, true, true, true, true, true}
-	savesOn := opt.Prompts != nil && start.Engine.Cache == profile.CachePerSlot
 	lo, hi := res.BatchRange[0], res.BatchRange[1]
 	if hi-lo < 0.5 {
 		what := fmt.Sprintf("the batch stayed near %.1f requests", (lo+hi)/2)
@@ -130,9 +129,14 @@ func Fit(in *Input, opt Options) (*Result, error) {
 	decodeOnly := false
 	opts := optionalFor(start)
 	negBeta := start.Engine.Cache == profile.CachePerSlot
+	var saveSets []*replaySet
+	if opt.Prompts != nil && start.Engine.Cache == profile.CachePerSlot {
+		saveSets = res.saveSets(in, opt.Prompts)
+	}
+	savesOn := saveSets != nil
 	for iter := 0; iter < 4; iter++ {
 		if iter > 0 && savesOn {
-			if savesOn = res.placeSaves(in, start, th, opt.Prompts, &free); savesOn && iter == 1 {
+			if savesOn = res.placeSaves(in, saveSets, start, th, &free); savesOn && iter == 1 {
 				opts = append(opts, colSave, colSaveTok)
 			}
 		}

@@ -17,20 +17,16 @@ type savedKey struct {
 
 // attachSaves marks each request of in with the tokens llama-server's
 // slot-switch save copied when it took its slot (request.saved), as the
-// engine places the runs' requests: every backend's requests over every
-// file on one clock at their measured sent times, on slots chosen as the
-// server chooses them (longest common prefix above the similarity
-// threshold, else least recently used; the slot the server named when
-// its replies did), through an engine of start's scheduler and cache
-// with the step terms th, the saves priced by th too. The server does
-// not report its saves; the step fit needs them as equations' terms
-// (colSave, colSaveTok), or they land in the request overhead. It
-// returns how many requests saved.
-func (in *Input) attachSaves(start *profile.Profile, th [numCols]float64, prompts Prompts) (int, error) {
-	sets, _, err := loadReplay(in.Files, prompts)
-	if err != nil {
-		return 0, err
-	}
+// engine places the runs' requests (sets, loadReplay's: every backend's
+// requests over every file on one clock at their measured sent times),
+// on slots chosen as the server chooses them (longest common prefix
+// above the similarity threshold, else least recently used; the slot the
+// server named when its replies did), through an engine of start's
+// scheduler and cache with the step terms th, the saves priced by th
+// too. The server does not report its saves; the step fit needs them as
+// equations' terms (colSave, colSaveTok), or they land in the request
+// overhead. It returns how many requests saved.
+func (in *Input) attachSaves(sets []*replaySet, start *profile.Profile, th [numCols]float64) (int, error) {
 	cfg := saveReplayConfig(start, th)
 	saved := map[savedKey]int{}
 	for b, set := range sets {
@@ -77,12 +73,25 @@ func saveReplayConfig(start *profile.Profile, th [numCols]float64) engine.Config
 	return cfg
 }
 
+// saveSets reads the runs' requests for the save placement once per fit
+// (the files and the rebuilt prompts do not change between its passes).
+// When they cannot be read it says why in a warning and returns nil: the
+// fit goes on without saves.
+func (res *Result) saveSets(in *Input, prompts Prompts) []*replaySet {
+	sets, _, err := loadReplay(in.Files, prompts)
+	if err != nil {
+		res.Warnings = append(res.Warnings, "slot saves not fitted ("+err.Error()+"): their time is in request_overhead")
+		return nil
+	}
+	return sets
+}
+
 // placeSaves attaches the slot saves under th (attachSaves) and frees the
 // save columns when any request saved. It reports whether the fit goes
 // on with saves; when they cannot be placed it says why in a warning and
 // the fit goes on without them.
-func (res *Result) placeSaves(in *Input, start *profile.Profile, th [numCols]float64, prompts Prompts, free *[numCols]bool) bool {
-	n, err := in.attachSaves(start, th, prompts)
+func (res *Result) placeSaves(in *Input, sets []*replaySet, start *profile.Profile, th [numCols]float64, free *[numCols]bool) bool {
+	n, err := in.attachSaves(sets, start, th)
 	if err != nil || n == 0 {
 		why := "no request's slot choice saved a slot"
 		if err != nil {
