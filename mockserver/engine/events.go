@@ -54,12 +54,11 @@ type Event struct {
 	// 0) that holds the request in an admission or token event; −1 under
 	// the paged cache and in a preemption event.
 	Slot int
-	// SlotSaved and SlotRestored are, in an admission event under the
-	// per-slot cache, the tokens the slot-switch save copied to the host
-	// prompt cache and those restored from it when the request took its
-	// slot (0: none): each is one save or restore, priced by
+	// SlotSaved is, in an admission event under the per-slot cache, the
+	// tokens the slot-switch save copied to the host prompt cache when
+	// the request took its slot (0: none): one save, priced by
 	// Config.LlamaCpp.
-	SlotSaved, SlotRestored int
+	SlotSaved int
 }
 
 // Step is the outcome of one engine iteration.

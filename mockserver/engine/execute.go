@@ -22,7 +22,7 @@ func (e *Engine) execute(now time.Duration, plan []planned, evs []Event) Step {
 		if p.admitted {
 			ev.Admitted = true
 			ev.CachedTokens, ev.QueueTime = s.cached, max(0, now-s.arrival)
-			ev.SlotSaved, ev.SlotRestored = s.saved, s.restored
+			ev.SlotSaved = s.saved
 		}
 		decode := p.n == 1 && s.numOutput() > 0 && s.computed == s.numTokens()-1
 		if p.n > 0 && !decode {

@@ -39,7 +39,7 @@ func (e *Engine) placeWaiting(now time.Duration, evs []Event) (Step, []Event, bo
 		e.running = append(e.running, s)
 		if first {
 			evs = append(evs, Event{ID: s.req.ID, Tag: s.req.Tag, Admitted: true, Slot: s.slot,
-				CachedTokens: s.cached, QueueTime: max(0, now-s.arrival), SlotSaved: s.saved, SlotRestored: s.restored})
+				CachedTokens: s.cached, QueueTime: max(0, now-s.arrival), SlotSaved: s.saved})
 		}
 	}
 	if e.extra == 0 {

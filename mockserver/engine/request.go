@@ -102,10 +102,9 @@ type seq struct {
 	salt       uint64 // parent hash of the first block
 	running    bool
 	slot       int // per-slot cache: the slot held while running, −1 none
-	// saved and restored are the tokens the per-slot cache's save to and
-	// restore from the host prompt cache copied when s took its slot (0:
-	// none).
-	saved, restored int
+	// saved is the tokens the per-slot cache's save to the host prompt
+	// cache copied when s took its slot (0: none).
+	saved int
 	// detached marks a request whose client left while it waited outside
 	// the HTTP workers: it is dropped at its first token (ClientGone).
 	detached bool

@@ -307,7 +307,7 @@ func (e *Engine) admitSlot(s *seq, budget int) (int, bool) {
 		s.blocks = append(s.blocks, e.pool.allocate())
 	}
 	s.slot, s.computed, s.running = i, computed, true
-	s.saved, s.restored = max(0, pl.saved), max(0, pl.restored)
+	s.saved = max(0, pl.saved)
 	e.countLookup(s, computed)
 	return n, true
 }

@@ -9,10 +9,10 @@ import (
 // admission event.
 func admissionOf(t *testing.T, e *Engine, id string) Event {
 	t.Helper()
-	var now int64
+	var now time.Duration
 	for !e.Idle() {
-		st := e.Step(time.Duration(now))
-		now = int64(st.End())
+		st := e.Step(now)
+		now = st.End()
 		for _, ev := range st.Events {
 			if ev.ID == id && ev.Admitted {
 				return ev
