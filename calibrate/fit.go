@@ -42,6 +42,13 @@ type Options struct {
 	// (save_fixed, save_per_token); nil fits without them, and the
 	// saves' time lands in request_overhead.
 	Prompts Prompts
+	// SaveLogs are the servers' logs of their host prompt cache, one per
+	// server in the runs' backend order (--target's order), for a
+	// per-slot fit that places the saves (Prompts set): the saves' cost
+	// is then the logs' measured line (SaveCostOf) instead of fitted
+	// terms, and the saves the replay placed on each server are compared
+	// with the log's. Empty: no logs.
+	SaveLogs []SaveLog
 }
 
 // Param is one fitted latency parameter.
@@ -73,6 +80,13 @@ type Result struct {
 	// first phase against the repeat it ends with); empty when the runs
 	// have no repeat, or when it moved (a warning says so then).
 	Speed string
+	// Saves says, with Options.SaveLogs, what the servers' logs measured
+	// of the slot saves and how many the replay placed on each server
+	// against the logs' count; empty without logs.
+	Saves string
+
+	placed []int     // saves the last placement put on each backend
+	logged *SaveCost // the save's cost from the servers' logs; nil: fitted or none
 }
 
 // ErrSingleLevel reports a run with one concurrency level.
@@ -134,9 +148,15 @@ func Fit(in *Input, opt Options) (*Result, error) {
 		saveSets = res.saveSets(in, opt.Prompts)
 	}
 	savesOn := saveSets != nil
+	if savesOn {
+		res.priceFromLogs(opt.SaveLogs, &fixed)
+	} else if len(opt.SaveLogs) > 0 {
+		res.Warnings = append(res.Warnings, "the servers' logs were not read: the slot saves are placed only for "+
+			"llama.cpp servers (a per-slot profile) whose prompts can be rebuilt")
+	}
 	for iter := 0; iter < 4; iter++ {
 		if iter > 0 && savesOn {
-			if savesOn = res.placeSaves(in, saveSets, start, th, &free); savesOn && iter == 1 {
+			if savesOn = res.placeSaves(in, saveSets, start, th, &free); savesOn && iter == 1 && res.logged == nil {
 				opts = append(opts, colSave, colSaveTok)
 			}
 		}
@@ -163,6 +183,7 @@ func Fit(in *Input, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	res.compareSaves(opt.SaveLogs, savesOn)
 	se = robustSE(rows, final, th, se)
 	res.Residuals = residuals(rows, th)
 	if w := noiseWarning(res.Residuals, missingTerm(rows, withoutSaves(rows, th, final)), in); w != "" {

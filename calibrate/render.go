@@ -31,8 +31,10 @@ func (res *Result) Render(w io.Writer) error {
 		fmt.Fprintf(w, "residuals %-4s %6d equations: RMS %.3g ms (%.1f %% of the mean)\n", r.Kind, r.N, r.RMSMs, 100*r.RelRMS)
 	}
 	fmt.Fprintf(w, "batch size (10th-90th percentile of the decode equations): %.1f to %.1f\n", res.BatchRange[0], res.BatchRange[1])
-	if res.Speed != "" {
-		fmt.Fprintln(w, res.Speed)
+	for _, line := range []string{res.Speed, res.Saves} {
+		if line != "" {
+			fmt.Fprintln(w, line)
+		}
 	}
 	for _, s := range res.Warnings {
 		fmt.Fprintln(w, "warning: "+s)

@@ -36,7 +36,13 @@ func (res *Result) fill(rows []row, th, se [numCols]float64, free [numCols]bool,
 		{Name: "jitter", Value: jit, Identified: jitOK},
 		{Name: "request_overhead", Value: th[colOverhead] * 1e3, StdErr: se[colOverhead] * 1e3, Unit: "ms", Identified: free[colOverhead] && se[colOverhead] > 0},
 	}
-	if free[colSave] || free[colSaveTok] {
+	switch {
+	case res.logged != nil:
+		l := res.logged
+		res.Params = append(res.Params,
+			Param{Name: "save_fixed", Value: l.Fixed * 1e3, StdErr: l.FixedSE * 1e3, Unit: "ms", Identified: true},
+			Param{Name: "save_per_token", Value: l.PerToken * 1e6, StdErr: l.PerTokenSE * 1e6, Unit: "us", Identified: l.PerTokenSE > 0})
+	case free[colSave] || free[colSaveTok]:
 		res.Params = append(res.Params,
 			Param{Name: "save_fixed", Value: th[colSave] * 1e3, StdErr: se[colSave] * 1e3, Unit: "ms", Identified: free[colSave] && se[colSave] > 0},
 			Param{Name: "save_per_token", Value: th[colSaveTok] * 1e6, StdErr: se[colSaveTok] * 1e6, Unit: "us", Identified: free[colSaveTok] && se[colSaveTok] > 0})
@@ -82,7 +88,11 @@ func (res *Result) fill(rows []row, th, se [numCols]float64, free [numCols]bool,
 		}
 		l.SaveFixed, l.SavePerToken = profile.Duration(durOf(save)), profile.Duration(durOf(per))
 		p.LlamaCpp = &l
-		p.Notes += "; llama.cpp's slot-switch saves fitted as equations' terms, placed by replaying the runs' slot choices"
+		how := "fitted as equations' terms"
+		if res.logged != nil {
+			how = "priced from the servers' logs (" + res.logged.String() + ")"
+		}
+		p.Notes += "; llama.cpp's slot-switch saves " + how + ", placed by replaying the runs' slot choices"
 	}
 	fit := &profile.Fit{Runs: in.Files, Requests: in.Requests, Residuals: res.Residuals, Warnings: res.Warnings}
 	for _, q := range res.Params {

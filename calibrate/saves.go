@@ -25,34 +25,33 @@ type savedKey struct {
 // scheduler and cache with the step terms th, the saves priced by th
 // too. The server does not report its saves; the step fit needs them as
 // equations' terms (colSave, colSaveTok), or they land in the request
-// overhead. It returns how many requests saved.
-func (in *Input) attachSaves(sets []*replaySet, start *profile.Profile, th [numCols]float64) (int, error) {
+// overhead. It returns how many requests saved on each backend (sets'
+// order).
+func (in *Input) attachSaves(sets []*replaySet, start *profile.Profile, th [numCols]float64) ([]int, error) {
 	cfg := saveReplayConfig(start, th)
 	saved := map[savedKey]int{}
+	per := make([]int, len(sets))
 	for b, set := range sets {
 		if set == nil || len(set.reqs) == 0 {
 			continue
 		}
 		times, err := replayOn(cfg, set)
 		if err != nil {
-			return 0, fmt.Errorf("calibrate: place the slot saves: %w", err)
+			return nil, fmt.Errorf("calibrate: place the slot saves: %w", err)
 		}
 		for i, q := range set.reqs {
 			if times[i].saved > 0 {
 				saved[savedKey{set.files[q.file], b, q.id}] = times[i].saved
+				per[b]++
 			}
 		}
 	}
-	n := 0
 	for _, tl := range in.timelines {
 		for i := range tl.reqs {
 			tl.reqs[i].saved = saved[savedKey{tl.path, tl.backend, tl.reqs[i].id}]
-			if tl.reqs[i].saved > 0 {
-				n++
-			}
 		}
 	}
-	return n, nil
+	return per, nil
 }
 
 // saveReplayConfig is the engine that places the saves: start's, with
@@ -91,7 +90,12 @@ func (res *Result) saveSets(in *Input, prompts Prompts) []*replaySet {
 // on with saves; when they cannot be placed it says why in a warning and
 // the fit goes on without them.
 func (res *Result) placeSaves(in *Input, sets []*replaySet, start *profile.Profile, th [numCols]float64, free *[numCols]bool) bool {
-	n, err := in.attachSaves(sets, start, th)
+	per, err := in.attachSaves(sets, start, th)
+	n := 0
+	for _, k := range per {
+		n += k
+	}
+	res.placed = per
 	if err != nil || n == 0 {
 		why := "no request's slot choice saved a slot"
 		if err != nil {
@@ -101,7 +105,8 @@ func (res *Result) placeSaves(in *Input, sets []*replaySet, start *profile.Profi
 		free[colSave], free[colSaveTok] = false, false
 		return false
 	}
-	free[colSave], free[colSaveTok] = true, true
+	fitted := res.logged == nil // priced by the servers' logs: fixed, not fitted
+	free[colSave], free[colSaveTok] = fitted, fitted
 	return true
 }
 
@@ -113,8 +118,8 @@ func (res *Result) placeSaves(in *Input, sets []*replaySet, start *profile.Profi
 // engine replay models; the structure that points at it is the plain
 // step model's.
 func withoutSaves(rows []row, th [numCols]float64, free [numCols]bool) [numCols]float64 {
-	if !free[colSave] && !free[colSaveTok] {
-		return th
+	if !free[colSave] && !free[colSaveTok] && th[colSave] == 0 && th[colSaveTok] == 0 {
+		return th // no saves in the model
 	}
 	f, fx := free, th
 	f[colSave], f[colSaveTok], fx[colSave], fx[colSaveTok] = false, false, 0, 0

@@ -34,6 +34,8 @@ type calibrateOptions struct {
 	// second are the results files (or directories of them) of a second
 	// probe of the same servers, fitted alike and compared.
 	second []string
+	// logs are llama-server logs, one per server in --target's order.
+	logs []string
 }
 
 // newCalibrateCmd is `tracebench calibrate`.
@@ -90,6 +92,7 @@ func (o *calibrateOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.hostTok, "host-cache-tokens", 0, "llama-server's host prompt cache in tokens: --cache-ram MiB × 1048576 / the model's KV bytes per token (0: 1,048,576 assumed)")
 	fs.BoolVar(&o.halves, "halves", false, "also fit the engine-replay terms on each half of the probe's requests (every other request) and say whether the two agree within their standard errors")
 	fs.StringArrayVar(&o.second, "second-probe", nil, "results files, or a directory of them, of a second probe of the same servers (repeatable): fit them alike and say which terms agree within their standard errors and how far the servers' own decode speed moved")
+	fs.StringArrayVar(&o.logs, "server-log", nil, "llama-server's log (its standard error) of a server the runs used, from its start (repeatable, in --target's order): price the slot saves from the log's 'prompt cache update took' lines and compare the saves placed with the log's")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 }
 
@@ -144,7 +147,11 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := calibrate.Fit(in, o.fitOptions(start))
+	opt := o.fitOptions(start)
+	if opt.SaveLogs, err = readSaveLogs(o.logs); err != nil {
+		return err
+	}
+	res, err := calibrate.Fit(in, opt)
 	if err != nil {
 		if errors.Is(err, calibrate.ErrSingleLevel) {
 			return usageError{Err: fmt.Errorf("%w ('tracebench calibrate --target URL' probes a live server at several levels)", err)}
@@ -200,4 +207,22 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	}
 	fmt.Fprintf(w, "\nprofile: %s\n", o.out)
 	return nil
+}
+
+// readSaveLogs reads the --server-log files.
+func readSaveLogs(paths []string) ([]calibrate.SaveLog, error) {
+	var logs []calibrate.SaveLog
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, usagef("--server-log: %v", err)
+		}
+		l, err := calibrate.ReadSaveLog(f, p)
+		f.Close()
+		if err != nil {
+			return nil, usagef("--server-log: %v", err)
+		}
+		logs = append(logs, l)
+	}
+	return logs, nil
 }

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/tracebench/tracebench/calibrate"
+)
+
+// recordedLogged is a probe of the CPU fleet's two llama-servers with
+// each server's prompt-cache log lines kept from its start
+// (scripts/record-cpu-probe-logged.sh).
+var recordedLogged = filepath.Join("testdata", "cpu-probe-logged")
+
+// TestRecordedSaveLog: given the servers' logs, calibrate prices the
+// slot saves from the logs' measured update times, the replay places as
+// many saves on each server as its log shows (the slot model makes the
+// server's choices), and the request overhead no longer holds the saves'
+// time: it drops below what the same probe fits without the logs.
+func TestRecordedSaveLog(t *testing.T) {
+	if sweepRace {
+		t.Skip("the save placement replays the probe on one goroutine; -race only slows it: run without -race (CI's second pass does)")
+	}
+	probes, _ := filepath.Glob(filepath.Join(recordedLogged, "probe", "*.jsonl"))
+	if len(probes) == 0 {
+		t.Fatalf("no probe in %s: record it with scripts/record-cpu-probe-logged.sh", recordedLogged)
+	}
+	var logArgs []string
+	var logs []calibrate.SaveLog
+	for i := range 2 {
+		p := filepath.Join(recordedLogged, "logs", "server-"+strconv.Itoa(i)+".log")
+		logArgs = append(logArgs, "--server-log", p)
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := calibrate.ReadSaveLog(f, p)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, l)
+	}
+	_, with := calibrateRecordedCPU(t, append(logArgs, probes...)...)
+	_, without := calibrateRecordedCPU(t, probes...)
+	t.Log(with)
+	m := regexp.MustCompile(`placed by the replay / in its log: (\d+) / (\d+) (\d+) / (\d+)`).FindStringSubmatch(with)
+	if m == nil {
+		t.Fatalf("calibrate --server-log printed no save counts:\n%s", with)
+	}
+	for i := range 2 {
+		placed, _ := strconv.Atoi(m[1+2*i])
+		logged, _ := strconv.Atoi(m[2+2*i])
+		if logged != logs[i].Saves() || logged < 100 {
+			t.Errorf("server %d: the log's count printed %d, read %d (want the log's, and over 100)", i+1, logged, logs[i].Saves())
+		}
+		if d := placed - logged; d > logged/50 || -d > logged/50 {
+			t.Errorf("server %d: the replay placed %d saves, the log shows %d: want within 2 %%", i+1, placed, logged)
+		}
+	}
+	cost, err := calibrate.SaveCostOf(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := termValue(t, with, "save_fixed"); !near(got, cost.Fixed*1e3, 0.01) {
+		t.Errorf("save_fixed %.4g ms, want the logs' %.4g ms", got, cost.Fixed*1e3)
+	}
+	if got := termValue(t, with, "save_per_token"); !near(got, cost.PerToken*1e6, 0.01) {
+		t.Errorf("save_per_token %.4g us, want the logs' %.4g us", got, cost.PerToken*1e6)
+	}
+	ow, o := termValue(t, with, "request_overhead"), termValue(t, without, "request_overhead")
+	if ow <= 0 || ow > o-0.5 {
+		t.Errorf("request_overhead %.3g ms with the logs, %.3g ms without: want it positive and 0.5 ms or more lower", ow, o)
+	}
+}
+
+// termValue is the value calibrate printed for a term.
+func termValue(t *testing.T, out, name string) float64 {
+	t.Helper()
+	for _, term := range recordedTerms(out) {
+		if term.name == name {
+			v, err := strconv.ParseFloat(term.value, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("calibrate printed no %s:\n%s", name, out)
+	return 0
+}
+
+// near reports whether got is within rel of want (relative).
+func near(got, want, rel float64) bool {
+	d := got - want
+	return d <= rel*want && -d <= rel*want
+}
