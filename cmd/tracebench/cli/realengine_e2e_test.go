@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,18 +128,32 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: about a minute against llama-server")
 	}
-	url, pid := startLlamaServer(t, "llama-server-plain-metrics", "-c", "16384")
+	url, pid, serverLog := startLlamaServerLog(t, "llama-server-plain-metrics", "-c", "16384")
 	cpu0, wall0 := processCPU(pid), time.Now()
 	dir := t.TempDir()
 	fitted := filepath.Join(dir, "fit.yaml")
 	var so, se bytes.Buffer
 	code := Run([]string{"calibrate", "--target", url, "--from", filepath.Join("testdata", "llama-cpp-np4.yaml"),
 		"--probe-dir", filepath.Join(dir, "probe"), "--probe-budget", "45s",
-		"--probe-max-prompt", "512", "--probe-seed", "11", "-o", fitted}, &so, &se)
+		"--probe-max-prompt", "512", "--probe-seed", "11", "--server-log", serverLog, "-o", fitted}, &so, &se)
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s\n%s", code, se.String(), so.String())
 	}
 	t.Logf("calibrate:\n%s\n%s", se.String(), so.String())
+	if !strings.Contains(so.String(), "slot saves priced from the servers' logs") {
+		t.Errorf("calibrate --server-log did not price the saves from the server's log:\n%s", so.String())
+	}
+	// The replay makes the server's slot choices: it places the saves
+	// the log shows (264 of 264 alone at 00:02 UTC, 2026-11-30).
+	if m := regexp.MustCompile(`placed by the replay / in its log: (\d+) / (\d+)`).FindStringSubmatch(so.String()); m != nil {
+		placed, _ := strconv.Atoi(m[1])
+		logged, _ := strconv.Atoi(m[2])
+		if logged == 0 || math.Abs(float64(placed-logged)) > 0.05*float64(logged) {
+			t.Errorf("the replay placed %d slot saves, the server's log shows %d: want within 5 %%", placed, logged)
+		}
+	} else {
+		t.Errorf("calibrate printed no placed / logged save counts:\n%s", so.String())
+	}
 	if !strings.Contains(se.String(), "llama.cpp serves 4 slots per server: concurrency up to 4") {
 		t.Errorf("the probe did not cap its concurrency at the server's 4 slots:\n%s", se.String())
 	}

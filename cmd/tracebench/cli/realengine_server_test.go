@@ -48,6 +48,14 @@ func serverCPU() int {
 // thread. That is the machine, not the engine (docs/calibrate-real-engine.md).
 func startLlamaServer(t *testing.T, bin string, extra ...string) (string, int) {
 	t.Helper()
+	u, pid, _ := startLlamaServerLog(t, bin, extra...)
+	return u, pid
+}
+
+// startLlamaServerLog is startLlamaServer that also returns the path of
+// the server's log (its standard output and error, from its start).
+func startLlamaServerLog(t *testing.T, bin string, extra ...string) (string, int, string) {
+	t.Helper()
 	bin = filepath.Join(realEngine, bin)
 	model := filepath.Join(realEngine, "tiny-llama-h256-l4.gguf")
 	for _, p := range []string{bin, model} {
@@ -89,7 +97,7 @@ func startLlamaServer(t *testing.T, bin string, extra ...string) (string, int) {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return url, cmd.Process.Pid
+				return url, cmd.Process.Pid, log.Name()
 			}
 		}
 		if time.Now().After(deadline) {
