@@ -48,7 +48,7 @@ func Halves(res *Result, in *Input, prompts Prompts) ([]HalfTerm, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			best, ran, err := staged(start, sets, replayEvals, h+1)
+			best, ran, err := staged(start, sets, replayEvals, h+1, res.loggedTerms())
 			if err != nil {
 				errs[h] = fmt.Errorf("calibrate halves: %w", err)
 				return

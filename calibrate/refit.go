@@ -64,7 +64,7 @@ func Refit(res *Result, in *Input, prompts Prompts) error {
 		return fmt.Errorf("calibrate: engine replay: no request reached a server")
 	}
 	start := replayStart(res, in)
-	best, ran, err := staged(start, sets, replayEvals, 0)
+	best, ran, err := staged(start, sets, replayEvals, 0, res.loggedTerms())
 	if err != nil {
 		return fmt.Errorf("calibrate: engine replay: %w", err)
 	}
@@ -107,6 +107,9 @@ func replayStart(res *Result, in *Input) engine.Config {
 	}
 	if in.Slots > 0 {
 		cfg.LlamaCpp.HTTPWorkers = in.Slots + 2
+	}
+	if l := res.logged; l != nil {
+		cfg.LlamaCpp.SaveFixed, cfg.LlamaCpp.SavePerToken = durOf(l.Fixed), durOf(l.PerToken)
 	}
 	return cfg
 }
@@ -179,6 +182,10 @@ func (res *Result) fillReplay(cfg engine.Config, ran []stage, se map[int]float64
 	res.Params = res.Params[:0]
 	for i, t := range llamaTerms {
 		res.Params = append(res.Params, Param{Name: t.name, Value: t.get(cfg) / t.per, StdErr: se[i] / t.per, Unit: t.unit, Identified: fitted[i]})
+	}
+	if l := res.logged; l != nil { // priced from the servers' logs, not searched
+		res.Params[termSaveFixed].StdErr, res.Params[termSaveFixed].Identified = l.FixedSE/llamaTerms[termSaveFixed].per, true
+		res.Params[termSavePerToken].StdErr, res.Params[termSavePerToken].Identified = l.PerTokenSE/llamaTerms[termSavePerToken].per, l.PerTokenSE > 0
 	}
 	res.Params = append(res.Params, Param{Name: "jitter", Value: jitter, Identified: true})
 	res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool {

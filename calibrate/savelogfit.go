@@ -60,6 +60,15 @@ func (res *Result) compareSaves(logs []SaveLog, placed bool) {
 	res.Saves = b.String()
 }
 
+// loggedTerms are the engine replay's terms the servers' logs priced
+// (kept, not searched); nil without logs.
+func (res *Result) loggedTerms() []int {
+	if res.logged == nil {
+		return nil
+	}
+	return []int{termSaveFixed, termSavePerToken}
+}
+
 func abs(v int) int {
 	if v < 0 {
 		return -v

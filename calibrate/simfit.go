@@ -208,12 +208,24 @@ const slotsPhase = "slots"
 // slot is restored from host memory in the replay, or the other way.
 const restorePhase = "restore"
 
+// without is st with the terms in fixed left out.
+func (st stage) without(fixed []int) stage {
+	st.terms = slices.DeleteFunc(slices.Clone(st.terms), func(t int) bool { return slices.Contains(fixed, t) })
+	return st
+}
+
 // staged runs the stages in order, each from the last one's result, in
 // at most evals replays each, on the requests of half (0: all; see
-// replayFit.half); a stage whose kind has no requests is skipped. It returns the configuration and the stages that ran.
-func staged(cfg engine.Config, sets []*replaySet, evals, half int) (engine.Config, []stage, error) {
+// replayFit.half); a stage whose kind has no requests is skipped, and
+// the terms in fixed (measured elsewhere: the saves priced from the
+// servers' logs) keep cfg's values. It returns the configuration and the
+// stages that ran.
+func staged(cfg engine.Config, sets []*replaySet, evals, half int, fixed []int) (engine.Config, []stage, error) {
 	var ran []stage
 	for _, st := range stagesFor(sets) {
+		if st = st.without(fixed); len(st.terms) == 0 {
+			continue
+		}
 		k := st.kind
 		f := &replayFit{cfg: cfg, sets: sets, only: &k, phase: st.phase, free: st.terms, half: half}
 		if !f.has(k) {

@@ -39,3 +39,20 @@ func TestStagesFor(t *testing.T) {
 		})
 	}
 }
+
+// TestStageWithoutLoggedSave: with the saves priced from the servers'
+// logs the prompt stage searches the other terms only, and the shared
+// stage table is left as it was.
+func TestStageWithoutLoggedSave(t *testing.T) {
+	res := &Result{logged: &SaveCost{Fixed: 1e-3}}
+	got := stages[0].without(res.loggedTerms())
+	if want := []int{termPrefill, termBeta, termOverhead}; !slices.Equal(got.terms, want) {
+		t.Errorf("prompt stage terms %v, want %v", got.terms, want)
+	}
+	if !slices.Contains(stages[0].terms, termSaveFixed) {
+		t.Errorf("the stage table lost its save term: %v", stages[0].terms)
+	}
+	if (&Result{}).loggedTerms() != nil {
+		t.Error("without logs every term is searched")
+	}
+}
