@@ -19,24 +19,10 @@ bin=$(mktemp -d)/tracebench
 go build -o "$bin" ./cmd/tracebench
 mkdir -p "$out"
 rm -rf "$out/probe" "$out/probe2" "$out"/run-*.jsonl
-pids=()
-start_servers() {
-  pids=()
-  for i in 0 1; do
-    taskset -c "$i" "$llama/llama-server-plain-metrics" -m "$llama/tiny-llama-h256-l4.gguf" --alias tiny-llama \
-      --host 127.0.0.1 --port $((18090 + i)) -np 4 -t 1 -fa off --metrics -c 8192 >"$out/.server-$i.log" 2>&1 &
-    pids+=($!)
-  done
-  for i in 0 1; do
-    until curl -sf "http://127.0.0.1:$((18090 + i))/health" >/dev/null; do sleep 0.2; done
-  done
-}
-stop_servers() {
-  kill "${pids[@]}" 2>/dev/null || true
-  wait "${pids[@]}" 2>/dev/null || true
-}
+logdir=$out
+# shellcheck source=llama-servers.sh
+. scripts/llama-servers.sh
 trap stop_servers EXIT
-targets=(--target http://127.0.0.1:18090 --target http://127.0.0.1:18091)
 probe() { # probe DIR SEED
   start_servers
   "$bin" calibrate "${targets[@]}" --from cmd/tracebench/cli/testdata/llama-cpp-np4.yaml \

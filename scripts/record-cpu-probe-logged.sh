@@ -19,21 +19,15 @@ bin=$(mktemp -d)/tracebench
 go build -o "$bin" ./cmd/tracebench
 rm -rf "$out/probe" "$out/logs"
 mkdir -p "$out/logs"
-pids=()
-for i in 0 1; do
-  taskset -c "$i" "$llama/llama-server-plain-metrics" -m "$llama/tiny-llama-h256-l4.gguf" --alias tiny-llama \
-    --host 127.0.0.1 --port $((18090 + i)) -np 4 -t 1 -fa off --metrics -c 8192 >"$out/.server-$i.log" 2>&1 &
-  pids+=($!)
-done
-trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
-for i in 0 1; do
-  until curl -sf "http://127.0.0.1:$((18090 + i))/health" >/dev/null; do sleep 0.2; done
-done
-"$bin" calibrate --target http://127.0.0.1:18090 --target http://127.0.0.1:18091 \
+logdir=$out
+# shellcheck source=llama-servers.sh
+. scripts/llama-servers.sh
+trap stop_servers EXIT
+start_servers
+"$bin" calibrate "${targets[@]}" \
   --from cmd/tracebench/cli/testdata/llama-cpp-np4.yaml --probe-dir "$out/probe" --probe-budget 60s \
   --probe-max-prompt 512 --probe-seed 11 -o "$out/.fit.yaml"
-kill "${pids[@]}"
-wait "${pids[@]}" 2>/dev/null || true
+stop_servers
 for i in 0 1; do
   grep -E 'updating prompt cache|saving prompt with length|already in the cache|found better prompt|prompt cache update took' \
     "$out/.server-$i.log" >"$out/logs/server-$i.log"

@@ -34,10 +34,7 @@ func TestRecordedGPUCalibratePredict(t *testing.T) {
 	if sweepRace {
 		t.Skip("the engine-replay fit runs on one goroutine; -race only slows it 5×: run without -race (CI's second pass does)")
 	}
-	probes, _ := filepath.Glob(filepath.Join(recordedGPU, "probe", "*.jsonl"))
-	if len(probes) == 0 {
-		t.Fatalf("no recorded probe in %s: the recorded GPU runs live in ../shared/real-engine-runs beside the repository", recordedGPU)
-	}
+	probes := recordedProbe(t, recordedGPU, "the recorded GPU runs live in ../shared/real-engine-runs beside the repository")
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "gpu8b.yaml")
 	var so, se bytes.Buffer

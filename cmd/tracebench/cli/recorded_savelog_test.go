@@ -25,10 +25,7 @@ func TestRecordedSaveLog(t *testing.T) {
 	if sweepRace {
 		t.Skip("the save placement replays the probe on one goroutine; -race only slows it: run without -race (CI's second pass does)")
 	}
-	probes, _ := filepath.Glob(filepath.Join(recordedLogged, "probe", "*.jsonl"))
-	if len(probes) == 0 {
-		t.Fatalf("no probe in %s: record it with scripts/record-cpu-probe-logged.sh", recordedLogged)
-	}
+	probes := recordedProbe(t, recordedLogged, "record it with scripts/record-cpu-probe-logged.sh")
 	var logArgs []string
 	var logs []calibrate.SaveLog
 	for i := range 2 {
@@ -111,6 +108,17 @@ func TestRecordedSaveLogPricesFleet(t *testing.T) {
 			targetMissed(t, p+" TTFT p50 with logged saves", e, 5, 10, "%")
 		}
 	}
+}
+
+// recordedProbe lists the results files of dir's probe, failing with
+// where to get them when there are none.
+func recordedProbe(t *testing.T, dir, where string) []string {
+	t.Helper()
+	probes, _ := filepath.Glob(filepath.Join(dir, "probe", "*.jsonl"))
+	if len(probes) == 0 {
+		t.Fatalf("no probe in %s: %s", dir, where)
+	}
+	return probes
 }
 
 // termValue is the value calibrate printed for a term.
