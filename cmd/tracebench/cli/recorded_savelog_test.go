@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tracebench/tracebench/calibrate"
@@ -141,4 +142,38 @@ func termValue(t *testing.T, out, name string) float64 {
 func near(got, want, rel float64) bool {
 	d := got - want
 	return d <= rel*want && -d <= rel*want
+}
+
+// TestServerLogBadInput: a log that cannot be read is one usage line
+// naming the flag and the file; a malformed figure names the file, line
+// and field; a log without a prompt-cache update prices nothing and says
+// so, and the fit goes on with the saves fitted.
+func TestServerLogBadInput(t *testing.T) {
+	probes := recordedProbe(t, recordedLogged, "record it with scripts/record-cpu-probe-logged.sh")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.log")
+	empty := filepath.Join(dir, "empty.log")
+	if err := os.WriteFile(bad, []byte("srv x: updating prompt cache\nsrv x: prompt cache update took fast ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, []byte("main: server is listening\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	from := filepath.Join("testdata", "llama-cpp-np4.yaml")
+	for _, tc := range []struct {
+		name, log string
+		code      int
+		want      string
+	}{
+		{"missing", filepath.Join(dir, "none.log"), ExitUsage, "--server-log: open " + filepath.Join(dir, "none.log")},
+		{"malformed", bad, ExitUsage, bad + `:2: prompt cache update took: "fast" is not a number`},
+		{"no updates", empty, ExitOK, "the servers' logs do not price the slot saves (too few saves: 0 updates"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"calibrate", "--from", from, "--server-log", tc.log}, probes[:3]...)...)
+			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+				t.Errorf("exit %d, want %d and %q in:\n%s%s", code, tc.code, tc.want, out, errOut)
+			}
+		})
+	}
 }
