@@ -34,8 +34,9 @@ type calibrateOptions struct {
 	// second are the results files (or directories of them) of a second
 	// probe of the same servers, fitted alike and compared.
 	second []string
-	// logs are llama-server logs, one per server in --target's order.
-	logs []string
+	// logs are llama-server logs, one per server in --target's order;
+	// secondLogs those of the second probe's servers.
+	logs, secondLogs []string
 }
 
 // newCalibrateCmd is `tracebench calibrate`.
@@ -93,6 +94,7 @@ func (o *calibrateOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.halves, "halves", false, "also fit the engine-replay terms on each half of the probe's requests (every other request) and say whether the two agree within their standard errors")
 	fs.StringArrayVar(&o.second, "second-probe", nil, "results files, or a directory of them, of a second probe of the same servers (repeatable): fit them alike and say which terms agree within their standard errors and how far the servers' own decode speed moved")
 	fs.StringArrayVar(&o.logs, "server-log", nil, "llama-server's log (its standard error) of a server the runs used, from its start (repeatable, in --target's order): price the slot saves from the log's 'prompt cache update took' lines and compare the saves placed with the log's")
+	fs.StringArrayVar(&o.secondLogs, "second-server-log", nil, "llama-server's log of a server of the second probe (repeatable, as --server-log): the second probe's saves are priced from it")
 	fs.BoolVar(&o.partial, "partial", false, "accept a run with a single concurrency level, keeping the starting profile's γ and c_decode")
 }
 
@@ -148,8 +150,11 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 		return err
 	}
 	opt := o.fitOptions(start)
-	if opt.SaveLogs, err = readSaveLogs(o.logs); err != nil {
+	if opt.SaveLogs, err = readSaveLogs("--server-log", o.logs); err != nil {
 		return err
+	}
+	if len(o.secondLogs) > 0 && len(o.second) == 0 {
+		return usagef("--second-server-log: give the second probe's results with --second-probe")
 	}
 	res, err := calibrate.Fit(in, opt)
 	if err != nil {
@@ -209,18 +214,19 @@ func runCalibrate(w io.Writer, o *calibrateOptions) error {
 	return nil
 }
 
-// readSaveLogs reads the --server-log files.
-func readSaveLogs(paths []string) ([]calibrate.SaveLog, error) {
+// readSaveLogs reads the log files of flag (--server-log or
+// --second-server-log).
+func readSaveLogs(flag string, paths []string) ([]calibrate.SaveLog, error) {
 	var logs []calibrate.SaveLog
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, usagef("--server-log: %v", err)
+			return nil, usagef("%s: %v", flag, err)
 		}
 		l, err := calibrate.ReadSaveLog(f, p)
 		f.Close()
 		if err != nil {
-			return nil, usagef("--server-log: %v", err)
+			return nil, usagef("%s: %v", flag, err)
 		}
 		logs = append(logs, l)
 	}

@@ -22,7 +22,11 @@ func writeSecondProbe(w io.Writer, o *calibrateOptions, start *profile.Profile, 
 	if err != nil {
 		return fmt.Errorf("--second-probe: %w", err)
 	}
-	res2, err := calibrate.Fit(in, o.fitOptions(start))
+	opt := o.fitOptions(start)
+	if opt.SaveLogs, err = readSaveLogs("--second-server-log", o.secondLogs); err != nil {
+		return err
+	}
+	res2, err := calibrate.Fit(in, opt)
 	if err != nil {
 		return fmt.Errorf("--second-probe: %w", err)
 	}

@@ -177,3 +177,38 @@ func TestServerLogBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordedLoggedProbesAgree: two probes of the CPU fleet's servers,
+// each of freshly started servers and each with its servers' logs, fit
+// terms that all agree within 2 combined standard errors
+// (calibrate --second-probe with --second-server-log). Without the logs
+// the two probes put the saves' time in different terms.
+func TestRecordedLoggedProbesAgree(t *testing.T) {
+	if sweepRace {
+		t.Skip("the save placement replays the probe on one goroutine; -race only slows it: run without -race (CI's second pass does)")
+	}
+	args := []string{"--second-probe", filepath.Join(recordedLogged, "probe2")}
+	for i := range 2 {
+		args = append(args, "--server-log", filepath.Join(recordedLogged, "logs", "server-"+strconv.Itoa(i)+".log"),
+			"--second-server-log", filepath.Join(recordedLogged, "logs2", "server-"+strconv.Itoa(i)+".log"))
+	}
+	_, all := calibrateRecordedCPU(t, append(args, recordedProbe(t, recordedLogged, "record it with scripts/record-cpu-probe-logged.sh")...)...)
+	_, second, ok := strings.Cut(all, secondProbeMarker)
+	if !ok {
+		t.Fatalf("calibrate --second-probe printed no comparison:\n%s", all)
+	}
+	rows, _, verdict := probesAgree(t, second)
+	t.Log(verdict)
+	names := map[string]bool{}
+	for _, r := range rows {
+		names[r.name] = true
+		if r.sigmas > 2 {
+			t.Errorf("%s: %s ± %s vs %s ± %s %s, %.1f combined standard errors apart: want within 2", r.name, r.first, r.firstErr, r.second, r.secondErr, r.unit, r.sigmas)
+		}
+	}
+	for _, n := range []string{"c_prefill", "c_decode", "request_overhead", "save_fixed", "save_per_token"} {
+		if !names[n] {
+			t.Errorf("the probes' comparison has no %s row:\n%s", n, second)
+		}
+	}
+}
