@@ -93,6 +93,18 @@ func starved(sum *metrics.Summary) string {
 	return ""
 }
 
+// maxLiveSpeedFactor is how far (a factor either way) the live run's
+// lone requests may decode from the profile's step of one sequence, by
+// the server's own timings (predict's speed check), for the prediction
+// to be judged. This VM's single-CPU speed moves by itself: the server's
+// decode per token measured 1.45–1.53 ms in three blocks of 40 paired
+// requests at 00:09 UTC on 2026-11-30 and 2.0–2.3 ms twenty minutes
+// before, with nothing else running. In CI at 00:20 the live run
+// decoded at ×1.67 the probe's fit (host 7 % busy, steal 1 %) and read
+// TPOT p50 −47.1 % against a 50 % bound; alone at 00:01, ×1.35 and
+// −29.4 %.
+const maxLiveSpeedFactor = 1.5
+
 // singleServerMaxStealPct is the hypervisor steal (percent of the live
 // run's CPU time) above which the single-server prediction is not judged.
 // A quiet host shows 0–0.2 %. On 2026-11-29 runs with steal 4.7 % gave a
@@ -205,6 +217,10 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	if why == "" && probeShare < minProbeCPUShare {
 		why = fmt.Sprintf("llama-server ran only %.0f %% of the probe's wall time (want ≥ %.0f %%): other processes held its core",
 			100*probeShare, 100*minProbeCPUShare)
+	}
+	if f := liveSpeedErrs(t, out)[0]; why == "" && (f >= maxLiveSpeedFactor || f <= 1/maxLiveSpeedFactor) {
+		why = fmt.Sprintf("the server's own lone decode in the live run took ×%.2f the profile's step of one sequence "+
+			"(the server timed it, so not the client: the machine's speed moved between the probe and the run)", f)
 	}
 	if why != "" {
 		accuracySkip(t, "machine too starved to measure llama-server: %s; prediction errors above are not a verdict, rerun on a quieter machine", why)
