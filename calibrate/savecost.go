@@ -32,7 +32,9 @@ const minSaveSpread = 16
 // errFewSaves says the logs hold too few saves to price one.
 var errFewSaves = errors.New("too few saves")
 
-// SaveCostOf fits the save's cost over every log's clean saves.
+// SaveCostOf fits the save's cost over every log's clean saves: their
+// mean time alone (PerToken 0) where the saved lengths barely vary or
+// the line would give a term below 0.
 func SaveCostOf(logs []SaveLog) (SaveCost, error) {
 	var x, y []float64
 	for _, l := range logs {
@@ -47,12 +49,17 @@ func SaveCostOf(logs []SaveLog) (SaveCost, error) {
 		return c, fmt.Errorf("%w: %d updates saved a prompt and restored none, want at least %d", errFewSaves, len(x), minSaveUpdates)
 	}
 	n := float64(len(x))
-	if stat.StdDev(x, nil) < minSaveSpread {
-		c.Fixed = stat.Mean(y, nil)
+	flat := func() (SaveCost, error) {
+		c.Fixed, c.PerToken, c.PerTokenSE = stat.Mean(y, nil), 0, 0
 		c.FixedSE = stat.StdDev(y, nil) / math.Sqrt(n)
 		return c, nil
 	}
-	c.Fixed, c.PerToken = stat.LinearRegression(x, y, nil, false)
+	if stat.StdDev(x, nil) < minSaveSpread {
+		return flat()
+	}
+	if c.Fixed, c.PerToken = stat.LinearRegression(x, y, nil, false); c.PerToken < 0 || c.Fixed < 0 {
+		return flat() // a save does not cost less for more tokens, nor below nothing: the mean time
+	}
 	var rss float64
 	for i := range x {
 		rss += sq(y[i] - c.Fixed - c.PerToken*x[i])

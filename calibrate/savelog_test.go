@@ -111,3 +111,20 @@ func FuzzReadSaveLog(f *testing.F) {
 		}
 	})
 }
+
+// TestSaveCostNeverNegative: saves whose time falls with their length
+// (noise) price the mean time, not a negative per-token cost.
+func TestSaveCostNeverNegative(t *testing.T) {
+	var l SaveLog
+	for i := range 20 {
+		n := 100 + 20*i
+		l.Updates = append(l.Updates, CacheUpdate{Saved: n, Took: time.Duration(3e6 - 1e3*float64(n))}) // 3 ms − 1 µs a token
+	}
+	c, err := SaveCostOf([]SaveLog{l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PerToken != 0 || c.Fixed <= 0 || c.PerTokenSE != 0 {
+		t.Errorf("cost %+v: want the mean time and no per-token term", c)
+	}
+}
