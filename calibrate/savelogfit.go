@@ -15,7 +15,12 @@ func (res *Result) priceFromLogs(logs []SaveLog, fixed *[numCols]float64) {
 	}
 	c, err := SaveCostOf(logs)
 	if err != nil {
-		res.Warnings = append(res.Warnings, "the servers' logs do not price the slot saves ("+err.Error()+
+		why := err.Error()
+		if updates(logs) == 0 {
+			why = "no log shows a prompt-cache update: a server started with --cache-ram 0 saves nothing, " +
+				"or these are not llama-server's logs from its start"
+		}
+		res.Warnings = append(res.Warnings, "the servers' logs do not price the slot saves ("+why+
 			"): fitted as equations' terms instead")
 		return
 	}
@@ -67,6 +72,15 @@ func (res *Result) loggedTerms() []int {
 		return nil
 	}
 	return []int{termSaveFixed, termSavePerToken}
+}
+
+// updates counts the logs' prompt-cache updates.
+func updates(logs []SaveLog) int {
+	n := 0
+	for _, l := range logs {
+		n += len(l.Updates)
+	}
+	return n
 }
 
 func abs(v int) int {

@@ -167,7 +167,7 @@ func TestServerLogBadInput(t *testing.T) {
 	}{
 		{"missing", filepath.Join(dir, "none.log"), ExitUsage, "--server-log: open " + filepath.Join(dir, "none.log")},
 		{"malformed", bad, ExitUsage, bad + `:2: prompt cache update took: "fast" is not a number`},
-		{"no updates", empty, ExitOK, "the servers' logs do not price the slot saves (too few saves: 0 updates"},
+		{"no updates", empty, ExitOK, "the servers' logs do not price the slot saves (no log shows a prompt-cache update"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, append([]string{"calibrate", "--from", from, "--server-log", tc.log}, probes[:3]...)...)
