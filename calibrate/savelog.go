@@ -61,11 +61,11 @@ func ReadSaveLog(r io.Reader, name string) (SaveLog, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), maxLogLine)
 	var cur *CacheUpdate
+	bad := func(n int, field, v string) error {
+		return fmt.Errorf("%s:%d: %s: %q is not a number", name, n, field, v)
+	}
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
-		bad := func(field, v string) error {
-			return fmt.Errorf("%s:%d: %s: %q is not a number", name, n, strings.TrimSpace(field), v)
-		}
 		switch {
 		case strings.Contains(line, logUpdateStart):
 			cur = &CacheUpdate{}
@@ -75,7 +75,7 @@ func ReadSaveLog(r io.Reader, name string) (SaveLog, error) {
 			v := firstField(line[strings.Index(line, logSaving)+len(logSaving):])
 			tok, err := strconv.Atoi(v)
 			if err != nil || tok < 0 {
-				return out, bad("saving prompt with length", v)
+				return out, bad(n, "saving prompt with length", v)
 			}
 			cur.Saved = tok
 		case strings.Contains(line, logHeld):
@@ -86,7 +86,7 @@ func ReadSaveLog(r io.Reader, name string) (SaveLog, error) {
 			v := firstField(line[strings.Index(line, logTook)+len(logTook):])
 			ms, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(ms >= 0 && ms <= 1e9) { // NaN too
-				return out, bad("prompt cache update took", v)
+				return out, bad(n, "prompt cache update took", v)
 			}
 			cur.Took = time.Duration(ms * float64(time.Millisecond))
 			out.Updates = append(out.Updates, *cur)

@@ -47,16 +47,16 @@ func (res *Result) compareSaves(logs []SaveLog, placed bool) {
 	}
 	b.WriteString("; saves per server, placed by the replay / in its log:")
 	for i, l := range logs {
-		got := "n/a"
+		got, logged := "n/a", l.Saves()
 		if i < len(res.placed) {
 			got = strconv.Itoa(res.placed[i])
-			if d := res.placed[i] - l.Saves(); abs(d) > max(2, l.Saves()/10) {
+			if d := res.placed[i] - logged; abs(d) > max(2, logged/10) {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("the replay placed %d slot saves on server %d where its log (%s) "+
 					"shows %d: its slot choices drift from the server's, so the save terms fall on other requests",
-					res.placed[i], i+1, l.Name, l.Saves()))
+					res.placed[i], i+1, l.Name, logged))
 			}
 		}
-		fmt.Fprintf(&b, " %s / %d", got, l.Saves())
+		fmt.Fprintf(&b, " %s / %d", got, logged)
 	}
 	if len(logs) != len(res.placed) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d server logs for %d servers: each log is compared with the "+

@@ -160,7 +160,7 @@ func TestRealEngineCalibratePredict(t *testing.T) {
 	if m := regexp.MustCompile(`placed by the replay / in its log: (\d+) / (\d+)`).FindStringSubmatch(so.String()); m != nil {
 		placed, _ := strconv.Atoi(m[1])
 		logged, _ := strconv.Atoi(m[2])
-		if logged == 0 || math.Abs(float64(placed-logged)) > 0.05*float64(logged) {
+		if !withinRel(float64(placed), float64(logged), 0.05) {
 			t.Errorf("the replay placed %d slot saves, the server's log shows %d: want within 5 %%", placed, logged)
 		}
 	} else {

@@ -64,10 +64,10 @@ func TestRecordedSaveLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := termValue(t, with, "save_fixed"); !near(got, cost.Fixed*1e3, 0.01) {
+	if got := termValue(t, with, "save_fixed"); !withinRel(got, cost.Fixed*1e3, 0.01) {
 		t.Errorf("save_fixed %.4g ms, want the logs' %.4g ms", got, cost.Fixed*1e3)
 	}
-	if got := termValue(t, with, "save_per_token"); !near(got, cost.PerToken*1e6, 0.01) {
+	if got := termValue(t, with, "save_per_token"); !withinRel(got, cost.PerToken*1e6, 0.01) {
 		t.Errorf("save_per_token %.4g us, want the logs' %.4g us", got, cost.PerToken*1e6)
 	}
 	ow, o := termValue(t, with, "request_overhead"), termValue(t, without, "request_overhead")
@@ -136,12 +136,6 @@ func termValue(t *testing.T, out, name string) float64 {
 	}
 	t.Fatalf("calibrate printed no %s:\n%s", name, out)
 	return 0
-}
-
-// near reports whether got is within rel of want (relative).
-func near(got, want, rel float64) bool {
-	d := got - want
-	return d <= rel*want && -d <= rel*want
 }
 
 // TestServerLogBadInput: a log that cannot be read is one usage line
